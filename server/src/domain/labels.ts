@@ -1,0 +1,104 @@
+/**
+ * Exact numeric labels for chapters and volumes ("0", "7", "10.5").
+ *
+ * Labels are compared and ordered without floats: 10.5 and 10.50 are the same label, 10.05 is not
+ * 10.5, and chapter zero is a real chapter. A label is always stored in its canonical form.
+ */
+
+export type Label = string & { readonly __label?: never };
+
+const LABEL_RE = /^(\d+)(?:\.(\d+))?$/;
+
+/** Canonical form of a non-negative decimal, or null when the text is not one. "007" → "7", "10.50" → "10.5". */
+export function parseLabel(text: string | number | null | undefined): Label | null {
+  if (text === null || text === undefined) return null;
+  let raw: string;
+  if (typeof text === "number") {
+    // Numbers come from outside (e.g. a float chapterNumber); -1 and NaN mean "unnumbered".
+    if (!Number.isFinite(text) || text < 0) return null;
+    raw = String(text);
+    if (/e/i.test(raw)) return null;
+  } else {
+    raw = text.trim();
+  }
+  const m = LABEL_RE.exec(raw);
+  if (!m) return null;
+  const int = (m[1] ?? "0").replace(/^0+(?=\d)/, "");
+  const frac = (m[2] ?? "").replace(/0+$/, "");
+  return (frac ? `${int}.${frac}` : int) as Label;
+}
+
+/** Like parseLabel but throws: for values that were validated on the way in. */
+export function label(text: string | number): Label {
+  const l = parseLabel(text);
+  if (l === null) throw new RangeError(`not an exact decimal label: ${JSON.stringify(text)}`);
+  return l;
+}
+
+function split(l: Label): [string, string] {
+  const dot = l.indexOf(".");
+  return dot < 0 ? [l, ""] : [l.slice(0, dot), l.slice(dot + 1)];
+}
+
+/** Total order on canonical labels: negative when a < b. */
+export function compareLabels(a: Label, b: Label): number {
+  const [ai, af] = split(a);
+  const [bi, bf] = split(b);
+  if (ai.length !== bi.length) return ai.length - bi.length;
+  if (ai !== bi) return ai < bi ? -1 : 1;
+  const n = Math.max(af.length, bf.length);
+  const ap = af.padEnd(n, "0");
+  const bp = bf.padEnd(n, "0");
+  return ap === bp ? 0 : ap < bp ? -1 : 1;
+}
+
+export function labelEquals(a: Label, b: Label): boolean {
+  return compareLabels(a, b) === 0;
+}
+
+export function sortLabels<T extends Label>(labels: readonly T[]): T[] {
+  return [...labels].sort(compareLabels);
+}
+
+/** Integer part of a label ("10.5" → "10"). */
+export function wholePart(l: Label): Label {
+  return split(l)[0] as Label;
+}
+
+export function isWhole(l: Label): boolean {
+  return !l.includes(".");
+}
+
+/** a ≤ x ≤ b in label order. */
+export function labelInRange(x: Label, a: Label, b: Label): boolean {
+  return compareLabels(a, x) <= 0 && compareLabels(x, b) <= 0;
+}
+
+/**
+ * Whole labels from a to b inclusive (for ranges such as "c001-003"). Decimal ends are kept as
+ * they are; the range never invents decimals in between. Bounded so a hostile name cannot
+ * allocate millions of labels.
+ */
+export function expandRange(a: Label, b: Label, max = 1000): Label[] {
+  if (compareLabels(a, b) > 0) return [a];
+  const out: Label[] = [a];
+  let i = BigInt(wholePart(a)) + 1n;
+  const endWhole = BigInt(wholePart(b));
+  while (i <= endWhole && out.length < max) {
+    const l = i.toString() as Label;
+    if (compareLabels(l, b) <= 0) out.push(l);
+    i += 1n;
+  }
+  if (!out.some((x) => labelEquals(x, b)) && out.length < max) out.push(b);
+  return out;
+}
+
+/** Numeric value for display or arithmetic where exactness does not matter (never for identity). */
+export function approxValue(l: Label): number {
+  return Number(l);
+}
+
+/** The canonical label n as a whole number. */
+export function wholeLabel(n: number | bigint): Label {
+  return BigInt(n).toString() as Label;
+}
