@@ -190,7 +190,7 @@ export interface BookState {
   estimatedChapters: Label[];
   ambiguous: boolean;
   coverage: "covered_by_chapters" | null;
-  plan: Plan;
+  /** Monitored, not owned and not covered by chapters. */
   wanted: boolean;
   /** Chapter files inside this owned book (exact map only). */
   duplicateFileIds: number[];
@@ -203,4 +203,36 @@ export interface CoverageIndex {
   chapters: ChapterState[];
   /** Chapter files whose chapter has no slot and no book (still shown as extras). */
   strayFileIds: number[];
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The units view (GET /api/manga/{id}/units), built by units.ts from the snapshot and index.  */
+/* ------------------------------------------------------------------------------------------ */
+
+export interface Unit {
+  kind: "book" | "chapter";
+  number: Label;
+  /** Book from the exact map only. */
+  book: Label | null;
+  owned: boolean;
+  monitored: boolean;
+  coverage: Coverage | null;
+  /** Completion plan of a book (null for chapters). */
+  plan: Plan | null;
+  /** An estimate for display; nothing reads it for a decision. */
+  estimatedBook: Label | null;
+  pageCount: number | null;
+  fileIds: number[];
+  problems: string[];
+  /** Optional extra chapter (shown in the trailing extras group when it has no book). */
+  extra: boolean;
+}
+
+export interface UnitsView {
+  seriesId: number;
+  form: SeriesForm;
+  map: MapState;
+  status: SeriesCompletion;
+  planWording: PlanWording;
+  units: Unit[];
 }
