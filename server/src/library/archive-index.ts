@@ -10,6 +10,7 @@ import { open, stat, type FileHandle } from "node:fs/promises";
 import { PassThrough, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { Open, type CentralDirectory, type File as ZipEntry } from "unzipper";
+import { naturalCompare } from "../domain/scan-diff.ts";
 
 export interface ArchiveIndex {
   pageCount: number;
@@ -121,33 +122,8 @@ export function isUnsafeName(name: string): boolean {
   return name.split(/[/\\]/).some((s) => s === "..");
 }
 
-/**
- * Natural, case-insensitive order: digit runs compare by value ("2" < "10", "007" = "7" then
- * shorter first), everything else by lower-cased code units. Total: ties fall back to raw text.
- */
-export function naturalCompare(a: string, b: string): number {
-  const ta = a.toLowerCase().match(/\d+|\D+/g) ?? [];
-  const tb = b.toLowerCase().match(/\d+|\D+/g) ?? [];
-  for (let i = 0; i < Math.min(ta.length, tb.length); i++) {
-    const x = ta[i] ?? "";
-    const y = tb[i] ?? "";
-    if (x === y) continue;
-    const xd = /^\d/.test(x);
-    const yd = /^\d/.test(y);
-    if (xd && yd) {
-      // Compare digit runs without Number(): page numbers may exceed 2^53 in hostile names.
-      const xs = x.replace(/^0+(?=\d)/, "");
-      const ys = y.replace(/^0+(?=\d)/, "");
-      if (xs.length !== ys.length) return xs.length - ys.length;
-      if (xs !== ys) return xs < ys ? -1 : 1;
-      if (x.length !== y.length) return x.length - y.length;
-      continue;
-    }
-    return x < y ? -1 : 1;
-  }
-  if (ta.length !== tb.length) return ta.length - tb.length;
-  return a === b ? 0 : a < b ? -1 : 1;
-}
+/** Natural page order lives in the rule core; re-exported for this module's callers. */
+export { naturalCompare };
 
 /** Folder by folder, so "ch1/…" comes before "ch1 extra/…" whatever the separator's code point. */
 export function naturalComparePaths(a: string, b: string): number {

@@ -1,0 +1,301 @@
+/**
+ * Reads volume, chapter and series from the file name of a library archive.
+ *
+ * The name is cleaned (extension, underscores, dot separators, full-width digits), bracketed parts
+ * are read apart (group, tags, "(part 2)", "(v01)"), then the rules of filename-rules.ts find the
+ * markers. The series is the text before the first marker. Numbers stay exact labels throughout.
+ *
+ * Decisions (each one a case that reached the tests):
+ * - A bare number is a chapter only at the end of the name or of a " - " segment, and only when no
+ *   volume or chapter marker exists: "7 Seeds v01" keeps its 7, "Title 012" is chapter 12.
+ * - "v2" after a chapter is a scanlator revision ("Chapter11v2"); a spelled-out "Volume 2" is not.
+ * - Chapters named only inside parentheses describe what a volume holds ("v09 (Ch.071-079)") and
+ *   are used only when the name has no volume or chapter of its own.
+ * - A descending range "38-1화" / "c012-2" is chapter 38 part 1, not a range.
+ * - Season markers ("S2") stay in the series: season 2's chapter 10 is not chapter 10 of the work.
+ * - extra: the name calls itself an extra ("Omake 2", "Title - Prologue"), or a fractional chapter
+ *   says so ("Ch. 23.5 - Volume 3 Extras"). A whole chapter titled "Prologue" is a main chapter,
+ *   and the number after "Omake"/"Side Story" is the extra's own, never a main chapter number.
+ * - special: one-shots, art/fan/guide books, "SP02", and "Special" in a name without numbers.
+ */
+import { compareLabels, isWhole, parseLabel, type Label } from "./labels.ts";
+import {
+  BARE_NUMBER_OWNER_RE,
+  BARE_RE,
+  BRACKET_RE,
+  CHAPTER_RE,
+  CJK_CHAPTER_RE,
+  CJK_VOLUME_RE,
+  DUPLICATE_RE,
+  EXTENSION_RE,
+  EXTRA_NUMBER_RE,
+  EXTRA_WORD_RE,
+  HASH_RE,
+  NOISE_RE,
+  PAREN_PART_RE,
+  RELEASE_TAG_RE,
+  SPECIAL_NUMBER_RE,
+  SPECIAL_PLAIN_RE,
+  SPECIAL_WORD_RE,
+  TRAILING_EXTRA_RE,
+  VOLUME_RE,
+  YEAR_RE,
+} from "./filename-rules.ts";
+
+export interface ParsedName {
+  /** The title part, without group, tags and numbers; null when the name has none. */
+  series: string | null;
+  /** First volume (the only one unless the file is a pack). */
+  volume: Label | null;
+  /** Last volume of a pack ("v01-03" → "3"); null for a single volume. */
+  volumeEnd: Label | null;
+  /** First chapter the file holds. */
+  chapter: Label | null;
+  /** Last chapter of a range ("c001-003" → "3"); null for one chapter. */
+  chapterEnd: Label | null;
+  /** 1-based part of a split chapter ("ch012_p2", "(part 1 of 2)"). */
+  part: number | null;
+  /** "chapter" when a chapter is found, "book" when only a volume is, else null. */
+  kind: "book" | "chapter" | null;
+  /** Release group ("[Group]" or the bracket after "(Digital)"). */
+  group: string | null;
+  /** An optional extra (omake, prologue, side story). */
+  extra: boolean;
+  /** Outside the numbering (one-shot, art book, SP01). */
+  special: boolean;
+}
+
+export interface ParseNameOptions {
+  /**
+   * The series title already known (the folder name). A name that starts with it keeps it whole,
+   * so the digits of "Mob Psycho 100" or "Kaiju No. 8" are never read as numbers.
+   */
+  series?: string | null;
+}
+
+/** Longer names are cut: real file names are ≤ 255 bytes, and the regexes stay cheap. */
+const MAX_NAME = 512;
+
+interface NumberHit {
+  index: number;
+  num: Label;
+  endText: string | undefined;
+  partText: string | undefined;
+  /** The glued single-letter form ("v2", "c5"). */
+  letter: boolean;
+}
+
+function hits(re: RegExp, text: string, pick: (m: RegExpExecArray) => Omit<NumberHit, "index"> | null): NumberHit[] {
+  const out: NumberHit[] = [];
+  for (const m of text.matchAll(re)) {
+    const h = pick(m);
+    if (h) out.push({ index: m.index, ...h });
+  }
+  return out;
+}
+
+const num = (t: string | undefined): Label | null => parseLabel(t ?? null);
+
+function volumeHits(text: string): NumberHit[] {
+  const latin = hits(VOLUME_RE, text, (m) => {
+    const n = num(m[3]);
+    return n ? { num: n, endText: m[4] ?? m[5], partText: undefined, letter: m[2] !== undefined } : null;
+  });
+  const cjk = hits(CJK_VOLUME_RE, text, (m) => {
+    const n = num(m[1]);
+    return n ? { num: n, endText: m[2], partText: undefined, letter: false } : null;
+  });
+  return [...latin, ...cjk].sort((a, b) => a.index - b.index);
+}
+
+function chapterHits(text: string): NumberHit[] {
+  const latin = hits(CHAPTER_RE, text, (m) => {
+    const n = num(m[3]);
+    return n ? { num: n, endText: m[4] ?? m[5], partText: m[6], letter: m[2] !== undefined } : null;
+  });
+  const hash = hits(HASH_RE, text, (m) => {
+    const n = num(m[1]);
+    return n ? { num: n, endText: undefined, partText: undefined, letter: false } : null;
+  });
+  const cjk = hits(CJK_CHAPTER_RE, text, (m) => {
+    const n = num(m[1]);
+    return n ? { num: n, endText: m[2], partText: undefined, letter: false } : null;
+  });
+  return [...latin, ...hash, ...cjk].sort((a, b) => a.index - b.index);
+}
+
+/** A bare number that is a chapter: not a year, not owned by a word before it, at most 4 digits. */
+function bareHit(text: string): NumberHit | null {
+  const found = hits(BARE_RE, text, (m) => {
+    const raw = m[1] ?? "";
+    const whole = raw.split(".")[0] ?? "";
+    if (whole.length > 4) return null;
+    if (/^(?:19|20)\d\d$/u.test(raw)) return null;
+    if (BARE_NUMBER_OWNER_RE.test(text.slice(0, m.index))) return null;
+    const n = num(raw);
+    return n ? { num: n, endText: m[2], partText: m[3], letter: false } : null;
+  });
+  return found[0] ?? null;
+}
+
+function toPart(text: string | undefined): number | null {
+  if (text === undefined || !/^\d{1,3}$/u.test(text)) return null;
+  const n = Number(text);
+  return n >= 1 ? n : null;
+}
+
+/** Range end above the start → end; below → a part ("38-1화"); equal or unreadable → nothing. */
+function rangeOf(start: Label, endText: string | undefined): { end: Label | null; part: number | null } {
+  const end = num(endText);
+  if (!end) return { end: null, part: null };
+  const c = compareLabels(end, start);
+  if (c > 0) return { end, part: null };
+  if (c < 0 && isWhole(end)) return { end: null, part: toPart(end) };
+  return { end: null, part: null };
+}
+
+function normalize(text: string): string {
+  // Full-width digits (第３巻) read as ASCII; underscores are spaces.
+  let s = text.replace(/[０-９]/gu, (d) => String.fromCharCode(d.charCodeAt(0) - 0xfee0)).replace(/_/gu, " ");
+  // Dots are separators only in names that have no spaces ("Title.v01.c001"); decimals stay.
+  if (!/\s/u.test(s.trim())) s = s.replace(/(?<!\d)\.|\.(?!\d)/gu, " ");
+  return s.replace(/\s+/gu, " ").trim();
+}
+
+function cleanTitle(text: string): string | null {
+  const s = text
+    .replace(/\s+/gu, " ")
+    .replace(/(?:^|\s)vol(?:ume)?\.?\s*(?:tbd|tba|\?+)\s*$/iu, "")
+    .replace(/^[\s\-–—,:;~]+|[\s\-–—,:;~]+$/gu, "");
+  return s === "" ? null : s;
+}
+
+interface Brackets {
+  rest: string;
+  group: string | null;
+  part: number | null;
+  /** Round-bracket contents that may hold "(v01)" or "(Ch 01-08)". */
+  numbered: string[];
+  /** Round-bracket contents that are not a group, for the extra keywords. */
+  text: string;
+}
+
+/** Reads [..], (..), {..} and 【..】 apart and removes them from the name. */
+function readBrackets(s: string): Brackets {
+  let square: string | null = null;
+  let round: string | null = null;
+  let part: number | null = null;
+  let afterTag = false;
+  const numbered: string[] = [];
+  const text: string[] = [];
+  for (const m of s.matchAll(BRACKET_RE)) {
+    const isRound = m[2] !== undefined;
+    const content = (m[1] ?? m[2] ?? m[3] ?? m[4] ?? "").trim();
+    if (content === "" || m[3] !== undefined) continue; // {Special Edition}: an edition, never a group
+    if (!isRound) {
+      if (NOISE_RE.test(content) || RELEASE_TAG_RE.test(content) || YEAR_RE.test(content)) continue;
+      if (DUPLICATE_RE.test(content)) continue;
+      if (volumeHits(content).length > 0) numbered.push(content); // "[Volume 11]"
+      else square ??= content;
+      continue;
+    }
+    if (DUPLICATE_RE.test(content)) continue;
+    if (YEAR_RE.test(content) || RELEASE_TAG_RE.test(content)) {
+      afterTag = true;
+      continue;
+    }
+    const p = PAREN_PART_RE.exec(content);
+    if (p) {
+      part ??= toPart(p[1]);
+      continue;
+    }
+    if (volumeHits(content).length > 0 || chapterHits(content).length > 0) {
+      numbered.push(content);
+      continue;
+    }
+    // Scene convention: "(2019) (Digital) (danke-Empire)" — the bracket after the tags is the group.
+    if (afterTag && round === null && !NOISE_RE.test(content)) round = content;
+    else text.push(content);
+  }
+  const rest = s.replace(BRACKET_RE, " ").replace(/\s+/gu, " ").trim();
+  return { rest, group: square ?? round, part, numbered, text: text.join(" ") };
+}
+
+/** Blanks out a known series prefix (same length, so indexes stay valid). */
+function maskSeries(m: string, series: string | null | undefined): number {
+  if (!series) return 0;
+  const s = normalize(series).toLowerCase();
+  if (s === "" || m.slice(0, s.length).toLowerCase() !== s) return 0;
+  return /[\p{L}\p{N}]/u.test(m.charAt(s.length)) ? 0 : s.length;
+}
+
+function firstIndex(re: RegExp, text: string): number | null {
+  for (const m of text.matchAll(re)) return m.index;
+  return null;
+}
+
+export function parseFileName(name: string, options: ParseNameOptions = {}): ParsedName {
+  const base = name.slice(Math.max(name.lastIndexOf("/"), name.lastIndexOf("\\")) + 1).slice(0, MAX_NAME);
+  const br = readBrackets(normalize(base.replace(EXTENSION_RE, "")));
+  const m = br.rest;
+  const maskLen = maskSeries(m, options.series);
+  const w = " ".repeat(maskLen) + m.slice(maskLen);
+
+  const chHit = chapterHits(w)[0] ?? null;
+  // After the chapter, a glued "v2" is a revision and a volume past " - " is in the subtitle.
+  const inTitle = (v: NumberHit) =>
+    !chHit || v.index < chHit.index || (!v.letter && !/\s[-–—]\s/u.test(w.slice(chHit.index, v.index)));
+  const volHit = volumeHits(w).find(inTitle) ?? null;
+  const extraNum = firstIndex(EXTRA_NUMBER_RE, w);
+  const specialNum = firstIndex(SPECIAL_NUMBER_RE, w);
+  const bare = !volHit && !chHit && extraNum === null && specialNum === null ? bareHit(w) : null;
+  const specialWord = firstIndex(SPECIAL_WORD_RE, w);
+  const specialPlain = !volHit && !chHit && !bare ? firstIndex(SPECIAL_PLAIN_RE, w) : null;
+
+  let volume = volHit?.num ?? null;
+  let volumeEnd = volHit ? rangeOf(volHit.num, volHit.endText).end : null;
+  let chapterHit = chHit ?? bare;
+  // Parentheses only fill what the name itself leaves open.
+  for (const content of br.numbered) {
+    if (volume === null) {
+      const v = volumeHits(content)[0];
+      if (v) {
+        volume = v.num;
+        volumeEnd = rangeOf(v.num, v.endText).end;
+      }
+    }
+    if (chapterHit === null && volHit === null) chapterHit = chapterHits(content)[0] ?? null;
+  }
+
+  const chapter = chapterHit?.num ?? null;
+  const range = chapter && chapterHit ? rangeOf(chapter, chapterHit.endText) : { end: null, part: null };
+  const part = toPart(chapterHit?.partText) ?? range.part ?? br.part;
+
+  const ends = [volHit, chHit, bare].map((h) => h?.index ?? null);
+  ends.push(extraNum, specialNum, specialWord, specialPlain);
+  const seriesEnd = Math.min(m.length, ...ends.filter((i): i is number => i !== null));
+  let rawSeries = m.slice(0, seriesEnd);
+  let extra = extraNum !== null;
+  // "Title - Prologue", "Title Omake": the keyword ends the title (never inside a known series).
+  const own = rawSeries.slice(maskLen);
+  const trailing = TRAILING_EXTRA_RE.exec(own);
+  if (trailing) {
+    rawSeries = rawSeries.slice(0, maskLen + trailing.index);
+    extra = true;
+  }
+  const tail = `${m.slice(seriesEnd)} ${br.text}`;
+  if (EXTRA_WORD_RE.test(tail) && (chapter === null || !isWhole(chapter))) extra = true;
+
+  return {
+    series: cleanTitle(rawSeries),
+    volume,
+    volumeEnd,
+    chapter,
+    chapterEnd: range.end,
+    part,
+    kind: chapter !== null ? "chapter" : volume !== null ? "book" : null,
+    group: br.group,
+    extra,
+    special: specialNum !== null || specialWord !== null || specialPlain !== null,
+  };
+}
