@@ -11,6 +11,7 @@ export default tseslint.config(
       "library/**",
       "**/*.js",
       "**/*.mjs",
+      "vitest.config.ts",
     ],
   },
   js.configs.recommended,

@@ -223,6 +223,11 @@ export interface Unit {
   estimatedBook: Label | null;
   pageCount: number | null;
   fileIds: number[];
+  /**
+   * Chapter files made redundant through the exact map: on a chapter, its own files inside an owned
+   * book; on an owned book, every chapter file inside it (what its retire action would move).
+   */
+  duplicateFileIds: number[];
   problems: string[];
   /** Optional extra chapter (shown in the trailing extras group when it has no book). */
   extra: boolean;

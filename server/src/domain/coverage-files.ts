@@ -1,0 +1,127 @@
+/**
+ * What the active files of a series hold, read once for the coverage index (coverage.ts).
+ *
+ * - A chapter file holds its chapter; a range file ("c001-003", chapter..chapterEnd) holds every
+ *   whole number of the range and every chapter slot inside it (decimals only when they are slots:
+ *   a range never invents decimals). A part file holds one part of a split chapter.
+ * - A book file holds its volume, unless that volume tag was derived from an estimate: an estimate
+ *   is never evidence (map trust rule 3), so such a book has no trusted volume and stays unplaced,
+ *   like a book file without any volume or a chapter file without a chapter.
+ * - Which books may cover their chapters is decided per file: see `bookFileCovers`.
+ *
+ * Everything is built with Maps and binary searches: no scan of chapters × files.
+ */
+import { compareLabels, expandRange, type Label } from "./labels.ts";
+import { lowerBound, toLabel } from "./map-labels.ts";
+import { OVERSIZED_BOOK_PAGES, type FileFacts } from "./types.ts";
+
+/** Part number standing for a whole (unsplit or complete) copy of a chapter. */
+const WHOLE = 0;
+
+export interface Holdings {
+  /** Chapter → active chapter files holding it (whole, range or part), ids ascending. */
+  filesByChapter: Map<Label, number[]>;
+  /** Chapter → parts on disk (WHOLE = a whole copy). */
+  partsByChapter: Map<Label, Set<number>>;
+  /** Chapter file → the chapters it holds. */
+  chaptersByFile: Map<number, Label[]>;
+  /** Book files by trusted volume, ids ascending. */
+  booksByVolume: Map<Label, FileFacts[]>;
+  /** Files the holdings cannot place (no chapter, no trusted volume). */
+  unplaced: number[];
+}
+
+/** The chapters a chapter file holds (see the module comment); empty when it names none. */
+export function chaptersOfFile(file: FileFacts, sortedSlotLabels: readonly Label[]): Label[] {
+  const first = toLabel(file.chapter);
+  if (first === null) return [];
+  const end = toLabel(file.chapterEnd);
+  if (end === null || compareLabels(end, first) <= 0) return [first];
+  const held = new Set<Label>(expandRange(first, end));
+  for (let i = lowerBound(sortedSlotLabels, first); i < sortedSlotLabels.length; i++) {
+    const slot = sortedSlotLabels[i] as Label;
+    if (compareLabels(slot, end) > 0) break;
+    held.add(slot);
+  }
+  return [...held];
+}
+
+/** One pass over the files. `sortedSlotLabels`: the chapter slot labels in reading order. */
+export function fileHoldings(files: readonly FileFacts[], sortedSlotLabels: readonly Label[]): Holdings {
+  const h: Holdings = {
+    filesByChapter: new Map(),
+    partsByChapter: new Map(),
+    chaptersByFile: new Map(),
+    booksByVolume: new Map(),
+    unplaced: [],
+  };
+  for (const file of [...files].sort((a, b) => a.id - b.id)) {
+    if (file.kind === "book") {
+      const volume = file.tagSource === "estimate" ? null : toLabel(file.volume);
+      if (volume === null) h.unplaced.push(file.id);
+      else h.booksByVolume.set(volume, [...(h.booksByVolume.get(volume) ?? []), file]);
+      continue;
+    }
+    const held = chaptersOfFile(file, sortedSlotLabels);
+    if (held.length === 0) {
+      h.unplaced.push(file.id);
+      continue;
+    }
+    h.chaptersByFile.set(file.id, held);
+    // A part number only means something on a file of one chapter.
+    const part = held.length === 1 && file.part !== null && Number.isInteger(file.part) && file.part >= 1 ? file.part : WHOLE;
+    for (const c of held) {
+      const ids = h.filesByChapter.get(c);
+      if (ids) ids.push(file.id);
+      else h.filesByChapter.set(c, [file.id]);
+      const parts = h.partsByChapter.get(c);
+      if (parts) parts.add(part);
+      else h.partsByChapter.set(c, new Set([part]));
+    }
+  }
+  return h;
+}
+
+/**
+ * Parts of a chapter on disk and whether it is complete: a whole copy is every part; otherwise
+ * every part 1..parts must be present (a split chapter with a missing part is not on disk).
+ */
+export function chapterOnDisk(holdings: Holdings, chapter: Label, parts: number): { onDisk: boolean; partsOnDisk: number[] } {
+  const present = holdings.partsByChapter.get(chapter);
+  const count = Number.isInteger(parts) && parts >= 1 ? parts : 1;
+  if (!present || present.size === 0) return { onDisk: false, partsOnDisk: [] };
+  if (present.has(WHOLE)) return { onDisk: true, partsOnDisk: Array.from({ length: count }, (_, i) => i + 1) };
+  const partsOnDisk = [...present].sort((a, b) => a - b);
+  let complete = true;
+  for (let p = 1; p <= count; p++) if (!present.has(p)) complete = false;
+  return { onDisk: complete, partsOnDisk };
+}
+
+/** How a book file stands towards the current map entry of its volume. */
+export type BookFileProof = "proven" | "boundaries_changed" | "none";
+
+/**
+ * A book file may cover the chapters the exact map assigns to its volume when:
+ * - it is not a machine translation (a translated book never covers human chapters);
+ * - it is an assembly with provenance: only while the provenance equals the current entry
+ *   ("changed boundaries disable that coverage", whatever its size);
+ * - otherwise: it is not oversized (above OVERSIZED_BOOK_PAGES it may be several books).
+ */
+export function bookFileCovers(file: FileFacts, proof: BookFileProof): boolean {
+  if (file.origin === "translation") return false;
+  if (proof === "proven") return true;
+  if (proof === "boundaries_changed") return false;
+  return file.pageCount <= OVERSIZED_BOOK_PAGES;
+}
+
+/**
+ * A covering book file also makes the chapter files inside it duplicates, unless it is suspect as
+ * a hand import: spec "Verified books" 1 and 6 keep a book the service did not assemble or receive
+ * from a source out of duplicate detection ("a verified book stays out of duplicate detection like
+ * every suspect book"). Its explicit boundaries still satisfy missing chapters (tankarr
+ * chapter_mapping: "explicit operator boundaries can satisfy missing chapters in a manually
+ * imported book. This does not prove that an existing human chapter file is disposable").
+ */
+export function bookFileRetiresChapters(file: FileFacts, proof: BookFileProof): boolean {
+  return bookFileCovers(file, proof) && file.origin !== "import";
+}

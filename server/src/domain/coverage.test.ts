@@ -1,0 +1,347 @@
+import { describe, expect, it } from "vitest";
+import { buildCoverageIndex, type CoverageOptions } from "./coverage.ts";
+import { seriesForm } from "./series-form.ts";
+import { label } from "./labels.ts";
+import {
+  bookFile,
+  chapterFile,
+  chapterSlot,
+  chapterSlots,
+  labels,
+  partFile,
+  rangeFile,
+  seriesFacts,
+  snapshot,
+  volumeSlots,
+  type SnapshotSpec,
+} from "./test-fixtures.ts";
+import type { BookState, ChapterState, CoverageIndex } from "./types.ts";
+
+const index = (spec: SnapshotSpec, options: CoverageOptions = {}) => buildCoverageIndex(snapshot(spec), options);
+const chapterOf = (idx: CoverageIndex, n: string): ChapterState => {
+  const c = idx.chapters.find((x) => x.number === label(n));
+  if (!c) throw new Error(`no chapter ${n}`);
+  return c;
+};
+const bookOf = (idx: CoverageIndex, n: string): BookState => {
+  const b = idx.books.find((x) => x.number === label(n));
+  if (!b) throw new Error(`no book ${n}`);
+  return b;
+};
+
+describe("on disk: parts and range files", () => {
+  it("puts a whole chapter file on disk", () => {
+    const f = chapterFile("3");
+    const c = chapterOf(index({ chapters: "1-5", files: [f] }), "3");
+    expect(c).toMatchObject({ onDisk: true, partsOnDisk: [1], fileIds: [f.id] });
+  });
+
+  it.each([
+    ["parts 1 and 2 of 3", [1, 2], false, [1, 2]],
+    ["every part", [1, 2, 3], true, [1, 2, 3]],
+    ["a part twice, one missing", [1, 1, 3], false, [1, 3]],
+  ])("a split chapter with %s", (_name, parts, onDisk, partsOnDisk) => {
+    const files = parts.map((p) => partFile("7", p));
+    const c = chapterOf(index({ chapters: [chapterSlot("7", { parts: 3 })], files }), "7");
+    expect(c).toMatchObject({ onDisk, partsOnDisk, parts: 3 });
+  });
+
+  it("treats a whole copy of a split chapter as every part", () => {
+    const c = chapterOf(index({ chapters: [chapterSlot("7", { parts: 2 })], files: [chapterFile("7")] }), "7");
+    expect(c).toMatchObject({ onDisk: true, partsOnDisk: [1, 2] });
+  });
+
+  it("lets a range file hold every whole number and every slot inside it", () => {
+    const f = rangeFile("1", "3");
+    const idx = index({ chapters: "1-4, 2.5, 3.5", files: [f] });
+    expect(idx.chapters.filter((c) => c.onDisk).map((c) => c.number)).toEqual(labels("1, 2, 2.5, 3"));
+    expect(chapterOf(idx, "2.5").fileIds).toEqual([f.id]);
+  });
+
+  it("ignores a part number on a range file", () => {
+    const idx = index({ chapters: [chapterSlot("1", { parts: 2 }), chapterSlot("2")], files: [rangeFile("1", "2", { part: 1 })] });
+    expect(chapterOf(idx, "1").onDisk).toBe(true);
+  });
+
+  it("lists files it cannot place as strays", () => {
+    const noChapter = chapterFile("1", { chapter: null });
+    const unknownChapter = chapterFile("99");
+    const estimatedBook = bookFile("2", { tagSource: "estimate" });
+    const noVolume = bookFile("1", { volume: null });
+    const placed = chapterFile("1");
+    const idx = index({ chapters: "1-3", volumes: "1-2", files: [noChapter, unknownChapter, estimatedBook, noVolume, placed] });
+    expect(idx.strayFileIds).toEqual([noChapter.id, unknownChapter.id, estimatedBook.id, noVolume.id].sort((a, b) => a - b));
+    expect(bookOf(idx, "2").owned).toBe(false);
+  });
+});
+
+describe("covered_by_volume and duplicates (exact map only)", () => {
+  const base: SnapshotSpec = { chapters: "1-6", volumes: "1-2", operator: { "1": "1-3", "2": "4-6" } };
+
+  it("covers the chapters an owned book holds and makes their files duplicates", () => {
+    const book = bookFile("1");
+    const dup = chapterFile("2");
+    const other = chapterFile("5");
+    const idx = index({ ...base, files: [book, dup, other] });
+    expect(chapterOf(idx, "1")).toMatchObject({ book: "1", coverage: "covered_by_volume", wanted: false, duplicateFileIds: [] });
+    expect(chapterOf(idx, "2")).toMatchObject({ coverage: "covered_by_volume", duplicateFileIds: [dup.id], onDisk: true });
+    expect(chapterOf(idx, "5")).toMatchObject({ book: "2", coverage: null, duplicateFileIds: [] });
+    expect(bookOf(idx, "1")).toMatchObject({ owned: true, coversChapters: true, duplicateFileIds: [dup.id] });
+  });
+
+  it("leaves chapters of a missing book uncovered and wanted", () => {
+    const idx = index({ ...base, files: [bookFile("1")] });
+    expect(chapterOf(idx, "4")).toMatchObject({ coverage: null, wanted: true });
+  });
+
+  it.each([
+    ["a machine translation", { origin: "translation" as const }],
+    ["an oversized book", { pageCount: 601 }],
+  ])("never covers through %s", (_name, over) => {
+    const idx = index({ ...base, files: [bookFile("1", over), chapterFile("2")] });
+    expect(bookOf(idx, "1")).toMatchObject({ owned: true, coversChapters: false, duplicateFileIds: [] });
+    expect(chapterOf(idx, "1")).toMatchObject({ coverage: null, wanted: true });
+    expect(chapterOf(idx, "2").duplicateFileIds).toEqual([]);
+  });
+
+  it("lets a book of exactly 600 pages cover", () => {
+    expect(bookOf(index({ ...base, files: [bookFile("1", { pageCount: 600 })] }), "1").coversChapters).toBe(true);
+  });
+
+  it("lets a hand-imported book satisfy missing chapters but never retire chapter files", () => {
+    const dup = chapterFile("2");
+    const idx = index({ ...base, files: [bookFile("1", { origin: "import" }), dup] });
+    expect(chapterOf(idx, "1")).toMatchObject({ coverage: "covered_by_volume", wanted: false });
+    expect(chapterOf(idx, "2")).toMatchObject({ coverage: "covered_by_volume", duplicateFileIds: [] });
+    expect(bookOf(idx, "1").duplicateFileIds).toEqual([]);
+  });
+
+  it("takes a covering file over a translation of the same book", () => {
+    const idx = index({ ...base, files: [bookFile("1", { origin: "translation" }), bookFile("1", { pageCount: 180 })] });
+    expect(bookOf(idx, "1")).toMatchObject({ coversChapters: true, pageCount: 180 });
+    expect(bookOf(idx, "1").fileIds).toHaveLength(2);
+  });
+
+  it("never places a book whose volume tag came from an estimate", () => {
+    const idx = index({ ...base, files: [bookFile("1", { tagSource: "estimate" }), chapterFile("2")] });
+    expect(bookOf(idx, "1")).toMatchObject({ owned: false, coversChapters: false });
+    expect(chapterOf(idx, "2").duplicateFileIds).toEqual([]);
+  });
+
+  it("covers a mapped extra (it keeps its book membership)", () => {
+    const idx = index({
+      chapters: [...chapterSlots("1-2"), chapterSlot("1.5", { extra: true })],
+      operator: { "1": "1, 1.5, 2" },
+      files: [bookFile("1")],
+    });
+    expect(chapterOf(idx, "1.5")).toMatchObject({ extra: true, book: "1", coverage: "covered_by_volume" });
+  });
+
+  it("keeps covering mapped chapters when the map is partial", () => {
+    const idx = index({ ...base, chapters: "1-7", files: [bookFile("1"), chapterFile("7")] });
+    expect(idx.map.state).toBe("partial");
+    expect(chapterOf(idx, "1").coverage).toBe("covered_by_volume");
+    expect(chapterOf(idx, "7")).toMatchObject({ book: null, coverage: null });
+  });
+
+  it("finds no duplicates while the map is partial, and finds them once it is exact", () => {
+    const inside = chapterFile("2");
+    const partial = index({ ...base, chapters: "1-7", files: [bookFile("1"), inside, chapterFile("7")] });
+    expect(partial.map.state).toBe("partial");
+    expect(chapterOf(partial, "2")).toMatchObject({ coverage: "covered_by_volume", duplicateFileIds: [] });
+    const exact = index({ ...base, chapters: "1-7", files: [bookFile("1"), inside] });
+    expect(exact.map.state).toBe("exact");
+    expect(chapterOf(exact, "2").duplicateFileIds).toEqual([inside.id]);
+  });
+
+  it("never covers or duplicates a conflicting chapter", () => {
+    const dup = chapterFile("3");
+    const idx = index({ chapters: "1-6", operator: { "1": "1-3", "2": "3-6" }, files: [bookFile("1"), bookFile("2"), dup] });
+    expect(chapterOf(idx, "3")).toMatchObject({ book: null, ambiguous: true, coverage: null, duplicateFileIds: [] });
+    expect(chapterOf(idx, "2")).toMatchObject({ book: "1", coverage: "covered_by_volume" });
+  });
+
+  it.each(["catalogue", "official", "estimate"] as const)("never covers through a %s map", (kind) => {
+    const idx = index({ chapters: "1-3", volumes: "1", [kind]: { "1": "1-3" }, files: [bookFile("1"), chapterFile("2")] });
+    expect(idx.chapters.map((c) => c.coverage)).toEqual(["covered_unmapped", "covered_unmapped", "covered_unmapped"]);
+    expect(idx.chapters.every((c) => c.book === null && c.duplicateFileIds.length === 0)).toBe(true);
+  });
+
+  it("duplicates a range file only when every chapter it holds is covered", () => {
+    const partly = rangeFile("2", "4");
+    const inside = rangeFile("1", "2");
+    const idx = index({ ...base, files: [bookFile("1"), partly, inside] });
+    expect(chapterOf(idx, "2").duplicateFileIds).toEqual([inside.id]);
+    expect(bookOf(idx, "1").duplicateFileIds).toEqual([inside.id]);
+  });
+
+  it("lists a range file across two owned books on both", () => {
+    const across = rangeFile("3", "4");
+    const idx = index({ ...base, files: [bookFile("1"), bookFile("2"), across] });
+    expect(bookOf(idx, "1").duplicateFileIds).toEqual([across.id]);
+    expect(bookOf(idx, "2").duplicateFileIds).toEqual([across.id]);
+  });
+
+  it("duplicates the part files of a covered split chapter", () => {
+    const p1 = partFile("2", 1);
+    const idx = index({ ...base, chapters: [chapterSlot("1"), chapterSlot("2", { parts: 2 }), chapterSlot("3")], files: [bookFile("1"), p1] });
+    expect(chapterOf(idx, "2")).toMatchObject({ onDisk: false, duplicateFileIds: [p1.id] });
+  });
+});
+
+describe("covered_unmapped: no map, owned books", () => {
+  it("covers every chapter slot, which is then never wanted", () => {
+    const idx = index({ chapters: "1-4", volumes: "1-2", files: [bookFile("1"), chapterFile("2")] });
+    expect(idx.map.state).toBe("none");
+    expect(idx.chapters.map((c) => [c.coverage, c.wanted, c.duplicateFileIds])).toEqual(
+      Array.from({ length: 4 }, () => ["covered_unmapped", false, []]),
+    );
+  });
+
+  it("applies when the only operator entries are explicitly unknown", () => {
+    expect(chapterOf(index({ chapters: "1", operator: { "1": "" }, files: [bookFile("1")] }), "1").coverage).toBe("covered_unmapped");
+  });
+
+  it.each([
+    ["no book is owned", []],
+    ["the only book is a translation", [bookFile("1", { origin: "translation" })]],
+    ["the only book is oversized", [bookFile("1", { pageCount: 900 })]],
+    ["the only book's volume is an estimate", [bookFile("1", { tagSource: "estimate" })]],
+  ])("does not apply when %s", (_name, files) => {
+    expect(chapterOf(index({ chapters: "1-2", files }), "1")).toMatchObject({ coverage: null, wanted: true });
+  });
+
+  it("does not apply once a map exists", () => {
+    const idx = index({ chapters: "1-4", operator: { "1": "1-2" }, files: [bookFile("1")] });
+    expect(chapterOf(idx, "3").coverage).toBeNull();
+  });
+});
+
+describe("wanted", () => {
+  it.each([
+    ["a monitored missing chapter", {}, true],
+    ["an unmonitored chapter", { chapters: [chapterSlot("1", { monitored: false })] }, false],
+    ["a chapter of an unmonitored series", { series: { monitored: false } }, false],
+    ["a chapter on disk", { files: [chapterFile("1")] }, false],
+    ["a split chapter missing a part", { chapters: [chapterSlot("1", { parts: 2 })], files: [partFile("1", 1)] }, true],
+  ] as [string, SnapshotSpec, boolean][])("chapters form: %s", (_name, spec, wanted) => {
+    expect(chapterOf(index({ chapters: "1", series: { status: "running" }, ...spec }), "1").wanted).toBe(wanted);
+  });
+
+  it("never wants a chapter without a slot", () => {
+    const idx = index({ chapters: "1", operator: { "1": "1-2" }, series: { status: "running" } });
+    expect(chapterOf(idx, "2")).toMatchObject({ slotId: null, monitored: false, wanted: false });
+  });
+
+  describe("books form: chapters only through explicit assignments (rule 8)", () => {
+    const books: SnapshotSpec = { series: { status: "finished", knownBookCount: 3 }, chapters: "1-9", volumes: "1-3" };
+    it("does not want a chapter no saved boundary assigns", () => {
+      expect(chapterOf(index(books), "5").wanted).toBe(false);
+    });
+
+    it("wants the chapters assigned to a missing monitored book", () => {
+      const idx = index({ ...books, operator: { "2": "4-6" } });
+      expect(idx.chapters.filter((c) => c.wanted).map((c) => c.number)).toEqual(labels("4-6"));
+    });
+
+    it("wants the chapters of an owned book that cannot cover them", () => {
+      const idx = index({ ...books, operator: { "2": "4-6" }, files: [bookFile("2", { pageCount: 700 })] });
+      expect(chapterOf(idx, "4").wanted).toBe(true);
+    });
+
+    it("does not want the chapters of an unmonitored book", () => {
+      const idx = index({ ...books, volumes: volumeSlots("1-3", { monitored: false }), operator: { "2": "4-6" } });
+      expect(chapterOf(idx, "4").wanted).toBe(false);
+    });
+
+    it("follows the form the caller decided", () => {
+      expect(chapterOf(index(books, { form: "chapters" }), "5").wanted).toBe(true);
+    });
+  });
+
+  it.each([
+    ["a monitored missing book", {}, true],
+    ["an owned book", { files: [bookFile("1")] }, false],
+    ["an owned translation (owned, even if it covers nothing)", { files: [bookFile("1", { origin: "translation" })] }, false],
+    ["a book complete from chapters", { operator: { "1": "1-2" }, files: [chapterFile("1"), chapterFile("2")] }, false],
+    ["an unmonitored book", { volumes: volumeSlots("1", { monitored: false }) }, false],
+    ["a book of an unmonitored series", { series: { monitored: false } }, false],
+  ] as [string, SnapshotSpec, boolean][])("books: %s", (_name, spec, wanted) => {
+    expect(bookOf(index({ chapters: "1-2", volumes: "1", ...spec }), "1").wanted).toBe(wanted);
+  });
+});
+
+describe("the counting unit is the series form", () => {
+  it.each([
+    [{ status: "finished", knownBookCount: 10 }, "books"],
+    [{ status: "paused", editionBookCount: 12 }, "books"],
+    [{ status: "running", knownBookCount: 10 }, "chapters"],
+    [{ status: "finished", knownBookCount: 10, webtoon: true }, "chapters"],
+    [{ status: "finished", knownBookCount: null }, "chapters"],
+    [{ status: "running", formOverride: "books" }, "books"],
+  ] as const)("%o → %s", (over, form) => {
+    expect(seriesForm(seriesFacts(over))).toBe(form);
+  });
+});
+
+describe("estimates are display only", () => {
+  const spec: SnapshotSpec = { chapters: "1-12", volumes: "1-3", operator: { "1": "1-4" }, files: [bookFile("2"), chapterFile("6")] };
+  it("fills estimatedBook and estimatedChapters, never book or coverage", () => {
+    const idx = index(spec);
+    expect(chapterOf(idx, "6")).toMatchObject({ book: null, estimatedBook: "2", coverage: null, duplicateFileIds: [] });
+    expect(chapterOf(idx, "2")).toMatchObject({ book: "1", estimatedBook: null });
+    expect(bookOf(idx, "2")).toMatchObject({ chapters: null, estimatedChapters: labels("5-8"), coverage: null, duplicateFileIds: [] });
+  });
+
+  it("changes nothing else when turned off", () => {
+    const snap = snapshot(spec);
+    const withEstimates = buildCoverageIndex(snap);
+    const without = buildCoverageIndex(snap, { estimates: false });
+    const strip = (i: CoverageIndex) => ({
+      ...i,
+      chapters: i.chapters.map((c) => ({ ...c, estimatedBook: null })),
+      books: i.books.map((b) => ({ ...b, estimatedChapters: [] })),
+    });
+    expect(strip(withEstimates)).toEqual(without);
+  });
+});
+
+describe("map state in the index", () => {
+  it.each([
+    ["running", "exact"],
+    ["paused", "exact"],
+    ["finished", "partial"],
+  ] as const)("a %s series with chapters after its last book is %s", (status, state) => {
+    const idx = index({ series: { status }, chapters: "1-6", operator: { "1": "1-3" }, files: [chapterFile("5")] });
+    expect(idx.map.state).toBe(state);
+  });
+
+  it("ignores extras for the partial state", () => {
+    const idx = index({ chapters: [...chapterSlots("1-3"), chapterSlot("9", { extra: true })], operator: { "1": "1-3" }, files: [chapterFile("9")] });
+    expect(idx.map.state).toBe("exact");
+  });
+});
+
+describe("performance", () => {
+  it("builds a 2,000-chapter, 150-book series in about 50 ms", () => {
+    const chapters = chapterSlots("1-2000");
+    const operator: Record<string, string> = {};
+    for (let v = 1; v <= 140; v++) operator[String(v)] = `${(v - 1) * 13 + 1}-${v * 13}`;
+    const files = [
+      ...Array.from({ length: 80 }, (_, i) => bookFile(String(i + 1))),
+      ...Array.from({ length: 1900 }, (_, i) => chapterFile(String(i + 50))),
+      ...Array.from({ length: 30 }, (_, i) => rangeFile(String(i * 60 + 1), String(i * 60 + 5))),
+    ];
+    const snap = snapshot({ series: { status: "running" }, chapters, volumes: "1-150", operator, files });
+    // Warm up the JIT (the first builds run in the interpreter), then take the median of 9 builds so
+    // that one GC pause or a busy machine does not fail the suite.
+    for (let i = 0; i < 20; i++) buildCoverageIndex(snap);
+    const times = Array.from({ length: 9 }, () => {
+      const start = performance.now();
+      buildCoverageIndex(snap);
+      return performance.now() - start;
+    }).sort((x, y) => x - y);
+    expect(buildCoverageIndex(snap).chapters).toHaveLength(2000);
+    expect(times[4]).toBeLessThan(50);
+  });
+});

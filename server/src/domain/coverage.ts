@@ -1,0 +1,319 @@
+/**
+ * The coverage index of one series (spec "Coverage rules", "Coverage and ownership moves"): built
+ * once per request from a snapshot, read by the form, plan and grouping rules and the units view.
+ *
+ * Chapter slot:
+ * - `onDisk`: every part present in active chapter files (coverage-files.ts).
+ * - `covered_by_volume`: the operational map assigns the chapter to exactly one book, and that book
+ *   `coversChapters` (owned, a covering file: not a translation, not oversized unless a proven
+ *   assembly, no assembly whose boundaries changed). Set whether or not the chapter is on disk:
+ *   that is what makes its files duplicates.
+ * - `covered_unmapped`: the map state is "none" and an owned book that could cover exists (not a
+ *   translation, not oversized). Neither wanted nor fetched again.
+ * - duplicates (exact map only): a chapter file is a duplicate when every chapter it holds is
+ *   covered_by_volume by a book that may retire chapters (not a hand import, see coverage-files.ts);
+ *   it is listed on those chapters and on those books.
+ * - `wanted`: series and slot monitored, no coverage, not on disk; and in a books-form series only
+ *   through an explicit assignment to a book that is monitored and not covering (rule 8: the
+ *   counting unit stays books; an operator/reading assignment lets a missing book fall back to its
+ *   chapters). A chapter without a slot is never wanted (nothing monitors it).
+ * Book slot:
+ * - `covered_by_chapters`: its exact entry is known and unambiguous and every main (non-extra)
+ *   chapter of it is on disk; or it has no entry at all and the chapters between its mapped
+ *   neighbours are all on disk: the nearest mapped books before and after it (unambiguous) fix an
+ *   open interval, every whole number in it and every main chapter in it that no other book claims
+ *   is on disk, and at least one is. Only saved boundaries count, never estimates. Computed for
+ *   owned books too (an owned book complete from chapters is redundant, "Series form" rule 7).
+ * - `wanted`: series and slot monitored, not owned, not covered_by_chapters.
+ *
+ * "Exact map" here means the operational entries (operator/reading), also when the state is
+ * "partial": a book's saved boundaries still cover (nothing is fetched twice), but duplicates are
+ * found only when the whole map is exact, since a partial map may have incomplete boundaries.
+ */
+import { sortLabels, type Label } from "./labels.ts";
+import { estimateBooks, estimatedChaptersByBook } from "./estimates.ts";
+import { bookFileCovers, chapterOnDisk, fileHoldings, type Holdings } from "./coverage-files.ts";
+import { bookInfo, coverByChapters, mapProblems, NeighbourGaps, proofsByFile, type BookInfo } from "./coverage-books.ts";
+import { toLabel } from "./map-labels.ts";
+import { operationalMap } from "./map-trust.ts";
+import { seriesForm } from "./series-form.ts";
+import type {
+  BookState,
+  ChapterSlotFacts,
+  ChapterState,
+  CoverageIndex,
+  MapEntryFacts,
+  MapSourceFacts,
+  MapState,
+  SeriesForm,
+  SeriesSnapshot,
+} from "./types.ts";
+
+export { BOOK_PROBLEMS } from "./coverage-books.ts";
+
+export interface CoverageOptions {
+  /** The series' counting unit (series-form.ts); defaults to `seriesForm(series)`. */
+  form?: SeriesForm;
+  /** Compute display estimates (default true). Nothing else depends on them. */
+  estimates?: boolean;
+}
+
+/**
+ * Build the index in one pass per kind of fact (see the module comment for every rule).
+ * Cost: O((chapters + files + entries) · log n); no scan of chapters × files.
+ */
+export function buildCoverageIndex(snapshot: SeriesSnapshot, options: CoverageOptions = {}): CoverageIndex {
+  const { series } = snapshot;
+  const form = options.form ?? seriesForm(series);
+
+  const slots = new Map<Label, ChapterSlotFacts>();
+  for (const s of snapshot.chapters) {
+    const l = toLabel(s.number);
+    if (l !== null && !slots.has(l)) slots.set(l, s);
+  }
+  const slotLabels = sortLabels([...slots.keys()]);
+  const holdings = fileHoldings(snapshot.files, slotLabels);
+  const diskCache = new Map<Label, ReturnType<typeof chapterOnDisk>>();
+  const disk = (l: Label) => {
+    let d = diskCache.get(l);
+    if (d === undefined) diskCache.set(l, (d = chapterOnDisk(holdings, l, slots.get(l)?.parts ?? 1)));
+    return d;
+  };
+  const ownedMain = slotLabels.filter((l) => !slots.get(l)?.extra && disk(l).onDisk);
+  const map = operationalMap(snapshot.mapSources, ownedMain, { openTail: series.status !== "finished" });
+
+  // Books: slots, owned books, and every book the operational map names.
+  const volumeSlots = new Map<Label, { id: number; monitored: boolean }>();
+  for (const v of snapshot.volumes) {
+    const l = toLabel(v.number);
+    if (l !== null && !volumeSlots.has(l)) volumeSlots.set(l, v);
+  }
+  const bookLabels = sortLabels([
+    ...new Set([...volumeSlots.keys(), ...holdings.booksByVolume.keys(), ...map.books.keys(), ...map.unknownBooks]),
+  ]);
+  const proofs = proofsByFile(snapshot);
+  const books = new Map<Label, BookInfo>();
+  for (const v of bookLabels) books.set(v, bookInfo(v, holdings.booksByVolume.get(v) ?? [], volumeSlots.get(v), map, proofs));
+  const anyBookCouldCover = [...holdings.booksByVolume.values()].some((files) => files.some((f) => bookFileCovers(f, "none")));
+
+  // Chapters: slots and every chapter the operational map claims.
+  const chapterLabels = sortLabels([...new Set([...slotLabels, ...map.chapterToBook.keys(), ...map.conflicts.keys()])]);
+  const chapters = new Map<Label, ChapterState>();
+  for (const l of chapterLabels) {
+    const slot = slots.get(l);
+    const book = map.chapterToBook.get(l) ?? null;
+    const info = book === null ? undefined : books.get(book);
+    const coverage = info?.state.coversChapters ? "covered_by_volume" : map.state === "none" && anyBookCouldCover ? "covered_unmapped" : null;
+    const { onDisk, partsOnDisk } = disk(l);
+    const fallback = form === "chapters" || (info !== undefined && info.state.monitored && !info.state.coversChapters);
+    chapters.set(l, {
+      number: l,
+      slotId: slot?.id ?? null,
+      monitored: slot?.monitored ?? false,
+      extra: slot?.extra ?? false,
+      parts: slot?.parts ?? 1,
+      onDisk,
+      partsOnDisk,
+      fileIds: holdings.filesByChapter.get(l) ?? [],
+      book,
+      estimatedBook: null,
+      ambiguous: map.conflicts.has(l),
+      coverage,
+      wanted: series.monitored && slot !== undefined && slot.monitored && coverage === null && !onDisk && fallback,
+      duplicateFileIds: [],
+    });
+  }
+
+  // Retirement needs the whole map to be exact: with owned chapters outside every book (partial)
+  // the boundaries may be incomplete, so nothing is called a duplicate until they are fixed.
+  if (map.state === "exact") markDuplicates(holdings, chapters, books);
+  const strayFileIds = [...holdings.unplaced];
+  for (const [fileId, held] of holdings.chaptersByFile) if (!held.some((c) => chapters.has(c))) strayFileIds.push(fileId);
+
+  const gaps = new NeighbourGaps(map, chapterLabels, chapters);
+  for (const info of books.values()) coverByChapters(info.state, map, chapters, gaps);
+  for (const info of books.values()) {
+    const b = info.state;
+    b.wanted = series.monitored && b.monitored && !b.owned && b.coverage === null;
+    b.problems.push(...mapProblems(b, map, chapters));
+  }
+
+  if (options.estimates !== false) {
+    const estimates = estimateBooks(snapshot.chapters, bookLabels, map);
+    for (const [c, b] of estimates) {
+      const state = chapters.get(c);
+      if (state && state.book === null) state.estimatedBook = b;
+    }
+    for (const [b, list] of estimatedChaptersByBook(estimates)) {
+      const info = books.get(b);
+      if (info) info.state.estimatedChapters = list;
+    }
+  }
+
+  return {
+    map,
+    books: [...books.values()].map((i) => i.state),
+    chapters: [...chapters.values()],
+    strayFileIds: strayFileIds.sort((a, b) => a - b),
+  };
+}
+
+/** Chapter files whose every chapter is inside a retiring owned book (exact map only). */
+function markDuplicates(holdings: Holdings, chapters: Map<Label, ChapterState>, books: Map<Label, BookInfo>): void {
+  for (const [fileId, held] of holdings.chaptersByFile) {
+    const owners = new Set<Label>();
+    let inside = true;
+    for (const c of held) {
+      const state = chapters.get(c);
+      const info = state?.book ? books.get(state.book) : undefined;
+      if (!state || state.coverage !== "covered_by_volume" || !info?.retires) {
+        inside = false;
+        break;
+      }
+      owners.add(info.state.number);
+    }
+    if (!inside) continue;
+    for (const c of held) chapters.get(c)?.duplicateFileIds.push(fileId);
+    for (const b of owners) books.get(b)?.state.duplicateFileIds.push(fileId);
+  }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Dry run of an operator map change (PUT/DELETE …/chapter-map?dry_run=true).                 */
+/* ------------------------------------------------------------------------------------------ */
+
+export interface ChapterCoverageSide {
+  coverage: ChapterState["coverage"];
+  book: Label | null;
+  wanted: boolean;
+}
+
+export interface ChapterCoverageChange {
+  number: Label;
+  before: ChapterCoverageSide;
+  after: ChapterCoverageSide;
+  /** Chapter files of this chapter that would become duplicates / stop being duplicates. */
+  becomeDuplicates: number[];
+  stopDuplicates: number[];
+}
+
+export interface BookCoverageSide {
+  coverage: BookState["coverage"];
+  coversChapters: boolean;
+  chapters: Label[] | null;
+  wanted: boolean;
+}
+
+export interface BookCoverageChange {
+  number: Label;
+  before: BookCoverageSide;
+  after: BookCoverageSide;
+  becomeDuplicates: number[];
+  stopDuplicates: number[];
+}
+
+export interface MapChangePreview {
+  /** Operator map revision the preview was computed against (the confirmation binds to it). */
+  revision: number;
+  mapBefore: MapState;
+  mapAfter: MapState;
+  /** Only the chapters and books whose coverage, book, wanted flag or duplicates change. */
+  chapters: ChapterCoverageChange[];
+  books: BookCoverageChange[];
+  /** All chapter files that would become / stop being duplicates. */
+  becomeDuplicateFileIds: number[];
+  stopDuplicateFileIds: number[];
+}
+
+function difference(a: readonly number[], b: readonly number[]): number[] {
+  const drop = new Set(b);
+  return [...new Set(a)].filter((x) => !drop.has(x)).sort((x, y) => x - y);
+}
+
+function sameList<T>(a: readonly T[] | null, b: readonly T[] | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/**
+ * What replacing the operator map with `newOperatorEntries` would change (null or [] = the operator
+ * map removed). Readings, suggestions and files stay as they are; nothing is written. The entries
+ * are expected to have passed validateOperatorEntries.
+ */
+export function previewMapChange(
+  snapshot: SeriesSnapshot,
+  newOperatorEntries: readonly MapEntryFacts[] | null,
+  options: CoverageOptions = {},
+): MapChangePreview {
+  const before = buildCoverageIndex(snapshot, { ...options, estimates: false });
+  const current = snapshot.mapSources.find((s) => s.kind === "operator");
+  const others = snapshot.mapSources.filter((s) => s.kind !== "operator");
+  const replaced: MapSourceFacts[] =
+    newOperatorEntries === null || newOperatorEntries.length === 0
+      ? others
+      : [
+          ...others,
+          {
+            id: current?.id ?? 0,
+            kind: "operator",
+            name: current?.name ?? "operator",
+            revision: before.map.revision + 1,
+            entries: newOperatorEntries.map((e) => ({ volume: e.volume, chapters: [...e.chapters] })),
+          },
+        ];
+  const after = buildCoverageIndex({ ...snapshot, mapSources: replaced }, { ...options, estimates: false });
+
+  const chapterSide = (c: ChapterState | undefined): ChapterCoverageSide => ({ coverage: c?.coverage ?? null, book: c?.book ?? null, wanted: c?.wanted ?? false });
+  const beforeChapters = new Map(before.chapters.map((c) => [c.number, c]));
+  const afterChapters = new Map(after.chapters.map((c) => [c.number, c]));
+  const chapters: ChapterCoverageChange[] = [];
+  for (const n of sortLabels([...new Set([...beforeChapters.keys(), ...afterChapters.keys()])])) {
+    const b = beforeChapters.get(n);
+    const a = afterChapters.get(n);
+    const change: ChapterCoverageChange = {
+      number: n,
+      before: chapterSide(b),
+      after: chapterSide(a),
+      becomeDuplicates: difference(a?.duplicateFileIds ?? [], b?.duplicateFileIds ?? []),
+      stopDuplicates: difference(b?.duplicateFileIds ?? [], a?.duplicateFileIds ?? []),
+    };
+    const same = change.before.coverage === change.after.coverage && change.before.book === change.after.book && change.before.wanted === change.after.wanted;
+    if (!same || change.becomeDuplicates.length > 0 || change.stopDuplicates.length > 0) chapters.push(change);
+  }
+
+  const bookSide = (b: BookState | undefined): BookCoverageSide => ({
+    coverage: b?.coverage ?? null,
+    coversChapters: b?.coversChapters ?? false,
+    chapters: b?.chapters ?? null,
+    wanted: b?.wanted ?? false,
+  });
+  const beforeBooks = new Map(before.books.map((b) => [b.number, b]));
+  const afterBooks = new Map(after.books.map((b) => [b.number, b]));
+  const books: BookCoverageChange[] = [];
+  for (const n of sortLabels([...new Set([...beforeBooks.keys(), ...afterBooks.keys()])])) {
+    const b = beforeBooks.get(n);
+    const a = afterBooks.get(n);
+    const change: BookCoverageChange = {
+      number: n,
+      before: bookSide(b),
+      after: bookSide(a),
+      becomeDuplicates: difference(a?.duplicateFileIds ?? [], b?.duplicateFileIds ?? []),
+      stopDuplicates: difference(b?.duplicateFileIds ?? [], a?.duplicateFileIds ?? []),
+    };
+    const x = change.before;
+    const y = change.after;
+    const same = x.coverage === y.coverage && x.coversChapters === y.coversChapters && x.wanted === y.wanted && sameList(x.chapters, y.chapters);
+    if (!same || change.becomeDuplicates.length > 0 || change.stopDuplicates.length > 0) books.push(change);
+  }
+
+  const allDuplicates = (index: CoverageIndex) => index.chapters.flatMap((c) => c.duplicateFileIds);
+  return {
+    revision: before.map.revision,
+    mapBefore: before.map.state,
+    mapAfter: after.map.state,
+    chapters,
+    books,
+    becomeDuplicateFileIds: difference(allDuplicates(after), allDuplicates(before)),
+    stopDuplicateFileIds: difference(allDuplicates(before), allDuplicates(after)),
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * Small helpers on sets of exact labels shared by the map and coverage rules (map-trust.ts,
+ * map-suggestions.ts, map-editor.ts, estimates.ts, coverage*.ts). Labels are never floats.
+ */
+import { compareLabels, parseLabel, sortLabels, type Label } from "./labels.ts";
+
+/** Largest operator map the service accepts (books, and chapter labels over all books). */
+export const MAX_MAP_BOOKS = 10_000;
+export const MAX_MAP_CHAPTERS = 10_000;
+
+const CANONICAL_RE = /^(?:0|[1-9]\d*)(?:\.\d*[1-9])?$/;
+
+/**
+ * parseLabel with a fast path for text that is already canonical (the usual case: stored labels
+ * were validated on the way in), so the index does not pay three regular expressions per label.
+ */
+export function toLabel(text: string | null | undefined): Label | null {
+  if (typeof text === "string" && CANONICAL_RE.test(text)) return text as Label;
+  return parseLabel(text);
+}
+
+/** Canonical, de-duplicated, sorted labels; text that is not a label is dropped. */
+export function canonicalLabels(values: readonly string[]): Label[] {
+  const seen = new Set<Label>();
+  for (const v of values) {
+    const l = toLabel(v);
+    if (l !== null) seen.add(l);
+  }
+  return sortLabels([...seen]);
+}
+
+/** Same set of exact labels ("10.50" = "10.5"; order and repeats do not matter). */
+export function sameLabelSet(a: readonly string[], b: readonly string[]): boolean {
+  const x = canonicalLabels(a);
+  const y = canonicalLabels(b);
+  return x.length === y.length && x.every((l, i) => l === y[i]);
+}
+
+/** The largest label of a list (null when empty). */
+export function maxLabel(values: readonly Label[]): Label | null {
+  let best: Label | null = null;
+  for (const v of values) if (best === null || compareLabels(v, best) > 0) best = v;
+  return best;
+}
+
+/** The smallest label of a list (null when empty). */
+export function minLabel(values: readonly Label[]): Label | null {
+  let best: Label | null = null;
+  for (const v of values) if (best === null || compareLabels(v, best) < 0) best = v;
+  return best;
+}
+
+/** Index of the first element of sorted `labels` not less than x. */
+export function lowerBound(labels: readonly Label[], x: Label): number {
+  let lo = 0;
+  let hi = labels.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (compareLabels(labels[mid] as Label, x) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Index of the first element of sorted `labels` greater than x. */
+export function upperBound(labels: readonly Label[], x: Label): number {
+  let lo = 0;
+  let hi = labels.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (compareLabels(labels[mid] as Label, x) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

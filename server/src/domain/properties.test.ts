@@ -1,0 +1,241 @@
+/**
+ * Invariants of map trust and coverage over randomly generated series (test-arbitraries.ts).
+ * Runs 12,000+ generated series in total. The method for "nothing derived from a hint": build the
+ * index from the snapshot and from the same snapshot with the hints removed or changed; every
+ * field a decision reads must be identical.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { buildCoverageIndex, previewMapChange } from "./coverage.ts";
+import { estimateBooks } from "./estimates.ts";
+import { labelEquals, sortLabels, type Label } from "./labels.ts";
+import { adoptSuggestion, entriesFromBookStarts, validateOperatorEntries } from "./map-trust.ts";
+import { chaptersArb, mapEntriesArb, snapshotArb, sourcesArb, volumeLabel } from "./test-arbitraries.ts";
+import type { CoverageIndex } from "./types.ts";
+
+function check<T>(numRuns: number, property: fc.IProperty<T>): void {
+  fc.assert(property, { numRuns });
+}
+
+/** The index without the display-only estimate fields. */
+function decisions(index: CoverageIndex) {
+  return {
+    ...index,
+    chapters: index.chapters.map((c) => ({ ...c, estimatedBook: null })),
+    books: index.books.map((b) => ({ ...b, estimatedChapters: [] })),
+  };
+}
+
+/** The saved boundaries of an index (what catalogue data or chapter counts must never move). */
+function boundaries(index: CoverageIndex) {
+  const { books, unknownBooks, chapterToBook, conflicts, ambiguousBooks, revision } = index.map;
+  return { books, unknownBooks, chapterToBook, conflicts, ambiguousBooks, revision };
+}
+
+describe("nothing derived from a suggestion, an estimate or a hint is evidence", () => {
+  it("ignores catalogue, official and estimate maps entirely", () => {
+    check(
+      2500,
+      fc.property(snapshotArb, (snap) => {
+        const trusted = { ...snap, mapSources: snap.mapSources.filter((s) => s.kind === "operator" || s.kind === "reading") };
+        expect(buildCoverageIndex(snap)).toEqual(buildCoverageIndex(trusted));
+      }),
+    );
+  });
+
+  it("ignores the volume of estimate-tagged files, whatever it says", () => {
+    check(
+      1500,
+      fc.property(snapshotArb, volumeLabel, (snap, other) => {
+        const strip = (volume: Label | null) => ({
+          ...snap,
+          files: snap.files.map((f) => (f.tagSource === "estimate" ? { ...f, volume } : f)),
+        });
+        const expected = buildCoverageIndex(strip(null));
+        expect(buildCoverageIndex(snap)).toEqual(expected);
+        expect(buildCoverageIndex(strip(other))).toEqual(expected);
+      }),
+    );
+  });
+
+  it("never lets an estimate decide: estimates off changes only the estimate fields", () => {
+    check(
+      1500,
+      fc.property(snapshotArb, (snap) => {
+        const index = buildCoverageIndex(snap);
+        expect(decisions(index)).toEqual(buildCoverageIndex(snap, { estimates: false }));
+        for (const c of index.chapters) {
+          // `book` comes from the operational map only; an estimate never shows as membership.
+          expect(c.book).toBe(index.map.chapterToBook.get(c.number) ?? null);
+          if (c.estimatedBook !== null) expect(c.book).toBeNull();
+          if (c.book === null) expect(c.coverage).not.toBe("covered_by_volume");
+        }
+      }),
+    );
+  });
+
+  it("keeps coverage when unmapped books are added (new volume counts move only estimates)", () => {
+    check(
+      800,
+      fc.property(snapshotArb, fc.integer({ min: 9, max: 12 }), (snap, extraBooks) => {
+        const added = Array.from({ length: extraBooks - 8 }, (_, i) => ({ id: 900 + i, number: String(9 + i) as Label, monitored: true }));
+        const before = buildCoverageIndex(snap, { estimates: false });
+        const after = buildCoverageIndex({ ...snap, volumes: [...snap.volumes, ...added] }, { estimates: false });
+        expect(after.chapters).toEqual(before.chapters);
+        expect(after.books.filter((b) => !added.some((a) => a.number === b.number))).toEqual(before.books);
+      }),
+    );
+  });
+});
+
+describe("saved boundaries", () => {
+  it("never move when catalogue data or the chapters change", () => {
+    check(
+      1500,
+      fc.property(snapshotArb, sourcesArb(["catalogue", "official", "estimate"]), chaptersArb, (snap, suggestions, chapters) => {
+        const changed = { ...snap, chapters, mapSources: [...snap.mapSources.filter((s) => s.kind === "operator" || s.kind === "reading"), ...suggestions] };
+        expect(boundaries(buildCoverageIndex(changed))).toEqual(boundaries(buildCoverageIndex(snap)));
+      }),
+    );
+  });
+
+  it("never assign a contested chapter, let alone to the higher volume", () => {
+    check(
+      800,
+      fc.property(snapshotArb, (snap) => {
+        const index = buildCoverageIndex(snap);
+        for (const [chapter, books] of index.map.conflicts) {
+          expect(books.length).toBeGreaterThan(1);
+          expect(index.map.chapterToBook.has(chapter)).toBe(false);
+          const state = index.chapters.find((c) => c.number === chapter);
+          expect(state).toMatchObject({ book: null, ambiguous: true, duplicateFileIds: [] });
+          expect(state?.coverage).not.toBe("covered_by_volume");
+          for (const b of books) expect(index.map.ambiguousBooks.has(b)).toBe(true);
+        }
+      }),
+    );
+  });
+
+  it("survive a dry run of themselves unchanged", () => {
+    check(
+      300,
+      fc.property(snapshotArb, (snap) => {
+        // Several operator sources are one voice (united per book), so their entries together are the map.
+        const current = snap.mapSources.filter((s) => s.kind === "operator").flatMap((s) => s.entries);
+        const preview = previewMapChange(snap, current);
+        expect(preview).toMatchObject({ chapters: [], books: [], becomeDuplicateFileIds: [], stopDuplicateFileIds: [] });
+      }),
+    );
+  });
+});
+
+describe("coverage invariants", () => {
+  it("never wants what is covered, on disk or unmonitored", () => {
+    check(
+      1000,
+      fc.property(snapshotArb, (snap) => {
+        const index = buildCoverageIndex(snap);
+        for (const c of index.chapters) {
+          if (c.coverage === "covered_unmapped") expect(c.wanted).toBe(false);
+          if (c.wanted) expect([c.coverage, c.onDisk, c.monitored, c.slotId !== null, snap.series.monitored]).toEqual([null, false, true, true, true]);
+        }
+        for (const b of index.books) {
+          if (b.wanted) expect([b.owned, b.coverage, b.monitored]).toEqual([false, null, true]);
+        }
+      }),
+    );
+  });
+
+  it("never puts a split chapter with a missing part on disk", () => {
+    check(
+      1000,
+      fc.property(snapshotArb, (snap) => {
+        for (const c of buildCoverageIndex(snap).chapters) {
+          const complete = Array.from({ length: c.parts }, (_, i) => i + 1).every((p) => c.partsOnDisk.includes(p));
+          expect(c.onDisk).toBe(complete);
+        }
+      }),
+    );
+  });
+
+  it("finds duplicates only inside owned books that cover every chapter of the file", () => {
+    check(
+      1000,
+      fc.property(snapshotArb, (snap) => {
+        const index = buildCoverageIndex(snap);
+        const books = new Map(index.books.map((b) => [b.number, b]));
+        const retiring = new Set(
+          snap.files.filter((f) => f.kind === "book" && f.origin !== "import" && f.origin !== "translation" && f.tagSource !== "estimate").map((f) => f.volume),
+        );
+        for (const c of index.chapters) {
+          if (c.duplicateFileIds.length === 0) continue;
+          expect(c.coverage).toBe("covered_by_volume");
+          const book = books.get(c.book as Label);
+          expect(book).toMatchObject({ owned: true, coversChapters: true });
+          expect([...retiring].some((v) => v !== null && labelEquals(v, c.book as Label))).toBe(true);
+          for (const id of c.duplicateFileIds) expect(book?.duplicateFileIds).toContain(id);
+        }
+      }),
+    );
+  });
+
+  it("covers a book by chapters only from saved boundaries", () => {
+    check(
+      800,
+      fc.property(snapshotArb, (snap) => {
+        const index = buildCoverageIndex(snap);
+        const chapters = new Map(index.chapters.map((c) => [c.number, c]));
+        for (const b of index.books) {
+          if (b.coverage !== "covered_by_chapters") continue;
+          expect(index.map.books.size).toBeGreaterThan(0);
+          expect(b.ambiguous || index.map.unknownBooks.has(b.number)).toBe(false);
+          for (const c of b.chapters ?? []) if (!chapters.get(c)?.extra) expect(chapters.get(c)?.onDisk).toBe(true);
+        }
+      }),
+    );
+  });
+});
+
+describe("map editing rules", () => {
+  it("estimates only unmapped main chapters into unmapped books", () => {
+    check(
+      800,
+      fc.property(snapshotArb, (snap) => {
+        const index = buildCoverageIndex(snap, { estimates: false });
+        const estimates = estimateBooks(snap.chapters, snap.volumes.map((v) => v.number), index.map);
+        for (const [chapter, book] of estimates) {
+          expect(index.map.chapterToBook.has(chapter) || index.map.conflicts.has(chapter)).toBe(false);
+          expect(index.map.books.has(book)).toBe(false);
+          expect(snap.chapters.find((c) => c.number === chapter)?.extra).toBe(false);
+        }
+      }),
+    );
+  });
+
+  it("adopts suggestions into an operator map without contradictions", () => {
+    check(
+      300,
+      fc.property(mapEntriesArb, mapEntriesArb, (operator, suggestion) => {
+        fc.pre(validateOperatorEntries(operator).length === 0);
+        const result = adoptSuggestion(operator, suggestion);
+        expect(validateOperatorEntries(result.entries)).toEqual([]);
+        for (const e of operator) expect(result.entries.find((x) => x.volume === e.volume)?.chapters).toEqual(sortLabels(e.chapters));
+      }),
+    );
+  });
+
+  it("turns increasing book starts into a valid operator map", () => {
+    check(
+      300,
+      fc.property(fc.uniqueArray(fc.integer({ min: 0, max: 40 }), { minLength: 1, maxLength: 8 }), fc.integer({ min: 0, max: 10 }), (starts, tail) => {
+        const sorted = [...starts].sort((a, b) => a - b);
+        const input = sorted.map((start, i) => ({ volume: String(i + 1), start: String(start) }));
+        const last = (sorted[sorted.length - 1] ?? 0) + tail;
+        const result = entriesFromBookStarts(input, [], { lastEnd: String(last) });
+        expect(result.problems).toEqual([]);
+        expect(validateOperatorEntries(result.entries)).toEqual([]);
+        expect(result.entries.flatMap((e) => e.chapters)).toHaveLength(last - (sorted[0] ?? 0) + 1);
+      }),
+    );
+  });
+});

@@ -1,0 +1,18 @@
+/**
+ * Names that are safe on every filesystem people keep libraries on (ext4, NTFS, exFAT, SMB shares):
+ * no reserved characters, no control characters, no trailing dots or spaces, no Windows device
+ * names, bounded length in UTF-8 bytes.
+ */
+/** Separators become a space; other reserved characters are dropped ("What?!" → "What!"). */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what must go
+const SEPARATORS = /[:/\\|\u0000-\u001f\u007f]/g;
+const DROPPED = /[<>"?*]/g;
+const DEVICE = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$/i;
+
+export function safeName(name: string, maxBytes = 180): string {
+  let s = name.normalize("NFC").replace(SEPARATORS, " ").replace(DROPPED, "").replace(/\s+/g, " ").trim();
+  s = s.replace(/[. ]+$/g, "").replace(/^\.+/, "");
+  if (DEVICE.test(s)) s = `_${s}`;
+  while (new TextEncoder().encode(s).length > maxBytes) s = [...s].slice(0, -1).join("").trimEnd();
+  return s.length > 0 ? s : "Untitled";
+}

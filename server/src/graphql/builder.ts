@@ -1,0 +1,33 @@
+import SchemaBuilder from "@pothos/core";
+import PrismaPlugin from "@pothos/plugin-prisma";
+import type PrismaTypes from "../generated/pothos-types.ts";
+import { getDatamodel } from "../generated/pothos-types.ts";
+import type { Services } from "../services/index.ts";
+import type { Db } from "../db/client.ts";
+
+export interface GraphQLContext {
+  db: Db;
+  services: Services;
+  /** Who is calling ("api-key" or the web user); null is refused before any resolver runs. */
+  user: string | null;
+}
+
+/** Configuration only: the types live one file each under ./types. */
+export const builder = new SchemaBuilder<{
+  PrismaTypes: PrismaTypes;
+  Context: GraphQLContext;
+  DefaultFieldNullability: false;
+}>({
+  plugins: [PrismaPlugin],
+  defaultFieldNullability: false,
+  prisma: {
+    client: (ctx) => ctx.db,
+    dmmf: getDatamodel(),
+    exposeDescriptions: true,
+    filterConnectionTotalCount: true,
+    onUnusedQuery: null,
+  },
+});
+
+builder.queryType({});
+builder.mutationType({});

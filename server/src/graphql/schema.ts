@@ -1,0 +1,9 @@
+import { builder } from "./builder.ts";
+import "./types/enums.ts";
+import "./types/units.ts";
+import "./types/series.ts";
+import "./types/map.ts";
+import "./types/scan.ts";
+
+/** The schema: every type file registers itself on the builder; this only assembles them. */
+export const schema = builder.toSchema({ sortSchema: true });

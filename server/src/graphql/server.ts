@@ -1,0 +1,94 @@
+import type { IncomingMessage, Server } from "node:http";
+import { GraphQLError } from "graphql";
+import { createYoga, type YogaInitialContext } from "graphql-yoga";
+import type { OperationResult } from "graphql-ws";
+import { useServer } from "graphql-ws/use/ws";
+import { WebSocketServer } from "ws";
+import { isAppError } from "../errors.ts";
+import { authenticate } from "../http/auth.ts";
+import type { AppContext } from "../services/context.ts";
+import type { Services } from "../services/index.ts";
+import type { GraphQLContext } from "./builder.ts";
+import { schema } from "./schema.ts";
+
+/** Resolver errors carry the same stable codes as REST problems, in `extensions.code`. */
+function maskError(error: unknown, log: (m: string) => void): Error {
+  const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
+  if (isAppError(original)) {
+    return new GraphQLError(original.message, {
+      ...(error instanceof GraphQLError ? { nodes: error.nodes, path: error.path } : {}),
+      extensions: { code: original.code, status: original.status, ...original.extra },
+    });
+  }
+  if (error instanceof GraphQLError && !error.originalError) return error;
+  log(`internal error in GraphQL: ${original instanceof Error ? (original.stack ?? original.message) : String(original)}`);
+  return new GraphQLError("The service failed unexpectedly; see its log.", { extensions: { code: "internal", status: 500 } });
+}
+
+interface Enveloped {
+  execute: (args: unknown) => OperationResult;
+  subscribe: (args: unknown) => OperationResult;
+}
+
+export function createGraphQL(ctx: AppContext, services: Services) {
+  const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
+    schema,
+    graphqlEndpoint: "/graphql",
+    graphiql: false,
+    landingPage: false,
+    maskedErrors: { maskError: (e) => maskError(e, ctx.log) },
+    context: (init: YogaInitialContext & { req?: IncomingMessage }) => ({
+      db: ctx.db,
+      services,
+      // HTTP requests carry a fetch Request; WebSocket operations the upgrade request (checked in onConnect).
+      user: init.req
+        ? "websocket"
+        : authenticate(ctx.secrets, {
+            apiKey: init.request.headers.get("x-api-key"),
+            cookie: init.request.headers.get("cookie"),
+          }),
+    }),
+  });
+
+  /** Subscriptions over graphql-ws on the same port and path, with the same authentication. */
+  function attachWebSocket(server: Server): WebSocketServer {
+    const wss = new WebSocketServer({ server, path: "/graphql" });
+    useServer(
+      {
+        schema,
+        onConnect: (wsCtx) => {
+          const req = wsCtx.extra.request as IncomingMessage;
+          const params = (wsCtx.connectionParams ?? {}) as { apiKey?: unknown };
+          const apiKey = typeof params.apiKey === "string" ? params.apiKey : (req.headers["x-api-key"] as string | undefined);
+          return authenticate(ctx.secrets, { apiKey: apiKey ?? null, cookie: req.headers.cookie ?? null }) !== null;
+        },
+        execute: (args) => (args.rootValue as Enveloped).execute(args),
+        subscribe: (args) => (args.rootValue as Enveloped).subscribe(args),
+        onSubscribe: async (wsCtx, _id, payload) => {
+          const req = wsCtx.extra.request as IncomingMessage;
+          const { schema: s, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+            ...wsCtx,
+            req,
+            socket: wsCtx.extra.socket,
+            params: payload,
+          });
+          const args = {
+            schema: s,
+            operationName: payload.operationName,
+            document: parse(payload.query),
+            variableValues: payload.variables,
+            contextValue: await contextFactory(),
+            rootValue: { execute, subscribe },
+          };
+          const errors = validate(args.schema, args.document);
+          if (errors.length) return errors;
+          return args;
+        },
+      },
+      wss,
+    );
+    return wss;
+  }
+
+  return { yoga, attachWebSocket };
+}

@@ -1,0 +1,91 @@
+import { Hono, type Context } from "hono";
+import { AppError } from "../errors.ts";
+import type { AppContext } from "../services/context.ts";
+import { asId } from "../services/input.ts";
+import type { Services } from "../services/index.ts";
+import { authenticate, CLEAR_SESSION_COOKIE, issueSession, parseCookies, SESSION_COOKIE, sessionUser } from "./auth.ts";
+import { problemResponse } from "./problem.ts";
+import { restMap, restMapChange, restScan } from "./present-map.ts";
+import { restSeries, restUnits } from "./present.ts";
+
+const MAX_JSON_BYTES = 4 * 1024 * 1024;
+
+async function jsonBody(c: Context): Promise<unknown> {
+  const length = Number(c.req.header("content-length") ?? 0);
+  if (length > MAX_JSON_BYTES) throw new AppError("bad_request", "the JSON body is too large");
+  const text = await c.req.text();
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new AppError("bad_request", "the body is not valid JSON");
+  }
+}
+
+function dryRun(c: Context): boolean {
+  const v = c.req.query("dry_run");
+  if (v === undefined || v === "false" || v === "0") return false;
+  if (v === "true" || v === "1" || v === "") return true;
+  throw new AppError("bad_request", "dry_run must be true or false");
+}
+
+/** The REST layer: translation between HTTP and the services, nothing else. */
+export function restApp(ctx: AppContext, services: Services, graphql: (req: Request) => Promise<Response> | Response) {
+  const app = new Hono();
+  app.onError((e) => problemResponse(e, ctx.log));
+  app.notFound((c) =>
+    c.req.path.startsWith("/api/") ? problemResponse(new AppError("not_found", `no route for ${c.req.method} ${c.req.path}`)) : c.text("Not found", 404),
+  );
+
+  // Session endpoints are the only ones reachable without a credential.
+  app.post("/api/session", async (c) => {
+    const body = (await jsonBody(c)) as { username?: unknown; password?: unknown };
+    if (body.username !== "admin" || typeof body.password !== "string" || !ctx.secrets.checkAdminPassword(body.password)) {
+      throw new AppError("bad_credentials");
+    }
+    const { cookie } = issueSession(ctx.secrets, "admin");
+    return c.body(null, 204, { "set-cookie": cookie });
+  });
+  app.get("/api/session", (c) => {
+    const user = sessionUser(ctx.secrets, parseCookies(c.req.header("cookie")).get(SESSION_COOKIE));
+    if (!user) throw new AppError("unauthenticated");
+    return c.json({ username: user });
+  });
+  app.delete("/api/session", (c) => c.body(null, 204, { "set-cookie": CLEAR_SESSION_COOKIE }));
+  app.get("/api/health", (c) => c.json({ ok: true }));
+
+  const requireAuth = async (c: Context, next: () => Promise<void>) => {
+    const user = authenticate(ctx.secrets, { apiKey: c.req.header("x-api-key"), cookie: c.req.header("cookie") });
+    if (!user) throw new AppError("unauthenticated", "send the API key as X-Api-Key, or log in");
+    await next();
+  };
+  app.use("/api/*", requireAuth);
+  app.use("/graphql", requireAuth);
+  app.on(["GET", "POST"], "/graphql", (c) => graphql(c.req.raw));
+
+  app.get("/api/manga", async (c) => c.json((await services.series.list()).map(restSeries)));
+  app.post("/api/manga", async (c) => c.json(restSeries(await services.series.create(await jsonBody(c))), 201));
+  app.get("/api/manga/:id", async (c) => c.json(restSeries(await services.series.get(asId(c.req.param("id"))))));
+  app.patch("/api/manga/:id", async (c) => c.json(restSeries(await services.series.update(asId(c.req.param("id")), await jsonBody(c)))));
+
+  app.get("/api/manga/:id/units", async (c) => c.json(restUnits(await services.units.units(asId(c.req.param("id"))))));
+
+  app.get("/api/manga/:id/chapter-map", async (c) => c.json(restMap(await services.maps.view(asId(c.req.param("id"))))));
+  app.put("/api/manga/:id/chapter-map", async (c) => {
+    const r = await services.maps.replace(asId(c.req.param("id")), await jsonBody(c), dryRun(c));
+    return c.json(r.dryRun ? restMapChange(r.revision, r.preview) : restMap(r.map));
+  });
+  app.delete("/api/manga/:id/chapter-map", async (c) => {
+    const r = await services.maps.remove(asId(c.req.param("id")), await jsonBody(c), dryRun(c));
+    return c.json(r.dryRun ? restMapChange(r.revision, r.preview) : restMap(r.map));
+  });
+  app.post("/api/manga/:id/chapter-map/readings", async (c) =>
+    c.json(restMap(await services.maps.addReading(asId(c.req.param("id")), await jsonBody(c))), 201),
+  );
+  app.post("/api/manga/:id/chapter-map/suggestions", async (c) =>
+    c.json(restMap(await services.maps.addSuggestion(asId(c.req.param("id")), await jsonBody(c))), 201),
+  );
+
+  app.post("/api/library/scan", async (c) => c.json(restScan(await services.scan.scan())));
+  return app;
+}

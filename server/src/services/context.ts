@@ -1,0 +1,23 @@
+import type { Config } from "../config.ts";
+import type { Db, QueryCounter } from "../db/client.ts";
+import { fileRepo } from "../repositories/file-repo.ts";
+import { mapRepo } from "../repositories/map-repo.ts";
+import { seriesRepo } from "../repositories/series-repo.ts";
+import { slotRepo } from "../repositories/slot-repo.ts";
+import type { Secrets } from "../secrets.ts";
+
+export function createRepos(db: Db) {
+  return { series: seriesRepo(db), maps: mapRepo(db), slots: slotRepo(db), files: fileRepo(db) };
+}
+
+export type Repos = ReturnType<typeof createRepos>;
+
+/** What every service is built from: configuration, the database and its repositories. */
+export interface AppContext {
+  config: Config;
+  db: Db;
+  queries: QueryCounter;
+  repos: Repos;
+  secrets: Secrets;
+  log: (message: string) => void;
+}

@@ -1,0 +1,71 @@
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { inject } from "vitest";
+import { createApp, type App } from "../src/app.ts";
+import { loadConfig, type Config } from "../src/config.ts";
+
+export const TEST_API_KEY = "test-api-key-0123456789";
+export const TEST_PASSWORD = "correct horse battery staple";
+
+export interface TestApp extends App {
+  dir: string;
+  config: Config;
+  baseUrl: string;
+  /** fetch against the running app with the API key. */
+  api(pathname: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
+  /** A GraphQL request with the API key; returns the parsed body. */
+  gql<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>): Promise<{ data?: T; errors?: { message: string; extensions?: Record<string, unknown> }[] }>;
+  dispose(): Promise<void>;
+}
+
+/**
+ * A real app on a real SQLite database (copied from the migrated template), a temporary library
+ * root and data dir, listening on a free loopback port. No mocks.
+ */
+export async function createTestApp(options: { demo?: boolean; env?: Record<string, string>; listen?: boolean } = {}): Promise<TestApp> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "mls-test-"));
+  const dataDir = path.join(dir, "data");
+  mkdirSync(dataDir, { recursive: true });
+  copyFileSync(inject("templateDb"), path.join(dataDir, "library.db"));
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    LIBRARY_ROOT: path.join(dir, "library"),
+    PORT: "0",
+    HOST: "127.0.0.1",
+    API_KEY: TEST_API_KEY,
+    ADMIN_PASSWORD: TEST_PASSWORD,
+    DEMO_LIBRARY: options.demo ? "1" : "0",
+    WEB_BUILD_DIR: "",
+    LOG_LEVEL: "silent",
+    ...options.env,
+  });
+  const app = await createApp(config, { migrate: false });
+  const port = options.listen === false ? 0 : await app.listen();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const api: TestApp["api"] = (pathname, init = {}) => {
+    const headers = new Headers(init.headers);
+    if (!headers.has("x-api-key")) headers.set("x-api-key", TEST_API_KEY);
+    let body = init.body;
+    if (init.json !== undefined) {
+      headers.set("content-type", "application/json");
+      body = JSON.stringify(init.json);
+    }
+    return fetch(`${baseUrl}${pathname}`, { ...init, headers, body });
+  };
+  return {
+    ...app,
+    dir,
+    config,
+    baseUrl,
+    api,
+    async gql(query, variables) {
+      const res = await api("/graphql", { method: "POST", json: { query, variables } });
+      return (await res.json()) as never;
+    },
+    async dispose() {
+      await app.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
