@@ -25,6 +25,14 @@ function maskError(error: unknown, log: (m: string) => void): Error {
   return new GraphQLError("The service failed unexpectedly; see its log.", { extensions: { code: "internal", status: 500 } });
 }
 
+function sameOrigin(origin: string, host: string | undefined): boolean {
+  try {
+    return new URL(origin).host === host;
+  } catch {
+    return false;
+  }
+}
+
 interface Enveloped {
   execute: (args: unknown) => OperationResult;
   subscribe: (args: unknown) => OperationResult;
@@ -58,6 +66,8 @@ export function createGraphQL(ctx: AppContext, services: Services) {
         schema,
         onConnect: (wsCtx) => {
           const req = wsCtx.extra.request as IncomingMessage;
+          // A browser page of another site must not ride on the session cookie (cross-site WebSocket).
+          if (req.headers.origin && !sameOrigin(req.headers.origin, req.headers.host)) return false;
           const params = (wsCtx.connectionParams ?? {}) as { apiKey?: unknown };
           const apiKey = typeof params.apiKey === "string" ? params.apiKey : (req.headers["x-api-key"] as string | undefined);
           return authenticate(ctx.secrets, { apiKey: apiKey ?? null, cookie: req.headers.cookie ?? null }) !== null;

@@ -1,0 +1,109 @@
+/**
+ * The whole service as a newcomer starts it: the real entry point in a child process, an empty
+ * data dir and library, the demo library generated on first start, the web client and the APIs
+ * on one port.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const root = path.resolve(import.meta.dirname, "..");
+let child: ChildProcess;
+let dir: string;
+let base: string;
+let output = "";
+
+async function waitForListening(proc: ChildProcess, timeoutMs: number): Promise<string> {
+  const started = Date.now();
+  while (Date.now() - started < timeoutMs) {
+    const m = /listening on (http:\/\/[^\s]+)/.exec(output);
+    if (m?.[1]) return m[1];
+    if (proc.exitCode !== null) throw new Error(`service exited with ${proc.exitCode}:\n${output}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`service did not start in ${timeoutMs} ms:\n${output}`);
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), "mls-e2e-"));
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: path.join(root, "server"),
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: path.join(dir, "data"),
+      LIBRARY_ROOT: path.join(dir, "library"),
+      API_KEY: "",
+      ADMIN_PASSWORD: "",
+      DEMO_LIBRARY: "",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+  base = await waitForListening(child, 120_000);
+});
+
+afterAll(async () => {
+  if (child && child.exitCode === null) {
+    const exited = new Promise((r) => child.once("exit", r));
+    child.kill("SIGTERM");
+    await exited;
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("first start of the service", () => {
+  it("writes the secrets file privately and prints the generated web password once", () => {
+    const file = path.join(dir, "data", "secrets.json");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const secrets = JSON.parse(readFileSync(file, "utf8")) as Record<string, string>;
+    expect(secrets.apiKey).toMatch(/^[0-9a-f]{48}$/);
+    const m = /web login:\s+admin \/ (\S+)/.exec(output);
+    expect(m).not.toBeNull();
+    expect(JSON.stringify(secrets)).not.toContain(m?.[1]);
+  });
+
+  it("serves the demo library through the API key", async () => {
+    const { apiKey } = JSON.parse(readFileSync(path.join(dir, "data", "secrets.json"), "utf8")) as { apiKey: string };
+    const res = await fetch(`${base}/api/manga`, { headers: { "x-api-key": apiKey } });
+    expect(res.status).toBe(200);
+    const series = (await res.json()) as { title: string; form: string; webtoon: boolean }[];
+    expect(series).toHaveLength(5);
+    expect(series.filter((s) => s.form === "books")).toHaveLength(2);
+    expect(series.filter((s) => s.webtoon)).toHaveLength(1);
+  });
+
+  it("serves the web client on the same port, and its login opens the GraphQL API", async () => {
+    const page = await fetch(`${base}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toContain("text/html");
+    expect(await page.text()).toContain("/_app/");
+
+    const password = /web login:\s+admin \/ (\S+)/.exec(output)?.[1] ?? "";
+    const unauth = await fetch(`${base}/graphql`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: "{ seriesList { id } }" }) });
+    expect(unauth.status).toBe(401);
+
+    const login = await fetch(`${base}/api/session`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ username: "admin", password }),
+    });
+    expect(login.status).toBe(204);
+    const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    const gql = await fetch(`${base}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie },
+      body: JSON.stringify({ query: "{ seriesList { title form units { map status } } }" }),
+    });
+    expect(gql.status).toBe(200);
+    const body = (await gql.json()) as { data: { seriesList: { title: string; form: string; units: { map: string; status: string | null } }[] } };
+    const maps = body.data.seriesList.map((s) => s.units.map).sort();
+    expect(maps).toContain("EXACT");
+    expect(maps).toContain("NONE");
+  });
+});
