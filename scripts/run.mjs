@@ -65,6 +65,7 @@ if (mode === "start") {
   buildWebIfStale();
   const checks = [
     ["typecheck", () => pnpm("-r", "typecheck")],
+    ["typecheck test/", () => pnpm("exec", "tsc", "--noEmit", "-p", "test")],
     ["lint", () => pnpm("exec", "eslint", ".")],
   ];
   let failedChecks = 0;
