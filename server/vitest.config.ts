@@ -1,6 +1,12 @@
+import { createRequire } from "node:module";
 import { defineConfig } from "vitest/config";
 
+// One copy of graphql: Node loads its CommonJS entry for yoga and Pothos, so sources must too
+// (Vite would otherwise pick the ESM build, and `instanceof GraphQLError` fails across the two).
+const graphqlEntry = createRequire(import.meta.url).resolve("graphql");
+
 export default defineConfig({
+  resolve: { alias: [{ find: /^graphql$/, replacement: graphqlEntry }] },
   test: {
     name: "server",
     root: import.meta.dirname,

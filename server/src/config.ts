@@ -22,8 +22,10 @@ const repoRoot = path.resolve(import.meta.dirname, "..", "..");
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
   const resolve = (p: string) => path.resolve(cwd, p);
   const dataDir = resolve(env.DATA_DIR ?? "data");
-  const port = Number(env.PORT ?? 8080);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${env.PORT}`);
+  // Decimal digits only: Number() would also take "", " ", "0x1F90" and "1e3" (an empty PORT became port 0).
+  const portText = env.PORT ?? "8080";
+  const port = /^\d{1,5}$/.test(portText) ? Number(portText) : NaN;
+  if (!(port >= 0 && port <= 65535)) throw new Error(`PORT must be a port number from 0 to 65535, got ${JSON.stringify(portText)}`);
   return {
     port,
     host: env.HOST ?? "127.0.0.1",

@@ -45,6 +45,10 @@ export function createGraphQL(ctx: AppContext, services: Services) {
     graphiql: false,
     landingPage: false,
     maskedErrors: { maskError: (e) => maskError(e, ctx.log) },
+    // Yoga would log every error its mask replaced, coded AppErrors (answers such as a stale
+    // revision) included, to the console whatever LOG_LEVEL says. maskError already logs the
+    // unexpected ones through ctx.log.
+    logging: false,
     context: (init: YogaInitialContext & { req?: IncomingMessage }) => ({
       db: ctx.db,
       services,

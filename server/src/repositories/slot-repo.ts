@@ -18,20 +18,28 @@ export function slotRepo(db: Db) {
       return add.length;
     },
 
-    /** Adds missing chapter slots; a larger known part count raises an existing slot's parts. */
+    /**
+     * Adds missing chapter slots. What is learnt later only ever adds to an existing slot: a larger
+     * part count raises its parts, `extra: true` marks it an optional extra (never unmarked here).
+     */
     async ensureChapters(
       seriesId: number,
       chapters: { number: Label; parts?: number; extra?: boolean }[],
       monitored: boolean,
     ): Promise<number> {
-      const existing = await db.chapterSlot.findMany({ where: { seriesId }, select: { id: true, number: true, parts: true } });
+      const existing = await db.chapterSlot.findMany({ where: { seriesId }, select: { id: true, number: true, parts: true, extra: true } });
       const byNumber = new Map(existing.map((r) => [r.number, r]));
       const add = new Map<string, { number: Label; parts: number; extra: boolean }>();
       for (const c of chapters) {
         const parts = Math.max(1, c.parts ?? 1);
         const row = byNumber.get(c.number);
         if (row) {
-          if (parts > row.parts) await db.chapterSlot.update({ where: { id: row.id }, data: { parts } });
+          const extra = c.extra === true && !row.extra;
+          if (parts > row.parts || extra) {
+            await db.chapterSlot.update({ where: { id: row.id }, data: { parts: Math.max(parts, row.parts), ...(extra ? { extra } : {}) } });
+            row.parts = Math.max(parts, row.parts);
+            row.extra ||= extra;
+          }
           continue;
         }
         const prev = add.get(c.number);
@@ -41,6 +49,7 @@ export function slotRepo(db: Db) {
       await db.chapterSlot.createMany({ data: [...add.values()].map((c) => ({ seriesId, monitored, ...c })) });
       return add.size;
     },
+
   };
 }
 

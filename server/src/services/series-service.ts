@@ -70,7 +70,8 @@ function parsePatch(o: Record<string, unknown>) {
   const formOverride = o.form_override === null ? null : optionalEnum(o, "form_override", SERIES_FORMS);
   const translationSourceLanguages = optionalLanguageList(o, "translation_source_languages");
   const patch = {
-    title: optionalString(o, "title", 300),
+    // Trimmed as on create: a PATCH must not store the padding create would have dropped.
+    title: optionalString(o, "title", 300)?.trim(),
     language: optionalLanguage(o, "language"),
     originalLanguage: o.original_language === null ? null : optionalLanguage(o, "original_language"),
     status: optionalEnum(o, "status", SERIES_STATUSES),
@@ -84,7 +85,7 @@ function parsePatch(o: Record<string, unknown>) {
     form: formOverride,
     translationSourceLanguages: translationSourceLanguages === undefined ? undefined : JSON.stringify(translationSourceLanguages),
   };
-  if (patch.title !== undefined && patch.title.trim() === "") throw new AppError("invalid_field", "title must not be empty", { field: "title" });
+  if (patch.title === "") throw new AppError("invalid_field", "title must not be empty", { field: "title" });
   return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<typeof patch>;
 }
 

@@ -1,0 +1,90 @@
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadConfig, repoRoot } from "./config.ts";
+
+const CWD = path.resolve("/srv/manga");
+
+describe("loadConfig", () => {
+  it("has the defaults of the API contract's Running section", () => {
+    expect(loadConfig({}, CWD)).toEqual({
+      port: 8080,
+      host: "127.0.0.1",
+      dataDir: path.join(CWD, "data"),
+      libraryRoot: path.join(CWD, "library"),
+      databaseUrl: `file:${path.join(CWD, "data", "library.db")}`,
+      apiKey: null,
+      adminPassword: null,
+      demoLibrary: true,
+      webBuildDir: path.join(repoRoot, "web", "build"),
+      logLevel: "info",
+    });
+  });
+
+  it("resolves relative directories against the working directory", () => {
+    expect(loadConfig({}).dataDir).toBe(path.resolve(process.cwd(), "data"));
+    const c = loadConfig({ DATA_DIR: "state", LIBRARY_ROOT: "../shelf", WEB_BUILD_DIR: "dist/web" }, CWD);
+    expect([c.dataDir, c.libraryRoot, c.webBuildDir]).toEqual([path.join(CWD, "state"), path.resolve(CWD, "../shelf"), path.resolve("dist/web")]);
+  });
+
+  it("takes every override from the environment", () => {
+    expect(
+      loadConfig(
+        {
+          PORT: "9090",
+          HOST: "0.0.0.0",
+          DATA_DIR: "/var/lib/manga",
+          LIBRARY_ROOT: "/mnt/manga",
+          DATABASE_URL: "file:/tmp/other.db",
+          API_KEY: "k3y",
+          ADMIN_PASSWORD: "s3cret",
+          DEMO_LIBRARY: "0",
+          WEB_BUILD_DIR: "",
+          LOG_LEVEL: "silent",
+        },
+        CWD,
+      ),
+    ).toEqual({
+      port: 9090,
+      host: "0.0.0.0",
+      dataDir: "/var/lib/manga",
+      libraryRoot: "/mnt/manga",
+      databaseUrl: "file:/tmp/other.db",
+      apiKey: "k3y",
+      adminPassword: "s3cret",
+      demoLibrary: false,
+      webBuildDir: null,
+      logLevel: "silent",
+    });
+  });
+
+  it("puts the default database in DATA_DIR", () => {
+    expect(loadConfig({ DATA_DIR: "/var/lib/manga" }, CWD).databaseUrl).toBe(`file:${path.join("/var/lib/manga", "library.db")}`);
+  });
+
+  it.each([
+    [undefined, true],
+    ["0", false],
+    ["1", true],
+    ["", true],
+    ["false", true],
+    ["no", true],
+  ])("DEMO_LIBRARY=%j → demo %s (only 0 turns it off)", (value, demo) => {
+    expect(loadConfig(value === undefined ? {} : { DEMO_LIBRARY: value }, CWD).demoLibrary).toBe(demo);
+  });
+
+  it("treats an empty API_KEY or ADMIN_PASSWORD as unset", () => {
+    const c = loadConfig({ API_KEY: "", ADMIN_PASSWORD: "" }, CWD);
+    expect([c.apiKey, c.adminPassword]).toEqual([null, null]);
+  });
+
+  it.each(["0", "1", "80", "8080", "65535"])("accepts PORT=%s", (port) => {
+    expect(loadConfig({ PORT: port }, CWD).port).toBe(Number(port));
+  });
+
+  it.each(["abc", "", " ", "-1", "65536", "70000", "8080.5", "0x1F90", "1e3", " 8080", "80a", "123456"])(
+    "refuses PORT=%j with a clear message",
+    (port) => {
+      expect(() => loadConfig({ PORT: port }, CWD)).toThrow(`PORT must be a port number from 0 to 65535, got ${JSON.stringify(port)}`);
+    },
+  );
+});
