@@ -270,6 +270,18 @@ describe("rescans", () => {
     expect(await fileRows()).toEqual(before);
   });
 
+  it("records only the new mtime of a touched file (same bytes)", async () => {
+    const original = await put("Alpha/Alpha - c001.cbz", await cbz(3));
+    await scan();
+    const [before] = await fileRows();
+    // Same bytes, new mtime: hashed again (the mtime moved), found identical, counted unchanged.
+    const touched = nextMtime();
+    await utimes(abs("Alpha/Alpha - c001.cbz"), touched, touched);
+    expect(await scan()).toEqual(result({ unchanged: 1 }));
+    const [after] = await fileRows();
+    expect(after).toMatchObject({ id: before?.id, sha256: original.sha256, mtimeMs: touched.getTime(), pageCount: 3, state: "active" });
+  });
+
   it("reports a modified file as changed and records its new sha256, size and pages under the same id", async () => {
     await put("Alpha/Alpha - c001.cbz", await cbz(3));
     await put("Alpha/Alpha - c002.cbz", await cbz(3));

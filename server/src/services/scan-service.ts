@@ -122,7 +122,12 @@ export function scanService(ctx: AppContext) {
       return folder === null ? undefined : seriesByFolder.get(folder)?.id;
     };
 
-    for (const f of [...diff.added, ...diff.changed]) {
+    for (const f of diff.changed.filter((c) => !c.contentChanged)) {
+      // Touched, same bytes: only the recorded mtime moves; the archive is not read again.
+      await repos.files.update(f.id, { size: BigInt(f.size), mtimeMs: BigInt(f.mtimeMs) });
+      result.unchanged += 1;
+    }
+    for (const f of [...diff.added, ...diff.changed.filter((c) => c.contentChanged)]) {
       const seriesId = seriesOf(f.path);
       if (seriesId === undefined) continue;
       try {
@@ -146,10 +151,8 @@ export function scanService(ctx: AppContext) {
     for (const m of diff.moved) {
       const seriesId = seriesOf(m.to);
       if (seriesId === undefined) continue;
-      const st = files.find((f) => f.path === m.to);
-      if (!st) continue;
       try {
-        const { row, numbering } = await describe(m.to, st, known.find((k) => k.id === m.id)?.sha256 ?? "");
+        const { row, numbering } = await describe(m.to, m, m.sha256);
         await repos.files.update(m.id, { ...row, seriesId });
         touched.add(seriesId);
         hint(seriesId, numbering);
@@ -163,8 +166,9 @@ export function scanService(ctx: AppContext) {
       result.removed = diff.removed.length;
     }
 
+    const monitoredById = new Map([...seriesByFolder.values()].map((s) => [s.id, s.monitored]));
     for (const [seriesId, h] of slotHints) {
-      const monitored = [...seriesByFolder.values()].find((s) => s.id === seriesId)?.monitored ?? true;
+      const monitored = monitoredById.get(seriesId) ?? true;
       await repos.slots.ensureVolumes(seriesId, h.volumes, monitored);
       await repos.slots.ensureChapters(seriesId, h.chapters, monitored);
     }
