@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import WebSocket from "ws";
 import { createApp } from "../src/app.ts";
 import { issueSession } from "../src/http/auth.ts";
+import { problemOf } from "./fixtures.ts";
 import { createTestApp, TEST_API_KEY, TEST_PASSWORD, type TestApp } from "./utils.ts";
 
 const DAY = 86_400_000;
@@ -54,10 +55,6 @@ function send(app: TestApp, route: { method: string; path: string; json?: unknow
     headers: h,
     body: route.json === undefined ? undefined : JSON.stringify(route.json),
   });
-}
-
-async function problem(res: Response): Promise<{ status: number; contentType: string | null; body: unknown }> {
-  return { status: res.status, contentType: res.headers.get("content-type"), body: await res.json() };
 }
 
 async function login(app: TestApp, password = TEST_PASSWORD): Promise<string> {
@@ -124,7 +121,7 @@ describe("requests without a valid credential", () => {
   it.each(credentials)("answer 401 unauthenticated problem+json with $name", async ({ headers }) => {
     const answers = [];
     for (const route of ROUTES) {
-      const p = await problem(await send(app, route, headers(app)));
+      const p = await problemOf(await send(app, route, headers(app)));
       answers.push({ route: `${route.method} ${route.path}`, ...p });
     }
     expect(answers).toEqual(ROUTES.map((r) => ({ route: `${r.method} ${r.path}`, status: 401, contentType: "application/problem+json", body: UNAUTHENTICATED })));
@@ -136,7 +133,7 @@ describe("requests without a valid credential", () => {
   it("leave /api/health and the session endpoints open", async () => {
     expect(await (await fetch(`${app.baseUrl}/api/health`)).json()).toEqual({ ok: true });
     expect((await fetch(`${app.baseUrl}/api/session`, { method: "DELETE" })).status).toBe(204);
-    expect(await problem(await fetch(`${app.baseUrl}/api/session`))).toEqual({ status: 401, contentType: "application/problem+json", body: NO_SESSION });
+    expect(await problemOf(await fetch(`${app.baseUrl}/api/session`))).toEqual({ status: 401, contentType: "application/problem+json", body: NO_SESSION });
   });
 
   it("are served with the right API key (the table above is reachable)", async () => {
@@ -202,7 +199,7 @@ describe("web session", () => {
     for (const body of attempts) {
       const res = await fetch(`${app.baseUrl}/api/session`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
       expect(res.headers.get("set-cookie")).toBeNull();
-      expect(await problem(res)).toEqual({
+      expect(await problemOf(res)).toEqual({
         status: 401,
         contentType: "application/problem+json",
         body: { type: "about:blank#bad_credentials", title: "Wrong user name or password", status: 401, detail: "Wrong user name or password", code: "bad_credentials" },
@@ -217,7 +214,7 @@ describe("web session", () => {
     expect(res.headers.get("set-cookie")).toBe("mls_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
     // What the browser sends after honouring it: an empty cookie, which authenticates nothing.
     const after = await fetch(`${app.baseUrl}/api/session`, { headers: { cookie: "mls_session=" } });
-    expect(await problem(after)).toEqual({ status: 401, contentType: "application/problem+json", body: NO_SESSION });
+    expect(await problemOf(after)).toEqual({ status: 401, contentType: "application/problem+json", body: NO_SESSION });
     expect((await fetch(`${app.baseUrl}/api/manga`, { headers: { cookie: "mls_session=" } })).status).toBe(401);
   });
 });
@@ -338,7 +335,7 @@ describe("error bodies", () => {
       [{ method: "DELETE" }, "/api/nope", { type: "about:blank#not_found", title: "Not found", status: 404, detail: "no route for DELETE /api/nope", code: "not_found" }],
     ];
     for (const [init, url, body] of cases) {
-      expect({ url, ...(await problem(await app.api(url, init))) }).toEqual({ url, status: (body as { status: number }).status, contentType: "application/problem+json", body });
+      expect({ url, ...(await problemOf(await app.api(url, init))) }).toEqual({ url, status: (body as { status: number }).status, contentType: "application/problem+json", body });
     }
   });
 

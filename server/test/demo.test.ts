@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, type App } from "../src/app.ts";
 import { compareLabels, type Label } from "../src/domain/labels.ts";
 import { seedDemoLibraryIfEmpty } from "../src/services/demo-service.ts";
+import { expectJson, type RestMap, type RestUnits } from "./fixtures.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 
 const HARBOR = "Harbor of Paper Cranes";
@@ -119,9 +120,7 @@ describe("first start with an empty library and DEMO_LIBRARY on", () => {
   });
 
   it("creates the five demo series with their statuses, book counts, form and webtoon flag", async () => {
-    const res = await app.api("/api/manga");
-    expect(res.status).toBe(200);
-    const list = (await res.json()) as Record<string, unknown>[];
+    const list = await expectJson<Record<string, unknown>[]>(await app.api("/api/manga"), 200);
     expect(list.map((s) => [s.title, s.folder, s.status, s.known_book_count, s.form, s.webtoon, s.language, s.monitored])).toEqual([
       [HARBOR, HARBOR, "finished", 5, "books", false, "en", true],
       [LANTERNS, LANTERNS, "finished", 4, "books", false, "en", true],
@@ -175,8 +174,7 @@ describe("first start with an empty library and DEMO_LIBRARY on", () => {
   });
 
   it("saves the operator map of the mapped series at revision 1, and no map anywhere else", async () => {
-    const res = await app.api(`/api/manga/${ids[HARBOR]}/chapter-map`);
-    expect(await res.json()).toEqual({
+    expect(await expectJson(await app.api(`/api/manga/${ids[HARBOR]}/chapter-map`), 200)).toEqual({
       series_id: ids[HARBOR],
       revision: 1,
       state: "exact",
@@ -186,7 +184,7 @@ describe("first start with an empty library and DEMO_LIBRARY on", () => {
       conflicts: [],
     });
     for (const folder of [LANTERNS, MOSS, SKY, CLOCK]) {
-      const other = (await (await app.api(`/api/manga/${ids[folder]}/chapter-map`)).json()) as { revision: number; entries: unknown[]; state: string };
+      const other = await expectJson<RestMap>(await app.api(`/api/manga/${ids[folder]}/chapter-map`), 200);
       expect({ folder, revision: other.revision, entries: other.entries, state: other.state }).toEqual({ folder, revision: 0, entries: [], state: "none" });
     }
     const sources = await app.ctx.db.mapSource.findMany();
@@ -196,10 +194,7 @@ describe("first start with an empty library and DEMO_LIBRARY on", () => {
   });
 
   it("shows the mapped series as the demo intends: books 1–3 on disk, book 4 missing chapter 28, book 5 complete from chapters", async () => {
-    const body = (await (await app.api(`/api/manga/${ids[HARBOR]}/units`)).json()) as {
-      map: string;
-      units: { kind: string; number: string; owned: boolean; coverage: string | null; plan: string | null; problems: string[]; extra: boolean }[];
-    };
+    const body = await expectJson<RestUnits>(await app.api(`/api/manga/${ids[HARBOR]}/units`), 200);
     expect(body.map).toBe("exact");
     const books = body.units.filter((u) => u.kind === "book").map((u) => [u.number, u.owned, u.coverage, u.plan, u.problems]);
     expect(books).toEqual([

@@ -4,73 +4,9 @@
  * rules", "Endpoints"; API contract "Operator map payload"). Every series is created through
  * POST /api/manga, filled with small CBZ files written here and recorded by POST /api/library/scan.
  */
-import { createWriteStream } from "node:fs";
-import path from "node:path";
-import { pipeline } from "node:stream/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ZipFile } from "yazl";
+import { createSeriesWithFiles, expectJson, expectProblem, scanLibrary, unitOf, type MapEntry, type RestMap, type RestUnits } from "./fixtures.ts";
 import { createTestApp, TEST_API_KEY, type TestApp } from "./utils.ts";
-
-interface MapEntry {
-  volume: string;
-  chapters: string[];
-}
-interface RestMap {
-  series_id: number;
-  revision: number;
-  state: "exact" | "partial" | "none";
-  entries: MapEntry[];
-  readings: MapEntry[];
-  suggestions: {
-    source: string;
-    kind: "catalogue" | "official";
-    revision: number;
-    entries: { volume: string; chapters: string[]; status: string; conflicts: { chapter: string; volumes: string[]; scope: string }[]; adoptable: string[] }[];
-  }[];
-  conflicts: { chapter: string; books: string[] }[];
-}
-interface RestUnit {
-  kind: "book" | "chapter";
-  number: string;
-  book: string | null;
-  owned: boolean;
-  monitored: boolean;
-  coverage: string | null;
-  plan: string | null;
-  estimated_book: string | null;
-  page_count: number | null;
-  file_ids: number[];
-  duplicate_file_ids: number[];
-  problems: string[];
-  extra: boolean;
-}
-interface RestUnits {
-  series_id: number;
-  form: string;
-  map: string;
-  status: string | null;
-  plan_wording: string;
-  units: RestUnit[];
-}
-interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  [key: string]: unknown;
-}
-
-/** A small valid CBZ: a few page entries of arbitrary bytes (the scan never decodes an image). */
-async function writeCbz(file: string, pages = 3): Promise<void> {
-  const zip = new ZipFile();
-  for (let i = 1; i <= pages; i++) zip.addBuffer(Buffer.from(`page ${i} of ${path.basename(file)}`), `${String(i).padStart(3, "0")}.jpg`);
-  zip.end();
-  await pipeline(zip.outputStream, createWriteStream(file));
-}
-
-const bookFile = (title: string, n: number) => `${title} v${String(n).padStart(2, "0")}.cbz`;
-const chapterFile = (title: string, n: number) => `${title} - c${String(n).padStart(3, "0")}.cbz`;
 
 describe("chapter-map endpoints", () => {
   let app: TestApp;
@@ -83,40 +19,22 @@ describe("chapter-map endpoints", () => {
     await app?.dispose();
   });
 
-  async function json<T>(res: Response, status: number): Promise<T> {
-    const text = await res.text();
-    expect(res.status, text).toBe(status);
-    return JSON.parse(text) as T;
-  }
-
-  async function problem(res: Response, status: number, code: string): Promise<Problem> {
-    const body = await json<Problem>(res, status);
-    expect(res.headers.get("content-type")).toBe("application/problem+json");
-    expect(body.code).toBe(code);
-    expect(body.status).toBe(status);
-    expect(body.type).toBe(`about:blank#${code}`);
-    return body;
-  }
-
   /**
    * A running series (chapters form) made through POST /api/manga, with the given books and
    * chapter files written into its folder and recorded by a library scan.
    */
   async function seriesWithFiles(books: number[], chapters: number[]): Promise<{ id: number; title: string }> {
     const title = `Map Series ${++seq}`;
-    const s = await json<{ id: number; folder: string }>(await app.api("/api/manga", { method: "POST", json: { title } }), 201);
+    const s = await createSeriesWithFiles(app, title, { books, chapters });
     expect(s.folder).toBe(title);
-    const dir = path.join(app.config.libraryRoot, s.folder);
-    for (const b of books) await writeCbz(path.join(dir, bookFile(title, b)), 12);
-    for (const c of chapters) await writeCbz(path.join(dir, chapterFile(title, c)), 4);
-    const scan = await json<{ added: number; errors: unknown[] }>(await app.api("/api/library/scan", { method: "POST" }), 200);
+    const scan = await scanLibrary(app);
     expect(scan.errors).toEqual([]);
     expect(scan.added).toBe(books.length + chapters.length);
     return { id: s.id, title };
   }
 
-  const getMap = async (id: number) => json<RestMap>(await app.api(`/api/manga/${id}/chapter-map`), 200);
-  const getUnits = async (id: number) => json<RestUnits>(await app.api(`/api/manga/${id}/units`), 200);
+  const getMap = async (id: number) => expectJson<RestMap>(await app.api(`/api/manga/${id}/chapter-map`), 200);
+  const getUnits = async (id: number) => expectJson<RestUnits>(await app.api(`/api/manga/${id}/units`), 200);
   const put = (id: number, body: unknown, dryRun = false) =>
     app.api(`/api/manga/${id}/chapter-map${dryRun ? "?dry_run=true" : ""}`, { method: "PUT", json: body });
   const del = (id: number, body: unknown, dryRun = false) =>
@@ -124,14 +42,9 @@ describe("chapter-map endpoints", () => {
   const postReading = (id: number, body: unknown) => app.api(`/api/manga/${id}/chapter-map/readings`, { method: "POST", json: body });
   const postSuggestion = (id: number, body: unknown) => app.api(`/api/manga/${id}/chapter-map/suggestions`, { method: "POST", json: body });
 
-  function unit(view: RestUnits, kind: "book" | "chapter", number: string): RestUnit {
-    const found = view.units.filter((u) => u.kind === kind && u.number === number);
-    expect(found, `${kind} ${number}`).toHaveLength(1);
-    return found[0] as RestUnit;
-  }
   /** The id of the one file of a unit (read from the units view before any map exists). */
   function fileOf(view: RestUnits, kind: "book" | "chapter", number: string): number {
-    const u = unit(view, kind, number);
+    const u = unitOf(view, kind, number);
     expect(u.file_ids).toHaveLength(1);
     return u.file_ids[0] as number;
   }
@@ -161,7 +74,7 @@ describe("chapter-map endpoints", () => {
       ["chapter", "6", true, "covered_unmapped", null],
       ["book", "1", true, null, null],
     ]);
-    expect(unit(view, "book", "1").page_count).toBe(12);
+    expect(unitOf(view, "book", "1").page_count).toBe(12);
   });
 
   it("PUT ?dry_run=true returns the coverage change and the duplicates that would appear, and changes nothing", async () => {
@@ -170,7 +83,7 @@ describe("chapter-map endpoints", () => {
     const c1 = fileOf(before, "chapter", "1");
     const c2 = fileOf(before, "chapter", "2");
 
-    const preview = await json<Record<string, unknown>>(await put(id, { revision: 0, entries: twoBooks }, true), 200);
+    const preview = await expectJson<Record<string, unknown>>(await put(id, { revision: 0, entries: twoBooks }, true), 200);
     const side = (coverage: string | null, book: string | null, wanted = false) => ({ coverage, book, wanted });
     const change = (number: string, before: object, after: object, become: number[] = []) => ({
       number,
@@ -229,7 +142,7 @@ describe("chapter-map endpoints", () => {
     const book1 = fileOf(before, "book", "1");
 
     // Unordered, non-canonical labels: stored canonical and sorted.
-    const saved = await json<RestMap>(
+    const saved = await expectJson<RestMap>(
       await put(id, {
         revision: 0,
         entries: [
@@ -257,13 +170,13 @@ describe("chapter-map endpoints", () => {
       ["chapter", "8", "2", false, null],
       ["book", "2", null, false, null],
     ]);
-    expect(unit(after, "chapter", "1").duplicate_file_ids).toEqual([c1]);
-    expect(unit(after, "chapter", "2").duplicate_file_ids).toEqual([c2]);
-    expect(unit(after, "book", "1")).toMatchObject({ plan: "book on disk", file_ids: [book1], duplicate_file_ids: [c1, c2].sort((a, b) => a - b) });
-    expect(unit(after, "book", "2")).toMatchObject({ plan: "in part", monitored: true, problems: ["missing chapters: 7, 8"] });
+    expect(unitOf(after, "chapter", "1").duplicate_file_ids).toEqual([c1]);
+    expect(unitOf(after, "chapter", "2").duplicate_file_ids).toEqual([c2]);
+    expect(unitOf(after, "book", "1")).toMatchObject({ plan: "book on disk", file_ids: [book1], duplicate_file_ids: [c1, c2].sort((a, b) => a - b) });
+    expect(unitOf(after, "book", "2")).toMatchObject({ plan: "in part", monitored: true, problems: ["missing chapters: 7, 8"] });
 
     // The next save is bound to revision 1 and moves the map to revision 2.
-    const again = await json<RestMap>(await put(id, { revision: 1, entries: [{ volume: "1", chapters: ["1", "2", "3", "4", "4.5"] }] }), 200);
+    const again = await expectJson<RestMap>(await put(id, { revision: 1, entries: [{ volume: "1", chapters: ["1", "2", "3", "4", "4.5"] }] }), 200);
     expect(again.revision).toBe(2);
     expect(again.entries).toEqual([{ volume: "1", chapters: ["1", "2", "3", "4", "4.5"] }]);
     expect((await getMap(id)).revision).toBe(2);
@@ -281,19 +194,19 @@ describe("chapter-map endpoints", () => {
     });
 
     // Never saved: revision 0 is current, anything else is stale.
-    expect(await problem(await put(id, { revision: 3, entries: twoBooks }), 409, "map_revision_stale")).toEqual(stale(0, 3));
-    expect(await problem(await del(id, { revision: 1 }), 409, "map_revision_stale")).toEqual(stale(0, 1));
+    expect(await expectProblem(await put(id, { revision: 3, entries: twoBooks }), 409, "map_revision_stale")).toEqual(stale(0, 3));
+    expect(await expectProblem(await del(id, { revision: 1 }), 409, "map_revision_stale")).toEqual(stale(0, 1));
     expect(await getMap(id)).toEqual(emptyMap(id));
 
-    const saved = await json<RestMap>(await put(id, { revision: 0, entries: twoBooks }), 200);
+    const saved = await expectJson<RestMap>(await put(id, { revision: 0, entries: twoBooks }), 200);
     const units = await getUnits(id);
     // Somebody else saved: a confirmation read at revision 0 is refused, dry run or not.
     const other = [{ volume: "1", chapters: ["1"] }];
-    expect(await problem(await put(id, { revision: 0, entries: other }), 409, "map_revision_stale")).toEqual(stale(1, 0));
-    expect(await problem(await put(id, { revision: 0, entries: other }, true), 409, "map_revision_stale")).toEqual(stale(1, 0));
-    expect(await problem(await del(id, { revision: 0 }), 409, "map_revision_stale")).toEqual(stale(1, 0));
-    expect(await problem(await del(id, { revision: 0 }, true), 409, "map_revision_stale")).toEqual(stale(1, 0));
-    expect(await problem(await put(id, { revision: 2, entries: other }), 409, "map_revision_stale")).toEqual(stale(1, 2));
+    expect(await expectProblem(await put(id, { revision: 0, entries: other }), 409, "map_revision_stale")).toEqual(stale(1, 0));
+    expect(await expectProblem(await put(id, { revision: 0, entries: other }, true), 409, "map_revision_stale")).toEqual(stale(1, 0));
+    expect(await expectProblem(await del(id, { revision: 0 }), 409, "map_revision_stale")).toEqual(stale(1, 0));
+    expect(await expectProblem(await del(id, { revision: 0 }, true), 409, "map_revision_stale")).toEqual(stale(1, 0));
+    expect(await expectProblem(await put(id, { revision: 2, entries: other }), 409, "map_revision_stale")).toEqual(stale(1, 2));
 
     expect(await getMap(id)).toEqual(saved);
     expect(await getUnits(id)).toEqual(units);
@@ -302,16 +215,16 @@ describe("chapter-map endpoints", () => {
   it("a revision that is not a non-negative integer is a malformed request", async () => {
     const { id } = await mixed();
     for (const revision of ["0", 0.5, -1, null]) {
-      const body = await problem(await put(id, { revision, entries: twoBooks }), 400, "bad_request");
+      const body = await expectProblem(await put(id, { revision, entries: twoBooks }), 400, "bad_request");
       expect(body.field).toBe("revision");
     }
-    await problem(await put(id, { entries: twoBooks }), 400, "bad_request");
-    await problem(await del(id, {}), 400, "bad_request");
-    expect((await problem(await put(id, { revision: 0, entries: "1" }), 400, "bad_request")).field).toBe("entries");
-    await problem(await put(id, { revision: 0, entries: [{ volume: "1" }] }), 400, "bad_request");
-    await problem(await put(id, [0]), 400, "bad_request");
-    await problem(await app.api(`/api/manga/${id}/chapter-map?dry_run=maybe`, { method: "PUT", json: { revision: 0, entries: twoBooks } }), 400, "bad_request");
-    await problem(await app.api(`/api/manga/${id}/chapter-map`, { method: "PUT", body: "{not json", headers: { "content-type": "application/json" } }), 400, "bad_request");
+    await expectProblem(await put(id, { entries: twoBooks }), 400, "bad_request");
+    await expectProblem(await del(id, {}), 400, "bad_request");
+    expect((await expectProblem(await put(id, { revision: 0, entries: "1" }), 400, "bad_request")).field).toBe("entries");
+    await expectProblem(await put(id, { revision: 0, entries: [{ volume: "1" }] }), 400, "bad_request");
+    await expectProblem(await put(id, [0]), 400, "bad_request");
+    await expectProblem(await app.api(`/api/manga/${id}/chapter-map?dry_run=maybe`, { method: "PUT", json: { revision: 0, entries: twoBooks } }), 400, "bad_request");
+    await expectProblem(await app.api(`/api/manga/${id}/chapter-map`, { method: "PUT", body: "{not json", headers: { "content-type": "application/json" } }), 400, "bad_request");
     expect(await getMap(id)).toEqual(emptyMap(id));
   });
 
@@ -330,16 +243,16 @@ describe("chapter-map endpoints", () => {
     ];
     for (const c of cases) {
       for (const dryRun of [true, false]) {
-        const body = await problem(await put(id, { revision: 0, entries: c.entries }, dryRun), 400, "invalid_label");
+        const body = await expectProblem(await put(id, { revision: 0, entries: c.entries }, dryRun), 400, "invalid_label");
         expect(body.title).toBe("Not an exact decimal number");
         expect(body.field).toBe(c.field);
       }
     }
     // Readings and suggestions take the same labels.
-    expect((await problem(await postReading(id, { volume: 1, chapters: ["1"] }), 400, "invalid_label")).field).toBe("volume");
-    expect((await problem(await postReading(id, { volume: "1", chapters: [1] }), 400, "invalid_label")).field).toBe("reading[0].chapters[0]");
-    expect((await problem(await postReading(id, { volume: "1", chapters: ["1.2.3"] }), 400, "invalid_label")).field).toBe("reading[0].chapters[0]");
-    const sug = await problem(await postSuggestion(id, { source: "catalogue:x", entries: [{ volume: "1", chapters: [10.5] }] }), 400, "invalid_label");
+    expect((await expectProblem(await postReading(id, { volume: 1, chapters: ["1"] }), 400, "invalid_label")).field).toBe("volume");
+    expect((await expectProblem(await postReading(id, { volume: "1", chapters: [1] }), 400, "invalid_label")).field).toBe("reading[0].chapters[0]");
+    expect((await expectProblem(await postReading(id, { volume: "1", chapters: ["1.2.3"] }), 400, "invalid_label")).field).toBe("reading[0].chapters[0]");
+    const sug = await expectProblem(await postSuggestion(id, { source: "catalogue:x", entries: [{ volume: "1", chapters: [10.5] }] }), 400, "invalid_label");
     expect(sug.field).toBe("entries[0].chapters[0]");
 
     expect(await getMap(id)).toEqual(emptyMap(id));
@@ -348,7 +261,7 @@ describe("chapter-map endpoints", () => {
 
   it("a chapter in two volumes, a volume twice or a chapter twice answer 400 invalid_map with the problems", async () => {
     const { id } = await mixed();
-    const inTwo = await problem(
+    const inTwo = await expectProblem(
       await put(id, {
         revision: 0,
         entries: [
@@ -366,7 +279,7 @@ describe("chapter-map endpoints", () => {
     ]);
 
     // "3" and "03" are one volume; the dry run validates too.
-    const twice = await problem(
+    const twice = await expectProblem(
       await put(id, { revision: 0, entries: [{ volume: "3", chapters: ["1"] }, { volume: "03", chapters: ["2"] }] }, true),
       400,
       "invalid_map",
@@ -374,11 +287,11 @@ describe("chapter-map endpoints", () => {
     expect(twice.problems).toEqual([{ code: "duplicate_volume", message: "book 3 is listed twice", volume: "3" }]);
 
     // "10.5" and "10.50" are one chapter.
-    const repeated = await problem(await put(id, { revision: 0, entries: [{ volume: "1", chapters: ["10.5", "10.50"] }] }), 400, "invalid_map");
+    const repeated = await expectProblem(await put(id, { revision: 0, entries: [{ volume: "1", chapters: ["10.5", "10.50"] }] }), 400, "invalid_map");
     expect(repeated.problems).toEqual([{ code: "duplicate_chapter", message: "chapter 10.5 is listed twice in book 1", volume: "1", chapter: "10.5" }]);
 
     // A reading lists at least one chapter.
-    await problem(await postReading(id, { volume: "1", chapters: [] }), 400, "invalid_map");
+    await expectProblem(await postReading(id, { volume: "1", chapters: [] }), 400, "invalid_map");
 
     expect(await getMap(id)).toEqual(emptyMap(id));
   });
@@ -389,14 +302,14 @@ describe("chapter-map endpoints", () => {
     const c1 = fileOf(before, "chapter", "1");
     const c2 = fileOf(before, "chapter", "2");
 
-    await json<RestMap>(await put(id, { revision: 0, entries: [{ volume: "1", chapters: ["1", "2", "3", "4"] }] }), 200);
-    await json<RestMap>(await postReading(id, { volume: "2", chapters: ["5", "6"] }), 201);
-    const withAll = await json<RestMap>(await postSuggestion(id, { source: "catalogue:x", entries: [{ volume: "3", chapters: ["7", "8"] }] }), 201);
+    await expectJson<RestMap>(await put(id, { revision: 0, entries: [{ volume: "1", chapters: ["1", "2", "3", "4"] }] }), 200);
+    await expectJson<RestMap>(await postReading(id, { volume: "2", chapters: ["5", "6"] }), 201);
+    const withAll = await expectJson<RestMap>(await postSuggestion(id, { source: "catalogue:x", entries: [{ volume: "3", chapters: ["7", "8"] }] }), 201);
     expect(withAll).toMatchObject({ revision: 1, state: "exact", entries: [{ volume: "1", chapters: ["1", "2", "3", "4"] }] });
     const unitsWithMap = await getUnits(id);
 
     // The dry run shows what the removal would undo, and removes nothing.
-    const preview = await json<Record<string, unknown>>(await del(id, { revision: 1 }, true), 200);
+    const preview = await expectJson<Record<string, unknown>>(await del(id, { revision: 1 }, true), 200);
     expect(preview).toMatchObject({
       dry_run: true,
       revision: 1,
@@ -418,7 +331,7 @@ describe("chapter-map endpoints", () => {
     expect(await getMap(id)).toEqual(withAll);
     expect(await getUnits(id)).toEqual(unitsWithMap);
 
-    const removed = await json<RestMap>(await del(id, { revision: 1 }), 200);
+    const removed = await expectJson<RestMap>(await del(id, { revision: 1 }), 200);
     expect(removed).toEqual({
       series_id: id,
       revision: 2,
@@ -430,12 +343,12 @@ describe("chapter-map endpoints", () => {
     });
     expect(await getMap(id)).toEqual(removed);
     const after = await getUnits(id);
-    expect(unit(after, "chapter", "1")).toMatchObject({ book: null, coverage: null, duplicate_file_ids: [] });
-    expect(unit(after, "chapter", "5")).toMatchObject({ book: "2" });
+    expect(unitOf(after, "chapter", "1")).toMatchObject({ book: null, coverage: null, duplicate_file_ids: [] });
+    expect(unitOf(after, "chapter", "5")).toMatchObject({ book: "2" });
 
     // The deleted map keeps its revision: the old confirmation stays stale, the current one works.
-    await problem(await put(id, { revision: 1, entries: twoBooks }), 409, "map_revision_stale");
-    expect((await json<RestMap>(await put(id, { revision: 2, entries: twoBooks }), 200)).revision).toBe(3);
+    await expectProblem(await put(id, { revision: 1, entries: twoBooks }), 409, "map_revision_stale");
+    expect((await expectJson<RestMap>(await put(id, { revision: 2, entries: twoBooks }), 200)).revision).toBe(3);
   });
 
   it("POST readings stores one book's chapters and makes them operational; a contradiction of the map is 422", async () => {
@@ -443,32 +356,32 @@ describe("chapter-map endpoints", () => {
     const before = await getUnits(id);
     const c1 = fileOf(before, "chapter", "1");
 
-    const read = await json<RestMap>(await postReading(id, { volume: "01", chapters: ["3", "2", "1"] }), 201);
+    const read = await expectJson<RestMap>(await postReading(id, { volume: "01", chapters: ["3", "2", "1"] }), 201);
     // A reading is no operator map: the operator revision stays 0.
     expect(read).toEqual({ ...emptyMap(id), state: "exact", readings: [{ volume: "1", chapters: ["1", "2", "3"] }] });
     expect(await getMap(id)).toEqual(read);
 
     const units = await getUnits(id);
     expect(units.map).toBe("exact");
-    expect(unit(units, "chapter", "1")).toMatchObject({ book: "1", owned: true, coverage: "covered_by_volume", duplicate_file_ids: [c1] });
-    expect(unit(units, "chapter", "2")).toMatchObject({ book: "1", owned: true, coverage: "covered_by_volume" });
+    expect(unitOf(units, "chapter", "1")).toMatchObject({ book: "1", owned: true, coverage: "covered_by_volume", duplicate_file_ids: [c1] });
+    expect(unitOf(units, "chapter", "2")).toMatchObject({ book: "1", owned: true, coverage: "covered_by_volume" });
     // The reading named chapter 3: it gets a slot, and the owned book covers it.
-    expect(unit(units, "chapter", "3")).toMatchObject({ book: "1", owned: false, monitored: true, coverage: "covered_by_volume" });
-    expect(unit(units, "chapter", "5")).toMatchObject({ book: null, coverage: null });
+    expect(unitOf(units, "chapter", "3")).toMatchObject({ book: "1", owned: false, monitored: true, coverage: "covered_by_volume" });
+    expect(unitOf(units, "chapter", "5")).toMatchObject({ book: null, coverage: null });
 
     // A reading that contradicts the operator map is refused, and stores nothing.
-    await json<RestMap>(await put(id, { revision: 0, entries: [{ volume: "2", chapters: ["5", "6"] }] }), 200);
+    await expectJson<RestMap>(await put(id, { revision: 0, entries: [{ volume: "2", chapters: ["5", "6"] }] }), 200);
     const stored = await getMap(id);
-    const clash = await problem(await postReading(id, { volume: "3", chapters: ["6", "7"] }), 422, "reading_conflicts_with_map");
+    const clash = await expectProblem(await postReading(id, { volume: "3", chapters: ["6", "7"] }), 422, "reading_conflicts_with_map");
     expect(clash.chapters).toEqual(["6 (vol 2)"]);
     expect(clash.detail).toBe("these chapters already belong to another book in the registered map: 6 (vol 2)");
     // So is one contradicting an earlier reading.
-    const clash2 = await problem(await postReading(id, { volume: "4", chapters: ["3", "9"] }), 422, "reading_conflicts_with_map");
+    const clash2 = await expectProblem(await postReading(id, { volume: "4", chapters: ["3", "9"] }), 422, "reading_conflicts_with_map");
     expect(clash2.chapters).toEqual(["3 (vol 1)"]);
     expect(await getMap(id)).toEqual(stored);
 
     // A new reading of the same book replaces that book's reading.
-    const reread = await json<RestMap>(await postReading(id, { volume: "1", chapters: ["1", "2", "3", "4"] }), 201);
+    const reread = await expectJson<RestMap>(await postReading(id, { volume: "1", chapters: ["1", "2", "3", "4"] }), 201);
     expect(reread.readings).toEqual([{ volume: "1", chapters: ["1", "2", "3", "4"] }]);
     expect(reread.entries).toEqual([{ volume: "2", chapters: ["5", "6"] }]);
     expect(reread.revision).toBe(1);
@@ -489,7 +402,7 @@ describe("chapter-map endpoints", () => {
       const { id } = await mixed();
       const before = await getUnits(id);
 
-      const stored = await json<RestMap>(await postSuggestion(id, catalogue), 201);
+      const stored = await expectJson<RestMap>(await postSuggestion(id, catalogue), 201);
       expect(stored).toEqual({
         ...emptyMap(id),
         suggestions: [
@@ -511,11 +424,11 @@ describe("chapter-map endpoints", () => {
       expect(after).toEqual(before);
       expect(after.map).toBe("none");
       expect(after.units.every((u) => u.book === null && u.duplicate_file_ids.length === 0)).toBe(true);
-      expect(unit(after, "chapter", "1").coverage).toBe("covered_unmapped");
+      expect(unitOf(after, "chapter", "1").coverage).toBe("covered_unmapped");
       expect(after.units.some((u) => u.number === "3" || u.number === "4")).toBe(false);
 
       // A dense, ordered official map is a suggestion too.
-      const official = await json<RestMap>(
+      const official = await expectJson<RestMap>(
         await postSuggestion(id, { source: "official:publisher", entries: [{ volume: "1", chapters: ["1", "2"] }, { volume: "2", chapters: ["5", "6"] }] }),
         201,
       );
@@ -529,10 +442,10 @@ describe("chapter-map endpoints", () => {
 
     it("an operator entry suppresses (empty) or sets (boundaries) the book; a refresh never changes operator boundaries", async () => {
       const { id } = await mixed();
-      await json<RestMap>(await postSuggestion(id, catalogue), 201);
+      await expectJson<RestMap>(await postSuggestion(id, catalogue), 201);
 
       // An explicit empty entry: book 2's membership is unknown on purpose, its claims are suppressed.
-      const suppressed = await json<RestMap>(await put(id, { revision: 0, entries: [{ volume: "2", chapters: [] }] }), 200);
+      const suppressed = await expectJson<RestMap>(await put(id, { revision: 0, entries: [{ volume: "2", chapters: [] }] }), 200);
       expect(suppressed.state).toBe("none");
       expect(suppressed.entries).toEqual([{ volume: "2", chapters: [] }]);
       expect(suppressed.suggestions[0]?.entries).toEqual([
@@ -547,7 +460,7 @@ describe("chapter-map endpoints", () => {
         { volume: "1", chapters: ["1", "2"] },
         { volume: "2", chapters: [] },
       ];
-      const set = await json<RestMap>(await put(id, { revision: 1, entries: operator }), 200);
+      const set = await expectJson<RestMap>(await put(id, { revision: 1, entries: operator }), 200);
       expect(set.suggestions[0]?.entries.map((e) => [e.volume, e.status, e.adoptable])).toEqual([
         ["1", "set", []],
         ["2", "suppressed", []],
@@ -555,7 +468,7 @@ describe("chapter-map endpoints", () => {
       const unitsSet = await getUnits(id);
 
       // A catalogue refresh: new data replaces the suggestion, the operator's boundaries stay.
-      const refreshed = await json<RestMap>(
+      const refreshed = await expectJson<RestMap>(
         await postSuggestion(id, { source: "catalogue:x", entries: [{ volume: "1", chapters: ["1", "2", "3", "4", "5"] }, { volume: "2", chapters: ["6"] }] }),
         201,
       );
@@ -573,14 +486,14 @@ describe("chapter-map endpoints", () => {
         },
       ]);
       expect(await getUnits(id)).toEqual(unitsSet);
-      expect(unit(unitsSet, "chapter", "5").book).toBe(null);
+      expect(unitOf(unitsSet, "chapter", "5").book).toBe(null);
     });
 
     it("conflicts between catalogues and against the operator map are listed on the suggestion", async () => {
       const { id } = await mixed();
-      await json<RestMap>(await put(id, { revision: 0, entries: [{ volume: "1", chapters: ["1", "2"] }] }), 200);
-      await json<RestMap>(await postSuggestion(id, { source: "catalogue:x", entries: [{ volume: "2", chapters: ["5", "6"] }] }), 201);
-      const both = await json<RestMap>(await postSuggestion(id, { source: "catalogue:y", entries: [{ volume: "3", chapters: ["2", "6", "7"] }] }), 201);
+      await expectJson<RestMap>(await put(id, { revision: 0, entries: [{ volume: "1", chapters: ["1", "2"] }] }), 200);
+      await expectJson<RestMap>(await postSuggestion(id, { source: "catalogue:x", entries: [{ volume: "2", chapters: ["5", "6"] }] }), 201);
+      const both = await expectJson<RestMap>(await postSuggestion(id, { source: "catalogue:y", entries: [{ volume: "3", chapters: ["2", "6", "7"] }] }), 201);
       expect(both.suggestions).toEqual([
         {
           source: "catalogue:x",
@@ -616,11 +529,11 @@ describe("chapter-map endpoints", () => {
     it("a source that is not catalogue:<name> or official:<name> answers 422 suggestion_source_invalid", async () => {
       const { id } = await mixed();
       for (const source of ["mangaupdates", "operator", "reading", "reading:x", "estimate:x", "catalogue:", "catalogue:a/b", undefined]) {
-        const body = await problem(await postSuggestion(id, { source, entries: [{ volume: "1", chapters: ["1"] }] }), 422, "suggestion_source_invalid");
+        const body = await expectProblem(await postSuggestion(id, { source, entries: [{ volume: "1", chapters: ["1"] }] }), 422, "suggestion_source_invalid");
         expect(body.field).toBe("source");
       }
       // A source that is not even a string is a malformed field.
-      expect((await problem(await postSuggestion(id, { source: 7, entries: [] }), 400, "invalid_field")).field).toBe("source");
+      expect((await expectProblem(await postSuggestion(id, { source: 7, entries: [] }), 400, "invalid_field")).field).toBe("source");
       expect(await getMap(id)).toEqual(emptyMap(id));
     });
   });
@@ -643,7 +556,7 @@ describe("chapter-map endpoints", () => {
       postSuggestion(missing, { source: "catalogue:x", entries: [] }),
       app.api(`/api/manga/${missing}/units`),
     ];
-    for (const res of await Promise.all(calls)) expect(await problem(res, 404, "series_not_found")).toEqual(expected);
+    for (const res of await Promise.all(calls)) expect(await expectProblem(res, 404, "series_not_found")).toEqual(expected);
   });
 
   it("without the API key every map endpoint answers 401 unauthenticated and changes nothing", async () => {
@@ -665,7 +578,7 @@ describe("chapter-map endpoints", () => {
         await raw(`${base}/suggestions`, "POST", { source: "catalogue:x", entries: twoBooks }, key),
       ];
       for (const res of responses) {
-        const body = await problem(res, 401, "unauthenticated");
+        const body = await expectProblem(res, 401, "unauthenticated");
         expect(body.title).toBe("Authentication required");
       }
     }

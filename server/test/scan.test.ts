@@ -8,50 +8,12 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdir, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { ZipFile } from "yazl";
-import { comicInfoXml, type ComicInfoFields } from "../src/library/demo.ts";
+import { cbz, expectJson, problemOf, scanLibrary, unitOf, zipBuffer, type RestUnit, type RestUnits, type ScanBody } from "./fixtures.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 
-interface ScanBody {
-  added: number;
-  changed: number;
-  moved: number;
-  removed: number;
-  unchanged: number;
-  series_created: number;
-  errors: { path: string; code: string; message: string }[];
-}
-
-interface UnitBody {
-  kind: "book" | "chapter";
-  number: string;
-  owned: boolean;
-  file_ids: number[];
-  problems: string[];
-}
-
-const ZIP_MTIME = new Date(Date.UTC(2024, 0, 1));
 /** Every archive gets its own whole-second mtime, so size+mtime comparisons never depend on timing. */
 let clock = Date.UTC(2024, 5, 1);
 const nextMtime = () => new Date((clock += 60_000));
-
-async function zipBuffer(entries: { name: string; data: Buffer }[]): Promise<Buffer> {
-  const zip = new ZipFile();
-  for (const e of entries) zip.addBuffer(e.data, e.name, { mtime: ZIP_MTIME, compress: false });
-  zip.end();
-  const chunks: Buffer[] = [];
-  for await (const chunk of zip.outputStream as AsyncIterable<Buffer>) chunks.push(chunk);
-  return Buffer.concat(chunks);
-}
-
-/** A CBZ of `pages` random-byte "images" (never decodable), optionally with ComicInfo and other entries. */
-function cbz(pages: number, options: { comicInfo?: ComicInfoFields; other?: string[] } = {}): Promise<Buffer> {
-  const entries: { name: string; data: Buffer }[] = [];
-  if (options.comicInfo) entries.push({ name: "ComicInfo.xml", data: Buffer.from(comicInfoXml(options.comicInfo)) });
-  for (let i = 1; i <= pages; i++) entries.push({ name: `${String(i).padStart(3, "0")}.jpg`, data: randomBytes(100 + i) });
-  for (const name of options.other ?? []) entries.push({ name, data: randomBytes(20) });
-  return zipBuffer(entries);
-}
 
 const sha256 = (buf: Buffer) => createHash("sha256").update(buf).digest("hex");
 
@@ -87,11 +49,7 @@ async function put(rel: string, data: Buffer | string, mtime = nextMtime()): Pro
   return { data: buf, sha256: sha256(buf), size: buf.length, mtimeMs: mtime.getTime() };
 }
 
-async function scan(): Promise<ScanBody> {
-  const res = await app.api("/api/library/scan", { method: "POST" });
-  expect(res.status).toBe(200);
-  return (await res.json()) as ScanBody;
-}
+const scan = () => scanLibrary(app);
 
 const result = (over: Partial<ScanBody>): ScanBody => ({
   added: 0,
@@ -137,15 +95,12 @@ async function volumeSlots(folder: string): Promise<string[]> {
   return rows.map((r) => r.number);
 }
 
-async function units(folder: string): Promise<UnitBody[]> {
-  const res = await app.api(`/api/manga/${await seriesId(folder)}/units`);
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { units: UnitBody[] }).units;
+async function units(folder: string): Promise<RestUnit[]> {
+  return (await expectJson<RestUnits>(await app.api(`/api/manga/${await seriesId(folder)}/units`), 200)).units;
 }
 
 async function unit(folder: string, kind: "book" | "chapter", number: string) {
-  const u = (await units(folder)).find((x) => x.kind === kind && x.number === number);
-  if (!u) throw new Error(`no ${kind} unit ${number} in ${folder}`);
+  const u = unitOf({ units: await units(folder) }, kind, number);
   return { owned: u.owned, file_ids: u.file_ids, problems: u.problems };
 }
 
@@ -442,15 +397,16 @@ describe("one scan at a time", () => {
     const held = app.services.scan.scan();
     await vi.waitFor(() => expect(spy).toHaveBeenCalledTimes(1));
 
-    const res = await app.api("/api/library/scan", { method: "POST" });
-    expect(res.status).toBe(409);
-    expect(res.headers.get("content-type")).toBe("application/problem+json");
-    expect(await res.json()).toEqual({
-      type: "about:blank#scan_in_progress",
-      title: "A library scan is already running",
+    expect(await problemOf(await app.api("/api/library/scan", { method: "POST" }))).toEqual({
       status: 409,
-      detail: "A library scan is already running",
-      code: "scan_in_progress",
+      contentType: "application/problem+json",
+      body: {
+        type: "about:blank#scan_in_progress",
+        title: "A library scan is already running",
+        status: 409,
+        detail: "A library scan is already running",
+        code: "scan_in_progress",
+      },
     });
     const gql = await app.gql<{ scanLibrary: unknown }>("mutation { scanLibrary { added } }");
     expect(gql.errors?.[0]?.extensions?.code).toBe("scan_in_progress");

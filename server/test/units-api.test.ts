@@ -4,64 +4,26 @@
  * five bulk selects plus fixed lookups and opens no archive). Both transports are thin layers over
  * the same services, so they must agree field by field, on results and on error codes.
  */
-import { createWriteStream, existsSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
-import { pipeline } from "node:stream/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ZipFile } from "yazl";
 import type { Prisma } from "../src/generated/prisma/client.ts";
+import { createSeriesWithFiles, expectJson, expectProblem, scanLibrary, unitOf, type RestMap, type RestUnit, type RestUnits } from "./fixtures.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 
 /* ------------------------------------------------------------------------------------------ */
 /* Shapes of the two transports                                                               */
 /* ------------------------------------------------------------------------------------------ */
 
-interface RestUnit {
+/** GraphQL names the unit fields in camelCase and its enum values in capitals. */
+type GqlUnit = Omit<RestUnit, "kind" | "estimated_book" | "page_count" | "file_ids" | "duplicate_file_ids"> & {
   kind: string;
-  number: string;
-  book: string | null;
-  owned: boolean;
-  monitored: boolean;
-  coverage: string | null;
-  plan: string | null;
-  estimated_book: string | null;
-  page_count: number | null;
-  file_ids: number[];
-  duplicate_file_ids: number[];
-  problems: string[];
-  extra: boolean;
-}
-interface RestUnits {
-  series_id: number;
-  form: string;
-  map: string;
-  status: string | null;
-  plan_wording: string;
-  units: RestUnit[];
-}
-interface GqlUnit {
-  kind: string;
-  number: string;
-  book: string | null;
-  owned: boolean;
-  monitored: boolean;
-  coverage: string | null;
-  plan: string | null;
   estimatedBook: string | null;
   pageCount: number | null;
   fileIds: number[];
   duplicateFileIds: number[];
-  problems: string[];
-  extra: boolean;
-}
-interface GqlUnits {
-  seriesId: number;
-  form: string;
-  map: string;
-  status: string | null;
-  planWording: string;
-  units: GqlUnit[];
-}
+};
+type GqlUnits = Omit<RestUnits, "series_id" | "plan_wording" | "units"> & { seriesId: number; planWording: string; units: GqlUnit[] };
 interface RestSeries {
   id: number;
   title: string;
@@ -98,24 +60,7 @@ interface GqlSeries {
   translationFallbackEnabled: boolean;
   translationSourceLanguages: string[];
 }
-interface MapEntry {
-  volume: string;
-  chapters: string[];
-}
-interface GqlMap {
-  seriesId: number;
-  revision: number;
-  state: string;
-  entries: MapEntry[];
-  readings: MapEntry[];
-  suggestions: {
-    source: string;
-    kind: string;
-    revision: number;
-    entries: { volume: string; chapters: string[]; status: string; conflicts: { chapter: string; volumes: string[]; scope: string }[]; adoptable: string[] }[];
-  }[];
-  conflicts: { chapter: string; books: string[] }[];
-}
+type GqlMap = Omit<RestMap, "series_id"> & { seriesId: number };
 interface GqlSide {
   coverage: string | null;
   book?: string | null;
@@ -139,14 +84,6 @@ interface GqlPreview {
   becomeDuplicateFileIds: number[];
   stopDuplicateFileIds: number[];
 }
-interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  [key: string]: unknown;
-}
 type GqlResult<T> = Awaited<ReturnType<TestApp["gql"]>> & { data?: T | null };
 
 /* GraphQL enum names → the REST strings, written out here so the test checks the mapping itself. */
@@ -154,7 +91,7 @@ const FORM: Record<string, string> = { BOOKS: "books", CHAPTERS: "chapters" };
 const MAP_STATE: Record<string, string> = { EXACT: "exact", PARTIAL: "partial", NONE: "none" };
 const COMPLETION: Record<string, string> = { ALL_BOOKS: "all books", ALL_CHAPTERS: "all chapters" };
 const WORDING: Record<string, string> = { BOOKS_FIRST: "books_first", CHAPTERS_FIRST: "chapters_first" };
-const KIND: Record<string, string> = { BOOK: "book", CHAPTER: "chapter" };
+const KIND: Record<string, RestUnit["kind"]> = { BOOK: "book", CHAPTER: "chapter" };
 const COVERAGE: Record<string, string> = {
   COVERED_BY_VOLUME: "covered_by_volume",
   COVERED_UNMAPPED: "covered_unmapped",
@@ -170,12 +107,12 @@ const STATUS: Record<string, string> = { RUNNING: "running", FINISHED: "finished
 const SUGGESTION_STATUS: Record<string, string> = { OPEN: "open", SET: "set", SUPPRESSED: "suppressed" };
 const SUGGESTION_KIND: Record<string, string> = { CATALOGUE: "catalogue", OFFICIAL: "official" };
 
-function enumValue(table: Record<string, string>, name: string): string {
+function enumValue<V extends string>(table: Record<string, V>, name: string): V {
   const v = table[name];
   if (v === undefined) throw new Error(`unexpected GraphQL enum value ${name}`);
   return v;
 }
-const nullableEnum = (table: Record<string, string>, name: string | null) => (name === null ? null : enumValue(table, name));
+const nullableEnum = <V extends string>(table: Record<string, V>, name: string | null) => (name === null ? null : enumValue(table, name));
 
 function unitsToRest(v: GqlUnits): RestUnits {
   return {
@@ -279,17 +216,6 @@ const SNAKE_RE = /^[a-z]+(_[a-z]+)*$/;
 /* ------------------------------------------------------------------------------------------ */
 
 function helpers(get: () => TestApp) {
-  async function json<T>(res: Response, status: number): Promise<T> {
-    const text = await res.text();
-    expect(res.status, text).toBe(status);
-    return JSON.parse(text) as T;
-  }
-  async function problem(res: Response, status: number, code: string): Promise<Problem> {
-    const body = await json<Problem>(res, status);
-    expect(res.headers.get("content-type")).toBe("application/problem+json");
-    expect(body.code).toBe(code);
-    return body;
-  }
   /** The data of a GraphQL call that must succeed. */
   async function gqlData<T>(query: string, variables?: Record<string, unknown>): Promise<T> {
     const r = (await get().gql<T>(query, variables)) as GqlResult<T>;
@@ -302,19 +228,11 @@ function helpers(get: () => TestApp) {
     expect(r.errors, JSON.stringify(r)).toHaveLength(1);
     return r.errors?.[0] as { message: string; extensions?: Record<string, unknown> };
   }
-  const restUnits = async (id: number) => json<RestUnits>(await get().api(`/api/manga/${id}/units`), 200);
+  const restUnits = async (id: number) => expectJson<RestUnits>(await get().api(`/api/manga/${id}/units`), 200);
   const gqlUnits = async (id: number) =>
     unitsToRest((await gqlData<{ units: GqlUnits }>(`query ($id: Int!) { units(seriesId: $id) { ${UNITS_FIELDS} } }`, { id })).units);
-  const restList = async () => json<RestSeries[]>(await get().api("/api/manga"), 200);
-  return { json, problem, gqlData, gqlError, restUnits, gqlUnits, restList };
-}
-
-/** A small valid CBZ: page entries of arbitrary bytes (the scan never decodes an image). */
-async function writeCbz(file: string, pages: number): Promise<void> {
-  const zip = new ZipFile();
-  for (let i = 1; i <= pages; i++) zip.addBuffer(Buffer.from(`page ${i}`), `${String(i).padStart(3, "0")}.jpg`);
-  zip.end();
-  await pipeline(zip.outputStream, createWriteStream(file));
+  const restList = async () => expectJson<RestSeries[]>(await get().api("/api/manga"), 200);
+  return { gqlData, gqlError, restUnits, gqlUnits, restList };
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -340,12 +258,6 @@ describe("GET /api/manga/{id}/units on the demo library", () => {
     return id as number;
   };
   const rows = (v: RestUnits) => v.units.map((u) => `${u.kind} ${u.number}`);
-  const find = (v: RestUnits, kind: string, number: string) => {
-    const u = v.units.find((x) => x.kind === kind && x.number === number);
-    expect(u, `${kind} ${number}`).toBeDefined();
-    return u as RestUnit;
-  };
-
   it("the demo has the five series", () => {
     expect([...ids.keys()]).toEqual([
       "Harbor of Paper Cranes",
@@ -443,16 +355,16 @@ describe("GET /api/manga/{id}/units on the demo library", () => {
     expect(rows(v)).toEqual(expectedOrder);
 
     for (const b of ["1", "2", "3"]) {
-      expect(find(v, "book", b)).toMatchObject({ owned: true, plan: "book on disk", coverage: null, problems: [], duplicate_file_ids: [] });
+      expect(unitOf(v, "book", b)).toMatchObject({ owned: true, plan: "book on disk", coverage: null, problems: [], duplicate_file_ids: [] });
     }
     // Chapters of owned books are covered by them (and not on disk).
     for (let c = 1; c <= 24; c++) {
-      expect(find(v, "chapter", String(c))).toMatchObject({ book: String(Math.ceil(c / 8)), owned: false, coverage: "covered_by_volume", file_ids: [] });
+      expect(unitOf(v, "chapter", String(c))).toMatchObject({ book: String(Math.ceil(c / 8)), owned: false, coverage: "covered_by_volume", file_ids: [] });
     }
-    expect(find(v, "book", "4")).toMatchObject({ owned: false, plan: "in part", coverage: null, page_count: null, problems: ["missing chapters: 28"] });
-    expect(find(v, "chapter", "28")).toMatchObject({ book: "4", owned: false, coverage: null, file_ids: [] });
-    for (const c of ["25", "26", "27", "29", "30", "31", "32"]) expect(find(v, "chapter", c)).toMatchObject({ book: "4", owned: true });
-    expect(find(v, "book", "5")).toEqual({
+    expect(unitOf(v, "book", "4")).toMatchObject({ owned: false, plan: "in part", coverage: null, page_count: null, problems: ["missing chapters: 28"] });
+    expect(unitOf(v, "chapter", "28")).toMatchObject({ book: "4", owned: false, coverage: null, file_ids: [] });
+    for (const c of ["25", "26", "27", "29", "30", "31", "32"]) expect(unitOf(v, "chapter", c)).toMatchObject({ book: "4", owned: true });
+    expect(unitOf(v, "book", "5")).toEqual({
       kind: "book",
       number: "5",
       book: null,
@@ -468,10 +380,10 @@ describe("GET /api/manga/{id}/units on the demo library", () => {
       extra: false,
     });
     // Chapter 36 is split in two parts, both on disk.
-    expect(find(v, "chapter", "36")).toMatchObject({ book: "5", owned: true });
-    expect(find(v, "chapter", "36").file_ids).toHaveLength(2);
+    expect(unitOf(v, "chapter", "36")).toMatchObject({ book: "5", owned: true });
+    expect(unitOf(v, "chapter", "36").file_ids).toHaveLength(2);
     // The optional extra 40.5 keeps its book membership (spec "Series form" rule 6).
-    expect(find(v, "chapter", "40.5")).toMatchObject({ book: "5", owned: true, extra: true });
+    expect(unitOf(v, "chapter", "40.5")).toMatchObject({ book: "5", owned: true, extra: true });
   });
 
   it("the mixed series without a map: map none, chapters covered_unmapped, no book badge", async () => {
@@ -596,7 +508,7 @@ describe("units, maps and series over REST and GraphQL", () => {
   describe("errors: REST problems and GraphQL extensions carry the same code", () => {
     it("unknown series → series_not_found", async () => {
       const missing = 424242;
-      const rest = await h.problem(await app.api(`/api/manga/${missing}/units`), 404, "series_not_found");
+      const rest = await expectProblem(await app.api(`/api/manga/${missing}/units`), 404, "series_not_found");
       for (const query of [
         `{ units(seriesId: ${missing}) { seriesId } }`,
         `{ chapterMap(seriesId: ${missing}) { revision } }`,
@@ -609,18 +521,18 @@ describe("units, maps and series over REST and GraphQL", () => {
       }
       const e = await h.gqlError(`{ units(seriesId: ${missing}) { seriesId } }`);
       expect(e.message).toBe(rest.detail);
-      await h.problem(await app.api(`/api/manga/${missing}`), 404, "series_not_found");
-      await h.problem(await app.api(`/api/manga/${missing}`, { method: "PATCH", json: { title: "x" } }), 404, "series_not_found");
+      await expectProblem(await app.api(`/api/manga/${missing}`), 404, "series_not_found");
+      await expectProblem(await app.api(`/api/manga/${missing}`, { method: "PATCH", json: { title: "x" } }), 404, "series_not_found");
       // The nullable `series` query answers null rather than an error.
       expect(await h.gqlData(`{ series(id: ${missing}) { id } }`)).toEqual({ series: null });
     });
 
     it("stale map revision → map_revision_stale with the current revision", async () => {
-      const s = await h.json<RestSeries>(await app.api("/api/manga", { method: "POST", json: { title: "Stale Errors" } }), 201);
+      const s = await expectJson<RestSeries>(await app.api("/api/manga", { method: "POST", json: { title: "Stale Errors" } }), 201);
       const entries = [{ volume: "1", chapters: ["1", "2"] }];
-      await h.json(await app.api(`/api/manga/${s.id}/chapter-map`, { method: "PUT", json: { revision: 0, entries } }), 200);
+      await expectJson(await app.api(`/api/manga/${s.id}/chapter-map`, { method: "PUT", json: { revision: 0, entries } }), 200);
 
-      const rest = await h.problem(await app.api(`/api/manga/${s.id}/chapter-map`, { method: "PUT", json: { revision: 0, entries } }), 409, "map_revision_stale");
+      const rest = await expectProblem(await app.api(`/api/manga/${s.id}/chapter-map`, { method: "PUT", json: { revision: 0, entries } }), 409, "map_revision_stale");
       expect(rest.current_revision).toBe(1);
       for (const query of [
         `mutation { saveChapterMap(seriesId: ${s.id}, revision: 0, entries: []) { revision } }`,
@@ -636,13 +548,13 @@ describe("units, maps and series over REST and GraphQL", () => {
     });
 
     it("invalid label → invalid_label; invalid map → invalid_map; bad suggestion source → suggestion_source_invalid", async () => {
-      const s = await h.json<RestSeries>(await app.api("/api/manga", { method: "POST", json: { title: "Label Errors" } }), 201);
+      const s = await expectJson<RestSeries>(await app.api("/api/manga", { method: "POST", json: { title: "Label Errors" } }), 201);
       const put = (entries: unknown) => app.api(`/api/manga/${s.id}/chapter-map`, { method: "PUT", json: { revision: 0, entries } });
       const save = `mutation ($entries: [MapEntryInput!]!) { saveChapterMap(seriesId: ${s.id}, revision: 0, entries: $entries) { revision } }`;
       const preview = `mutation ($entries: [MapEntryInput!]!) { previewChapterMap(seriesId: ${s.id}, revision: 0, entries: $entries) { revision } }`;
 
       for (const entries of [[{ volume: "1.2.3", chapters: [] }], [{ volume: "1", chapters: ["-1"] }], [{ volume: "1", chapters: ["x"] }]]) {
-        const rest = await h.problem(await put(entries), 400, "invalid_label");
+        const rest = await expectProblem(await put(entries), 400, "invalid_label");
         for (const q of [save, preview]) {
           const e = await h.gqlError(q, { entries });
           expect(e.extensions).toMatchObject({ code: "invalid_label", status: 400, field: rest.field });
@@ -653,14 +565,14 @@ describe("units, maps and series over REST and GraphQL", () => {
       expect(reading.extensions?.code).toBe("invalid_label");
 
       const twice = [{ volume: "1", chapters: ["1", "2"] }, { volume: "2", chapters: ["2"] }];
-      const rest = await h.problem(await put(twice), 400, "invalid_map");
+      const rest = await expectProblem(await put(twice), 400, "invalid_map");
       const e = await h.gqlError(save, { entries: twice });
       expect(e.extensions).toMatchObject({ code: "invalid_map", status: 400, problems: rest.problems });
 
       const source = await h.gqlError(`mutation { importMapSuggestion(seriesId: ${s.id}, source: "mangaupdates", entries: []) { revision } }`);
       expect(source.extensions).toMatchObject({ code: "suggestion_source_invalid", status: 422 });
 
-      expect(await h.json(await app.api(`/api/manga/${s.id}/chapter-map`), 200)).toMatchObject({ revision: 0, entries: [], suggestions: [] });
+      expect(await expectJson(await app.api(`/api/manga/${s.id}/chapter-map`), 200)).toMatchObject({ revision: 0, entries: [], suggestions: [] });
     });
   });
 
@@ -669,21 +581,16 @@ describe("units, maps and series over REST and GraphQL", () => {
     async function twins(): Promise<[number, number]> {
       const ids: number[] = [];
       for (const title of ["Twin Rest", "Twin Graph"]) {
-        const s = await h.json<RestSeries>(await app.api("/api/manga", { method: "POST", json: { title } }), 201);
-        const dir = path.join(app.config.libraryRoot, s.folder);
-        await writeCbz(path.join(dir, `${title} v01.cbz`), 10);
-        for (const c of [1, 2, 5, 6]) await writeCbz(path.join(dir, `${title} - c${String(c).padStart(3, "0")}.cbz`), 3);
-        ids.push(s.id);
+        ids.push((await createSeriesWithFiles(app, title, { books: [1], chapters: [1, 2, 5, 6], bookPages: 10, chapterPages: 3 })).id);
       }
-      const scan = await h.json<{ errors: unknown[]; added: number }>(await app.api("/api/library/scan", { method: "POST" }), 200);
-      expect(scan).toMatchObject({ errors: [], added: 10 });
+      expect(await scanLibrary(app)).toMatchObject({ errors: [], added: 10 });
       return [ids[0] as number, ids[1] as number];
     }
 
     it("previewChapterMap, saveChapterMap, submitReading, importMapSuggestion, deleteChapterMap and chapterMap", async () => {
       const [a, b] = await twins();
       const restCall = async (p: string, method: string, body: unknown, status = 200) =>
-        h.json<Record<string, unknown>>(await app.api(`/api/manga/${a}/chapter-map${p}`, { method, json: body }), status);
+        expectJson<Record<string, unknown>>(await app.api(`/api/manga/${a}/chapter-map${p}`, { method, json: body }), status);
       const gqlMap = async (field: string, args: string, variables?: Record<string, unknown>) => {
         const declaration = variables ? "($entries: [MapEntryInput!]!)" : "";
         const data = await h.gqlData<Record<string, GqlMap>>(`mutation ${declaration} { ${field}(seriesId: ${b}${args}) { ${MAP_FIELDS} } }`, variables);
@@ -702,7 +609,7 @@ describe("units, maps and series over REST and GraphQL", () => {
 
       // Previews of one series over both transports are identical, file ids included.
       for (const id of [a, b]) {
-        const restPreview = await h.json(await app.api(`/api/manga/${id}/chapter-map?dry_run=true`, { method: "PUT", json: { revision: 0, entries } }), 200);
+        const restPreview = await expectJson(await app.api(`/api/manga/${id}/chapter-map?dry_run=true`, { method: "PUT", json: { revision: 0, entries } }), 200);
         const gqlPreview = await h.gqlData<{ previewChapterMap: GqlPreview }>(
           `mutation ($entries: [MapEntryInput!]!) { previewChapterMap(seriesId: ${id}, revision: 0, entries: $entries) { ${PREVIEW_FIELDS} } }`,
           { entries },
@@ -730,7 +637,7 @@ describe("units, maps and series over REST and GraphQL", () => {
       expect(saved).toMatchObject({ revision: 2, entries: second });
 
       // Removal previews agree on one series; the removals agree across the twins.
-      const restRemoval = await h.json(await app.api(`/api/manga/${a}/chapter-map?dry_run=true`, { method: "DELETE", json: { revision: 2 } }), 200);
+      const restRemoval = await expectJson(await app.api(`/api/manga/${a}/chapter-map?dry_run=true`, { method: "DELETE", json: { revision: 2 } }), 200);
       const gqlRemoval = await h.gqlData<{ previewChapterMapRemoval: GqlPreview }>(`mutation { previewChapterMapRemoval(seriesId: ${a}, revision: 2) { ${PREVIEW_FIELDS} } }`);
       expect(previewToRest(gqlRemoval.previewChapterMapRemoval)).toEqual(restRemoval);
       const removed = await restCall("", "DELETE", { revision: 2 });
@@ -739,7 +646,7 @@ describe("units, maps and series over REST and GraphQL", () => {
 
       // The chapterMap query reads what GET reads, for both series.
       for (const id of [a, b]) {
-        const restMap = await h.json(await app.api(`/api/manga/${id}/chapter-map`), 200);
+        const restMap = await expectJson(await app.api(`/api/manga/${id}/chapter-map`), 200);
         const gql = await h.gqlData<{ chapterMap: GqlMap }>(`query ($id: Int!) { chapterMap(seriesId: $id) { ${MAP_FIELDS} } }`, { id });
         expect(mapToRest(gql.chapterMap)).toEqual(restMap);
       }
@@ -752,8 +659,8 @@ describe("units, maps and series over REST and GraphQL", () => {
   describe("series over REST and GraphQL", () => {
     const CREATE = `mutation ($input: SeriesInput!) { createSeries(input: $input) { ${SERIES_FIELDS} } }`;
     const UPDATE = `mutation ($id: Int!, $input: SeriesInput!) { updateSeries(id: $id, input: $input) { ${SERIES_FIELDS} } }`;
-    const create = async (body: Record<string, unknown>) => h.json<RestSeries>(await app.api("/api/manga", { method: "POST", json: body }), 201);
-    const patch = async (id: number, body: Record<string, unknown>) => h.json<RestSeries>(await app.api(`/api/manga/${id}`, { method: "PATCH", json: body }), 200);
+    const create = async (body: Record<string, unknown>) => expectJson<RestSeries>(await app.api("/api/manga", { method: "POST", json: body }), 201);
+    const patch = async (id: number, body: Record<string, unknown>) => expectJson<RestSeries>(await app.api(`/api/manga/${id}`, { method: "PATCH", json: body }), 200);
 
     it("create and read: REST answers the full record, GraphQL the same record in camelCase", async () => {
       const made = await create({ title: "  Alpha Omega  ", status: "finished", known_book_count: 3, language: "fr", original_language: "ja" });
@@ -776,14 +683,14 @@ describe("units, maps and series over REST and GraphQL", () => {
         translation_source_languages: [],
       });
       expect(existsSync(path.join(app.config.libraryRoot, "Alpha Omega"))).toBe(true);
-      expect(await h.json(await app.api(`/api/manga/${made.id}`), 200)).toEqual(made);
+      expect(await expectJson(await app.api(`/api/manga/${made.id}`), 200)).toEqual(made);
 
       const created = await h.gqlData<{ createSeries: GqlSeries }>(CREATE, {
         input: { title: "Beta: Gamma?", status: "PAUSED", knownBookCount: 2, planWording: "CHAPTERS_FIRST", translationSourceLanguages: ["original", "ja"] },
       });
       const beta = seriesToRest(created.createSeries);
       expect(beta).toMatchObject({ title: "Beta: Gamma?", folder: "Beta Gamma", form: "books", status: "paused", plan_wording: "chapters_first", translation_source_languages: ["original", "ja"] });
-      expect(await h.json(await app.api(`/api/manga/${beta.id}`), 200)).toEqual(beta);
+      expect(await expectJson(await app.api(`/api/manga/${beta.id}`), 200)).toEqual(beta);
 
       const one = await h.gqlData<{ series: GqlSeries }>(`query ($id: Int!) { series(id: $id) { ${SERIES_FIELDS} } }`, { id: made.id });
       expect(seriesToRest(one.series)).toEqual(made);
@@ -812,7 +719,7 @@ describe("units, maps and series over REST and GraphQL", () => {
         { body: { title: "Bad Form", form_override: "volumes" }, field: "form_override" },
       ];
       for (const c of cases) {
-        const p = await h.problem(await app.api("/api/manga", { method: "POST", json: c.body }), 400, "invalid_field");
+        const p = await expectProblem(await app.api("/api/manga", { method: "POST", json: c.body }), 400, "invalid_field");
         expect(p.field, JSON.stringify(c.body)).toBe(c.field);
       }
       for (const [input, field] of [
@@ -828,21 +735,21 @@ describe("units, maps and series over REST and GraphQL", () => {
 
       // Updates validate the same way and change nothing.
       const s = await create({ title: "Valid Series" });
-      await h.problem(await app.api(`/api/manga/${s.id}`, { method: "PATCH", json: { title: "" } }), 400, "invalid_field");
-      await h.problem(await app.api(`/api/manga/${s.id}`, { method: "PATCH", json: { status: "ended" } }), 400, "invalid_field");
+      await expectProblem(await app.api(`/api/manga/${s.id}`, { method: "PATCH", json: { title: "" } }), 400, "invalid_field");
+      await expectProblem(await app.api(`/api/manga/${s.id}`, { method: "PATCH", json: { status: "ended" } }), 400, "invalid_field");
       const e = await h.gqlError(UPDATE, { id: s.id, input: { editionBookCount: 100_000 } });
       expect(e.extensions).toMatchObject({ code: "invalid_field", field: "edition_book_count" });
-      expect(await h.json(await app.api(`/api/manga/${s.id}`), 200)).toEqual(s);
-      await h.problem(await app.api("/api/manga/abc"), 400, "bad_request");
+      expect(await expectJson(await app.api(`/api/manga/${s.id}`), 200)).toEqual(s);
+      await expectProblem(await app.api("/api/manga/abc"), 400, "bad_request");
     });
 
     it("a folder already in use answers 409 series_folder_taken over both transports", async () => {
       const first = await create({ title: "Taken Folder" });
-      const p = await h.problem(await app.api("/api/manga", { method: "POST", json: { title: "Taken Folder" } }), 409, "series_folder_taken");
+      const p = await expectProblem(await app.api("/api/manga", { method: "POST", json: { title: "Taken Folder" } }), 409, "series_folder_taken");
       expect(p.status).toBe(409);
       // A different title whose safe folder name is the same folder.
-      await h.problem(await app.api("/api/manga", { method: "POST", json: { title: "Taken Folder?" } }), 409, "series_folder_taken");
-      await h.problem(await app.api("/api/manga", { method: "POST", json: { title: "Another", folder: "Taken Folder" } }), 409, "series_folder_taken");
+      await expectProblem(await app.api("/api/manga", { method: "POST", json: { title: "Taken Folder?" } }), 409, "series_folder_taken");
+      await expectProblem(await app.api("/api/manga", { method: "POST", json: { title: "Another", folder: "Taken Folder" } }), 409, "series_folder_taken");
       const e = await h.gqlError(CREATE, { input: { title: "Something Else", folder: "Taken Folder" } });
       expect(e.extensions).toMatchObject({ code: "series_folder_taken", status: 409 });
       expect((await h.restList()).filter((s) => s.folder === "Taken Folder")).toEqual([first]);

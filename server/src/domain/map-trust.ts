@@ -154,7 +154,7 @@ function mapState(
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Validation of an operator map (PUT /chapter-map): refused with 422 when any problem is found. */
+/* Validation of an operator map (PUT /chapter-map): refused with 400 `invalid_map` when any problem is found. */
 /* ------------------------------------------------------------------------------------------ */
 
 export type MapProblemCode =

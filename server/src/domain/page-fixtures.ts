@@ -4,6 +4,7 @@
  * short description with deliberately simple rules, enough for page-level tests and benchmarks.
  */
 import { compareLabels, label, type Label } from "./labels.ts";
+import { labels, seriesFacts as baseSeriesFacts } from "./test-fixtures.ts";
 import type {
   BookState,
   ChapterState,
@@ -18,27 +19,9 @@ import type {
 
 export const L = (x: string | number): Label => label(x);
 
-/** Whole labels a..b inclusive. */
-export function labels(a: number, b: number): Label[] {
-  const out: Label[] = [];
-  for (let i = a; i <= b; i++) out.push(L(i));
-  return out;
-}
-
+/** Series 7 "Series": finished, three books (the other defaults as in test-fixtures.ts). */
 export function seriesFacts(over: Partial<SeriesFacts> = {}): SeriesFacts {
-  return {
-    id: 7,
-    title: "Series",
-    status: "finished",
-    knownBookCount: 3,
-    editionBookCount: null,
-    webtoon: false,
-    formOverride: null,
-    planWording: "books_first",
-    monitored: true,
-    language: "en",
-    ...over,
-  };
+  return baseSeriesFacts({ id: 7, title: "Series", knownBookCount: 3, ...over });
 }
 
 export function snapshotOf(over: Partial<SeriesSnapshot> = {}): SeriesSnapshot {
@@ -232,7 +215,7 @@ export function bigScenario(chapters: number, books: number): ScenarioSpec {
   for (let b = 1; b <= books; b++) {
     const first = (b - 1) * per + 1;
     const last = Math.min(chapters, b * per);
-    const chs = first <= last ? labels(first, last) : [];
+    const chs = first <= last ? labels(`${first}-${last}`) : [];
     spec.books.push({ number: b, chapters: chs, owned: b % 2 === 0 });
     if (b % 3 !== 0) spec.onDisk!.push(...chs.filter((_, i) => i % 4 !== 3));
   }

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { bookState, L, labels, mapOf } from "./page-fixtures.ts";
+import { bookState, L, mapOf } from "./page-fixtures.ts";
 import {
   bookPlan,
   completesFromChapters,
@@ -9,9 +9,10 @@ import {
   planWording,
   seriesCompletion,
 } from "./plans.ts";
+import { labels } from "./test-fixtures.ts";
 import type { BookState, MapState, Plan, PlanWording, SeriesCompletion } from "./types.ts";
 
-const nine = labels(1, 9);
+const nine = labels("1-9");
 
 describe("bookPlan", () => {
   const cases: [string, MapState, Partial<BookState>, Plan][] = [

@@ -7,6 +7,7 @@
  */
 import fc from "fast-check";
 import { label, type Label } from "./labels.ts";
+import { assembledRelease, fileFacts } from "./test-fixtures.ts";
 import type {
   ChapterSlotFacts,
   FileFacts,
@@ -66,7 +67,11 @@ const volumesArb: fc.Arbitrary<VolumeSlotFacts[]> = fc
   })
   .map((list) => list.map((v, i) => ({ id: 100 + i, ...v })));
 
-type FileDraft = Omit<FileFacts, "id" | "path" | "sha256"> & { proof: "none" | "match" | "random"; proofChapters: Label[] };
+/** A file before build() gives it an id, path and hash; what it leaves out defaults as in fileFacts. */
+type FileDraft = Partial<Omit<FileFacts, "id" | "path" | "sha256">> & { proof: "none" | "match" | "random"; proofChapters: Label[] };
+
+/** A chapter file without tag or proof. */
+const chapterDraft = (over: Partial<FileDraft>): FileDraft => ({ kind: "chapter", tagSource: null, proof: "none", proofChapters: [], ...over });
 
 const origins: FileOrigin[] = ["scan", "download", "assembled", "assembled", "import", "translation"];
 
@@ -77,19 +82,7 @@ const chapterFileArb: fc.Arbitrary<FileDraft> = fc
     part: fc.option(fc.integer({ min: 1, max: 3 }), { freq: 2, nil: null }),
     origin: fc.constantFrom<FileOrigin>("scan", "download", "import"),
   })
-  .map((f) => ({
-    kind: "chapter",
-    volume: null,
-    chapter: f.chapter,
-    chapterEnd: f.chapterEnd,
-    part: f.part,
-    pageCount: 20,
-    origin: f.origin,
-    language: "en",
-    tagSource: null,
-    proof: "none",
-    proofChapters: [],
-  }));
+  .map(chapterDraft);
 
 const bookFileArb: fc.Arbitrary<FileDraft> = fc
   .record({
@@ -100,7 +93,7 @@ const bookFileArb: fc.Arbitrary<FileDraft> = fc
     proof: fc.constantFrom<FileDraft["proof"]>("none", "match", "match", "random"),
     proofChapters: fc.uniqueArray(chapterLabel, { maxLength: 5 }),
   })
-  .map((f) => ({ kind: "book", chapter: null, chapterEnd: null, part: null, language: "en", ...f }));
+  .map((f) => ({ kind: "book", ...f }));
 
 const seriesArb: fc.Arbitrary<SeriesFacts> = fc.record({
   id: fc.constant(1),
@@ -140,19 +133,10 @@ function build({ series, volumes, chapters, mapSources, files }: {
 }): SeriesSnapshot {
     const releases: ReleaseFacts[] = [];
     const facts: FileFacts[] = files.map(({ proof, proofChapters, ...draft }, i) => {
-      const file: FileFacts = { ...draft, id: 1000 + i, path: `file-${i}.cbz`, sha256: `sha-${i}` };
+      const file = fileFacts({ ...draft, id: 1000 + i, path: `file-${i}.cbz`, sha256: `sha-${i}` });
       if (file.kind === "book" && file.volume !== null && proof !== "none") {
         const chapters = proof === "match" ? operatorChapters(mapSources, file.volume) : proofChapters;
-        releases.push({
-          id: 2000 + i,
-          kind: "volume",
-          volume: file.volume,
-          chapter: null,
-          part: null,
-          fileId: file.id,
-          language: "en",
-          assembledFrom: { version: 1, volume: file.volume, chapters, sourceReleaseIds: [], files: [] },
-        });
+        releases.push({ ...assembledRelease(file, chapters), id: 2000 + i });
       }
       return file;
     });
@@ -208,19 +192,7 @@ const structuredSnapshotArb: fc.Arbitrary<SeriesSnapshot> = fc
     const volumes = runs.map((_, i) => ({ id: 100 + i, number: label(i + 1), monitored: (seed[40 + i] ?? 0) > 0.15 }));
     const chapterFiles: FileDraft[] = chapters
       .filter((_, i) => (seed[(i * 7) % 48] ?? 0) < onDisk)
-      .map((c) => ({
-        kind: "chapter",
-        volume: null,
-        chapter: c.number,
-        chapterEnd: null,
-        part: c.parts > 1 ? 1 : null,
-        pageCount: 20,
-        origin: "download",
-        language: "en",
-        tagSource: null,
-        proof: "none",
-        proofChapters: [],
-      }));
+      .map((c) => chapterDraft({ chapter: c.number, part: c.parts > 1 ? 1 : null }));
     const bookFiles = books.map((b, i) => ({ ...b, volume: b.volume === null ? null : label((Number(b.volume) % runs.length) + (i % 2)) }));
     return build({ series, volumes, chapters, mapSources, files: [...chapterFiles, ...bookFiles] });
   });

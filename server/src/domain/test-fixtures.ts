@@ -77,7 +77,8 @@ export function chapterSlots(spec: string, over: Partial<ChapterSlotFacts> = {})
   return labels(spec).map((n) => chapterSlot(n, over));
 }
 
-function baseFile(over: Partial<FileFacts>): FileFacts {
+/** A file; by default an active, downloaded, 20-page English chapter file whose tags come from ComicInfo. */
+export function fileFacts(over: Partial<FileFacts>): FileFacts {
   const id = over.id ?? nextId();
   return {
     id,
@@ -98,22 +99,22 @@ function baseFile(over: Partial<FileFacts>): FileFacts {
 
 /** An active book file for a volume (200 pages, downloaded, volume from ComicInfo). */
 export function bookFile(volume: string, over: Partial<FileFacts> = {}): FileFacts {
-  return baseFile({ kind: "book", volume: label(volume), pageCount: 200, ...over });
+  return fileFacts({ kind: "book", volume: label(volume), pageCount: 200, ...over });
 }
 
 /** An active file holding one whole chapter. */
 export function chapterFile(chapter: string, over: Partial<FileFacts> = {}): FileFacts {
-  return baseFile({ kind: "chapter", chapter: label(chapter), ...over });
+  return fileFacts({ kind: "chapter", chapter: label(chapter), ...over });
 }
 
 /** An active file holding a range of chapters ("c001-003"). */
 export function rangeFile(first: string, last: string, over: Partial<FileFacts> = {}): FileFacts {
-  return baseFile({ kind: "chapter", chapter: label(first), chapterEnd: label(last), ...over });
+  return fileFacts({ kind: "chapter", chapter: label(first), chapterEnd: label(last), ...over });
 }
 
 /** An active file holding one part (1-based) of a split chapter. */
 export function partFile(chapter: string, part: number, over: Partial<FileFacts> = {}): FileFacts {
-  return baseFile({ kind: "chapter", chapter: label(chapter), part, pageCount: 10, ...over });
+  return fileFacts({ kind: "chapter", chapter: label(chapter), part, pageCount: 10, ...over });
 }
 
 /** Entries from a record: { "1": "1-10", "2": "" } → book 1 = 1..10, book 2 explicitly unknown. */

@@ -6,7 +6,6 @@ import {
   chapterState,
   coverageIndex,
   L,
-  labels,
   mapOf,
   scenarioIndex,
   seriesFacts,
@@ -17,7 +16,7 @@ import type { CoverageIndex, FileFacts, SeriesFacts, Unit } from "./types.ts";
 import { buildCoverageIndex } from "./coverage.ts";
 import { groupSeriesPage } from "./grouping.ts";
 import { seriesForm } from "./series-form.ts";
-import { bookFile, chapterFile, snapshot, type SnapshotSpec } from "./test-fixtures.ts";
+import { bookFile, chapterFile, labels, snapshot, type SnapshotSpec } from "./test-fixtures.ts";
 import { buildUnitsView } from "./units.ts";
 
 const order = (units: Unit[]) => units.map((u) => `${u.kind === "book" ? "B" : "c"}${u.number}`);
@@ -103,7 +102,7 @@ describe("buildUnitsView: series shapes", () => {
   });
 
   it("a webtoon is chapters", () => {
-    const v = view({ map: "none", books: [], chapters: labels(1, 4), onDisk: [1, 2, 3, 4] }, { webtoon: true, knownBookCount: 2 });
+    const v = view({ map: "none", books: [], chapters: labels("1-4"), onDisk: [1, 2, 3, 4] }, { webtoon: true, knownBookCount: 2 });
     expect(v.form).toBe("chapters");
     expect(order(v.units)).toEqual(["c1", "c2", "c3", "c4"]);
   });
@@ -210,12 +209,12 @@ describe("buildUnitsView properties", () => {
     .map(({ map, nBooks, per, extra, owned, disk, est, form }) => {
       const books = Array.from({ length: nBooks }, (_, i) => ({
         number: i + 1,
-        chapters: per === 0 ? [] : labels(i * per + 1, (i + 1) * per).map(String),
+        chapters: per === 0 ? [] : labels(`${i * per + 1}-${(i + 1) * per}`).map(String),
         owned: owned[i]!,
       }));
       const chapters = [...new Set(extra)];
-      const onDisk = labels(0, 39).filter((_, i) => disk[i]);
-      const estimates = Object.fromEntries(labels(0, 39).map((l, i) => [l, String(est[i])]));
+      const onDisk = labels("0-39").filter((_, i) => disk[i]);
+      const estimates = Object.fromEntries(labels("0-39").map((l, i) => [l, String(est[i])]));
       return { spec: { map, books, chapters, onDisk, estimates } as ScenarioSpec, form };
     });
 
@@ -280,13 +279,13 @@ describe("with the real coverage index (coverage.ts)", () => {
   it("without a map: flat, chapters covered_unmapped by the owned book", () => {
     const { view } = build({ ...finished, operator: undefined, files: [bookFile("1"), chapterFile("2")] });
     expect(view.map).toBe("none");
-    expect(order(view.units)).toEqual(["B1", "B2", "B3", ...labels(1, 9).map((l) => `c${l}`)]);
+    expect(order(view.units)).toEqual(["B1", "B2", "B3", ...labels("1-9").map((l) => `c${l}`)]);
     expect(view.units.find((u) => u.number === "1" && u.kind === "chapter")!.coverage).toBe("covered_unmapped");
     expect(groupSeriesPage(view, { filter: "all", reversed: false, problemsOnly: false }).layout).toBe("flat");
   });
 
   it("every book complete from chapters, a stray owned book: all chapters", () => {
-    const files = [bookFile("2"), ...labels(1, 9).map((l) => chapterFile(l))];
+    const files = [bookFile("2"), ...labels("1-9").map((l) => chapterFile(l))];
     const { view } = build({ ...finished, files });
     expect(view.status).toBe("all chapters");
     const page = groupSeriesPage(view, { filter: "all", reversed: false, problemsOnly: false });
@@ -296,7 +295,7 @@ describe("with the real coverage index (coverage.ts)", () => {
   it("a running series keeps its uncollected tail after the last book, outside every group", () => {
     const { view } = build({
       series: { status: "running", knownBookCount: 2 }, volumes: "1-2", chapters: "1-12", operator: { "1": "1-5", "2": "6-10" },
-      files: labels(1, 12).map((l) => chapterFile(l)),
+      files: labels("1-12").map((l) => chapterFile(l)),
     });
     expect(view).toMatchObject({ form: "chapters", map: "exact" });
     expect(order(view.units)).toEqual(["c1", "c2", "c3", "c4", "c5", "B1", "c6", "c7", "c8", "c9", "c10", "B2", "c11", "c12"]);

@@ -7,76 +7,24 @@
  * takes the database handle. That repository function is mocked at module level too (strict in the
  * same way) and answers with rule-core fixtures; ctx.db is an empty frozen object that nothing may use.
  */
-import { afterEach, beforeEach, describe, expect, it, vi, type Mock } from "vitest";
-import type { Config } from "../../src/config.ts";
-import type { Db } from "../../src/db/client.ts";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { mapEntry, snapshot } from "../../src/domain/test-fixtures.ts";
 import type { MapSourceFacts, SeriesSnapshot } from "../../src/domain/types.ts";
 import type { SeriesRow } from "../../src/repositories/series-repo.ts";
 import { loadSnapshot } from "../../src/repositories/snapshot-repo.ts";
-import type { Secrets } from "../../src/secrets.ts";
-import { createRepos, type AppContext, type Repos } from "../../src/services/context.ts";
+import type { AppContext } from "../../src/services/context.ts";
 import { mapService } from "../../src/services/map-service.ts";
+import { callLog, expectNoUnexpectedCalls, failing, seriesRow as anySeriesRow, strictContext, strictRepos, type StrictRepos } from "./strict-mocks.ts";
 
 vi.mock("../../src/repositories/snapshot-repo.ts", () => ({ loadSnapshot: vi.fn() }));
 
-type Procedure = (...args: never[]) => unknown;
-type StrictRepos = { [R in keyof Repos]: { [M in keyof Repos[R]]: Repos[R][M] extends Procedure ? Mock<Repos[R][M]> : never } };
-
-function failing(name: string, unexpected: string[]) {
-  return (): never => {
-    unexpected.push(name);
-    throw new Error(`unexpected call to ${name}: set it up in the test`);
-  };
-}
-
-/** One strict mock per method of the real repositories (their factories only close over db). */
-function strictRepos(unexpected: string[]): StrictRepos {
-  const shape = createRepos({} as Db);
-  return Object.fromEntries(
-    Object.entries(shape).map(([repo, methods]) => [
-      repo,
-      Object.fromEntries(Object.keys(methods).map((method) => [method, vi.fn(failing(`${repo}.${method}`, unexpected))])),
-    ]),
-  ) as unknown as StrictRepos;
-}
-
 const snapshotMock = vi.mocked(loadSnapshot);
 
-/** Repository calls (loadSnapshot included) in the order they happened, as "repo.method". */
-function callLog(repos: StrictRepos): string[] {
-  const calls: { name: string; order: number }[] = [];
-  for (const [repo, methods] of Object.entries(repos)) {
-    for (const [method, fn] of Object.entries(methods as Record<string, Mock>)) {
-      fn.mock.invocationCallOrder.forEach((order) => calls.push({ name: `${repo}.${method}`, order }));
-    }
-  }
-  snapshotMock.mock.invocationCallOrder.forEach((order) => calls.push({ name: "loadSnapshot", order }));
-  return calls.sort((a, b) => a.order - b.order).map((c) => c.name);
-}
+/** Repository calls and loadSnapshot calls, in the order they happened. */
+const calls = () => callLog(repos, { loadSnapshot: snapshotMock });
 
-function seriesRow(over: Partial<SeriesRow> = {}): SeriesRow {
-  return {
-    id: 7,
-    title: "Alpha",
-    folder: "Alpha",
-    form: null,
-    language: "en",
-    originalLanguage: null,
-    status: "finished",
-    knownBookCount: 2,
-    editionBookCount: null,
-    webtoon: false,
-    planWording: "books_first",
-    monitored: true,
-    assembleBooksAutomatically: false,
-    translationFallbackEnabled: false,
-    translationSourceLanguages: "[]",
-    createdAt: new Date(0),
-    updatedAt: new Date(0),
-    ...over,
-  };
-}
+/** Series 7 "Alpha": finished, two books. */
+const seriesRow = (over: Partial<SeriesRow> = {}): SeriesRow => anySeriesRow({ status: "finished", knownBookCount: 2, ...over });
 
 const source = (kind: MapSourceFacts["kind"], name: string, entries: MapSourceFacts["entries"], revision = 1): MapSourceFacts => ({
   id: revision * 100 + name.length,
@@ -96,18 +44,11 @@ beforeEach(() => {
   repos = strictRepos(unexpected);
   snapshotMock.mockReset();
   snapshotMock.mockImplementation(failing("loadSnapshot", unexpected));
-  ctx = {
-    config: { libraryRoot: "/nonexistent" } as Config,
-    db: Object.freeze({}) as Db,
-    queries: { count: 0, statements: [], reset() {} },
-    repos: repos as unknown as Repos,
-    secrets: {} as Secrets,
-    log: () => {},
-  };
+  ctx = strictContext(repos, "/nonexistent");
   service = mapService(ctx);
 });
 afterEach(() => {
-  expect(unexpected, "repository methods called without being set up").toEqual([]);
+  expectNoUnexpectedCalls(unexpected);
 });
 
 /** Series 7 exists; its snapshot (for views and previews) is `snap`. */
@@ -124,7 +65,7 @@ describe("view", () => {
   it("refuses an unknown series without loading a snapshot", async () => {
     repos.series.get.mockResolvedValue(null);
     await expect(service.view(8)).rejects.toMatchObject({ code: "series_not_found", status: 404, message: "series 8 does not exist" });
-    expect(callLog(repos)).toEqual(["series.get"]);
+    expect(calls()).toEqual(["series.get"]);
   });
 
   it("shows the operator entries and readings; catalogue maps only as suggestions, stored estimates nowhere", async () => {
@@ -151,7 +92,7 @@ describe("view", () => {
       conflicts: [],
     });
     expect(view.suggestions.map((s) => [s.name, s.kind])).toEqual([["catalogue:db", "catalogue"]]);
-    expect(callLog(repos)).toEqual(["series.get", "loadSnapshot"]);
+    expect(calls()).toEqual(["series.get", "loadSnapshot"]);
   });
 });
 
@@ -173,7 +114,7 @@ describe("replace (PUT chapter-map)", () => {
   ])("refuses %s before reading the revision or writing", async (_name, body, code, field) => {
     givenSeries();
     await expect(service.replace(7, body, false)).rejects.toMatchObject({ code, status: 400, extra: field ? { field } : {} });
-    expect(callLog(repos)).toEqual(["series.get"]);
+    expect(calls()).toEqual(["series.get"]);
   });
 
   it.each([
@@ -184,13 +125,13 @@ describe("replace (PUT chapter-map)", () => {
     givenSeries();
     const error = await service.replace(7, { revision: 2, entries }, false).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "invalid_map", extra: { problems: [{ code: problem }] } });
-    expect(callLog(repos)).toEqual(["series.get"]);
+    expect(calls()).toEqual(["series.get"]);
   });
 
   it("refuses an unknown series", async () => {
     repos.series.get.mockResolvedValue(null);
     await expect(service.replace(8, valid, false)).rejects.toMatchObject({ code: "series_not_found" });
-    expect(callLog(repos)).toEqual(["series.get"]);
+    expect(calls()).toEqual(["series.get"]);
   });
 
   it.each([false, true])("never calls replaceOperator with a stale revision (dry run %s)", async (dryRun) => {
@@ -203,7 +144,7 @@ describe("replace (PUT chapter-map)", () => {
       extra: { current_revision: 3 },
     });
     expect(repos.maps.operatorRevision).toHaveBeenCalledWith(7);
-    expect(callLog(repos)).toEqual(["series.get", "maps.operatorRevision"]);
+    expect(calls()).toEqual(["series.get", "maps.operatorRevision"]);
   });
 
   it("answers stale, and adds no slots, when another save wins between the check and the write", async () => {
@@ -211,7 +152,7 @@ describe("replace (PUT chapter-map)", () => {
     repos.maps.operatorRevision.mockResolvedValueOnce(2).mockResolvedValueOnce(3);
     repos.maps.replaceOperator.mockResolvedValue(null);
     await expect(service.replace(7, valid, false)).rejects.toMatchObject({ code: "map_revision_stale", extra: { current_revision: 3 } });
-    expect(callLog(repos)).toEqual(["series.get", "maps.operatorRevision", "maps.replaceOperator", "maps.operatorRevision"]);
+    expect(calls()).toEqual(["series.get", "maps.operatorRevision", "maps.replaceOperator", "maps.operatorRevision"]);
   });
 
   it("saves canonical, sorted entries at the revision read, then makes the mapped books and chapters slots", async () => {
@@ -234,7 +175,7 @@ describe("replace (PUT chapter-map)", () => {
     ]);
     expect(repos.slots.ensureVolumes).toHaveBeenCalledWith(7, ["1", "2", "3"], false);
     expect(repos.slots.ensureChapters).toHaveBeenCalledWith(7, ["1", "1.5", "2", "9", "10"].map((number) => ({ number })), false);
-    expect(callLog(repos)).toEqual(["series.get", "maps.operatorRevision", "maps.replaceOperator", "slots.ensureVolumes", "slots.ensureChapters", "loadSnapshot"]);
+    expect(calls()).toEqual(["series.get", "maps.operatorRevision", "maps.replaceOperator", "slots.ensureVolumes", "slots.ensureChapters", "loadSnapshot"]);
     expect(result).toMatchObject({ dryRun: false, map: { seriesId: 7, revision: 3 } });
   });
 
@@ -243,7 +184,7 @@ describe("replace (PUT chapter-map)", () => {
     repos.maps.operatorRevision.mockResolvedValue(2);
     const result = await service.replace(7, { revision: 2, entries: [{ volume: "1", chapters: ["1", "2"] }, { volume: "2", chapters: ["3", "4"] }] }, true);
     expect(result).toMatchObject({ dryRun: true, revision: 2, preview: { mapBefore: "none", mapAfter: "exact" } });
-    expect(callLog(repos)).toEqual(["series.get", "maps.operatorRevision", "loadSnapshot"]);
+    expect(calls()).toEqual(["series.get", "maps.operatorRevision", "loadSnapshot"]);
   });
 });
 
@@ -255,14 +196,14 @@ describe("remove (DELETE chapter-map)", () => {
   ])("refuses %s with bad_request before reading the revision", async (_name, body) => {
     givenSeries();
     await expect(service.remove(7, body, false)).rejects.toMatchObject({ code: "bad_request" });
-    expect(callLog(repos)).toEqual(["series.get"]);
+    expect(calls()).toEqual(["series.get"]);
   });
 
   it.each([false, true])("never calls replaceOperator with a stale revision (dry run %s)", async (dryRun) => {
     givenSeries();
     repos.maps.operatorRevision.mockResolvedValue(5);
     await expect(service.remove(7, { revision: 4 }, dryRun)).rejects.toMatchObject({ code: "map_revision_stale", extra: { current_revision: 5 } });
-    expect(callLog(repos)).toEqual(["series.get", "maps.operatorRevision"]);
+    expect(calls()).toEqual(["series.get", "maps.operatorRevision"]);
   });
 
   it("removes the operator entries only, at the revision read, and adds no slots", async () => {
@@ -271,7 +212,7 @@ describe("remove (DELETE chapter-map)", () => {
     repos.maps.replaceOperator.mockResolvedValue(5);
     const result = await service.remove(7, { revision: 4 }, false);
     expect(repos.maps.replaceOperator).toHaveBeenCalledWith(7, 4, null);
-    expect(callLog(repos)).toEqual(["series.get", "maps.operatorRevision", "maps.replaceOperator", "loadSnapshot"]);
+    expect(calls()).toEqual(["series.get", "maps.operatorRevision", "maps.replaceOperator", "loadSnapshot"]);
     expect(result.dryRun).toBe(false);
   });
 
@@ -280,7 +221,7 @@ describe("remove (DELETE chapter-map)", () => {
     repos.maps.operatorRevision.mockResolvedValueOnce(4).mockResolvedValueOnce(6);
     repos.maps.replaceOperator.mockResolvedValue(null);
     await expect(service.remove(7, { revision: 4 }, false)).rejects.toMatchObject({ code: "map_revision_stale", extra: { current_revision: 6 } });
-    expect(callLog(repos)).toEqual(["series.get", "maps.operatorRevision", "maps.replaceOperator", "maps.operatorRevision"]);
+    expect(calls()).toEqual(["series.get", "maps.operatorRevision", "maps.replaceOperator", "maps.operatorRevision"]);
   });
 });
 
@@ -294,7 +235,7 @@ describe("addReading (POST chapter-map/readings)", () => {
   ])("refuses %s without reading the map or writing", async (_name, body, code) => {
     givenSeries();
     await expect(service.addReading(7, body)).rejects.toMatchObject({ code });
-    expect(callLog(repos)).toEqual(["series.get"]);
+    expect(calls()).toEqual(["series.get"]);
   });
 
   it("refuses chapters another book already holds in the operator map or a reading (422), without writing", async () => {
@@ -311,7 +252,7 @@ describe("addReading (POST chapter-map/readings)", () => {
       status: 422,
       extra: { chapters: ["5 (vol 1)", "9 (vol 3)"] },
     });
-    expect(callLog(repos)).toEqual(["series.get", "maps.sources"]);
+    expect(calls()).toEqual(["series.get", "maps.sources"]);
   });
 
   it("records the reading sorted and makes its book and chapters slots", async () => {
@@ -326,7 +267,7 @@ describe("addReading (POST chapter-map/readings)", () => {
     expect(repos.maps.upsertReading).toHaveBeenCalledWith(7, { volume: "2", chapters: ["4.5", "5", "6"] });
     expect(repos.slots.ensureVolumes).toHaveBeenCalledWith(7, ["2"], true);
     expect(repos.slots.ensureChapters).toHaveBeenCalledWith(7, [{ number: "4.5" }, { number: "5" }, { number: "6" }], true);
-    expect(callLog(repos)).toEqual(["series.get", "maps.sources", "maps.upsertReading", "slots.ensureVolumes", "slots.ensureChapters", "loadSnapshot"]);
+    expect(calls()).toEqual(["series.get", "maps.sources", "maps.upsertReading", "slots.ensureVolumes", "slots.ensureChapters", "loadSnapshot"]);
   });
 });
 
@@ -340,7 +281,7 @@ describe("addSuggestion (POST chapter-map/suggestions)", () => {
   ])("refuses %s as suggestion_source_invalid (422) without writing", async (_name, body) => {
     givenSeries();
     await expect(service.addSuggestion(7, body)).rejects.toMatchObject({ code: "suggestion_source_invalid", status: 422, extra: { field: "source" } });
-    expect(callLog(repos)).toEqual(["series.get"]);
+    expect(calls()).toEqual(["series.get"]);
   });
 
   it("stores a catalogue or official map verbatim as a suggestion, never as operator entries", async () => {
@@ -351,6 +292,6 @@ describe("addSuggestion (POST chapter-map/suggestions)", () => {
     await service.addSuggestion(7, body);
 
     expect(repos.maps.replaceSuggestion).toHaveBeenCalledWith(7, "official", "official:Publisher", JSON.stringify(body), [{ volume: "2", chapters: ["9", "8"] }]);
-    expect(callLog(repos)).toEqual(["series.get", "maps.replaceSuggestion", "loadSnapshot"]);
+    expect(calls()).toEqual(["series.get", "maps.replaceSuggestion", "loadSnapshot"]);
   });
 });

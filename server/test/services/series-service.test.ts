@@ -6,69 +6,9 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it, vi, type Mock } from "vitest";
-import type { Config } from "../../src/config.ts";
-import type { Db } from "../../src/db/client.ts";
-import type { SeriesRow } from "../../src/repositories/series-repo.ts";
-import type { Secrets } from "../../src/secrets.ts";
-import { createRepos, type AppContext, type Repos } from "../../src/services/context.ts";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { seriesService } from "../../src/services/series-service.ts";
-
-type Procedure = (...args: never[]) => unknown;
-type StrictRepos = { [R in keyof Repos]: { [M in keyof Repos[R]]: Repos[R][M] extends Procedure ? Mock<Repos[R][M]> : never } };
-
-/** One strict mock per method of the real repositories (their factories only close over db). */
-function strictRepos(unexpected: string[]): StrictRepos {
-  const shape = createRepos({} as Db);
-  return Object.fromEntries(
-    Object.entries(shape).map(([repo, methods]) => [
-      repo,
-      Object.fromEntries(
-        Object.keys(methods).map((method) => [
-          method,
-          vi.fn((): never => {
-            unexpected.push(`${repo}.${method}`);
-            throw new Error(`unexpected call to ${repo}.${method}: set it up in the test`);
-          }),
-        ]),
-      ),
-    ]),
-  ) as unknown as StrictRepos;
-}
-
-/** Repository calls in the order they happened, as "repo.method". */
-function callLog(repos: StrictRepos): string[] {
-  const calls: { name: string; order: number }[] = [];
-  for (const [repo, methods] of Object.entries(repos)) {
-    for (const [method, fn] of Object.entries(methods as Record<string, Mock>)) {
-      fn.mock.invocationCallOrder.forEach((order) => calls.push({ name: `${repo}.${method}`, order }));
-    }
-  }
-  return calls.sort((a, b) => a.order - b.order).map((c) => c.name);
-}
-
-function seriesRow(over: Partial<SeriesRow> = {}): SeriesRow {
-  return {
-    id: 7,
-    title: "Alpha",
-    folder: "Alpha",
-    form: null,
-    language: "en",
-    originalLanguage: null,
-    status: "running",
-    knownBookCount: null,
-    editionBookCount: null,
-    webtoon: false,
-    planWording: "books_first",
-    monitored: true,
-    assembleBooksAutomatically: false,
-    translationFallbackEnabled: false,
-    translationSourceLanguages: "[]",
-    createdAt: new Date(0),
-    updatedAt: new Date(0),
-    ...over,
-  };
-}
+import { callLog, expectNoUnexpectedCalls, seriesRow, strictContext, strictRepos, type StrictRepos } from "./strict-mocks.ts";
 
 let unexpected: string[];
 let repos: StrictRepos;
@@ -79,19 +19,11 @@ beforeEach(() => {
   unexpected = [];
   repos = strictRepos(unexpected);
   libraryRoot = mkdtempSync(path.join(os.tmpdir(), "series-service-"));
-  const ctx: AppContext = {
-    config: { libraryRoot } as Config,
-    db: Object.freeze({}) as Db,
-    queries: { count: 0, statements: [], reset() {} },
-    repos: repos as unknown as Repos,
-    secrets: {} as Secrets,
-    log: () => {},
-  };
-  service = seriesService(ctx);
+  service = seriesService(strictContext(repos, libraryRoot));
 });
 afterEach(() => {
   rmSync(libraryRoot, { recursive: true, force: true });
-  expect(unexpected, "repository methods called without being set up").toEqual([]);
+  expectNoUnexpectedCalls(unexpected);
 });
 
 describe("list and get", () => {

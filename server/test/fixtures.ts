@@ -1,0 +1,167 @@
+/**
+ * Helpers shared by the end-to-end tests: the REST payload shapes they read, assertions on JSON and
+ * RFC 9457 problem responses, CBZ files written with yazl, and series made through the API and
+ * recorded by a library scan.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { expect } from "vitest";
+import { ZipFile } from "yazl";
+import type { Problem } from "../src/http/problem.ts";
+import { comicInfoXml, type ComicInfoFields } from "../src/library/demo.ts";
+import type { TestApp } from "./utils.ts";
+
+export type { Problem };
+
+/* ------------------------------------------------------------------------------------------ */
+/* REST payloads                                                                               */
+/* ------------------------------------------------------------------------------------------ */
+
+export interface RestUnit {
+  kind: "book" | "chapter";
+  number: string;
+  book: string | null;
+  owned: boolean;
+  monitored: boolean;
+  coverage: string | null;
+  plan: string | null;
+  estimated_book: string | null;
+  page_count: number | null;
+  file_ids: number[];
+  duplicate_file_ids: number[];
+  problems: string[];
+  extra: boolean;
+}
+export interface RestUnits {
+  series_id: number;
+  form: string;
+  map: string;
+  status: string | null;
+  plan_wording: string;
+  units: RestUnit[];
+}
+export interface MapEntry {
+  volume: string;
+  chapters: string[];
+}
+/** A series' chapter map. State, kinds and statuses are plain strings: GraphQL gives the same shape with its enum names. */
+export interface RestMap {
+  series_id: number;
+  revision: number;
+  state: string;
+  entries: MapEntry[];
+  readings: MapEntry[];
+  suggestions: {
+    source: string;
+    kind: string;
+    revision: number;
+    entries: { volume: string; chapters: string[]; status: string; conflicts: { chapter: string; volumes: string[]; scope: string }[]; adoptable: string[] }[];
+  }[];
+  conflicts: { chapter: string; books: string[] }[];
+}
+export interface ScanBody {
+  added: number;
+  changed: number;
+  moved: number;
+  removed: number;
+  unchanged: number;
+  series_created: number;
+  errors: { path: string; code: string; message: string }[];
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Responses                                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+/** The JSON body of a response that must have this status (the body is the failure message). */
+export async function expectJson<T>(res: Response, status: number): Promise<T> {
+  const text = await res.text();
+  expect(res.status, text).toBe(status);
+  return JSON.parse(text) as T;
+}
+
+/** An RFC 9457 problem with this status and stable code: problem+json, `type` about:blank#code. */
+export async function expectProblem(res: Response, status: number, code: string): Promise<Problem> {
+  const body = await expectJson<Problem>(res, status);
+  expect(res.headers.get("content-type")).toBe("application/problem+json");
+  expect(body.code).toBe(code);
+  expect(body.status).toBe(status);
+  expect(body.type).toBe(`about:blank#${code}`);
+  return body;
+}
+
+/** Status, content type and parsed body of a response, to compare a whole problem at once. */
+export async function problemOf(res: Response): Promise<{ status: number; contentType: string | null; body: unknown }> {
+  return { status: res.status, contentType: res.headers.get("content-type"), body: await res.json() };
+}
+
+/** The one unit of this kind and number in a units view. */
+export function unitOf<U extends { kind: string; number: string }>(view: { units: U[] }, kind: U["kind"], number: string): U {
+  const found = view.units.filter((u) => u.kind === kind && u.number === number);
+  expect(found, `${kind} ${number}`).toHaveLength(1);
+  return found[0] as U;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* CBZ files                                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+const ZIP_MTIME = new Date(Date.UTC(2024, 0, 1));
+
+/** A zip archive in memory: entries stored uncompressed with one fixed mtime. */
+export async function zipBuffer(entries: { name: string; data: Buffer }[]): Promise<Buffer> {
+  const zip = new ZipFile();
+  for (const e of entries) zip.addBuffer(e.data, e.name, { mtime: ZIP_MTIME, compress: false });
+  zip.end();
+  const chunks: Buffer[] = [];
+  for await (const chunk of zip.outputStream as AsyncIterable<Buffer>) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+/**
+ * A CBZ of `pages` random-byte "images" named 001.jpg… (never decodable: the scan reads the zip
+ * central directory and ComicInfo.xml only), optionally with ComicInfo and other entries.
+ */
+export function cbz(pages: number, options: { comicInfo?: ComicInfoFields; other?: string[] } = {}): Promise<Buffer> {
+  const entries: { name: string; data: Buffer }[] = [];
+  if (options.comicInfo) entries.push({ name: "ComicInfo.xml", data: Buffer.from(comicInfoXml(options.comicInfo)) });
+  for (let i = 1; i <= pages; i++) entries.push({ name: `${String(i).padStart(3, "0")}.jpg`, data: randomBytes(100 + i) });
+  for (const name of options.other ?? []) entries.push({ name, data: randomBytes(20) });
+  return zipBuffer(entries);
+}
+
+/** Writes a CBZ of `pages` pages at `file`, creating its folder. */
+export async function writeCbz(file: string, pages: number): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, await cbz(pages));
+}
+
+/** File names the scan reads as book `n` and chapter `n` of a series titled `title`. */
+export const bookFileName = (title: string, n: number) => `${title} v${String(n).padStart(2, "0")}.cbz`;
+export const chapterFileName = (title: string, n: number) => `${title} - c${String(n).padStart(3, "0")}.cbz`;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Series through the API                                                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * A series created through POST /api/manga, with one CBZ per book and per chapter written into its
+ * folder (12 and 4 pages unless told). The files are not scanned yet: see scanLibrary.
+ */
+export async function createSeriesWithFiles(
+  app: TestApp,
+  title: string,
+  files: { books: number[]; chapters: number[]; bookPages?: number; chapterPages?: number },
+): Promise<{ id: number; folder: string }> {
+  const s = await expectJson<{ id: number; folder: string }>(await app.api("/api/manga", { method: "POST", json: { title } }), 201);
+  const dir = path.join(app.config.libraryRoot, s.folder);
+  for (const b of files.books) await writeCbz(path.join(dir, bookFileName(title, b)), files.bookPages ?? 12);
+  for (const c of files.chapters) await writeCbz(path.join(dir, chapterFileName(title, c)), files.chapterPages ?? 4);
+  return s;
+}
+
+/** POST /api/library/scan, which must answer 200. */
+export async function scanLibrary(app: TestApp): Promise<ScanBody> {
+  return expectJson<ScanBody>(await app.api("/api/library/scan", { method: "POST" }), 200);
+}
