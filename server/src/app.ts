@@ -8,6 +8,7 @@ import { createGraphQL } from "./graphql/server.ts";
 import { restApp } from "./http/rest.ts";
 import { loadWebHandler } from "./http/web.ts";
 import { loadSecrets } from "./secrets.ts";
+import { createEventBus } from "./events.ts";
 import { createRepos, type AppContext } from "./services/context.ts";
 import { createServices, type Services } from "./services/index.ts";
 import { seedDemoLibraryIfEmpty } from "./services/demo-service.ts";
@@ -29,7 +30,7 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
   const { db, queries } = createDb(config.databaseUrl);
   const secrets = await loadSecrets(config.dataDir, { apiKey: config.apiKey, adminPassword: config.adminPassword });
   const log = config.logLevel === "silent" ? () => {} : (m: string) => console.log(`[${new Date().toISOString()}] ${m}`);
-  const ctx: AppContext = { config, db, queries, repos: createRepos(db), secrets, log };
+  const ctx: AppContext = { config, db, queries, repos: createRepos(db), secrets, events: createEventBus(), log };
   const services = createServices(ctx);
 
   if (options.seedDemo !== false && config.demoLibrary) await seedDemoLibraryIfEmpty(ctx, services);

@@ -4,10 +4,12 @@ import type PrismaTypes from "../generated/pothos-types.ts";
 import { getDatamodel } from "../generated/pothos-types.ts";
 import type { Services } from "../services/index.ts";
 import type { Db } from "../db/client.ts";
+import type { EventBus } from "../events.ts";
 
 export interface GraphQLContext {
   db: Db;
   services: Services;
+  events: EventBus;
   /** Who is calling ("api-key" or the web user); null is refused before any resolver runs. */
   user: string | null;
 }

@@ -4,6 +4,7 @@ import "./types/units.ts";
 import "./types/series.ts";
 import "./types/map.ts";
 import "./types/scan.ts";
+import "./types/events.ts";
 
 /** The schema: every type file registers itself on the builder; this only assembles them. */
 export const schema = builder.toSchema({ sortSchema: true });

@@ -52,6 +52,7 @@ export function createGraphQL(ctx: AppContext, services: Services) {
     context: (init: YogaInitialContext & { req?: IncomingMessage }) => ({
       db: ctx.db,
       services,
+      events: ctx.events,
       // HTTP requests carry a fetch Request; WebSocket operations the upgrade request (checked in onConnect).
       user: init.req
         ? "websocket"

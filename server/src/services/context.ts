@@ -5,6 +5,7 @@ import { mapRepo } from "../repositories/map-repo.ts";
 import { seriesRepo } from "../repositories/series-repo.ts";
 import { slotRepo } from "../repositories/slot-repo.ts";
 import type { Secrets } from "../secrets.ts";
+import type { EventBus } from "../events.ts";
 
 export function createRepos(db: Db) {
   return { series: seriesRepo(db), maps: mapRepo(db), slots: slotRepo(db), files: fileRepo(db) };
@@ -19,5 +20,7 @@ export interface AppContext {
   queries: QueryCounter;
   repos: Repos;
   secrets: Secrets;
+  /** Published after a write commits; GraphQL subscriptions listen. */
+  events: EventBus;
   log: (message: string) => void;
 }

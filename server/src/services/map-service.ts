@@ -107,6 +107,7 @@ export function mapService(ctx: AppContext) {
       const next = await repos.maps.replaceOperator(id, revision, entries);
       if (next === null) await checkRevision(id, revision);
       await ensureSlots(id, entries, series.monitored);
+      ctx.events.publish("map_changed", id);
       return { dryRun: false, map: await view(id) };
     },
 
@@ -122,6 +123,7 @@ export function mapService(ctx: AppContext) {
       }
       const next = await repos.maps.replaceOperator(id, revision, null);
       if (next === null) await checkRevision(id, revision);
+      ctx.events.publish("map_changed", id);
       return { dryRun: false, map: await view(id) };
     },
 
@@ -154,6 +156,7 @@ export function mapService(ctx: AppContext) {
       }
       await repos.maps.upsertReading(id, reading);
       await ensureSlots(id, [reading], series.monitored);
+      ctx.events.publish("map_changed", id);
       return view(id);
     },
 
@@ -168,6 +171,7 @@ export function mapService(ctx: AppContext) {
       }
       const entries = asEntries(o.entries);
       await repos.maps.replaceSuggestion(id, m[1] as "catalogue" | "official", source, JSON.stringify(body), entries);
+      ctx.events.publish("map_changed", id);
       return view(id);
     },
   };

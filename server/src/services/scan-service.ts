@@ -174,6 +174,8 @@ export function scanService(ctx: AppContext) {
     }
     // Reconciliation: stored estimates and tags derived from them never survive a scan (map trust rule 3).
     for (const { id } of seriesByFolder.values()) await repos.maps.removeEstimates(id);
+    for (const id of touched) ctx.events.publish("series_changed", id);
+    ctx.events.publish("scan_finished", null);
     ctx.log(
       `scan: ${result.added} added, ${result.changed} changed, ${result.moved} moved, ${result.removed} removed, ${result.errors.length} unreadable`,
     );

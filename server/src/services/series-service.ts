@@ -124,6 +124,7 @@ export function seriesService(ctx: AppContext) {
       await mkdir(path.join(ctx.config.libraryRoot, folder), { recursive: true });
       const row = await repos.series.create({ ...patch, title, folder });
       await ensureBookSlots(row);
+      ctx.events.publish("series_changed", row.id);
       return seriesView(row);
     },
     async update(id: number, body: unknown): Promise<SeriesView> {
@@ -131,6 +132,7 @@ export function seriesService(ctx: AppContext) {
       const patch = parsePatch(asObject(body));
       const row = await repos.series.update(id, patch);
       await ensureBookSlots(row);
+      ctx.events.publish("series_changed", id);
       return seriesView(row);
     },
   };

@@ -8,6 +8,7 @@ import type { Config } from "../../src/config.ts";
 import type { Db } from "../../src/db/client.ts";
 import type { SeriesRow } from "../../src/repositories/series-repo.ts";
 import type { Secrets } from "../../src/secrets.ts";
+import { createEventBus } from "../../src/events.ts";
 import { createRepos, type AppContext, type Repos } from "../../src/services/context.ts";
 
 type Procedure = (...args: never[]) => unknown;
@@ -52,7 +53,7 @@ export function expectNoUnexpectedCalls(unexpected: string[]): void {
   expect(unexpected, "repository methods called without being set up").toEqual([]);
 }
 
-/** A service context over strict repositories: no database, no secrets, a silent log. */
+/** A service context over strict repositories: no database, no secrets, a real event bus, a silent log. */
 export function strictContext(repos: StrictRepos, libraryRoot: string): AppContext {
   return {
     config: { libraryRoot } as Config,
@@ -60,6 +61,7 @@ export function strictContext(repos: StrictRepos, libraryRoot: string): AppConte
     queries: { count: 0, statements: [], reset() {} },
     repos: repos as unknown as Repos,
     secrets: {} as Secrets,
+    events: createEventBus(),
     log: () => {},
   };
 }

@@ -1,0 +1,22 @@
+import { createPubSub } from "graphql-yoga";
+
+/** What changed in the library, published after a write commits (GraphQL `libraryEvents`). */
+export interface LibraryEvent {
+  kind: "series_changed" | "map_changed" | "scan_finished";
+  /** The series concerned; null for library-wide events. */
+  seriesId: number | null;
+  at: string;
+}
+
+/** In-process event bus: services publish, subscriptions listen. */
+export function createEventBus() {
+  const pubsub = createPubSub<{ library: [LibraryEvent] }>();
+  return {
+    publish(kind: LibraryEvent["kind"], seriesId: number | null): void {
+      pubsub.publish("library", { kind, seriesId, at: new Date().toISOString() });
+    },
+    subscribe: () => pubsub.subscribe("library"),
+  };
+}
+
+export type EventBus = ReturnType<typeof createEventBus>;
