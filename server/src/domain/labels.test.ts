@@ -1,0 +1,107 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  compareLabels,
+  expandRange,
+  isWhole,
+  label,
+  labelEquals,
+  labelInRange,
+  parseLabel,
+  sortLabels,
+  wholeLabel,
+  wholePart,
+  type Label,
+} from "./labels.ts";
+
+describe("parseLabel", () => {
+  it.each([
+    ["0", "0"],
+    ["00", "0"],
+    ["007", "7"],
+    ["10", "10"],
+    ["10.5", "10.5"],
+    ["10.50", "10.5"],
+    ["10.05", "10.05"],
+    ["10.0", "10"],
+    ["0.5", "0.5"],
+    [" 12 ", "12"],
+    ["123456789012345678901234567890", "123456789012345678901234567890"],
+    [0, "0"],
+    [4.5, "4.5"],
+    [12, "12"],
+  ] as const)("%j → %j", (input, expected) => {
+    expect(parseLabel(input)).toBe(expected);
+  });
+
+  it.each([["-1"], ["1.2.3"], ["1e3"], ["one"], [""], ["1,5"], [".5"], ["5."], ["+3"], ["0x10"], [-1], [Number.NaN], [Number.POSITIVE_INFINITY], [1e21], [null], [undefined]])(
+    "%j is not a label",
+    (input) => {
+      expect(parseLabel(input as string)).toBeNull();
+    },
+  );
+
+  it("label() throws on what parseLabel refuses", () => {
+    expect(() => label("1.2.3")).toThrow(RangeError);
+    expect(label("03.10")).toBe("3.1");
+  });
+});
+
+describe("compareLabels", () => {
+  it("orders chapter zero, decimals and long numbers exactly", () => {
+    const shuffled = ["10", "2", "0", "10.5", "1.1", "1.05", "100", "9.99", "1", "10.45"].map((x) => label(x));
+    expect(sortLabels(shuffled)).toEqual(["0", "1", "1.05", "1.1", "2", "9.99", "10", "10.45", "10.5", "100"]);
+  });
+
+  it("compares numbers beyond float precision without floats", () => {
+    const a = label("9007199254740993");
+    const b = label("9007199254740992");
+    expect(Number(a)).toBe(Number(b)); // floats cannot tell them apart
+    expect(compareLabels(a, b)).toBeGreaterThan(0);
+    expect(compareLabels(label("0.30000000000000001"), label("0.3"))).toBeGreaterThan(0);
+  });
+
+  it("equal labels compare equal, whatever their written form", () => {
+    expect(labelEquals(label("10.50"), label("10.5"))).toBe(true);
+    expect(labelEquals(label("10.05"), label("10.5"))).toBe(false);
+  });
+
+  it("is a total order consistent with exact decimal value (property)", () => {
+    const decimal = fc.tuple(fc.bigInt({ min: 0n, max: 10n ** 20n }), fc.nat({ max: 9999 })).map(([i, f]) => `${i}.${String(f).padStart(4, "0")}`);
+    fc.assert(
+      fc.property(decimal, decimal, decimal, (x, y, z) => {
+        const [a, b, c] = [label(x), label(y), label(z)];
+        // Exact value as scaled integers.
+        const v = (s: string) => BigInt(s.replace(".", ""));
+        const expected = Math.sign(Number(v(x) - v(y)));
+        expect(Math.sign(compareLabels(a, b))).toBe(expected);
+        expect(Math.sign(compareLabels(b, a))).toBe(-expected);
+        if (compareLabels(a, b) <= 0 && compareLabels(b, c) <= 0) expect(compareLabels(a, c)).toBeLessThanOrEqual(0);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe("ranges and parts", () => {
+  it("expands whole numbers between the ends and never invents decimals", () => {
+    expect(expandRange(label("1"), label("3"))).toEqual(["1", "2", "3"]);
+    expect(expandRange(label("1.5"), label("3"))).toEqual(["1.5", "2", "3"]);
+    expect(expandRange(label("1"), label("2.5"))).toEqual(["1", "2", "2.5"]);
+    expect(expandRange(label("0"), label("0"))).toEqual(["0"]);
+    expect(expandRange(label("5"), label("3"))).toEqual(["5"]);
+  });
+
+  it("bounds a hostile range", () => {
+    expect(expandRange(label("1"), label("99999999999"), 1000)).toHaveLength(1000);
+  });
+
+  it("knows whole parts and ranges", () => {
+    expect(wholePart(label("10.5"))).toBe("10");
+    expect(isWhole(label("10"))).toBe(true);
+    expect(isWhole(label("10.5"))).toBe(false);
+    expect(labelInRange(label("2.5"), label("2"), label("3"))).toBe(true);
+    expect(labelInRange(label("3.5"), label("2"), label("3"))).toBe(false);
+    expect(wholeLabel(12)).toBe("12" as Label);
+  });
+});
