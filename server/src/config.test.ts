@@ -17,6 +17,8 @@ describe("loadConfig", () => {
       demoLibrary: true,
       webBuildDir: path.join(repoRoot, "web", "build"),
       logLevel: "info",
+      recycleRetentionDays: 30,
+      archiveLimits: { maxEntries: 10_000, maxTotalBytes: 8 * 1024 ** 3, maxEntryBytes: 512 * 1024 ** 2, maxRatio: 200, maxPixels: 150_000_000 },
     });
   });
 
@@ -40,6 +42,12 @@ describe("loadConfig", () => {
           DEMO_LIBRARY: "0",
           WEB_BUILD_DIR: "",
           LOG_LEVEL: "silent",
+          RECYCLE_RETENTION_DAYS: "7",
+          ARCHIVE_MAX_ENTRIES: "500",
+          ARCHIVE_MAX_TOTAL_BYTES: "1000000",
+          ARCHIVE_MAX_ENTRY_BYTES: "200000",
+          ARCHIVE_MAX_RATIO: "50",
+          IMAGE_MAX_PIXELS: "4000000",
         },
         CWD,
       ),
@@ -54,7 +62,14 @@ describe("loadConfig", () => {
       demoLibrary: false,
       webBuildDir: null,
       logLevel: "silent",
+      recycleRetentionDays: 7,
+      archiveLimits: { maxEntries: 500, maxTotalBytes: 1_000_000, maxEntryBytes: 200_000, maxRatio: 50, maxPixels: 4_000_000 },
     });
+  });
+
+  it.each([["0"], ["-3"], ["1.5"], ["ten"], ["1e3"]])("refuses RECYCLE_RETENTION_DAYS=%j and ARCHIVE_MAX_RATIO=%j with a clear message", (v) => {
+    expect(() => loadConfig({ RECYCLE_RETENTION_DAYS: v }, CWD)).toThrow(`RECYCLE_RETENTION_DAYS must be a positive whole number, got ${JSON.stringify(v)}`);
+    expect(() => loadConfig({ ARCHIVE_MAX_RATIO: v }, CWD)).toThrow(`ARCHIVE_MAX_RATIO must be a positive whole number, got ${JSON.stringify(v)}`);
   });
 
   it("puts the default database in DATA_DIR", () => {

@@ -15,6 +15,47 @@ export interface Config {
   /** Directory holding the built web client (web/build), or null to serve the API only. */
   webBuildDir: string | null;
   logLevel: "silent" | "info";
+  /** Days a retired file stays restorable in the recycle bin before it may be purged. */
+  recycleRetentionDays: number;
+  /** Limits of the hardened archive reader (every archive read goes through them). */
+  archiveLimits: ArchiveLimitsConfig;
+}
+
+export interface ArchiveLimitsConfig {
+  /** Entries in one archive. */
+  maxEntries: number;
+  /** Sum of the declared uncompressed sizes. */
+  maxTotalBytes: number;
+  /** One entry's uncompressed size. */
+  maxEntryBytes: number;
+  /** Uncompressed / compressed size of one entry (zip bombs). */
+  maxRatio: number;
+  /** Width × height of one image (sharp's limitInputPixels). */
+  maxPixels: number;
+}
+
+export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimitsConfig = {
+  maxEntries: 10_000,
+  maxTotalBytes: 8 * 1024 ** 3,
+  maxEntryBytes: 512 * 1024 ** 2,
+  maxRatio: 200,
+  maxPixels: 150_000_000,
+};
+
+/** Service state inside the library root (same filesystem, so moves are renames); the scan skips dot-folders. */
+export function stateDirs(config: Pick<Config, "libraryRoot" | "dataDir">) {
+  return {
+    staging: path.join(config.libraryRoot, ".staging"),
+    recycleBin: path.join(config.libraryRoot, ".recycle-bin"),
+    thumbnails: path.join(config.dataDir, "thumbnails"),
+  };
+}
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const text = env[name];
+  if (text === undefined || text === "") return fallback;
+  if (!/^\d{1,15}$/.test(text) || Number(text) <= 0) throw new Error(`${name} must be a positive whole number, got ${JSON.stringify(text)}`);
+  return Number(text);
 }
 
 const repoRoot = path.resolve(import.meta.dirname, "..", "..");
@@ -37,6 +78,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     demoLibrary: env.DEMO_LIBRARY !== "0",
     webBuildDir: env.WEB_BUILD_DIR === "" ? null : path.resolve(env.WEB_BUILD_DIR ?? path.join(repoRoot, "web", "build")),
     logLevel: env.LOG_LEVEL === "silent" ? "silent" : "info",
+    recycleRetentionDays: positiveInt(env, "RECYCLE_RETENTION_DAYS", 30),
+    archiveLimits: {
+      maxEntries: positiveInt(env, "ARCHIVE_MAX_ENTRIES", DEFAULT_ARCHIVE_LIMITS.maxEntries),
+      maxTotalBytes: positiveInt(env, "ARCHIVE_MAX_TOTAL_BYTES", DEFAULT_ARCHIVE_LIMITS.maxTotalBytes),
+      maxEntryBytes: positiveInt(env, "ARCHIVE_MAX_ENTRY_BYTES", DEFAULT_ARCHIVE_LIMITS.maxEntryBytes),
+      maxRatio: positiveInt(env, "ARCHIVE_MAX_RATIO", DEFAULT_ARCHIVE_LIMITS.maxRatio),
+      maxPixels: positiveInt(env, "IMAGE_MAX_PIXELS", DEFAULT_ARCHIVE_LIMITS.maxPixels),
+    },
   };
 }
 
