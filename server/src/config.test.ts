@@ -67,7 +67,7 @@ describe("loadConfig", () => {
     });
   });
 
-  it.each([["0"], ["-3"], ["1.5"], ["ten"], ["1e3"]])("refuses RECYCLE_RETENTION_DAYS=%j and ARCHIVE_MAX_RATIO=%j with a clear message", (v) => {
+  it.each([["0"], ["-3"], ["1.5"], ["ten"], ["1e3"]])("refuses %j as RECYCLE_RETENTION_DAYS or ARCHIVE_MAX_RATIO with a clear message", (v) => {
     expect(() => loadConfig({ RECYCLE_RETENTION_DAYS: v }, CWD)).toThrow(`RECYCLE_RETENTION_DAYS must be a positive whole number, got ${JSON.stringify(v)}`);
     expect(() => loadConfig({ ARCHIVE_MAX_RATIO: v }, CWD)).toThrow(`ARCHIVE_MAX_RATIO must be a positive whole number, got ${JSON.stringify(v)}`);
   });
