@@ -32,6 +32,9 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
   const log = config.logLevel === "silent" ? () => {} : (m: string) => console.log(`[${new Date().toISOString()}] ${m}`);
   const ctx: AppContext = { config, db, queries, repos: createRepos(db), secrets, events: createEventBus(), log };
   const services = createServices(ctx);
+  await services.publication.recover();
+  await services.publication.purgeExpired();
+  const stopPurge = services.publication.schedulePurge();
 
   if (options.seedDemo !== false && config.demoLibrary) await seedDemoLibraryIfEmpty(ctx, services);
 
@@ -62,6 +65,7 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
         });
       }),
     async close() {
+      stopPurge();
       wss.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

@@ -37,12 +37,14 @@ export const ERRORS = {
   recycle_entry_not_found: { status: 404, title: "No such recycle-bin entry" },
   mapping_not_found: { status: 404, title: "No such provider/source mapping" },
   download_not_found: { status: 404, title: "No such download" },
+  download_not_judgeable: { status: 409, title: "The download is not waiting to be judged" },
   confirmation_invalid: { status: 400, title: "The confirmation token is malformed or not for this operation" },
   snapshot_stale: { status: 409, title: "What was reviewed has changed: preview again" },
   download_active: { status: 409, title: "A download or import touching these files is active: try again when it ends" },
   restore_target_taken: { status: 409, title: "A file already exists at the original path" },
   nothing_to_retire: { status: 409, title: "There is nothing to retire" },
   book_suspect: { status: 409, title: "The book is suspect: its chapter files are never retired through it" },
+  thumbnails_busy: { status: 503, title: "The thumbnail worker is busy: retry shortly" },
   internal: { status: 500, title: "Internal error" },
 } as const satisfies Record<string, { status: number; title: string }>;
 

@@ -5,6 +5,9 @@ import "./types/series.ts";
 import "./types/map.ts";
 import "./types/scan.ts";
 import "./types/events.ts";
+import "./types/recycle.ts";
+import "./types/downloads.ts";
+import "./types/audit.ts";
 
 /** The schema: every type file registers itself on the builder; this only assembles them. */
 export const schema = builder.toSchema({ sortSchema: true });

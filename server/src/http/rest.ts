@@ -7,6 +7,9 @@ import { authenticate, CLEAR_SESSION_COOKIE, issueSession, parseCookies, SESSION
 import { problemResponse } from "./problem.ts";
 import { restMap, restMapChange, restScan } from "./present-map.ts";
 import { restSeries, restUnits } from "./present.ts";
+import { recycleRoutes } from "./rest-recycle.ts";
+import { downloadRoutes } from "./rest-downloads.ts";
+import { auditRoutes } from "./rest-audit.ts";
 
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
 
@@ -87,5 +90,8 @@ export function restApp(ctx: AppContext, services: Services, graphql: (req: Requ
   );
 
   app.post("/api/library/scan", async (c) => c.json(restScan(await services.scan.scan())));
+  recycleRoutes(app, services);
+  downloadRoutes(app, services);
+  auditRoutes(app, services);
   return app;
 }

@@ -213,15 +213,16 @@ describe("readArchiveIndex", () => {
   });
 
   it("refuses a truncated archive", async () => {
+    // The hardened reader tells a cut-short zip (archive_truncated) from a file that is no zip at all.
     const full = await zipBuffer([{ name: "1.jpg", data: randomBytes(5000) }, { name: "ComicInfo.xml", data: COMIC_INFO }]);
     const headless = join(dir, "headless.cbz");
     await writeFile(headless, full.subarray(0, 3000));
-    await expectArchiveError(readArchiveIndex(headless), "archive_unreadable");
+    await expectArchiveError(readArchiveIndex(headless), "archive_truncated");
     // End record intact but the central directory it points to cut away.
     const eocd = full.subarray(full.length - 22);
     const gutted = join(dir, "gutted.cbz");
     await writeFile(gutted, Buffer.concat([full.subarray(0, 100), eocd]));
-    await expectArchiveError(readArchiveIndex(gutted), "archive_unreadable");
+    await expectArchiveError(readArchiveIndex(gutted), "archive_truncated");
   });
 
   it("reports a missing file as archive_not_found", async () => {

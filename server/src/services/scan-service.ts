@@ -57,7 +57,7 @@ export function scanService(ctx: AppContext) {
 
   async function describe(relPath: string, sizeMtime: { size: number; mtimeMs: number }, sha256: string) {
     const abs = path.join(config.libraryRoot, relPath);
-    const index = await readArchiveIndex(abs);
+    const index = await readArchiveIndex(abs, config.archiveLimits);
     const numbering = numberingFromSources(
       index.comicInfoXml ? parseComicInfo(index.comicInfoXml) : null,
       // The folder name is the series title: a title with digits ("Mob Psycho 100") is not a chapter.

@@ -1,0 +1,42 @@
+/** REST of downloads: translation between HTTP and the download service, nothing else. */
+import type { Hono } from "hono";
+import type { ConformityFigures } from "../domain/conformity.ts";
+import type { DownloadView } from "../services/download-service.ts";
+import { asId } from "../services/input.ts";
+import type { Services } from "../services/index.ts";
+
+export function restFigures(f: ConformityFigures) {
+  return {
+    pages: f.pages,
+    black_cards: f.blackCards,
+    black_share: f.blackShare,
+    cards_judged: f.cardsJudged,
+    median_aspect: f.medianAspect,
+    reads_in_pages: f.readsInPages,
+    series_median_aspect: f.seriesMedianAspect,
+    series_aspect_source: f.seriesAspectSource,
+    strip_threshold: f.stripThreshold,
+    strips_judged: f.stripsJudged,
+  };
+}
+
+export function restDownload(d: DownloadView) {
+  return {
+    id: d.id,
+    series_id: d.seriesId,
+    kind: d.kind,
+    volume: d.volume,
+    chapter: d.chapter,
+    part: d.part,
+    language: d.language,
+    state: d.state,
+    needs_replacement: d.needsReplacement,
+    verdict: d.verdict ? { reasons: d.verdict.reasons, figures: restFigures(d.verdict.figures) } : null,
+    error: d.error,
+    created_at: d.createdAt.toISOString(),
+  };
+}
+
+export function downloadRoutes(app: Hono, services: Services): void {
+  app.get("/api/manga/:id/downloads", async (c) => c.json((await services.downloads.list(asId(c.req.param("id")))).map(restDownload)));
+}

@@ -1,0 +1,190 @@
+import { randomBytes } from "node:crypto";
+import sharp from "sharp";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_THRESHOLDS, isBlackCard } from "../domain/conformity.ts";
+import { AppError } from "../errors.ts";
+import { luminance, mapConcurrent, pageStats, statsOfPages } from "./page-stats.ts";
+import { blackCard, darkPanelsPage, drawnPage, nightPage, stripPage, stripSlices, type CardKind } from "./test-pages.ts";
+
+/** Luminance statistics of the full-size decode, to compare with the shrunk one. */
+async function fullSize(buf: Buffer): Promise<{ mean: number; stdev: number }> {
+  const { data, info } = await sharp(buf).greyscale().raw().toBuffer({ resolveWithObject: true });
+  return luminance(data, info.channels);
+}
+
+async function rejection(p: Promise<unknown>): Promise<AppError> {
+  const e: unknown = await p.then(
+    () => null,
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(AppError);
+  return e as AppError;
+}
+
+const SEEDS = [1, 2, 3, 4];
+
+describe("pageStats", () => {
+  it("reads the size from the header and the luminance from a 32 px decode", async () => {
+    const s = await pageStats(await drawnPage(1, { width: 1400, height: 2000 }));
+    expect(s.width).toBe(1400);
+    expect(s.height).toBe(2000);
+    expect(s.mean).toBeGreaterThan(200);
+    expect(s.stdev).toBeGreaterThan(DEFAULT_THRESHOLDS.cardMaxStdev);
+  });
+
+  it("measures a pure black card as mean 0, stdev 0", async () => {
+    expect(await pageStats(await blackCard(1, "pure"))).toEqual({ width: 800, height: 1160, mean: 0, stdev: 0 });
+  });
+
+  it("measures strips and slices by their real size", async () => {
+    expect(await pageStats(await stripPage(5, { width: 800, height: 2600 }))).toMatchObject({ width: 800, height: 2600 });
+    const slices = await stripSlices(5, 3, { width: 800, height: 7200 });
+    for (const s of await statsOfPages(slices)) expect(s).toMatchObject({ width: 800, height: 2400 });
+  });
+
+  it("uses the displayed orientation (EXIF rotation)", async () => {
+    const sideways = await sharp(await drawnPage(2)).rotate(90).jpeg().withMetadata({ orientation: 8 }).toBuffer();
+    expect((await sharp(sideways).metadata()).width).toBe(1160);
+    expect(await pageStats(sideways)).toMatchObject({ width: 800, height: 1160 });
+  });
+
+  it("puts a transparent page on white paper: a transparent PNG is not a black card", async () => {
+    const clear = await sharp({ create: { width: 400, height: 580, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png().toBuffer();
+    const s = await pageStats(clear);
+    expect(s.mean).toBeGreaterThan(250);
+    expect(isBlackCard(s)).toBe(false);
+  });
+
+  it("scales 16-bit pages to 0–255", async () => {
+    const grey16 = await sharp({ create: { width: 300, height: 400, channels: 3, background: { r: 128, g: 128, b: 128 } } })
+      .toColourspace("grey16")
+      .png()
+      .toBuffer();
+    expect((await sharp(grey16).metadata()).depth).toBe("ushort");
+    const s = await pageStats(grey16);
+    expect(s.mean).toBeGreaterThan(120);
+    expect(s.mean).toBeLessThan(136);
+  });
+
+  it("refuses a page over the pixel limit from its header, and bytes that are no image", async () => {
+    expect((await rejection(pageStats(await drawnPage(3), { maxPixels: 800 * 1160 - 1 }))).code).toBe("image_too_large");
+    expect(await pageStats(await drawnPage(3), { maxPixels: 800 * 1160 })).toMatchObject({ width: 800 });
+    expect((await rejection(pageStats(randomBytes(2000)))).code).toBe("image_unreadable");
+    expect((await rejection(pageStats(Buffer.alloc(0)))).code).toBe("image_unreadable");
+  });
+});
+
+/**
+ * Calibration of the black-card thresholds on the shrunk decode. Figures measured on these pages
+ * (mean / stdev on 32 px; full-size stdev in brackets):
+ *   drawn pages          mean 215–232   stdev 20–40  [48–76]
+ *   night scene          mean 33        stdev 52     [65]
+ *   sparse night scene   mean 25        stdev 38     [43]   the darkest drawn page: moon and one bubble
+ *   dark panels          mean 78–96     stdev 81–84  [101–108]
+ *   cards: pure 0/0, noisy 9/0.3 [2.6], with a notice 10/10 [17], dark grey 31/0.4 [3.9]
+ * The shrink lowers every stdev (averaging removes fine detail), so thresholds taken from
+ * full-size decodes would be off; mean < 40 and stdev < 30 sit between the populations here.
+ */
+describe("calibration on generated pages", () => {
+  const cards: CardKind[] = ["pure", "noisy", "notice", "dark-grey"];
+
+  it.each(cards)("%s black cards are cards, with room to spare", async (kind) => {
+    for (const seed of SEEDS) {
+      const s = await pageStats(await blackCard(seed, kind));
+      expect(isBlackCard(s), `${kind} ${seed}: ${JSON.stringify(s)}`).toBe(true);
+      expect(s.stdev).toBeLessThan(DEFAULT_THRESHOLDS.cardMaxStdev - 15);
+      expect(s.mean).toBeLessThan(DEFAULT_THRESHOLDS.cardMaxMean - 5);
+    }
+  });
+
+  const drawnKinds: [string, (seed: number) => Promise<Buffer>][] = [
+    ["drawn page", (seed) => drawnPage(seed)],
+    ["night scene with highlights", (seed) => nightPage(seed)],
+    ["sparse night scene", (seed) => nightPage(seed, { sparse: true })],
+    ["dark panels with white gutters", (seed) => darkPanelsPage(seed)],
+    ["webtoon strip", (seed) => stripPage(seed)],
+  ];
+  it.each(drawnKinds)("a %s is not a card", async (name, make) => {
+    for (const seed of SEEDS) {
+      const s = await pageStats(await make(seed));
+      expect(isBlackCard(s), `${name} ${seed}: ${JSON.stringify(s)}`).toBe(false);
+    }
+  });
+
+  it("night scenes are dark (mean under the card limit) and still drawn: their stdev decides", async () => {
+    for (const seed of SEEDS) {
+      for (const page of [await nightPage(seed), await nightPage(seed, { sparse: true })]) {
+        const s = await pageStats(page);
+        expect(s.mean).toBeLessThan(DEFAULT_THRESHOLDS.cardMaxMean);
+        expect(s.stdev).toBeGreaterThan(DEFAULT_THRESHOLDS.cardMaxStdev + 5);
+      }
+    }
+  });
+
+  it("the shrunk decode has a lower stdev than the full-size one (why the thresholds are calibrated on it)", async () => {
+    for (const page of [await drawnPage(1), await nightPage(1), await blackCard(1, "notice")]) {
+      const small = await pageStats(page);
+      const full = await fullSize(page);
+      expect(Math.abs(small.mean - full.mean)).toBeLessThan(3);
+      expect(small.stdev).toBeLessThan(full.stdev);
+    }
+  });
+});
+
+describe("statsOfPages and mapConcurrent", () => {
+  it("gives each page's stats in page order", async () => {
+    const pages = [await drawnPage(1), await blackCard(1, "pure"), await stripPage(1, { height: 2800 }), await nightPage(1)];
+    const all = await statsOfPages(pages);
+    expect(all.map((s) => [s.width, s.height])).toEqual([
+      [800, 1160],
+      [800, 1160],
+      [800, 2800],
+      [800, 1160],
+    ]);
+    for (const [i, page] of pages.entries()) expect(all[i]).toEqual(await pageStats(page));
+    expect(await statsOfPages([])).toEqual([]);
+  });
+
+  it("names the first bad page", async () => {
+    const e = await rejection(statsOfPages([await drawnPage(1), await drawnPage(2), randomBytes(500)]));
+    expect(e.code).toBe("image_unreadable");
+    expect(e.extra.page).toBe(3);
+    expect(e.message).toMatch(/^page 3: /);
+  });
+
+  it("keeps at most `concurrency` calls in flight, results in order", async () => {
+    for (const concurrency of [1, 2, 3]) {
+      let inFlight = 0;
+      let most = 0;
+      const out = await mapConcurrent([50, 5, 30, 1, 20, 10, 2], concurrency, async (ms, i) => {
+        most = Math.max(most, ++inFlight);
+        await new Promise((r) => setTimeout(r, ms));
+        inFlight--;
+        return i;
+      });
+      expect(out).toEqual([0, 1, 2, 3, 4, 5, 6]);
+      expect(most).toBe(concurrency);
+    }
+  });
+
+  it("starts nothing after a failure", async () => {
+    const started: number[] = [];
+    const run = mapConcurrent([0, 1, 2, 3, 4, 5], 2, async (i) => {
+      started.push(i);
+      if (i === 1) throw new Error("bad page");
+      await new Promise((r) => setTimeout(r, 5));
+      return i;
+    });
+    await expect(run).rejects.toThrow("bad page");
+    await new Promise((r) => setTimeout(r, 30));
+    expect(started).toEqual([0, 1]);
+  });
+});
+
+describe("luminance", () => {
+  it("is the mean and population stdev of the first channel", () => {
+    expect(luminance(Uint8Array.from([0, 255, 0, 255]), 1)).toEqual({ mean: 127.5, stdev: 127.5 });
+    expect(luminance(Uint8Array.from([10, 99, 30, 99]), 2)).toEqual({ mean: 20, stdev: 10 });
+    expect(luminance(new Uint8Array(0), 1)).toEqual({ mean: 0, stdev: 0 });
+  });
+});

@@ -1,0 +1,62 @@
+/**
+ * The one way files enter and leave the library. Every operation is journalled before its first
+ * irreversible step (publication_journal), moves bytes only by no-clobber renames on the library's
+ * filesystem with fsyncs around them, changes its rows in one transaction together with the end
+ * of its journal entry, and is serialised with other operations on the same files. Start-up
+ * recovery finishes or undoes what a crash interrupted. Nothing is deleted: retirement moves
+ * bytes into the recycle bin, and only `purgeExpired` removes bin copies whose retention ended.
+ *
+ * Split by responsibility: publish.ts, retirement.ts, recycle-bin.ts, recovery.ts (operations),
+ * journal.ts and publication-store.ts (database), durable-fs.ts and library-paths.ts (disk).
+ */
+import type { AppContext } from "../services/context.ts";
+import { createEngine, type RecycleListEntry, type RetiredFile } from "./publication-core.ts";
+import { publish, type PublishInput, type PublishResult } from "./publish.ts";
+import { listBin, purgeExpired, restore } from "./recycle-bin.ts";
+import { recover } from "./recovery.ts";
+import { retire } from "./retirement.ts";
+
+export type { PublishInput, PublishResult } from "./publish.ts";
+export type { PublishFile, PublishRelease } from "./journal.ts";
+export type { RecycleListEntry, RetiredFile } from "./publication-core.ts";
+export { __crashAt, CRASH_ENV, PUBLISH_STEPS, PURGE_STEPS, RESTORE_STEPS, RETIRE_STEPS, type CrashStep } from "./publication-core.ts";
+
+/** How often a running service purges expired recycle-bin entries. */
+export const PURGE_INTERVAL_MS = 6 * 60 * 60 * 1000;
+
+export interface Publication {
+  /** Puts a complete staged file into the library under `targetRelPath` or, when that is taken, the next free "name (2).cbz". */
+  publish(input: PublishInput): Promise<PublishResult>;
+  /** Moves active files into the recycle bin, all or nothing; rows become `recycled` with `recycledAt`. */
+  retire(fileIds: number[], reason: string): Promise<RetiredFile[]>;
+  /** Moves a recycled file back to its original path (409 `restore_target_taken` when occupied). */
+  restore(recycleEntryId: number): Promise<{ fileId: number; path: string }>;
+  /** Finishes or undoes what a crash interrupted; run at start-up before serving. */
+  recover(): Promise<{ replayed: number; rolledBack: number }>;
+  /** Removes the bin copies recycled more than RECYCLE_RETENTION_DAYS before `now`; entries become `purged`. */
+  purgeExpired(now?: Date): Promise<number>;
+  /** Files in the recycle bin, newest first. */
+  list(): Promise<RecycleListEntry[]>;
+  /** Runs `purgeExpired` every `intervalMs`; returns the function that stops it. */
+  schedulePurge(intervalMs?: number): () => void;
+}
+
+export function createPublication(ctx: AppContext): Publication {
+  const engine = createEngine(ctx);
+  return {
+    publish: (input) => publish(engine, input),
+    retire: (fileIds, reason) => retire(engine, fileIds, reason),
+    restore: (id) => restore(engine, id),
+    recover: () => recover(engine),
+    purgeExpired: (now) => purgeExpired(engine, now),
+    list: () => listBin(engine),
+    schedulePurge(intervalMs = PURGE_INTERVAL_MS) {
+      const timer = setInterval(() => {
+        purgeExpired(engine).catch((e: unknown) => ctx.log(`recycle bin: purge failed: ${(e as Error).message}`));
+      }, intervalMs);
+      // A pending purge never keeps the process alive.
+      timer.unref();
+      return () => clearInterval(timer);
+    },
+  };
+}

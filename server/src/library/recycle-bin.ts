@@ -1,0 +1,142 @@
+/**
+ * The recycle bin: what retirements moved out of the library, listed newest first, restorable to
+ * its original path, and purged only once its retention ended (the one deletion of file bytes the
+ * service ever makes, and only of expired bin copies).
+ */
+import { stat, unlink } from "node:fs/promises";
+import path from "node:path";
+import { AppError } from "../errors.ts";
+import { dropSecondName, ensureDir, fsyncDir, moveNoClobber, removeEmptyDirs, sameFile, sha256File, statOrNull, TargetExistsError } from "./durable-fs.ts";
+import { beginJournal, endJournal, type JournalEntry, type RestorePayload } from "./journal.ts";
+import { libraryAbs } from "./library-paths.ts";
+import { __crashAt, DAY_MS, type Engine, type RecycleListEntry } from "./publication-core.ts";
+import { beginPurge, commitRestore } from "./publication-store.ts";
+import { binAbs } from "./retirement.ts";
+
+export async function listBin(engine: Engine): Promise<RecycleListEntry[]> {
+  const rows = await engine.ctx.db.recycleEntry.findMany({ where: { state: "recycled" }, orderBy: [{ recycledAt: "desc" }, { id: "desc" }] });
+  const keepMs = engine.ctx.config.recycleRetentionDays * DAY_MS;
+  return rows.map((r) => ({
+    id: r.id,
+    fileId: r.fileId,
+    seriesId: r.seriesId,
+    originalPath: r.originalPath,
+    binPath: r.binPath,
+    size: Number(r.size),
+    sha256: r.sha256,
+    reason: r.reason,
+    recycledAt: r.recycledAt,
+    restorableUntil: new Date(r.recycledAt.getTime() + keepMs),
+  }));
+}
+
+/** Moves a recycled file back to its original path; 409 `restore_target_taken` when that path is occupied. */
+export async function restore(engine: Engine, entryId: number): Promise<{ fileId: number; path: string }> {
+  const { db } = engine.ctx;
+  const first = await db.recycleEntry.findUnique({ where: { id: entryId } });
+  if (!first) throw new AppError("recycle_entry_not_found", `recycle-bin entry ${entryId} does not exist`);
+  return engine.lock.run([`entry:${entryId}`, `file:${first.fileId}`, `path:${first.originalPath}`], async () => {
+    const e = await db.recycleEntry.findUnique({ where: { id: entryId } });
+    if (!e || e.state !== "recycled") throw new AppError("recycle_entry_not_found", `recycle-bin entry ${entryId} was ${e?.state ?? "removed"}`);
+    const row = e.fileId === null ? null : await db.libraryFile.findUnique({ where: { id: e.fileId } });
+    if (!row || row.state !== "recycled") throw new AppError("file_not_found", `the library record of recycle-bin entry ${entryId} no longer exists`);
+    const from = binAbs(engine, e.binPath);
+    const st = await statOrNull(from);
+    if (!st?.isFile()) throw new AppError("recycle_entry_not_found", `the bytes of recycle-bin entry ${entryId} are no longer in the bin`);
+    const to = libraryAbs(engine.root, e.originalPath);
+    const taken = () => new AppError("restore_target_taken", `${e.originalPath} is occupied: move that file away first`, { path: e.originalPath });
+    if ((await statOrNull(to)) !== null || (await db.libraryFile.count({ where: { path: e.originalPath, state: "active" } })) > 0) throw taken();
+
+    const p: RestorePayload = { v: 1, entryId, fileId: row.id, seriesId: e.seriesId, bin: e.binPath, to: e.originalPath, size: st.size, sha256: e.sha256 };
+    const journalId = await beginJournal(db, "restore", "moving", p);
+    __crashAt("restore:journaled");
+    try {
+      await ensureDir(path.dirname(to));
+      await moveNoClobber(from, to, () => __crashAt("restore:linked"));
+    } catch (err) {
+      // Occupied at the last moment: nothing moved, so the entry ends here. Any other failure
+      // leaves it to recovery, which looks at what is on disk.
+      if (err instanceof TargetExistsError) {
+        await endJournal(db, journalId);
+        throw taken();
+      }
+      throw err;
+    }
+    __crashAt("restore:moved");
+    return finishRestore(engine, journalId, p);
+  });
+}
+
+async function finishRestore(engine: Engine, journalId: number, p: RestorePayload): Promise<{ fileId: number; path: string }> {
+  const st = await stat(libraryAbs(engine.root, p.to));
+  const fileId = await commitRestore(engine.ctx.db, journalId, p, st.mtimeMs, new Date());
+  await removeEmptyDirs(path.dirname(binAbs(engine, p.bin)), engine.bin);
+  __crashAt("restore:committed");
+  if (p.seriesId !== null) engine.ctx.events.publish("series_changed", p.seriesId);
+  return { fileId, path: p.to };
+}
+
+/** An interrupted restore: finished once the file has its library name, undone otherwise. */
+export async function recoverRestore(engine: Engine, entry: Extract<JournalEntry, { op: "restore" }>): Promise<"replayed" | "rolledBack"> {
+  const p = entry.payload;
+  const to = libraryAbs(engine.root, p.to);
+  const from = binAbs(engine, p.bin);
+  const [toSt, binSt] = await Promise.all([statOrNull(to), statOrNull(from)]);
+  if (toSt && binSt && sameFile(toSt, binSt)) {
+    await dropSecondName(from);
+    await finishRestore(engine, entry.id, p);
+    return "replayed";
+  }
+  if (toSt?.isFile() && !binSt && toSt.size === p.size && (await sha256File(to)) === p.sha256) {
+    await finishRestore(engine, entry.id, p);
+    return "replayed";
+  }
+  if (!binSt) engine.ctx.log(`restore ${entry.id}: the bytes of recycle-bin entry ${p.entryId} are neither in the bin nor at ${p.to}`);
+  await endJournal(engine.ctx.db, entry.id);
+  return "rolledBack";
+}
+
+/** Removes the bytes of purged entries; a missing one was removed before a crash. */
+async function removeBins(engine: Engine, bins: string[]): Promise<void> {
+  const dirs = new Set<string>();
+  for (const [i, rel] of bins.entries()) {
+    const abs = binAbs(engine, rel);
+    try {
+      await unlink(abs);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    }
+    dirs.add(path.dirname(abs));
+    if (i === 0) __crashAt("purge:unlinked");
+  }
+  // The removals are durable before the journal entry ends, so none is forgotten half-done.
+  for (const d of dirs) if (await statOrNull(d)) await fsyncDir(d);
+  for (const d of dirs) await removeEmptyDirs(d, engine.bin);
+}
+
+/** Purges the entries recycled more than RECYCLE_RETENTION_DAYS before `now`; returns how many. */
+export async function purgeExpired(engine: Engine, now = new Date()): Promise<number> {
+  const { db } = engine.ctx;
+  const cutoff = new Date(now.getTime() - engine.ctx.config.recycleRetentionDays * DAY_MS);
+  const expired = await db.recycleEntry.findMany({ where: { state: "recycled", recycledAt: { lt: cutoff } }, select: { id: true } });
+  if (expired.length === 0) return 0;
+  const ids = expired.map((e) => e.id);
+  return engine.lock.run(
+    ids.map((id) => `entry:${id}`),
+    async () => {
+      const begun = await beginPurge(db, ids, cutoff);
+      if (!begun) return 0;
+      __crashAt("purge:marked");
+      await removeBins(engine, begun.bins);
+      await endJournal(db, begun.journalId);
+      engine.ctx.log(`recycle bin: purged ${begun.bins.length} expired file(s)`);
+      return begun.bins.length;
+    },
+  );
+}
+
+export async function recoverPurge(engine: Engine, entry: Extract<JournalEntry, { op: "purge" }>): Promise<"replayed"> {
+  await removeBins(engine, entry.payload.bins);
+  await endJournal(engine.ctx.db, entry.id);
+  return "replayed";
+}

@@ -1,0 +1,184 @@
+/**
+ * What the audit reads from the database, and the identities its previews bind. A fixed number of
+ * bulk selects per request, whatever the size of the series; no archive is opened (the list
+ * never reads a file, the previews only stat the selected ones).
+ */
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import type { Db } from "../db/client.ts";
+import { AppError } from "../errors.ts";
+import type { AuditFileFacts, AuditSource, AuditVerdict } from "../domain/audit.ts";
+import { labelOrNull } from "../repositories/mappers.ts";
+import type { FileOrigin } from "../domain/types.ts";
+
+/** Download states during which files of the series may be written or replaced. */
+export const ACTIVE_DOWNLOAD_STATES = ["queued", "fetching", "judging", "publishing"] as const;
+
+/** The stored verdict's reasons and black share; anything unreadable counts as no verdict figures. */
+function verdictFacts(row: { state: string; needsReplacement: boolean; verdict: string | null }): AuditVerdict {
+  let reasons: string[] = [];
+  let blackShare: number | null = null;
+  try {
+    const v = row.verdict === null ? null : (JSON.parse(row.verdict) as { reasons?: unknown; figures?: { blackShare?: unknown } });
+    if (v && Array.isArray(v.reasons)) reasons = v.reasons.filter((r): r is string => typeof r === "string");
+    const share = v?.figures?.blackShare;
+    if (typeof share === "number" && Number.isFinite(share)) blackShare = share;
+  } catch {
+    // A damaged verdict proves nothing; the download state still says whether it was degraded.
+  }
+  return { state: row.state, needsReplacement: row.needsReplacement, reasons, blackShare };
+}
+
+/** Every active or missing file of a series with its source and verdict (three bulk selects). */
+export async function loadAuditFacts(db: Db, seriesId: number, seriesLanguage: string): Promise<AuditFileFacts[]> {
+  const files = await db.libraryFile.findMany({
+    where: { seriesId, state: { in: ["active", "missing"] } },
+    select: {
+      id: true,
+      path: true,
+      kind: true,
+      volume: true,
+      chapter: true,
+      chapterEnd: true,
+      part: true,
+      pageCount: true,
+      size: true,
+      sha256: true,
+      state: true,
+      origin: true,
+      language: true,
+    },
+    orderBy: { id: "asc" },
+  });
+  const releases = await db.chapterRelease.findMany({
+    where: { seriesId, fileId: { not: null } },
+    select: { id: true, fileId: true, language: true, sourceMappingId: true, provider: { select: { name: true } }, sourceMapping: { select: { sourceId: true } } },
+    orderBy: { id: "asc" },
+  });
+  const downloads = await db.download.findMany({
+    where: { seriesId, fileId: { not: null } },
+    select: { fileId: true, state: true, needsReplacement: true, verdict: true },
+    orderBy: { id: "asc" },
+  });
+
+  // A file's source: its release through a mapping first, else one naming a provider.
+  const sourceByFile = new Map<number, { source: AuditSource | null; language: string }>();
+  for (const r of releases) {
+    const fileId = r.fileId as number;
+    const source: AuditSource | null = r.provider
+      ? { provider: r.provider.name, sourceId: r.sourceMapping?.sourceId ?? null, mappingId: r.sourceMapping ? r.sourceMappingId : null }
+      : null;
+    const known = sourceByFile.get(fileId);
+    const better =
+      !known || (known.source === null && source !== null) || (known.source !== null && known.source.mappingId === null && source !== null && source.mappingId !== null);
+    if (better) sourceByFile.set(fileId, { source, language: r.language });
+  }
+  // The latest download that published the file carries its verdict.
+  const verdictByFile = new Map<number, AuditVerdict>();
+  for (const d of downloads) verdictByFile.set(d.fileId as number, verdictFacts(d));
+
+  return files.map((f) => {
+    const release = sourceByFile.get(f.id);
+    return {
+      id: f.id,
+      path: f.path,
+      kind: f.kind === "book" ? "book" : "chapter",
+      volume: labelOrNull(f.volume),
+      chapter: labelOrNull(f.chapter),
+      chapterEnd: labelOrNull(f.chapterEnd),
+      part: f.part,
+      pageCount: f.pageCount,
+      size: Number(f.size),
+      sha256: f.sha256,
+      state: f.state === "missing" ? "missing" : "active",
+      origin: f.origin as FileOrigin,
+      language: f.language ?? release?.language ?? seriesLanguage,
+      source: release?.source ?? null,
+      verdict: verdictByFile.get(f.id) ?? null,
+    };
+  });
+}
+
+export async function activeDownloads(db: Db, seriesId: number): Promise<number> {
+  return db.download.count({ where: { seriesId, state: { in: [...ACTIVE_DOWNLOAD_STATES] } } });
+}
+
+/** A file as a preview binds it: its record, and what is on disk now (null when nothing is). */
+export interface FileIdentity {
+  id: number;
+  seriesId: number;
+  path: string;
+  sha256: string;
+  size: string;
+  mtimeMs: string;
+  state: string;
+  disk: { size: string; mtimeMs: string } | null;
+}
+
+async function diskOf(libraryRoot: string, rel: string): Promise<FileIdentity["disk"]> {
+  try {
+    const s = await stat(path.join(libraryRoot, ...rel.split("/")), { bigint: true });
+    // Whole milliseconds, as the scan records them.
+    return { size: s.size.toString(), mtimeMs: (s.mtimeNs / 1_000_000n).toString() };
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw e;
+  }
+}
+
+/** The identities of these files (any series, any state; unknown ids are left out), ids ascending. */
+export async function fileIdentities(db: Db, libraryRoot: string, ids: readonly number[]): Promise<FileIdentity[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.libraryFile.findMany({
+    where: { id: { in: [...ids] } },
+    select: { id: true, seriesId: true, path: true, sha256: true, size: true, mtimeMs: true, state: true },
+    orderBy: { id: "asc" },
+  });
+  const out: FileIdentity[] = [];
+  for (const r of rows) {
+    out.push({
+      id: r.id,
+      seriesId: r.seriesId,
+      path: r.path,
+      sha256: r.sha256,
+      size: r.size.toString(),
+      mtimeMs: r.mtimeMs.toString(),
+      state: r.state,
+      disk: r.state === "active" ? await diskOf(libraryRoot, r.path) : null,
+    });
+  }
+  return out;
+}
+
+/** The releases of these files, and the mappings they came through with their offer counts. */
+export async function releasesAndMappings(db: Db, fileIds: readonly number[]) {
+  const releases = await db.chapterRelease.findMany({
+    where: { fileId: { in: [...fileIds] } },
+    select: { id: true, fileId: true, providerId: true, sourceMappingId: true, externalId: true },
+    orderBy: { id: "asc" },
+  });
+  const mappingIds = [...new Set(releases.map((r) => r.sourceMappingId).filter((id): id is number => id !== null))];
+  const mappings = await mappingStates(db, mappingIds);
+  return { releases, mappings };
+}
+
+/** Mappings as previews bind them: identity, state, and their offers (count and newest id). */
+export async function mappingStates(db: Db, ids: readonly number[]) {
+  if (ids.length === 0) return [];
+  const rows = await db.sourceMapping.findMany({
+    where: { id: { in: [...ids] } },
+    select: { id: true, seriesId: true, providerId: true, sourceId: true, language: true, priority: true, state: true },
+    orderBy: { id: "asc" },
+  });
+  const offers = await db.offer.groupBy({ by: ["sourceMappingId"], where: { sourceMappingId: { in: [...ids] } }, _count: { _all: true }, _max: { id: true } });
+  const byMapping = new Map(offers.map((o) => [o.sourceMappingId, { count: o._count._all, newest: o._max.id }]));
+  return rows.map((r) => ({ ...r, offers: byMapping.get(r.id) ?? { count: 0, newest: null } }));
+}
+
+/** Files a preview may move: active and on disk. */
+export function requireMovable(files: readonly FileIdentity[]): void {
+  for (const f of files) {
+    if (f.state !== "active") throw new AppError("nothing_to_retire", `file ${f.id} is ${f.state}: there is nothing to move`, { file_id: f.id });
+    if (f.disk === null) throw new AppError("nothing_to_retire", `file ${f.id} is not on disk (a scan will mark it missing)`, { file_id: f.id });
+  }
+}

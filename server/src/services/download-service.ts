@@ -1,0 +1,180 @@
+/**
+ * Downloads on their way into the library: the conformity judgement of a fetched chapter before it
+ * is packaged (spec "Content conformity"), and the list the API shows. A degraded download stays
+ * out of the library — judging writes nothing to disk — and is marked as needing a replacement
+ * from another source (the search for one comes later; the state is exposed now).
+ *
+ * The series' median page aspect is not stored anywhere: it is taken from the verdict figures of
+ * the series' earlier downloads that passed (their `medianAspect`), newest 50, and when there are
+ * none a series that reads in pages is assumed to have printed-page proportions (the rule core's
+ * nominal aspect). That needs no schema change and no archive read; a webtoon is never judged for
+ * strips. Earlier degraded downloads are left out so a bad source cannot shift the baseline.
+ */
+import type { Db } from "../db/client.ts";
+import {
+  judgeChapter,
+  parseStoredVerdict,
+  seriesMedianAspect,
+  verdictJson,
+  type ConformityFigures,
+  type ConformityReason,
+  type ConformityVerdict,
+  type SeriesShape,
+} from "../domain/conformity.ts";
+import { AppError, isAppError } from "../errors.ts";
+import type { Download } from "../generated/prisma/client.ts";
+import { statsOfPages } from "../library/page-stats.ts";
+import type { AppContext } from "./context.ts";
+
+export const DOWNLOAD_STATES = ["queued", "fetching", "judging", "degraded", "publishing", "published", "failed"] as const;
+export type DownloadState = (typeof DOWNLOAD_STATES)[number];
+/** States before packaging: the pages may still be judged. */
+export const JUDGEABLE_STATES: readonly DownloadState[] = ["queued", "fetching", "judging"];
+/** Earlier downloads whose verdict tells how the series' pages are shaped (they passed the judgement). */
+const PASSED_STATES: readonly DownloadState[] = ["publishing", "published"];
+const ASPECT_HISTORY = 50;
+
+export interface DownloadView {
+  id: number;
+  seriesId: number;
+  kind: "chapter" | "volume";
+  volume: string | null;
+  chapter: string | null;
+  part: number | null;
+  language: string;
+  state: DownloadState;
+  needsReplacement: boolean;
+  verdict: { reasons: ConformityReason[]; figures: ConformityFigures } | null;
+  error: string | null;
+  createdAt: Date;
+}
+
+export function downloadView(row: Download): DownloadView {
+  const stored = parseStoredVerdict(row.verdict);
+  return {
+    id: row.id,
+    seriesId: row.seriesId,
+    kind: row.kind === "volume" ? "volume" : "chapter",
+    volume: row.volume,
+    chapter: row.chapter,
+    part: row.part,
+    language: row.language,
+    state: (DOWNLOAD_STATES as readonly string[]).includes(row.state) ? (row.state as DownloadState) : "failed",
+    needsReplacement: row.needsReplacement,
+    verdict: stored ? { reasons: stored.reasons, figures: stored.figures } : null,
+    error: row.error,
+    createdAt: row.createdAt,
+  };
+}
+
+/** The few statements this service needs. */
+function downloadStore(db: Db) {
+  return {
+    get: (id: number) => db.download.findUnique({ where: { id } }),
+    listOfSeries: (seriesId: number) => db.download.findMany({ where: { seriesId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] }),
+    /** Moves the row from one state to another only if it is still in `from`; false when it was not. */
+    async transition(id: number, from: string, data: { state: DownloadState; verdict?: string; needsReplacement?: boolean; error?: string | null }) {
+      return (await db.download.updateMany({ where: { id, state: from }, data })).count === 1;
+    },
+    /** Median page aspects recorded by the series' earlier downloads that passed, newest first. */
+    async passedAspects(seriesId: number, exceptId: number): Promise<(number | null)[]> {
+      const rows = await db.download.findMany({
+        where: { seriesId, id: { not: exceptId }, state: { in: [...PASSED_STATES] }, verdict: { not: null } },
+        select: { verdict: true },
+        orderBy: { id: "desc" },
+        take: ASPECT_HISTORY,
+      });
+      return rows.map((r) => {
+        const v = parseStoredVerdict(r.verdict);
+        return v && typeof v.figures.medianAspect === "number" ? v.figures.medianAspect : null;
+      });
+    },
+  };
+}
+
+export function downloadService(ctx: AppContext) {
+  const store = downloadStore(ctx.db);
+  // Downloads being judged by this process: a second judge() of the same one is refused, not raced.
+  const judging = new Set<number>();
+
+  async function requireRow(id: number): Promise<Download> {
+    const row = await store.get(id);
+    if (!row) throw new AppError("download_not_found", `download ${id} does not exist`);
+    return row;
+  }
+
+  async function seriesShape(row: Download): Promise<SeriesShape> {
+    const series = await ctx.repos.series.get(row.seriesId);
+    if (!series) throw new AppError("series_not_found", `series ${row.seriesId} does not exist`);
+    // A webtoon reads as a vertical strip; every other series reads in pages.
+    if (series.webtoon) return { readsInPages: false, medianAspect: null };
+    return { readsInPages: true, medianAspect: seriesMedianAspect(await store.passedAspects(row.seriesId, row.id)) };
+  }
+
+  return {
+    /**
+     * Judges the fetched pages of a download before packaging: degraded (kept out of the library,
+     * needs a replacement) or passed on to `publishing`. A page that is no readable image fails the
+     * download (state `failed`, the coded error recorded) and the error is rethrown.
+     */
+    async judge(downloadId: number, pages: readonly Buffer[]): Promise<{ download: DownloadView; verdict: ConformityVerdict }> {
+      if (judging.has(downloadId)) throw new AppError("download_not_judgeable", `download ${downloadId} is being judged already`);
+      judging.add(downloadId);
+      try {
+        const row = await requireRow(downloadId);
+        if (!(JUDGEABLE_STATES as readonly string[]).includes(row.state)) {
+          throw new AppError("download_not_judgeable", `download ${downloadId} is ${row.state}: only ${JUDGEABLE_STATES.join(", ")} downloads are judged`, {
+            state: row.state,
+          });
+        }
+        if (pages.length === 0) throw new AppError("bad_request", "a download without pages cannot be judged");
+        if (!(await store.transition(row.id, row.state, { state: "judging" }))) {
+          throw new AppError("download_not_judgeable", `download ${downloadId} changed state while it was read`);
+        }
+        const shape = await seriesShape(row);
+
+        let stats: Awaited<ReturnType<typeof statsOfPages>>;
+        try {
+          stats = await statsOfPages(pages, 2, ctx.config.archiveLimits);
+        } catch (e) {
+          const err = isAppError(e) ? e : new AppError("image_unreadable", "a page could not be measured");
+          await store.transition(row.id, "judging", { state: "failed", error: `${err.code}: ${err.message}` });
+          ctx.events.publish("series_changed", row.seriesId);
+          throw err;
+        }
+
+        const verdict = judgeChapter(stats, shape);
+        const degraded = verdict.verdict === "degraded";
+        const written = await store.transition(row.id, "judging", {
+          state: degraded ? "degraded" : "publishing",
+          verdict: verdictJson(verdict),
+          needsReplacement: degraded,
+          error: null,
+        });
+        if (!written) throw new AppError("download_not_judgeable", `download ${downloadId} changed state while it was judged`);
+        if (degraded) {
+          const f = verdict.figures;
+          ctx.log(
+            `download ${row.id} (series ${row.seriesId}) degraded: ${verdict.reasons.join(", ")} — ${f.blackCards}/${f.pages} black cards, median aspect ${f.medianAspect?.toFixed(2) ?? "?"}`,
+          );
+        }
+        ctx.events.publish("series_changed", row.seriesId);
+        return { download: downloadView(await requireRow(row.id)), verdict };
+      } finally {
+        judging.delete(downloadId);
+      }
+    },
+
+    /** The downloads of a series, newest first. */
+    async list(seriesId: number): Promise<DownloadView[]> {
+      if (!(await ctx.repos.series.get(seriesId))) throw new AppError("series_not_found", `series ${seriesId} does not exist`);
+      return (await store.listOfSeries(seriesId)).map(downloadView);
+    },
+
+    async get(id: number): Promise<DownloadView> {
+      return downloadView(await requireRow(id));
+    },
+  };
+}
+
+export type DownloadService = ReturnType<typeof downloadService>;

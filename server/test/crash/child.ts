@@ -1,0 +1,45 @@
+/**
+ * The crash-test child: run with `node --import tsx`, it performs one publication operation on the
+ * data dir and library root of its environment (DATA_DIR, LIBRARY_ROOT) and kills itself with
+ * SIGKILL at the step named by PUBLICATION_CRASH_AT (see __crashAt). CRASH_OP holds the operation
+ * as JSON. Without a crash it prints the result as one JSON line and exits 0.
+ */
+import { loadConfig } from "../../src/config.ts";
+import { createDb } from "../../src/db/client.ts";
+import type { EventBus } from "../../src/events.ts";
+import { createPublication, type PublishInput } from "../../src/library/publication.ts";
+import type { Secrets } from "../../src/secrets.ts";
+import { createRepos, type AppContext } from "../../src/services/context.ts";
+
+export type CrashOp =
+  | { kind: "publish"; input: PublishInput }
+  | { kind: "retire"; fileIds: number[]; reason: string }
+  | { kind: "restore"; entryId: number }
+  | { kind: "purge" };
+
+const config = loadConfig(process.env);
+const { db, queries } = createDb(config.databaseUrl);
+// Only what the publication module uses: no HTTP, no secrets, no recovery at start (the parent
+// prepared a consistent library; recovery is what the parent's restart checks), and no event bus
+// (nobody listens here, and loading graphql-yoga would double the child's start-up time).
+const events: EventBus = { publish: () => {}, subscribe: () => { throw new Error("no subscriptions in the crash child"); } };
+const ctx: AppContext = { config, db, queries, repos: createRepos(db), secrets: {} as Secrets, events, log: (m) => console.error(m) };
+const publication = createPublication(ctx);
+const op = JSON.parse(process.env.CRASH_OP ?? "null") as CrashOp;
+
+async function run(): Promise<unknown> {
+  switch (op.kind) {
+    case "publish":
+      return publication.publish(op.input);
+    case "retire":
+      return publication.retire(op.fileIds, op.reason);
+    case "restore":
+      return publication.restore(op.entryId);
+    case "purge":
+      return publication.purgeExpired();
+  }
+}
+
+const result = await run();
+await db.$disconnect();
+console.log(JSON.stringify(result));
