@@ -12,7 +12,7 @@ import { AppError } from "../errors.ts";
 import { bookSuspectReason } from "../domain/audit.ts";
 import type { Label } from "../domain/labels.ts";
 import type { CoverageIndex, SeriesSnapshot } from "../domain/types.ts";
-import { fileIdentities, releasesAndMappings, requireMovable } from "./audit-data.ts";
+import { fileIdentities, releasesAndMappings, requireMovable } from "../repositories/audit-repo.ts";
 import type { AuditFileView, Preview, RetiredFile } from "./audit-service.ts";
 import type { Confirmations } from "./confirmation.ts";
 import { requireSameSnapshot } from "./confirmation.ts";

@@ -16,7 +16,7 @@ import type { CoverageIndex, SeriesSnapshot } from "../domain/types.ts";
 import { createKeyedLock } from "../library/keyed-lock.ts";
 import { createThumbnails, fingerprintOf, type Thumbnails } from "../library/thumbnails.ts";
 import { loadSnapshot } from "../repositories/snapshot-repo.ts";
-import { activeDownloads, fileIdentities, loadAuditFacts, mappingStates, releasesAndMappings, requireMovable, type FileIdentity } from "./audit-data.ts";
+import { activeDownloads, fileIdentities, loadAuditFacts, mappingStates, releasesAndMappings, requireMovable, type FileIdentity } from "../repositories/audit-repo.ts";
 import { DUPLICATES_KIND, duplicateRetirement } from "./audit-duplicates.ts";
 import { parseAuditQuery, parseFileIds, parseSide, type AuditQueryInput } from "./audit-input.ts";
 import { createConfirmations, requireSameSnapshot } from "./confirmation.ts";

@@ -1,5 +1,6 @@
 import type { Config } from "../config.ts";
 import type { Db, QueryCounter } from "../db/client.ts";
+import { downloadRepo } from "../repositories/download-repo.ts";
 import { fileRepo } from "../repositories/file-repo.ts";
 import { mapRepo } from "../repositories/map-repo.ts";
 import { seriesRepo } from "../repositories/series-repo.ts";
@@ -8,7 +9,7 @@ import type { Secrets } from "../secrets.ts";
 import type { EventBus } from "../events.ts";
 
 export function createRepos(db: Db) {
-  return { series: seriesRepo(db), maps: mapRepo(db), slots: slotRepo(db), files: fileRepo(db) };
+  return { series: seriesRepo(db), maps: mapRepo(db), slots: slotRepo(db), files: fileRepo(db), downloads: downloadRepo(db) };
 }
 
 export type Repos = ReturnType<typeof createRepos>;

@@ -10,7 +10,6 @@
  * nominal aspect). That needs no schema change and no archive read; a webtoon is never judged for
  * strips. Earlier degraded downloads are left out so a bad source cannot shift the baseline.
  */
-import type { Db } from "../db/client.ts";
 import {
   judgeChapter,
   parseStoredVerdict,
@@ -67,33 +66,8 @@ export function downloadView(row: Download): DownloadView {
   };
 }
 
-/** The few statements this service needs. */
-function downloadStore(db: Db) {
-  return {
-    get: (id: number) => db.download.findUnique({ where: { id } }),
-    listOfSeries: (seriesId: number) => db.download.findMany({ where: { seriesId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] }),
-    /** Moves the row from one state to another only if it is still in `from`; false when it was not. */
-    async transition(id: number, from: string, data: { state: DownloadState; verdict?: string; needsReplacement?: boolean; error?: string | null }) {
-      return (await db.download.updateMany({ where: { id, state: from }, data })).count === 1;
-    },
-    /** Median page aspects recorded by the series' earlier downloads that passed, newest first. */
-    async passedAspects(seriesId: number, exceptId: number): Promise<(number | null)[]> {
-      const rows = await db.download.findMany({
-        where: { seriesId, id: { not: exceptId }, state: { in: [...PASSED_STATES] }, verdict: { not: null } },
-        select: { verdict: true },
-        orderBy: { id: "desc" },
-        take: ASPECT_HISTORY,
-      });
-      return rows.map((r) => {
-        const v = parseStoredVerdict(r.verdict);
-        return v && typeof v.figures.medianAspect === "number" ? v.figures.medianAspect : null;
-      });
-    },
-  };
-}
-
 export function downloadService(ctx: AppContext) {
-  const store = downloadStore(ctx.db);
+  const store = ctx.repos.downloads;
   // Downloads being judged by this process: a second judge() of the same one is refused, not raced.
   const judging = new Set<number>();
 
@@ -108,7 +82,12 @@ export function downloadService(ctx: AppContext) {
     if (!series) throw new AppError("series_not_found", `series ${row.seriesId} does not exist`);
     // A webtoon reads as a vertical strip; every other series reads in pages.
     if (series.webtoon) return { readsInPages: false, medianAspect: null };
-    return { readsInPages: true, medianAspect: seriesMedianAspect(await store.passedAspects(row.seriesId, row.id)) };
+    const verdicts = await store.verdictsOf(row.seriesId, PASSED_STATES, row.id, ASPECT_HISTORY);
+    const aspects = verdicts.map((text) => {
+      const v = parseStoredVerdict(text);
+      return v && typeof v.figures.medianAspect === "number" ? v.figures.medianAspect : null;
+    });
+    return { readsInPages: true, medianAspect: seriesMedianAspect(aspects) };
   }
 
   return {

@@ -8,7 +8,7 @@ import path from "node:path";
 import type { Db } from "../db/client.ts";
 import { AppError } from "../errors.ts";
 import type { AuditFileFacts, AuditSource, AuditVerdict } from "../domain/audit.ts";
-import { labelOrNull } from "../repositories/mappers.ts";
+import { labelOrNull } from "./mappers.ts";
 import type { FileOrigin } from "../domain/types.ts";
 
 /** Download states during which files of the series may be written or replaced. */
