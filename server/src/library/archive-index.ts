@@ -3,11 +3,9 @@
  * what was skipped. Built on the hardened reader (archive-reader.ts): the central directory is
  * judged and ComicInfo is read and CRC-checked; no image entry is read or decoded.
  */
-import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
-import { pipeline } from "node:stream/promises";
 import { withArchive, type ArchiveOpenOptions } from "./archive-reader.ts";
+import { sha256File } from "./durable-fs.ts";
 
 export {
   ArchiveError,
@@ -40,11 +38,8 @@ export async function readArchiveIndex(absPath: string, limits?: ArchiveOpenOpti
 }
 
 /** Lowercase hex SHA-256 of a file, streamed. */
-export async function sha256File(absPath: string): Promise<string> {
-  const hash = createHash("sha256");
-  await pipeline(createReadStream(absPath), hash);
-  return hash.digest("hex");
-}
+/** One hashing function for the whole service (durable-fs.ts); re-exported for the scan. */
+export { sha256File };
 
 export async function statFile(absPath: string): Promise<{ size: number; mtimeMs: number }> {
   const s = await stat(absPath);

@@ -141,7 +141,7 @@ export function createThumbnails(options: ThumbnailOptions) {
       return await sharp(page, sharpInputOptions(options.limits))
         .rotate()
         .resize({ width, withoutEnlargement: true })
-        .webp({ quality: 72 })
+        .webp({ quality: 72, effort: 0 }) // effort 0: a third of the encode time for ~2 KB more per thumbnail
         .toBuffer();
     } catch (e) {
       throw imageError(e);

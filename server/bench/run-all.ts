@@ -1,0 +1,62 @@
+/**
+ * `pnpm bench [name …]`: runs every benchmark, or the named ones (`pnpm bench thumbnails sha256`),
+ * one after another, each in its own process (a bench's memory, libvips cache and exit code stay
+ * its own). Each prints its figures and PASS/FAIL per goal; this prints a summary.
+ * Exit code: 0 every goal met, 1 a goal missed, 2 a bench could not measure (the highest wins).
+ * Native tools are checked first: when one is missing nothing runs, and the apt-get line is printed.
+ */
+import { spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { TOOLS, installHint, missingTools, printTable, type NativeTool } from "./harness.ts";
+
+interface Bench {
+  file: string;
+  tools: NativeTool[];
+  what: string;
+}
+
+const BENCHES: Record<string, Bench> = {
+  units: { file: "units.bench.ts", tools: [TOOLS.sqlite3], what: "GET /api/manga/{id}/units vs the sqlite3 shell" },
+  thumbnails: { file: "thumbnails.bench.ts", tools: [TOOLS.unzip, TOOLS.vipsthumbnail], what: "audit thumbnail vs unzip -p | vipsthumbnail" },
+  conformity: { file: "conformity.bench.ts", tools: [TOOLS.vips], what: "page statistics vs vips stats per page" },
+  audit: { file: "audit.bench.ts", tools: [], what: "audit page of 24 over 10,000 files, no archive opened" },
+  sha256: { file: "sha256.bench.ts", tools: [TOOLS.sha256sum], what: "sha256File vs sha256sum on 1 GiB" },
+};
+
+function main(): number {
+  const args = process.argv.slice(2).filter((a) => a !== "--");
+  const unknown = args.filter((a) => !(a in BENCHES));
+  if (unknown.length > 0 || args.includes("-h") || args.includes("--help")) {
+    if (unknown.length > 0) console.error(`bench: unknown benchmark ${unknown.join(", ")}`);
+    console.error(`usage: pnpm bench [${Object.keys(BENCHES).join(" | ")} …]  (none named: all)`);
+    for (const [name, b] of Object.entries(BENCHES)) console.error(`  ${name.padEnd(11)} ${b.what}`);
+    return 2;
+  }
+  const names = args.length > 0 ? [...new Set(args)] : Object.keys(BENCHES);
+  const missing = missingTools([...new Set(names.flatMap((n) => BENCHES[n]!.tools))]);
+  if (missing.length > 0) {
+    console.error(`bench: ${missing.map((t) => t.command).join(", ")} not found; install with: ${installHint(missing)}`);
+    return 2;
+  }
+  const tsx = createRequire(import.meta.url).resolve("tsx/cli");
+  const results: { name: string; code: number; seconds: number }[] = [];
+  for (const name of names) {
+    console.log(`\n=== ${name}: ${BENCHES[name]!.what} ===\n`);
+    const t0 = performance.now();
+    const r = spawnSync(process.execPath, [tsx, path.join(import.meta.dirname, BENCHES[name]!.file)], { stdio: "inherit" });
+    results.push({ name, code: r.status ?? 2, seconds: (performance.now() - t0) / 1000 });
+  }
+  if (names.length > 1) {
+    console.log("\n=== summary ===\n");
+    const verdict = (code: number) => (code === 0 ? "PASS" : code === 1 ? "FAIL (goal missed)" : `ERROR (exit ${code}: could not measure)`);
+    printTable(
+      ["benchmark", "result", "time"],
+      results.map((r) => [r.name, verdict(r.code), `${r.seconds.toFixed(0)} s`]),
+    );
+  }
+  return Math.max(...results.map((r) => (r.code === 0 || r.code === 1 ? r.code : 2)));
+}
+
+process.exitCode = main();
