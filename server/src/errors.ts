@@ -45,6 +45,18 @@ export const ERRORS = {
   nothing_to_retire: { status: 409, title: "There is nothing to retire" },
   book_suspect: { status: 409, title: "The book is suspect: its chapter files are never retired through it" },
   thumbnails_busy: { status: 503, title: "The thumbnail worker is busy: retry shortly" },
+  // Verified and assembled books.
+  book_not_owned: { status: 404, title: "No owned book for that volume" },
+  verification_not_found: { status: 404, title: "No proof is recorded for that book" },
+  digest_stale: { status: 409, title: "The book's content changed: read its current digest again" },
+  map_entry_not_registered: { status: 422, title: "Register the book's map entry first (operator map or a reading)" },
+  proof_chapters_mismatch: { status: 422, title: "The proof's chapters differ from the map's chapters for the volume" },
+  assembly_book_owned: { status: 409, title: "The book is already owned" },
+  assembly_map_not_exact: { status: 409, title: "The book has no exact map entry" },
+  assembly_ambiguous_map: { status: 409, title: "The book's map entry is ambiguous" },
+  assembly_missing_chapters: { status: 409, title: "Some of the book's chapters are not on disk" },
+  assembly_missing_part: { status: 409, title: "A split chapter of the book is missing a part" },
+  assembly_changed_files: { status: 409, title: "A chapter file changed since the preview" },
   internal: { status: 500, title: "Internal error" },
 } as const satisfies Record<string, { status: number; title: string }>;
 
