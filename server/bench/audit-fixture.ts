@@ -13,6 +13,7 @@
  * Every 50th chapter file has 6 pages (few pages).
  */
 import type { Db } from "../src/db/client.ts";
+import { createManyChunked, fakeSha, pad, type LibraryFileRow } from "./fixture.ts";
 
 export const AUDIT_FILES = 10_000;
 const CHAPTERS = 2500;
@@ -20,43 +21,9 @@ const BOOKS = 150;
 const PER_BOOK = 13;
 const OWNED_BOOKS = 40;
 const SCANNED_CHAPTERS = 2470;
-const CHUNK = 500;
 
-const pad = (n: number, w: number) => String(n).padStart(w, "0");
-
-async function chunked<T>(rows: T[], write: (chunk: T[]) => Promise<unknown>): Promise<void> {
-  for (let i = 0; i < rows.length; i += CHUNK) await write(rows.slice(i, i + CHUNK));
-}
-
-function hex64(seed: number): string {
-  let x = (seed * 2654435761) >>> 0 || 1;
-  let out = "";
-  while (out.length < 64) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out += (x >>> 0).toString(16).padStart(8, "0");
-  }
-  return out.slice(0, 64);
-}
-
-interface FileRow {
-  seriesId: number;
-  state: string;
-  path: string;
-  size: bigint;
-  mtimeMs: bigint;
-  sha256: string;
-  pageCount: number;
-  kind: string;
-  volume: string | null;
-  chapter: string | null;
-  chapterEnd: null;
-  part: null;
-  tagSource: string;
-  language: string;
-  origin: string;
-  /** SOURCES key of a downloaded file; null for a scanned one (not a column). */
+/** A file row and, for a downloaded one, the SOURCES key it came from (not a column). */
+interface FileRow extends LibraryFileRow {
   source: string | null;
 }
 
@@ -77,16 +44,16 @@ const SOURCES: Source[] = [
 export async function seedAuditSeries(db: Db): Promise<number> {
   const title = "Audit Run";
   const { id: seriesId } = await db.series.create({ data: { title, folder: title, status: "running", language: "en" } });
-  await chunked(
+  await createManyChunked(
     Array.from({ length: BOOKS }, (_, i) => ({ seriesId, number: String(i + 1) })),
     (data) => db.volumeSlot.createMany({ data }),
   );
-  await chunked(
+  await createManyChunked(
     Array.from({ length: CHAPTERS }, (_, i) => ({ seriesId, number: String(i + 1) })),
     (data) => db.chapterSlot.createMany({ data }),
   );
   const map = await db.mapSource.create({ data: { seriesId, kind: "operator", name: "operator", revision: 1 } });
-  await chunked(
+  await createManyChunked(
     Array.from({ length: BOOKS }, (_, v) => ({
       sourceId: map.id,
       volume: String(v + 1),
@@ -106,7 +73,7 @@ export async function seedAuditSeries(db: Db): Promise<number> {
   const base = { seriesId, state: "active", chapterEnd: null, part: null };
   const files: FileRow[] = [];
   for (let v = 1; v <= OWNED_BOOKS; v++) {
-    files.push({ ...base, source: null, path: `${title}/${title} v${pad(v, 3)}.cbz`, size: BigInt(90_000_000 + v), mtimeMs: mtime + BigInt(v), sha256: hex64(v), pageCount: 190 + (v % 20), kind: "book", volume: String(v), chapter: null, tagSource: "comicinfo", language: "en", origin: "scan" });
+    files.push({ ...base, source: null, path: `${title}/${title} v${pad(v, 3)}.cbz`, size: BigInt(90_000_000 + v), mtimeMs: mtime + BigInt(v), sha256: fakeSha(v), pageCount: 190 + (v % 20), kind: "book", volume: String(v), chapter: null, tagSource: "comicinfo", language: "en", origin: "scan" });
   }
   const chapterFile = (n: number, tag: string, source: string | null, language: string, seed: number): FileRow => ({
     ...base,
@@ -114,7 +81,7 @@ export async function seedAuditSeries(db: Db): Promise<number> {
     path: `${title}/${tag}/${title} - c${pad(n, 4)} [${language}].cbz`,
     size: BigInt(9_000_000 + seed),
     mtimeMs: mtime + BigInt(seed),
-    sha256: hex64(seed),
+    sha256: fakeSha(seed),
     pageCount: n % 50 === 0 ? 6 : 18 + (n % 7),
     kind: "chapter",
     volume: null,
@@ -129,7 +96,7 @@ export async function seedAuditSeries(db: Db): Promise<number> {
   }
   for (let n = 1; n <= SCANNED_CHAPTERS; n++) files.push(chapterFile(n, "local", null, "en", seed++));
   if (files.length !== AUDIT_FILES) throw new Error(`the audit fixture has ${files.length} files, not ${AUDIT_FILES}`);
-  await chunked(
+  await createManyChunked(
     files.map(({ source: _source, ...row }) => row),
     (data) => db.libraryFile.createMany({ data }),
   );
@@ -173,7 +140,7 @@ export async function seedAuditSeries(db: Db): Promise<number> {
       fileId,
     });
   }
-  await chunked(releases, (data) => db.chapterRelease.createMany({ data }));
-  await chunked(downloads, (data) => db.download.createMany({ data }));
+  await createManyChunked(releases, (data) => db.chapterRelease.createMany({ data }));
+  await createManyChunked(downloads, (data) => db.download.createMany({ data }));
   return seriesId;
 }

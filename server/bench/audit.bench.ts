@@ -14,9 +14,7 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { createApp, type App } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
-import { migrateDatabase } from "../src/db/migrate.ts";
+import type { App } from "../src/app.ts";
 import { archiveOpenCount } from "../src/library/archive-reader.ts";
 import { auditEntries, auditPage, filterAuditEntries, sortAuditEntries } from "../src/domain/audit.ts";
 import { buildCoverageIndex } from "../src/domain/coverage.ts";
@@ -24,6 +22,7 @@ import { seriesForm } from "../src/domain/series-form.ts";
 import { loadSnapshot } from "../src/repositories/snapshot-repo.ts";
 import { loadAuditFacts } from "../src/repositories/audit-repo.ts";
 import { parseAuditQuery } from "../src/services/audit-input.ts";
+import { get, startBenchApp } from "./app.ts";
 import { AUDIT_FILES, seedAuditSeries } from "./audit-fixture.ts";
 import { fail, intEnv, machineLine, median, ms, percentile, printTable, runBench, type Goal } from "./harness.ts";
 
@@ -31,38 +30,13 @@ const WARMUP = intEnv("BENCH_AUDIT_WARMUP", 20);
 const BREAKDOWN_RUNS = intEnv("BENCH_AUDIT_BREAKDOWN_RUNS", 20);
 const REQUESTS = intEnv("BENCH_AUDIT_REQUESTS", 200);
 const PAGE_SIZE = 24;
-const API_KEY = "bench-api-key-0123456789";
-
-function get(agent: http.Agent, port: number, pathname: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port, path: pathname, agent, headers: { "x-api-key": API_KEY } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.end();
-  });
-}
 
 async function main(): Promise<Goal[]> {
   const dir = mkdtempSync(path.join(process.env.BENCH_TMP ?? os.tmpdir(), "mls-bench-audit-"));
   let app: App | undefined;
   try {
     console.log(`audit: ${AUDIT_FILES} files, ${WARMUP} warm-up + ${REQUESTS} requests; ${machineLine()}`);
-    const config = loadConfig({
-      DATA_DIR: path.join(dir, "data"),
-      LIBRARY_ROOT: path.join(dir, "library"),
-      PORT: "0",
-      HOST: "127.0.0.1",
-      API_KEY,
-      DEMO_LIBRARY: "0",
-      WEB_BUILD_DIR: "",
-      LOG_LEVEL: "silent",
-    });
-    await migrateDatabase(config.databaseUrl);
-    app = await createApp(config, { migrate: false, seedDemo: false });
+    app = await startBenchApp(dir);
     const t0 = performance.now();
     const seriesId = await seedAuditSeries(app.ctx.db);
     const rows = await app.ctx.db.libraryFile.count({ where: { seriesId } });

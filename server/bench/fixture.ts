@@ -49,12 +49,14 @@ export const SMALL: SeriesShape = {
   recycledHistory: false,
 };
 
-const pad = (n: number, width: number) => String(n).padStart(width, "0");
+/* ---- what both fixtures (this one and audit-fixture.ts) write rows with ---- */
 
-/** A deterministic 64-hex-digit digest. */
-function fakeSha(seed: number): string {
+export const pad = (n: number, width: number) => String(n).padStart(width, "0");
+
+/** A deterministic 64-hex-digit digest (xorshift32 from the seed; seed 0 starts from 1). */
+export function fakeSha(seed: number): string {
   let out = "";
-  let x = (seed * 2654435761) >>> 0;
+  let x = (seed * 2654435761) >>> 0 || 1;
   while (out.length < 64) {
     x = (x ^ (x << 13)) >>> 0;
     x = (x ^ (x >>> 17)) >>> 0;
@@ -64,7 +66,8 @@ function fakeSha(seed: number): string {
   return out.slice(0, 64);
 }
 
-type FileRow = {
+/** One library_file row as createMany takes it. */
+export interface LibraryFileRow {
   seriesId: number;
   path: string;
   size: bigint;
@@ -80,14 +83,17 @@ type FileRow = {
   language: string;
   origin: string;
   state: string;
-  recycledAt: Date | null;
-};
+  recycledAt?: Date | null;
+}
 
 const CHUNK = 500;
 
-async function createManyChunked<T>(rows: T[], write: (chunk: T[]) => Promise<unknown>): Promise<void> {
+/** Writes rows CHUNK at a time (one createMany per chunk). */
+export async function createManyChunked<T>(rows: T[], write: (chunk: T[]) => Promise<unknown>): Promise<void> {
   for (let i = 0; i < rows.length; i += CHUNK) await write(rows.slice(i, i + CHUNK));
 }
+
+/* ---- the units benchmark's series ---- */
 
 /** Writes one series with its slots, operator map, files and releases; returns the series id. */
 export async function seedSeries(db: Db, shape: SeriesShape): Promise<number> {
@@ -122,7 +128,7 @@ export async function seedSeries(db: Db, shape: SeriesShape): Promise<number> {
   });
   await createManyChunked(entries, (data) => db.mapEntry.createMany({ data }));
 
-  const files: FileRow[] = [];
+  const files: LibraryFileRow[] = [];
   const base = { seriesId, language: "en", chapterEnd: null, recycledAt: null };
   const mtime = BigInt(Date.UTC(2026, 0, 1));
   for (let v = 1; v <= shape.ownedBooks; v++) {

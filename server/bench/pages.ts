@@ -10,6 +10,7 @@
  * the page is encoded as JPEG (RGB, 4:2:0, like most scans).
  */
 import sharp from "sharp";
+import { rng } from "../src/library/test-pages.ts";
 
 export const PAGE_WIDTH = 1400;
 export const PAGE_HEIGHT = 2000;
@@ -24,18 +25,6 @@ const CURVES = 6;
 const BLUR = 0.8;
 const TONE_CHANCE = 0.6;
 const TONE_AREA = 0.7;
-
-/** mulberry32: small, fast, deterministic. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Rect {
   x: number;

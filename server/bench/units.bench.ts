@@ -22,46 +22,17 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
-import { createApp, type App } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
-import { migrateDatabase } from "../src/db/migrate.ts";
+import type { App } from "../src/app.ts";
 import { buildCoverageIndex } from "../src/domain/coverage.ts";
 import { seriesForm } from "../src/domain/series-form.ts";
 import { buildUnitsView } from "../src/domain/units.ts";
 import { restUnits } from "../src/http/present.ts";
 import { loadSnapshot } from "../src/repositories/snapshot-repo.ts";
+import { get, startBenchApp } from "./app.ts";
 import { LARGE, SMALL, rowCounts, seedSeries } from "./fixture.ts";
+import { TOOLS, fail, intEnv, median, ms, percentile, printTable, requireTools, runBench, toolVersion, type Goal } from "./harness.ts";
 
-/* ---- order statistics, table printing, SQL inlining ---- */
-function median(xs: readonly number[]): number {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
-
-/** Nearest-rank percentile (p in 0..100). */
-function percentile(xs: readonly number[], p: number): number {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  const rank = Math.max(1, Math.ceil((p / 100) * s.length));
-  return s[rank - 1]!;
-}
-
-function ms(x: number, digits = 2): string {
-  return Number.isFinite(x) ? `${x.toFixed(digits)} ms` : "n/a";
-}
-
-/** Prints rows as an aligned text table (first column left-aligned, the others right-aligned). */
-function printTable(header: string[], rows: (string | number)[][]): void {
-  const cells = [header, ...rows.map((r) => r.map(String))];
-  const widths = header.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? "").length)));
-  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
-  console.log(line(header));
-  console.log(widths.map((w) => "-".repeat(w)).join("  "));
-  for (const r of cells.slice(1)) console.log(line(r));
-}
-
+/* ---- SQL inlining ---- */
 function sqlLiteral(v: unknown): string {
   if (v === null || v === undefined) return "NULL";
   if (typeof v === "number" || typeof v === "bigint") return String(v);
@@ -102,31 +73,13 @@ function inlineParams(sql: string, paramsJson: string): string {
 
 /* ---- the run ---- */
 
-const int = (name: string, fallback: number) => {
-  const v = Number(process.env[name]);
-  return Number.isInteger(v) && v > 0 ? v : fallback;
-};
-const WARMUP = int("BENCH_WARMUP", 50);
-const REQUESTS = int("BENCH_REQUESTS", 200);
-const FLOOR_RUNS = int("BENCH_FLOOR_RUNS", 40);
-const ROUNDS = int("BENCH_ROUNDS", 20);
-const BREAKDOWN_RUNS = int("BENCH_BREAKDOWN_RUNS", 40);
+const WARMUP = intEnv("BENCH_WARMUP", 50);
+const REQUESTS = intEnv("BENCH_REQUESTS", 200);
+const FLOOR_RUNS = intEnv("BENCH_FLOOR_RUNS", 40);
+const ROUNDS = intEnv("BENCH_ROUNDS", 20);
+const BREAKDOWN_RUNS = intEnv("BENCH_BREAKDOWN_RUNS", 40);
 const GOAL_RATIO = 4;
-const API_KEY = "bench-api-key-0123456789";
 const BULK = ["volume_slot", "chapter_slot", "map_entry", "library_file", "chapter_release"] as const;
-
-/** A run that cannot measure what it should: reported after clean-up, exit code 2. */
-class BenchError extends Error {}
-
-function fail(message: string): never {
-  throw new BenchError(message);
-}
-
-function requireSqlite3(): string {
-  const r = spawnSync("sqlite3", ["-version"], { encoding: "utf8" });
-  if (r.error || r.status !== 0) fail("the sqlite3 command-line shell is needed for the floor: apt-get install -y sqlite3");
-  return r.stdout.trim().split(" ")[0] ?? "?";
-}
 
 /**
  * Rows a statement printed in sqlite3's list mode: one line per row, or, when the statement
@@ -145,20 +98,6 @@ function printedRows(stdout: string): number {
     }
   }
   return lines.length;
-}
-
-/** One GET over a keep-alive socket; resolves with the status and the body. */
-function get(agent: http.Agent, port: number, pathname: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port, path: pathname, agent, headers: { "x-api-key": API_KEY } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.end();
-  });
 }
 
 /** The path of the database file behind a `file:` URL. */
@@ -202,28 +141,16 @@ async function libsqlLayers(url: string, file: string): Promise<{ client: Libsql
   return { client: mod.createClient({ url }), native: new Database(file) };
 }
 
-async function main(): Promise<void> {
-  const sqliteVersion = requireSqlite3();
+async function main(): Promise<Goal[]> {
+  requireTools([TOOLS.sqlite3]);
+  const sqliteVersion = toolVersion("sqlite3", ["-version"]).split(" ")[0] ?? "?";
   const loadBefore = os.loadavg().map((x) => x.toFixed(2)).join(" ");
   const dir = mkdtempSync(path.join(os.tmpdir(), "mls-bench-"));
   let app: App | undefined;
-  let goalsMet: boolean;
   try {
-    const dataDir = path.join(dir, "data");
-    const config = loadConfig({
-      DATA_DIR: dataDir,
-      LIBRARY_ROOT: path.join(dir, "library"),
-      PORT: "0",
-      HOST: "127.0.0.1",
-      API_KEY,
-      DEMO_LIBRARY: "0",
-      WEB_BUILD_DIR: "",
-      LOG_LEVEL: "silent",
-    });
+    app = await startBenchApp(dir);
+    const { db, config } = app.ctx;
     const database = dbFile(config.databaseUrl);
-    await migrateDatabase(config.databaseUrl);
-    app = await createApp(config, { migrate: false, seedDemo: false });
-    const { db } = app.ctx;
 
     const t0 = performance.now();
     const largeId = await seedSeries(db, LARGE);
@@ -343,7 +270,6 @@ async function main(): Promise<void> {
     const ratio = endpointMedian / floorNet;
     const ratioOk = floorNet > 0 && ratio <= GOAL_RATIO;
     const countOk = large.count === small.count;
-    goalsMet = ratioOk && countOk;
 
     const load = os.loadavg().map((x) => x.toFixed(2)).join(" ");
     console.log(`units endpoint benchmark — ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? "?"}), Node ${process.version}, sqlite3 ${sqliteVersion}`);
@@ -383,21 +309,16 @@ async function main(): Promise<void> {
         [`restUnits + JSON.stringify (${jsonBytes} bytes)`, ms(median(phases.json))],
       ],
     );
-    console.log("\ngoals:");
-    console.log(
-      `  ${ratioOk ? "PASS" : "FAIL"}  endpoint median / net floor = ${ratio.toFixed(2)}× (goal ≤ ${GOAL_RATIO}×; ${ms(endpointMedian)} / ${ms(floorNet)})`,
-    );
-    console.log(`  ${countOk ? "PASS" : "FAIL"}  statement count constant: ${large.count} for ${LARGE.chapters} chapters, ${small.count} for ${SMALL.chapters}`);
     if (process.env.BENCH_VERBOSE) console.log(`\nfloor SQL:\n${bulk.map((b) => b.sql).join(";\n")};`);
+    return [
+      { ok: ratioOk, text: `endpoint median / net floor = ${ratio.toFixed(2)}× (goal ≤ ${GOAL_RATIO}×; ${ms(endpointMedian)} / ${ms(floorNet)})` },
+      { ok: countOk, text: `statement count constant: ${large.count} for ${LARGE.chapters} chapters, ${small.count} for ${SMALL.chapters}` },
+    ];
   } finally {
     await app?.close();
     if (process.env.BENCH_KEEP) console.log(`\nkept ${dir}`);
     else rmSync(dir, { recursive: true, force: true });
   }
-  process.exitCode = goalsMet ? 0 : 1;
 }
 
-main().catch((e: unknown) => {
-  console.error(e instanceof BenchError ? `bench: ${e.message}` : e);
-  process.exitCode = 2;
-});
+runBench("units", main);

@@ -8,14 +8,26 @@ export interface LibraryEvent {
   at: string;
 }
 
+/** Progress of one book assembly (GraphQL `assemblyProgress`). */
+export interface AssemblyProgressEvent {
+  seriesId: number;
+  volume: string;
+  /** hashing | writing | publishing | done | failed */
+  step: string;
+  done: number;
+  total: number;
+}
+
 /** In-process event bus: services publish, subscriptions listen. */
 export function createEventBus() {
-  const pubsub = createPubSub<{ library: [LibraryEvent] }>();
+  const pubsub = createPubSub<{ library: [LibraryEvent]; assembly: [AssemblyProgressEvent] }>();
   return {
     publish(kind: LibraryEvent["kind"], seriesId: number | null): void {
       pubsub.publish("library", { kind, seriesId, at: new Date().toISOString() });
     },
     subscribe: () => pubsub.subscribe("library"),
+    publishAssembly: (e: AssemblyProgressEvent): void => pubsub.publish("assembly", e),
+    subscribeAssembly: () => pubsub.subscribe("assembly"),
   };
 }
 

@@ -9,22 +9,29 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, inject, it, type ExpectStatic } from "vitest";
 import { createApp, type App } from "../src/app.ts";
-import { loadConfig, stateDirs, type Config } from "../src/config.ts";
+import { loadConfig, type Config } from "../src/config.ts";
 import { createDb } from "../src/db/client.ts";
 import { CRASH_ENV, PUBLISH_STEPS, PURGE_STEPS, RESTORE_STEPS, RETIRE_STEPS, type CrashStep, type PublishInput } from "../src/library/publication.ts";
 import type { CrashOp } from "./crash/child.ts";
 import { contentCounts, readLibraryState, violations } from "./crash/invariants.ts";
-import { cbz } from "./fixtures.ts";
+import { downloadedChapter, stageCbz } from "./fixtures.ts";
+import { readFile, rm } from "node:fs/promises";
+import { stateDirs } from "../src/config.ts";
+import { planAssembly } from "../src/domain/assembly.ts";
+import { buildCoverageIndex } from "../src/domain/coverage.ts";
+import { label } from "../src/domain/labels.ts";
+import { buildBook } from "../src/library/assembler.ts";
+import { loadSnapshot } from "../src/repositories/snapshot-repo.ts";
+import { assemblyComicInfo } from "../src/services/assembly-service.ts";
 
 const CHILD = path.join(import.meta.dirname, "crash", "child.ts");
 const sha = (b: Buffer) => createHash("sha256").update(b).digest("hex");
 
-type Kind = "publish" | "retire" | "restore" | "publish-retire" | "purge";
+type Kind = "publish" | "retire" | "restore" | "publish-retire" | "purge" | "assemble";
 
 interface Prepared {
   op: CrashOp;
@@ -34,24 +41,11 @@ interface Prepared {
   fileIds: number[];
 }
 
-const chapterFile = (chapter: string): PublishInput["file"] => ({
-  kind: "chapter",
-  volume: null,
-  chapter,
-  chapterEnd: chapter,
-  part: null,
-  pageCount: 4,
-  language: "en",
-  origin: "download",
-  tagSource: "filename",
-});
+const chapterFile = (chapter: string) => downloadedChapter(chapter, 4);
 
 async function stage(config: Config, name: string, pages: number): Promise<{ path: string; sha256: string }> {
-  const bytes = await cbz(pages);
-  const p = path.join(stateDirs(config).staging, name);
-  await mkdir(path.dirname(p), { recursive: true });
-  await writeFile(p, bytes);
-  return { path: p, sha256: sha(bytes) };
+  const s = await stageCbz(config, name, pages);
+  return { path: s.path, sha256: sha(s.bytes) };
 }
 
 async function publishChapter(app: App, seriesId: number, c: string): Promise<{ fileId: number; sha256: string }> {
@@ -104,6 +98,25 @@ async function prepare(app: App, kind: Kind): Promise<Prepared> {
       return {
         op: { kind: "publish", input },
         contents: [{ sha256: book.sha256, done: "library", undone: "staging" }, ...[a, b].map((f) => ({ sha256: f.sha256, done: "bin" as const, undone: "library" as const }))],
+        fileIds: [a.fileId, b.fileId],
+      };
+    }
+    case "assemble": {
+      // The real assembly (planner, builder, publish with retireAfter) in the child; the book's
+      // bytes are deterministic, so building it once here tells which content to look for.
+      const a = await publishChapter(app, seriesId, "1");
+      const b = await publishChapter(app, seriesId, "2");
+      await app.services.maps.replace(seriesId, { revision: 0, entries: [{ volume: "1", chapters: ["1", "2"] }] }, false);
+      const snap = await loadSnapshot(app.ctx.db, seriesId);
+      if (!snap) throw new Error("no snapshot");
+      const decision = planAssembly(snap, buildCoverageIndex(snap), label("1"));
+      if (!decision.ok) throw new Error(decision.detail);
+      const trial = await buildBook({ plan: decision.plan, libraryRoot: config.libraryRoot, staging: stateDirs(config).staging, comicInfo: assemblyComicInfo(snap, decision.plan) });
+      const book = sha(await readFile(trial.stagedPath));
+      await rm(trial.stagedPath);
+      return {
+        op: { kind: "assemble", seriesId, volume: "1" },
+        contents: [{ sha256: book, done: "library", undone: "staging" }, ...[a, b].map((f) => ({ sha256: f.sha256, done: "bin" as const, undone: "library" as const }))],
         fileIds: [a.fileId, b.fileId],
       };
     }
@@ -196,7 +209,8 @@ async function crashAndRecover(expect: ExpectStatic, kind: Kind, step: CrashStep
     const raw = createDb(config.databaseUrl).db;
     const pending = await raw.publicationJournal.count();
     await raw.$disconnect();
-    const midway = step !== null && !/:(prepared|committed)$/.test(step) || (kind === "publish-retire" && step === "publish:committed");
+    const chained = kind === "publish-retire" || kind === "assemble";
+    const midway = step !== null && !/:(prepared|committed)$/.test(step) || (chained && step === "publish:committed");
     expect(pending > 0, `journal entries after ${step}`).toBe(midway);
 
     const app = await createApp(config, { migrate: false });
@@ -214,7 +228,7 @@ async function crashAndRecover(expect: ExpectStatic, kind: Kind, step: CrashStep
       const rows = await app.ctx.db.libraryFile.findMany({ where: { id: { in: prepared.fileIds } } });
       const expectedState = kind === "restore" ? (done ? "active" : "recycled") : done ? "recycled" : "active";
       expect(rows.map((r) => r.state)).toEqual(prepared.fileIds.map(() => expectedState));
-      if (kind === "publish" || kind === "publish-retire") {
+      if (kind === "publish" || chained) {
         const published = await app.ctx.db.libraryFile.count({ where: { origin: { in: ["download", "assembled"] }, kind: kind === "publish" ? "chapter" : "book", state: "active", chapter: kind === "publish" ? "9" : null } });
         expect(published).toBe(done ? 1 : 0);
         expect(await app.ctx.db.chapterRelease.count()).toBe(done ? 1 : 0);
@@ -245,6 +259,10 @@ const cases: Case[] = [
   ...PUBLISH_STEPS.map((step) => ({ kind: "publish-retire" as const, step, done: step !== "publish:prepared" })),
   ...RETIRE_STEPS.filter((s) => s !== "retire:journaled").map((step) => ({ kind: "publish-retire" as const, step, done: true })),
   ...PURGE_STEPS.map((step) => ({ kind: "purge" as const, step, done: true })),
+  // A whole assembly: the same publication chain, with the book the child built itself.
+  { kind: "assemble", step: null, done: true },
+  ...PUBLISH_STEPS.map((step) => ({ kind: "assemble" as const, step, done: step !== "publish:prepared" })),
+  ...RETIRE_STEPS.filter((s) => s !== "retire:journaled").map((step) => ({ kind: "assemble" as const, step, done: true })),
 ];
 
 describe.concurrent("crash at every step, restart, check the library", () => {

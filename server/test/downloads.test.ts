@@ -8,9 +8,8 @@ import { randomBytes } from "node:crypto";
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AppError } from "../src/errors.ts";
 import { blackCard, darkPanelsPage, drawnPages, nightPage, stripPage, stripSlices, type CardKind } from "../src/library/test-pages.ts";
-import { expectJson, expectProblem } from "./fixtures.ts";
+import { appErrorOf, expectJson, expectProblem } from "./fixtures.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 
 let app: TestApp;
@@ -71,15 +70,6 @@ function libraryTree(): string[] {
 
 async function row(id: number) {
   return app.ctx.db.download.findUniqueOrThrow({ where: { id } });
-}
-
-async function appError(p: Promise<unknown>): Promise<AppError> {
-  const e: unknown = await p.then(
-    () => null,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(AppError);
-  return e as AppError;
 }
 
 /** Cards among the pages: notices open and close a chapter. */
@@ -188,7 +178,7 @@ describe("strip slices", () => {
 describe("refusals and failures", () => {
   it("a page that is no image fails the download with its coded error", async () => {
     const id = await newDownload(paged, { chapter: "40" });
-    const e = await appError(app.services.downloads.judge(id, [notCards[0] as Buffer, randomBytes(3000), notCards[1] as Buffer]));
+    const e = await appErrorOf(app.services.downloads.judge(id, [notCards[0] as Buffer, randomBytes(3000), notCards[1] as Buffer]));
     expect(e.code).toBe("image_unreadable");
     expect(e.extra.page).toBe(2);
     const stored = await row(id);
@@ -201,7 +191,7 @@ describe("refusals and failures", () => {
     try {
       const series = await small.services.series.create({ title: "Small" });
       const d = await small.ctx.db.download.create({ data: { seriesId: series.id, kind: "chapter", chapter: "1", language: "en", state: "judging" } });
-      expect((await appError(small.services.downloads.judge(d.id, notCards.slice(0, 2)))).code).toBe("image_too_large");
+      expect((await appErrorOf(small.services.downloads.judge(d.id, notCards.slice(0, 2)))).code).toBe("image_too_large");
       expect(await small.ctx.db.download.findUniqueOrThrow({ where: { id: d.id } })).toMatchObject({ state: "failed" });
     } finally {
       await small.dispose();
@@ -209,19 +199,19 @@ describe("refusals and failures", () => {
   });
 
   it("refuses an unknown download, one past judging, one being judged, and one without pages", async () => {
-    expect((await appError(app.services.downloads.judge(999_999, notCards.slice(0, 4)))).code).toBe("download_not_found");
+    expect((await appErrorOf(app.services.downloads.judge(999_999, notCards.slice(0, 4)))).code).toBe("download_not_found");
     for (const state of ["degraded", "publishing", "published", "failed"]) {
       const id = await newDownload(paged, { state });
-      const e = await appError(app.services.downloads.judge(id, notCards.slice(0, 4)));
+      const e = await appErrorOf(app.services.downloads.judge(id, notCards.slice(0, 4)));
       expect(e.code).toBe("download_not_judgeable");
       expect(e.status).toBe(409);
       expect((await row(id)).state).toBe(state);
     }
     const id = await newDownload(paged, { chapter: "41" });
     const first = app.services.downloads.judge(id, notCards.slice(0, 6));
-    expect((await appError(app.services.downloads.judge(id, notCards.slice(0, 6)))).code).toBe("download_not_judgeable");
+    expect((await appErrorOf(app.services.downloads.judge(id, notCards.slice(0, 6)))).code).toBe("download_not_judgeable");
     expect((await first).download.state).toBe("publishing");
-    expect((await appError(app.services.downloads.judge(await newDownload(paged), []))).code).toBe("bad_request");
+    expect((await appErrorOf(app.services.downloads.judge(await newDownload(paged), []))).code).toBe("bad_request");
   });
 
   it("tells the library's subscribers after a verdict", async () => {

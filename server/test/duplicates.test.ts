@@ -4,20 +4,15 @@
  * the confirm re-checks that set and moves it to the recycle bin. Never under a partial map or
  * none, never for a suspect book.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { addDownload, fileIds, GQL_AUDIT_FILE, idOf, restFromGql, type RestPreview, type RestRetired } from "./audit-fixtures.ts";
 import { bookFileName, chapterFileName, createSeriesWithFiles, expectJson, expectProblem, scanLibrary, unitOf, type RestUnits } from "./fixtures.ts";
-import { createTestApp, type TestApp } from "./utils.ts";
+import { shareTestApp, type TestApp } from "./utils.ts";
 
 let app: TestApp;
 let seq = 0;
 
-beforeAll(async () => {
-  app = await createTestApp();
-});
-afterAll(async () => {
-  await app?.dispose();
-});
+shareTestApp((a) => (app = a));
 
 /** A running series with book 1 and chapter files, scanned, and the operator map given. */
 async function series(chapters: number[], entries: { volume: string; chapters: string[] }[] | null) {

@@ -1,15 +1,18 @@
 /**
  * Helpers shared by the end-to-end tests: the REST payload shapes they read, assertions on JSON and
- * RFC 9457 problem responses, CBZ files written with yazl, and series made through the API and
- * recorded by a library scan.
+ * RFC 9457 problem responses, CBZ files written with yazl, series made through the API and
+ * recorded by a library scan, and what the publication tests stage and publish.
  */
 import { randomBytes } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { expect } from "vitest";
 import { ZipFile } from "yazl";
+import { stateDirs, type Config } from "../src/config.ts";
+import { AppError } from "../src/errors.ts";
 import type { Problem } from "../src/http/problem.ts";
 import { comicInfoXml, type ComicInfoFields } from "../src/library/demo.ts";
+import type { PublishInput } from "../src/library/publication.ts";
 import type { TestApp } from "./utils.ts";
 
 export type { Problem };
@@ -96,6 +99,16 @@ export async function problemOf(res: Response): Promise<{ status: number; conten
   return { status: res.status, contentType: res.headers.get("content-type"), body: await res.json() };
 }
 
+/** The AppError a promise must reject with (a unit test or a service call, no HTTP in between). */
+export async function appErrorOf(p: Promise<unknown>): Promise<AppError> {
+  const e: unknown = await p.then(
+    () => null,
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(AppError);
+  return e as AppError;
+}
+
 /** The one unit of this kind and number in a units view. */
 export function unitOf<U extends { kind: string; number: string }>(view: { units: U[] }, kind: U["kind"], number: string): U {
   const found = view.units.filter((u) => u.kind === kind && u.number === number);
@@ -165,3 +178,29 @@ export async function createSeriesWithFiles(
 export async function scanLibrary(app: TestApp): Promise<ScanBody> {
   return expectJson<ScanBody>(await app.api("/api/library/scan", { method: "POST" }), 200);
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* Publication                                                                                 */
+/* ------------------------------------------------------------------------------------------ */
+
+/** A CBZ of `pages` pages written into the staging folder, as a downloader or the assembler leaves it. */
+export async function stageCbz(config: Config, name: string, pages: number): Promise<{ path: string; bytes: Buffer }> {
+  const bytes = await cbz(pages);
+  const p = path.join(stateDirs(config).staging, name);
+  await mkdir(path.dirname(p), { recursive: true });
+  await writeFile(p, bytes);
+  return { path: p, bytes };
+}
+
+/** The record of a downloaded chapter file of `pageCount` pages, as the publication takes it. */
+export const downloadedChapter = (chapter: string, pageCount: number): PublishInput["file"] => ({
+  kind: "chapter",
+  volume: null,
+  chapter,
+  chapterEnd: chapter,
+  part: null,
+  pageCount,
+  language: "en",
+  origin: "download",
+  tagSource: "filename",
+});

@@ -4,20 +4,15 @@
  * rules", "Endpoints"; API contract "Operator map payload"). Every series is created through
  * POST /api/manga, filled with small CBZ files written here and recorded by POST /api/library/scan.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createSeriesWithFiles, expectJson, expectProblem, scanLibrary, unitOf, type MapEntry, type RestMap, type RestUnits } from "./fixtures.ts";
-import { createTestApp, TEST_API_KEY, type TestApp } from "./utils.ts";
+import { shareTestApp, TEST_API_KEY, type TestApp } from "./utils.ts";
 
 describe("chapter-map endpoints", () => {
   let app: TestApp;
   let seq = 0;
 
-  beforeAll(async () => {
-    app = await createTestApp();
-  });
-  afterAll(async () => {
-    await app?.dispose();
-  });
+  shareTestApp((a) => (app = a));
 
   /**
    * A running series (chapters form) made through POST /api/manga, with the given books and

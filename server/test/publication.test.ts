@@ -10,10 +10,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stateDirs } from "../src/config.ts";
 import type { LibraryEvent } from "../src/events.ts";
 import { beginJournal } from "../src/library/journal.ts";
-import type { PublishInput } from "../src/library/publication.ts";
 import { commitPublish } from "../src/library/publication-store.ts";
 import { readLibraryState, violations } from "./crash/invariants.ts";
-import { cbz, expectJson, scanLibrary } from "./fixtures.ts";
+import { cbz, downloadedChapter, expectJson, scanLibrary, stageCbz } from "./fixtures.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 
 let app: TestApp;
@@ -24,27 +23,8 @@ let stopEvents: () => void;
 const sha = (b: Buffer) => createHash("sha256").update(b).digest("hex");
 const abs = (rel: string) => path.join(app.config.libraryRoot, ...rel.split("/"));
 const staging = () => stateDirs(app.config).staging;
-
-/** A CBZ written into the staging folder, as a downloader or the assembler leaves it. */
-async function stage(name: string, pages = 5): Promise<{ path: string; bytes: Buffer }> {
-  const bytes = await cbz(pages);
-  const p = path.join(staging(), name);
-  await mkdir(path.dirname(p), { recursive: true });
-  await writeFile(p, bytes);
-  return { path: p, bytes };
-}
-
-const chapterFile = (chapter: string): PublishInput["file"] => ({
-  kind: "chapter",
-  volume: null,
-  chapter,
-  chapterEnd: chapter,
-  part: null,
-  pageCount: 5,
-  language: "en",
-  origin: "download",
-  tagSource: "filename",
-});
+const stage = (name: string, pages = 5) => stageCbz(app.config, name, pages);
+const chapterFile = (chapter: string) => downloadedChapter(chapter, 5);
 
 async function expectConsistent(): Promise<void> {
   expect(await violations(app.ctx.db, app.config)).toEqual([]);

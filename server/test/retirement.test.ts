@@ -6,7 +6,7 @@
  */
 import { readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { stateDirs } from "../src/config.ts";
 import {
   addDownload,
@@ -23,17 +23,12 @@ import {
   type RestRetired,
 } from "./audit-fixtures.ts";
 import { cbz, chapterFileName, createSeriesWithFiles, expectJson, expectProblem, scanLibrary } from "./fixtures.ts";
-import { createTestApp, type TestApp } from "./utils.ts";
+import { shareTestApp, type TestApp } from "./utils.ts";
 
 let app: TestApp;
 let seq = 0;
 
-beforeAll(async () => {
-  app = await createTestApp();
-});
-afterAll(async () => {
-  await app?.dispose();
-});
+shareTestApp((a) => (app = a));
 
 /** A running series with chapter files 1..n (8 pages), scanned; ids by file name. */
 async function series(n = 4): Promise<{ id: number; title: string; ids: Map<string, number>; file: (k: number) => number }> {

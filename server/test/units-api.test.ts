@@ -495,12 +495,12 @@ describe("units, maps and series over REST and GraphQL", () => {
       expect(b.view.units.filter((u) => u.kind === "book" && u.plan === "assemble when its chapters are complete")).toHaveLength(50);
       expect(b.view.units.find((u) => u.kind === "chapter" && u.number === "1")).toMatchObject({ book: "1", coverage: "covered_by_volume", owned: false });
 
-      // Series row + map sources + five bulk selects, whatever the size of the series.
-      expect(s.count, s.statements.join("\n")).toBeLessThanOrEqual(7);
+      // Series row + map sources + book proofs + five bulk selects, whatever the size of the series.
+      expect(s.count, s.statements.join("\n")).toBeLessThanOrEqual(8);
       expect(b.count, b.statements.join("\n")).toBe(s.count);
       const tables = (statements: string[]) => statements.map((q) => /\bFROM\s+(?:[`"]?\w+[`"]?\.)?[`"]?(\w+)/i.exec(q)?.[1]).sort();
       for (const run of [s, b]) {
-        expect(tables(run.statements)).toEqual(["chapter_release", "chapter_slot", "library_file", "map_entry", "map_source", "series", "volume_slot"]);
+        expect(tables(run.statements)).toEqual(["chapter_release", "chapter_slot", "library_file", "map_entry", "map_source", "series", "verification", "volume_slot"]);
       }
     });
   });

@@ -1,7 +1,7 @@
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { inject } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 import { createApp, type App } from "../src/app.ts";
 import { loadConfig, type Config } from "../src/config.ts";
 
@@ -68,4 +68,19 @@ export async function createTestApp(options: { demo?: boolean; env?: Record<stri
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * One app shared by the tests of the enclosing file or describe block: created by createTestApp
+ * before them and handed to `assign`, disposed after them.
+ */
+export function shareTestApp(assign: (app: TestApp) => void, options: Parameters<typeof createTestApp>[0] = {}): void {
+  let app: TestApp | undefined;
+  beforeAll(async () => {
+    app = await createTestApp(options);
+    assign(app);
+  });
+  afterAll(async () => {
+    await app?.dispose();
+  });
 }

@@ -214,7 +214,8 @@ describe("suspect books", () => {
     ["a hand import", [{ origin: "import", pageCount: 200 }], false, "hand import"],
     ["a machine translation", [{ origin: "translation", pageCount: 200 }], false, "machine translation"],
     ["an oversized pack", [{ origin: "download", pageCount: 601 }], false, "oversized pack"],
-    ["an oversized assembly the service made", [{ origin: "assembled", pageCount: 900 }], false, null],
+    // Spec "Verified books" 1: without provenance for its volume nothing shows the service made it.
+    ["an oversized assembly without provenance", [{ origin: "assembled", pageCount: 900 }], false, "oversized pack"],
     ["a proven assembly", [{ origin: "import", pageCount: 900 }], true, null],
     ["a hand import beside a downloaded copy", [{ origin: "import", pageCount: 200 }, { origin: "download", pageCount: 200 }], false, null],
     ["no file", [], false, null],

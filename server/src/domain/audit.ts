@@ -294,23 +294,5 @@ export function parseAuditSort(value: string): AuditSort | null {
   return (AUDIT_SORT_KEYS as readonly string[]).includes(key) ? { key: key as AuditSortKey, descending } : null;
 }
 
-/* ------------------------------------------------------------------------------------------ */
-/* Suspect books (spec "Verified books" 1)                                                     */
-/* ------------------------------------------------------------------------------------------ */
-
-export type SuspectReason = "hand import" | "machine translation" | "oversized pack";
-
-/**
- * Why an owned book is suspect, or null: a book the service did not assemble or receive from a
- * source (a hand import, a machine translation, a pack above OVERSIZED_BOOK_PAGES pages that the
- * service did not assemble). With several files for one volume, the book is suspect only when every
- * file is: one sound copy covers like the coverage index says. Its chapter files are never retired
- * through it (rule 6), whatever the map says.
- */
-export function bookSuspectReason(files: readonly { origin: FileOrigin; pageCount: number }[], provenAssembly: boolean): SuspectReason | null {
-  if (files.length === 0 || provenAssembly) return null;
-  const reasons = files.map((f): SuspectReason | null =>
-    f.origin === "translation" ? "machine translation" : f.origin === "import" ? "hand import" : f.origin !== "assembled" && f.pageCount > OVERSIZED_BOOK_PAGES ? "oversized pack" : null,
-  );
-  return reasons.every((r) => r !== null) ? (reasons[0] as SuspectReason) : null;
-}
+/** Suspect books (spec "Verified books" 1): one definition, in verification.ts. */
+export { bookSuspectReason, type SuspectReason } from "./verification.ts";

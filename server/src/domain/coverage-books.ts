@@ -4,16 +4,17 @@
  * problems a book row shows. Every rule is documented in coverage.ts; this file only splits it.
  */
 import { compareLabels, isWhole, sortLabels, wholePart, type Label } from "./labels.ts";
-import { bookFileCovers, bookFileRetiresChapters, type BookFileProof } from "./coverage-files.ts";
 import { lowerBound, maxLabel, minLabel, sameLabelSet, toLabel, upperBound } from "./map-labels.ts";
-import type { AssembledFromV1, BookState, ChapterState, FileFacts, OperationalMap, SeriesSnapshot } from "./types.ts";
+import type { AssembledFromV1, BookState, ChapterState, FileFacts, OperationalMap, SeriesSnapshot, VerificationFacts } from "./types.ts";
 import { OVERSIZED_BOOK_PAGES } from "./types.ts";
+import { fileSuspectReason, isOversized, judgeBookFile, proofStatus, type BookFileProof } from "./verification.ts";
 
 /** Problem texts; the prefix before ":" is stable for filters and tests. */
 export const BOOK_PROBLEMS = {
   ambiguous: "ambiguous map",
   oversized: "oversized book does not cover its chapters",
   boundariesChanged: "assembled book no longer matches the map",
+  suspect: "suspect",
   missingChapters: "missing chapters",
 } as const;
 
@@ -46,25 +47,49 @@ export function proofOf(file: FileFacts, volume: Label, entry: Label[] | undefin
   return entry !== undefined && mine.some((p) => sameLabelSet(p.chapters, entry)) ? "proven" : "boundaries_changed";
 }
 
-/** The book state before chapters are known: ownership, proof, covering, file problems. */
+/** What the book rules read besides the book's own files: the edition's size and the proofs. */
+export interface BookContext {
+  /** Median page count of the series' books (verification.ts `editionBookPages`); null = unknown. */
+  editionPages: number | null;
+  proofs: Map<number, AssembledFromV1[]>;
+  verifications: Map<Label, VerificationFacts>;
+}
+
+/**
+ * The book state before chapters are known: ownership, provenance, suspicion and verification
+ * (verification.ts `judgeBookFile`), covering, file problems.
+ */
 export function bookInfo(
   volume: Label,
   files: FileFacts[],
   slot: { id: number; monitored: boolean } | undefined,
   map: OperationalMap,
-  proofs: Map<number, AssembledFromV1[]>,
+  ctx: BookContext,
 ): BookInfo {
   const entry = map.books.get(volume);
-  const judged = files.map((f) => ({ f, proof: proofOf(f, volume, entry, proofs) }));
-  const covering = judged.filter(({ f, proof }) => bookFileCovers(f, proof));
+  const proof = ctx.verifications.get(volume);
+  const applies = proof !== undefined && proofStatus(proof, files, entry) === "applies";
+  const judged = files.map((f) => {
+    const assembly = proofOf(f, volume, entry, ctx.proofs);
+    const verified = applies && digestMatches(f, proof);
+    return { f, proof: assembly, ...judgeBookFile(f, assembly, ctx.editionPages, verified) };
+  });
+  const covering = judged.filter((j) => j.covers);
+  // Suspect unless one copy is sound (not suspect, no changed boundaries): one sound copy covers as usual.
+  const sound = judged.some((j) => j.suspect === null && j.proof !== "boundaries_changed");
+  const suspect = sound ? null : (judged.find((j) => j.suspect !== null)?.suspect ?? null);
   const problems: string[] = [];
   if (files.length > 0 && covering.length === 0) {
-    const changed = judged.some(({ proof }) => proof === "boundaries_changed");
-    const oversized = judged.some(({ f, proof }) => f.origin !== "translation" && proof === "none" && f.pageCount > OVERSIZED_BOOK_PAGES);
+    const changed = judged.some((j) => j.proof === "boundaries_changed");
+    const oversized = judged.some((j) => j.suspect === "oversized pack");
     if (changed) problems.push(`${BOOK_PROBLEMS.boundariesChanged}: its assembled chapters differ from the saved boundaries`);
-    if (oversized) problems.push(`${BOOK_PROBLEMS.oversized}: above ${OVERSIZED_BOOK_PAGES} pages and not a proven assembly`);
+    if (oversized) {
+      const why = judged.some((j) => j.f.pageCount > OVERSIZED_BOOK_PAGES) ? `above ${OVERSIZED_BOOK_PAGES} pages` : "far above the edition's books";
+      problems.push(`${BOOK_PROBLEMS.oversized}: ${why} and not a proven assembly or a verified book`);
+    } else if (suspect !== null) problems.push(`${BOOK_PROBLEMS.suspect}: ${suspect}, it covers no chapter until it is verified`);
   }
-  const primary = covering[0]?.f ?? files[0];
+  // A sound copy first: a proof on a suspect copy adds nothing to a book that had no doubt.
+  const primary = (covering.find((j) => j.retires) ?? covering[0])?.f ?? files[0];
   const state: BookState = {
     number: volume,
     slotId: slot?.id ?? null,
@@ -72,8 +97,10 @@ export function bookInfo(
     owned: files.length > 0,
     fileIds: files.map((f) => f.id),
     pageCount: primary?.pageCount ?? null,
-    provenAssembly: judged.some(({ proof }) => proof === "proven"),
+    provenAssembly: judged.some((j) => j.proof === "proven"),
     coversChapters: entry !== undefined && covering.length > 0,
+    suspect,
+    verified: judged.some((j) => j.verified),
     chapters: entry ?? null,
     chaptersOnDisk: 0,
     chaptersMapped: 0,
@@ -84,8 +111,17 @@ export function bookInfo(
     duplicateFileIds: [],
     problems,
   };
-  const retires = state.coversChapters && covering.some(({ f, proof }) => bookFileRetiresChapters(f, proof));
+  const retires = state.coversChapters && covering.some((j) => j.retires);
   return { state, retires };
+}
+
+function digestMatches(f: FileFacts, proof: VerificationFacts | undefined): boolean {
+  return proof !== undefined && proofStatus(proof, [f], proof.chapters) === "applies";
+}
+
+/** Whether a book file could cover under no map at all (covered_unmapped): a sound, unsuspected copy. */
+export function soundBookFile(f: FileFacts, editionPages: number | null): boolean {
+  return fileSuspectReason(f, "none", editionPages) === null && !isOversized(f.pageCount, editionPages);
 }
 
 /** covered_by_chapters and the chapter counts of one book (see the module comment). */

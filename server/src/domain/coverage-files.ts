@@ -7,13 +7,13 @@
  * - A book file holds its volume, unless that volume tag was derived from an estimate: an estimate
  *   is never evidence (map trust rule 3), so such a book has no trusted volume and stays unplaced,
  *   like a book file without any volume or a chapter file without a chapter.
- * - Which books may cover their chapters is decided per file: see `bookFileCovers`.
+ * - Which books may cover their chapters is decided per file: see `judgeBookFile` (verification.ts).
  *
  * Everything is built with Maps and binary searches: no scan of chapters × files.
  */
 import { compareLabels, expandRange, type Label } from "./labels.ts";
 import { lowerBound, toLabel } from "./map-labels.ts";
-import { OVERSIZED_BOOK_PAGES, type FileFacts } from "./types.ts";
+import type { FileFacts } from "./types.ts";
 
 /** Part number standing for a whole (unsplit or complete) copy of a chapter. */
 const WHOLE = 0;
@@ -97,31 +97,5 @@ export function chapterOnDisk(holdings: Holdings, chapter: Label, parts: number)
   return { onDisk: complete, partsOnDisk };
 }
 
-/** How a book file stands towards the current map entry of its volume. */
-export type BookFileProof = "proven" | "boundaries_changed" | "none";
-
-/**
- * A book file may cover the chapters the exact map assigns to its volume when:
- * - it is not a machine translation (a translated book never covers human chapters);
- * - it is an assembly with provenance: only while the provenance equals the current entry
- *   ("changed boundaries disable that coverage", whatever its size);
- * - otherwise: it is not oversized (above OVERSIZED_BOOK_PAGES it may be several books).
- */
-export function bookFileCovers(file: FileFacts, proof: BookFileProof): boolean {
-  if (file.origin === "translation") return false;
-  if (proof === "proven") return true;
-  if (proof === "boundaries_changed") return false;
-  return file.pageCount <= OVERSIZED_BOOK_PAGES;
-}
-
-/**
- * A covering book file also makes the chapter files inside it duplicates, unless it is suspect as
- * a hand import: spec "Verified books" 1 and 6 keep a book the service did not assemble or receive
- * from a source out of duplicate detection ("a verified book stays out of duplicate detection like
- * every suspect book"). Its explicit boundaries still satisfy missing chapters (tankarr
- * chapter_mapping: "explicit operator boundaries can satisfy missing chapters in a manually
- * imported book. This does not prove that an existing human chapter file is disposable").
- */
-export function bookFileRetiresChapters(file: FileFacts, proof: BookFileProof): boolean {
-  return bookFileCovers(file, proof) && file.origin !== "import";
-}
+/** How a book file stands towards the current map entry of its volume (verification.ts). */
+export type { BookFileProof } from "./verification.ts";

@@ -9,13 +9,14 @@ import {
   chapterSlots,
   labels,
   partFile,
+  proofFor,
   rangeFile,
   seriesFacts,
   snapshot,
   volumeSlots,
   type SnapshotSpec,
 } from "./test-fixtures.ts";
-import type { BookState, ChapterState, CoverageIndex } from "./types.ts";
+import type { BookState, ChapterState, CoverageIndex, FileFacts } from "./types.ts";
 
 const index = (spec: SnapshotSpec, options: CoverageOptions = {}) => buildCoverageIndex(snapshot(spec), options);
 const chapterOf = (idx: CoverageIndex, n: string): ChapterState => {
@@ -96,10 +97,12 @@ describe("covered_by_volume and duplicates (exact map only)", () => {
 
   it.each([
     ["a machine translation", { origin: "translation" as const }],
+    ["a hand import", { origin: "import" as const }],
     ["an oversized book", { pageCount: 601 }],
-  ])("never covers through %s", (_name, over) => {
+  ])("never covers through %s on its own (spec Verified books 1)", (_name, over) => {
     const idx = index({ ...base, files: [bookFile("1", over), chapterFile("2")] });
-    expect(bookOf(idx, "1")).toMatchObject({ owned: true, coversChapters: false, duplicateFileIds: [] });
+    expect(bookOf(idx, "1")).toMatchObject({ owned: true, coversChapters: false, verified: false, duplicateFileIds: [] });
+    expect(bookOf(idx, "1").suspect).not.toBeNull();
     expect(chapterOf(idx, "1")).toMatchObject({ coverage: null, wanted: true });
     expect(chapterOf(idx, "2").duplicateFileIds).toEqual([]);
   });
@@ -108,12 +111,46 @@ describe("covered_by_volume and duplicates (exact map only)", () => {
     expect(bookOf(index({ ...base, files: [bookFile("1", { pageCount: 600 })] }), "1").coversChapters).toBe(true);
   });
 
-  it("lets a hand-imported book satisfy missing chapters but never retire chapter files", () => {
+  // Before verified books, a hand import covered on its own: spec "Verified books" 1 and 5 now require a proof.
+  it.each([
+    ["hand import", { origin: "import" as const }],
+    ["machine translation", { origin: "translation" as const }],
+    ["oversized pack", { pageCount: 900 }],
+  ])("lets a verified %s satisfy missing chapters but never retire chapter files", (reason, over) => {
+    const book = bookFile("1", over);
     const dup = chapterFile("2");
-    const idx = index({ ...base, files: [bookFile("1", { origin: "import" }), dup] });
+    const idx = index({ ...base, files: [book, dup], verifications: [proofFor(book, "1-3")] });
+    expect(bookOf(idx, "1")).toMatchObject({ suspect: reason, verified: true, coversChapters: true, duplicateFileIds: [], problems: [] });
     expect(chapterOf(idx, "1")).toMatchObject({ coverage: "covered_by_volume", wanted: false });
     expect(chapterOf(idx, "2")).toMatchObject({ coverage: "covered_by_volume", duplicateFileIds: [] });
-    expect(bookOf(idx, "1").duplicateFileIds).toEqual([]);
+  });
+
+  it.each([
+    ["the content changed", (b: FileFacts) => proofFor(b, "1-3", { digest: "sha256:0000" })],
+    ["the map entry changed", (b: FileFacts) => proofFor(b, "1-2")],
+    ["it names another volume", (b: FileFacts) => proofFor(b, "1-3", { volume: label("2") })],
+  ])("ignores a proof when %s", (_name, proof) => {
+    const book = bookFile("1", { origin: "import" });
+    const idx = index({ ...base, files: [book], verifications: [proof(book)] });
+    expect(bookOf(idx, "1")).toMatchObject({ suspect: "hand import", verified: false, coversChapters: false });
+    expect(chapterOf(idx, "1")).toMatchObject({ coverage: null, wanted: true });
+  });
+
+  it("judges a book's size against the edition: far above the median of its books is an oversized pack", () => {
+    const files = [bookFile("1", { pageCount: 190 }), bookFile("2", { pageCount: 200 }), bookFile("3", { pageCount: 210 }), bookFile("4", { pageCount: 450 })];
+    const idx = index({ chapters: "1-8", volumes: "1-4", operator: { "1": "1-2", "2": "3-4", "3": "5-6", "4": "7-8" }, files });
+    expect(bookOf(idx, "4")).toMatchObject({ suspect: "oversized pack", coversChapters: false });
+    expect(bookOf(idx, "3")).toMatchObject({ suspect: null, coversChapters: true });
+  });
+
+  it("adds nothing to a sound book: verified or not, it covers and retires alike", () => {
+    const book = bookFile("1");
+    const dup = chapterFile("2");
+    const snap = snapshot({ ...base, files: [book, dup] });
+    const plain = buildCoverageIndex(snap);
+    const proven = buildCoverageIndex({ ...snap, verifications: [proofFor(book, "1-3")] });
+    expect(proven.chapters).toEqual(plain.chapters);
+    expect(bookOf(proven, "1")).toEqual({ ...bookOf(plain, "1"), verified: true });
   });
 
   it("takes a covering file over a translation of the same book", () => {

@@ -5,14 +5,16 @@
  * Chapter slot:
  * - `onDisk`: every part present in active chapter files (coverage-files.ts).
  * - `covered_by_volume`: the operational map assigns the chapter to exactly one book, and that book
- *   `coversChapters` (owned, a covering file: not a translation, not oversized unless a proven
- *   assembly, no assembly whose boundaries changed). Set whether or not the chapter is on disk:
- *   that is what makes its files duplicates.
- * - `covered_unmapped`: the map state is "none" and an owned book that could cover exists (not a
- *   translation, not oversized). Neither wanted nor fetched again.
+ *   `coversChapters` (owned, a covering copy per verification.ts `judgeBookFile`: a sound copy or
+ *   a proven assembly; a suspect copy — hand import, machine translation, oversized pack — only
+ *   while a proof applies). Set whether or not the chapter is on disk: that is what makes its
+ *   files duplicates.
+ * - `covered_unmapped`: the map state is "none" and an owned sound book exists (not suspect, not
+ *   oversized; no proof can apply without a map entry). Neither wanted nor fetched again.
  * - duplicates (exact map only): a chapter file is a duplicate when every chapter it holds is
- *   covered_by_volume by a book that may retire chapters (not a hand import, see coverage-files.ts);
- *   it is listed on those chapters and on those books.
+ *   covered_by_volume by a book that may retire chapters (a sound copy or a proven assembly, never
+ *   a suspect one even when verified: spec "Verified books" 6); it is listed on those chapters
+ *   and on those books.
  * - `wanted`: series and slot monitored, no coverage, not on disk; and in a books-form series only
  *   through an explicit assignment to a book that is monitored and not covering (rule 8: the
  *   counting unit stays books; an operator/reading assignment lets a missing book fall back to its
@@ -32,8 +34,9 @@
  */
 import { sortLabels, type Label } from "./labels.ts";
 import { estimateBooks, estimatedChaptersByBook } from "./estimates.ts";
-import { bookFileCovers, chapterOnDisk, fileHoldings, type Holdings } from "./coverage-files.ts";
-import { bookInfo, coverByChapters, mapProblems, NeighbourGaps, proofsByFile, type BookInfo } from "./coverage-books.ts";
+import { chapterOnDisk, fileHoldings, type Holdings } from "./coverage-files.ts";
+import { bookInfo, coverByChapters, mapProblems, NeighbourGaps, proofsByFile, soundBookFile, type BookInfo } from "./coverage-books.ts";
+import { editionBookPages, proofsByVolume } from "./verification.ts";
 import { toLabel } from "./map-labels.ts";
 import { operationalMap } from "./map-trust.ts";
 import { seriesForm } from "./series-form.ts";
@@ -91,10 +94,10 @@ export function buildCoverageIndex(snapshot: SeriesSnapshot, options: CoverageOp
   const bookLabels = sortLabels([
     ...new Set([...volumeSlots.keys(), ...holdings.booksByVolume.keys(), ...map.books.keys(), ...map.unknownBooks]),
   ]);
-  const proofs = proofsByFile(snapshot);
+  const ctx = { editionPages: editionBookPages(snapshot.files), proofs: proofsByFile(snapshot), verifications: proofsByVolume(snapshot.verifications) };
   const books = new Map<Label, BookInfo>();
-  for (const v of bookLabels) books.set(v, bookInfo(v, holdings.booksByVolume.get(v) ?? [], volumeSlots.get(v), map, proofs));
-  const anyBookCouldCover = [...holdings.booksByVolume.values()].some((files) => files.some((f) => bookFileCovers(f, "none")));
+  for (const v of bookLabels) books.set(v, bookInfo(v, holdings.booksByVolume.get(v) ?? [], volumeSlots.get(v), map, ctx));
+  const anyBookCouldCover = [...holdings.booksByVolume.values()].some((files) => files.some((f) => soundBookFile(f, ctx.editionPages)));
 
   // Chapters: slots and every chapter the operational map claims.
   const chapterLabels = sortLabels([...new Set([...slotLabels, ...map.chapterToBook.keys(), ...map.conflicts.keys()])]);

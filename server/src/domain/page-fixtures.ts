@@ -25,7 +25,7 @@ export function seriesFacts(over: Partial<SeriesFacts> = {}): SeriesFacts {
 }
 
 export function snapshotOf(over: Partial<SeriesSnapshot> = {}): SeriesSnapshot {
-  return { series: seriesFacts(), volumes: [], chapters: [], mapSources: [], files: [], releases: [], ...over };
+  return { series: seriesFacts(), volumes: [], chapters: [], mapSources: [], files: [], releases: [], verifications: [], ...over };
 }
 
 /** An operational map from `{ book: chapters }`; an empty list is an explicitly unknown book. */
@@ -51,6 +51,8 @@ export function bookState(number: string | number, over: Partial<BookState> = {}
     pageCount: null,
     provenAssembly: false,
     coversChapters: false,
+    suspect: null,
+    verified: false,
     chapters: null,
     chaptersOnDisk: 0,
     chaptersMapped: 0,
@@ -195,6 +197,7 @@ export function scenarioIndex(spec: ScenarioSpec): CoverageIndex {
       fileIds: b.owned ? [1000 + i] : [],
       pageCount: b.owned ? (b.pageCount ?? 180) : null,
       coversChapters,
+      suspect: b.owned && b.suspect ? "hand import" : null,
       chapters: mapped,
       chaptersOnDisk: mainOnDisk,
       chaptersMapped: main.length,

@@ -11,7 +11,7 @@ import { estimateBooks } from "./estimates.ts";
 import { labelEquals, sortLabels, type Label } from "./labels.ts";
 import { adoptSuggestion, entriesFromBookStarts, validateOperatorEntries } from "./map-trust.ts";
 import { chaptersArb, mapEntriesArb, snapshotArb, sourcesArb, volumeLabel } from "./test-arbitraries.ts";
-import type { CoverageIndex } from "./types.ts";
+import type { CoverageIndex, VerificationFacts } from "./types.ts";
 
 function check<T>(numRuns: number, property: fc.IProperty<T>): void {
   fc.assert(property, { numRuns });
@@ -190,6 +190,42 @@ describe("coverage invariants", () => {
           expect(index.map.books.size).toBeGreaterThan(0);
           expect(b.ambiguous || index.map.unknownBooks.has(b.number)).toBe(false);
           for (const c of b.chapters ?? []) if (!chapters.get(c)?.extra) expect(chapters.get(c)?.onDisk).toBe(true);
+        }
+      }),
+    );
+  });
+});
+
+describe("verified books (spec Verified books 4 and 6)", () => {
+  it("a proof that does not apply (stale digest or changed map entry) changes nothing", () => {
+    check(
+      1000,
+      fc.property(snapshotArb, (snap) => {
+        const index = buildCoverageIndex(snap);
+        const stale = (v: VerificationFacts, i: number): VerificationFacts =>
+          i % 2 === 0 ? { ...v, digest: "sha256:stale" } : { ...v, chapters: [...v.chapters, "99" as Label] };
+        const withStale = buildCoverageIndex({ ...snap, verifications: snap.verifications.map(stale) });
+        const without = buildCoverageIndex({ ...snap, verifications: [] });
+        expect(withStale).toEqual(without);
+        // The stale proofs the generator already made are inert too: every verified book's proof applies.
+        for (const b of index.books) if (b.verified) expect(snap.verifications.some((v) => v.volume === b.number)).toBe(true);
+      }),
+    );
+  });
+
+  it("a verified book never adds a duplicate, and a sound book gains nothing from a proof", () => {
+    check(
+      1000,
+      fc.property(snapshotArb, (snap) => {
+        const withProofs = buildCoverageIndex(snap);
+        const without = buildCoverageIndex({ ...snap, verifications: [] });
+        const dupes = (i: CoverageIndex) => new Set(i.chapters.flatMap((c) => c.duplicateFileIds));
+        const before = dupes(without);
+        for (const id of dupes(withProofs)) expect(before.has(id)).toBe(true);
+        for (const b of withProofs.books) {
+          const plain = without.books.find((x) => x.number === b.number);
+          expect(b.duplicateFileIds).toEqual(plain?.duplicateFileIds);
+          if (b.suspect === null) expect({ ...b, verified: false }).toEqual(plain);
         }
       }),
     );

@@ -3,7 +3,7 @@
  * zero, decimals, split parts and extras; books; whole, part and range chapter files; book files of
  * every origin, size and tag source; operator, reading, catalogue, official and estimate maps that
  * overlap and contradict each other; assembled releases whose provenance matches the operator map
- * or not. Labels come from a small universe so that claims, files and slots collide often.
+ * or not; book proofs (verifications) that apply or went stale (digest or map). Labels come from a small universe so that claims, files and slots collide often.
  */
 import fc from "fast-check";
 import { label, type Label } from "./labels.ts";
@@ -18,6 +18,7 @@ import type {
   ReleaseFacts,
   SeriesFacts,
   SeriesSnapshot,
+  VerificationFacts,
   VolumeSlotFacts,
 } from "./types.ts";
 
@@ -68,7 +69,12 @@ const volumesArb: fc.Arbitrary<VolumeSlotFacts[]> = fc
   .map((list) => list.map((v, i) => ({ id: 100 + i, ...v })));
 
 /** A file before build() gives it an id, path and hash; what it leaves out defaults as in fileFacts. */
-type FileDraft = Partial<Omit<FileFacts, "id" | "path" | "sha256">> & { proof: "none" | "match" | "random"; proofChapters: Label[] };
+type FileDraft = Partial<Omit<FileFacts, "id" | "path" | "sha256">> & {
+  proof: "none" | "match" | "random";
+  proofChapters: Label[];
+  /** A recorded verification of a book: applying, or stale by its digest or by the map. */
+  verify?: "none" | "match" | "stale_digest" | "stale_map";
+};
 
 /** A chapter file without tag or proof. */
 const chapterDraft = (over: Partial<FileDraft>): FileDraft => ({ kind: "chapter", tagSource: null, proof: "none", proofChapters: [], ...over });
@@ -92,6 +98,7 @@ const bookFileArb: fc.Arbitrary<FileDraft> = fc
     tagSource: fc.constantFrom<FileFacts["tagSource"]>("comicinfo", "filename", "estimate", null),
     proof: fc.constantFrom<FileDraft["proof"]>("none", "match", "match", "random"),
     proofChapters: fc.uniqueArray(chapterLabel, { maxLength: 5 }),
+    verify: fc.constantFrom<NonNullable<FileDraft["verify"]>>("none", "none", "match", "match", "stale_digest", "stale_map"),
   })
   .map((f) => ({ kind: "book", ...f }));
 
@@ -132,15 +139,28 @@ function build({ series, volumes, chapters, mapSources, files }: {
   files: FileDraft[];
 }): SeriesSnapshot {
     const releases: ReleaseFacts[] = [];
-    const facts: FileFacts[] = files.map(({ proof, proofChapters, ...draft }, i) => {
+    const verifications = new Map<Label, VerificationFacts>();
+    const facts: FileFacts[] = files.map(({ proof, proofChapters, verify = "none", ...draft }, i) => {
       const file = fileFacts({ ...draft, id: 1000 + i, path: `file-${i}.cbz`, sha256: `sha-${i}` });
       if (file.kind === "book" && file.volume !== null && proof !== "none") {
         const chapters = proof === "match" ? operatorChapters(mapSources, file.volume) : proofChapters;
         releases.push({ ...assembledRelease(file, chapters), id: 2000 + i });
       }
+      if (file.kind === "book" && file.volume !== null && verify !== "none") {
+        const current = operatorChapters(mapSources, file.volume);
+        verifications.set(file.volume, {
+          volume: file.volume,
+          fileId: file.id,
+          digest: verify === "stale_digest" ? "sha256:stale" : `sha256:${file.sha256}`,
+          chapters: verify === "stale_map" ? [...current, label(99)] : current,
+          sourceUrl: null,
+          note: "checked",
+          createdAt: "2024-01-01T00:00:00.000Z",
+        });
+      }
       return file;
     });
-    return { series, volumes, chapters, mapSources, files: facts, releases };
+    return { series, volumes, chapters, mapSources, files: facts, releases, verifications: [...verifications.values()] };
 }
 
 /**

@@ -19,6 +19,7 @@ import type {
   MapSourceFacts,
   MapSourceKind,
   ReleaseFacts,
+  VerificationFacts,
   SeriesFacts,
   SeriesSnapshot,
   VolumeSlotFacts,
@@ -102,6 +103,12 @@ export function bookFile(volume: string, over: Partial<FileFacts> = {}): FileFac
   return fileFacts({ kind: "book", volume: label(volume), pageCount: 200, ...over });
 }
 
+/** A recorded proof for a book file: its current digest and the given chapters ("1-3" or labels). */
+export function proofFor(file: FileFacts, chapters: string | Label[], over: Partial<VerificationFacts> = {}): VerificationFacts {
+  const list = typeof chapters === "string" ? labels(chapters) : chapters;
+  return { volume: file.volume ?? label(0), fileId: file.id, digest: `sha256:${file.sha256}`, chapters: list, sourceUrl: null, note: "checked page by page", createdAt: "2024-01-01T00:00:00.000Z", ...over };
+}
+
 /** An active file holding one whole chapter. */
 export function chapterFile(chapter: string, over: Partial<FileFacts> = {}): FileFacts {
   return fileFacts({ kind: "chapter", chapter: label(chapter), ...over });
@@ -178,6 +185,7 @@ export interface SnapshotSpec {
   sources?: MapSourceFacts[];
   files?: FileFacts[];
   releases?: ReleaseFacts[];
+  verifications?: VerificationFacts[];
 }
 
 /** A whole series snapshot; see the module comment for an example. */
@@ -197,5 +205,6 @@ export function snapshot(spec: SnapshotSpec = {}): SeriesSnapshot {
     mapSources,
     files: spec.files ?? [],
     releases: spec.releases ?? [],
+    verifications: spec.verifications ?? [],
   };
 }

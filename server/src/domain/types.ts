@@ -24,6 +24,22 @@ export type SeriesCompletion = "all books" | "all chapters" | null;
 /** Books above this page count do not cover chapters unless they are proven assemblies. */
 export const OVERSIZED_BOOK_PAGES = 600;
 
+/** Why a book the service did not assemble itself is suspect (spec "Verified books" 1; verification.ts). */
+export type SuspectReason = "hand import" | "machine translation" | "oversized pack";
+
+/** A recorded proof of what a book holds (spec "Verified books" 2); whether it applies: verification.ts. */
+export interface VerificationFacts {
+  volume: Label;
+  /** The book file the proof was recorded for. */
+  fileId: number;
+  /** "sha256:<hex>" of the content when the proof was recorded. */
+  digest: string;
+  chapters: Label[];
+  sourceUrl: string | null;
+  note: string;
+  createdAt: string;
+}
+
 export interface SeriesFacts {
   id: number;
   title: string;
@@ -121,6 +137,8 @@ export interface SeriesSnapshot {
   mapSources: MapSourceFacts[];
   files: FileFacts[];
   releases: ReleaseFacts[];
+  /** Recorded book proofs (a few per series). */
+  verifications: VerificationFacts[];
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -180,8 +198,12 @@ export interface BookState {
   pageCount: number | null;
   /** The owned book is an assembly whose provenance matches the current map entry. */
   provenAssembly: boolean;
-  /** The owned book may cover its mapped chapters (exact map, not oversized unless proven). */
+  /** The owned book may cover its mapped chapters (exact map; a suspect book only while verified). */
   coversChapters: boolean;
+  /** Why the owned book is suspect (every copy is); null = sound or not owned. */
+  suspect: SuspectReason | null;
+  /** A recorded proof still applies to an owned copy (same digest, same map entry). */
+  verified: boolean;
   /** Exact chapters from the operational map; null = unknown (no entry or empty entry). */
   chapters: Label[] | null;
   /** Main (non-extra) chapters of the map entry on disk, and their number. */

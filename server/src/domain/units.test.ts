@@ -16,7 +16,7 @@ import type { CoverageIndex, FileFacts, SeriesFacts, Unit } from "./types.ts";
 import { buildCoverageIndex } from "./coverage.ts";
 import { groupSeriesPage } from "./grouping.ts";
 import { seriesForm } from "./series-form.ts";
-import { bookFile, chapterFile, labels, snapshot, type SnapshotSpec } from "./test-fixtures.ts";
+import { bookFile, chapterFile, labels, proofFor, snapshot, type SnapshotSpec } from "./test-fixtures.ts";
 import { buildUnitsView } from "./units.ts";
 
 const order = (units: Unit[]) => units.map((u) => `${u.kind === "book" ? "B" : "c"}${u.number}`);
@@ -268,8 +268,10 @@ describe("with the real coverage index (coverage.ts)", () => {
     expect(page.groups[2]!.coverText).toBe("1 of 3 chapters on disk");
   });
 
-  it("a hand-imported book covers its missing chapters but shows no duplicates", () => {
-    const { view } = build({ ...finished, files: [bookFile("1", { origin: "import" }), chapterFile("2")] });
+  // Spec "Verified books" 1/5: a hand import covers only once verified (it used to cover on its own).
+  it("a verified hand-imported book covers its missing chapters but shows no duplicates", () => {
+    const book = bookFile("1", { origin: "import" });
+    const { view } = build({ ...finished, files: [book, chapterFile("2")], verifications: [proofFor(book, "1-3")] });
     const ch = (n: string) => view.units.find((u) => u.kind === "chapter" && u.number === n)!;
     expect(ch("1").coverage).toBe("covered_by_volume");
     expect(ch("2")).toMatchObject({ owned: true, coverage: null });

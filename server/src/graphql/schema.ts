@@ -8,6 +8,8 @@ import "./types/events.ts";
 import "./types/recycle.ts";
 import "./types/downloads.ts";
 import "./types/audit.ts";
+import "./types/verification.ts";
+import "./types/assembly.ts";
 
 /** The schema: every type file registers itself on the builder; this only assembles them. */
 export const schema = builder.toSchema({ sortSchema: true });

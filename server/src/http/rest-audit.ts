@@ -4,26 +4,13 @@
  * authentication middleware, so every route needs the API key or the session cookie.
  */
 import type { Context, Hono } from "hono";
-import { AppError, isAppError } from "../errors.ts";
+import { isAppError } from "../errors.ts";
 import type { AuditFileView, AuditPageView, RetiredFile, SourceRejectionPreview, SourceRejectionResult } from "../services/audit-service.ts";
 import type { DuplicatePreview } from "../services/audit-duplicates.ts";
 import { asId } from "../services/input.ts";
 import type { Services } from "../services/index.ts";
 import { problemResponse } from "./problem.ts";
-
-const MAX_JSON_BYTES = 4 * 1024 * 1024;
-
-async function jsonBody(c: Context): Promise<unknown> {
-  const length = Number(c.req.header("content-length") ?? 0);
-  if (length > MAX_JSON_BYTES) throw new AppError("bad_request", "the JSON body is too large");
-  const text = await c.req.text();
-  if (text.trim() === "") return {};
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new AppError("bad_request", "the body is not valid JSON");
-  }
-}
+import { jsonBody } from "./request.ts";
 
 export function restAuditFile(f: AuditFileView) {
   return {

@@ -10,27 +10,9 @@ import { restSeries, restUnits } from "./present.ts";
 import { recycleRoutes } from "./rest-recycle.ts";
 import { downloadRoutes } from "./rest-downloads.ts";
 import { auditRoutes } from "./rest-audit.ts";
-
-const MAX_JSON_BYTES = 4 * 1024 * 1024;
-
-async function jsonBody(c: Context): Promise<unknown> {
-  const length = Number(c.req.header("content-length") ?? 0);
-  if (length > MAX_JSON_BYTES) throw new AppError("bad_request", "the JSON body is too large");
-  const text = await c.req.text();
-  if (text.trim() === "") return {};
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new AppError("bad_request", "the body is not valid JSON");
-  }
-}
-
-function dryRun(c: Context): boolean {
-  const v = c.req.query("dry_run");
-  if (v === undefined || v === "false" || v === "0") return false;
-  if (v === "true" || v === "1" || v === "") return true;
-  throw new AppError("bad_request", "dry_run must be true or false");
-}
+import { verificationRoutes } from "./rest-verification.ts";
+import { assemblyRoutes } from "./rest-assembly.ts";
+import { dryRun, jsonBody } from "./request.ts";
 
 /** The REST layer: translation between HTTP and the services, nothing else. */
 export function restApp(ctx: AppContext, services: Services, graphql: (req: Request) => Promise<Response> | Response) {
@@ -93,5 +75,7 @@ export function restApp(ctx: AppContext, services: Services, graphql: (req: Requ
   recycleRoutes(app, services);
   downloadRoutes(app, services);
   auditRoutes(app, services);
+  verificationRoutes(app, services);
+  assemblyRoutes(app, services);
   return app;
 }

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_THRESHOLDS, isBlackCard } from "../domain/conformity.ts";
-import { AppError } from "../errors.ts";
+import { appErrorOf } from "../../test/fixtures.ts";
 import { luminance, mapConcurrent, pageStats, statsOfPages } from "./page-stats.ts";
 import { blackCard, darkPanelsPage, drawnPage, nightPage, stripPage, stripSlices, type CardKind } from "./test-pages.ts";
 
@@ -10,15 +10,6 @@ import { blackCard, darkPanelsPage, drawnPage, nightPage, stripPage, stripSlices
 async function fullSize(buf: Buffer): Promise<{ mean: number; stdev: number }> {
   const { data, info } = await sharp(buf).greyscale().raw().toBuffer({ resolveWithObject: true });
   return luminance(data, info.channels);
-}
-
-async function rejection(p: Promise<unknown>): Promise<AppError> {
-  const e: unknown = await p.then(
-    () => null,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(AppError);
-  return e as AppError;
 }
 
 const SEEDS = [1, 2, 3, 4];
@@ -67,10 +58,10 @@ describe("pageStats", () => {
   });
 
   it("refuses a page over the pixel limit from its header, and bytes that are no image", async () => {
-    expect((await rejection(pageStats(await drawnPage(3), { maxPixels: 800 * 1160 - 1 }))).code).toBe("image_too_large");
+    expect((await appErrorOf(pageStats(await drawnPage(3), { maxPixels: 800 * 1160 - 1 }))).code).toBe("image_too_large");
     expect(await pageStats(await drawnPage(3), { maxPixels: 800 * 1160 })).toMatchObject({ width: 800 });
-    expect((await rejection(pageStats(randomBytes(2000)))).code).toBe("image_unreadable");
-    expect((await rejection(pageStats(Buffer.alloc(0)))).code).toBe("image_unreadable");
+    expect((await appErrorOf(pageStats(randomBytes(2000)))).code).toBe("image_unreadable");
+    expect((await appErrorOf(pageStats(Buffer.alloc(0)))).code).toBe("image_unreadable");
   });
 });
 
@@ -146,7 +137,7 @@ describe("statsOfPages and mapConcurrent", () => {
   });
 
   it("names the first bad page", async () => {
-    const e = await rejection(statsOfPages([await drawnPage(1), await drawnPage(2), randomBytes(500)]));
+    const e = await appErrorOf(statsOfPages([await drawnPage(1), await drawnPage(2), randomBytes(500)]));
     expect(e.code).toBe("image_unreadable");
     expect(e.extra.page).toBe(3);
     expect(e.message).toMatch(/^page 3: /);

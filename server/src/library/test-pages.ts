@@ -12,7 +12,7 @@ const BLACK: RGB = [0, 0, 0];
 const INK: RGB = [22, 20, 24];
 const WHITE: RGB = [255, 255, 255];
 
-/** mulberry32: a small seeded generator, enough for pictures. */
+/** mulberry32: a small seeded generator, enough for pictures (these and the benchmarks' pages, bench/pages.ts). */
 export function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {

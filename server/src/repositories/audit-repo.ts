@@ -7,11 +7,13 @@ import { stat } from "node:fs/promises";
 import path from "node:path";
 import type { Db } from "../db/client.ts";
 import { Prisma } from "../generated/prisma/client.ts";
-import { intOrNull, jsonRows, str, strOrNull } from "./json-rows.ts";
+import { intOrNull, jsonRows, str } from "./json-rows.ts";
 import { AppError } from "../errors.ts";
 import type { AuditFileFacts, AuditSource, AuditVerdict } from "../domain/audit.ts";
-import { labelOrNull } from "./mappers.ts";
-import type { FileOrigin } from "../domain/types.ts";
+import { FILE_FACT_COLUMNS, fileFacts } from "./mappers.ts";
+
+/** Where the audit's file select puts size and state: after the columns of the file's facts. */
+const SIZE_AT = FILE_FACT_COLUMNS.split(",").length;
 
 /** Download states during which files of the series may be written or replaced. */
 export const ACTIVE_DOWNLOAD_STATES = ["queued", "fetching", "judging", "publishing"] as const;
@@ -34,27 +36,11 @@ function verdictFacts(row: { state: string; needsReplacement: boolean; verdict: 
 /** Every active or missing file of a series with its source and verdict (three bulk selects). */
 export async function loadAuditFacts(db: Db, seriesId: number, seriesLanguage: string): Promise<AuditFileFacts[]> {
   // Two JSON selects (see json-rows.ts): a 10,000-file series spent most of its time building row objects.
-  const files = (
-    await jsonRows(
-      db,
-      "id, path, kind, volume, chapter, chapter_end, part, page_count, size, sha256, state, origin, language",
-      Prisma.sql`library_file WHERE series_id = ${seriesId} AND state IN ('active', 'missing') ORDER BY id`,
-    )
-  ).map(([id, path, kind, volume, chapter, chapterEnd, part, pageCount, size, sha256, state, origin, language]) => ({
-    id: Number(id),
-    path: str(path),
-    kind: str(kind),
-    volume: strOrNull(volume),
-    chapter: strOrNull(chapter),
-    chapterEnd: strOrNull(chapterEnd),
-    part: intOrNull(part),
-    pageCount: Number(pageCount),
-    size: Number(size),
-    sha256: str(sha256),
-    state: str(state),
-    origin: str(origin),
-    language: strOrNull(language),
-  }));
+  const files = await jsonRows(
+    db,
+    `${FILE_FACT_COLUMNS}, size, state`,
+    Prisma.sql`library_file WHERE series_id = ${seriesId} AND state IN ('active', 'missing') ORDER BY id`,
+  );
   const releases = (
     await jsonRows(
       db,
@@ -96,24 +82,16 @@ export async function loadAuditFacts(db: Db, seriesId: number, seriesLanguage: s
   const verdictByFile = new Map<number, AuditVerdict>();
   for (const d of downloads) verdictByFile.set(d.fileId as number, verdictFacts(d));
 
-  return files.map((f) => {
-    const release = sourceByFile.get(f.id);
+  return files.map((r) => {
+    const { tagSource: _tagSource, language, ...file } = fileFacts(r);
+    const release = sourceByFile.get(file.id);
     return {
-      id: f.id,
-      path: f.path,
-      kind: f.kind === "book" ? "book" : "chapter",
-      volume: labelOrNull(f.volume),
-      chapter: labelOrNull(f.chapter),
-      chapterEnd: labelOrNull(f.chapterEnd),
-      part: f.part,
-      pageCount: f.pageCount,
-      size: Number(f.size),
-      sha256: f.sha256,
-      state: f.state === "missing" ? "missing" : "active",
-      origin: f.origin as FileOrigin,
-      language: f.language ?? release?.language ?? seriesLanguage,
+      ...file,
+      size: Number(r[SIZE_AT]),
+      state: str(r[SIZE_AT + 1]) === "missing" ? "missing" : "active",
+      language: language ?? release?.language ?? seriesLanguage,
       source: release?.source ?? null,
-      verdict: verdictByFile.get(f.id) ?? null,
+      verdict: verdictByFile.get(file.id) ?? null,
     };
   });
 }

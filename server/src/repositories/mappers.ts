@@ -17,11 +17,11 @@ import type {
 import type {
   ChapterRelease,
   ChapterSlot,
-  LibraryFile,
   MapEntry,
   Series,
   VolumeSlot,
 } from "../generated/prisma/client.ts";
+import { intOrNull, str, strOrNull } from "./json-rows.ts";
 
 export function labelOrNull(v: string | null): Label | null {
   return v === null ? null : parseLabel(v);
@@ -87,25 +87,28 @@ export function mapKind(kind: string): MapSourceKind {
   }
 }
 
-export type FileRow = Pick<
-  LibraryFile,
-  "id" | "path" | "kind" | "volume" | "chapter" | "chapterEnd" | "part" | "pageCount" | "sha256" | "origin" | "language" | "tagSource"
->;
+/** The library_file columns of a file's facts, in the order `fileFacts` reads them. */
+export const FILE_FACT_COLUMNS = "id, path, kind, volume, chapter, chapter_end, part, page_count, sha256, origin, language, tag_source";
 
-export function fileFacts(row: FileRow): FileFacts {
+/**
+ * A file's facts from one row of a JSON select (json-rows.ts) that starts with FILE_FACT_COLUMNS;
+ * the select may add columns after them (the audit reads size and state there).
+ */
+export function fileFacts(r: readonly unknown[]): FileFacts {
+  const [id, path, kind, volume, chapter, chapterEnd, part, pageCount, sha256, origin, language, tagSource] = r;
   return {
-    id: row.id,
-    path: row.path,
-    kind: row.kind === "book" ? "book" : "chapter",
-    volume: labelOrNull(row.volume),
-    chapter: labelOrNull(row.chapter),
-    chapterEnd: labelOrNull(row.chapterEnd),
-    part: row.part,
-    pageCount: row.pageCount,
-    sha256: row.sha256,
-    origin: row.origin as FileOrigin,
-    language: row.language,
-    tagSource: (row.tagSource as FileFacts["tagSource"]) ?? null,
+    id: Number(id),
+    path: str(path),
+    kind: str(kind) === "book" ? "book" : "chapter",
+    volume: labelOrNull(strOrNull(volume)),
+    chapter: labelOrNull(strOrNull(chapter)),
+    chapterEnd: labelOrNull(strOrNull(chapterEnd)),
+    part: intOrNull(part),
+    pageCount: Number(pageCount),
+    sha256: str(sha256),
+    origin: str(origin) as FileOrigin,
+    language: strOrNull(language),
+    tagSource: (strOrNull(tagSource) as FileFacts["tagSource"]) ?? null,
   };
 }
 

@@ -2,21 +2,22 @@ import type { Db } from "../db/client.ts";
 import { Prisma } from "../generated/prisma/client.ts";
 import { bool, intOrNull, jsonRows as bulk, str, strOrNull } from "./json-rows.ts";
 import type { MapSourceFacts, SeriesSnapshot } from "../domain/types.ts";
+import { verificationRepo } from "./verification-repo.ts";
 import {
   chapterFacts,
   entryFacts,
+  FILE_FACT_COLUMNS,
   fileFacts,
   mapKind,
   releaseFacts,
   seriesFacts,
   volumeFacts,
-  type FileRow,
   type ReleaseRow,
 } from "./mappers.ts";
 
 /**
- * Loads everything the rule core needs about one series: two fixed lookups (the series row and
- * its handful of map sources) and exactly five bulk selects (volume slots, chapter slots, map
+ * Loads everything the rule core needs about one series: three fixed lookups (the series row, its
+ * handful of map sources and its handful of book proofs) and exactly five bulk selects (volume slots, chapter slots, map
  * entries, active files, releases), whatever the size of the series. No archive is opened.
  */
 export async function loadSnapshot(db: Db, seriesId: number): Promise<SeriesSnapshot | null> {
@@ -28,6 +29,7 @@ export async function loadSnapshot(db: Db, seriesId: number): Promise<SeriesSnap
     select: { id: true, kind: true, name: true, revision: true },
     orderBy: { id: "asc" },
   });
+  const verifications = await verificationRepo(db).ofSeries(seriesId);
   const volumes = await bulk(db, "id, number, monitored", Prisma.sql`volume_slot WHERE series_id = ${seriesId} ORDER BY id`);
   const chapters = await bulk(db, "id, number, monitored, parts, extra", Prisma.sql`chapter_slot WHERE series_id = ${seriesId} ORDER BY id`);
   const entries = await bulk(
@@ -37,7 +39,7 @@ export async function loadSnapshot(db: Db, seriesId: number): Promise<SeriesSnap
   );
   const files = await bulk(
     db,
-    "id, path, kind, volume, chapter, chapter_end, part, page_count, sha256, origin, language, tag_source",
+    FILE_FACT_COLUMNS,
     Prisma.sql`library_file WHERE series_id = ${seriesId} AND state = 'active' ORDER BY id`,
   );
   const releases = await bulk(
@@ -61,24 +63,7 @@ export async function loadSnapshot(db: Db, seriesId: number): Promise<SeriesSnap
       chapterFacts({ id: Number(id), number: str(number), monitored: bool(monitored), parts: Number(parts), extra: bool(extra) }),
     ),
     mapSources: [...bySource.values()],
-    files: files.map((r): ReturnType<typeof fileFacts> => {
-      const [id, path, kind, volume, chapter, chapterEnd, part, pageCount, sha256, origin, language, tagSource] = r;
-      const row: FileRow = {
-        id: Number(id),
-        path: str(path),
-        kind: str(kind),
-        volume: strOrNull(volume),
-        chapter: strOrNull(chapter),
-        chapterEnd: strOrNull(chapterEnd),
-        part: intOrNull(part),
-        pageCount: Number(pageCount),
-        sha256: str(sha256),
-        origin: str(origin),
-        language: strOrNull(language),
-        tagSource: strOrNull(tagSource),
-      };
-      return fileFacts(row);
-    }),
+    files: files.map(fileFacts),
     releases: releases.map((r) => {
       const [id, kind, volume, chapter, part, fileId, language, assembledFrom] = r;
       const row: ReleaseRow = {
@@ -93,5 +78,6 @@ export async function loadSnapshot(db: Db, seriesId: number): Promise<SeriesSnap
       };
       return releaseFacts(row);
     }),
+    verifications,
   };
 }

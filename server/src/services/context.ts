@@ -5,11 +5,12 @@ import { fileRepo } from "../repositories/file-repo.ts";
 import { mapRepo } from "../repositories/map-repo.ts";
 import { seriesRepo } from "../repositories/series-repo.ts";
 import { slotRepo } from "../repositories/slot-repo.ts";
+import { verificationRepo } from "../repositories/verification-repo.ts";
 import type { Secrets } from "../secrets.ts";
 import type { EventBus } from "../events.ts";
 
 export function createRepos(db: Db) {
-  return { series: seriesRepo(db), maps: mapRepo(db), slots: slotRepo(db), files: fileRepo(db), downloads: downloadRepo(db) };
+  return { series: seriesRepo(db), maps: mapRepo(db), slots: slotRepo(db), files: fileRepo(db), downloads: downloadRepo(db), verifications: verificationRepo(db) };
 }
 
 export type Repos = ReturnType<typeof createRepos>;

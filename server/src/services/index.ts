@@ -6,6 +6,8 @@ import { scanService } from "./scan-service.ts";
 import { seriesService } from "./series-service.ts";
 import { unitsService } from "./units-service.ts";
 import { auditService } from "./audit-service.ts";
+import { verificationService } from "./verification-service.ts";
+import { assemblyService } from "./assembly-service.ts";
 
 /** The use cases. REST routes and GraphQL resolvers both call these and nothing else. */
 export function createServices(ctx: AppContext) {
@@ -18,6 +20,8 @@ export function createServices(ctx: AppContext) {
     downloads: downloadService(ctx),
     publication,
     audit: auditService(ctx, publication),
+    verification: verificationService(ctx),
+    assembly: assemblyService(ctx, publication),
   };
 }
 

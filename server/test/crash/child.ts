@@ -9,21 +9,29 @@ import { createDb } from "../../src/db/client.ts";
 import type { EventBus } from "../../src/events.ts";
 import { createPublication, type PublishInput } from "../../src/library/publication.ts";
 import type { Secrets } from "../../src/secrets.ts";
+import { assemblyService } from "../../src/services/assembly-service.ts";
 import { createRepos, type AppContext } from "../../src/services/context.ts";
 
 export type CrashOp =
   | { kind: "publish"; input: PublishInput }
   | { kind: "retire"; fileIds: number[]; reason: string }
   | { kind: "restore"; entryId: number }
-  | { kind: "purge" };
+  | { kind: "purge" }
+  /** A whole book assembly: preview, build, publish with the chapters' retirement chained. */
+  | { kind: "assemble"; seriesId: number; volume: string };
 
 const config = loadConfig(process.env);
 const { db, queries } = createDb(config.databaseUrl);
 // Only what the publication module uses: no HTTP, no secrets, no recovery at start (the parent
 // prepared a consistent library; recovery is what the parent's restart checks), and no event bus
 // (nobody listens here, and loading graphql-yoga would double the child's start-up time).
-const events: EventBus = { publish: () => {}, subscribe: () => { throw new Error("no subscriptions in the crash child"); } };
-const ctx: AppContext = { config, db, queries, repos: createRepos(db), secrets: {} as Secrets, events, log: (m) => console.error(m) };
+const noSubscriptions = () => {
+  throw new Error("no subscriptions in the crash child");
+};
+const events: EventBus = { publish: () => {}, subscribe: noSubscriptions, publishAssembly: () => {}, subscribeAssembly: noSubscriptions };
+// The child signs and checks its own confirmation: a fixed MAC is enough inside one process.
+const secrets = { sign: (payload: string) => Buffer.from(payload).toString("base64url").slice(-32) } as Secrets;
+const ctx: AppContext = { config, db, queries, repos: createRepos(db), secrets, events, log: (m) => console.error(m) };
 const publication = createPublication(ctx);
 const op = JSON.parse(process.env.CRASH_OP ?? "null") as CrashOp;
 
@@ -37,6 +45,11 @@ async function run(): Promise<unknown> {
       return publication.restore(op.entryId);
     case "purge":
       return publication.purgeExpired();
+    case "assemble": {
+      const assembly = assemblyService(ctx, publication);
+      const preview = await assembly.preview(op.seriesId, op.volume);
+      return assembly.assemble(op.seriesId, op.volume, preview.confirmation);
+    }
   }
 }
 

@@ -1,0 +1,130 @@
+/**
+ * The book builder: writes an assembly plan (domain/assembly.ts) as one CBZ in the staging folder.
+ * Pages are copied in the plan's order under fresh sequential names, stored (no recompression, so
+ * the bytes are the chapter files' own), one entry in memory at a time; a volume-level
+ * ComicInfo.xml with the page list closes the archive. The chapter files are only read, through
+ * the hardened archive reader (CRC and size checked on every entry).
+ */
+import { randomBytes } from "node:crypto";
+import { createWriteStream } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
+import path from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { ZipFile } from "yazl";
+import { pageName, type AssemblyPlan } from "../domain/assembly.ts";
+import type { Label } from "../domain/labels.ts";
+import { AppError } from "../errors.ts";
+import { comicInfoXml, type ComicInfoFields, type ComicInfoPage } from "./comicinfo-writer.ts";
+import { openArchive, type ArchiveHandle, type ArchiveOpenOptions } from "./archive-reader.ts";
+import { sha256File } from "./durable-fs.ts";
+import { libraryAbs } from "./library-paths.ts";
+
+/** Entries carry one fixed time: the same chapters give the same bytes. */
+const ENTRY_MTIME = new Date(Date.UTC(2024, 0, 1));
+
+export interface BuildInput {
+  plan: AssemblyPlan;
+  libraryRoot: string;
+  staging: string;
+  limits?: ArchiveOpenOptions;
+  /** ComicInfo fields beyond what the plan gives (Series, Count, Manga, Notes …). */
+  comicInfo: Omit<ComicInfoFields, "PageCount" | "Pages" | "LanguageISO">;
+  /** Called after each chapter's pages are written. */
+  onProgress?: (step: "hashing" | "writing", done: number, total: number) => void;
+}
+
+export interface BuiltBook {
+  stagedPath: string;
+  pageCount: number;
+  /** First page index (0-based) and page count of each chapter, in order. */
+  chapters: { number: Label; firstPage: number; pages: number }[];
+  comicInfoXml: string;
+}
+
+interface PageRef {
+  archive: ArchiveHandle;
+  entry: string;
+  size: number;
+  name: string;
+}
+
+/**
+ * Hashes each source file (409 assembly_changed_files when its bytes are not the planned ones),
+ * then writes the book. Removes its staged file on any failure.
+ */
+export async function buildBook(input: BuildInput): Promise<BuiltBook> {
+  const { plan } = input;
+  const sources = plan.chapters.flatMap((c) => c.sources);
+  let hashed = 0;
+  for (const s of sources) {
+    const abs = libraryAbs(input.libraryRoot, s.path);
+    let actual: string | null = null;
+    try {
+      actual = await sha256File(abs);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    }
+    if (actual !== s.sha256) {
+      throw new AppError("assembly_changed_files", `chapter file ${s.path} ${actual === null ? "is gone" : "changed"} since it was recorded`, { file_id: s.fileId });
+    }
+    input.onProgress?.("hashing", ++hashed, sources.length);
+  }
+
+  const handles: ArchiveHandle[] = [];
+  const stagedPath = path.join(input.staging, "assembly", `${randomBytes(8).toString("hex")}.cbz`);
+  try {
+    const perChapter: { number: Label; pages: PageRef[] }[] = [];
+    for (const c of plan.chapters) {
+      const pages: PageRef[] = [];
+      for (const s of c.sources) {
+        const archive = await openArchive(libraryAbs(input.libraryRoot, s.path), input.limits);
+        handles.push(archive);
+        for (const p of archive.pages) pages.push({ archive, entry: p.name, size: p.size, name: "" });
+      }
+      perChapter.push({ number: c.number, pages });
+    }
+    const all = perChapter.flatMap((c) => c.pages);
+    if (all.length === 0) throw new AppError("archive_unreadable", `the chapter files of book ${plan.volume} hold no pages`);
+    all.forEach((p, i) => (p.name = pageName(i, all.length, p.entry)));
+
+    const chapters: BuiltBook["chapters"] = [];
+    const pagesXml: ComicInfoPage[] = all.map((_, i) => ({ Image: i }));
+    let first = 0;
+    for (const c of perChapter) {
+      chapters.push({ number: c.number, firstPage: first, pages: c.pages.length });
+      const page = pagesXml[first];
+      if (page && c.pages.length > 0) page.Bookmark = `Chapter ${c.number}`;
+      first += c.pages.length;
+    }
+    const cover = pagesXml[0] as ComicInfoPage;
+    cover.Type = "FrontCover";
+    const xml = comicInfoXml({ ...input.comicInfo, PageCount: all.length, LanguageISO: plan.language, Pages: pagesXml });
+
+    await mkdir(path.dirname(stagedPath), { recursive: true });
+    const zip = new ZipFile();
+    const chapterEnds = new Set(chapters.map((c) => c.firstPage + c.pages - 1));
+    let chaptersDone = 0;
+    all.forEach((p, i) => {
+      // Read when yazl reaches the entry: one page in memory at a time.
+      zip.addReadStreamLazy(p.name, { mtime: ENTRY_MTIME, compress: false, size: p.size }, (cb) => {
+        p.archive.readEntry(p.entry).then(
+          (data) => {
+            if (chapterEnds.has(i)) input.onProgress?.("writing", ++chaptersDone, chapters.length);
+            cb(null, Readable.from([data]));
+          },
+          (e: unknown) => cb(e as Error, undefined as never),
+        );
+      });
+    });
+    zip.addBuffer(Buffer.from(xml, "utf8"), "ComicInfo.xml", { mtime: ENTRY_MTIME, compress: false });
+    zip.end();
+    await pipeline(zip.outputStream, createWriteStream(stagedPath, { flags: "wx" }));
+    return { stagedPath, pageCount: all.length, chapters, comicInfoXml: xml };
+  } catch (e) {
+    await rm(stagedPath, { force: true });
+    throw e;
+  } finally {
+    for (const h of handles) await h.close();
+  }
+}
