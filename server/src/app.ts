@@ -35,6 +35,7 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
   await services.publication.recover();
   await services.publication.purgeExpired();
   const stopPurge = services.publication.schedulePurge();
+  services.assemblyMonitor.start(config.assemblyMonitorIntervalSeconds * 1000);
 
   if (options.seedDemo !== false && config.demoLibrary) await seedDemoLibraryIfEmpty(ctx, services);
 
@@ -66,6 +67,7 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
       }),
     async close() {
       stopPurge();
+      await services.assemblyMonitor.stop();
       wss.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

@@ -18,6 +18,7 @@ describe("loadConfig", () => {
       webBuildDir: path.join(repoRoot, "web", "build"),
       logLevel: "info",
       recycleRetentionDays: 30,
+      assemblyMonitorIntervalSeconds: 900,
       archiveLimits: { maxEntries: 10_000, maxTotalBytes: 8 * 1024 ** 3, maxEntryBytes: 512 * 1024 ** 2, maxRatio: 200, maxPixels: 150_000_000 },
     });
   });
@@ -43,6 +44,7 @@ describe("loadConfig", () => {
           WEB_BUILD_DIR: "",
           LOG_LEVEL: "silent",
           RECYCLE_RETENTION_DAYS: "7",
+          ASSEMBLY_MONITOR_INTERVAL_SECONDS: "60",
           ARCHIVE_MAX_ENTRIES: "500",
           ARCHIVE_MAX_TOTAL_BYTES: "1000000",
           ARCHIVE_MAX_ENTRY_BYTES: "200000",
@@ -63,6 +65,7 @@ describe("loadConfig", () => {
       webBuildDir: null,
       logLevel: "silent",
       recycleRetentionDays: 7,
+      assemblyMonitorIntervalSeconds: 60,
       archiveLimits: { maxEntries: 500, maxTotalBytes: 1_000_000, maxEntryBytes: 200_000, maxRatio: 50, maxPixels: 4_000_000 },
     });
   });

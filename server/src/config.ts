@@ -17,6 +17,8 @@ export interface Config {
   logLevel: "silent" | "info";
   /** Days a retired file stays restorable in the recycle bin before it may be purged. */
   recycleRetentionDays: number;
+  /** Seconds between two cycles of the automatic-assembly monitor. */
+  assemblyMonitorIntervalSeconds: number;
   /** Limits of the hardened archive reader (every archive read goes through them). */
   archiveLimits: ArchiveLimitsConfig;
 }
@@ -79,6 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     webBuildDir: env.WEB_BUILD_DIR === "" ? null : path.resolve(env.WEB_BUILD_DIR ?? path.join(repoRoot, "web", "build")),
     logLevel: env.LOG_LEVEL === "silent" ? "silent" : "info",
     recycleRetentionDays: positiveInt(env, "RECYCLE_RETENTION_DAYS", 30),
+    assemblyMonitorIntervalSeconds: positiveInt(env, "ASSEMBLY_MONITOR_INTERVAL_SECONDS", 900),
     archiveLimits: {
       maxEntries: positiveInt(env, "ARCHIVE_MAX_ENTRIES", DEFAULT_ARCHIVE_LIMITS.maxEntries),
       maxTotalBytes: positiveInt(env, "ARCHIVE_MAX_TOTAL_BYTES", DEFAULT_ARCHIVE_LIMITS.maxTotalBytes),

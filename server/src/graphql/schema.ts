@@ -10,6 +10,7 @@ import "./types/downloads.ts";
 import "./types/audit.ts";
 import "./types/verification.ts";
 import "./types/assembly.ts";
+import "./types/assembly-monitor.ts";
 
 /** The schema: every type file registers itself on the builder; this only assembles them. */
 export const schema = builder.toSchema({ sortSchema: true });

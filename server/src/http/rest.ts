@@ -12,6 +12,7 @@ import { downloadRoutes } from "./rest-downloads.ts";
 import { auditRoutes } from "./rest-audit.ts";
 import { verificationRoutes } from "./rest-verification.ts";
 import { assemblyRoutes } from "./rest-assembly.ts";
+import { monitorRoutes } from "./rest-monitor.ts";
 import { dryRun, jsonBody } from "./request.ts";
 
 /** The REST layer: translation between HTTP and the services, nothing else. */
@@ -77,5 +78,6 @@ export function restApp(ctx: AppContext, services: Services, graphql: (req: Requ
   auditRoutes(app, services);
   verificationRoutes(app, services);
   assemblyRoutes(app, services);
+  monitorRoutes(app, services);
   return app;
 }

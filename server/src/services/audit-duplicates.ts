@@ -9,7 +9,6 @@
  * verified (rule 6: a proof never retires a chapter file); nothing to retire is `nothing_to_retire`.
  */
 import { AppError } from "../errors.ts";
-import { bookSuspectReason } from "../domain/audit.ts";
 import type { Label } from "../domain/labels.ts";
 import type { CoverageIndex, SeriesSnapshot } from "../domain/types.ts";
 import { fileIdentities, releasesAndMappings, requireMovable } from "../repositories/audit-repo.ts";
@@ -36,10 +35,10 @@ interface Deps {
 }
 
 /** How one book stands for duplicate retirement, read from the coverage index. */
-function bookState(snapshot: SeriesSnapshot, index: CoverageIndex, volume: Label) {
+function bookState(index: CoverageIndex, volume: Label) {
   const book = index.books.find((b) => b.number === volume) ?? null;
-  const files = book ? snapshot.files.filter((f) => book.fileIds.includes(f.id)) : [];
-  const suspect = book?.owned ? bookSuspectReason(files, book.provenAssembly) : null;
+  // The index's verdict, judged against the series' median book: the one definition of suspect.
+  const suspect = book?.owned ? book.suspect : null;
   return { book, suspect, duplicates: book ? [...book.duplicateFileIds].sort((a, b) => a - b) : [] };
 }
 
@@ -64,8 +63,8 @@ export function duplicateRetirement(deps: Deps) {
     /** POST /api/manga/{id}/volumes/{volume}/duplicates/preview */
     async preview(seriesId: number, volumeText: unknown): Promise<DuplicatePreview> {
       const volume = asLabel(volumeText, "volume");
-      const { snapshot, index } = await deps.coverage(seriesId);
-      const state = bookState(snapshot, index, volume);
+      const { index } = await deps.coverage(seriesId);
+      const state = bookState(index, volume);
       const { book, suspect } = state;
       if (!book) throw new AppError("not_found", `series ${seriesId} has no book ${volume}`);
       if (!book.owned) throw new AppError("nothing_to_retire", `book ${volume} is not owned: no chapter file is inside it`);
@@ -94,8 +93,8 @@ export function duplicateRetirement(deps: Deps) {
       if (signed.volume !== volume) throw new AppError("confirmation_invalid", `the confirmation is for book ${signed.volume}, not ${volume}`);
       return deps.exclusive(seriesId, async () => {
         await deps.requireNoDownload(seriesId);
-        const { snapshot, index } = await deps.coverage(seriesId);
-        requireSameSnapshot(signed, await bind(volume, index, bookState(snapshot, index, volume)), "the book, its map entry or its duplicates");
+        const { index } = await deps.coverage(seriesId);
+        requireSameSnapshot(signed, await bind(volume, index, bookState(index, volume)), "the book, its map entry or its duplicates");
         const ids = signed.duplicates.map((f) => f.id);
         return { retired: await deps.retire(seriesId, ids, `duplicate of book ${volume}`) };
       });

@@ -8,20 +8,24 @@ import { unitsService } from "./units-service.ts";
 import { auditService } from "./audit-service.ts";
 import { verificationService } from "./verification-service.ts";
 import { assemblyService } from "./assembly-service.ts";
+import { externalPriority, publicationWithPriority, scanWithPriority } from "./external-priority.ts";
+import { assemblyMonitor } from "./assembly-monitor.ts";
 
 /** The use cases. REST routes and GraphQL resolvers both call these and nothing else. */
 export function createServices(ctx: AppContext) {
-  const publication = createPublication(ctx);
+  const publication = publicationWithPriority(ctx, createPublication(ctx));
+  const assembly = assemblyService(ctx, publication), scan = scanWithPriority(ctx, scanService(ctx), externalPriority(ctx, publication));
   return {
     series: seriesService(ctx),
     maps: mapService(ctx),
     units: unitsService(ctx),
-    scan: scanService(ctx),
+    scan,
     downloads: downloadService(ctx),
     publication,
     audit: auditService(ctx, publication),
     verification: verificationService(ctx),
-    assembly: assemblyService(ctx, publication),
+    assembly,
+    assemblyMonitor: assemblyMonitor(ctx, { assembly, scanning: scan.running }),
   };
 }
 
