@@ -6,7 +6,6 @@
  * opened read-only, so a refused archive leaves every file as it was.
  */
 import { open, type FileHandle } from "node:fs/promises";
-import sharp from "sharp";
 import { DEFAULT_ARCHIVE_LIMITS, type ArchiveLimitsConfig } from "../config.ts";
 import { AppError } from "../errors.ts";
 import { ArchiveError, describeError } from "./archive/archive-error.ts";
@@ -166,6 +165,8 @@ async function checkImageHeader(data: Buffer, name: string, maxPixels: number): 
   let width: number | undefined;
   let height: number | undefined;
   try {
+    // Loaded on first use: readers that never look at pixels (scan, assembly) do not map libvips.
+    const { default: sharp } = await import("sharp");
     ({ width, height } = await sharp(data, { limitInputPixels: maxPixels, failOn: "error" }).metadata());
   } catch (e) {
     if (/pixel limit/i.test(describeError(e))) throw tooLarge(name, maxPixels);
