@@ -13,9 +13,9 @@ import { openArchive } from "../src/library/archive-reader.ts";
 import { stateDirs } from "../src/config.ts";
 import { cbz, createSeriesWithFiles, expectJson, expectProblem, scanLibrary, unitOf, writeCbz, type RestUnits } from "./fixtures.ts";
 import { createTestApp, TEST_API_KEY, type TestApp } from "./utils.ts";
-import { assertValidXml } from "./xmllint.ts";
+import { assertValidXml, COMICINFO_XSD_21 } from "./xmllint.ts";
 
-const XSD = path.resolve(import.meta.dirname, "../../../shared/comicinfo/ComicInfo-v2.1-draft.xsd");
+const XSD = COMICINFO_XSD_21;
 
 let app: TestApp;
 let seq = 0;

@@ -2,6 +2,10 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { validateXML } from "xmllint-wasm";
 
+/** The ComicInfo schemas every ComicInfo.xml the service writes must validate against (see comicinfo/README.md). */
+export const COMICINFO_XSD_21 = path.join(import.meta.dirname, "comicinfo", "ComicInfo-v2.1-draft.xsd");
+export const COMICINFO_XSD_20 = path.join(import.meta.dirname, "comicinfo", "ComicInfo-v2.0.xsd");
+
 /**
  * libxml2's schema validation (the engine behind `xmllint --schema`), compiled to WebAssembly and
  * shipped by npm: the tests need no system package. Throws with every error when invalid.

@@ -7,13 +7,13 @@ import sharp from "sharp";
 import { Open } from "unzipper";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareLabels, label, type Label } from "../domain/labels.ts";
-import { assertValidXml } from "../../test/xmllint.ts";
+import { assertValidXml, COMICINFO_XSD_20, COMICINFO_XSD_21 } from "../../test/xmllint.ts";
 import { readArchiveIndex } from "./archive-index.ts";
 import { comicInfoXml, generateDemoLibrary, type ComicInfoFields, type DemoPlan, type DemoSeries } from "./demo.ts";
 
 const run = promisify(execFile);
-const XSD_21 = "/work/shared/comicinfo/ComicInfo-v2.1-draft.xsd";
-const XSD_20 = "/work/shared/comicinfo/ComicInfo-v2.0.xsd";
+const XSD_21 = COMICINFO_XSD_21;
+const XSD_20 = COMICINFO_XSD_20;
 const SERVER_DIR = join(import.meta.dirname, "..", "..");
 
 let tmp: string;
