@@ -1,6 +1,7 @@
 import { mkdtemp, rename, rm, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { crc32, inflateRawSync } from "node:zlib";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ZipFile } from "yazl";
@@ -282,5 +283,78 @@ describe("entry names", () => {
     ["001.jpg.txt", "ignored"],
   ])("%s is a %s entry", (name, role) => {
     expect(entryRole(name)).toBe(role);
+  });
+});
+
+describe("entrySpan", () => {
+  it("gives method, sizes, CRC and a bounded raw reader, for stored and deflated entries", async () => {
+    const stored = Buffer.from("stored bytes ".repeat(100));
+    const deflated = Buffer.from("deflated bytes ".repeat(400));
+    const p = await writeZip([
+      { name: "a.png", data: await page("#123") },
+      { name: "notes.txt", data: stored },
+      { name: "big.txt", data: deflated, compress: true },
+    ]);
+    await withArchive(p, undefined, async (a) => {
+      const s = await a.entrySpan("notes.txt");
+      expect({ method: s.method, size: s.size, compressedSize: s.compressedSize, crc32: s.crc32 }).toEqual({ method: 0, size: stored.length, compressedSize: stored.length, crc32: crc32(stored) >>> 0 });
+      const buf = Buffer.alloc(64);
+      const out: Buffer[] = [];
+      for (let at = 0; at < s.size; at += buf.length) {
+        const n = Math.min(buf.length, s.size - at);
+        await s.read(buf, at, n);
+        out.push(Buffer.from(buf.subarray(0, n)));
+      }
+      expect(Buffer.concat(out).equals(stored)).toBe(true);
+      await expect(s.read(buf, s.size - 10, 11)).rejects.toThrow(RangeError);
+      await expect(s.read(buf, -1, 1)).rejects.toThrow(RangeError);
+
+      const d = await a.entrySpan("big.txt");
+      expect(d.method).toBe(8);
+      expect(d.size).toBe(deflated.length);
+      expect(d.compressedSize).toBeLessThan(deflated.length);
+      expect(d.crc32).toBe(crc32(deflated) >>> 0);
+      const raw = Buffer.alloc(d.compressedSize);
+      await d.read(raw, 0, raw.length);
+      expect(inflateRawSync(raw).equals(deflated)).toBe(true);
+
+      const pageSpan = await a.entrySpan(a.pages[0]!.name);
+      const pageBytes = Buffer.alloc(pageSpan.size);
+      await pageSpan.read(pageBytes, 0, pageSpan.size);
+      expect(pageBytes.equals(await a.readEntry(a.pages[0]!.name))).toBe(true);
+      await expect(a.entrySpan("missing.png")).rejects.toMatchObject({ code: "not_found" });
+    });
+  });
+
+  it("checks the local header like readEntry does", async () => {
+    const zip = await zipBuffer([{ name: "1.png", data: await page("#456") }]);
+    // The local header's name differs from the directory's: both refuse it.
+    const renamed = Buffer.from(zip);
+    renamed.write("2", 30, "latin1");
+    const p1 = join(dir, `span${seq++}.cbz`);
+    await writeFile(p1, renamed);
+    await withArchive(p1, undefined, async (a) => {
+      await expectCode(a.entrySpan("1.png"), "archive_unreadable", "1.png");
+      await expectCode(a.readEntry("1.png"), "archive_unreadable", "1.png");
+    });
+    // The local header's signature is gone.
+    const unsigned = Buffer.from(zip);
+    unsigned.writeUInt32LE(0, 0);
+    const p2 = join(dir, `span${seq++}.cbz`);
+    await writeFile(p2, unsigned);
+    await withArchive(p2, undefined, async (a) => {
+      const err = await refusal(a.entrySpan("1.png"));
+      expect(err.code).toBe("archive_unreadable");
+      expect(err.message).toMatch(/local header is missing/);
+    });
+  });
+
+  it("refuses to read after the handle is closed", async () => {
+    const p = await writeZip([{ name: "1.png", data: await page("#789") }]);
+    const a = await openArchive(p);
+    const s = await a.entrySpan("1.png");
+    await a.close();
+    await expect(a.entrySpan("1.png")).rejects.toThrow(/closed/);
+    await expect(s.read(Buffer.alloc(4), 0, 4)).rejects.toThrow(/closed/);
   });
 });

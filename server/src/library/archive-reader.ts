@@ -9,9 +9,9 @@ import { open, type FileHandle } from "node:fs/promises";
 import { DEFAULT_ARCHIVE_LIMITS, type ArchiveLimitsConfig } from "../config.ts";
 import { AppError } from "../errors.ts";
 import { ArchiveError, describeError } from "./archive/archive-error.ts";
-import { readEntryData } from "./archive/entry-data.ts";
+import { locateEntryData, readEntryData } from "./archive/entry-data.ts";
 import { entryRole, naturalComparePaths } from "./archive/entry-names.ts";
-import { readZipDirectory, type ZipRecord } from "./archive/zip-directory.ts";
+import { readFully, readZipDirectory, type ZipRecord } from "./archive/zip-directory.ts";
 
 export { ArchiveError, type ArchiveErrorCode, type ArchiveErrorInit } from "./archive/archive-error.ts";
 export { isUnsafeName, naturalCompare, naturalComparePaths } from "./archive/entry-names.ts";
@@ -34,6 +34,29 @@ export interface ArchiveEntryInfo {
   compressedSize: number;
 }
 
+/**
+ * Where one entry's raw data lies, its local header already checked exactly as `readEntry` checks
+ * it. The bytes themselves are not checked: a caller that copies them must compute their CRC-32
+ * and compare it with `crc32` (and, for a deflated entry, inflate them within `size`).
+ */
+export interface ArchiveEntrySpan {
+  name: string;
+  /** 0: stored (the data are the entry's bytes); 8: deflated. */
+  method: 0 | 8;
+  /** Bytes once inflated (the entry's size). */
+  size: number;
+  /** Bytes of raw data in the archive (equal to size when stored). */
+  compressedSize: number;
+  /** The CRC-32 the central directory declares, unsigned. */
+  crc32: number;
+  /**
+   * Reads exactly `length` raw data bytes, starting `start` bytes into the entry's data, into
+   * `buf[0 … length)`; refuses a range outside the entry's data (archive_truncated when the file
+   * ends first).
+   */
+  read(buf: Buffer, start: number, length: number): Promise<void>;
+}
+
 export interface ArchiveHandle {
   path: string;
   /** Image entries in natural order (page2 before page10). */
@@ -46,6 +69,8 @@ export interface ArchiveHandle {
   readEntry(name: string): Promise<Buffer>;
   /** readEntry(pages[index].name), then the image header against maxPixels (no decoding). */
   readPage(index: number): Promise<Buffer>;
+  /** Where an entry's raw data lies (no bytes read beyond its local header); see ArchiveEntrySpan. */
+  entrySpan(name: string): Promise<ArchiveEntrySpan>;
   close(): Promise<void>;
 }
 
@@ -121,12 +146,34 @@ export async function openArchive(absPath: string, limits?: ArchiveOpenOptions):
       if (!rec) throw new AppError("not_found", `no entry ${JSON.stringify(name)} in the archive`);
       return read(rec);
     };
+    const entrySpan = async (name: string): Promise<ArchiveEntrySpan> => {
+      live();
+      const rec = files.get(name);
+      if (!rec) throw new AppError("not_found", `no entry ${JSON.stringify(name)} in the archive`);
+      const dataStart = await guard(() => locateEntryData(fh, rec, dir.cdOffset));
+      const { compressedSize } = rec;
+      return {
+        name: rec.name,
+        method: rec.method === 0 ? 0 : 8,
+        size: rec.uncompressedSize,
+        compressedSize,
+        crc32: rec.crc32 >>> 0,
+        read: (buf, start, length) => {
+          if (closed) return Promise.reject(new Error("the archive handle is closed"));
+          if (!(Number.isSafeInteger(start) && Number.isSafeInteger(length) && start >= 0 && length >= 0 && start + length <= compressedSize && length <= buf.length)) {
+            return Promise.reject(new RangeError(`bytes ${start}+${length} are outside the ${compressedSize} bytes of ${JSON.stringify(rec.name)}`));
+          }
+          return guard(() => readFully(fh, length === buf.length ? buf : buf.subarray(0, length), dataStart + start));
+        },
+      };
+    };
     return {
       path: absPath,
       pages: pages.map((p) => ({ name: p.name, size: p.uncompressedSize, compressedSize: p.compressedSize })),
       comicInfoXml,
       ignored,
       readEntry,
+      entrySpan,
       async readPage(index: number): Promise<Buffer> {
         live();
         const rec = pages[index];

@@ -23,11 +23,10 @@ export async function statOrNull(p: string): Promise<Stats | null> {
 
 /** Lowercase hex SHA-256 of a file, streamed. */
 /** Lowercase hex SHA-256 of a file: 1 MiB reads into one reused buffer (twice the throughput of a default stream). */
-export async function sha256File(p: string): Promise<string> {
+export async function sha256File(p: string, buf: Buffer = Buffer.allocUnsafe(1024 * 1024)): Promise<string> {
   const hash = createHash("sha256");
   const fh = await open(p, "r");
   try {
-    const buf = Buffer.allocUnsafe(1024 * 1024);
     for (;;) {
       const { bytesRead } = await fh.read(buf, 0, buf.length, null);
       if (bytesRead === 0) break;

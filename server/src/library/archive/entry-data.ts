@@ -12,8 +12,12 @@ import { LOCAL_HEADER_LEN, readFully, type ZipRecord } from "./zip-directory.ts"
 const LOCAL_HEADER_SIG = 0x04034b50;
 const inflateRawAsync = promisify(inflateRaw) as (buf: Buffer, options: { maxOutputLength: number }) => Promise<Buffer>;
 
-/** Why unzipper's own entry stream is not used: it checks no CRC, trusts the local header and inflates any method. */
-export async function readEntryData(fh: FileHandle, rec: ZipRecord, cdOffset: number): Promise<Buffer> {
+/**
+ * Where an entry's (stored or compressed) data starts: its local header read and checked against
+ * the central directory (signature, encryption, method, name), and the data bounded by the
+ * central directory. Every reader of entry bytes goes through here.
+ */
+export async function locateEntryData(fh: FileHandle, rec: ZipRecord, cdOffset: number): Promise<number> {
   const name = rec.name;
   const header = Buffer.alloc(LOCAL_HEADER_LEN);
   await readFully(fh, header, rec.localHeaderOffset);
@@ -34,6 +38,13 @@ export async function readEntryData(fh: FileHandle, rec: ZipRecord, cdOffset: nu
   if (dataStart + rec.compressedSize > cdOffset) {
     throw new ArchiveError({ code: "archive_unreadable", detail: `${JSON.stringify(name)}: its data runs into the central directory`, entry: name });
   }
+  return dataStart;
+}
+
+/** Why unzipper's own entry stream is not used: it checks no CRC, trusts the local header and inflates any method. */
+export async function readEntryData(fh: FileHandle, rec: ZipRecord, cdOffset: number): Promise<Buffer> {
+  const name = rec.name;
+  const dataStart = await locateEntryData(fh, rec, cdOffset);
   const compressed = Buffer.alloc(rec.compressedSize);
   await readFully(fh, compressed, dataStart);
   const data = rec.method === 0 ? compressed : await inflate(compressed, rec);
