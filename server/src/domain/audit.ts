@@ -19,7 +19,7 @@
  *   comes from another source (scanned files count as one source of their own, "local").
  */
 import { compareLabels, expandRange, isWhole, wholePart, type Label } from "./labels.ts";
-import { OVERSIZED_BOOK_PAGES, type FileKind, type FileOrigin } from "./types.ts";
+import { OVERSIZED_BOOK_PAGES, type FileFacts, type FileKind } from "./types.ts";
 
 export const AUDIT_PAGE_SIZE = 24;
 export const FEW_PAGES = 8;
@@ -59,19 +59,10 @@ export interface AuditVerdict {
   blackShare: number | null;
 }
 
-export interface AuditFileFacts {
-  id: number;
-  path: string;
-  kind: FileKind;
-  volume: Label | null;
-  chapter: Label | null;
-  chapterEnd: Label | null;
-  part: number | null;
-  pageCount: number;
+/** A file as the audit lists it: the rule core's file facts plus what only the audit shows. */
+export interface AuditFileFacts extends Omit<FileFacts, "tagSource" | "language"> {
   size: number;
-  sha256: string;
   state: "active" | "missing";
-  origin: FileOrigin;
   /** The file's language, else its release's, else the series' destination language. */
   language: string;
   source: AuditSource | null;
