@@ -10,6 +10,7 @@ import { performance } from "node:perf_hooks";
 import { planAssembly, type AssemblyPlan } from "../src/domain/assembly.ts";
 import { buildCoverageIndex } from "../src/domain/coverage.ts";
 import { label, type Label } from "../src/domain/labels.ts";
+import { seriesFacts } from "../src/domain/test-fixtures.ts";
 import type { FileFacts, SeriesSnapshot } from "../src/domain/types.ts";
 import { sha256File } from "../src/library/durable-fs.ts";
 import { BenchError, fail } from "./harness.ts";
@@ -62,18 +63,7 @@ export async function planBook(chapters: readonly ChapterFile[]): Promise<Assemb
     });
   }
   const snapshot: SeriesSnapshot = {
-    series: {
-      id: 1,
-      title: SERIES_TITLE,
-      status: "running",
-      knownBookCount: null,
-      editionBookCount: null,
-      webtoon: false,
-      formOverride: null,
-      planWording: "books_first",
-      monitored: true,
-      language: "en",
-    },
+    series: seriesFacts({ id: 1, title: SERIES_TITLE, status: "running" }),
     volumes: [{ id: 1, number: label(1), monitored: true }],
     chapters: chapters.map((c, i) => ({ id: i + 1, number: c.number, monitored: true, parts: 1, extra: false })),
     mapSources: [{ id: 1, kind: "operator", name: "operator", revision: 1, entries: [{ volume: label(1), chapters: chapters.map((c) => c.number) }] }],

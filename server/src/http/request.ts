@@ -1,5 +1,6 @@
 /** Reading REST requests: the JSON body and the `dry_run` query parameter, shared by every route file. */
 import type { Context } from "hono";
+import { asId } from "../services/input.ts";
 import { AppError } from "../errors.ts";
 
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
@@ -23,4 +24,9 @@ export function dryRun(c: Context): boolean {
   if (v === undefined || v === "false" || v === "0") return false;
   if (v === "true" || v === "1" || v === "") return true;
   throw new AppError("bad_request", "dry_run must be true or false");
+}
+
+/** The positive integer id in a path parameter (`/api/manga/:id/…`), or 400. */
+export function pathId(c: Context, name = "id"): number {
+  return asId(c.req.param(name), name);
 }

@@ -5,9 +5,9 @@
  */
 import type { Context, Hono } from "hono";
 import type { AssemblyPreview, AssemblyResult, BookOutcome } from "../services/assembly-service.ts";
-import { asId, asObject } from "../services/input.ts";
+import { asObject } from "../services/input.ts";
 import type { Services } from "../services/index.ts";
-import { dryRun, jsonBody } from "./request.ts";
+import { dryRun, jsonBody, pathId } from "./request.ts";
 
 export const restAssemblyPreview = (p: AssemblyPreview) => ({
   volume: p.volume,
@@ -38,20 +38,19 @@ const restOutcome = (b: BookOutcome) => ({
 
 export function assemblyRoutes(app: Hono, services: Services): void {
   const assembly = services.assembly;
-  const id = (c: Context) => asId(c.req.param("id"));
   const confirmation = async (c: Context) => asObject(await jsonBody(c)).confirmation;
 
   app.post("/api/manga/:id/volumes/:volume/assemble", async (c) => {
-    if (dryRun(c)) return c.json(restAssemblyPreview(await assembly.preview(id(c), c.req.param("volume"))));
-    return c.json(restAssemblyResult(await assembly.assemble(id(c), c.req.param("volume"), await confirmation(c))));
+    if (dryRun(c)) return c.json(restAssemblyPreview(await assembly.preview(pathId(c), c.req.param("volume"))));
+    return c.json(restAssemblyResult(await assembly.assemble(pathId(c), c.req.param("volume"), await confirmation(c))));
   });
 
   app.post("/api/manga/:id/assemble", async (c) => {
     if (dryRun(c)) {
-      const p = await assembly.previewSeries(id(c));
+      const p = await assembly.previewSeries(pathId(c));
       return c.json({ series_id: p.seriesId, books: p.books.map(restOutcome), confirmation: p.confirmation, expires_at: p.expiresAt });
     }
-    const r = await assembly.assembleSeries(id(c), await confirmation(c));
+    const r = await assembly.assembleSeries(pathId(c), await confirmation(c));
     return c.json({ series_id: r.seriesId, books: r.books.map(restOutcome), remaining: r.remaining });
   });
 }

@@ -3,14 +3,14 @@
  * translation between HTTP and the audit service, nothing else. Registered by rest.ts after its
  * authentication middleware, so every route needs the API key or the session cookie.
  */
-import type { Context, Hono } from "hono";
+import type { Hono } from "hono";
 import { isAppError } from "../errors.ts";
 import type { AuditFileView, AuditPageView, RetiredFile, SourceRejectionPreview, SourceRejectionResult } from "../services/audit-service.ts";
 import type { DuplicatePreview } from "../services/audit-duplicates.ts";
 import { asId } from "../services/input.ts";
 import type { Services } from "../services/index.ts";
 import { problemResponse } from "./problem.ts";
-import { jsonBody } from "./request.ts";
+import { jsonBody, pathId } from "./request.ts";
 
 export function restAuditFile(f: AuditFileView) {
   return {
@@ -51,12 +51,11 @@ const restDuplicatePreview = (p: DuplicatePreview) => ({ volume: p.volume, ...re
 
 export function auditRoutes(app: Hono, services: Services): void {
   const audit = services.audit;
-  const id = (c: Context) => asId(c.req.param("id"));
 
   app.get("/api/manga/:id/audit", async (c) => {
     const q = (name: string) => c.req.query(name);
     const flags = c.req.queries("flags");
-    const page = await audit.list(id(c), {
+    const page = await audit.list(pathId(c), {
       page: q("page"),
       sort: q("sort"),
       // Repeated (?flags=a&flags=b) or comma-separated (?flags=a,b).
@@ -70,22 +69,22 @@ export function auditRoutes(app: Hono, services: Services): void {
     return c.json(restAuditPage(page));
   });
 
-  app.post("/api/manga/:id/audit/retire/preview", async (c) => c.json(restPreview(await audit.previewRetirement(id(c), await jsonBody(c)))));
+  app.post("/api/manga/:id/audit/retire/preview", async (c) => c.json(restPreview(await audit.previewRetirement(pathId(c), await jsonBody(c)))));
   app.post("/api/manga/:id/audit/retire", async (c) => {
-    const r = await audit.retireFiles(id(c), await jsonBody(c));
+    const r = await audit.retireFiles(pathId(c), await jsonBody(c));
     return c.json({ retired: r.retired.map(restRetired) });
   });
 
   app.post("/api/manga/:id/audit/reject-source/preview", async (c) =>
-    c.json(restRejectionPreview(await audit.previewSourceRejection(id(c), await jsonBody(c)))),
+    c.json(restRejectionPreview(await audit.previewSourceRejection(pathId(c), await jsonBody(c)))),
   );
-  app.post("/api/manga/:id/audit/reject-source", async (c) => c.json(restRejection(await audit.rejectSource(id(c), await jsonBody(c)))));
+  app.post("/api/manga/:id/audit/reject-source", async (c) => c.json(restRejection(await audit.rejectSource(pathId(c), await jsonBody(c)))));
 
   app.post("/api/manga/:id/volumes/:volume/duplicates/preview", async (c) =>
-    c.json(restDuplicatePreview(await audit.previewDuplicateRetirement(id(c), c.req.param("volume")))),
+    c.json(restDuplicatePreview(await audit.previewDuplicateRetirement(pathId(c), c.req.param("volume")))),
   );
   app.post("/api/manga/:id/volumes/:volume/duplicates/retire", async (c) => {
-    const r = await audit.retireDuplicates(id(c), c.req.param("volume"), await jsonBody(c));
+    const r = await audit.retireDuplicates(pathId(c), c.req.param("volume"), await jsonBody(c));
     return c.json({ retired: r.retired.map(restRetired) });
   });
 

@@ -1,8 +1,8 @@
 /** REST of downloads: translation between HTTP and the download service, nothing else. */
+import { pathId } from "./request.ts";
 import type { Hono } from "hono";
 import type { ConformityFigures } from "../domain/conformity.ts";
 import type { DownloadView } from "../services/download-service.ts";
-import { asId } from "../services/input.ts";
 import type { Services } from "../services/index.ts";
 
 export function restFigures(f: ConformityFigures) {
@@ -38,5 +38,5 @@ export function restDownload(d: DownloadView) {
 }
 
 export function downloadRoutes(app: Hono, services: Services): void {
-  app.get("/api/manga/:id/downloads", async (c) => c.json((await services.downloads.list(asId(c.req.param("id")))).map(restDownload)));
+  app.get("/api/manga/:id/downloads", async (c) => c.json((await services.downloads.list(pathId(c))).map(restDownload)));
 }

@@ -1,7 +1,7 @@
 /** REST of the recycle bin: translation between HTTP and the publication service, nothing else. */
+import { pathId } from "./request.ts";
 import type { Hono } from "hono";
 import type { RecycleListEntry } from "../library/publication.ts";
-import { asId } from "../services/input.ts";
 import type { Services } from "../services/index.ts";
 
 export function restRecycleEntry(e: RecycleListEntry) {
@@ -22,7 +22,7 @@ export function restRecycleEntry(e: RecycleListEntry) {
 export function recycleRoutes(app: Hono, services: Services): void {
   app.get("/api/recycle-bin", async (c) => c.json((await services.publication.list()).map(restRecycleEntry)));
   app.post("/api/recycle-bin/:id/restore", async (c) => {
-    const r = await services.publication.restore(asId(c.req.param("id")));
+    const r = await services.publication.restore(pathId(c));
     return c.json({ file_id: r.fileId, path: r.path });
   });
 }

@@ -2,11 +2,10 @@
  * REST routes of verified books (contract "Verification payloads"): translation between HTTP and
  * the verification service, nothing else. Registered by rest.ts after its authentication middleware.
  */
-import type { Context, Hono } from "hono";
-import { asId } from "../services/input.ts";
+import type { Hono } from "hono";
 import type { Services } from "../services/index.ts";
 import type { StoredProof, VerifiedBook } from "../services/verification-service.ts";
-import { jsonBody } from "./request.ts";
+import { jsonBody, pathId } from "./request.ts";
 
 const restProof = (p: StoredProof) => ({
   file_id: p.fileId,
@@ -30,14 +29,13 @@ export const restVerifiedBook = (b: VerifiedBook) => ({
 
 export function verificationRoutes(app: Hono, services: Services): void {
   const v = services.verification;
-  const id = (c: Context) => asId(c.req.param("id"));
 
-  app.get("/api/manga/:id/verified-books", async (c) => c.json((await v.list(id(c))).map(restVerifiedBook)));
+  app.get("/api/manga/:id/verified-books", async (c) => c.json((await v.list(pathId(c))).map(restVerifiedBook)));
   app.put("/api/manga/:id/volumes/:volume/verification", async (c) =>
-    c.json(restVerifiedBook(await v.verify(id(c), c.req.param("volume"), await jsonBody(c)))),
+    c.json(restVerifiedBook(await v.verify(pathId(c), c.req.param("volume"), await jsonBody(c)))),
   );
   app.delete("/api/manga/:id/volumes/:volume/verification", async (c) => {
-    await v.withdraw(id(c), c.req.param("volume"));
+    await v.withdraw(pathId(c), c.req.param("volume"));
     return c.body(null, 204);
   });
 }

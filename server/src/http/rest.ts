@@ -1,7 +1,6 @@
 import { Hono, type Context } from "hono";
 import { AppError } from "../errors.ts";
 import type { AppContext } from "../services/context.ts";
-import { asId } from "../services/input.ts";
 import type { Services } from "../services/index.ts";
 import { authenticate, CLEAR_SESSION_COOKIE, issueSession, parseCookies, SESSION_COOKIE, sessionUser } from "./auth.ts";
 import { problemResponse } from "./problem.ts";
@@ -13,7 +12,7 @@ import { auditRoutes } from "./rest-audit.ts";
 import { verificationRoutes } from "./rest-verification.ts";
 import { assemblyRoutes } from "./rest-assembly.ts";
 import { monitorRoutes } from "./rest-monitor.ts";
-import { dryRun, jsonBody } from "./request.ts";
+import { dryRun, jsonBody, pathId } from "./request.ts";
 
 /** The REST layer: translation between HTTP and the services, nothing else. */
 export function restApp(ctx: AppContext, services: Services, graphql: (req: Request) => Promise<Response> | Response) {
@@ -51,25 +50,25 @@ export function restApp(ctx: AppContext, services: Services, graphql: (req: Requ
 
   app.get("/api/manga", async (c) => c.json((await services.series.list()).map(restSeries)));
   app.post("/api/manga", async (c) => c.json(restSeries(await services.series.create(await jsonBody(c))), 201));
-  app.get("/api/manga/:id", async (c) => c.json(restSeries(await services.series.get(asId(c.req.param("id"))))));
-  app.patch("/api/manga/:id", async (c) => c.json(restSeries(await services.series.update(asId(c.req.param("id")), await jsonBody(c)))));
+  app.get("/api/manga/:id", async (c) => c.json(restSeries(await services.series.get(pathId(c)))));
+  app.patch("/api/manga/:id", async (c) => c.json(restSeries(await services.series.update(pathId(c), await jsonBody(c)))));
 
-  app.get("/api/manga/:id/units", async (c) => c.json(restUnits(await services.units.units(asId(c.req.param("id"))))));
+  app.get("/api/manga/:id/units", async (c) => c.json(restUnits(await services.units.units(pathId(c)))));
 
-  app.get("/api/manga/:id/chapter-map", async (c) => c.json(restMap(await services.maps.view(asId(c.req.param("id"))))));
+  app.get("/api/manga/:id/chapter-map", async (c) => c.json(restMap(await services.maps.view(pathId(c)))));
   app.put("/api/manga/:id/chapter-map", async (c) => {
-    const r = await services.maps.replace(asId(c.req.param("id")), await jsonBody(c), dryRun(c));
+    const r = await services.maps.replace(pathId(c), await jsonBody(c), dryRun(c));
     return c.json(r.dryRun ? restMapChange(r.revision, r.preview) : restMap(r.map));
   });
   app.delete("/api/manga/:id/chapter-map", async (c) => {
-    const r = await services.maps.remove(asId(c.req.param("id")), await jsonBody(c), dryRun(c));
+    const r = await services.maps.remove(pathId(c), await jsonBody(c), dryRun(c));
     return c.json(r.dryRun ? restMapChange(r.revision, r.preview) : restMap(r.map));
   });
   app.post("/api/manga/:id/chapter-map/readings", async (c) =>
-    c.json(restMap(await services.maps.addReading(asId(c.req.param("id")), await jsonBody(c))), 201),
+    c.json(restMap(await services.maps.addReading(pathId(c), await jsonBody(c))), 201),
   );
   app.post("/api/manga/:id/chapter-map/suggestions", async (c) =>
-    c.json(restMap(await services.maps.addSuggestion(asId(c.req.param("id")), await jsonBody(c))), 201),
+    c.json(restMap(await services.maps.addSuggestion(pathId(c), await jsonBody(c))), 201),
   );
 
   app.post("/api/library/scan", async (c) => c.json(restScan(await services.scan.scan())));
