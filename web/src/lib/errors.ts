@@ -1,0 +1,100 @@
+/**
+ * API errors in words: what went wrong and what to do next. The server's message (its problem
+ * title or GraphQL error message) says what happened; the code picks the advice.
+ */
+import type { CombinedError } from "@urql/core";
+
+export interface Problem {
+  code: string;
+  message: string;
+  /** What the user can do about it. */
+  next: string;
+}
+
+const NEXT: Record<string, string> = {
+  map_revision_stale: "Someone changed the map meanwhile. Reload it, check the change, and save again.",
+  snapshot_stale: "The files changed since the preview. Open a fresh preview and confirm again.",
+  confirmation_invalid: "The confirmation expired or does not match. Open a fresh preview and confirm again.",
+  download_active: "A download is touching these files. Wait for it to finish, then preview again.",
+  restore_target_taken: "Another file now sits at the original path. Move or retire it first, then restore.",
+  nothing_to_retire: "Nothing is left to retire: the page shows the current state.",
+  digest_stale: "The book's content changed. Reload the page to get its current digest.",
+  map_entry_not_registered: "Register the book's chapters first, in the map editor or from the reader.",
+  proof_chapters_mismatch: "List exactly the chapters the map gives this book.",
+  book_not_owned: "The book is not on disk, so there is nothing to check.",
+  verification_not_found: "The book has no proof to withdraw.",
+  reading_conflicts_with_map: "The map gives this book other chapters. Change the map, or mark the chapters again.",
+  invalid_map: "Fix the highlighted entries and try again.",
+  invalid_label: "Numbers are exact decimals such as 12 or 12.5.",
+  invalid_field: "Check the value and try again.",
+  assembly_book_owned: "The book is already on disk.",
+  assembly_map_not_exact: "Assembly needs the exact chapters of each book: set the map first.",
+  assembly_ambiguous_map: "Two books claim the same chapter. Fix the map first.",
+  assembly_missing_chapters: "Some chapters are not on disk yet. Fetch them first.",
+  assembly_missing_part: "A chapter is missing a part. Fetch the missing part first.",
+  assembly_changed_files: "The chapter files changed since the preview. Open a fresh preview.",
+  series_not_found: "The series is gone. Go back to the library.",
+  file_not_found: "The file is gone. Rescan the library or go back to the series.",
+  recycle_entry_not_found: "The entry was already restored or purged. Reload the list.",
+  thumbnails_busy: "Thumbnails are being made. Try again in a moment.",
+  scan_in_progress: "A scan is running. Wait for it to finish.",
+  unauthenticated: "Sign in again.",
+  internal: "Try again. If it keeps failing, check the service's log.",
+};
+
+const NETWORK_NEXT = "Check that the service is running, then try again.";
+
+export function adviceFor(code: string): string {
+  if (code.startsWith("archive_") || code.startsWith("image_")) return "The file is damaged or unsafe. Open Audit files to review and retire it.";
+  return NEXT[code] ?? "Try again; if it keeps failing, reload the page.";
+}
+
+/** A GraphQL result's error, a REST problem body, or anything thrown, as a Problem. */
+export function toProblem(error: unknown): Problem {
+  const combined = error as Partial<CombinedError> | null;
+  if (combined && Array.isArray(combined.graphQLErrors) && combined.graphQLErrors.length > 0) {
+    const first = combined.graphQLErrors[0];
+    const code = String(first?.extensions?.code ?? "internal").toLowerCase();
+    return { code, message: first?.message ?? "The request failed.", next: adviceFor(code) };
+  }
+  if (combined && combined.networkError) {
+    return { code: "network", message: "The service could not be reached.", next: NETWORK_NEXT };
+  }
+  const problem = error as { code?: unknown; title?: unknown; detail?: unknown; message?: unknown } | null;
+  if (problem && typeof problem.code === "string") {
+    const message = typeof problem.detail === "string" && problem.detail ? problem.detail : String(problem.title ?? problem.message ?? "The request failed.");
+    return { code: problem.code, message, next: adviceFor(problem.code) };
+  }
+  const message = error instanceof Error ? error.message : "The request failed.";
+  return { code: "internal", message, next: adviceFor("internal") };
+}
+
+/** Thrown by `rest()` for a problem+json answer. */
+export class RestProblem extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status: number,
+    readonly body: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+/** Same-origin REST call with the session cookie; problem+json answers throw a RestProblem. */
+export async function rest<T>(method: string, url: string, body?: unknown): Promise<T> {
+  const res = await fetch(url, {
+    method,
+    credentials: "same-origin",
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (res.status === 204) return undefined as T;
+  const json = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+  if (!res.ok) {
+    const code = typeof json.code === "string" ? json.code : "internal";
+    const message = String(json.detail ?? json.title ?? `HTTP ${res.status}`);
+    throw new RestProblem(code, message, res.status, json);
+  }
+  return json as T;
+}
