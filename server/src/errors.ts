@@ -11,6 +11,7 @@ export const ERRORS = {
   bad_credentials: { status: 401, title: "Wrong user name or password" },
   series_not_found: { status: 404, title: "No such series" },
   not_found: { status: 404, title: "Not found" },
+  unit_not_found: { status: 404, title: "The series has no such book or chapter" },
   map_revision_stale: { status: 409, title: "The map changed since it was read" },
   series_folder_taken: { status: 409, title: "A series already uses that folder" },
   scan_in_progress: { status: 409, title: "A library scan is already running" },
@@ -34,6 +35,7 @@ export const ERRORS = {
   image_unreadable: { status: 422, title: "A page is not a readable image" },
   // Files, previews and the recycle bin.
   file_not_found: { status: 404, title: "No such library file" },
+  page_not_found: { status: 404, title: "No such page in the file" },
   recycle_entry_not_found: { status: 404, title: "No such recycle-bin entry" },
   mapping_not_found: { status: 404, title: "No such provider/source mapping" },
   download_not_found: { status: 404, title: "No such download" },

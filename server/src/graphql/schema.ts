@@ -1,8 +1,13 @@
 import { builder } from "./builder.ts";
 import "./types/enums.ts";
 import "./types/units.ts";
+import "./types/series-page.ts";
+import "./types/file-pages.ts";
+import "./types/monitoring.ts";
 import "./types/series.ts";
+import "./types/series-overview.ts";
 import "./types/map.ts";
+import "./types/book-starts.ts";
 import "./types/scan.ts";
 import "./types/events.ts";
 import "./types/recycle.ts";

@@ -21,6 +21,11 @@ function maskError(error: unknown, log: (m: string) => void): Error {
     });
   }
   if (error instanceof GraphQLError && !error.originalError) return error;
+  // A variable coercion error (e.g. an unknown enum value) arrives wrapped in another GraphQLError:
+  // it is the client's mistake, said in words, not an internal failure.
+  if (error instanceof GraphQLError && original instanceof GraphQLError) {
+    return new GraphQLError(error.message, { nodes: error.nodes, path: error.path, extensions: { code: "bad_request", status: 400 } });
+  }
   log(`internal error in GraphQL: ${original instanceof Error ? (original.stack ?? original.message) : String(original)}`);
   return new GraphQLError("The service failed unexpectedly; see its log.", { extensions: { code: "internal", status: 500 } });
 }

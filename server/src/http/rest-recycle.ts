@@ -25,4 +25,8 @@ export function recycleRoutes(app: Hono, services: Services): void {
     const r = await services.publication.restore(pathId(c));
     return c.json({ file_id: r.fileId, path: r.path });
   });
+  app.delete("/api/recycle-bin/:id", async (c) => {
+    await services.publication.purge(pathId(c));
+    return c.body(null, 204);
+  });
 }

@@ -12,6 +12,7 @@ import { auditRoutes } from "./rest-audit.ts";
 import { verificationRoutes } from "./rest-verification.ts";
 import { assemblyRoutes } from "./rest-assembly.ts";
 import { monitorRoutes } from "./rest-monitor.ts";
+import { webSupportRoutes } from "./rest-web-support.ts";
 import { dryRun, jsonBody, pathId } from "./request.ts";
 
 /** The REST layer: translation between HTTP and the services, nothing else. */
@@ -78,5 +79,6 @@ export function restApp(ctx: AppContext, services: Services, graphql: (req: Requ
   verificationRoutes(app, services);
   assemblyRoutes(app, services);
   monitorRoutes(app, services);
+  webSupportRoutes(app, services);
   return app;
 }

@@ -12,7 +12,7 @@
 import type { AppContext } from "../services/context.ts";
 import { createEngine, type RecycleListEntry, type RetiredFile } from "./publication-core.ts";
 import { publish, type PublishInput, type PublishResult } from "./publish.ts";
-import { listBin, purgeExpired, restore } from "./recycle-bin.ts";
+import { listBin, purgeEntry, purgeExpired, restore } from "./recycle-bin.ts";
 import { recover } from "./recovery.ts";
 import { retire } from "./retirement.ts";
 
@@ -35,6 +35,8 @@ export interface Publication {
   recover(): Promise<{ replayed: number; rolledBack: number }>;
   /** Removes the bin copies recycled more than RECYCLE_RETENTION_DAYS before `now`; entries become `purged`. */
   purgeExpired(now?: Date): Promise<number>;
+  /** Removes one entry's bin copy now, whatever its age (404 `recycle_entry_not_found` unless it is in the bin). */
+  purge(recycleEntryId: number): Promise<void>;
   /** Files in the recycle bin, newest first. */
   list(): Promise<RecycleListEntry[]>;
   /** Runs `purgeExpired` every `intervalMs`; returns the function that stops it. */
@@ -49,6 +51,7 @@ export function createPublication(ctx: AppContext): Publication {
     restore: (id) => restore(engine, id),
     recover: () => recover(engine),
     purgeExpired: (now) => purgeExpired(engine, now),
+    purge: (id) => purgeEntry(engine, id),
     list: () => listBin(engine),
     schedulePurge(intervalMs = PURGE_INTERVAL_MS) {
       const timer = setInterval(() => {

@@ -135,6 +135,30 @@ export async function purgeExpired(engine: Engine, now = new Date()): Promise<nu
   );
 }
 
+/**
+ * Purges one entry at the operator's request, whatever its age: the entry becomes `purged` and its
+ * bin copy is removed, through the same journalled steps (and the same recovery) as the expiry
+ * purge. 404 `recycle_entry_not_found` for an unknown, restored or already purged entry.
+ */
+export async function purgeEntry(engine: Engine, entryId: number): Promise<void> {
+  const { db } = engine.ctx;
+  const first = await db.recycleEntry.findUnique({ where: { id: entryId }, select: { fileId: true } });
+  if (!first) throw new AppError("recycle_entry_not_found", `recycle-bin entry ${entryId} does not exist`);
+  const keys = [`entry:${entryId}`, ...(first.fileId === null ? [] : [`file:${first.fileId}`])];
+  await engine.lock.run(keys, async () => {
+    const e = await db.recycleEntry.findUnique({ where: { id: entryId }, select: { state: true, seriesId: true } });
+    if (!e || e.state !== "recycled") throw new AppError("recycle_entry_not_found", `recycle-bin entry ${entryId} was ${e?.state ?? "removed"}`);
+    // A cutoff far in the future: an explicit purge takes the entry whatever its age.
+    const begun = await beginPurge(db, [entryId], new Date("9999-12-31T00:00:00Z"));
+    if (!begun) throw new AppError("recycle_entry_not_found", `recycle-bin entry ${entryId} is no longer in the bin`);
+    __crashAt("purge:marked");
+    await removeBins(engine, begun.bins);
+    await endJournal(db, begun.journalId);
+    engine.ctx.log(`recycle bin: purged entry ${entryId} on request`);
+    engine.ctx.events.publish("series_changed", e.seriesId);
+  });
+}
+
 export async function recoverPurge(engine: Engine, entry: Extract<JournalEntry, { op: "purge" }>): Promise<"replayed"> {
   await removeBins(engine, entry.payload.bins);
   await endJournal(engine.ctx.db, entry.id);

@@ -5,6 +5,9 @@ import { mapService } from "./map-service.ts";
 import { scanService } from "./scan-service.ts";
 import { seriesService } from "./series-service.ts";
 import { unitsService } from "./units-service.ts";
+import { seriesPageService } from "./series-page-service.ts";
+import { filePagesService } from "./file-pages-service.ts";
+import { monitoringService } from "./monitoring-service.ts";
 import { auditService } from "./audit-service.ts";
 import { verificationService } from "./verification-service.ts";
 import { assemblyService } from "./assembly-service.ts";
@@ -15,10 +18,14 @@ import { assemblyMonitor } from "./assembly-monitor.ts";
 export function createServices(ctx: AppContext) {
   const publication = publicationWithPriority(ctx, createPublication(ctx));
   const assembly = assemblyService(ctx, publication), scan = scanWithPriority(ctx, scanService(ctx), externalPriority(ctx, publication));
+  const units = unitsService(ctx);
   return {
     series: seriesService(ctx),
     maps: mapService(ctx),
-    units: unitsService(ctx),
+    units,
+    seriesPage: seriesPageService(ctx, units),
+    filePages: filePagesService(ctx),
+    monitoring: monitoringService(ctx, units),
     scan,
     downloads: downloadService(ctx),
     publication,

@@ -1,6 +1,7 @@
 import { AppError } from "../errors.ts";
 import { buildCoverageIndex, previewMapChange, type MapChangePreview } from "../domain/coverage.ts";
 import { catalogueSuggestions, validateOperatorEntries, type CatalogueSuggestion } from "../domain/map-trust.ts";
+import { bookStartsOf, entriesFromBookStarts, type BookStart, type BookStartsResult } from "../domain/map-editor.ts";
 import { seriesForm } from "../domain/series-form.ts";
 import { compareLabels } from "../domain/labels.ts";
 import type { MapEntryFacts, MapSourceFacts, MapState, SeriesSnapshot } from "../domain/types.ts";
@@ -23,9 +24,36 @@ export interface MapView {
   revision: number;
   state: MapState;
   entries: MapEntryFacts[];
+  /** The start of each operator book (its smallest chapter), for the map editor. */
+  bookStarts: BookStart[];
   readings: MapEntryFacts[];
   suggestions: CatalogueSuggestion[];
   conflicts: { chapter: string; books: string[] }[];
+}
+
+/** The map editor's plan from book starts: the entries to save and, without problems, their coverage change. */
+export interface BookStartsPlan {
+  revision: number;
+  entries: MapEntryFacts[];
+  problems: { code: string; message: string; volume: string | null }[];
+  warnings: BookStartsResult["warnings"];
+  lastEnd: string | null;
+  lastEndReason: BookStartsResult["lastEnd"]["reason"];
+  /** Null when there are problems (nothing to preview). */
+  preview: MapChangePreview | null;
+}
+
+/** `starts: [{ volume, start }]` as strings (labels are judged by the rule core, which reports them as problems). */
+function asBookStarts(v: unknown): BookStart[] {
+  if (!Array.isArray(v)) throw new AppError("bad_request", "starts must be an array of { volume, start }", { field: "starts" });
+  if (v.length > 5000) throw new AppError("bad_request", "starts has too many books", { field: "starts" });
+  return v.map((raw, i) => {
+    const o = asObject(raw, `starts[${i}]`);
+    if (typeof o.volume !== "string" || typeof o.start !== "string") {
+      throw new AppError("invalid_label", `starts[${i}] must have the book and its first chapter as exact decimal strings`, { field: `starts[${i}]` });
+    }
+    return { volume: o.volume, start: o.start };
+  });
 }
 
 export type MapChangeResult = { dryRun: true; revision: number; preview: MapChangePreview } | { dryRun: false; map: MapView };
@@ -57,6 +85,7 @@ export function mapService(ctx: AppContext) {
       revision: operator?.revision ?? 0,
       state: map.state,
       entries: operatorEntries,
+      bookStarts: bookStartsOf(operatorEntries),
       readings: entriesOf(sources, "reading"),
       suggestions: catalogueSuggestions(sources, operatorEntries),
       conflicts: [...map.conflicts.entries()].map(([chapter, books]) => ({ chapter, books })),
@@ -125,6 +154,44 @@ export function mapService(ctx: AppContext) {
       if (next === null) await checkRevision(id, revision);
       ctx.events.publish("map_changed", id);
       return { dryRun: false, map: await view(id) };
+    },
+
+    /**
+     * POST …/chapter-map/book-starts/preview (GraphQL previewBookStarts): the map editor's input, the
+     * start of each book, as operator entries (domain/map-editor.ts decides the implied ends from the
+     * known chapters — slots and files —, the work's status and its book count, edition count first)
+     * and the coverage change saving them would make. Bound to the revision like a save; nothing is saved.
+     */
+    async previewBookStarts(id: number, body: unknown): Promise<BookStartsPlan> {
+      await requireSeries(id);
+      const o = asObject(body);
+      const revision = asRevision(o.revision);
+      const starts = asBookStarts(o.starts);
+      const lastEnd = o.last_end === undefined || o.last_end === null ? null : o.last_end;
+      if (lastEnd !== null && typeof lastEnd !== "string") throw new AppError("invalid_label", "last_end must be an exact decimal string or null", { field: "last_end" });
+      await checkRevision(id, revision);
+      const snapshot = await loadSnapshot(ctx.db, id);
+      if (!snapshot) throw new AppError("series_not_found");
+      const known = [
+        ...snapshot.chapters.map((c) => c.number),
+        ...snapshot.files.flatMap((f) => (f.kind === "chapter" ? [f.chapter, f.chapterEnd] : [])).filter((c): c is string => c !== null),
+      ];
+      const s = snapshot.series;
+      const r = entriesFromBookStarts(starts, known, { lastEnd, finished: s.status === "finished", bookCount: s.editionBookCount ?? s.knownBookCount });
+      const problems: BookStartsPlan["problems"] = r.problems.map((p) => ({ code: p.code, message: p.message, volume: p.volume ?? null }));
+      // The entries must also pass what a save checks (e.g. the number of books).
+      if (problems.length === 0) problems.push(...validateOperatorEntries(r.entries).map((p) => ({ code: p.code, message: p.message, volume: p.volume ?? null })));
+      const ok = problems.length === 0;
+      const entries = ok ? sortedEntries(r.entries) : [];
+      return {
+        revision,
+        entries,
+        problems,
+        warnings: r.warnings,
+        lastEnd: r.lastEnd.chapter,
+        lastEndReason: r.lastEnd.reason,
+        preview: ok ? preview(snapshot, entries) : null,
+      };
     },
 
     /** POST …/chapter-map/readings: one book's chapters, submitted from the book-reading interface. */

@@ -5,7 +5,7 @@ import type { MapChangeResult, MapView } from "../../services/map-service.ts";
 import { builder } from "../builder.ts";
 import { CoverageEnum, MapStateEnum } from "./enums.ts";
 
-const MapEntryRef = builder.objectRef<MapEntryFacts>("MapEntry").implement({
+export const MapEntryRef = builder.objectRef<MapEntryFacts>("MapEntry").implement({
   description: "A book with its exact chapters; an empty list means membership unknown.",
   fields: (t) => ({
     volume: t.exposeString("volume"),
@@ -52,6 +52,10 @@ const MapConflictRef = builder.objectRef<{ chapter: string; books: string[] }>("
   fields: (t) => ({ chapter: t.exposeString("chapter"), books: t.exposeStringList("books") }),
 });
 
+const BookStartRef = builder.objectRef<{ volume: string; start: string }>("BookStart").implement({
+  fields: (t) => ({ volume: t.exposeString("volume"), start: t.exposeString("start", { description: "First chapter of the book." }) }),
+});
+
 const ChapterMapRef = builder.objectRef<MapView>("ChapterMap").implement({
   fields: (t) => ({
     seriesId: t.exposeInt("seriesId"),
@@ -61,6 +65,11 @@ const ChapterMapRef = builder.objectRef<MapView>("ChapterMap").implement({
     readings: t.field({ type: [MapEntryRef], resolve: (m) => m.readings }),
     suggestions: t.field({ type: [MapSuggestionRef], resolve: (m) => m.suggestions }),
     conflicts: t.field({ type: [MapConflictRef], resolve: (m) => m.conflicts }),
+    bookStarts: t.field({
+      type: [BookStartRef],
+      description: "The start of each book of the operator entries (its smallest chapter), for the map editor; books with an empty entry are left out.",
+      resolve: (m) => m.bookStarts,
+    }),
   }),
 });
 
@@ -97,7 +106,7 @@ const BookChangeRef = builder.objectRef<BookCoverageChange>("BookCoverageChange"
     stopDuplicates: t.exposeIntList("stopDuplicates"),
   }),
 });
-const MapChangePreviewRef = builder.objectRef<MapChangePreview>("MapChangePreview").implement({
+export const MapChangePreviewRef = builder.objectRef<MapChangePreview>("MapChangePreview").implement({
   description: "What a map change would do to coverage; nothing is saved.",
   fields: (t) => ({
     revision: t.exposeInt("revision"),

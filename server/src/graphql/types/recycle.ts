@@ -35,3 +35,14 @@ builder.mutationField("restoreFile", (t) =>
     resolve: (_r, { id }, { services }) => services.publication.restore(asId(id)),
   }),
 );
+
+builder.mutationField("purgeRecycleEntry", (t) =>
+  t.boolean({
+    description: "Permanently deletes the bytes of one recycle-bin entry, whatever its age (error code recycle_entry_not_found unless it is in the bin).",
+    args: { id: t.arg.int({ required: true }) },
+    resolve: async (_r, { id }, { services }) => {
+      await services.publication.purge(asId(id));
+      return true;
+    },
+  }),
+);
