@@ -8,6 +8,8 @@ export default tseslint.config(
       "**/generated/**",
       "web/.svelte-kit/**",
       "web/build/**",
+      "web/build-*/**",
+      "web/build-*-kit/**",
       "data/**",
       "library/**",
       "**/*.js",

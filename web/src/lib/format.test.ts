@@ -1,21 +1,20 @@
 import { describe, expect, it } from "vitest";
 import {
-  UNKNOWN_CONTENT_SENTENCE,
-  bookCell,
+  bytesLabel,
   completionLabel,
+  completionWords,
   coverageLabel,
   formLabel,
   languageLabel,
   mapExplanation,
+  mapLabel,
   pagesLabel,
-  planLabel,
-  planTone,
   publicationLabel,
   seriesMeta,
+  shortHash,
   unitName,
-  unknownContentNotice,
 } from "./format";
-import type { Coverage, MapState, Plan } from "./types";
+import type { Coverage, MapState } from "./types";
 
 describe("labels", () => {
   it("names forms and publication states", () => {
@@ -28,38 +27,12 @@ describe("labels", () => {
 
   it("shows a value from a newer server instead of hiding it", () => {
     expect(formLabel("OMNIBUS" as never)).toBe("Omnibus");
-    expect(planLabel("WAITING_FOR_SCAN" as never)).toBe("Waiting for scan");
+    expect(mapLabel("FUZZY_MAP" as never)).toBe("Fuzzy map");
   });
 
   it("names units with their exact labels", () => {
     expect(unitName({ kind: "CHAPTER", number: "10.5" })).toBe("Chapter 10.5");
     expect(unitName({ kind: "BOOK", number: "0" })).toBe("Book 0");
-  });
-});
-
-describe("plans", () => {
-  const plans: Plan[] = ["BOOK_ON_DISK", "ASSEMBLE_WHEN_CHAPTERS_COMPLETE", "IN_PART", "MISSING"];
-
-  it("words every plan in both preferences, differently", () => {
-    for (const plan of plans) {
-      const books = planLabel(plan, "BOOKS_FIRST");
-      const chapters = planLabel(plan, "CHAPTERS_FIRST");
-      expect(books).not.toBe("");
-      expect(chapters).not.toBe("");
-      expect(books).not.toBe(chapters);
-      expect(books).not.toMatch(/_/);
-    }
-    expect(planLabel("BOOK_ON_DISK")).toBe("Book on disk");
-    expect(planLabel("ASSEMBLE_WHEN_CHAPTERS_COMPLETE", "BOOKS_FIRST")).toBe(
-      "Assemble the book when its chapters are complete",
-    );
-    expect(planLabel("MISSING", "CHAPTERS_FIRST")).toBe("Chapters missing");
-  });
-
-  it("has no words and no tone for chapters (plan null)", () => {
-    expect(planLabel(null, "BOOKS_FIRST")).toBe("");
-    expect(planTone(null)).toBe("none");
-    expect(plans.map(planTone)).toEqual(["good", "info", "warn", "bad"]);
   });
 });
 
@@ -82,33 +55,10 @@ describe("map state", () => {
     }
   });
 
-  it("states the unknown content without an exact map only", () => {
-    expect(UNKNOWN_CONTENT_SENTENCE).toBe(
-      "The content of each book is unknown: chapters are kept and no book counts as covered.",
-    );
-    expect(unknownContentNotice("NONE")).toBe(UNKNOWN_CONTENT_SENTENCE);
-    expect(unknownContentNotice("PARTIAL")).toBe(UNKNOWN_CONTENT_SENTENCE);
-    expect(unknownContentNotice("EXACT")).toBeNull();
-  });
-
   it("words the series completion", () => {
     expect(completionLabel(null)).toBeNull();
     expect(completionLabel("ALL_BOOKS")).toMatch(/every book is on disk/);
     expect(completionLabel("ALL_CHAPTERS")).toMatch(/chapters/);
-  });
-});
-
-describe("bookCell", () => {
-  it("shows the exact-map book as it is", () => {
-    expect(bookCell({ book: "3", estimatedBook: "4" })).toEqual({ text: "3", estimate: false });
-  });
-
-  it("words an estimate as one, never as the book", () => {
-    expect(bookCell({ book: null, estimatedBook: "10.5" })).toEqual({ text: "≈ vol 10.5 (estimate)", estimate: true });
-  });
-
-  it("is empty without either", () => {
-    expect(bookCell({ book: null, estimatedBook: null })).toEqual({ text: "", estimate: false });
   });
 });
 
@@ -131,5 +81,44 @@ describe("small words", () => {
     );
     expect(seriesMeta({ knownBookCount: 1, language: "en", monitored: true })).toBe("1 book known · English");
     expect(seriesMeta({ knownBookCount: null, language: "en", monitored: true })).toBe("English");
+  });
+});
+
+describe("completionWords", () => {
+  const none = { completion: null, missingBooks: 0, missingChapters: 0, booksOwned: 0, chaptersOwned: 0 } as const;
+
+  it("says all books or all chapters when the series is complete", () => {
+    expect(completionWords({ ...none, completion: "ALL_BOOKS", booksOwned: 4 })).toBe("all books");
+    expect(completionWords({ ...none, completion: "ALL_CHAPTERS", chaptersOwned: 40 })).toBe("all chapters");
+  });
+
+  it("counts what is missing, books first", () => {
+    expect(completionWords({ ...none, missingBooks: 3, missingChapters: 12, booksOwned: 1 })).toBe(
+      "3 books missing · 12 chapters missing",
+    );
+    expect(completionWords({ ...none, missingBooks: 1, booksOwned: 1 })).toBe("1 book missing");
+    expect(completionWords({ ...none, missingChapters: 1, chaptersOwned: 3 })).toBe("1 chapter missing");
+  });
+
+  it("says nothing is missing, or that nothing is on disk yet", () => {
+    expect(completionWords({ ...none, chaptersOwned: 12 })).toBe("nothing missing");
+    expect(completionWords(none)).toBe("nothing on disk yet");
+  });
+});
+
+describe("sizes and digests", () => {
+  it("words byte sizes in decimal units", () => {
+    expect(bytesLabel(512)).toBe("512 B");
+    expect(bytesLabel(1_234)).toBe("1.2 kB");
+    expect(bytesLabel(45_600_000)).toBe("46 MB");
+    expect(bytesLabel(2_500_000_000)).toBe("2.5 GB");
+    expect(bytesLabel(-1)).toBe("");
+  });
+
+  it("shortens a sha256 and keeps short values whole", () => {
+    const hex = "0123456789abcdef".repeat(4);
+    expect(shortHash(hex)).toBe("01234567…cdef");
+    expect(shortHash(`sha256:${hex}`)).toBe("01234567…cdef");
+    expect(shortHash("abc")).toBe("abc");
   });
 });

@@ -4,10 +4,9 @@
  */
 import type {
   Coverage,
+  SeriesOverview,
   SeriesSummary,
   MapState,
-  Plan,
-  PlanWording,
   PublicationStatus,
   SeriesCompletion,
   SeriesForm,
@@ -88,15 +87,6 @@ export function mapExplanation(map: MapState): string {
   }
 }
 
-/** The sentence every page without an exact map must show. */
-export const UNKNOWN_CONTENT_SENTENCE =
-  "The content of each book is unknown: chapters are kept and no book counts as covered.";
-
-/** The required sentence for PARTIAL and NONE maps; null for an exact map. */
-export function unknownContentNotice(map: MapState): string | null {
-  return map === "EXACT" ? null : UNKNOWN_CONTENT_SENTENCE;
-}
-
 export function completionLabel(status: SeriesCompletion | null): string | null {
   switch (status) {
     case null:
@@ -111,44 +101,19 @@ export function completionLabel(status: SeriesCompletion | null): string | null 
 }
 
 /**
- * The completion plan of a book in words. The wording follows the series' preference: books
- * first names the book, chapters first names the chapters.
+ * A series' completion as the library card says it: "all books", "all chapters", else what is
+ * missing ("3 books missing · 12 chapters missing"). The counts come from the server.
  */
-export function planLabel(plan: Plan | null, wording: PlanWording = "BOOKS_FIRST"): string {
-  if (plan === null) return "";
-  const chaptersFirst = wording === "CHAPTERS_FIRST";
-  switch (plan) {
-    case "BOOK_ON_DISK":
-      return chaptersFirst ? "On disk as a book" : "Book on disk";
-    case "ASSEMBLE_WHEN_CHAPTERS_COMPLETE":
-      return chaptersFirst
-        ? "Chapters first, then assembled into the book once complete"
-        : "Assemble the book when its chapters are complete";
-    case "IN_PART":
-      return chaptersFirst ? "Some of its chapters are on disk" : "Book in part: some of its chapters are on disk";
-    case "MISSING":
-      return chaptersFirst ? "Chapters missing" : "Book missing";
-    default:
-      return fallback(plan);
-  }
-}
-
-/** Tone of a plan, for a calm colour cue next to the words. */
-export function planTone(plan: Plan | null): "good" | "info" | "warn" | "bad" | "none" {
-  switch (plan) {
-    case null:
-      return "none";
-    case "BOOK_ON_DISK":
-      return "good";
-    case "ASSEMBLE_WHEN_CHAPTERS_COMPLETE":
-      return "info";
-    case "IN_PART":
-      return "warn";
-    case "MISSING":
-      return "bad";
-    default:
-      return "none";
-  }
+export function completionWords(
+  o: Pick<SeriesOverview, "completion" | "missingBooks" | "missingChapters" | "booksOwned" | "chaptersOwned">,
+): string {
+  if (o.completion === "ALL_BOOKS") return "all books";
+  if (o.completion === "ALL_CHAPTERS") return "all chapters";
+  const parts: string[] = [];
+  if (o.missingBooks > 0) parts.push(`${plural(o.missingBooks, "book")} missing`);
+  if (o.missingChapters > 0) parts.push(`${plural(o.missingChapters, "chapter")} missing`);
+  if (parts.length > 0) return parts.join(" · ");
+  return o.booksOwned + o.chaptersOwned > 0 ? "nothing missing" : "nothing on disk yet";
 }
 
 export function coverageLabel(coverage: Coverage | null): string {
@@ -174,16 +139,6 @@ export function ownedLabel(unit: Pick<Unit, "owned">): string {
 export function pagesLabel(pageCount: number | null): string {
   if (pageCount === null || !Number.isFinite(pageCount)) return "";
   return pageCount === 1 ? "1 page" : `${pageCount} pages`;
-}
-
-/**
- * What the Book column shows: the exact-map book as it is, otherwise an estimate worded as one
- * (never as a badge), otherwise nothing.
- */
-export function bookCell(unit: Pick<Unit, "book" | "estimatedBook">): { text: string; estimate: boolean } {
-  if (unit.book !== null) return { text: unit.book, estimate: false };
-  if (unit.estimatedBook !== null) return { text: `≈ vol ${unit.estimatedBook} (estimate)`, estimate: true };
-  return { text: "", estimate: false };
 }
 
 /** "Japanese" for "ja" where the runtime knows the name, else the code in capitals. */
@@ -213,4 +168,24 @@ export function seriesMeta(series: Pick<SeriesSummary, "knownBookCount" | "langu
   if (language) parts.push(language);
   if (!series.monitored) parts.push("not monitored");
   return parts.join(" · ");
+}
+
+/** "1.2 MB" (decimal units, as file managers show sizes). */
+export function bytesLabel(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return "";
+  if (bytes < 1000) return `${bytes} B`;
+  const units = ["kB", "MB", "GB", "TB"];
+  let value = bytes / 1000;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit += 1;
+  }
+  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
+}
+
+/** A long digest shortened for reading ("1a2b3c4d…7e8f"); the full value goes in a title. */
+export function shortHash(hash: string, head = 8, tail = 4): string {
+  const bare = hash.replace(/^sha256:/, "");
+  return bare.length <= head + tail + 1 ? bare : `${bare.slice(0, head)}…${bare.slice(-tail)}`;
 }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { filterSeries, isNested, normalizeTitle, parseSeriesId, sortByTitle, unitCounts, unitSections } from "./library";
-import type { Unit } from "./types";
+import { filterLibrary, filterSeries, normalizeTitle, parseSeriesId, sortByTitle } from "./library";
 
 const titles = (list: { title: string }[]) => list.map((s) => s.title);
 
@@ -62,62 +61,20 @@ describe("helpers", () => {
   });
 });
 
-function unit(kind: Unit["kind"], number: string, extra: Partial<Unit> = {}): Unit {
-  return {
-    kind,
-    number,
-    book: null,
-    owned: false,
-    monitored: true,
-    coverage: null,
-    plan: kind === "BOOK" ? "MISSING" : null,
-    estimatedBook: null,
-    pageCount: null,
-    fileIds: [],
-    problems: [],
-    extra: false,
-    ...extra,
-  };
-}
-
-describe("unitSections", () => {
-  const units = [
-    unit("BOOK", "1", { owned: true, book: "1", plan: "BOOK_ON_DISK" }),
-    unit("CHAPTER", "0", { book: "1", coverage: "COVERED_BY_VOLUME" }),
-    unit("CHAPTER", "1", { book: "1", coverage: "COVERED_BY_VOLUME" }),
-    unit("BOOK", "2"),
-    unit("CHAPTER", "10.5", { owned: true }),
+describe("filterLibrary", () => {
+  const withGaps = [
+    { id: 1, title: "Harbor of Paper Cranes", overview: { hasGaps: true } },
+    { id: 2, title: "Lanterns of the Salt Road", overview: { hasGaps: false } },
+    { id: 3, title: "Moss & Meteor", overview: { hasGaps: true } },
   ];
 
-  it("keeps one list in the server's reading order with an exact map", () => {
-    const sections = unitSections("EXACT", units);
-    expect(sections.map((s) => s.key)).toEqual(["all"]);
-    expect(sections[0]!.units.map((u) => `${u.kind}${u.number}`)).toEqual(["BOOK1", "CHAPTER0", "CHAPTER1", "BOOK2", "CHAPTER10.5"]);
+  it("keeps only series with gaps when asked, in title order", () => {
+    expect(titles(filterLibrary(withGaps, { query: "", gapsOnly: true }))).toEqual(["Harbor of Paper Cranes", "Moss & Meteor"]);
+    expect(titles(filterLibrary(withGaps, { query: "", gapsOnly: false }))).toHaveLength(3);
   });
 
-  it("splits books and chapters without an exact map, keeping order inside each", () => {
-    for (const map of ["NONE", "PARTIAL"] as const) {
-      const sections = unitSections(map, units);
-      expect(sections.map((s) => s.title)).toEqual(["Books", "Chapters"]);
-      expect(sections[0]!.units.map((u) => u.number)).toEqual(["1", "2"]);
-      expect(sections[1]!.units.map((u) => u.number)).toEqual(["0", "1", "10.5"]);
-    }
-  });
-
-  it("leaves empty sections out", () => {
-    expect(unitSections("NONE", [unit("CHAPTER", "1")]).map((s) => s.key)).toEqual(["chapters"]);
-    expect(unitSections("EXACT", [])).toEqual([]);
-  });
-
-  it("nests only mapped chapters under an exact map", () => {
-    expect(isNested("EXACT", units[1]!)).toBe(true);
-    expect(isNested("EXACT", units[4]!)).toBe(false);
-    expect(isNested("PARTIAL", units[1]!)).toBe(false);
-    expect(isNested("EXACT", units[0]!)).toBe(false);
-  });
-
-  it("counts owned units and problems", () => {
-    const counts = unitCounts([...units, unit("CHAPTER", "11", { problems: ["degraded download"] })]);
-    expect(counts).toEqual({ books: 2, booksOwned: 1, chapters: 4, chaptersOwned: 1, withProblems: 1 });
+  it("combines the search with the gaps filter", () => {
+    expect(titles(filterLibrary(withGaps, { query: "MOSS", gapsOnly: true }))).toEqual(["Moss & Meteor"]);
+    expect(titles(filterLibrary(withGaps, { query: "lantern", gapsOnly: true }))).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
-/** Pure helpers of the library and series screens: search, ordering, sections, counts. */
-import type { MapState, SeriesSummary, Unit } from "./types";
+/** Pure helpers of the library screen: search, the has-gaps filter, ordering, route ids. */
+import type { SeriesOverview, SeriesSummary } from "./types";
 
 /** Lower case, accents removed, punctuation and runs of spaces folded to one space. */
 export function normalizeTitle(text: string): string {
@@ -34,56 +34,16 @@ export function sortByTitle<T extends Pick<SeriesSummary, "title">>(list: readon
   return [...list].sort((a, b) => collator.compare(a.title, b.title));
 }
 
-export interface UnitSection {
-  key: "all" | "books" | "chapters";
-  title: string;
-  units: Unit[];
-}
-
 /**
- * How the units are laid out. The server sends them in reading order and that order is kept.
- * With an exact map they form one list (chapters follow their book). Without one, books and
- * chapters are two flat sections, because which chapters a book holds is unknown.
- * Empty sections are left out.
+ * The library grid: the search (as filterSeries) and, with `gapsOnly`, only the series the server
+ * says have gaps. Title order.
  */
-export function unitSections(map: MapState, units: readonly Unit[]): UnitSection[] {
-  if (map === "EXACT") {
-    return units.length ? [{ key: "all", title: "Reading order", units: [...units] }] : [];
-  }
-  const books = units.filter((u) => u.kind === "BOOK");
-  const chapters = units.filter((u) => u.kind !== "BOOK");
-  const sections: UnitSection[] = [];
-  if (books.length) sections.push({ key: "books", title: "Books", units: books });
-  if (chapters.length) sections.push({ key: "chapters", title: "Chapters", units: chapters });
-  return sections;
-}
-
-export interface UnitCounts {
-  books: number;
-  booksOwned: number;
-  chapters: number;
-  chaptersOwned: number;
-  withProblems: number;
-}
-
-export function unitCounts(units: readonly Unit[]): UnitCounts {
-  const counts: UnitCounts = { books: 0, booksOwned: 0, chapters: 0, chaptersOwned: 0, withProblems: 0 };
-  for (const u of units) {
-    if (u.kind === "BOOK") {
-      counts.books += 1;
-      if (u.owned) counts.booksOwned += 1;
-    } else {
-      counts.chapters += 1;
-      if (u.owned) counts.chaptersOwned += 1;
-    }
-    if (u.problems.length) counts.withProblems += 1;
-  }
-  return counts;
-}
-
-/** A chapter shown under its book in an exact-map list. */
-export function isNested(map: MapState, unit: Unit): boolean {
-  return map === "EXACT" && unit.kind === "CHAPTER" && unit.book !== null;
+export function filterLibrary<T extends Pick<SeriesSummary, "title"> & { overview: Pick<SeriesOverview, "hasGaps"> }>(
+  list: readonly T[],
+  filters: { query: string; gapsOnly: boolean },
+): T[] {
+  const found = filterSeries(list, filters.query);
+  return filters.gapsOnly ? found.filter((s) => s.overview.hasGaps) : found;
 }
 
 /** A route parameter as a series id, or null when it is not a positive whole number. */

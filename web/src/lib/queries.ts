@@ -1,6 +1,21 @@
-/** The GraphQL documents of the web app (exactly the fields the server implements). */
+/** The GraphQL documents of the library and series screens (exactly the fields the server serves). */
 import { gql } from "@urql/core";
-import type { LibraryData, SeriesData, SeriesVariables } from "./types";
+import type { LibraryData, SeriesPageData, SeriesPageVariables } from "./types";
+
+const OVERVIEW = `
+  overview {
+    coverFileId
+    coverUrl
+    completion
+    books
+    booksOwned
+    chapters
+    chaptersOwned
+    missingBooks
+    missingChapters
+    hasGaps
+  }
+`;
 
 export const LIBRARY_QUERY = gql<LibraryData, Record<string, never>>`
   query Library {
@@ -13,12 +28,31 @@ export const LIBRARY_QUERY = gql<LibraryData, Record<string, never>>`
       webtoon
       language
       knownBookCount
+      ${OVERVIEW}
     }
   }
 `;
 
-export const SERIES_QUERY = gql<SeriesData, SeriesVariables>`
-  query Series($id: Int!) {
+const ROW = `
+  key
+  kind
+  number
+  title
+  owned
+  ownedText
+  monitored
+  pageCount
+  planText
+  fileIds
+  problems
+  estimateHint
+  primary { id label }
+  menu { id label }
+`;
+
+/** The series header and the server's grouping model of its page, for one filter/order. */
+export const SERIES_PAGE_QUERY = gql<SeriesPageData, SeriesPageVariables>`
+  query SeriesPage($id: Int!, $filter: UnitFilter!, $reversed: Boolean!, $problemsOnly: Boolean!) {
     series(id: $id) {
       id
       title
@@ -28,26 +62,36 @@ export const SERIES_QUERY = gql<SeriesData, SeriesVariables>`
       webtoon
       language
       knownBookCount
+      planWording
+      ${OVERVIEW}
     }
-    units(seriesId: $id) {
+    seriesPage(seriesId: $id, filter: $filter, reversed: $reversed, problemsOnly: $problemsOnly) {
       seriesId
       form
       map
       status
       planWording
-      units {
-        kind
-        number
-        book
-        owned
-        monitored
-        coverage
-        plan
-        estimatedBook
-        pageCount
-        fileIds
-        problems
-        extra
+      layout
+      notice
+      offerMapEditor
+      groups {
+        key
+        collapsed
+        coverText
+        note
+        duplicates { count fileIds note }
+        book { ${ROW} }
+        children { ${ROW} }
+      }
+      sections {
+        key
+        title
+        rows { ${ROW} }
+      }
+      loose {
+        key
+        title
+        children { ${ROW} }
       }
     }
   }

@@ -1,0 +1,47 @@
+/** Words of book assembly: progress steps, outcomes, and which errors call for a fresh preview. */
+import { adviceFor } from "$lib/errors";
+import { plural } from "$lib/format";
+import type { AssemblyProgress, BookOutcome } from "./documents";
+
+/** Codes saying the preview no longer matches the files: only a fresh preview helps. */
+const STALE_CODES = new Set(["snapshot_stale", "assembly_changed_files", "confirmation_invalid"]);
+
+export function needsFreshPreview(code: string): boolean {
+  return STALE_CODES.has(code);
+}
+
+/** "Book 5: writing chapter 3 of 8" and so on, for the progress bar's label. */
+export function progressLabel(p: Pick<AssemblyProgress, "volume" | "step" | "done" | "total">): string {
+  const of = p.total > 0 ? ` (${Math.min(p.done, p.total)} of ${p.total})` : "";
+  switch (p.step) {
+    case "hashing":
+      return `Book ${p.volume}: checking the chapter files${of}`;
+    case "writing":
+      return `Book ${p.volume}: writing the chapters into the book${of}`;
+    case "publishing":
+      return `Book ${p.volume}: publishing the book and retiring its chapter files`;
+    case "done":
+      return `Book ${p.volume}: done`;
+    case "failed":
+      return `Book ${p.volume}: failed`;
+    default:
+      return `Book ${p.volume}: ${p.step}${of}`;
+  }
+}
+
+/** The bar's fill: null (indeterminate) when the step has no count. */
+export function progressCounts(p: Pick<AssemblyProgress, "step" | "done" | "total">): { done: number | null; total: number | null } {
+  if (p.step === "done") return { done: 1, total: 1 };
+  return p.total > 0 ? { done: p.done, total: p.total } : { done: null, total: null };
+}
+
+/** One book of the series action in words: ready, assembled (with where), or why it was refused. */
+export function outcomeWords(b: BookOutcome): string {
+  if (b.status === "ready") return "Ready to assemble";
+  if (b.status === "assembled" && b.result) {
+    return `Assembled: ${b.result.path}, ${plural(b.result.pageCount, "page")}; ${plural(b.result.retired.length, "chapter file")} to the recycle bin`;
+  }
+  if (b.status === "assembled") return "Assembled";
+  const why = b.detail ?? b.code ?? "refused";
+  return b.code ? `Not assembled: ${why}. ${adviceFor(b.code)}` : `Not assembled: ${why}.`;
+}

@@ -1,0 +1,115 @@
+/**
+ * The mutations and the subscription the series page starts. Each call answers the data or throws
+ * the urql CombinedError, which the caller shows through ErrorNotice (toProblem).
+ */
+import { gql, type AnyVariables, type TypedDocumentNode } from "@urql/core";
+import { getClient } from "$lib/graphql";
+import type { PlanWording, UnitKind } from "$lib/types";
+
+/** One mutation: its data, or the CombinedError thrown. */
+export async function mutate<Data, Variables extends AnyVariables>(doc: TypedDocumentNode<Data, Variables>, variables: Variables): Promise<Data> {
+  const result = await getClient().mutation(doc, variables, { requestPolicy: "network-only" }).toPromise();
+  if (result.error) throw result.error;
+  if (!result.data) throw new Error("The service answered without data.");
+  return result.data;
+}
+
+/**
+ * Runs `onValue` for every value of a subscription until the returned function is called (use it
+ * as an $effect's cleanup). Errors of the live connection are passed on, never thrown.
+ */
+export function subscribe<Data, Variables extends AnyVariables>(
+  doc: TypedDocumentNode<Data, Variables>,
+  variables: Variables,
+  onValue: (data: Data) => void,
+  onError?: (error: unknown) => void,
+): () => void {
+  const { unsubscribe } = getClient()
+    .subscription(doc, variables)
+    .subscribe((result) => {
+      if (result.error) onError?.(result.error);
+      else if (result.data) onValue(result.data);
+    });
+  return unsubscribe;
+}
+
+export const LIBRARY_EVENTS = gql<{ libraryEvents: { kind: string; seriesId: number | null; at: string } }, { seriesId: number }>`
+  subscription SeriesEvents($seriesId: Int!) {
+    libraryEvents(seriesId: $seriesId) {
+      kind
+      seriesId
+      at
+    }
+  }
+`;
+
+export const SET_MONITORED = gql<
+  { setMonitored: { kind: UnitKind; number: string; monitored: boolean } },
+  { seriesId: number; kind: UnitKind; number: string; monitored: boolean }
+>`
+  mutation SetMonitored($seriesId: Int!, $kind: UnitKind!, $number: String!, $monitored: Boolean!) {
+    setMonitored(seriesId: $seriesId, kind: $kind, number: $number, monitored: $monitored) {
+      kind
+      number
+      monitored
+    }
+  }
+`;
+
+export const SET_PLAN_WORDING = gql<{ updateSeries: { id: number; planWording: PlanWording } }, { id: number; planWording: PlanWording }>`
+  mutation SetPlanWording($id: Int!, $planWording: PlanWording!) {
+    updateSeries(id: $id, input: { planWording: $planWording }) {
+      id
+      planWording
+    }
+  }
+`;
+
+export interface DuplicateFile {
+  id: number;
+  path: string;
+  number: string | null;
+  size: number;
+}
+
+export const PREVIEW_DUPLICATES = gql<
+  { previewDuplicateRetirement: { volume: string; confirmation: string; expiresAt: string; files: DuplicateFile[] } },
+  { seriesId: number; volume: string }
+>`
+  mutation PreviewDuplicates($seriesId: Int!, $volume: String!) {
+    previewDuplicateRetirement(seriesId: $seriesId, volume: $volume) {
+      volume
+      confirmation
+      expiresAt
+      files {
+        id
+        path
+        number
+        size
+      }
+    }
+  }
+`;
+
+export interface RetiredFile {
+  fileId: number;
+  recycleEntryId: number;
+  from: string;
+  binPath: string;
+}
+
+export const RETIRE_DUPLICATES = gql<
+  { retireDuplicates: { retired: RetiredFile[] } },
+  { seriesId: number; volume: string; confirmation: string }
+>`
+  mutation RetireDuplicates($seriesId: Int!, $volume: String!, $confirmation: String!) {
+    retireDuplicates(seriesId: $seriesId, volume: $volume, confirmation: $confirmation) {
+      retired {
+        fileId
+        recycleEntryId
+        from
+        binPath
+      }
+    }
+  }
+`;
