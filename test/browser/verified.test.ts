@@ -1,0 +1,162 @@
+/**
+ * Verified books against the real service. The demo library has no suspect book, so the test
+ * makes one: a 40-page "book 4" dropped into the mapped series (its three books have 10–12
+ * pages) is an oversized pack after a rescan. The proof form (prefilled digest and chapters, a
+ * refused proof explained, a recorded one), the verified state, and the withdrawal.
+ */
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, Locator, Page } from "playwright-core";
+import { jpeg, zip } from "../corpus/zip-bytes.ts";
+import { PHONE, launchBrowser, loggedInContext, seriesId, seriousViolations, startService, watchErrors, type Service } from "./harness.ts";
+
+let service: Service;
+let browser: Browser;
+beforeAll(async () => {
+  service = await startService();
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await service?.stop();
+});
+
+interface Book {
+  volume: string;
+  digest: string;
+  chapters: string[];
+  suspectReason: string | null;
+  verified: boolean;
+  proof: { note: string; status: string; sourceUrl: string | null } | null;
+}
+const booksOf = async (id: number) =>
+  (
+    await service.gql<{ verifiedBooks: Book[] }>(
+      "query($id: Int!) { verifiedBooks(seriesId: $id) { volume digest chapters suspectReason verified proof { note status sourceUrl } } }",
+      { id },
+    )
+  ).verifiedBooks;
+
+const bookCard = (page: Page, volume: string): Locator =>
+  page.getByTestId("verified-book").filter({ has: page.getByRole("heading", { level: 3, name: `Book ${volume}`, exact: true }) });
+
+async function openVerified(page: Page, id: number): Promise<void> {
+  await page.goto(`/series/${id}/verified`);
+  await page.getByRole("heading", { level: 1, name: "Verified books" }).waitFor();
+  await page.getByRole("heading", { level: 2, name: /^Books in doubt/ }).waitFor();
+}
+
+/** A book file far larger than the series' other books: an oversized pack once scanned. */
+async function dropOversizedBook(folder: string, name: string, pages: number): Promise<void> {
+  const entries = [];
+  for (let i = 1; i <= pages; i++) entries.push({ name: `p${String(i).padStart(3, "0")}.jpg`, data: await jpeg(i) });
+  writeFileSync(path.join(service.libraryRoot, folder, name), await zip(entries));
+  const scan = await service.api("POST", "/api/library/scan");
+  expect(scan.status).toBe(200);
+}
+
+describe("verified books", () => {
+  it("says no book needs a proof when none is suspect, and lists the trusted ones", async () => {
+    const id = await seriesId(service, "Lanterns of the Salt Road");
+    const books = await booksOf(id);
+    expect(books.every((b) => b.suspectReason === null && b.proof === null)).toBe(true);
+    const ctx = await loggedInContext(browser, service);
+    const page = await ctx.newPage();
+    await openVerified(page, id);
+    await page.getByText("No book needs a proof.").waitFor();
+    expect(await page.locator("main").innerText()).toContain("A book is suspect when the service did not make it and nothing shows what it holds");
+    const trusted = page.getByRole("table");
+    expect(await trusted.getByRole("row").count()).toBe(books.length + 1);
+    expect(await seriousViolations(page)).toEqual([]);
+    await ctx.close();
+  });
+
+  it("records a proof for a suspect book, shows it verified, and withdraws it", async () => {
+    const id = await seriesId(service, "Harbor of Paper Cranes");
+    await dropOversizedBook("Harbor of Paper Cranes", "Harbor of Paper Cranes v04.cbz", 40);
+    const suspect = (await booksOf(id)).find((b) => b.volume === "4");
+    expect(suspect?.suspectReason).toBe("oversized pack");
+    expect(suspect?.chapters).toEqual(["25", "26", "27", "28", "29", "30", "31", "32"]);
+    if (!suspect) throw new Error("no book 4");
+
+    const ctx = await loggedInContext(browser, service);
+    const page = await ctx.newPage();
+    const errors = watchErrors(page);
+    await openVerified(page, id);
+    const card = bookCard(page, "4");
+    await card.waitFor();
+    const text = await card.innerText();
+    expect(text).toContain("Suspect: oversized pack");
+    expect(text).toContain(suspect.digest.slice(0, 19));
+    expect(text).toMatch(/Map chapters\s*25–32 \(8\)/);
+    // The books without doubt are not in this list.
+    expect(await bookCard(page, "1").count()).toBe(0);
+
+    await card.getByRole("button", { name: "Record a proof…" }).click();
+    const form = page.getByRole("dialog", { name: "Proof for book 4" });
+    const digest = form.getByRole("textbox", { name: "Digest of the copy you checked" });
+    const chapters = form.getByRole("textbox", { name: "Chapters it holds" });
+    expect(await digest.inputValue()).toBe(suspect.digest);
+    expect(await chapters.inputValue()).toBe("25, 26, 27, 28, 29, 30, 31, 32");
+
+    // The note is required; the form says so before asking the service.
+    await form.getByRole("button", { name: "Record the proof" }).click();
+    await form.getByText("Say how you checked the book").waitFor();
+    const note = form.getByRole("textbox", { name: "How you checked it" });
+    expect(await note.getAttribute("aria-invalid")).toBe("true");
+
+    // Chapters other than the map's are refused by the service, with the way out.
+    await chapters.fill("25, 26, 27");
+    await note.fill("Compared every chapter's first page with the publisher's preview.");
+    await form.getByRole("button", { name: "Record the proof" }).click();
+    const alert = form.getByRole("alert");
+    await alert.waitFor();
+    expect(await alert.getAttribute("data-code")).toBe("proof_chapters_mismatch");
+    expect(await alert.innerText()).toContain("List exactly the chapters the map gives this book.");
+    expect(await alert.getByRole("link", { name: "Open the map editor" }).getAttribute("href")).toBe(`/series/${id}/map`);
+
+    await chapters.fill("25, 26, 27, 28, 29, 30, 31, 32");
+    await form.getByRole("textbox", { name: "Source (optional)" }).fill("https://example.org/harbor/volume-4");
+    await form.getByRole("button", { name: "Record the proof" }).click();
+    await form.waitFor({ state: "hidden" });
+    await page.getByRole("status").filter({ hasText: "Book 4 is verified." }).waitFor();
+    await card.getByText("Verified", { exact: true }).waitFor();
+    const proven = await card.innerText();
+    expect(proven).toContain("The proof applies");
+    expect(proven).toContain("Compared every chapter's first page with the publisher's preview.");
+    expect(proven).toContain("https://example.org/harbor/volume-4");
+    const after = (await booksOf(id)).find((b) => b.volume === "4");
+    expect(after?.verified).toBe(true);
+    expect(after?.proof?.status).toBe("APPLIES");
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await card.getByRole("button", { name: "Withdraw the proof…" }).click();
+    const confirm = page.getByRole("dialog", { name: "Withdraw the proof of book 4?" });
+    expect(await confirm.innerText()).toContain("The book is suspect again (oversized pack)");
+    await confirm.getByRole("button", { name: "Withdraw the proof" }).click();
+    await page.getByRole("status").filter({ hasText: "The proof of book 4 was withdrawn." }).waitFor();
+    await card.getByText("Suspect: oversized pack").waitFor();
+    expect(await card.getByRole("button", { name: "Withdraw the proof…" }).count()).toBe(0);
+    const withdrawn = (await booksOf(id)).find((b) => b.volume === "4");
+    expect(withdrawn?.verified).toBe(false);
+    expect(withdrawn?.proof).toBeNull();
+    expect(errors).toEqual([]);
+    await ctx.close();
+  });
+
+  it("has no serious accessibility violations on a phone, with the proof form open", async () => {
+    const id = await seriesId(service, "Harbor of Paper Cranes");
+    const ctx = await loggedInContext(browser, service, PHONE);
+    const page = await ctx.newPage();
+    await openVerified(page, id);
+    await bookCard(page, "4").waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await bookCard(page, "4").getByRole("button", { name: "Record a proof…" }).click();
+    await page.getByRole("dialog", { name: "Proof for book 4" }).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await ctx.close();
+  });
+});
