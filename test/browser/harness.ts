@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -158,4 +159,22 @@ export function watchErrors(page: Page): string[] {
     if (m.type() === "error") errors.push(`console: ${m.text()}`);
   });
   return errors;
+}
+
+/**
+ * One service and one browser for a test file: started before its tests, stopped after them.
+ * `ready` hands them over (the file keeps them in its own variables).
+ */
+export function browserSuite(ready: (service: Service, browser: Browser) => void, env: Record<string, string> = {}): void {
+  let service: Service | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    service = await startService(env);
+    browser = await launchBrowser();
+    ready(service, browser);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await service?.stop();
+  });
 }

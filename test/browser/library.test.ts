@@ -7,17 +7,13 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { jpeg, zip } from "../corpus/zip-bytes.ts";
-import { PHONE, launchBrowser, loggedInContext, seriousViolations, startService, watchErrors, type Service } from "./harness.ts";
+import { PHONE, loggedInContext, seriousViolations, startService, watchErrors, type Service, browserSuite } from "./harness.ts";
 
 let service: Service;
 let browser: Browser;
-beforeAll(async () => {
-  service = await startService();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await service?.stop();
+browserSuite((s, b) => {
+  service = s;
+  browser = b;
 });
 
 const cards = (page: Page) => page.getByRole("main").getByRole("listitem");

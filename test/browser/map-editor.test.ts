@@ -3,19 +3,15 @@
  * coverage preview, saving (the series page then nests chapters under their books), a stale
  * revision explained and reloaded, adopting a catalogue suggestion, removing the map.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { PHONE, launchBrowser, loggedInContext, seriesId, seriousViolations, startService, watchErrors, type Service } from "./harness.ts";
+import { PHONE, loggedInContext, seriesId, seriousViolations, watchErrors, type Service, browserSuite } from "./harness.ts";
 
 let service: Service;
 let browser: Browser;
-beforeAll(async () => {
-  service = await startService();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await service?.stop();
+browserSuite((s, b) => {
+  service = s;
+  browser = b;
 });
 
 interface MapAnswer {

@@ -3,19 +3,15 @@
  * default), keys and taps, preloading, continuous mode, remembered settings, and marking the
  * chapters of a book to submit them as a reading.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { PHONE, launchBrowser, loggedInContext, seriesId, seriousViolations, startService, watchErrors, type Service } from "./harness.ts";
+import { PHONE, loggedInContext, seriesId, seriousViolations, watchErrors, type Service, browserSuite } from "./harness.ts";
 
 let service: Service;
 let browser: Browser;
-beforeAll(async () => {
-  service = await startService();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await service?.stop();
+browserSuite((s, b) => {
+  service = s;
+  browser = b;
 });
 
 async function fileOf(title: string, kind: "BOOK" | "CHAPTER", number: string): Promise<{ seriesId: number; fileId: number }> {

@@ -6,20 +6,16 @@
  */
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Browser, Locator, Page } from "playwright-core";
 import { jpeg, zip } from "../corpus/zip-bytes.ts";
-import { PHONE, launchBrowser, loggedInContext, seriesId, seriousViolations, startService, watchErrors, type Service } from "./harness.ts";
+import { PHONE, loggedInContext, seriesId, seriousViolations, watchErrors, type Service, browserSuite } from "./harness.ts";
 
 let service: Service;
 let browser: Browser;
-beforeAll(async () => {
-  service = await startService();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await service?.stop();
+browserSuite((s, b) => {
+  service = s;
+  browser = b;
 });
 
 interface Book {
