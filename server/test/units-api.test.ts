@@ -7,9 +7,9 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Prisma } from "../src/generated/prisma/client.ts";
 import { createSeriesWithFiles, expectJson, expectProblem, scanLibrary, unitOf, type RestMap, type RestUnit, type RestUnits } from "./fixtures.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
+import { writeBigSeries } from "./web-support-helpers.ts";
 
 /* ------------------------------------------------------------------------------------------ */
 /* Shapes of the two transports                                                               */
@@ -435,38 +435,8 @@ describe("units, maps and series over REST and GraphQL", () => {
   });
 
   describe("statement count of the units endpoint", () => {
-    /**
-     * A books-form series written straight into the database: `chapters` chapters split evenly
-     * over `books` books, every book in the operator map; owned books have one book file (and a
-     * release), the chapters of the other books one chapter file each (and a release). The files
-     * are never written: the library root has no folder for the series.
-     */
-    async function buildSeries(title: string, chapters: number, books: number, owned: (book: number) => boolean) {
-      const db = app.ctx.db;
-      const series = await db.series.create({ data: { title, folder: title, status: "finished", knownBookCount: books } });
-      const seriesId = series.id;
-      const chaptersOf = (b: number) => {
-        const first = Math.floor(((b - 1) * chapters) / books) + 1;
-        const last = Math.floor((b * chapters) / books);
-        return Array.from({ length: last - first + 1 }, (_, i) => String(first + i));
-      };
-      const bookNumbers = Array.from({ length: books }, (_, i) => i + 1);
-      await db.volumeSlot.createMany({ data: bookNumbers.map((b) => ({ seriesId, number: String(b) })) });
-      await db.chapterSlot.createMany({ data: Array.from({ length: chapters }, (_, i) => ({ seriesId, number: String(i + 1) })) });
-      const sha = (s: string) => s.padEnd(64, "0").slice(0, 64);
-      const fileRows = bookNumbers.flatMap<Prisma.LibraryFileCreateManyInput>((b) =>
-        owned(b)
-          ? [{ seriesId, path: `${title}/${title} v${b}.cbz`, size: 1000n, mtimeMs: 1n, sha256: sha(`b${b}`), pageCount: 180, kind: "book", volume: String(b), tagSource: "comicinfo" }]
-          : chaptersOf(b).map((c) => ({ seriesId, path: `${title}/${title} c${c}.cbz`, size: 100n, mtimeMs: 1n, sha256: sha(`c${c}`), pageCount: 20, kind: "chapter", chapter: String(c), chapterEnd: String(c) })),
-      );
-      const files = await db.libraryFile.createManyAndReturn({ data: fileRows, select: { id: true, kind: true, volume: true, chapter: true, path: true } });
-      await db.chapterRelease.createMany({
-        data: files.map((f) => ({ seriesId, kind: f.kind === "book" ? "volume" : "chapter", volume: f.volume, chapter: f.chapter, fileId: f.id })),
-      });
-      const source = await db.mapSource.create({ data: { seriesId, kind: "operator", name: "operator", revision: 1 } });
-      await db.mapEntry.createMany({ data: bookNumbers.map((b) => ({ sourceId: source.id, volume: String(b), chapters: JSON.stringify(chaptersOf(b)) })) });
-      return { id: seriesId, files, chaptersOf };
-    }
+    // A books-form series straight in the database (no file on disk): see writeBigSeries.
+    const buildSeries = (title: string, chapters: number, books: number, owned: (book: number) => boolean) => writeBigSeries(app, title, chapters, books, owned);
 
     it("is the same small number for 10 chapters / 1 book and 2,000 chapters / 150 books, and opens no archive", async () => {
       const small = await buildSeries("Small Series", 10, 1, () => true);
