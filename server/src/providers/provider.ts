@@ -1,0 +1,90 @@
+/**
+ * What a source of chapters offers the service (issue 6): search a title, list a work's chapters,
+ * fetch a chapter's pages. Implementations: Suwayomi-Server (GraphQL), the drop folder. The Wanted
+ * pass and the download pipeline only see this interface.
+ *
+ * Numbers are exact decimal labels (domain/labels.ts): a provider's float 4.5 arrives as "4.5",
+ * 0 as "0"; an unnumbered chapter (Suwayomi −1) has `number: null` and is never planned.
+ */
+import type { Label } from "../domain/labels.ts";
+
+export type ProviderKind = "suwayomi" | "drop_folder";
+
+export interface ProviderWork {
+  /** The provider's work id (Suwayomi manga id, drop-folder folder name). */
+  sourceId: string;
+  title: string;
+  language: string;
+  /** e.g. the Suwayomi source the work comes from. */
+  sourceName: string | null;
+  thumbnailUrl: string | null;
+}
+
+export interface ProviderChapter {
+  /** The provider's id of this release (Suwayomi chapter id, drop-folder entry name). */
+  externalId: string;
+  /** Exact decimal label; null when the provider could not number it. */
+  number: Label | null;
+  /** Only when the chapter's name states it; never guessed. */
+  volume: Label | null;
+  /** 1-based part of a split chapter, else null. */
+  part: number | null;
+  name: string;
+  scanlator: string | null;
+  language: string;
+  uploadedAt: Date | null;
+  /** null until the provider knows it. */
+  pageCount: number | null;
+}
+
+export interface FetchedPage {
+  /** 1-based, reading order. */
+  index: number;
+  bytes: Buffer;
+  /** As the provider answered it; the pipeline trusts the bytes' magic, not this. */
+  contentType: string | null;
+}
+
+export interface ChapterPages {
+  count: number;
+  /** Fetches page `index` (1-based). Transient failures throw ProviderError with `transient: true`. */
+  fetch(index: number, signal?: AbortSignal): Promise<FetchedPage>;
+}
+
+export interface SourceProvider {
+  readonly kind: ProviderKind;
+  /** The Provider row's name. */
+  readonly name: string;
+  search(title: string, options?: { language?: string; signal?: AbortSignal }): Promise<ProviderWork[]>;
+  listChapters(sourceId: string, options?: { signal?: AbortSignal }): Promise<ProviderChapter[]>;
+  pages(sourceId: string, externalId: string, options?: { signal?: AbortSignal }): Promise<ChapterPages>;
+}
+
+/**
+ * A provider failure. `transient` (connection refused, timeout, 5xx, 429) retries with bounded
+ * back-off; otherwise (4xx, a malformed answer, a page off the provider's origin) the download fails.
+ */
+export class ProviderError extends Error {
+  constructor(
+    message: string,
+    readonly transient: boolean,
+    readonly status: number | null = null,
+  ) {
+    super(message);
+    this.name = "ProviderError";
+  }
+}
+
+/**
+ * The indexer manager + torrent client channel for whole books (Prowlarr + qBittorrent; optional,
+ * off by default). The Wanted pass hands it the wanted book slots it could not fill from sources.
+ */
+export type BookChannelOutcome = "grabbed" | "already_grabbed" | "no_result" | "disabled" | "failed";
+
+export interface BookChannel {
+  enabled(): Promise<boolean>;
+  /** Searches the indexers and adds torrents for these wanted books; one outcome per book. */
+  fetchBooks(seriesId: number, books: readonly Label[]): Promise<{ book: Label; outcome: BookChannelOutcome; detail: string }[]>;
+  /** Polls the client, imports the requested books of completed torrents, then runs the retention action. */
+  poll(): Promise<void>;
+}
