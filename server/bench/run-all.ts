@@ -24,6 +24,7 @@ const BENCHES: Record<string, Bench> = {
   audit: { file: "audit.bench.ts", tools: [], what: "audit page of 24 over 10,000 files, no archive opened" },
   sha256: { file: "sha256.bench.ts", tools: [TOOLS.sha256sum], what: "sha256File vs sha256sum on 1 GiB" },
   assembly: { file: "assembly.bench.ts", tools: [TOOLS.unzip, { command: "zip", pkg: "zip" }], what: "buildBook (10 chapters, ~70 MB) vs unzip + zip -0; peak RSS of a 1 GB book" },
+  downloads: { file: "downloads.bench.ts", tools: [], what: "download pipeline (fetch, judge, CBZ, publish) vs fetch + write; peak RSS" },
 };
 
 function main(): number {

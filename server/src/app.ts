@@ -12,6 +12,7 @@ import { createEventBus } from "./events.ts";
 import { createRepos, type AppContext } from "./services/context.ts";
 import { createServices, type Services } from "./services/index.ts";
 import { seedDemoLibraryIfEmpty } from "./services/demo-service.ts";
+import { startDownloads } from "./services/download-pipeline-wiring.ts";
 
 export interface App {
   ctx: AppContext;
@@ -36,6 +37,7 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
   await services.publication.purgeExpired();
   const stopPurge = services.publication.schedulePurge();
   services.assemblyMonitor.start(config.assemblyMonitorIntervalSeconds * 1000);
+  const stopDownloads = await startDownloads(ctx, services);
 
   if (options.seedDemo !== false && config.demoLibrary) await seedDemoLibraryIfEmpty(ctx, services);
 
@@ -68,6 +70,7 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
     async close() {
       stopPurge();
       await services.assemblyMonitor.stop();
+      await stopDownloads();
       wss.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

@@ -19,6 +19,8 @@ describe("loadConfig", () => {
       logLevel: "info",
       recycleRetentionDays: 30,
       assemblyMonitorIntervalSeconds: 900,
+      dropFolder: path.join(CWD, "data", "drop"),
+      downloads: { perProvider: 2, total: 4, pageConcurrency: 4, retryBaseMs: 30_000, retryCapMs: 600_000, pollMs: 2_000, wantedIntervalSeconds: 3600, maxPerPass: 10 },
       archiveLimits: { maxEntries: 10_000, maxTotalBytes: 8 * 1024 ** 3, maxEntryBytes: 512 * 1024 ** 2, maxRatio: 200, maxPixels: 150_000_000 },
     });
   });
@@ -45,6 +47,7 @@ describe("loadConfig", () => {
           LOG_LEVEL: "silent",
           RECYCLE_RETENTION_DAYS: "7",
           ASSEMBLY_MONITOR_INTERVAL_SECONDS: "60",
+          DROP_FOLDER: "/mnt/drop",
           ARCHIVE_MAX_ENTRIES: "500",
           ARCHIVE_MAX_TOTAL_BYTES: "1000000",
           ARCHIVE_MAX_ENTRY_BYTES: "200000",
@@ -66,6 +69,8 @@ describe("loadConfig", () => {
       logLevel: "silent",
       recycleRetentionDays: 7,
       assemblyMonitorIntervalSeconds: 60,
+      dropFolder: "/mnt/drop",
+      downloads: { perProvider: 2, total: 4, pageConcurrency: 4, retryBaseMs: 30_000, retryCapMs: 600_000, pollMs: 2_000, wantedIntervalSeconds: 3600, maxPerPass: 10 },
       archiveLimits: { maxEntries: 500, maxTotalBytes: 1_000_000, maxEntryBytes: 200_000, maxRatio: 50, maxPixels: 4_000_000 },
     });
   });

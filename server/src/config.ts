@@ -1,4 +1,5 @@
 import path from "node:path";
+import { loadDownloadsConfig, type DownloadsConfig } from "./services/download-pipeline-config.ts";
 
 /** Runtime configuration, from the environment variables of the API contract's "Running" section. */
 export interface Config {
@@ -21,6 +22,10 @@ export interface Config {
   assemblyMonitorIntervalSeconds: number;
   /** Limits of the hardened archive reader (every archive read goes through them). */
   archiveLimits: ArchiveLimitsConfig;
+  /** Download pipeline and Wanted pass (services/download-pipeline-config.ts). */
+  downloads: DownloadsConfig;
+  /** Import folder of the drop-folder provider: one subfolder per work, holding CBZ files or image folders. */
+  dropFolder: string;
 }
 
 export interface ArchiveLimitsConfig {
@@ -82,6 +87,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     logLevel: env.LOG_LEVEL === "silent" ? "silent" : "info",
     recycleRetentionDays: positiveInt(env, "RECYCLE_RETENTION_DAYS", 30),
     assemblyMonitorIntervalSeconds: positiveInt(env, "ASSEMBLY_MONITOR_INTERVAL_SECONDS", 900),
+    dropFolder: resolve(env.DROP_FOLDER ?? path.join(dataDir, "drop")),
+    downloads: loadDownloadsConfig(env),
     archiveLimits: {
       maxEntries: positiveInt(env, "ARCHIVE_MAX_ENTRIES", DEFAULT_ARCHIVE_LIMITS.maxEntries),
       maxTotalBytes: positiveInt(env, "ARCHIVE_MAX_TOTAL_BYTES", DEFAULT_ARCHIVE_LIMITS.maxTotalBytes),

@@ -38,8 +38,13 @@ export const ERRORS = {
   page_not_found: { status: 404, title: "No such page in the file" },
   recycle_entry_not_found: { status: 404, title: "No such recycle-bin entry" },
   mapping_not_found: { status: 404, title: "No such provider/source mapping" },
+  provider_not_found: { status: 404, title: "No such provider or source" },
+  provider_unavailable: { status: 409, title: "The provider is disabled or not configured" },
+  provider_failed: { status: 502, title: "The provider failed to answer" },
+  source_rejected: { status: 409, title: "That source mapping was rejected for this series: it is never linked again" },
   download_not_found: { status: 404, title: "No such download" },
   download_not_judgeable: { status: 409, title: "The download is not waiting to be judged" },
+  download_not_cancellable: { status: 409, title: "The download is publishing or finished: it can no longer be cancelled" },
   confirmation_invalid: { status: 400, title: "The confirmation token is malformed or not for this operation" },
   snapshot_stale: { status: 409, title: "What was reviewed has changed: preview again" },
   download_active: { status: 409, title: "A download or import touching these files is active: try again when it ends" },
@@ -59,6 +64,7 @@ export const ERRORS = {
   assembly_missing_chapters: { status: 409, title: "Some of the book's chapters are not on disk" },
   assembly_missing_part: { status: 409, title: "A split chapter of the book is missing a part" },
   assembly_changed_files: { status: 409, title: "A chapter file changed since the preview" },
+  torrent_path_outside_mount: { status: 422, title: "The torrent's files lie outside the mount mapping (or are symbolic links)" },
   internal: { status: 500, title: "Internal error" },
 } as const satisfies Record<string, { status: number; title: string }>;
 

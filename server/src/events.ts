@@ -1,4 +1,5 @@
 import { createPubSub } from "graphql-yoga";
+import { createDownloadEvents } from "./services/download-pipeline-events.ts";
 
 /** What changed in the library, published after a write commits (GraphQL `libraryEvents`). */
 export interface LibraryEvent {
@@ -28,6 +29,7 @@ export function createEventBus() {
     subscribe: () => pubsub.subscribe("library"),
     publishAssembly: (e: AssemblyProgressEvent): void => pubsub.publish("assembly", e),
     subscribeAssembly: () => pubsub.subscribe("assembly"),
+    downloads: createDownloadEvents(),
   };
 }
 

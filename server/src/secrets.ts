@@ -12,6 +12,8 @@ export interface SecretsFile {
   adminPasswordHash: string;
   /** HMAC key for session cookies and preview confirmations. */
   signingKey: string;
+  /** Named credentials of integrations ("suwayomi.password", "prowlarr.apiKey", …); absent = not set. */
+  integrations?: Record<string, string>;
 }
 
 export interface Secrets {
@@ -21,6 +23,10 @@ export interface Secrets {
   /** The password generated on this start (printed once), or null. */
   generatedPassword: string | null;
   sign(payload: string): string;
+  /** A named integration secret ("suwayomi.password"), or null when not set. Never log the value. */
+  getIntegrationSecret(name: string): string | null;
+  /** Stores (or with null removes) a named integration secret in the 0600 file; writes are serialised. */
+  setIntegrationSecret(name: string, value: string | null): Promise<void>;
 }
 
 function hashPassword(password: string): string {
@@ -68,7 +74,21 @@ export async function loadSecrets(
     await chmod(file, 0o600);
   }
   const secrets = stored;
+  // One write at a time: each rewrites the whole file from the in-memory copy.
+  let writes: Promise<void> = Promise.resolve();
   return {
+    getIntegrationSecret(name) {
+      return secrets.integrations?.[name] ?? null;
+    },
+    setIntegrationSecret(name, value) {
+      const integrations = { ...secrets.integrations };
+      if (value === null) delete integrations[name];
+      else integrations[name] = value;
+      secrets.integrations = integrations;
+      const next = writes.then(() => writePrivate(file, JSON.stringify(secrets, null, 2)));
+      writes = next.catch(() => undefined);
+      return next;
+    },
     apiKey: overrides.apiKey ?? secrets.apiKey,
     signingKey: secrets.signingKey,
     generatedPassword,

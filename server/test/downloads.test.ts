@@ -230,6 +230,7 @@ describe("refusals and failures", () => {
 
 const GQL_DOWNLOADS = `query ($id: Int!) { downloads(seriesId: $id) {
   id seriesId kind volume chapter part language state needsReplacement error createdAt
+  attempts pagesDone pagesTotal nextAttemptAt cancelRequested providerName externalId scanlator fileId replacesFileId
   verdict { reasons figures { pages blackCards blackShare cardsJudged medianAspect readsInPages seriesMedianAspect seriesAspectSource stripThreshold stripsJudged } }
 } }`;
 
@@ -279,6 +280,9 @@ describe("GET /api/manga/{id}/downloads and GraphQL downloads", () => {
       },
       error: null,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      // Pipeline fields (issue 6): a row judged directly was never fetched by the pipeline.
+      attempts: 0, pages_done: 0, pages_total: null, next_attempt_at: null, cancel_requested: false,
+      provider_name: null, external_id: null, scanlator: null, file_id: null, replaces_file_id: null,
     });
     expect(list.find((d) => d.chapter === "30")).toMatchObject({ state: "degraded", needs_replacement: true, verdict: { reasons: ["strip_slices"] } });
     expect(list.find((d) => d.chapter === "14")).toMatchObject({ state: "publishing", needs_replacement: false, verdict: { reasons: [] } });

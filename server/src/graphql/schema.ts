@@ -12,10 +12,14 @@ import "./types/scan.ts";
 import "./types/events.ts";
 import "./types/recycle.ts";
 import "./types/downloads.ts";
+import "./types/wanted.ts";
 import "./types/audit.ts";
 import "./types/verification.ts";
 import "./types/assembly.ts";
 import "./types/assembly-monitor.ts";
+import "./types/sources.ts";
+import "./types/source-settings.ts";
+import "./types/indexer.ts";
 
 /** The schema: every type file registers itself on the builder; this only assembles them. */
 export const schema = builder.toSchema({ sortSchema: true });

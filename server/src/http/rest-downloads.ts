@@ -34,9 +34,25 @@ export function restDownload(d: DownloadView) {
     verdict: d.verdict ? { reasons: d.verdict.reasons, figures: restFigures(d.verdict.figures) } : null,
     error: d.error,
     created_at: d.createdAt.toISOString(),
+    attempts: d.attempts,
+    pages_done: d.pagesDone,
+    pages_total: d.pagesTotal,
+    next_attempt_at: d.nextAttemptAt?.toISOString() ?? null,
+    cancel_requested: d.cancelRequested,
+    provider_name: d.providerName,
+    external_id: d.externalId,
+    scanlator: d.scanlator,
+    file_id: d.fileId,
+    replaces_file_id: d.replacesFileId,
   };
 }
 
 export function downloadRoutes(app: Hono, services: Services): void {
   app.get("/api/manga/:id/downloads", async (c) => c.json((await services.downloads.list(pathId(c))).map(restDownload)));
+  // The queue across series: ?state=queued&state=fetching (or state=queued,fetching).
+  app.get("/api/downloads", async (c) => {
+    const states = (c.req.queries("state") ?? []).flatMap((s) => s.split(",")).filter((s) => s !== "");
+    return c.json((await services.downloadPipeline.list(states as DownloadView["state"][])).map(restDownload));
+  });
+  app.post("/api/downloads/:id/cancel", async (c) => c.json(restDownload(await services.downloadPipeline.cancel(pathId(c)))));
 }

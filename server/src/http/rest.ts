@@ -8,11 +8,14 @@ import { restMap, restMapChange, restScan } from "./present-map.ts";
 import { restSeries, restUnits } from "./present.ts";
 import { recycleRoutes } from "./rest-recycle.ts";
 import { downloadRoutes } from "./rest-downloads.ts";
+import { wantedRoutes } from "./rest-wanted.ts";
 import { auditRoutes } from "./rest-audit.ts";
 import { verificationRoutes } from "./rest-verification.ts";
 import { assemblyRoutes } from "./rest-assembly.ts";
 import { monitorRoutes } from "./rest-monitor.ts";
 import { webSupportRoutes } from "./rest-web-support.ts";
+import { sourceRoutes } from "./rest-sources.ts";
+import { indexerRoutes } from "./rest-indexer.ts";
 import { dryRun, jsonBody, pathId } from "./request.ts";
 
 /** The REST layer: translation between HTTP and the services, nothing else. */
@@ -75,10 +78,13 @@ export function restApp(ctx: AppContext, services: Services, graphql: (req: Requ
   app.post("/api/library/scan", async (c) => c.json(restScan(await services.scan.scan())));
   recycleRoutes(app, services);
   downloadRoutes(app, services);
+  wantedRoutes(app, services);
   auditRoutes(app, services);
   verificationRoutes(app, services);
   assemblyRoutes(app, services);
   monitorRoutes(app, services);
   webSupportRoutes(app, services);
+  sourceRoutes(app, services);
+  indexerRoutes(app, services);
   return app;
 }

@@ -16,7 +16,7 @@ import { FILE_FACT_COLUMNS, fileFacts } from "./mappers.ts";
 const SIZE_AT = FILE_FACT_COLUMNS.split(",").length;
 
 /** Download states during which files of the series may be written or replaced. */
-export const ACTIVE_DOWNLOAD_STATES = ["queued", "fetching", "judging", "publishing"] as const;
+export const ACTIVE_DOWNLOAD_STATES = ["queued", "waiting", "fetching", "judging", "publishing"] as const;
 
 /** The stored verdict's reasons and black share; anything unreadable counts as no verdict figures. */
 function verdictFacts(row: { state: string; needsReplacement: boolean; verdict: string | null }): AuditVerdict {

@@ -25,7 +25,7 @@ import type { Download } from "../generated/prisma/client.ts";
 import { statsOfPages } from "../library/page-stats.ts";
 import type { AppContext } from "./context.ts";
 
-export const DOWNLOAD_STATES = ["queued", "fetching", "judging", "degraded", "publishing", "published", "failed"] as const;
+export const DOWNLOAD_STATES = ["queued", "waiting", "fetching", "judging", "degraded", "publishing", "published", "failed", "cancelled"] as const;
 export type DownloadState = (typeof DOWNLOAD_STATES)[number];
 /** States before packaging: the pages may still be judged. */
 export const JUDGEABLE_STATES: readonly DownloadState[] = ["queued", "fetching", "judging"];
@@ -46,9 +46,23 @@ export interface DownloadView {
   verdict: { reasons: ConformityReason[]; figures: ConformityFigures } | null;
   error: string | null;
   createdAt: Date;
+  /** Pipeline progress (issue 6): attempts started, pages fetched of the total, the back-off end. */
+  attempts: number;
+  pagesDone: number;
+  pagesTotal: number | null;
+  nextAttemptAt: Date | null;
+  cancelRequested: boolean;
+  providerName: string | null;
+  externalId: string | null;
+  scanlator: string | null;
+  fileId: number | null;
+  replacesFileId: number | null;
 }
 
-export function downloadView(row: Download): DownloadView {
+/** A row with, when loaded, its mapping's provider (the name shown in the queue). */
+export type DownloadRow = Download & { sourceMapping?: { provider: { name: string } } | null };
+
+export function downloadView(row: DownloadRow): DownloadView {
   const stored = parseStoredVerdict(row.verdict);
   return {
     id: row.id,
@@ -63,6 +77,16 @@ export function downloadView(row: Download): DownloadView {
     verdict: stored ? { reasons: stored.reasons, figures: stored.figures } : null,
     error: row.error,
     createdAt: row.createdAt,
+    attempts: row.attempts,
+    pagesDone: row.pagesDone,
+    pagesTotal: row.pagesTotal,
+    nextAttemptAt: row.nextAttemptAt,
+    cancelRequested: row.cancelRequested,
+    providerName: row.sourceMapping?.provider.name ?? null,
+    externalId: row.externalId,
+    scanlator: row.scanlator,
+    fileId: row.fileId,
+    replacesFileId: row.replacesFileId,
   };
 }
 
@@ -147,11 +171,12 @@ export function downloadService(ctx: AppContext) {
     /** The downloads of a series, newest first. */
     async list(seriesId: number): Promise<DownloadView[]> {
       if (!(await ctx.repos.series.get(seriesId))) throw new AppError("series_not_found", `series ${seriesId} does not exist`);
-      return (await store.listOfSeries(seriesId)).map(downloadView);
+      const rows = await ctx.db.download.findMany({ where: { seriesId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], include: { sourceMapping: { select: { provider: { select: { name: true } } } } } });
+      return rows.map(downloadView);
     },
 
     async get(id: number): Promise<DownloadView> {
-      return downloadView(await requireRow(id));
+      return downloadView(await ctx.db.download.findUniqueOrThrow({ where: { id: (await requireRow(id)).id }, include: { sourceMapping: { select: { provider: { select: { name: true } } } } } }));
     },
   };
 }

@@ -6,12 +6,14 @@ import { builder } from "../builder.ts";
 const DownloadStateEnum = builder.enumType("DownloadState", {
   values: {
     QUEUED: { value: "queued" },
+    WAITING: { value: "waiting", description: "A transient failure: retried after nextAttemptAt (30 s × 2^n, at most 3 retries)." },
     FETCHING: { value: "fetching" },
     JUDGING: { value: "judging" },
     DEGRADED: { value: "degraded", description: "Failed the content check: kept out of the library, needs a replacement." },
     PUBLISHING: { value: "publishing" },
     PUBLISHED: { value: "published" },
     FAILED: { value: "failed" },
+    CANCELLED: { value: "cancelled" },
   } as const,
 });
 
@@ -56,7 +58,8 @@ const DownloadVerdictRef = builder.objectRef<NonNullable<DownloadView["verdict"]
   }),
 });
 
-const DownloadRef = builder.objectRef<DownloadView>("Download").implement({
+export { DownloadStateEnum };
+export const DownloadRef = builder.objectRef<DownloadView>("Download").implement({
   description: "A fetched release on its way into the library, judged before packaging.",
   fields: (t) => ({
     id: t.exposeInt("id"),
@@ -71,6 +74,16 @@ const DownloadRef = builder.objectRef<DownloadView>("Download").implement({
     verdict: t.field({ type: DownloadVerdictRef, nullable: true, description: "Null until judged.", resolve: (d) => d.verdict }),
     error: t.string({ nullable: true, resolve: (d) => d.error }),
     createdAt: t.string({ description: "ISO 8601.", resolve: (d) => d.createdAt.toISOString() }),
+    attempts: t.exposeInt("attempts", { description: "Fetch attempts started." }),
+    pagesDone: t.exposeInt("pagesDone"),
+    pagesTotal: t.int({ nullable: true, resolve: (d) => d.pagesTotal }),
+    nextAttemptAt: t.string({ nullable: true, description: "ISO 8601: a waiting download is retried then.", resolve: (d) => d.nextAttemptAt?.toISOString() ?? null }),
+    cancelRequested: t.exposeBoolean("cancelRequested"),
+    providerName: t.string({ nullable: true, resolve: (d) => d.providerName }),
+    externalId: t.string({ nullable: true, description: "The provider's id of the release.", resolve: (d) => d.externalId }),
+    scanlator: t.string({ nullable: true, resolve: (d) => d.scanlator }),
+    fileId: t.int({ nullable: true, description: "The published library file.", resolve: (d) => d.fileId }),
+    replacesFileId: t.int({ nullable: true, description: "Recovery: the degraded file retired once this is published.", resolve: (d) => d.replacesFileId }),
   }),
 });
 

@@ -1,0 +1,371 @@
+/**
+ * The Wanted pass's planning (issue 6, spec "Coverage rules"): which monitored slots are wanted, which
+ * offered release fills each one, and why a slot stays wanted. Pure: the service loads the facts.
+ *
+ * Rules, each one a decision:
+ * - Wanted = monitored, not owned, no coverage. `covered_unmapped` and `covered_by_volume` chapters and
+ *   `covered_by_chapters` books are never wanted; estimates never reach this module (the slots carry no
+ *   estimate), so an estimate cannot make anything wanted or unwanted.
+ * - Chapter slots take chapter offers of the same exact number; book slots take volume offers.
+ * - Only the preferred languages count (the series language first); a slot offered only in other
+ *   languages is `only_other_languages` (the translation fallback's business, not a download).
+ * - A candidate is one source mapping + one scanlator. A split chapter comes whole from ONE candidate:
+ *   it must offer every part 1..n (n = the slot's parts or the highest part any source offers); the parts not
+ *   on disk are queued together, and a chapter no candidate offers completely waits (`parts_incomplete`).
+ * - A degraded download blocks its (mapping, externalId) for good, and the mapping that delivered it is
+ *   not asked again for that slot: the replacement comes from ANOTHER source.
+ * - Ranking: preferred-language order, then priority (higher first: the provider's, then the mapping's,
+ *   as the sources list orders them), then health (degraded × 2 + failed, recent), then newest upload, then ids (stable).
+ * - At most `maxDownloads` rows per pass; a split chapter's parts are never split by the limit.
+ * - Back-off, per series: a pass where something is wanted but nothing is queued, in flight or held back
+ *   by the limit grows the back-off (1 h × 2^n, n = earlier empty passes, capped at 24 h); any queued or
+ *   in-flight download, or nothing wanted, resets it. While backing off (and not forced) nothing is queued
+ *   and the wanted slots say `backing_off`.
+ */
+import { compareLabels, labelEquals, type Label } from "./labels.ts";
+import type { Coverage } from "./types.ts";
+
+export const WANTED_REASONS = [
+  "queued",
+  "already_queued",
+  "no_offer",
+  "only_other_languages",
+  "all_offers_blocked",
+  "parts_incomplete",
+  "limit_reached",
+  "backing_off",
+  // Recovery of a degraded library file (the slot is owned, so these never mean "wanted").
+  "replacing",
+  "no_other_source",
+] as const;
+export type WantedReason = (typeof WANTED_REASONS)[number];
+
+export const DEFAULT_MAX_DOWNLOADS = 10;
+export const BACKOFF_BASE_MS = 60 * 60 * 1000;
+export const BACKOFF_CAP_MS = 24 * 60 * 60 * 1000;
+
+export interface WantedSlot {
+  kind: "chapter" | "book";
+  number: Label;
+  monitored: boolean;
+  owned: boolean;
+  coverage: Coverage | null;
+  /** Parts of a split chapter (1 = whole); books: 1. */
+  parts: number;
+  /** Parts already on disk (a chapter partly on disk is not owned). */
+  partsOnDisk: number[];
+}
+
+export interface PlanOffer {
+  mappingId: number;
+  kind: "chapter" | "volume";
+  chapter: Label | null;
+  volume: Label | null;
+  part: number | null;
+  language: string;
+  scanlator: string | null;
+  externalId: string;
+  pageCount: number | null;
+  /** Upload time in ms since the epoch; null = unknown (ranks last). */
+  uploadedAt: number | null;
+}
+
+export interface PlanMapping {
+  id: number;
+  /** Higher = preferred (as the sources list orders mappings and providers). */
+  priority: number;
+  /** Recent degraded and failed downloads from this mapping. */
+  degraded: number;
+  failed: number;
+}
+
+/** A download of the series that is not finished (queued, waiting, fetching, judging, publishing). */
+export interface PlanActive {
+  kind: "chapter" | "volume";
+  chapter: Label | null;
+  volume: Label | null;
+  part: number | null;
+}
+
+/** A degraded download: its release is blocked, its mapping is not asked again for that slot. */
+export interface PlanDegraded {
+  mappingId: number;
+  externalId: string;
+  kind: "chapter" | "volume";
+  chapter: Label | null;
+  volume: Label | null;
+}
+
+/** An owned file judged degraded: recovery replaces it from another source. */
+export interface DegradedFile {
+  fileId: number;
+  slot: WantedSlot;
+  /** The mapping that delivered it (null: scanned, unknown). */
+  mappingId: number | null;
+  /** A replacement download is already live. */
+  replacing: boolean;
+}
+
+export interface PlanInput {
+  slots: WantedSlot[];
+  offers: PlanOffer[];
+  mappings: PlanMapping[];
+  degraded: PlanDegraded[];
+  active: PlanActive[];
+  /** Preferred languages in order; the series language first. */
+  languages: string[];
+  maxDownloads: number;
+  backoff: { emptyPasses: number; nextPassAt: number | null };
+  now: number;
+  /** An operator's run: ignores the back-off. */
+  force?: boolean;
+  degradedFiles?: DegradedFile[];
+}
+
+export interface PlannedDownload {
+  slot: { kind: "chapter" | "book"; number: Label };
+  /** Recovery: the degraded file this replaces (retired only once the replacement is published). */
+  replacesFileId?: number;
+  mappingId: number;
+  externalId: string;
+  kind: "chapter" | "volume";
+  chapter: Label | null;
+  volume: Label | null;
+  part: number | null;
+  language: string;
+  scanlator: string | null;
+  pageCount: number | null;
+}
+
+export interface LedgerDetail {
+  /** Offers of the slot in any language. */
+  offers: number;
+  /** Offers in a preferred language. */
+  usable: number;
+  blocked: number;
+  languages: string[];
+  candidate?: { mappingId: number; externalId: string; scanlator: string | null; language: string };
+  /** Parts queued or missing from the best incomplete candidate. */
+  parts?: number[];
+  nextPassAt?: string;
+  /** Recovery entries: the degraded file being replaced. */
+  replacesFileId?: number;
+}
+
+export interface LedgerEntry {
+  kind: "chapter" | "book";
+  number: Label;
+  reason: WantedReason;
+  detail: LedgerDetail;
+}
+
+export interface PlanOutput {
+  downloads: PlannedDownload[];
+  ledger: LedgerEntry[];
+  backoff: { emptyPasses: number; nextPassAt: number | null };
+}
+
+export function isWanted(s: WantedSlot): boolean {
+  return s.monitored && !s.owned && s.coverage === null;
+}
+
+/** The back-off after `emptyPasses` earlier empty passes: 1 h, 2 h, 4 h … capped at 24 h. */
+export function backoffDelay(emptyPasses: number): number {
+  return Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.min(Math.max(0, emptyPasses), 16));
+}
+
+const sameLabel = (a: Label | null, b: Label): boolean => a !== null && labelEquals(a, b);
+
+function offersOf(slot: WantedSlot, offers: readonly PlanOffer[]): PlanOffer[] {
+  return slot.kind === "chapter"
+    ? offers.filter((o) => o.kind === "chapter" && sameLabel(o.chapter, slot.number))
+    : offers.filter((o) => o.kind === "volume" && sameLabel(o.volume, slot.number));
+}
+
+function activeFor(slot: WantedSlot, active: readonly PlanActive[]): boolean {
+  return active.some((a) => (slot.kind === "chapter" ? a.kind === "chapter" && sameLabel(a.chapter, slot.number) : a.kind === "volume" && sameLabel(a.volume, slot.number)));
+}
+
+interface Candidate {
+  mappingId: number;
+  scanlator: string | null;
+  language: string;
+  /** The offers to queue (the parts not on disk, or the whole release). */
+  queue: PlanOffer[];
+  /** Missing parts when incomplete; empty when complete. */
+  missing: number[];
+  newest: number;
+}
+
+/** One candidate per (mapping, scanlator, language): whole release, or every part of a split chapter. */
+function candidatesOf(slot: WantedSlot, offers: readonly PlanOffer[]): Candidate[] {
+  // Parts any source shows count: one source's "part 2" says the chapter has at least two.
+  const knownParts = Math.max(slot.parts, ...offers.map((o) => o.part ?? 1));
+  const groups = new Map<string, PlanOffer[]>();
+  for (const o of offers) {
+    const key = JSON.stringify([o.mappingId, o.scanlator, o.language]);
+    groups.set(key, [...(groups.get(key) ?? []), o]);
+  }
+  const out: Candidate[] = [];
+  for (const group of groups.values()) {
+    const first = group[0]!;
+    const newestOf = (xs: PlanOffer[]) => Math.max(...xs.map((o) => o.uploadedAt ?? -Infinity));
+    const byNewest = (a: PlanOffer, b: PlanOffer) => (b.uploadedAt ?? -Infinity) - (a.uploadedAt ?? -Infinity) || a.externalId.localeCompare(b.externalId);
+    const whole = group.filter((o) => o.part === null).sort(byNewest);
+    const base = { mappingId: first.mappingId, scanlator: first.scanlator, language: first.language };
+    if (whole.length > 0) {
+      out.push({ ...base, queue: [whole[0]!], missing: [], newest: newestOf(whole) });
+      continue;
+    }
+    const byPart = new Map<number, PlanOffer>();
+    for (const o of [...group].sort(byNewest)) if (!byPart.has(o.part!)) byPart.set(o.part!, o);
+    const needed = Math.max(knownParts, ...byPart.keys());
+    const onDisk = new Set(slot.partsOnDisk);
+    const missing: number[] = [];
+    const queue: PlanOffer[] = [];
+    for (let p = 1; p <= needed; p++) {
+      const o = byPart.get(p);
+      if (!o) missing.push(p);
+      else if (!onDisk.has(p)) queue.push(o);
+    }
+    out.push({ ...base, queue, missing, newest: newestOf(group) });
+  }
+  return out;
+}
+
+function rank(languages: readonly string[], mappings: ReadonlyMap<number, PlanMapping>) {
+  const health = (m: PlanMapping | undefined) => (m ? m.degraded * 2 + m.failed : 0);
+  return (a: Candidate, b: Candidate): number =>
+    languages.indexOf(a.language) - languages.indexOf(b.language) ||
+    (mappings.get(b.mappingId)?.priority ?? 0) - (mappings.get(a.mappingId)?.priority ?? 0) ||
+    health(mappings.get(a.mappingId)) - health(mappings.get(b.mappingId)) ||
+    (b.newest === a.newest ? 0 : b.newest > a.newest ? 1 : -1) ||
+    a.mappingId - b.mappingId ||
+    (a.queue[0]?.externalId ?? "").localeCompare(b.queue[0]?.externalId ?? "");
+}
+
+export interface SlotChoice {
+  /** The best complete, unblocked candidate's offers to queue; null when none. */
+  pick: PlanOffer[] | null;
+  reason: Exclude<WantedReason, "queued" | "already_queued" | "limit_reached" | "backing_off"> | null;
+  detail: LedgerDetail;
+}
+
+/**
+ * The best release for one slot, or why there is none. Also used by recovery (a degraded library
+ * file): `excludeMappings` are the sources that must not deliver this slot again.
+ */
+export function chooseForSlot(
+  slot: WantedSlot,
+  input: Pick<PlanInput, "offers" | "mappings" | "degraded" | "languages">,
+  excludeMappings: ReadonlySet<number> = new Set(),
+): SlotChoice {
+  const all = offersOf(slot, input.offers);
+  const usable = all.filter((o) => input.languages.includes(o.language));
+  const blockedKeys = new Set(input.degraded.map((d) => `${d.mappingId}\u0000${d.externalId}`));
+  const degradedHere = new Set(excludeMappings);
+  for (const d of input.degraded) {
+    if (slot.kind === "chapter" ? d.kind === "chapter" && sameLabel(d.chapter, slot.number) : d.kind === "volume" && sameLabel(d.volume, slot.number)) degradedHere.add(d.mappingId);
+  }
+  const isBlocked = (o: PlanOffer) => blockedKeys.has(`${o.mappingId}\u0000${o.externalId}`) || degradedHere.has(o.mappingId);
+  const detail: LedgerDetail = {
+    offers: all.length,
+    usable: usable.length,
+    blocked: usable.filter(isBlocked).length,
+    languages: [...new Set(all.map((o) => o.language))].sort(),
+  };
+  if (all.length === 0) return { pick: null, reason: "no_offer", detail };
+  if (usable.length === 0) return { pick: null, reason: "only_other_languages", detail };
+  const mappings = new Map(input.mappings.map((m) => [m.id, m]));
+  const candidates = candidatesOf(slot, usable).sort(rank(input.languages, mappings));
+  // A candidate with any blocked release is out as a whole: a split chapter comes from one source.
+  const open = candidates.filter((c) => !c.queue.some(isBlocked) && !(degradedHere.has(c.mappingId)));
+  if (open.length === 0) return { pick: null, reason: "all_offers_blocked", detail };
+  const complete = open.find((c) => c.missing.length === 0 && c.queue.length > 0);
+  if (!complete) {
+    const best = open[0]!;
+    return { pick: null, reason: "parts_incomplete", detail: { ...detail, parts: best.missing, candidate: candidateDetail(best) } };
+  }
+  return { pick: complete.queue, reason: null, detail: { ...detail, candidate: candidateDetail(complete) } };
+}
+
+function candidateDetail(c: Candidate): LedgerDetail["candidate"] {
+  return { mappingId: c.mappingId, externalId: c.queue[0]?.externalId ?? "", scanlator: c.scanlator, language: c.language };
+}
+
+const slotOrder = (a: WantedSlot, b: WantedSlot): number => (a.kind === b.kind ? compareLabels(a.number, b.number) : a.kind === "chapter" ? -1 : 1);
+
+function toDownload(slot: WantedSlot, o: PlanOffer): PlannedDownload {
+  return {
+    slot: { kind: slot.kind, number: slot.number },
+    mappingId: o.mappingId,
+    externalId: o.externalId,
+    kind: o.kind,
+    chapter: o.chapter,
+    volume: o.volume,
+    part: o.part,
+    language: o.language,
+    scanlator: o.scanlator,
+    pageCount: o.pageCount,
+  };
+}
+
+/** One Wanted pass: the downloads to queue, a ledger entry per wanted slot, the next back-off. */
+export function planWanted(input: PlanInput): PlanOutput {
+  const wanted = input.slots.filter(isWanted).sort(slotOrder);
+  const limit = Math.max(0, Math.floor(input.maxDownloads));
+  const backingOff = !input.force && input.backoff.nextPassAt !== null && input.now < input.backoff.nextPassAt;
+  const downloads: PlannedDownload[] = [];
+  const ledger: LedgerEntry[] = [];
+  let inFlight = 0;
+  let heldBack = 0;
+
+  for (const slot of wanted) {
+    if (activeFor(slot, input.active)) {
+      inFlight += 1;
+      ledger.push({ kind: slot.kind, number: slot.number, reason: "already_queued", detail: chooseForSlot(slot, input).detail });
+      continue;
+    }
+    const choice = chooseForSlot(slot, input);
+    if (backingOff) {
+      ledger.push({ kind: slot.kind, number: slot.number, reason: "backing_off", detail: { ...choice.detail, nextPassAt: new Date(input.backoff.nextPassAt!).toISOString() } });
+      continue;
+    }
+    if (choice.pick === null) {
+      ledger.push({ kind: slot.kind, number: slot.number, reason: choice.reason!, detail: choice.detail });
+      continue;
+    }
+    if (downloads.length + choice.pick.length > limit) {
+      heldBack += 1;
+      ledger.push({ kind: slot.kind, number: slot.number, reason: "limit_reached", detail: choice.detail });
+      continue;
+    }
+    downloads.push(...choice.pick.map((o) => toDownload(slot, o)));
+    const parts = choice.pick.map((o) => o.part).filter((p): p is number => p !== null);
+    ledger.push({ kind: slot.kind, number: slot.number, reason: "queued", detail: parts.length > 0 ? { ...choice.detail, parts } : choice.detail });
+  }
+
+  // Recovery after the wanted slots, within the same limit: a degraded file is still readable.
+  for (const f of input.degradedFiles ?? []) {
+    const entry = (reason: WantedReason, detail: LedgerDetail): LedgerEntry => ({ kind: f.slot.kind, number: f.slot.number, reason, detail: { ...detail, replacesFileId: f.fileId } });
+    const choice = chooseForSlot({ ...f.slot, partsOnDisk: [] }, input, new Set(f.mappingId === null ? [] : [f.mappingId]));
+    if (f.replacing) ledger.push(entry("replacing", choice.detail));
+    else if (choice.pick === null || choice.pick.length !== 1) ledger.push(entry("no_other_source", choice.detail));
+    else if (backingOff) ledger.push(entry("backing_off", choice.detail));
+    else if (downloads.length + 1 > limit) ledger.push(entry("limit_reached", choice.detail));
+    else {
+      downloads.push({ ...toDownload(f.slot, choice.pick[0]!), replacesFileId: f.fileId });
+      ledger.push(entry("replacing", choice.detail));
+    }
+  }
+
+  let backoff = input.backoff;
+  if (!backingOff) {
+    const obtainable = downloads.length > 0 || inFlight > 0 || heldBack > 0;
+    backoff =
+      wanted.length === 0 || obtainable
+        ? { emptyPasses: 0, nextPassAt: null }
+        : { emptyPasses: input.backoff.emptyPasses + 1, nextPassAt: input.now + backoffDelay(input.backoff.emptyPasses) };
+  }
+  return { downloads, ledger, backoff };
+}

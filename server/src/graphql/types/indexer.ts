@@ -1,0 +1,125 @@
+/** GraphQL twins of /api/settings/indexer and /api/torrents: the same service, camelCase. */
+import type { IndexerSettingsView, TorrentJobRow } from "../../services/book-channel.ts";
+import type { MountMapping } from "../../services/book-channel-settings.ts";
+import { asId } from "../../services/input.ts";
+import { builder } from "../builder.ts";
+
+const MountRef = builder.objectRef<MountMapping>("TorrentMountMapping").implement({
+  description: "The torrent client's download folder as the client sees it, and as this service sees it.",
+  fields: (t) => ({ clientPath: t.exposeString("clientPath"), localPath: t.exposeString("localPath") }),
+});
+
+const ProwlarrRef = builder.objectRef<IndexerSettingsView["prowlarr"]>("ProwlarrSettings").implement({
+  fields: (t) => ({
+    enabled: t.exposeBoolean("enabled"),
+    url: t.exposeString("url", { nullable: true }),
+    apiKey: t.exposeString("apiKey", { nullable: true, description: "Masked (\"••••\") when set; never the key." }),
+    apiKeySet: t.exposeBoolean("apiKeySet"),
+  }),
+});
+
+const QbittorrentRef = builder.objectRef<IndexerSettingsView["qbittorrent"]>("QbittorrentSettings").implement({
+  fields: (t) => ({
+    enabled: t.exposeBoolean("enabled"),
+    url: t.exposeString("url", { nullable: true }),
+    username: t.exposeString("username", { nullable: true }),
+    password: t.exposeString("password", { nullable: true, description: "Masked (\"••••\") when set; never the password." }),
+    passwordSet: t.exposeBoolean("passwordSet"),
+    category: t.exposeString("category"),
+    tag: t.exposeString("tag", { nullable: true }),
+    savePath: t.exposeString("savePath", { nullable: true }),
+    mount: t.field({ type: MountRef, nullable: true, resolve: (q) => q.mount }),
+    retention: t.exposeString("retention", { description: "keep_seeding | remove_after_import | remove_when_seeded" }),
+  }),
+});
+
+const IndexerSettingsRef = builder.objectRef<IndexerSettingsView>("IndexerSettings").implement({
+  description: "The optional indexer manager (Prowlarr) and torrent client (qBittorrent) channel for whole books.",
+  fields: (t) => ({
+    prowlarr: t.field({ type: ProwlarrRef, resolve: (v) => v.prowlarr }),
+    qbittorrent: t.field({ type: QbittorrentRef, resolve: (v) => v.qbittorrent }),
+    active: t.exposeBoolean("active", { description: "Both enabled and configured: the Wanted pass uses the channel." }),
+  }),
+});
+
+const TorrentJobRef = builder.objectRef<TorrentJobRow>("TorrentJob").implement({
+  fields: (t) => ({
+    id: t.exposeInt("id"),
+    seriesId: t.exposeInt("seriesId"),
+    infoHash: t.exposeString("infoHash"),
+    title: t.exposeString("title"),
+    indexer: t.exposeString("indexer", { nullable: true }),
+    books: t.exposeStringList("books", { description: "The books requested from this torrent (exact decimal labels)." }),
+    state: t.exposeString("state", { description: "added | downloading | completed | importing | imported | failed | removed" }),
+    contentPath: t.exposeString("contentPath", { nullable: true }),
+    importedFileIds: t.intList({ resolve: (j) => j.imported }),
+    retention: t.exposeString("retention", { nullable: true }),
+    error: t.exposeString("error", { nullable: true }),
+    createdAt: t.string({ description: "ISO 8601.", resolve: (j) => j.createdAt.toISOString() }),
+    updatedAt: t.string({ description: "ISO 8601.", resolve: (j) => j.updatedAt.toISOString() }),
+  }),
+});
+
+const MountInput = builder.inputType("TorrentMountMappingInput", {
+  fields: (t) => ({ clientPath: t.string({ required: true }), localPath: t.string({ required: true }) }),
+});
+
+const ProwlarrInput = builder.inputType("ProwlarrSettingsInput", {
+  fields: (t) => ({
+    enabled: t.boolean(),
+    url: t.string(),
+    apiKey: t.string({ description: "A value sets it, null clears it, absent or \"••••\" keeps it." }),
+  }),
+});
+
+const QbittorrentInput = builder.inputType("QbittorrentSettingsInput", {
+  fields: (t) => ({
+    enabled: t.boolean(),
+    url: t.string(),
+    username: t.string(),
+    password: t.string({ description: "A value sets it, null clears it, absent or \"••••\" keeps it." }),
+    category: t.string(),
+    tag: t.string(),
+    savePath: t.string(),
+    mount: t.field({ type: MountInput }),
+    retention: t.string({ description: "keep_seeding | remove_after_import | remove_when_seeded" }),
+  }),
+});
+
+const IndexerSettingsInput = builder.inputType("IndexerSettingsInput", {
+  fields: (t) => ({ prowlarr: t.field({ type: ProwlarrInput }), qbittorrent: t.field({ type: QbittorrentInput }) }),
+});
+
+/** The REST body for the same change: snake_case, absent fields left out. */
+function toBody(input: typeof IndexerSettingsInput.$inferInput): Record<string, unknown> {
+  const pick = (o: Record<string, unknown>, names: Record<string, string>) =>
+    Object.fromEntries(Object.entries(names).flatMap(([camel, snake]) => (o[camel] === undefined ? [] : [[snake, o[camel]]])));
+  const body: Record<string, unknown> = {};
+  if (input.prowlarr) body.prowlarr = pick(input.prowlarr, { enabled: "enabled", url: "url", apiKey: "api_key" });
+  if (input.qbittorrent) {
+    const q = input.qbittorrent;
+    body.qbittorrent = {
+      ...pick(q, { enabled: "enabled", url: "url", username: "username", password: "password", category: "category", tag: "tag", savePath: "save_path", retention: "retention" }),
+      ...(q.mount === undefined ? {} : { mount: q.mount && { client_path: q.mount.clientPath, local_path: q.mount.localPath } }),
+    };
+  }
+  return body;
+}
+
+builder.queryFields((t) => ({
+  indexerSettings: t.field({ type: IndexerSettingsRef, resolve: (_r, _a, { services }) => services.bookChannel.settings() }),
+  torrentJobs: t.field({
+    type: [TorrentJobRef],
+    description: "Torrent jobs of the book channel, newest first; of one series when given.",
+    args: { seriesId: t.arg.int() },
+    resolve: (_r, { seriesId }, { services }) => services.bookChannel.jobs(seriesId == null ? undefined : asId(seriesId)),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  updateIndexerSettings: t.field({
+    type: IndexerSettingsRef,
+    args: { input: t.arg({ type: IndexerSettingsInput, required: true }) },
+    resolve: (_r, { input }, { services }) => services.bookChannel.updateSettings(toBody(input)),
+  }),
+}));

@@ -1,0 +1,128 @@
+import type { DownloadEvent } from "../../services/download-pipeline-events.ts";
+import type { DownloadState } from "../../services/download-service.ts";
+import type { WantedEntryView, WantedLedgerView, WantedPassResult } from "../../services/wanted-service.ts";
+import { asId } from "../../services/input.ts";
+import { builder } from "../builder.ts";
+import { DownloadRef, DownloadStateEnum } from "./downloads.ts";
+
+const WantedReasonEnum = builder.enumType("WantedReason", {
+  values: {
+    QUEUED: { value: "queued", description: "A download was queued by this pass." },
+    ALREADY_QUEUED: { value: "already_queued", description: "A download of the slot is under way." },
+    NO_OFFER: { value: "no_offer", description: "No linked source offers it." },
+    ONLY_OTHER_LANGUAGES: { value: "only_other_languages", description: "Offered only in languages that are not preferred." },
+    ALL_OFFERS_BLOCKED: { value: "all_offers_blocked", description: "Every offer is blocked (degraded before, or from a source that delivered it degraded)." },
+    PARTS_INCOMPLETE: { value: "parts_incomplete", description: "A split chapter: no source offers every part." },
+    LIMIT_REACHED: { value: "limit_reached", description: "Obtainable, left for the next pass (downloads per pass)." },
+    BACKING_OFF: { value: "backing_off", description: "Nothing was obtainable: the series waits until nextPassAt." },
+    REPLACING: { value: "replacing", description: "An owned file was degraded: a replacement from another source is queued." },
+    NO_OTHER_SOURCE: { value: "no_other_source", description: "An owned file was degraded and no other source offers it: it stays." },
+  } as const,
+});
+
+const WantedDetailRef = builder.objectRef<WantedEntryView["detail"]>("WantedDetail").implement({
+  fields: (t) => ({
+    offers: t.exposeInt("offers", { description: "Offers of the slot in any language." }),
+    usable: t.exposeInt("usable", { description: "Offers in a preferred language." }),
+    blocked: t.exposeInt("blocked"),
+    languages: t.exposeStringList("languages"),
+    candidateMappingId: t.int({ nullable: true, resolve: (d) => d.candidate?.mappingId ?? null }),
+    candidateExternalId: t.string({ nullable: true, resolve: (d) => d.candidate?.externalId ?? null }),
+    parts: t.intList({ nullable: true, resolve: (d) => d.parts ?? null }),
+    nextPassAt: t.string({ nullable: true, resolve: (d) => d.nextPassAt ?? null }),
+    replacesFileId: t.int({ nullable: true, resolve: (d) => d.replacesFileId ?? null }),
+    downloadIds: t.intList({ nullable: true, resolve: (d) => d.downloadIds ?? null }),
+    bookChannelOutcome: t.string({ nullable: true, resolve: (d) => d.bookChannel?.outcome ?? null }),
+  }),
+});
+
+const WantedEntryRef = builder.objectRef<WantedEntryView>("WantedEntry").implement({
+  description: "Why a monitored slot is still wanted after the last Wanted pass.",
+  fields: (t) => ({
+    kind: t.exposeString("kind", { description: "chapter | book" }),
+    number: t.exposeString("number", { description: "Exact decimal label." }),
+    reason: t.field({ type: WantedReasonEnum, resolve: (e) => e.reason }),
+    detail: t.field({ type: WantedDetailRef, resolve: (e) => e.detail }),
+    updatedAt: t.string({ resolve: (e) => e.updatedAt.toISOString() }),
+  }),
+});
+
+const WantedLedgerRef = builder.objectRef<WantedLedgerView>("WantedLedger").implement({
+  fields: (t) => ({
+    seriesId: t.exposeInt("seriesId"),
+    lastPassAt: t.string({ nullable: true, resolve: (l) => l.lastPassAt?.toISOString() ?? null }),
+    nextPassAt: t.string({ nullable: true, description: "Back-off: the scheduled pass waits until then.", resolve: (l) => l.nextPassAt?.toISOString() ?? null }),
+    emptyPasses: t.exposeInt("emptyPasses"),
+    entries: t.field({ type: [WantedEntryRef], resolve: (l) => l.entries }),
+  }),
+});
+
+const WantedPassRef = builder.objectRef<WantedPassResult>("WantedPassResult").implement({
+  fields: (t) => ({
+    queued: t.exposeInt("queued", { description: "Downloads queued by this pass." }),
+    ledger: t.field({ type: WantedLedgerRef, resolve: (r) => r }),
+  }),
+});
+
+const DownloadEventRef = builder.objectRef<DownloadEvent>("DownloadEvent").implement({
+  description: "Progress or outcome of one download.",
+  fields: (t) => ({
+    downloadId: t.exposeInt("downloadId"),
+    seriesId: t.exposeInt("seriesId"),
+    state: t.field({ type: DownloadStateEnum, resolve: (e) => e.state as DownloadState }),
+    pagesDone: t.exposeInt("pagesDone"),
+    pagesTotal: t.int({ nullable: true, resolve: (e) => e.pagesTotal }),
+    error: t.string({ nullable: true, resolve: (e) => e.error }),
+    at: t.exposeString("at"),
+  }),
+});
+
+builder.queryField("wanted", (t) =>
+  t.field({
+    type: WantedLedgerRef,
+    description: "The Wanted ledger of a series: one entry per wanted slot (and degraded file) with its reason.",
+    args: { seriesId: t.arg.int({ required: true }) },
+    resolve: (_r, { seriesId }, { services }) => services.wanted.ledger(asId(seriesId)),
+  }),
+);
+
+builder.queryField("downloadQueue", (t) =>
+  t.field({
+    type: [DownloadRef],
+    description: "Downloads across series, newest first (at most 500), optionally only these states.",
+    args: { states: t.arg({ type: [DownloadStateEnum] }) },
+    resolve: (_r, { states }, { services }) => services.downloadPipeline.list(states ?? undefined),
+  }),
+);
+
+builder.mutationField("runWantedPass", (t) =>
+  t.field({
+    type: WantedPassRef,
+    description: "Runs the Wanted pass of a series now (ignores its back-off).",
+    args: { seriesId: t.arg.int({ required: true }) },
+    resolve: (_r, { seriesId }, { services }) => services.wanted.runPass(asId(seriesId), { force: true }),
+  }),
+);
+
+builder.mutationField("cancelDownload", (t) =>
+  t.field({
+    type: DownloadRef,
+    description: "Cancels a queued, waiting or running download (409 download_not_cancellable once publishing).",
+    args: { id: t.arg.int({ required: true }) },
+    resolve: (_r, { id }, { services }) => services.downloadPipeline.cancel(asId(id)),
+  }),
+);
+
+async function* ofSeries(events: AsyncIterable<DownloadEvent>, seriesId: number | null | undefined): AsyncGenerator<DownloadEvent> {
+  for await (const e of events) if (seriesId === null || seriesId === undefined || e.seriesId === seriesId) yield e;
+}
+
+builder.subscriptionField("downloadEvents", (t) =>
+  t.field({
+    type: DownloadEventRef,
+    description: "Download progress and outcomes, optionally of one series.",
+    args: { seriesId: t.arg.int() },
+    subscribe: (_root, { seriesId }, { events }) => ofSeries(events.downloads.subscribe(), seriesId),
+    resolve: (e) => e,
+  }),
+);

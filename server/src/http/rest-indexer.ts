@@ -1,0 +1,53 @@
+/** REST of the indexer/torrent channel: its settings (secrets masked) and torrent jobs. Translation only. */
+import type { Hono } from "hono";
+import type { IndexerSettingsView, TorrentJobRow } from "../services/book-channel.ts";
+import type { Services } from "../services/index.ts";
+import { asId } from "../services/input.ts";
+import { jsonBody } from "./request.ts";
+
+export function restIndexerSettings(v: IndexerSettingsView) {
+  const q = v.qbittorrent;
+  return {
+    prowlarr: { enabled: v.prowlarr.enabled, url: v.prowlarr.url, api_key: v.prowlarr.apiKey, api_key_set: v.prowlarr.apiKeySet },
+    qbittorrent: {
+      enabled: q.enabled,
+      url: q.url,
+      username: q.username,
+      password: q.password,
+      password_set: q.passwordSet,
+      category: q.category,
+      tag: q.tag,
+      save_path: q.savePath,
+      mount: q.mount && { client_path: q.mount.clientPath, local_path: q.mount.localPath },
+      retention: q.retention,
+    },
+    active: v.active,
+  };
+}
+
+export function restTorrentJob(j: TorrentJobRow) {
+  return {
+    id: j.id,
+    series_id: j.seriesId,
+    info_hash: j.infoHash,
+    title: j.title,
+    indexer: j.indexer,
+    books: j.books,
+    state: j.state,
+    content_path: j.contentPath,
+    imported_file_ids: j.imported,
+    retention: j.retention,
+    error: j.error,
+    created_at: j.createdAt.toISOString(),
+    updated_at: j.updatedAt.toISOString(),
+  };
+}
+
+export function indexerRoutes(app: Hono, services: Services): void {
+  app.get("/api/settings/indexer", async (c) => c.json(restIndexerSettings(await services.bookChannel.settings())));
+  app.put("/api/settings/indexer", async (c) => c.json(restIndexerSettings(await services.bookChannel.updateSettings(await jsonBody(c)))));
+  app.get("/api/torrents", async (c) => {
+    const seriesId = c.req.query("series_id");
+    return c.json((await services.bookChannel.jobs(seriesId === undefined ? undefined : asId(seriesId, "series_id"))).map(restTorrentJob));
+  });
+}

@@ -1,0 +1,93 @@
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { zipBuffer } from "../../test/fixtures.ts";
+import { drawnPages } from "../library/test-pages.ts";
+import { DropFolderProvider, safeSegment } from "./drop-folder.ts";
+
+describe("DropFolderProvider on a real folder", () => {
+  let dir: string;
+  let root: string;
+  let outside: string;
+  let pages: Buffer[];
+  let provider: DropFolderProvider;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), "drop-test-"));
+    root = path.join(dir, "drop");
+    outside = path.join(dir, "outside");
+    await mkdir(outside, { recursive: true });
+    pages = await drawnPages(3, 5, { width: 200, height: 290 });
+    const work = path.join(root, "Blue Harbor");
+    await mkdir(work, { recursive: true });
+    const cbz = (n: number) => zipBuffer(pages.slice(0, n).map((data, i) => ({ name: `${String(i + 1).padStart(3, "0")}.jpg`, data })));
+    await writeFile(path.join(work, "Blue Harbor - c012.cbz"), await cbz(3));
+    await writeFile(path.join(work, "[Team A] Blue Harbor v02 c010.5.cbz"), await cbz(2));
+    await writeFile(path.join(work, "Blue Harbor - c000.cbz"), await cbz(1));
+    await writeFile(path.join(work, "Blue Harbor - c013.cbz"), Buffer.from("PK\x03\x04 still copying"));
+    await writeFile(path.join(work, "notes.txt"), "hello");
+    await writeFile(path.join(work, ".hidden - c099.cbz"), await cbz(1));
+    // A chapter as a folder of images, in natural order (page2 before page10), with a link that must be skipped.
+    const folder = path.join(work, "Chapter 14 part 2");
+    await mkdir(folder);
+    await writeFile(path.join(folder, "page10.jpg"), pages[2]!);
+    await writeFile(path.join(folder, "page2.png"), pages[1]!);
+    await writeFile(path.join(outside, "secret.jpg"), pages[0]!);
+    await symlink(path.join(outside, "secret.jpg"), path.join(folder, "page1.jpg"));
+    // A work that is a link to a folder outside, and a chapter link to an outside archive.
+    await symlink(outside, path.join(root, "Linked Work"));
+    await writeFile(path.join(outside, "Blue Harbor - c050.cbz"), await cbz(1));
+    await symlink(path.join(outside, "Blue Harbor - c050.cbz"), path.join(work, "Blue Harbor - c050.cbz"));
+    await mkdir(path.join(root, "Red Cliff"));
+    await writeFile(path.join(root, "Loose - c001.cbz"), await cbz(1));
+    provider = new DropFolderProvider({ root, language: "en" });
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("finds works by folder name, never a link or a top-level file", async () => {
+    expect((await provider.search("")).map((w) => w.sourceId)).toEqual(["Blue Harbor", "Red Cliff"]);
+    expect(await provider.search("harbor")).toEqual([{ sourceId: "Blue Harbor", title: "Blue Harbor", language: "en", sourceName: "Drop folder", thumbnailUrl: null }]);
+    expect(await new DropFolderProvider({ root: path.join(dir, "missing") }).search("x")).toEqual([]);
+  });
+
+  it("numbers chapters with the name parser, skipping what does not open yet", async () => {
+    const chapters = await provider.listChapters("Blue Harbor");
+    expect(chapters.map((c) => [c.externalId, c.number, c.volume, c.part, c.scanlator, c.pageCount])).toEqual([
+      ["[Team A] Blue Harbor v02 c010.5.cbz", "10.5", "2", null, "Team A", 2],
+      ["Blue Harbor - c000.cbz", "0", null, null, null, 1],
+      ["Blue Harbor - c012.cbz", "12", null, null, null, 3],
+      ["Chapter 14 part 2", "14", null, 2, null, 2],
+    ]);
+    expect(chapters[0]?.uploadedAt).toBeInstanceOf(Date);
+  });
+
+  it("reads pages from a CBZ without extracting, 1-based", async () => {
+    const ch = await provider.pages("Blue Harbor", "Blue Harbor - c012.cbz");
+    expect(ch.count).toBe(3);
+    const p = await ch.fetch(3);
+    expect(p.bytes.equals(pages[2]!)).toBe(true);
+    expect(p.contentType).toBe("image/jpeg");
+    await expect(ch.fetch(4)).rejects.toMatchObject({ name: "ProviderError", transient: false });
+  });
+
+  it("reads a folder of images in natural order without following links", async () => {
+    const ch = await provider.pages("Blue Harbor", "Chapter 14 part 2");
+    expect(ch.count).toBe(2);
+    expect((await ch.fetch(1)).bytes.equals(pages[1]!)).toBe(true);
+    expect((await ch.fetch(2)).bytes.equals(pages[2]!)).toBe(true);
+  });
+
+  it("refuses links, traversal and unsafe names", async () => {
+    await expect(provider.listChapters("Linked Work")).rejects.toMatchObject({ transient: false });
+    await expect(provider.listChapters("..")).rejects.toMatchObject({ transient: false });
+    await expect(provider.listChapters("../outside")).rejects.toMatchObject({ transient: false });
+    await expect(provider.pages("Blue Harbor", "Blue Harbor - c050.cbz")).rejects.toMatchObject({ transient: false });
+    await expect(provider.pages("Blue Harbor", "../../outside/secret.jpg")).rejects.toMatchObject({ transient: false });
+    await expect(provider.pages("Blue Harbor", "Blue Harbor - c013.cbz")).rejects.toMatchObject({ transient: false });
+    await expect(provider.pages("Blue Harbor", "notes.txt")).rejects.toMatchObject({ transient: false });
+    expect([safeSegment("a"), safeSegment(".."), safeSegment("a/b"), safeSegment(".x"), safeSegment("")]).toEqual([true, false, false, false, false]);
+  });
+});

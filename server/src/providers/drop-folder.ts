@@ -1,0 +1,195 @@
+/**
+ * The drop-folder provider: an import folder (config DROP_FOLDER) the operator fills by hand.
+ *
+ * Layout (decided; top-level files are ignored, so a half-sorted folder never invents a work):
+ *   <drop>/<Work title>/                 a work; sourceId = the folder name
+ *   <drop>/<Work title>/<name>.cbz|.zip  a chapter (externalId = the file name)
+ *   <drop>/<Work title>/<name>/*.jpg…    a chapter as a folder of images (externalId = the folder name)
+ * Numbers come from the name parser (domain/filename.ts, with the work title as the known series).
+ *
+ * Safety: ids are single path segments (no separators, no "..", no dot-names); symbolic links are
+ * refused at every level; every path is checked to stay inside the drop folder's real path. Archives
+ * are read through the hardened reader only (never extracted); an archive that does not open (still
+ * being copied, or refused) is left out of the listing until it does.
+ */
+import { lstat, readdir, readFile, realpath } from "node:fs/promises";
+import path from "node:path";
+import { parseFileName } from "../domain/filename.ts";
+import type { Label } from "../domain/labels.ts";
+import { naturalCompare, openArchive, withArchive, type ArchiveOpenOptions } from "../library/archive-reader.ts";
+import { ProviderError, type ChapterPages, type FetchedPage, type ProviderChapter, type ProviderWork, type SourceProvider } from "./provider.ts";
+
+export const DROP_FOLDER_PROVIDER_NAME = "drop-folder";
+
+const ARCHIVE_RE = /\.(cbz|zip)$/i;
+const IMAGE_RE = /\.(jpe?g|png|webp|gif|avif)$/i;
+const CONTENT_TYPES: Record<string, string> = { jpg: "image/jpeg", jpeg: "image/jpeg", png: "image/png", webp: "image/webp", gif: "image/gif", avif: "image/avif" };
+
+export interface DropFolderOptions {
+  root: string;
+  /** Language the chapters are offered in when nothing says otherwise (the mapping's language wins in refresh). */
+  language?: string;
+  archiveLimits?: ArchiveOpenOptions;
+}
+
+/** A name usable as one path segment inside the drop folder. */
+export function safeSegment(name: string): boolean {
+  return name.length > 0 && name.length <= 255 && !name.startsWith(".") && !/[/\\\0]/.test(name);
+}
+
+function refuse(message: string): ProviderError {
+  return new ProviderError(message, false);
+}
+
+export class DropFolderProvider implements SourceProvider {
+  readonly kind = "drop_folder" as const;
+  readonly name = DROP_FOLDER_PROVIDER_NAME;
+  readonly root: string;
+  private readonly language: string;
+  private readonly limits: ArchiveOpenOptions | undefined;
+
+  constructor(options: DropFolderOptions) {
+    this.root = path.resolve(options.root);
+    this.language = options.language ?? "en";
+    this.limits = options.archiveLimits;
+  }
+
+  /** The drop folder's real path, or null when it does not exist (nothing is offered then). */
+  private async realRoot(): Promise<string | null> {
+    try {
+      return await realpath(this.root);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw refuse(`drop folder unreadable: ${(e as NodeJS.ErrnoException).code ?? "error"}`);
+    }
+  }
+
+  /** Joins segments under the root, refusing unsafe names, symbolic links and anything escaping it. */
+  private async inside(segments: string[]): Promise<{ abs: string; dir: boolean }> {
+    const root = await this.realRoot();
+    if (root === null) throw refuse("the drop folder does not exist");
+    let abs = root;
+    let dir = true;
+    for (const seg of segments) {
+      if (!safeSegment(seg)) throw refuse(`refused name in the drop folder: ${JSON.stringify(seg.slice(0, 80))}`);
+      abs = path.join(abs, seg);
+      let st;
+      try {
+        st = await lstat(abs);
+      } catch {
+        throw refuse(`not in the drop folder: ${segments.join("/")}`);
+      }
+      if (st.isSymbolicLink()) throw refuse(`symbolic links are refused in the drop folder: ${segments.join("/")}`);
+      dir = st.isDirectory();
+    }
+    const real = await realpath(abs);
+    if (real !== abs || !(real === root || real.startsWith(root + path.sep))) throw refuse("path escapes the drop folder");
+    return { abs, dir };
+  }
+
+  /** Plain entries (no dot-names, no symbolic links) of a directory. */
+  private async entries(dir: string) {
+    const all = await readdir(dir, { withFileTypes: true });
+    return all.filter((e) => safeSegment(e.name) && !e.isSymbolicLink());
+  }
+
+  async search(title: string, options: { language?: string; signal?: AbortSignal } = {}): Promise<ProviderWork[]> {
+    const root = await this.realRoot();
+    if (root === null) return [];
+    const q = title.trim().toLowerCase();
+    const works = (await this.entries(root)).filter((e) => e.isDirectory() && e.name.toLowerCase().includes(q));
+    return works
+      .map((e) => e.name)
+      .sort(naturalCompare)
+      .map((name) => ({ sourceId: name, title: name, language: options.language ?? this.language, sourceName: "Drop folder", thumbnailUrl: null }));
+  }
+
+  async listChapters(sourceId: string): Promise<ProviderChapter[]> {
+    const work = await this.inside([sourceId]);
+    if (!work.dir) throw refuse(`not a work folder: ${sourceId}`);
+    const out: ProviderChapter[] = [];
+    for (const e of await this.entries(work.abs)) {
+      const abs = path.join(work.abs, e.name);
+      let pageCount: number;
+      if (e.isFile() && ARCHIVE_RE.test(e.name)) {
+        try {
+          pageCount = await withArchive(abs, this.limits, async (a) => a.pages.length);
+        } catch {
+          continue; // still being copied, or refused by the reader: listed once it opens
+        }
+      } else if (e.isDirectory()) {
+        pageCount = (await this.images(abs)).length;
+        if (pageCount === 0) continue;
+      } else continue;
+      const parsed = parseFileName(e.name, { series: sourceId });
+      const single = (l: Label | null, end: Label | null) => (end === null ? l : null);
+      const st = await lstat(abs);
+      out.push({
+        externalId: e.name,
+        number: single(parsed.chapter, parsed.chapterEnd),
+        volume: single(parsed.volume, parsed.volumeEnd),
+        part: parsed.part,
+        name: e.name,
+        scanlator: parsed.group,
+        language: this.language,
+        uploadedAt: st.mtime,
+        pageCount,
+      });
+    }
+    return out.sort((a, b) => naturalCompare(a.externalId, b.externalId));
+  }
+
+  /** Image files of a chapter folder in natural order; symbolic links and sub-folders are left out. */
+  private async images(dir: string): Promise<string[]> {
+    return (await this.entries(dir))
+      .filter((e) => e.isFile() && IMAGE_RE.test(e.name))
+      .map((e) => e.name)
+      .sort(naturalCompare);
+  }
+
+  async pages(sourceId: string, externalId: string): Promise<ChapterPages> {
+    const chapter = await this.inside([sourceId, externalId]);
+    if (chapter.dir) {
+      const names = await this.images(chapter.abs);
+      return {
+        count: names.length,
+        fetch: async (index: number): Promise<FetchedPage> => {
+          const name = names[index - 1];
+          if (name === undefined) throw refuse(`page ${index} out of range 1..${names.length}`);
+          const { abs } = await this.inside([sourceId, externalId, name]);
+          const ext = (path.extname(name).slice(1) || "").toLowerCase();
+          return { index, bytes: await readFile(abs), contentType: CONTENT_TYPES[ext] ?? null };
+        },
+      };
+    }
+    if (!ARCHIVE_RE.test(externalId)) throw refuse(`not a chapter archive or folder: ${externalId}`);
+    let count: number;
+    try {
+      count = await withArchive(chapter.abs, this.limits, async (a) => a.pages.length);
+    } catch (e) {
+      throw refuse(`archive refused: ${(e as Error).message}`);
+    }
+    return {
+      count,
+      fetch: async (index: number): Promise<FetchedPage> => {
+        if (!Number.isInteger(index) || index < 1 || index > count) throw refuse(`page ${index} out of range 1..${count}`);
+        const { abs } = await this.inside([sourceId, externalId]);
+        // One open per page keeps no handle alive between pages; the reader checks the directory again.
+        const a = await openArchive(abs, this.limits).catch((e: unknown) => {
+          throw refuse(`archive refused: ${(e as Error).message}`);
+        });
+        try {
+          if (a.pages.length !== count) throw refuse("the archive changed while it was being read");
+          const entry = a.pages[index - 1];
+          const bytes = await a.readPage(index - 1);
+          const ext = (entry ? path.extname(entry.name).slice(1) : "").toLowerCase();
+          return { index, bytes, contentType: CONTENT_TYPES[ext] ?? null };
+        } catch (e) {
+          throw e instanceof ProviderError ? e : refuse(`page ${index} unreadable: ${(e as Error).message}`);
+        } finally {
+          await a.close();
+        }
+      },
+    };
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * Provider rows ↔ SourceProvider instances.
+ *
+ * Decisions:
+ * - The drop folder is always present: one row "drop-folder" (kind drop_folder), created on first use.
+ * - Suwayomi: one Provider row PER SUWAYOMI SOURCE ("suwayomi:<sourceId>", kind suwayomi, baseUrl the
+ *   server), so priority and health are per source (MangaDex EN and another site are two rows). A row
+ *   is created when the operator first searches or links through that source; the source's name and
+ *   language are kept in the setting "suwayomi_sources" so providers are built without a round trip.
+ * - All Suwayomi rows share one client, rebuilt when the settings (URL, auth, password) change. When
+ *   Suwayomi is disabled or not configured its rows stay (mappings keep them) but have no provider.
+ */
+import { createHash } from "node:crypto";
+import type { Provider } from "../generated/prisma/client.ts";
+import { AppError } from "../errors.ts";
+import type { AppContext } from "../services/context.ts";
+import type { SourceSettingsService } from "../services/source-settings.ts";
+import { getSetting, putSetting } from "../services/source-settings.ts";
+import { DropFolderProvider, DROP_FOLDER_PROVIDER_NAME } from "./drop-folder.ts";
+import type { SourceProvider } from "./provider.ts";
+import { SuwayomiClient, SuwayomiProvider, suwayomiProviderName, type SuwayomiSource } from "./suwayomi.ts";
+
+export const SUWAYOMI_SOURCES_KEY = "suwayomi_sources";
+const SUWAYOMI_PREFIX = "suwayomi:";
+
+export type ProviderRow = Provider;
+
+export interface ResolvedProvider {
+  row: ProviderRow;
+  /** null when the provider is unavailable (Suwayomi disabled or not configured, row disabled). */
+  provider: SourceProvider | null;
+}
+
+export function providerRegistry(ctx: AppContext, settings: SourceSettingsService) {
+  const drop = new DropFolderProvider({ root: ctx.config.dropFolder, archiveLimits: ctx.config.archiveLimits });
+  let client: { fingerprint: string; client: SuwayomiClient } | null = null;
+
+  async function ensureDropFolderRow(): Promise<ProviderRow> {
+    return ctx.db.provider.upsert({ where: { name: DROP_FOLDER_PROVIDER_NAME }, create: { name: DROP_FOLDER_PROVIDER_NAME, kind: "drop_folder" }, update: {} });
+  }
+
+  /** The shared client for the current settings, or null when Suwayomi is not usable. */
+  async function suwayomiClient(): Promise<SuwayomiClient | null> {
+    const conn = await settings.suwayomiConnection();
+    if (!conn) return null;
+    // The password enters the fingerprint only hashed, so it never sits in clear beside the client.
+    const fingerprint = createHash("sha256").update(JSON.stringify(conn)).digest("hex");
+    if (client?.fingerprint !== fingerprint) client = { fingerprint, client: new SuwayomiClient(conn) };
+    return client.client;
+  }
+
+  const knownSources = () => getSetting<Record<string, { name: string; lang: string }>>(ctx, SUWAYOMI_SOURCES_KEY, {});
+
+  async function instance(row: ProviderRow): Promise<SourceProvider | null> {
+    if (!row.enabled) return null;
+    if (row.kind === "drop_folder") return drop;
+    if (row.kind !== "suwayomi" || !row.name.startsWith(SUWAYOMI_PREFIX)) return null;
+    const c = await suwayomiClient();
+    if (!c) return null;
+    const id = row.name.slice(SUWAYOMI_PREFIX.length);
+    const meta = (await knownSources())[id];
+    return new SuwayomiProvider(c, { id, name: meta?.name ?? id, lang: meta?.lang ?? "en" });
+  }
+
+  async function suwayomiSources(lang?: string, signal?: AbortSignal): Promise<SuwayomiSource[]> {
+    const c = await suwayomiClient();
+    if (!c) throw new AppError("provider_unavailable", "Suwayomi is not enabled or not configured (settings → sources)");
+    return c.sources(lang, signal);
+  }
+
+  return {
+    dropFolder: drop,
+    ensureDropFolderRow,
+    suwayomiSources,
+
+    /** Every Provider row (the drop folder always among them), by priority then name. */
+    async list(): Promise<ProviderRow[]> {
+      await ensureDropFolderRow();
+      return ctx.db.provider.findMany({ orderBy: [{ priority: "desc" }, { name: "asc" }] });
+    },
+
+    async byId(providerId: number): Promise<ResolvedProvider> {
+      const row = await ctx.db.provider.findUnique({ where: { id: providerId } });
+      if (!row) throw new AppError("provider_not_found", `no provider ${providerId}`);
+      return { row, provider: await instance(row) };
+    },
+
+    /** The SourceProvider of a Provider row id, or null when unavailable (what the pipeline calls). */
+    async forProviderId(providerId: number): Promise<SourceProvider | null> {
+      const row = await ctx.db.provider.findUnique({ where: { id: providerId } });
+      return row ? instance(row) : null;
+    },
+
+    /**
+     * The operator's choice of provider: "drop-folder", "suwayomi:<sourceId>" or a bare Suwayomi
+     * source id. A Suwayomi source gets its row on first use, after Suwayomi confirms it exists.
+     */
+    async resolve(ref: string, signal?: AbortSignal): Promise<ResolvedProvider> {
+      const name = ref === DROP_FOLDER_PROVIDER_NAME || ref.startsWith(SUWAYOMI_PREFIX) ? ref : /^\d{1,25}$/.test(ref) ? suwayomiProviderName(ref) : null;
+      if (name === null) throw new AppError("provider_not_found", `no provider ${JSON.stringify(ref.slice(0, 80))}: use "drop-folder" or a Suwayomi source id`);
+      if (name === DROP_FOLDER_PROVIDER_NAME) {
+        const row = await ensureDropFolderRow();
+        return { row, provider: await instance(row) };
+      }
+      const existing = await ctx.db.provider.findUnique({ where: { name } });
+      if (existing) return { row: existing, provider: await instance(existing) };
+      const sourceId = name.slice(SUWAYOMI_PREFIX.length);
+      const source = (await suwayomiSources(undefined, signal)).find((s) => s.id === sourceId);
+      if (!source) throw new AppError("provider_not_found", `Suwayomi has no source ${sourceId}`);
+      await putSetting(ctx, SUWAYOMI_SOURCES_KEY, { ...(await knownSources()), [source.id]: { name: source.name, lang: source.lang } });
+      const conn = await settings.suwayomiConnection();
+      const row = await ctx.db.provider.upsert({ where: { name }, create: { name, kind: "suwayomi", baseUrl: conn?.baseUrl ?? null }, update: {} });
+      return { row, provider: await instance(row) };
+    },
+
+    /** Display name and language of a Provider row ("MangaDex (en)", "Drop folder"). */
+    async describe(row: ProviderRow): Promise<{ displayName: string; language: string | null }> {
+      if (row.kind === "drop_folder") return { displayName: "Drop folder", language: null };
+      const meta = (await knownSources())[row.name.slice(SUWAYOMI_PREFIX.length)];
+      return meta ? { displayName: `${meta.name} (${meta.lang})`, language: meta.lang } : { displayName: row.name, language: null };
+    },
+
+    async setPriority(providerId: number, priority: number): Promise<ProviderRow> {
+      const found = await ctx.db.provider.updateMany({ where: { id: providerId }, data: { priority } });
+      if (found.count !== 1) throw new AppError("provider_not_found", `no provider ${providerId}`);
+      return (await ctx.db.provider.findUnique({ where: { id: providerId } }))!;
+    },
+  };
+}
+
+export type ProviderRegistry = ReturnType<typeof providerRegistry>;

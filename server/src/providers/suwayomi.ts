@@ -1,0 +1,315 @@
+/**
+ * Suwayomi-Server over its GraphQL API (`POST {base}/api/graphql`), no auth or basic auth.
+ *
+ * One SuwayomiProvider is bound to ONE Suwayomi source (e.g. "MangaDex", lang "en"): the registry
+ * keeps one Provider row per source id (`suwayomi:<sourceId>`), so priority and health are per source.
+ * All share one SuwayomiClient (the connection).
+ *
+ * Numbers: Suwayomi's chapterNumber is a Kotlin Float (often serialised with float noise, 10.1 →
+ * 10.100000381469727). The label is the chapter name's own number when it agrees with the float
+ * (exact text), else the shortest decimal (≤ 4 places) that rounds to the same float32/double, −1
+ * (or any negative) is unnumbered (null). Volumes come only from the name ("Vol.2 Ch.10"); a part
+ * only when the name states it for the same chapter number ("Ch.10.1 part 2").
+ *
+ * Pages are fetched only from the Suwayomi origin: a page path resolving elsewhere, or a redirect,
+ * is refused with a non-transient ProviderError. Transient: connection errors, timeouts, 5xx, 429.
+ */
+import { parseFileName } from "../domain/filename.ts";
+import { compareLabels, parseLabel, type Label } from "../domain/labels.ts";
+import { ProviderError, type ChapterPages, type FetchedPage, type ProviderChapter, type ProviderWork, type SourceProvider } from "./provider.ts";
+
+export type SuwayomiAuth = { kind: "none" } | { kind: "basic"; username: string; password: string };
+
+export interface SuwayomiConnection {
+  /** e.g. "http://127.0.0.1:4567" (a path prefix is kept: "http://host/suwayomi"). */
+  baseUrl: string;
+  auth: SuwayomiAuth;
+  /** Per request (GraphQL call or one page GET). Default 30 s. */
+  timeoutMs?: number;
+  /** Largest page accepted. Default 64 MiB. */
+  maxPageBytes?: number;
+}
+
+export interface SuwayomiSource {
+  id: string;
+  name: string;
+  lang: string;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_PAGE_BYTES = 64 * 1024 ** 2;
+/** Search pages read per query (20 results each on Suwayomi). */
+const SEARCH_PAGES = 2;
+
+export function suwayomiProviderName(sourceId: string): string {
+  return `suwayomi:${sourceId}`;
+}
+
+/** Is this status worth retrying? */
+export function transientStatus(status: number): boolean {
+  return status >= 500 || status === 429;
+}
+
+/** Shortest decimal (≤ 4 places) equal to x as a double or as a float32; null for negative/NaN. */
+export function floatLabel(x: number): Label | null {
+  if (!Number.isFinite(x) || x < 0) return null;
+  for (let d = 0; d <= 4; d++) {
+    const s = x.toFixed(d);
+    const v = Number(s);
+    if (Math.abs(v - x) < 1e-9 * Math.max(1, x) || Math.fround(v) === Math.fround(x)) return parseLabel(s);
+  }
+  return parseLabel(x.toFixed(4));
+}
+
+/** The numbering a Suwayomi chapter carries: number from the float (name's text when it agrees), volume and part from the name. */
+export function chapterNumbering(chapterNumber: number, name: string): { number: Label | null; volume: Label | null; part: number | null } {
+  const fromFloat = floatLabel(chapterNumber);
+  const parsed = parseFileName(name);
+  const nameChapter = parsed.chapterEnd === null ? parsed.chapter : null;
+  const agrees = fromFloat !== null && nameChapter !== null && Math.abs(Number(nameChapter) - chapterNumber) < 1e-4 * Math.max(1, chapterNumber);
+  const number = agrees ? nameChapter : fromFloat;
+  const volume = parsed.volumeEnd === null ? parsed.volume : null;
+  const part = number !== null && nameChapter !== null && compareLabels(nameChapter, number) === 0 ? parsed.part : null;
+  return { number, volume, part };
+}
+
+interface GqlAnswer<T> {
+  data?: T | null;
+  errors?: { message: string }[];
+}
+
+/** The connection: GraphQL calls and page GETs with timeouts, auth and origin checks. */
+export class SuwayomiClient {
+  readonly base: URL;
+  private readonly authHeader: string | null;
+  private readonly timeoutMs: number;
+  private readonly maxPageBytes: number;
+
+  constructor(conn: SuwayomiConnection) {
+    let base: URL;
+    try {
+      base = new URL(conn.baseUrl);
+    } catch {
+      throw new ProviderError(`Suwayomi URL is not a URL: ${JSON.stringify(conn.baseUrl)}`, false);
+    }
+    if (base.protocol !== "http:" && base.protocol !== "https:") throw new ProviderError("Suwayomi URL must be http or https", false);
+    if (base.username || base.password) throw new ProviderError("put Suwayomi credentials in the settings, not in the URL", false);
+    base.search = "";
+    base.hash = "";
+    if (!base.pathname.endsWith("/")) base.pathname += "/";
+    this.base = base;
+    this.authHeader = conn.auth.kind === "basic" ? `Basic ${Buffer.from(`${conn.auth.username}:${conn.auth.password}`).toString("base64")}` : null;
+    this.timeoutMs = conn.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxPageBytes = conn.maxPageBytes ?? DEFAULT_MAX_PAGE_BYTES;
+  }
+
+  /** Resolves an API path ("/api/v1/…" or "api/graphql") under the base, keeping its path prefix. */
+  resolve(p: string): URL {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(p) || p.startsWith("//")) return new URL(p);
+    return new URL(p.replace(/^\/+/, ""), this.base);
+  }
+
+  private async request(url: URL, init: RequestInit, signal: AbortSignal | undefined): Promise<Response> {
+    if (url.origin !== this.base.origin) throw new ProviderError(`refused: ${url.origin} is not the Suwayomi origin`, false);
+    const headers = new Headers(init.headers);
+    if (this.authHeader) headers.set("authorization", this.authHeader);
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    let res: Response;
+    try {
+      res = await fetch(url, { ...init, headers, signal: combined, redirect: "manual" });
+    } catch (e) {
+      throw this.fetchFailure(e, signal, timeout);
+    }
+    if (res.status >= 300 && res.status < 400) {
+      await res.body?.cancel();
+      throw new ProviderError(`Suwayomi answered a redirect (${res.status}); redirects are not followed`, false, res.status);
+    }
+    if (!res.ok) {
+      await res.body?.cancel();
+      const what = res.status === 401 || res.status === 403 ? "authentication failed" : "request failed";
+      throw new ProviderError(`Suwayomi ${what}: HTTP ${res.status}`, transientStatus(res.status), res.status);
+    }
+    return res;
+  }
+
+  /** A caller's abort stays an abort (cancellation); a timeout or a network failure is transient. */
+  private fetchFailure(e: unknown, signal: AbortSignal | undefined, timeout: AbortSignal): unknown {
+    if (signal?.aborted) return signal.reason;
+    if (timeout.aborted) return new ProviderError(`Suwayomi did not answer within ${this.timeoutMs} ms`, true);
+    return new ProviderError(`Suwayomi unreachable: ${(e as Error).message}`, true);
+  }
+
+  async gql<T>(query: string, variables: Record<string, unknown>, signal?: AbortSignal): Promise<T> {
+    const res = await this.request(this.resolve("api/graphql"), { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify({ query, variables }) }, signal);
+    let answer: GqlAnswer<T>;
+    try {
+      answer = (await res.json()) as GqlAnswer<T>;
+    } catch (e) {
+      if (signal?.aborted) throw signal.reason;
+      throw new ProviderError(`Suwayomi answered malformed JSON: ${(e as Error).message}`, false);
+    }
+    if (answer.errors?.length) throw new ProviderError(`Suwayomi GraphQL error: ${answer.errors.map((x) => x.message).join("; ").slice(0, 300)}`, false);
+    if (!answer.data) throw new ProviderError("Suwayomi GraphQL answer without data", false);
+    return answer.data;
+  }
+
+  async sources(lang?: string, signal?: AbortSignal): Promise<SuwayomiSource[]> {
+    const data = await this.gql<{ sources: { nodes: SuwayomiSource[] } }>(
+      "query Sources($condition: SourceConditionInput) { sources(condition: $condition) { nodes { id name lang } } }",
+      { condition: lang ? { lang } : {} },
+      signal,
+    );
+    return data.sources.nodes.map((s) => ({ id: String(s.id), name: s.name, lang: s.lang }));
+  }
+
+  /** One page's bytes; the path must resolve on the Suwayomi origin. */
+  async page(p: string, signal?: AbortSignal): Promise<{ bytes: Buffer; contentType: string | null }> {
+    let url: URL;
+    try {
+      url = this.resolve(p);
+    } catch {
+      throw new ProviderError(`Suwayomi listed a page that is not a URL: ${JSON.stringify(p.slice(0, 200))}`, false);
+    }
+    const res = await this.request(url, { method: "GET" }, signal);
+    const declared = Number(res.headers.get("content-length") ?? "NaN");
+    if (declared > this.maxPageBytes) {
+      await res.body?.cancel();
+      throw new ProviderError(`page larger than ${this.maxPageBytes} bytes`, false);
+    }
+    const bytes = await this.readCapped(res, signal);
+    if (Number.isFinite(declared) && bytes.length !== declared) throw new ProviderError(`page truncated: ${bytes.length} of ${declared} bytes`, true);
+    return { bytes, contentType: res.headers.get("content-type") };
+  }
+
+  /** The body, refused as soon as it passes maxPageBytes (a server without Content-Length cannot exhaust memory). */
+  private async readCapped(res: Response, signal: AbortSignal | undefined): Promise<Buffer> {
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    try {
+      if (res.body) {
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+          total += chunk.length;
+          if (total > this.maxPageBytes) {
+            await res.body.cancel().catch(() => undefined);
+            throw new ProviderError(`page larger than ${this.maxPageBytes} bytes`, false);
+          }
+          chunks.push(chunk);
+        }
+      }
+    } catch (e) {
+      if (e instanceof ProviderError) throw e;
+      if (signal?.aborted) throw signal.reason;
+      throw new ProviderError(`page transfer cut: ${(e as Error).message}`, true);
+    }
+    return Buffer.concat(chunks, total);
+  }
+}
+
+interface RawManga {
+  id: number | string;
+  title: string;
+  thumbnailUrl: string | null;
+}
+interface RawChapter {
+  id: number | string;
+  name: string;
+  uploadDate: string | number | null;
+  chapterNumber: number;
+  scanlator: string | null;
+  pageCount: number;
+  mangaId?: number | string;
+}
+
+const MANGA_FIELDS = "id title thumbnailUrl";
+const CHAPTER_FIELDS = "id name uploadDate chapterNumber scanlator sourceOrder pageCount mangaId";
+
+function intId(text: string, what: string): number {
+  if (!/^\d{1,15}$/.test(text)) throw new ProviderError(`not a Suwayomi ${what} id: ${JSON.stringify(text.slice(0, 50))}`, false);
+  return Number(text);
+}
+
+function uploadDate(v: string | number | null): Date | null {
+  const ms = Number(v ?? 0);
+  return Number.isFinite(ms) && ms > 0 ? new Date(ms) : null;
+}
+
+export class SuwayomiProvider implements SourceProvider {
+  readonly kind = "suwayomi" as const;
+  readonly name: string;
+
+  constructor(
+    readonly client: SuwayomiClient,
+    readonly source: SuwayomiSource,
+  ) {
+    this.name = suwayomiProviderName(source.id);
+  }
+
+  async search(title: string, options: { language?: string; signal?: AbortSignal } = {}): Promise<ProviderWork[]> {
+    if (options.language && options.language !== this.source.lang) return [];
+    const out: ProviderWork[] = [];
+    for (let page = 1; page <= SEARCH_PAGES; page++) {
+      const data = await this.client.gql<{ fetchSourceManga: { mangas: RawManga[]; hasNextPage: boolean } | null }>(
+        `mutation Search($input: FetchSourceMangaInput!) { fetchSourceManga(input: $input) { mangas { ${MANGA_FIELDS} } hasNextPage } }`,
+        { input: { source: this.source.id, type: "SEARCH", page, query: title } },
+        options.signal,
+      );
+      const answer = data.fetchSourceManga;
+      if (!answer) break;
+      for (const m of answer.mangas) out.push({ sourceId: String(m.id), title: m.title, language: this.source.lang, sourceName: this.source.name, thumbnailUrl: m.thumbnailUrl ?? null });
+      if (!answer.hasNextPage) break;
+    }
+    return out;
+  }
+
+  async listChapters(sourceId: string, options: { signal?: AbortSignal } = {}): Promise<ProviderChapter[]> {
+    const data = await this.client.gql<{ fetchMangaAndChapters: { chapters: RawChapter[] } | null }>(
+      `mutation Chapters($input: FetchMangaAndChaptersInput!) { fetchMangaAndChapters(input: $input) { manga { ${MANGA_FIELDS} } chapters { ${CHAPTER_FIELDS} } } }`,
+      { input: { id: intId(sourceId, "manga"), fetchManga: true, fetchChapters: true } },
+      options.signal,
+    );
+    const chapters = data.fetchMangaAndChapters?.chapters;
+    if (!Array.isArray(chapters)) throw new ProviderError("Suwayomi answered no chapter list", false);
+    return chapters.map((c) => ({
+      externalId: String(c.id),
+      ...chapterNumbering(c.chapterNumber, c.name),
+      name: c.name,
+      scanlator: c.scanlator?.trim() ? c.scanlator.trim() : null,
+      language: this.source.lang,
+      uploadedAt: uploadDate(c.uploadDate),
+      pageCount: c.pageCount >= 0 ? c.pageCount : null,
+    }));
+  }
+
+  async pages(sourceId: string, externalId: string, options: { signal?: AbortSignal } = {}): Promise<ChapterPages> {
+    const data = await this.client.gql<{ fetchChapterPages: { chapter: { mangaId: number | string }; pages: string[] } | null }>(
+      "mutation Pages($input: FetchChapterPagesInput!) { fetchChapterPages(input: $input) { chapter { id mangaId pageCount } pages } }",
+      { input: { chapterId: intId(externalId, "chapter") } },
+      options.signal,
+    );
+    const answer = data.fetchChapterPages;
+    if (!answer || !Array.isArray(answer.pages)) throw new ProviderError("Suwayomi answered no page list", false);
+    if (String(answer.chapter.mangaId) !== sourceId) throw new ProviderError(`chapter ${externalId} belongs to manga ${answer.chapter.mangaId}, not ${sourceId}`, false);
+    const paths = answer.pages;
+    // Checked up front too, so a chapter with a foreign page fails before any byte is fetched.
+    for (const p of paths) {
+      const url = (() => {
+        try {
+          return this.client.resolve(p);
+        } catch {
+          return null;
+        }
+      })();
+      if (!url || url.origin !== this.client.base.origin) throw new ProviderError(`refused: a page of chapter ${externalId} is not on the Suwayomi origin`, false);
+    }
+    return {
+      count: paths.length,
+      fetch: async (index: number, signal?: AbortSignal): Promise<FetchedPage> => {
+        const p = paths[index - 1];
+        if (p === undefined) throw new ProviderError(`page ${index} out of range 1..${paths.length}`, false);
+        const { bytes, contentType } = await this.client.page(p, signal);
+        return { index, bytes, contentType };
+      },
+    };
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * The durable download queue: Download rows are the queue. A row moves only from the state it was
+ * read in (`WHERE state = <expected>`), so a row is claimed by one worker, and a cancel and a worker
+ * cannot both win.
+ */
+import type { Db } from "../db/client.ts";
+import type { Prisma } from "../generated/prisma/client.ts";
+import { LIVE_JOB_STATES } from "../domain/download-jobs.ts";
+
+export type QueueRowUpdate = Prisma.DownloadUpdateManyMutationInput;
+
+export function downloadQueueRepo(db: Db) {
+  return {
+    get: (id: number) => db.download.findUnique({ where: { id } }),
+    /** Moves the row from `from` only; false when it was no longer there. */
+    async move(id: number, from: string | readonly string[], data: QueueRowUpdate): Promise<boolean> {
+      const state = typeof from === "string" ? from : { in: [...from] };
+      return (await db.download.updateMany({ where: { id, state }, data })).count === 1;
+    },
+    /** Waiting rows whose back-off ended go back to queued. */
+    async releaseDue(now: Date): Promise<number> {
+      return (await db.download.updateMany({ where: { state: "waiting", OR: [{ nextAttemptAt: null }, { nextAttemptAt: { lte: now } }] }, data: { state: "queued" } })).count;
+    },
+    /** Queued rows a worker may take (oldest first), with their mapping's provider. */
+    claimable(take: number) {
+      return db.download.findMany({
+        where: { state: "queued", cancelRequested: false, sourceMappingId: { not: null }, externalId: { not: null } },
+        orderBy: { id: "asc" },
+        take,
+        include: { sourceMapping: { select: { providerId: true } } },
+      });
+    },
+    /** Rows a previous process left mid-way (fetching, judging, publishing). */
+    interrupted: () => db.download.findMany({ where: { state: { in: ["fetching", "judging", "publishing"] } }, orderBy: { id: "asc" } }),
+    /** The earliest back-off end of a waiting row. */
+    async nextWake(): Promise<Date | null> {
+      const row = await db.download.findFirst({ where: { state: "waiting", nextAttemptAt: { not: null } }, orderBy: { nextAttemptAt: "asc" }, select: { nextAttemptAt: true } });
+      return row?.nextAttemptAt ?? null;
+    },
+    list(filter: { states?: readonly string[]; seriesId?: number }, take = 500) {
+      return db.download.findMany({
+        where: { ...(filter.states ? { state: { in: [...filter.states] } } : {}), ...(filter.seriesId !== undefined ? { seriesId: filter.seriesId } : {}) },
+        orderBy: [{ id: "desc" }],
+        take,
+        include: { sourceMapping: { select: { provider: { select: { name: true } } } } },
+      });
+    },
+    /** The library file a publication of this release created (a restart after the commit). */
+    async publishedFileOf(row: { seriesId: number; sourceMappingId: number | null; externalId: string | null; createdAt: Date }): Promise<number | null> {
+      if (row.sourceMappingId === null || row.externalId === null) return null;
+      const rel = await db.chapterRelease.findFirst({
+        where: { seriesId: row.seriesId, sourceMappingId: row.sourceMappingId, externalId: row.externalId, fileId: { not: null }, createdAt: { gte: row.createdAt } },
+        orderBy: { id: "desc" },
+        select: { fileId: true },
+      });
+      return rel?.fileId ?? null;
+    },
+    liveOfSeries: (seriesId: number) => db.download.findMany({ where: { seriesId, state: { in: [...LIVE_JOB_STATES] } } }),
+  };
+}
+
+export type DownloadQueueRepo = ReturnType<typeof downloadQueueRepo>;

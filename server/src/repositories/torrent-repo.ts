@@ -1,0 +1,60 @@
+/**
+ * Torrent jobs of the indexer/torrent channel. A job's state changes only from the state the caller
+ * read (`WHERE state = expected`), so two polls never import the same torrent twice.
+ */
+import type { Db } from "../db/client.ts";
+
+export const TORRENT_STATES = ["added", "downloading", "completed", "importing", "imported", "failed", "removed"] as const;
+export type TorrentState = (typeof TORRENT_STATES)[number];
+
+/** States the poll still looks at (an imported job waits for its retention action). */
+export const OPEN_STATES: readonly TorrentState[] = ["added", "downloading", "completed", "importing", "imported"];
+
+export interface TorrentJobRow {
+  id: number;
+  seriesId: number;
+  infoHash: string;
+  title: string;
+  indexer: string | null;
+  books: string[];
+  state: TorrentState;
+  contentPath: string | null;
+  imported: number[];
+  retention: string | null;
+  error: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+type Raw = Omit<TorrentJobRow, "books" | "imported" | "state"> & { books: string; imported: string; state: string };
+
+const row = (r: Raw): TorrentJobRow => ({ ...r, books: JSON.parse(r.books) as string[], imported: JSON.parse(r.imported) as number[], state: r.state as TorrentState });
+
+export function torrentRepo(db: Db) {
+  return {
+    async create(input: { seriesId: number; infoHash: string; title: string; indexer: string | null; books: string[]; retention: string }): Promise<TorrentJobRow> {
+      return row(await db.torrentJob.create({ data: { ...input, books: JSON.stringify(input.books) } }));
+    },
+    async list(seriesId?: number): Promise<TorrentJobRow[]> {
+      return (await db.torrentJob.findMany({ where: seriesId === undefined ? {} : { seriesId }, orderBy: { id: "desc" } })).map(row);
+    },
+    async open(): Promise<TorrentJobRow[]> {
+      return (await db.torrentJob.findMany({ where: { state: { in: [...OPEN_STATES] } }, orderBy: { id: "asc" } })).map(row);
+    },
+    async hashesOf(seriesId: number): Promise<Set<string>> {
+      return new Set((await db.torrentJob.findMany({ where: { seriesId }, select: { infoHash: true } })).map((r) => r.infoHash));
+    },
+    /** Moves a job on only from `expected`; false when someone else moved it first. */
+    async transition(id: number, expected: TorrentState, next: TorrentState, fields: { contentPath?: string; imported?: number[]; error?: string | null } = {}): Promise<boolean> {
+      const data = {
+        state: next,
+        ...(fields.contentPath !== undefined ? { contentPath: fields.contentPath } : {}),
+        ...(fields.imported !== undefined ? { imported: JSON.stringify(fields.imported) } : {}),
+        ...(fields.error !== undefined ? { error: fields.error } : {}),
+      };
+      return (await db.torrentJob.updateMany({ where: { id, state: expected }, data })).count === 1;
+    },
+  };
+}
+
+export type TorrentRepo = ReturnType<typeof torrentRepo>;

@@ -1,0 +1,22 @@
+import { createPubSub } from "graphql-yoga";
+
+/** Progress and outcome of one download (GraphQL `downloadEvents`). */
+export interface DownloadEvent {
+  downloadId: number;
+  seriesId: number;
+  /** The job state after the change (queued, waiting, fetching, judging, degraded, publishing, published, failed, cancelled). */
+  state: string;
+  pagesDone: number;
+  pagesTotal: number | null;
+  error: string | null;
+  at: string;
+}
+
+/** The download channel of the event bus (events.ts `downloads`). */
+export function createDownloadEvents() {
+  const pubsub = createPubSub<{ download: [DownloadEvent] }>();
+  return {
+    publish: (e: Omit<DownloadEvent, "at">): void => pubsub.publish("download", { ...e, at: new Date().toISOString() }),
+    subscribe: () => pubsub.subscribe("download"),
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * The download side of the services (issue 6): the conformity judge, the pipeline's workers, the
+ * Wanted pass with recovery, and the scheduler that runs the pass per monitored series every
+ * WANTED_INTERVAL_SECONDS beside the automatic assembly (and polls the book channel).
+ */
+import type { Publication } from "../library/publication.ts";
+import { providerRegistry } from "../providers/registry.ts";
+import type { BookChannel } from "../providers/provider.ts";
+import type { AppContext } from "./context.ts";
+import { downloadPipeline, type ProviderLookup } from "./download-pipeline.ts";
+import { downloadService } from "./download-service.ts";
+import { sourceSettingsService } from "./source-settings.ts";
+import { wantedService, type WantedService } from "./wanted-service.ts";
+
+/** Providers of mappings through the provider registry (the same rows the sources panel manages). */
+export function registryLookup(ctx: AppContext): ProviderLookup {
+  const registry = providerRegistry(ctx, sourceSettingsService(ctx));
+  return {
+    async forMapping(mappingId) {
+      const m = await ctx.db.sourceMapping.findUnique({ where: { id: mappingId } });
+      if (!m || m.state !== "active") return null;
+      const provider = await registry.forProviderId(m.providerId);
+      return provider ? { provider, mapping: { id: m.id, seriesId: m.seriesId, providerId: m.providerId, sourceId: m.sourceId, language: m.language } } : null;
+    },
+  };
+}
+
+export interface WantedMonitorStatus {
+  lastRun: string | null;
+  nextRun: string | null;
+  running: boolean;
+  lastOutcome: { series: number; queued: number; failed: number } | null;
+}
+
+function wantedMonitor(ctx: AppContext, wanted: WantedService) {
+  let timer: NodeJS.Timeout | null = null;
+  let current: Promise<WantedMonitorStatus["lastOutcome"]> | null = null;
+  let lastRun: Date | null = null;
+  let nextRun: Date | null = null;
+  let lastOutcome: WantedMonitorStatus["lastOutcome"] = null;
+
+  async function cycle() {
+    const out = { series: 0, queued: 0, failed: 0 };
+    const series = await ctx.db.series.findMany({ where: { monitored: true }, select: { id: true }, orderBy: { id: "asc" } });
+    for (const { id } of series) {
+      try {
+        // Not forced: a series backing off only has its ledger refreshed.
+        out.queued += (await wanted.runPass(id)).queued;
+        out.series += 1;
+      } catch (e) {
+        out.failed += 1;
+        ctx.log(`wanted: series ${id}: ${(e as Error).message}`);
+      }
+    }
+    await wanted.bookChannel()?.poll().catch((e: unknown) => ctx.log(`wanted: book channel poll failed: ${(e as Error).message}`));
+    return out;
+  }
+
+  const runNow = () =>
+    (current ??= cycle()
+      .then((o) => (lastOutcome = o))
+      .finally(() => {
+        lastRun = new Date();
+        current = null;
+      }));
+
+  return {
+    runNow,
+    status: (): WantedMonitorStatus => ({ lastRun: lastRun?.toISOString() ?? null, nextRun: nextRun?.toISOString() ?? null, running: current !== null, lastOutcome }),
+    start(intervalMs: number): void {
+      const schedule = () => {
+        nextRun = new Date(Date.now() + intervalMs);
+        timer = setTimeout(() => {
+          runNow()
+            .catch((e: unknown) => ctx.log(`wanted: cycle failed: ${(e as Error).message}`))
+            .finally(() => timer !== null && schedule());
+        }, intervalMs);
+        timer.unref();
+      };
+      if (timer === null) schedule();
+    },
+    async stop(): Promise<void> {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      nextRun = null;
+      await current?.catch(() => undefined);
+    },
+  };
+}
+
+/** services.downloads, downloadPipeline, wanted and wantedMonitor (spread into createServices). */
+export function downloadServices(ctx: AppContext, publication: Publication) {
+  const downloads = downloadService(ctx);
+  const pipeline = downloadPipeline(ctx, { downloads, publication, lookup: registryLookup(ctx) });
+  const wanted = wantedService(ctx, { kick: () => pipeline.kick() });
+  // A degraded download: the next candidate from another source, at once (the back-off does not apply).
+  pipeline.onDegraded(async (row) => void (await wanted.runPass(row.seriesId, { force: true })));
+  return { downloads, downloadPipeline: pipeline, wanted, wantedMonitor: wantedMonitor(ctx, wanted) };
+}
+
+/** Starts the workers (after the publication's recovery) and the Wanted schedule; returns the stop. */
+export async function startDownloads(ctx: AppContext, services: ReturnType<typeof downloadServices> & { bookChannel?: BookChannel }): Promise<() => Promise<void>> {
+  services.wanted.useBookChannel(services.bookChannel);
+  await services.downloadPipeline.start();
+  services.wantedMonitor.start(ctx.config.downloads.wantedIntervalSeconds * 1000);
+  return async () => {
+    await services.wantedMonitor.stop();
+    await services.downloadPipeline.stop();
+  };
+}

@@ -1,0 +1,139 @@
+/**
+ * Settings of the chapter sources: Suwayomi-Server (URL, auth mode, user name in the `setting` row
+ * "sources"; the password only in the private secrets file as "suwayomi.password", answered masked)
+ * and the drop folder (its path comes from DROP_FOLDER and is only shown).
+ *
+ * Also the generic helpers every part uses for its own settings keys: getSetting / putSetting.
+ *
+ * Input (REST body and GraphQL input alike; the field names are single words in both):
+ *   { suwayomi: { enabled?, url?, auth?: "none"|"basic", username?, password? } }
+ * A password string sets it, null clears it, absent or the mask itself keeps it (a form sends back
+ * what it read). Basic auth needs a user name and a password.
+ */
+import { AppError } from "../errors.ts";
+import type { SuwayomiConnection } from "../providers/suwayomi.ts";
+import { settingsRepo } from "../repositories/settings-repo.ts";
+import type { AppContext } from "./context.ts";
+import { asObject } from "./input.ts";
+
+export const SOURCES_SETTING_KEY = "sources";
+export const SUWAYOMI_PASSWORD_SECRET = "suwayomi.password";
+export const SECRET_MASK = "••••";
+
+/** Reads a settings row (JSON) for any part of the service; `fallback` when unset. */
+export function getSetting<T>(ctx: Pick<AppContext, "db">, key: string, fallback: T): Promise<T> {
+  return settingsRepo(ctx.db).get(key, fallback);
+}
+
+/** Writes a settings row (JSON). Never for secrets: those go to ctx.secrets.setIntegrationSecret. */
+export function putSetting(ctx: Pick<AppContext, "db">, key: string, value: unknown): Promise<void> {
+  return settingsRepo(ctx.db).put(key, value);
+}
+
+export type SuwayomiAuthMode = "none" | "basic";
+
+export interface StoredSourceSettings {
+  suwayomi: { enabled: boolean; url: string | null; auth: SuwayomiAuthMode; username: string | null };
+}
+
+export const DEFAULT_SOURCE_SETTINGS: StoredSourceSettings = { suwayomi: { enabled: false, url: null, auth: "none", username: null } };
+
+export interface SourceSettingsView {
+  suwayomi: StoredSourceSettings["suwayomi"] & {
+    /** The mask when a password is stored, else null; never the password. */
+    password: string | null;
+    passwordSet: boolean;
+    /** Enabled with a URL (and complete credentials for basic auth): the registry offers its sources. */
+    configured: boolean;
+  };
+  dropFolder: { path: string };
+}
+
+const invalid = (field: string, why: string): never => {
+  throw new AppError("invalid_field", `${field} ${why}`, { field });
+};
+
+function httpUrl(v: unknown, field: string): string | null {
+  if (v === null || v === "") return null;
+  if (typeof v !== "string" || v.length > 500) return invalid(field, "must be an http(s) URL");
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    return invalid(field, "must be an http(s) URL");
+  }
+  if ((u.protocol !== "http:" && u.protocol !== "https:") || u.username || u.password || u.search || u.hash) {
+    return invalid(field, "must be an http(s) URL without credentials, query or fragment");
+  }
+  return u.toString().replace(/\/$/, "");
+}
+
+function optionalText(o: Record<string, unknown>, key: string, field: string): string | null | undefined {
+  const v = o[key];
+  if (v === undefined) return undefined;
+  if (v === null || v === "") return null;
+  if (typeof v !== "string" || v.length > 200) return invalid(field, "must be a string of at most 200 characters");
+  return v;
+}
+
+function normalise(stored: StoredSourceSettings): StoredSourceSettings {
+  return { suwayomi: { ...DEFAULT_SOURCE_SETTINGS.suwayomi, ...stored.suwayomi } };
+}
+
+export function sourceSettingsService(ctx: AppContext) {
+  const read = async () => normalise(await getSetting(ctx, SOURCES_SETTING_KEY, DEFAULT_SOURCE_SETTINGS));
+  const password = () => ctx.secrets.getIntegrationSecret(SUWAYOMI_PASSWORD_SECRET);
+
+  const configured = (s: StoredSourceSettings["suwayomi"], pw: string | null) =>
+    s.enabled && s.url !== null && (s.auth === "none" || (s.username !== null && pw !== null));
+
+  const view = (s: StoredSourceSettings): SourceSettingsView => {
+    const pw = password();
+    return {
+      suwayomi: { ...s.suwayomi, password: pw === null ? null : SECRET_MASK, passwordSet: pw !== null, configured: configured(s.suwayomi, pw) },
+      dropFolder: { path: ctx.config.dropFolder },
+    };
+  };
+
+  return {
+    async get(): Promise<SourceSettingsView> {
+      return view(await read());
+    },
+
+    async update(raw: unknown): Promise<SourceSettingsView> {
+      const body = asObject(raw);
+      const current = await read();
+      const next = normalise(current);
+      let newPassword: string | null | undefined;
+      if (body.suwayomi !== undefined) {
+        const o = asObject(body.suwayomi, "suwayomi");
+        if (o.enabled !== undefined) next.suwayomi.enabled = typeof o.enabled === "boolean" ? o.enabled : invalid("suwayomi.enabled", "must be true or false");
+        if (o.url !== undefined) next.suwayomi.url = httpUrl(o.url, "suwayomi.url");
+        if (o.auth !== undefined) next.suwayomi.auth = o.auth === "none" || o.auth === "basic" ? o.auth : invalid("suwayomi.auth", 'must be "none" or "basic"');
+        const username = optionalText(o, "username", "suwayomi.username");
+        if (username !== undefined) next.suwayomi.username = username;
+        if (o.password !== undefined && o.password !== SECRET_MASK) {
+          if (o.password !== null && (typeof o.password !== "string" || o.password.length === 0 || o.password.length > 500)) invalid("suwayomi.password", "must be a non-empty string or null");
+          newPassword = o.password as string | null;
+        }
+      }
+      const pw = newPassword === undefined ? password() : newPassword;
+      if (next.suwayomi.enabled && next.suwayomi.url === null) invalid("suwayomi.url", "is required to enable Suwayomi");
+      if (next.suwayomi.enabled && next.suwayomi.auth === "basic" && (next.suwayomi.username === null || pw === null)) invalid("suwayomi.auth", "basic needs a username and a password");
+      if (newPassword !== undefined) await ctx.secrets.setIntegrationSecret(SUWAYOMI_PASSWORD_SECRET, newPassword);
+      await putSetting(ctx, SOURCES_SETTING_KEY, next);
+      ctx.log(`source settings updated (suwayomi ${next.suwayomi.enabled ? "enabled" : "disabled"}, auth ${next.suwayomi.auth})`);
+      return view(next);
+    },
+
+    /** The connection the registry builds Suwayomi providers from; null when not configured. */
+    async suwayomiConnection(): Promise<SuwayomiConnection | null> {
+      const s = (await read()).suwayomi;
+      const pw = password();
+      if (!configured(s, pw) || s.url === null) return null;
+      return { baseUrl: s.url, auth: s.auth === "basic" ? { kind: "basic", username: s.username ?? "", password: pw ?? "" } : { kind: "none" } };
+    },
+  };
+}
+
+export type SourceSettingsService = ReturnType<typeof sourceSettingsService>;

@@ -1,0 +1,273 @@
+/**
+ * A qBittorrent-compatible Web API v2 on 127.0.0.1, in either login dialect (≤ 5.1: `Ok.` + cookie
+ * `SID`; 5.2: 204 + cookie `QBT_SID_<port>`), that "downloads" a torrent by writing real small CBZ
+ * files under its save path after a short delay. Its bencode and hashing are its own (not the
+ * service's), so a wrong info-hash in the service shows up as a mismatch.
+ *
+ * Paths: the fake reports client paths under `clientRoot` (e.g. /downloads) and writes them under
+ * `diskRoot`, like a client in a container whose volume the service sees elsewhere.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { mkdir, writeFile } from "node:fs/promises";
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import path from "node:path";
+import { ZipFile } from "yazl";
+import { drawnPages } from "../../src/library/test-pages.ts";
+
+/* --------------------------------- torrents for tests --------------------------------- */
+
+type B = number | string | Buffer | B[] | { [k: string]: B };
+
+function benc(v: B): Buffer {
+  if (typeof v === "number") return Buffer.from(`i${v}e`);
+  if (typeof v === "string") return benc(Buffer.from(v, "utf8"));
+  if (Buffer.isBuffer(v)) return Buffer.concat([Buffer.from(`${v.length}:`), v]);
+  if (Array.isArray(v)) return Buffer.concat([Buffer.from("l"), ...v.map(benc), Buffer.from("e")]);
+  const keys = Object.keys(v).sort();
+  return Buffer.concat([Buffer.from("d"), ...keys.flatMap((k) => [benc(k), benc(v[k] as B)]), Buffer.from("e")]);
+}
+
+export interface FakeTorrentFile {
+  /** Path inside the torrent's root folder. */
+  path: string;
+  /** A CBZ with this many drawn pages; absent: a small text file. */
+  pages?: number;
+}
+
+export interface FakeTorrent {
+  name: string;
+  files: FakeTorrentFile[];
+  bytes: Buffer;
+  infoHash: string;
+  magnet: string;
+}
+
+/** A multi-file .torrent (v1) with a tracker and some keys after `info`, so hashing the wrong span fails. */
+export function makeTorrent(name: string, files: FakeTorrentFile[]): FakeTorrent {
+  const info = {
+    name,
+    "piece length": 262144,
+    pieces: randomBytes(20),
+    files: files.map((f) => ({ length: (f.pages ?? 0) * 1000 + 100, path: f.path.split("/") })),
+  };
+  const infoBytes = benc(info);
+  const infoHash = createHash("sha1").update(infoBytes).digest("hex");
+  const bytes = Buffer.concat([
+    Buffer.from("d"),
+    benc("announce"),
+    benc("http://tracker.invalid/announce"),
+    benc("comment"),
+    benc("made by the fake"),
+    benc("info"),
+    infoBytes,
+    benc("url-list"),
+    benc([]),
+    Buffer.from("e"),
+  ]);
+  return { name, files, bytes, infoHash, magnet: `magnet:?xt=urn:btih:${infoHash}&dn=${encodeURIComponent(name)}` };
+}
+
+async function cbzBytes(pages: number, seed: number): Promise<Buffer> {
+  const images = await drawnPages(pages, seed, { width: 120, height: 170 });
+  const zip = new ZipFile();
+  images.forEach((img, i) => zip.addBuffer(img, `${String(i + 1).padStart(3, "0")}.jpg`, { compress: false, mtime: new Date(Date.UTC(2024, 0, 1)) }));
+  zip.end();
+  const chunks: Buffer[] = [];
+  for await (const c of zip.outputStream as AsyncIterable<Buffer>) chunks.push(c);
+  return Buffer.concat(chunks);
+}
+
+/* --------------------------------------- the server --------------------------------------- */
+
+export interface FakeQbtTorrent {
+  hash: string;
+  name: string;
+  state: string;
+  progress: number;
+  save_path: string;
+  content_path: string;
+  category: string;
+  tags: string;
+  autoTMM: boolean;
+  stopped: boolean;
+}
+
+export interface FakeQbtOptions {
+  dialect: "5.1" | "5.2";
+  username?: string;
+  password?: string;
+  clientRoot: string;
+  diskRoot: string;
+  /** Torrents the fake can "download": by info-hash. */
+  catalogue: FakeTorrent[];
+  completeAfterMs?: number;
+  defaultSavePath?: string;
+}
+
+export interface FakeQbt {
+  url: string;
+  torrents: Map<string, FakeQbtTorrent>;
+  /** Every request as "METHOD /path" (query strings left out). */
+  requests: string[];
+  deleted: { hashes: string[]; deleteFiles: boolean }[];
+  /** Drops every session, as a restart of the client does: the next call gets 403. */
+  expireSessions(): void;
+  /** Resolves once the torrent's files are written. */
+  completed(hash: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+async function formOf(req: IncomingMessage, body: Buffer): Promise<Map<string, (string | Buffer)[]>> {
+  const out = new Map<string, (string | Buffer)[]>();
+  const add = (k: string, v: string | Buffer) => out.set(k, [...(out.get(k) ?? []), v]);
+  const type = req.headers["content-type"] ?? "";
+  const r = new Request("http://x/", { method: "POST", headers: { "content-type": type }, body: new Uint8Array(body) });
+  if (type.startsWith("multipart/form-data")) {
+    for (const [k, v] of await r.formData()) add(k, typeof v === "string" ? v : Buffer.from(await v.arrayBuffer()));
+  } else {
+    for (const [k, v] of new URLSearchParams(body.toString("utf8"))) add(k, v);
+  }
+  return out;
+}
+
+export async function startFakeQbittorrent(options: FakeQbtOptions): Promise<FakeQbt> {
+  const username = options.username ?? "admin";
+  const password = options.password ?? "adminadmin";
+  const sessions = new Set<string>();
+  const torrents = new Map<string, FakeQbtTorrent>();
+  const done = new Map<string, Promise<void>>();
+  const requests: string[] = [];
+  const deleted: FakeQbt["deleted"] = [];
+  const byHash = new Map(options.catalogue.map((t) => [t.infoHash, t]));
+  const byBytes = new Map(options.catalogue.map((t) => [createHash("sha256").update(t.bytes).digest("hex"), t]));
+  let port = 0;
+  const cookieName = () => (options.dialect === "5.2" ? `QBT_SID_${port}` : "SID");
+  const toDisk = (clientPath: string) => path.join(options.diskRoot, path.posix.relative(options.clientRoot, clientPath));
+
+  async function complete(t: FakeTorrent, entry: FakeQbtTorrent): Promise<void> {
+    await new Promise((r) => setTimeout(r, options.completeAfterMs ?? 30));
+    let seed = 1;
+    for (const f of t.files) {
+      const abs = toDisk(path.posix.join(entry.save_path, t.name, f.path));
+      await mkdir(path.dirname(abs), { recursive: true });
+      await writeFile(abs, f.pages ? await cbzBytes(f.pages, (seed += 7)) : Buffer.from(`readme of ${t.name}\n`));
+    }
+    entry.state = "uploading";
+    entry.progress = 1;
+  }
+
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? "/", "http://127.0.0.1");
+      requests.push(`${req.method} ${url.pathname}`);
+      const body = await readBody(req);
+      const send = (status: number, text = "", type = "text/plain; charset=UTF-8") => {
+        res.writeHead(status, { "content-type": type });
+        res.end(text);
+      };
+      const json = (v: unknown, status = 200) => send(status, JSON.stringify(v), "application/json");
+      if (url.pathname === "/api/v2/auth/login" && req.method === "POST") {
+        const form = await formOf(req, body);
+        if (form.get("username")?.[0] !== username || form.get("password")?.[0] !== password) return send(200, "Fails.");
+        const sid = randomBytes(16).toString("hex");
+        sessions.add(sid);
+        res.setHeader("set-cookie", `${cookieName()}=${sid}; HttpOnly; SameSite=Strict; path=/`);
+        return options.dialect === "5.2" ? send(204) : send(200, "Ok.");
+      }
+      const sid = (req.headers.cookie ?? "")
+        .split(";")
+        .map((c) => c.trim().split("="))
+        .find(([k]) => k === cookieName())?.[1];
+      if (!sid || !sessions.has(sid)) return send(403, "Forbidden");
+
+      if (url.pathname === "/api/v2/torrents/add" && req.method === "POST") {
+        const form = await formOf(req, body);
+        const found: FakeTorrent[] = [];
+        for (const file of form.get("torrents") ?? []) {
+          const t = byBytes.get(createHash("sha256").update(file).digest("hex"));
+          if (!t) return send(415, "Fails.");
+          found.push(t);
+        }
+        for (const u of String(form.get("urls")?.[0] ?? "").split("\n").filter(Boolean)) {
+          const m = /xt=urn:btih:([0-9a-f]{40})/i.exec(u);
+          const t = m?.[1] ? byHash.get(m[1].toLowerCase()) : undefined;
+          if (!t) return send(415, "Fails.");
+          found.push(t);
+        }
+        const added: string[] = [];
+        for (const t of found) {
+          if (torrents.has(t.infoHash)) continue;
+          const savePath = String(form.get("savepath")?.[0] ?? options.defaultSavePath ?? options.clientRoot);
+          const stopped = (form.get("stopped")?.[0] ?? form.get("paused")?.[0]) === "true";
+          const entry: FakeQbtTorrent = {
+            hash: t.infoHash,
+            name: t.name,
+            state: stopped ? "stoppedDL" : "downloading",
+            progress: 0,
+            save_path: savePath,
+            content_path: path.posix.join(savePath, t.name),
+            category: String(form.get("category")?.[0] ?? ""),
+            tags: String(form.get("tags")?.[0] ?? ""),
+            autoTMM: form.get("autoTMM")?.[0] === "true",
+            stopped,
+          };
+          torrents.set(t.infoHash, entry);
+          added.push(t.infoHash);
+          const finished = complete(t, entry);
+          finished.catch(() => {}); // awaited by completed() and close(); never an unhandled rejection
+          done.set(t.infoHash, finished);
+        }
+        if (options.dialect === "5.2") {
+          if (added.length === 0) return json({ success_count: 0, failure_count: found.length, pending_count: 0, added_torrent_ids: [] }, 409);
+          return json({ success_count: added.length, failure_count: found.length - added.length, pending_count: 0, added_torrent_ids: added });
+        }
+        return send(200, added.length === 0 ? "Fails." : "Ok.");
+      }
+      if (url.pathname === "/api/v2/torrents/info") {
+        const wanted = url.searchParams.get("hashes")?.split("|");
+        return json([...torrents.values()].filter((t) => !wanted || wanted.includes(t.hash)));
+      }
+      if (url.pathname === "/api/v2/torrents/files") {
+        const t = byHash.get(url.searchParams.get("hash") ?? "");
+        const entry = t && torrents.get(t.infoHash);
+        if (!t || !entry) return send(404, "Torrent hash was not found");
+        return json(t.files.map((f, index) => ({ index, name: `${t.name}/${f.path}`, size: (f.pages ?? 0) * 1000 + 100, progress: entry.progress })));
+      }
+      if (url.pathname === "/api/v2/torrents/delete" && req.method === "POST") {
+        const form = await formOf(req, body);
+        const hashes = String(form.get("hashes")?.[0] ?? "").split("|");
+        deleted.push({ hashes, deleteFiles: form.get("deleteFiles")?.[0] === "true" });
+        for (const h of hashes) torrents.delete(h);
+        return send(200);
+      }
+      return send(404, "Not Found");
+    })().catch((e: unknown) => {
+      res.writeHead(500);
+      res.end(String(e));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  port = typeof address === "object" && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    torrents,
+    requests,
+    deleted,
+    expireSessions: () => sessions.clear(),
+    completed: (hash) => done.get(hash) ?? Promise.reject(new Error(`no torrent ${hash}`)),
+    async close() {
+      await Promise.allSettled(done.values());
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}

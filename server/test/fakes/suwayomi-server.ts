@@ -1,0 +1,337 @@
+/**
+ * A Suwayomi-Server stand-in for tests: a real node:http server on 127.0.0.1 (free port) that
+ * executes real GraphQL (graphql-js against a schema shaped like Suwayomi's) at `POST /api/graphql`
+ * and serves page bytes at `GET /api/v1/manga/{mangaId}/chapter/{sourceOrder}/page/{i}` (i from 0).
+ *
+ * Usage:
+ *   const works = [fakeWork({ id: 1, title: "Blue Harbor", chapters: [
+ *     fakeChapter({ chapterNumber: 1, name: "Ch.1", pages: await drawnChapter(8, 1) }),
+ *     fakeChapter({ chapterNumber: 4.5, name: "Vol.2 Ch.4.5", scanlator: "Team A", pages: … }),
+ *   ] })];
+ *   const fake = await startFakeSuwayomi({ works, auth: { username: "u", password: "p" } });
+ *   fake.url          // "http://127.0.0.1:PORT" (no trailing slash) — the provider's base URL
+ *   fake.requests     // ["POST /api/graphql fetchChapterPages", "GET /api/v1/manga/1/chapter/2/page/0", …]
+ *   fake.setFailure({ target: "graphql" | "pages", status: 500, times: 2 })  // next 2 answers 500
+ *   fake.setFailure(null)
+ *   await fake.close()
+ *
+ * What it answers (only what the provider uses; the field names are Suwayomi's):
+ * - `sources(condition: {lang}) { nodes { id name lang displayName } }` — ids are LongString (strings;
+ *   the default source id is above 2^53 on purpose).
+ * - `fetchSourceManga(input: {source, type: SEARCH, page, query}) { mangas { id title thumbnailUrl
+ *   sourceId } hasNextPage }` — case-insensitive substring match on the title, 20 per page.
+ * - `fetchMangaAndChapters(input: {id, fetchManga, fetchChapters}) { manga { … } chapters { id name url
+ *   uploadDate chapterNumber scanlator sourceOrder pageCount mangaId } }` — uploadDate is a LongString
+ *   of ms; pageCount is −1 for a chapter with `pageCountKnown: false` until its pages were fetched.
+ * - `fetchChapterPages(input: {chapterId}) { chapter { id pageCount } pages }` — page paths; a page
+ *   with `foreignUrl` is listed as that absolute URL instead (the provider must refuse it).
+ * - Basic auth when `auth` is given: 401 + `WWW-Authenticate: Basic realm="Suwayomi"` otherwise.
+ *
+ * The catalogue is live: tests may mutate `works` (add/remove/renumber chapters) after start and the
+ * next request sees it. Chapter ids are assigned by fakeChapter (global counter from 1000) unless given;
+ * sourceOrder is the chapter's 1-based position in its work's array (oldest first, like Suwayomi).
+ *
+ * Page helpers (deterministic, from server/src/library/test-pages.ts): drawnChapter, chapterWithBlackCards
+ * (e.g. 4 of 25 = 16 % → degraded; 3 of 20 = 15 % → not, the rule is "strictly above 15 %"),
+ * stripFragmentChapter (a paged chapter with strip slices), truncatedPage, flakyPage (500 k times then
+ * OK), slowPage (delay), foreignPage (path on another origin).
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { buildSchema, graphql, type GraphQLSchema } from "graphql";
+import { blackCard, drawnPages, stripSlices } from "../../src/library/test-pages.ts";
+
+export interface FakeSource {
+  id: string;
+  name: string;
+  lang: string;
+}
+
+export interface FakePage {
+  bytes: Buffer;
+  /** Default image/jpeg. */
+  contentType?: string;
+  /** Answers `failStatus` (default 500) this many times, then the bytes. Decremented per GET. */
+  failTimes?: number;
+  failStatus?: number;
+  /** Waits this long before answering (a slow page). */
+  delayMs?: number;
+  /** Sends only the first half of the bytes with the full Content-Length, then cuts the connection. */
+  truncate?: boolean;
+  /** Listed by fetchChapterPages as this absolute URL (another origin) instead of the Suwayomi path. */
+  foreignUrl?: string;
+}
+
+export interface FakeChapter {
+  id: number;
+  name: string;
+  /** Suwayomi's float; −1 = unrecognised. */
+  chapterNumber: number;
+  scanlator: string | null;
+  /** ms since epoch. */
+  uploadDate: number;
+  pages: FakePage[];
+  /** false: pageCount is −1 until fetchChapterPages ran for it (as Suwayomi does). Default true. */
+  pageCountKnown: boolean;
+  /** Set by the server once fetchChapterPages ran. */
+  pagesFetched?: boolean;
+}
+
+export interface FakeWork {
+  id: number;
+  title: string;
+  source: FakeSource;
+  thumbnailUrl: string | null;
+  chapters: FakeChapter[];
+}
+
+export type FakeFailure = { target: "graphql" | "pages"; status: number; times: number } | null;
+
+export interface FakeSuwayomi {
+  /** Base URL, no trailing slash. */
+  url: string;
+  port: number;
+  /**
+   * "METHOD path" per request; GraphQL requests add the first root field ("POST /api/graphql sources");
+   * refused ones end in " 401", unknown paths in " 404".
+   */
+  requests: string[];
+  works: FakeWork[];
+  sources: FakeSource[];
+  setFailure(failure: FakeFailure): void;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_SOURCE: FakeSource = { id: "2499283573021220255", name: "MangaDex", lang: "en" };
+
+let nextChapterId = 1000;
+
+export function fakeChapter(c: Partial<FakeChapter> & { chapterNumber: number; pages: FakePage[] }): FakeChapter {
+  return {
+    id: c.id ?? nextChapterId++,
+    name: c.name ?? (c.chapterNumber < 0 ? "Extra" : `Chapter ${c.chapterNumber}`),
+    chapterNumber: c.chapterNumber,
+    scanlator: c.scanlator ?? null,
+    uploadDate: c.uploadDate ?? Date.UTC(2024, 0, 1) + Math.max(0, c.chapterNumber) * 86_400_000,
+    pages: c.pages,
+    pageCountKnown: c.pageCountKnown ?? true,
+  };
+}
+
+export function fakeWork(w: Partial<FakeWork> & { id: number; title: string }): FakeWork {
+  return { source: DEFAULT_SOURCE, thumbnailUrl: null, chapters: [], ...w };
+}
+
+const jpeg = (bytes: Buffer): FakePage => ({ bytes, contentType: "image/jpeg" });
+
+/** `count` drawn pages. */
+export async function drawnChapter(count: number, seed = 1): Promise<FakePage[]> {
+  return (await drawnPages(count, seed, { width: 400, height: 580 })).map(jpeg);
+}
+
+/** `total` pages of which the last `cards` are black cards (4/25 = 16 %, 3/20 = 15 %). */
+export async function chapterWithBlackCards(total: number, cards: number, seed = 1): Promise<FakePage[]> {
+  const drawn = await drawnChapter(total - cards, seed);
+  const black = await Promise.all(Array.from({ length: cards }, (_, i) => blackCard(seed + 100 + i, "noisy", { width: 400, height: 580 })));
+  return [...drawn, ...black.map(jpeg)];
+}
+
+/**
+ * A paged chapter whose middle is a tall strip served as `slices` slices (aspect 3.0 each). The strip
+ * rule reads the chapter's median aspect: degraded when slices outnumber the drawn pages (2 drawn + 5).
+ */
+export async function stripFragmentChapter(drawn: number, slices: number, seed = 1): Promise<FakePage[]> {
+  const pages = await drawnChapter(drawn, seed);
+  const strip = (await stripSlices(seed + 50, slices, { width: 400, height: 400 * slices * 3 })).map(jpeg);
+  const half = Math.floor(pages.length / 2);
+  return [...pages.slice(0, half), ...strip, ...pages.slice(half)];
+}
+
+export const truncatedPage = (page: FakePage): FakePage => ({ ...page, truncate: true });
+export const flakyPage = (page: FakePage, failTimes: number, failStatus = 500): FakePage => ({ ...page, failTimes, failStatus });
+export const slowPage = (page: FakePage, delayMs: number): FakePage => ({ ...page, delayMs });
+export const foreignPage = (page: FakePage, foreignUrl: string): FakePage => ({ ...page, foreignUrl });
+
+const SDL = /* GraphQL */ `
+  scalar LongString
+  enum FetchSourceMangaType { SEARCH POPULAR LATEST }
+  input SourceConditionInput { id: LongString, lang: String, name: String, isNsfw: Boolean }
+  type SourceType { id: LongString!, name: String!, lang: String!, displayName: String! }
+  type SourceNodeList { nodes: [SourceType!]!, totalCount: Int! }
+  type MangaType { id: Int!, title: String!, thumbnailUrl: String, sourceId: LongString!, source: SourceType, url: String! }
+  type ChapterType {
+    id: Int!, name: String!, url: String!, uploadDate: LongString!, chapterNumber: Float!, scanlator: String,
+    sourceOrder: Int!, pageCount: Int!, mangaId: Int!
+  }
+  input FetchSourceMangaInput { clientMutationId: String, source: LongString!, type: FetchSourceMangaType!, page: Int!, query: String }
+  type FetchSourceMangaPayload { clientMutationId: String, mangas: [MangaType!]!, hasNextPage: Boolean! }
+  input FetchMangaAndChaptersInput { clientMutationId: String, id: Int!, fetchManga: Boolean, fetchChapters: Boolean }
+  type FetchMangaAndChaptersPayload { clientMutationId: String, manga: MangaType!, chapters: [ChapterType!]! }
+  input FetchChapterPagesInput { clientMutationId: String, chapterId: Int! }
+  type FetchChapterPagesPayload { clientMutationId: String, chapter: ChapterType!, pages: [String!]! }
+  type Query { sources(condition: SourceConditionInput): SourceNodeList! }
+  type Mutation {
+    fetchSourceManga(input: FetchSourceMangaInput!): FetchSourceMangaPayload
+    fetchMangaAndChapters(input: FetchMangaAndChaptersInput!): FetchMangaAndChaptersPayload
+    fetchChapterPages(input: FetchChapterPagesInput!): FetchChapterPagesPayload
+  }
+`;
+
+const PAGE_SIZE = 20;
+const PAGE_PATH = /^\/api\/v1\/manga\/(\d+)\/chapter\/(\d+)\/page\/(\d+)$/;
+
+function pagePath(work: FakeWork, sourceOrder: number, i: number): string {
+  return `/api/v1/manga/${work.id}/chapter/${sourceOrder}/page/${i}`;
+}
+
+function rootValue(state: { works: FakeWork[]; sources: FakeSource[] }) {
+  const mangaOf = (w: FakeWork) => ({ id: w.id, title: w.title, thumbnailUrl: w.thumbnailUrl, sourceId: w.source.id, source: sourceOf(w.source), url: `/manga/${w.id}` });
+  const sourceOf = (s: FakeSource) => ({ ...s, displayName: `${s.name} (${s.lang.toUpperCase()})` });
+  const chapterOf = (w: FakeWork, c: FakeChapter, i: number) => ({
+    id: c.id,
+    name: c.name,
+    url: `/chapter/${c.id}`,
+    uploadDate: String(c.uploadDate),
+    chapterNumber: c.chapterNumber,
+    scanlator: c.scanlator,
+    sourceOrder: i + 1,
+    pageCount: c.pageCountKnown || c.pagesFetched ? c.pages.length : -1,
+    mangaId: w.id,
+  });
+  const findChapter = (chapterId: number) => {
+    for (const w of state.works) {
+      const i = w.chapters.findIndex((c) => c.id === chapterId);
+      if (i >= 0) return { w, c: w.chapters[i] as FakeChapter, i };
+    }
+    throw new Error(`chapter ${chapterId} not found`);
+  };
+  return {
+    sources: ({ condition }: { condition?: { lang?: string; id?: string } }) => {
+      const nodes = state.sources.filter((s) => (condition?.lang === undefined || s.lang === condition.lang) && (condition?.id === undefined || s.id === condition.id)).map(sourceOf);
+      return { nodes, totalCount: nodes.length };
+    },
+    fetchSourceManga: ({ input }: { input: { clientMutationId?: string; source: string; page: number; query?: string } }) => {
+      if (!state.sources.some((s) => s.id === input.source)) throw new Error(`source ${input.source} not found`);
+      const q = (input.query ?? "").toLowerCase();
+      const all = state.works.filter((w) => w.source.id === input.source && w.title.toLowerCase().includes(q));
+      const start = (Math.max(1, input.page) - 1) * PAGE_SIZE;
+      return { clientMutationId: input.clientMutationId, mangas: all.slice(start, start + PAGE_SIZE).map(mangaOf), hasNextPage: start + PAGE_SIZE < all.length };
+    },
+    fetchMangaAndChapters: ({ input }: { input: { clientMutationId?: string; id: number } }) => {
+      const w = state.works.find((x) => x.id === input.id);
+      if (!w) throw new Error(`manga ${input.id} not found`);
+      return { clientMutationId: input.clientMutationId, manga: mangaOf(w), chapters: w.chapters.map((c, i) => chapterOf(w, c, i)) };
+    },
+    fetchChapterPages: ({ input }: { input: { clientMutationId?: string; chapterId: number } }) => {
+      const { w, c, i } = findChapter(input.chapterId);
+      c.pagesFetched = true;
+      const pages = c.pages.map((p, k) => p.foreignUrl ?? pagePath(w, i + 1, k));
+      return { clientMutationId: input.clientMutationId, chapter: chapterOf(w, c, i), pages };
+    },
+  };
+}
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+export async function startFakeSuwayomi(options: { works: FakeWork[]; sources?: FakeSource[]; auth?: { username: string; password: string } }): Promise<FakeSuwayomi> {
+  const works = options.works;
+  const sources = options.sources ?? [...new Map([DEFAULT_SOURCE, ...works.map((w) => w.source)].map((s) => [s.id, s])).values()];
+  const schema: GraphQLSchema = buildSchema(SDL);
+  const requests: string[] = [];
+  let failure: FakeFailure = null;
+  const expectedAuth = options.auth ? `Basic ${Buffer.from(`${options.auth.username}:${options.auth.password}`).toString("base64")}` : null;
+
+  const takeFailure = (target: "graphql" | "pages"): number | null => {
+    if (!failure || failure.target !== target || failure.times <= 0) return null;
+    failure.times--;
+    return failure.status;
+  };
+
+  const server = http.createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? "/", "http://127.0.0.1");
+      if (expectedAuth && req.headers.authorization !== expectedAuth) {
+        requests.push(`${req.method} ${url.pathname} 401`);
+        res.writeHead(401, { "WWW-Authenticate": 'Basic realm="Suwayomi"', "Content-Type": "text/plain" }).end("Unauthorized");
+        return;
+      }
+      if (req.method === "POST" && url.pathname === "/api/graphql") {
+        const raw = await readBody(req);
+        let body: { query?: string; variables?: Record<string, unknown>; operationName?: string };
+        try {
+          body = JSON.parse(raw) as typeof body;
+        } catch {
+          res.writeHead(400, { "Content-Type": "text/plain" }).end("bad json");
+          return;
+        }
+        const field = /\{\s*(\w+)/.exec(body.query ?? "")?.[1] ?? "?";
+        requests.push(`POST /api/graphql ${field}`);
+        const status = takeFailure("graphql");
+        if (status !== null) {
+          res.writeHead(status, { "Content-Type": "text/plain" }).end(`failure ${status}`);
+          return;
+        }
+        const result = await graphql({ schema, source: body.query ?? "", variableValues: body.variables, operationName: body.operationName, rootValue: rootValue({ works, sources }) });
+        res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(result));
+        return;
+      }
+      const m = req.method === "GET" ? PAGE_PATH.exec(url.pathname) : null;
+      if (m) {
+        requests.push(`GET ${url.pathname}`);
+        const work = works.find((w) => w.id === Number(m[1]));
+        const chapter = work?.chapters[Number(m[2]) - 1];
+        const page = chapter?.pages[Number(m[3])];
+        if (!page) {
+          res.writeHead(404, { "Content-Type": "text/plain" }).end("no such page");
+          return;
+        }
+        if (page.delayMs) await new Promise((r) => setTimeout(r, page.delayMs));
+        const status = takeFailure("pages");
+        if (status !== null) {
+          res.writeHead(status, { "Content-Type": "text/plain" }).end(`failure ${status}`);
+          return;
+        }
+        if (page.failTimes && page.failTimes > 0) {
+          page.failTimes--;
+          res.writeHead(page.failStatus ?? 500, { "Content-Type": "text/plain" }).end("page failure");
+          return;
+        }
+        if (page.truncate) {
+          res.writeHead(200, { "Content-Type": page.contentType ?? "image/jpeg", "Content-Length": String(page.bytes.length) });
+          res.write(page.bytes.subarray(0, Math.floor(page.bytes.length / 2)), () => res.destroy());
+          return;
+        }
+        res.writeHead(200, { "Content-Type": page.contentType ?? "image/jpeg", "Content-Length": String(page.bytes.length) }).end(page.bytes);
+        return;
+      }
+      requests.push(`${req.method} ${url.pathname} 404`);
+      res.writeHead(404, { "Content-Type": "text/plain" }).end("not found");
+    })().catch((err: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { "Content-Type": "text/plain" });
+      res.end(String(err));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    works,
+    sources,
+    setFailure(f) {
+      failure = f ? { ...f } : null;
+    },
+    close() {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
