@@ -97,6 +97,8 @@ describe("series page, exact map (nested)", () => {
     const menu = page.getByRole("menu", { name: "More actions for Book 4" });
     expect(await menu.getByRole("menuitem").allTextContents()).toEqual(["Stop monitoring"]);
     await page.keyboard.press("Escape");
+    // The menu closes on the next render: wait for it rather than racing it.
+    await menu.waitFor({ state: "detached", timeout: 5_000 });
     expect(await menu.count()).toBe(0);
     expect(errors).toEqual([]);
     await ctx.close();

@@ -1,0 +1,147 @@
+/**
+ * The settings page against the real service: Suwayomi, Prowlarr and qBittorrent round trip through
+ * the page; secrets say "set" / "not set", are never echoed into the page or its inputs, are kept
+ * when left empty and cleared on request; a refused value is explained and nothing is written.
+ */
+import { describe, expect, it } from "vitest";
+import type { Browser, Page } from "playwright-core";
+import { PHONE, browserSuite, loggedInContext, seriousViolations, watchErrors, type Service } from "./harness.ts";
+
+let service: Service;
+let browser: Browser;
+browserSuite((s, b) => {
+  service = s;
+  browser = b;
+});
+
+const SUWAYOMI_SECRET = "suwa-secret-1234";
+const API_KEY = "prowlarr-key-abcdef0123456789";
+const QBT_SECRET = "qbt-secret-9876";
+
+async function openSettings(page: Page): Promise<void> {
+  await page.goto("/settings");
+  await page.getByRole("heading", { level: 1, name: "Settings" }).waitFor();
+  await page.waitForFunction(() => !document.body.innerText.includes("Loading the settings"));
+}
+
+async function inputValues(page: Page): Promise<string> {
+  return (await page.locator("input").evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value))).join("\n");
+}
+
+interface Stored {
+  sourceSettings: { suwayomi: { enabled: boolean; url: string | null; auth: string; username: string | null; passwordSet: boolean; password: string | null } };
+  indexerSettings: {
+    prowlarr: { enabled: boolean; url: string | null; apiKeySet: boolean };
+    qbittorrent: { enabled: boolean; url: string | null; username: string | null; passwordSet: boolean; category: string; tag: string | null; savePath: string | null; mount: { clientPath: string; localPath: string } | null; retention: string };
+  };
+}
+const stored = () =>
+  service.gql<Stored>(`{
+    sourceSettings { suwayomi { enabled url auth username passwordSet password } }
+    indexerSettings {
+      prowlarr { enabled url apiKeySet }
+      qbittorrent { enabled url username passwordSet category tag savePath mount { clientPath localPath } retention }
+    }
+  }`);
+
+describe("settings", () => {
+  it("round-trips Suwayomi, Prowlarr and qBittorrent with masked secrets", async () => {
+    const ctx = await loggedInContext(browser, service);
+    const page = await ctx.newPage();
+    const errors = watchErrors(page);
+    await page.goto("/");
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Settings" }).click();
+    await page.waitForURL("**/settings");
+    await page.waitForFunction(() => !document.body.innerText.includes("Loading the settings"));
+
+    // Suwayomi with basic auth.
+    const suwayomi = page.getByRole("form", { name: "Suwayomi" });
+    await suwayomi.getByLabel("Use Suwayomi").check();
+    await suwayomi.getByLabel("URL").fill("http://127.0.0.1:4567");
+    await suwayomi.getByLabel("Basic (user name and password)").check();
+    await suwayomi.getByLabel("User name", { exact: true }).fill("reader");
+    expect(await page.getByTestId("suwayomi-password-status").innerText()).toBe("not set");
+    await suwayomi.getByLabel(/^Password/).fill(SUWAYOMI_SECRET);
+    await suwayomi.getByRole("button", { name: "Save Suwayomi settings" }).click();
+    await suwayomi.getByText("Saved. Suwayomi is connected.").waitFor();
+    expect(await page.getByTestId("suwayomi-password-status").innerText()).toBe("set");
+    expect(await suwayomi.getByLabel(/^Password/).inputValue()).toBe("");
+
+    // Prowlarr and qBittorrent.
+    const indexer = page.getByRole("form", { name: "Books through Prowlarr and qBittorrent" });
+    await indexer.getByLabel("Use Prowlarr").check();
+    await indexer.getByLabel("Prowlarr URL").fill("http://127.0.0.1:9696");
+    await indexer.getByLabel(/^API key/).fill(API_KEY);
+    await indexer.getByLabel("Use qBittorrent").check();
+    await indexer.getByLabel("qBittorrent URL").fill("http://127.0.0.1:8080");
+    await indexer.getByLabel("qBittorrent user name").fill("admin");
+    await indexer.getByLabel(/^Password/).fill(QBT_SECRET);
+    await indexer.getByLabel("Category").fill("manga-test");
+    await indexer.getByLabel("Tag").fill("mls");
+    await indexer.getByLabel("Save path (as qBittorrent sees it)").fill("/downloads/manga");
+    await indexer.getByLabel("Download folder as qBittorrent sees it").fill("/downloads");
+    await indexer.getByLabel("The same folder as this service sees it").fill("/tmp/torrents");
+    await indexer.getByLabel("After import").selectOption("remove_after_import");
+    await indexer.getByRole("button", { name: "Save Prowlarr and qBittorrent settings" }).click();
+    await indexer.getByText(/^Saved\./).waitFor();
+    expect(await page.getByTestId("prowlarr-api-key-status").innerText()).toBe("set");
+    expect(await page.getByTestId("qbittorrent-password-status").innerText()).toBe("set");
+
+    const after = await stored();
+    expect(after.sourceSettings.suwayomi).toMatchObject({ enabled: true, url: "http://127.0.0.1:4567", auth: "BASIC", username: "reader", passwordSet: true, password: "••••" });
+    expect(after.indexerSettings.prowlarr).toEqual({ enabled: true, url: "http://127.0.0.1:9696", apiKeySet: true });
+    expect(after.indexerSettings.qbittorrent).toEqual({
+      enabled: true,
+      url: "http://127.0.0.1:8080",
+      username: "admin",
+      passwordSet: true,
+      category: "manga-test",
+      tag: "mls",
+      savePath: "/downloads/manga",
+      mount: { clientPath: "/downloads", localPath: "/tmp/torrents" },
+      retention: "remove_after_import",
+    });
+
+    // A fresh load shows the values, "set" for the secrets, and never a secret.
+    await openSettings(page);
+    expect(await page.getByRole("form", { name: "Suwayomi" }).getByLabel("URL").inputValue()).toBe("http://127.0.0.1:4567");
+    expect(await page.getByTestId("suwayomi-password-status").innerText()).toBe("set");
+    expect(await page.getByTestId("prowlarr-api-key-status").innerText()).toBe("set");
+    const shown = `${await page.content()}\n${await inputValues(page)}`;
+    for (const secret of [SUWAYOMI_SECRET, API_KEY, QBT_SECRET, "••••"]) expect(shown).not.toContain(secret);
+
+    // Saving again with empty secret fields keeps them; "Remove" clears one.
+    const indexer2 = page.getByRole("form", { name: "Books through Prowlarr and qBittorrent" });
+    await indexer2.getByLabel("Remove the stored password").check();
+    await indexer2.getByRole("button", { name: "Save Prowlarr and qBittorrent settings" }).click();
+    await indexer2.getByText(/^Saved\./).waitFor();
+    expect(await page.getByTestId("qbittorrent-password-status").innerText()).toBe("not set");
+    const cleared = await stored();
+    expect(cleared.indexerSettings.prowlarr.apiKeySet).toBe(true);
+    expect(cleared.indexerSettings.qbittorrent.passwordSet).toBe(false);
+    expect(cleared.sourceSettings.suwayomi.passwordSet).toBe(true);
+
+    // A refused value: explained through the error notice, nothing written.
+    const suwayomi2 = page.getByRole("form", { name: "Suwayomi" });
+    await suwayomi2.getByLabel("URL").fill("ftp://nope.example");
+    await suwayomi2.getByRole("button", { name: "Save Suwayomi settings" }).click();
+    const alert = suwayomi2.getByRole("alert");
+    await alert.waitFor();
+    expect(await alert.innerText()).toContain("The Suwayomi settings were not saved.");
+    expect((await stored()).sourceSettings.suwayomi.url).toBe("http://127.0.0.1:4567");
+
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(errors.filter((e) => !e.includes("400"))).toEqual([]);
+    await ctx.close();
+  });
+
+  it("has no serious axe violations at phone size and fits the screen", async () => {
+    const ctx = await loggedInContext(browser, service, PHONE);
+    const page = await ctx.newPage();
+    await openSettings(page);
+    expect(await seriousViolations(page)).toEqual([]);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await ctx.close();
+  });
+});

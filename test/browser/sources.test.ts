@@ -1,0 +1,134 @@
+/**
+ * The sources page against the real service, with a Suwayomi-compatible server started here on
+ * 127.0.0.1 and set up through the settings API: the Wanted list explains itself before anything
+ * is linked, a work is linked only by search and the operator's confirmation, its priority is set,
+ * and the Wanted pass run from the page queues the offered chapters and words the others' reasons.
+ */
+import { describe, expect, it } from "vitest";
+import type { Browser, Page } from "playwright-core";
+import { PHONE, browserSuite, loggedInContext, seriesId, seriousViolations, watchErrors, type Service } from "./harness.ts";
+import { drawnChapter, fakeChapter, fakeWork, startFakeSuwayomi, type FakeSource, type FakeSuwayomi } from "../../server/test/fakes/suwayomi-server.ts";
+
+let service: Service;
+let browser: Browser;
+let fake: FakeSuwayomi;
+const SOURCE: FakeSource = { id: "8801", name: "MangaDex", lang: "en" };
+
+browserSuite((s, b) => {
+  service = s;
+  browser = b;
+});
+
+async function setUp(): Promise<void> {
+  const pages = await drawnChapter(4, 5);
+  fake = await startFakeSuwayomi({
+    sources: [SOURCE, { id: "8802", name: "LectorManga", lang: "es" }],
+    works: [
+      fakeWork({ id: 501, title: "Harbor of Paper Cranes", source: SOURCE, chapters: [27, 28, 29].map((n) => fakeChapter({ chapterNumber: n, pages })) }),
+      fakeWork({ id: 502, title: "Harbor of Paper Cranes: Side Stories", source: SOURCE, chapters: [fakeChapter({ chapterNumber: 1, pages })] }),
+    ],
+  });
+  await service.gql(`mutation($url: String!) { updateSourceSettings(input: { suwayomi: { enabled: true, url: $url, auth: NONE } }) { suwayomi { configured } } }`, {
+    url: fake.url,
+  });
+}
+
+async function openSources(page: Page, id: number): Promise<void> {
+  await page.goto(`/series/${id}/sources`);
+  await page.getByRole("heading", { level: 1, name: "Sources" }).waitFor();
+  await page.waitForFunction(() => !document.body.innerText.includes("Loading the sources"));
+}
+
+const mappings = async (id: number) =>
+  (await service.gql<{ sourceMappings: { sourceId: string; priority: number; offers: number }[] }>("query($id: Int!) { sourceMappings(seriesId: $id) { sourceId priority offers } }", { id }))
+    .sourceMappings;
+
+describe("sources page", () => {
+  it("links a work by search and confirmation, sets its priority, and runs the Wanted pass with reasons in words", async () => {
+    await setUp();
+    try {
+      const id = await seriesId(service, "Harbor of Paper Cranes");
+      const ctx = await loggedInContext(browser, service);
+      const page = await ctx.newPage();
+      const errors = watchErrors(page);
+
+      // From the series page's header.
+      await page.goto(`/series/${id}`);
+      await page.getByRole("link", { name: "Sources", exact: true }).click();
+      await page.waitForURL(`**/series/${id}/sources`);
+      await page.waitForFunction(() => !document.body.innerText.includes("Loading the sources"));
+      await page.getByText("No source is linked yet.").waitFor();
+      expect(await page.getByText("No pass has run yet.").count()).toBe(1);
+
+      // Before linking: chapter 28 (and so book 4) is wanted because no source offers it.
+      await page.getByRole("button", { name: "Run the Wanted pass now" }).click();
+      await page.getByText("The Wanted pass ran: nothing new was queued.").waitFor();
+      const entries = page.getByTestId("wanted-entry");
+      await entries.first().waitFor();
+      const chapter28 = entries.filter({ hasText: "Chapter 28" });
+      expect(await chapter28.innerText()).toContain("No linked source offers it. Link another source, or refresh the linked ones.");
+      expect(await chapter28.innerText()).toContain("no offers");
+      expect(await chapter28.getByText("No source", { exact: true }).count()).toBe(1);
+      expect(await entries.filter({ hasText: "Book 4" }).count()).toBe(1);
+
+      // Search: the box starts with the series title; nothing is linked by the search itself.
+      await page.getByLabel("Provider").selectOption({ label: "MangaDex (en)" });
+      expect(await page.getByLabel("Title").inputValue()).toBe("Harbor of Paper Cranes");
+      await page.getByRole("button", { name: "Search", exact: true }).click();
+      const results = page.getByRole("list", { name: "Search results" }).getByRole("listitem");
+      await results.first().waitFor();
+      expect(await results.count()).toBe(2);
+      expect(await mappings(id)).toEqual([]);
+      const work = results.filter({ hasText: "work 501" });
+      expect(await work.innerText()).toContain("MangaDex · en");
+
+      await work.getByRole("button", { name: "Link this work…" }).click();
+      const dialog = page.getByRole("dialog", { name: "Link this work?" });
+      await dialog.waitFor();
+      expect(await dialog.innerText()).toContain("Harbor of Paper Cranes");
+      await dialog.getByRole("button", { name: "Link this work", exact: true }).click();
+      await page.getByText("Linked “Harbor of Paper Cranes”.").waitFor();
+      expect(await page.getByText(/3 offers \(3 new, 0 changed, 0 gone\)/).count()).toBe(1);
+      const card = page.getByTestId("source-mapping");
+      await card.waitFor();
+      expect(await card.innerText()).toContain("3 offers");
+      expect(await card.innerText()).toContain("No downloads yet");
+      expect(await mappings(id)).toMatchObject([{ sourceId: "501", offers: 3 }]);
+      // The search now says the work is linked.
+      await page.getByRole("button", { name: "Search", exact: true }).click();
+      await results.filter({ hasText: "work 501" }).getByText("Linked", { exact: true }).waitFor();
+
+      // Priority through the number input.
+      const priority = page.getByLabel(/^Priority of /);
+      await priority.fill("5");
+      await priority.press("Tab");
+      await expect.poll(async () => (await mappings(id))[0]?.priority, { timeout: 10_000 }).toBe(5);
+
+      // The pass from the page queues the offered chapters; the rest keep their reason.
+      await page.getByRole("button", { name: "Run the Wanted pass now" }).click();
+      await page.getByText("The Wanted pass queued 1 download.").waitFor();
+      await chapter28.getByText(/^(Queued|Downloading)$/).waitFor();
+      expect(await chapter28.innerText()).toMatch(/A download (was queued by the last Wanted pass|of it is already under way)\./);
+      expect(await chapter28.innerText()).toContain("1 offer, 1 in a chosen language");
+      expect(await page.getByRole("link", { name: "See the downloads" }).count()).toBe(1);
+
+      expect(await seriousViolations(page)).toEqual([]);
+      expect(errors).toEqual([]);
+      await ctx.close();
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it("has no serious axe violations at phone size and fits the screen", async () => {
+    const id = await seriesId(service, "Moss & Meteor");
+    const ctx = await loggedInContext(browser, service, PHONE);
+    const page = await ctx.newPage();
+    await openSources(page, id);
+    await page.getByRole("heading", { level: 2, name: "Link a source" }).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await ctx.close();
+  });
+});

@@ -1,0 +1,85 @@
+/**
+ * Downloads in words: states, verdict reasons, what a row is, and the merge of live progress
+ * events into the listed rows. Pure; an unknown value (a newer server) is shown as it came.
+ */
+
+export type DownloadState = "QUEUED" | "FETCHING" | "JUDGING" | "PUBLISHING" | "PUBLISHED" | "DEGRADED" | "FAILED" | "WAITING" | "CANCELLED";
+export type Tone = "good" | "info" | "warn" | "bad" | "";
+
+const STATES: Record<DownloadState, { label: string; tone: Tone }> = {
+  QUEUED: { label: "Queued", tone: "" },
+  WAITING: { label: "Waiting to retry", tone: "warn" },
+  FETCHING: { label: "Fetching pages", tone: "info" },
+  JUDGING: { label: "Checking content", tone: "info" },
+  PUBLISHING: { label: "Publishing", tone: "info" },
+  PUBLISHED: { label: "Published", tone: "good" },
+  DEGRADED: { label: "Degraded", tone: "bad" },
+  FAILED: { label: "Failed", tone: "bad" },
+  CANCELLED: { label: "Cancelled", tone: "" },
+};
+
+export function stateWords(state: string): { label: string; tone: Tone } {
+  return Object.hasOwn(STATES, state) ? STATES[state as DownloadState] : { label: state.toLowerCase(), tone: "" };
+}
+
+/** Still under way (listed under "Under way"). */
+export function isActive(state: string): boolean {
+  return state === "QUEUED" || state === "WAITING" || state === "FETCHING" || state === "JUDGING" || state === "PUBLISHING";
+}
+
+/** The server refuses a cancel once publishing has begun. */
+export function isCancellable(state: string, cancelRequested = false): boolean {
+  return !cancelRequested && (state === "QUEUED" || state === "WAITING" || state === "FETCHING" || state === "JUDGING");
+}
+
+export interface VerdictFacts {
+  reasons: string[];
+  figures: { pages: number; blackCards: number; blackShare: number; medianAspect: number | null; stripThreshold: number | null };
+}
+
+const pct = (share: number) => `${Math.round(share * 1000) / 10} %`;
+
+/** Why the content check failed, one sentence per reason. */
+export function verdictSentences(v: VerdictFacts): string[] {
+  return v.reasons.map((reason) => {
+    if (reason === "BLACK_CARDS") {
+      return `${v.figures.blackCards} of ${v.figures.pages} pages are black cards (${pct(v.figures.blackShare)}, more than the 15 % allowed).`;
+    }
+    if (reason === "STRIP_SLICES") {
+      const aspect = v.figures.medianAspect !== null ? ` (median height/width ${v.figures.medianAspect.toFixed(2)}` : "";
+      const threshold = aspect && v.figures.stripThreshold !== null ? `, strips from ${v.figures.stripThreshold.toFixed(2)})` : aspect ? ")" : "";
+      return `The pages are slices of a long strip in a series that reads in pages${aspect}${threshold}.`;
+    }
+    return `Failed the content check (${reason.toLowerCase().replace(/_/g, " ")}).`;
+  });
+}
+
+/** "Chapter 12.5", "Chapter 36 part 2", "Book 3". */
+export function downloadSubject(d: { kind: string; chapter: string | null; volume: string | null; part: number | null }): string {
+  const base = d.kind === "VOLUME" ? `Book ${d.volume ?? "?"}` : `Chapter ${d.chapter ?? "?"}`;
+  return d.part !== null ? `${base} part ${d.part}` : base;
+}
+
+/** "12 of 30 pages", "30 pages", or null while the total is unknown and nothing is done. */
+export function pagesWords(done: number, total: number | null): string | null {
+  if (total === null) return done > 0 ? `${done} pages` : null;
+  return done >= total ? `${total} pages` : `${done} of ${total} pages`;
+}
+
+export interface LiveEvent {
+  downloadId: number;
+  state: string;
+  pagesDone: number;
+  pagesTotal: number | null;
+  error: string | null;
+  at: string;
+}
+
+/** A listed row with the newest live event for it applied (events older than the row's answer never win). */
+export function withEvent<T extends { id: number; state: string; pagesDone: number; pagesTotal: number | null; error: string | null }>(
+  row: T,
+  event: LiveEvent | undefined,
+): T {
+  if (!event || event.downloadId !== row.id) return row;
+  return { ...row, state: event.state, pagesDone: event.pagesDone, pagesTotal: event.pagesTotal ?? row.pagesTotal, error: event.error ?? row.error };
+}

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import { WANTED_REASONS, detailFacts, ledgerSummary, reasonLabel, reasonSentence, reasonTone, slotLabel, type WantedReason } from "./wanted-words";
+
+const REASONS: WantedReason[] = [
+  "ALL_OFFERS_BLOCKED",
+  "ALREADY_QUEUED",
+  "BACKING_OFF",
+  "LIMIT_REACHED",
+  "NO_OFFER",
+  "NO_OTHER_SOURCE",
+  "ONLY_OTHER_LANGUAGES",
+  "PARTS_INCOMPLETE",
+  "QUEUED",
+  "REPLACING",
+];
+
+const NONE = { offers: 0, usable: 0, blocked: 0, languages: [], parts: null, nextPassAt: null, replacesFileId: null, bookChannelOutcome: null, downloadIds: null };
+
+describe("wanted reasons in words", () => {
+  it("has a label and a full sentence for every reason of the schema", () => {
+    expect(Object.keys(WANTED_REASONS).sort()).toEqual([...REASONS].sort());
+    for (const r of REASONS) {
+      expect(reasonLabel(r)).not.toBe("");
+      expect(reasonSentence(r)).toMatch(/^[A-Z].*\.$/);
+    }
+  });
+
+  it("says what to do when no source offers a slot", () => {
+    expect(reasonSentence("NO_OFFER")).toBe("No linked source offers it. Link another source, or refresh the linked ones.");
+    expect(reasonTone("NO_OFFER")).toBe("warn");
+    expect(reasonTone("NO_OTHER_SOURCE")).toBe("bad");
+    expect(reasonTone("QUEUED")).toBe("info");
+  });
+
+  it("shows an unknown code as it came", () => {
+    expect(reasonLabel("SOMETHING_NEW")).toBe("something new");
+    expect(reasonSentence("SOMETHING_NEW")).toBe("Still wanted (something new).");
+    expect(reasonTone("SOMETHING_NEW")).toBe("");
+  });
+
+  it("names slots", () => {
+    expect(slotLabel("chapter", "12.5")).toBe("Chapter 12.5");
+    expect(slotLabel("book", "3")).toBe("Book 3");
+    expect(slotLabel("CHAPTER", "0")).toBe("Chapter 0");
+  });
+});
+
+describe("details", () => {
+  it("says there are no offers", () => {
+    expect(detailFacts(NONE)).toEqual(["no offers"]);
+  });
+
+  it("lists offers, blocked, languages, parts, replacement, downloads and the next try", () => {
+    const facts = detailFacts(
+      { ...NONE, offers: 3, usable: 1, blocked: 2, languages: ["en", "fr"], parts: [1], replacesFileId: 7, downloadIds: [4, 5], bookChannelOutcome: "already_grabbed", nextPassAt: "2026-01-01T00:00:00Z" },
+      () => "tomorrow",
+    );
+    expect(facts).toEqual([
+      "3 offers, 1 in a chosen language",
+      "2 blocked",
+      "offered in en, fr",
+      "parts offered: 1",
+      "replaces file #7",
+      "download #4, #5",
+      "torrent search: already grabbed",
+      "next try tomorrow",
+    ]);
+    expect(detailFacts({ ...NONE, offers: 1, usable: 1 })[0]).toBe("1 offer, 1 in a chosen language");
+  });
+
+  it("summarises the ledger", () => {
+    expect(ledgerSummary([])).toMatch(/^Nothing is wanted/);
+    expect(ledgerSummary([{ reason: "QUEUED" }, { reason: "NO_OFFER" }, { reason: "REPLACING" }])).toBe("3 slots wanted: 2 on the way, 1 waiting for a source.");
+    expect(ledgerSummary([{ reason: "NO_OFFER" }])).toBe("1 slot wanted: 0 on the way, 1 waiting for a source.");
+  });
+});

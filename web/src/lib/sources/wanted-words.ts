@@ -1,0 +1,119 @@
+/**
+ * "Why is this still wanted?" in words: the Wanted ledger's reason codes as sentences, and the
+ * entry's details as short facts. Pure; an unknown code (a newer server) is shown as it came.
+ */
+
+export type WantedReason =
+  | "ALL_OFFERS_BLOCKED"
+  | "ALREADY_QUEUED"
+  | "BACKING_OFF"
+  | "LIMIT_REACHED"
+  | "NO_OFFER"
+  | "NO_OTHER_SOURCE"
+  | "ONLY_OTHER_LANGUAGES"
+  | "PARTS_INCOMPLETE"
+  | "QUEUED"
+  | "REPLACING";
+
+export type Tone = "good" | "info" | "warn" | "bad" | "";
+
+interface ReasonWords {
+  label: string;
+  sentence: string;
+  tone: Tone;
+}
+
+export const WANTED_REASONS: Record<WantedReason, ReasonWords> = {
+  QUEUED: { label: "Queued", sentence: "A download was queued by the last Wanted pass.", tone: "info" },
+  ALREADY_QUEUED: { label: "Downloading", sentence: "A download of it is already under way.", tone: "info" },
+  REPLACING: {
+    label: "Replacing",
+    sentence: "The file on disk failed the content check; a replacement from another source is queued.",
+    tone: "info",
+  },
+  LIMIT_REACHED: {
+    label: "Next pass",
+    sentence: "A source offers it; it waits for the next pass because this pass reached its download limit.",
+    tone: "",
+  },
+  NO_OFFER: { label: "No source", sentence: "No linked source offers it. Link another source, or refresh the linked ones.", tone: "warn" },
+  ONLY_OTHER_LANGUAGES: {
+    label: "Other languages only",
+    sentence: "Sources offer it only in languages you did not choose for this series.",
+    tone: "warn",
+  },
+  ALL_OFFERS_BLOCKED: {
+    label: "Blocked",
+    sentence: "Every offer is blocked: each came out degraded before, or its source delivered it degraded.",
+    tone: "bad",
+  },
+  PARTS_INCOMPLETE: { label: "Parts missing", sentence: "It is split in parts and no source offers every part.", tone: "warn" },
+  BACKING_OFF: {
+    label: "Waiting",
+    sentence: "Nothing was obtainable for this series, so the scheduled pass waits before trying again.",
+    tone: "",
+  },
+  NO_OTHER_SOURCE: {
+    label: "Kept degraded",
+    sentence: "The file on disk failed the content check and no other source offers it, so it stays.",
+    tone: "bad",
+  },
+};
+
+function isReason(code: string): code is WantedReason {
+  return Object.hasOwn(WANTED_REASONS, code);
+}
+
+export function reasonLabel(code: string): string {
+  return isReason(code) ? WANTED_REASONS[code].label : code.toLowerCase().replace(/_/g, " ");
+}
+
+export function reasonSentence(code: string): string {
+  return isReason(code) ? WANTED_REASONS[code].sentence : `Still wanted (${code.toLowerCase().replace(/_/g, " ")}).`;
+}
+
+export function reasonTone(code: string): Tone {
+  return isReason(code) ? WANTED_REASONS[code].tone : "";
+}
+
+/** "Chapter 12.5", "Book 3". */
+export function slotLabel(kind: string, number: string): string {
+  const k = kind.toLowerCase();
+  return `${k === "book" || k === "volume" ? "Book" : "Chapter"} ${number}`;
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+export interface DetailFacts {
+  offers: number;
+  usable: number;
+  blocked: number;
+  languages: string[];
+  parts: number[] | null;
+  nextPassAt: string | null;
+  replacesFileId: number | null;
+  bookChannelOutcome: string | null;
+  downloadIds: number[] | null;
+}
+
+/** The entry's details as short facts, most telling first. `when` formats an ISO time. */
+export function detailFacts(d: DetailFacts, when: (iso: string) => string = (iso) => iso): string[] {
+  const facts: string[] = [];
+  facts.push(d.offers === 0 ? "no offers" : `${plural(d.offers, "offer")}, ${d.usable} in a chosen language`);
+  if (d.blocked > 0) facts.push(`${d.blocked} blocked`);
+  if (d.languages.length > 0) facts.push(`offered in ${d.languages.join(", ")}`);
+  if (d.parts && d.parts.length > 0) facts.push(`parts offered: ${d.parts.join(", ")}`);
+  if (d.replacesFileId !== null) facts.push(`replaces file #${d.replacesFileId}`);
+  if (d.downloadIds && d.downloadIds.length > 0) facts.push(`download ${d.downloadIds.map((id) => `#${id}`).join(", ")}`);
+  if (d.bookChannelOutcome) facts.push(`torrent search: ${d.bookChannelOutcome.replace(/_/g, " ")}`);
+  if (d.nextPassAt) facts.push(`next try ${when(d.nextPassAt)}`);
+  return facts;
+}
+
+/** A summary line over the ledger. */
+export function ledgerSummary(entries: { reason: string }[]): string {
+  if (entries.length === 0) return "Nothing is wanted: every monitored book and chapter is on disk or covered.";
+  const active = entries.filter((e) => e.reason === "QUEUED" || e.reason === "ALREADY_QUEUED" || e.reason === "REPLACING").length;
+  const stuck = entries.length - active;
+  return `${plural(entries.length, "slot")} wanted: ${active} on the way, ${stuck} waiting for a source.`;
+}
