@@ -38,6 +38,7 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
   const stopPurge = services.publication.schedulePurge();
   services.assemblyMonitor.start(config.assemblyMonitorIntervalSeconds * 1000);
   const stopDownloads = await startDownloads(ctx, services);
+  services.translationWorker.start();
 
   if (options.seedDemo !== false && config.demoLibrary) await seedDemoLibraryIfEmpty(ctx, services);
 
@@ -71,6 +72,7 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
       stopPurge();
       await services.assemblyMonitor.stop();
       await stopDownloads();
+      await services.translationWorker.stop();
       wss.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

@@ -1,5 +1,6 @@
 import { createPubSub } from "graphql-yoga";
 import { createDownloadEvents } from "./services/download-pipeline-events.ts";
+import { createTranslationEvents } from "./services/translation-worker-events.ts";
 
 /** What changed in the library, published after a write commits (GraphQL `libraryEvents`). */
 export interface LibraryEvent {
@@ -30,6 +31,7 @@ export function createEventBus() {
     publishAssembly: (e: AssemblyProgressEvent): void => pubsub.publish("assembly", e),
     subscribeAssembly: () => pubsub.subscribe("assembly"),
     downloads: createDownloadEvents(),
+    translations: createTranslationEvents(),
   };
 }
 

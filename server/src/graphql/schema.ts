@@ -20,6 +20,9 @@ import "./types/assembly-monitor.ts";
 import "./types/sources.ts";
 import "./types/source-settings.ts";
 import "./types/indexer.ts";
+import "./types/translations.ts";
+import "./types/translation-progress.ts";
+import "./types/translation-settings.ts";
 
 /** The schema: every type file registers itself on the builder; this only assembles them. */
 export const schema = builder.toSchema({ sortSchema: true });

@@ -16,6 +16,8 @@ import { monitorRoutes } from "./rest-monitor.ts";
 import { webSupportRoutes } from "./rest-web-support.ts";
 import { sourceRoutes } from "./rest-sources.ts";
 import { indexerRoutes } from "./rest-indexer.ts";
+import { translationRoutes } from "./rest-translations.ts";
+import { translationSettingsRoutes } from "./rest-translation-settings.ts";
 import { dryRun, jsonBody, pathId } from "./request.ts";
 
 /** The REST layer: translation between HTTP and the services, nothing else. */
@@ -86,5 +88,7 @@ export function restApp(ctx: AppContext, services: Services, graphql: (req: Requ
   webSupportRoutes(app, services);
   sourceRoutes(app, services);
   indexerRoutes(app, services);
+  translationRoutes(app, services);
+  translationSettingsRoutes(app, services);
   return app;
 }

@@ -3,7 +3,7 @@ import { createPublication } from "../library/publication.ts";
 import { downloadServices } from "./download-pipeline-wiring.ts";
 import { mapService } from "./map-service.ts";
 import { scanService } from "./scan-service.ts";
-import { seriesService } from "./series-service.ts";
+import { seriesService, type SeriesService } from "./series-service.ts";
 import { unitsService } from "./units-service.ts";
 import { seriesPageService } from "./series-page-service.ts";
 import { filePagesService } from "./file-pages-service.ts";
@@ -18,33 +18,73 @@ import { providerRegistry } from "../providers/registry.ts";
 import { sourcesService } from "./sources-service.ts";
 import { numberingService } from "./numbering-service.ts";
 import { bookChannelService } from "./book-channel.ts";
+import { translationWorker } from "./translation-worker.ts";
+import { translationServices } from "./translation-fallback-service.ts";
+import { translationSettingsService, type TranslationSettingsService } from "./translation-settings.ts";
 
 /** The use cases. REST routes and GraphQL resolvers both call these and nothing else. */
 export function createServices(ctx: AppContext) {
   const publication = publicationWithPriority(ctx, createPublication(ctx));
   const assembly = assemblyService(ctx, publication), scan = scanWithPriority(ctx, scanService(ctx), externalPriority(ctx, publication));
   const units = unitsService(ctx);
+  const dl = downloadServices(ctx, publication);
   const sourceSettings = sourceSettingsService(ctx), providers = providerRegistry(ctx, sourceSettings), sources = sourcesService(ctx, providers);
+  const translations = translationServices(ctx, dl.wanted), translationSettings = translationSettingsService(ctx);
+  const worker = translationWorker(ctx, { publication });
+  // A job created, retried, cancelled or resumed wakes the worker, which sleeps while idle.
+  translations.translations.useWorker(() => worker.kick());
+  const series = seriesService(ctx);
+  followTranslationToggles(ctx, series, translationSettings, translations.translations);
   return {
-    series: seriesService(ctx),
+    series,
     maps: mapService(ctx),
     units,
     seriesPage: seriesPageService(ctx, units),
     filePages: filePagesService(ctx),
     monitoring: monitoringService(ctx, units),
     scan,
-    ...downloadServices(ctx, publication),
+    ...dl,
+    ...translations,
     publication,
     audit: auditService(ctx, publication),
     verification: verificationService(ctx),
     assembly,
     assemblyMonitor: assemblyMonitor(ctx, { assembly, scanning: scan.running }),
     sourceSettings,
+    translationSettings,
     providers,
     sources,
     numbering: numberingService(ctx, sources),
     bookChannel: bookChannelService(ctx, publication),
+    translationWorker: worker,
   };
+}
+
+/**
+ * Translation jobs follow the settings at once (spec "Translation fallback behaviour" 9, 11): a
+ * toggle off pauses them, on resumes those a toggle paused; a new destination language cancels the
+ * old language's jobs (imported files stay).
+ */
+function followTranslationToggles(
+  ctx: AppContext,
+  series: SeriesService,
+  settings: TranslationSettingsService,
+  jobs: ReturnType<typeof translationServices>["translations"],
+): void {
+  // Jobs run only while both toggles are on: resume a series only when the other one is on too.
+  settings.onEnabledChanged(async (enabled) => {
+    if (!enabled) {
+      await jobs.pauseAll("toggle_off");
+      return;
+    }
+    for (const s of await ctx.db.series.findMany({ where: { translationFallbackEnabled: true }, select: { id: true } })) await jobs.resumeAll(s.id);
+  });
+  series.onUpdated(async (before, after) => {
+    if (after.language !== before.language) await jobs.onDestinationChanged(after.id, after.language);
+    if (after.translationFallbackEnabled === before.translationFallbackEnabled) return;
+    if (!after.translationFallbackEnabled) await jobs.pauseAll("toggle_off", after.id);
+    else if ((await settings.get()).enabled) await jobs.resumeAll(after.id);
+  });
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -89,8 +89,12 @@ function parsePatch(o: Record<string, unknown>) {
   return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<typeof patch>;
 }
 
+/** Told after a series changed (e.g. the translation jobs follow its language and toggle). */
+export type SeriesUpdatedListener = (before: SeriesRow, after: SeriesRow) => Promise<unknown>;
+
 export function seriesService(ctx: AppContext) {
   const { repos } = ctx;
+  const updatedListeners: SeriesUpdatedListener[] = [];
 
   async function require(id: number): Promise<SeriesRow> {
     const row = await repos.series.get(id);
@@ -128,12 +132,17 @@ export function seriesService(ctx: AppContext) {
       return seriesView(row);
     },
     async update(id: number, body: unknown): Promise<SeriesView> {
-      await require(id);
+      const before = await require(id);
       const patch = parsePatch(asObject(body));
       const row = await repos.series.update(id, patch);
       await ensureBookSlots(row);
+      for (const listener of updatedListeners) await listener(before, row);
       ctx.events.publish("series_changed", id);
       return seriesView(row);
+    },
+
+    onUpdated(listener: SeriesUpdatedListener): void {
+      updatedListeners.push(listener);
     },
   };
 }

@@ -9,7 +9,7 @@ import { buildCoverageIndex } from "../domain/coverage.ts";
 import { LIVE_JOB_STATES } from "../domain/download-jobs.ts";
 import { parseLabel, type Label } from "../domain/labels.ts";
 import { seriesForm } from "../domain/series-form.ts";
-import { planWanted, type DegradedFile, type LedgerDetail, type PlanInput, type WantedReason, type WantedSlot } from "../domain/wanted.ts";
+import { planWanted, type DegradedFile, type LedgerDetail, type LedgerEntry, type PlanInput, type WantedReason, type WantedSlot } from "../domain/wanted.ts";
 import { AppError } from "../errors.ts";
 import type { BookChannel } from "../providers/provider.ts";
 import { loadSnapshot } from "../repositories/snapshot-repo.ts";
@@ -44,6 +44,7 @@ const lab = (v: string | null): Label | null => (v === null ? null : parseLabel(
 export function wantedService(ctx: AppContext, deps: { kick(): void }) {
   const repo = wantedRepo(ctx.db);
   let bookChannel: BookChannel | undefined;
+  let translationFallback: ((seriesId: number, pass: { entries: LedgerEntry[]; slots: WantedSlot[]; offers: PlanInput["offers"]; nativeLanguages: string[] }) => Promise<void>) | undefined;
   const running = new Map<number, Promise<WantedPassResult>>();
 
   async function planInput(seriesId: number, force: boolean): Promise<PlanInput> {
@@ -134,6 +135,8 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
       ctx.events.publish("series_changed", seriesId);
     }
     await handToBookChannel(seriesId, ledger.filter((e) => e.kind === "book" && e.reason === "no_offer"));
+    // Issue 7: the translation fallback runs after the normal sources (it never fails the pass).
+    await translationFallback?.(seriesId, { entries: ledger, slots: input.slots, offers: input.offers, nativeLanguages: input.languages }).catch((e: unknown) => ctx.log(`wanted: translation fallback for series ${seriesId} failed: ${(e as Error).message}`));
     return { ...(await ledgerOf(seriesId)), queued: created.length };
   }
 
@@ -184,6 +187,9 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
       bookChannel = channel;
     },
     bookChannel: () => bookChannel,
+    useTranslationFallback(fn: typeof translationFallback): void {
+      translationFallback = fn;
+    },
   };
 }
 

@@ -1,0 +1,61 @@
+/**
+ * Translation job rows: one row per attempt (jobKey + attempt is the public id `<key>-<attempt>`).
+ * A row changes only through `move`, guarded by id, the state it was read in and its attempt, so a
+ * late answer about an older attempt, a cancel and the worker can never overwrite each other.
+ */
+import type { Db } from "../db/client.ts";
+import type { Prisma, TranslationJob } from "../generated/prisma/client.ts";
+
+export type TranslationJobRow = TranslationJob;
+export type TranslationJobUpdate = Prisma.TranslationJobUpdateManyMutationInput;
+
+/** Everything a new attempt row needs; state defaults to queued. */
+export interface NewTranslationJob {
+  jobKey: string;
+  attempt: number;
+  seriesId: number;
+  kind: "volume" | "chapter";
+  number: string;
+  sourceLanguage: string;
+  targetLanguage: string;
+  engine: string;
+  origin: "upload" | "source" | "indexer";
+  sourceMappingId?: number | null;
+  sourcePath: string | null;
+  sourceSha256: string | null;
+  state?: string;
+}
+
+export function translationRepo(db: Db) {
+  return {
+    create: (job: NewTranslationJob) => db.translationJob.create({ data: { ...job, state: job.state ?? "queued" } }),
+    get: (id: number) => db.translationJob.findUnique({ where: { id } }),
+    /** By public id parts (`<key>-<attempt>`). */
+    byKey: (jobKey: string, attempt: number) => db.translationJob.findUnique({ where: { jobKey_attempt: { jobKey, attempt } } }),
+    /** The newest attempt of a key (the one a retry starts from). */
+    newest: (jobKey: string) => db.translationJob.findFirst({ where: { jobKey }, orderBy: { attempt: "desc" } }),
+    /** Newest first; every attempt is listed (older attempts keep their own outcome). */
+    list: (seriesId?: number, take = 1000) =>
+      db.translationJob.findMany({ where: seriesId === undefined ? {} : { seriesId }, orderBy: [{ id: "desc" }], take }),
+    /** Rows of a series in one of `states`. */
+    inStates: (states: readonly string[], where: { seriesId?: number } = {}) =>
+      db.translationJob.findMany({ where: { state: { in: [...states] }, ...(where.seriesId !== undefined ? { seriesId: where.seriesId } : {}) }, orderBy: { id: "asc" } }),
+    /**
+     * Moves the row only when it is still in `expected` at `attempt`; false when someone else moved
+     * it first (the caller reads it again and decides anew).
+     */
+    async move(id: number, expected: { state: string; attempt: number }, data: TranslationJobUpdate): Promise<boolean> {
+      return (await db.translationJob.updateMany({ where: { id, state: expected.state, attempt: expected.attempt }, data })).count === 1;
+    },
+    /** How many rows are in `states` (overall, or per engine). */
+    count: (states: readonly string[], engine?: string) =>
+      db.translationJob.count({ where: { state: { in: [...states] }, ...(engine ? { engine } : {}) } }),
+    /** Jobs of a series per state (the panel's summary, the fallback's per-series limit). */
+    async countsBySeries(seriesId: number): Promise<Record<string, number>> {
+      const rows = await db.translationJob.groupBy({ by: ["state"], where: { seriesId }, _count: { _all: true } });
+      return Object.fromEntries(rows.map((r) => [r.state, r._count._all]));
+    },
+  };
+}
+
+export type TranslationRepo = ReturnType<typeof translationRepo>;

@@ -1,0 +1,22 @@
+import { createPubSub } from "graphql-yoga";
+
+/** Progress and state of one translation job attempt (GraphQL `translationProgress(seriesId)`). */
+export interface TranslationProgressEvent {
+  /** Public id `<32 hex>-<attempt>`. */
+  jobId: string;
+  seriesId: number;
+  state: string;
+  pagesDone: number | null;
+  pagesTotal: number | null;
+  errorCode: string | null;
+  at: string;
+}
+
+/** The translation channel of the event bus (events.ts `translations`). */
+export function createTranslationEvents() {
+  const pubsub = createPubSub<{ translation: [TranslationProgressEvent] }>();
+  return {
+    publish: (e: Omit<TranslationProgressEvent, "at">): void => pubsub.publish("translation", { ...e, at: new Date().toISOString() }),
+    subscribe: () => pubsub.subscribe("translation"),
+  };
+}
