@@ -22,6 +22,9 @@ export interface TorrentJobRow {
   imported: number[];
   retention: string | null;
   error: string | null;
+  /** "native" books for the library, or "translation": foreign books staged as translation sources. */
+  purpose: string;
+  sourceLanguage: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -32,7 +35,7 @@ const row = (r: Raw): TorrentJobRow => ({ ...r, books: JSON.parse(r.books) as st
 
 export function torrentRepo(db: Db) {
   return {
-    async create(input: { seriesId: number; infoHash: string; title: string; indexer: string | null; books: string[]; retention: string }): Promise<TorrentJobRow> {
+    async create(input: { seriesId: number; infoHash: string; title: string; indexer: string | null; books: string[]; retention: string; purpose?: "native" | "translation"; sourceLanguage?: string }): Promise<TorrentJobRow> {
       return row(await db.torrentJob.create({ data: { ...input, books: JSON.stringify(input.books) } }));
     },
     async list(seriesId?: number): Promise<TorrentJobRow[]> {

@@ -39,7 +39,7 @@ export function mapClientPath(clientPath: string, mount: MountMapping): string {
  * The local path exists, neither it nor any folder between the mount and it is a symbolic link, and
  * its real path stays under the mount's real path.
  */
-async function checkLocal(local: string, mount: MountMapping, mountReal: string): Promise<void> {
+export async function checkLocal(local: string, mount: MountMapping, mountReal: string): Promise<void> {
   const rel = path.relative(mount.localPath, local);
   let at = mount.localPath;
   for (const part of rel === "" ? [] : rel.split(path.sep)) {
@@ -53,7 +53,7 @@ async function checkLocal(local: string, mount: MountMapping, mountReal: string)
 }
 
 /** Copies without following a link at the last step (O_NOFOLLOW), only a regular file, never over an existing name. */
-async function copyIntoStaging(src: string, dest: string): Promise<void> {
+export async function copyIntoStaging(src: string, dest: string): Promise<void> {
   const fh = await open(src, constants.O_RDONLY | constants.O_NOFOLLOW).catch((e: NodeJS.ErrnoException) => {
     if (e.code === "ELOOP") outside(`${src} is a symbolic link`);
     throw e;
@@ -68,7 +68,7 @@ async function copyIntoStaging(src: string, dest: string): Promise<void> {
 }
 
 /** Opens the staged copy through the hardened reader; every page's header is read. Returns the page count. */
-async function checkArchive(ctx: AppContext, staged: string): Promise<number> {
+export async function checkArchive(ctx: AppContext, staged: string): Promise<number> {
   const archive = await openArchive(staged, ctx.config.archiveLimits);
   try {
     if (archive.pages.length === 0) throw new AppError("archive_unreadable", "the archive holds no page");

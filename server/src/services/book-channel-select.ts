@@ -6,6 +6,7 @@
  */
 import { parseFileName } from "../domain/filename.ts";
 import { compareLabels, expandRange, isWhole, labelEquals, type Label } from "../domain/labels.ts";
+import { languageMarkers, markedSourceLanguage } from "../domain/language-markers.ts";
 
 /** A pack wider than this is a whole-run collection we never take for a few books (and never expand). */
 export const MAX_PACK_BOOKS = 200;
@@ -54,14 +55,36 @@ export function candidates<R extends Release>(seriesTitle: string, releases: rea
   return out;
 }
 
+/**
+ * Releases for the library: a title that marks only other languages than the series' is a
+ * foreign release (a translation source at most), never a native one. Unmarked titles stay.
+ */
+export function nativeOnly<R extends Release>(seriesTitle: string, language: string, pool: readonly Candidate<R>[]): Candidate<R>[] {
+  const base = language.toLowerCase().split("-")[0] ?? "";
+  return pool.filter((c) => {
+    const marks = languageMarkers(c.release.title, { seriesTitle });
+    return marks.length === 0 || marks.includes(base);
+  });
+}
+
+/** Foreign releases for translation: the title marks one of the ordered source languages (the first wins). */
+export function foreignCandidates<R extends Release>(seriesTitle: string, sources: readonly string[], original: string | null, releases: readonly R[]): (Candidate<R> & { language: string })[] {
+  const out: (Candidate<R> & { language: string })[] = [];
+  for (const c of candidates(seriesTitle, releases)) {
+    const language = markedSourceLanguage(c.release.title, sources, { seriesTitle, original });
+    if (language) out.push({ ...c, language });
+  }
+  return out;
+}
+
 export const covered = (c: Candidate<Release>, wanted: readonly Label[]): Label[] => wanted.filter((w) => c.books.some((b) => labelEquals(b, w)));
 
 /**
  * The next torrent to take for the books still wanted: the smallest that holds at least one of
  * them; on equal size the one holding more wanted books, then the better seeded.
  */
-export function pickNext<R extends Release>(pool: readonly Candidate<R>[], wanted: readonly Label[]): Candidate<R> | null {
-  let best: { c: Candidate<R>; n: number } | null = null;
+export function pickNext<C extends Candidate<Release>>(pool: readonly C[], wanted: readonly Label[]): C | null {
+  let best: { c: C; n: number } | null = null;
   for (const c of pool) {
     const n = covered(c, wanted).length;
     if (n === 0) continue;

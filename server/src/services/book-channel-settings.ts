@@ -7,9 +7,8 @@
  * it, null clears it, absent or the mask itself keeps it (a form sends back what it read).
  */
 import path from "node:path";
-import { AppError } from "../errors.ts";
 import type { AppContext } from "./context.ts";
-import { asObject } from "./input.ts";
+import { asObject, invalidField, optionalHttpUrl } from "./input.ts";
 
 export const SETTING_KEY = "indexer";
 export const SECRET_PROWLARR_KEY = "prowlarr.apiKey";
@@ -59,24 +58,8 @@ export const DEFAULT_SETTINGS: StoredIndexerSettings = {
   qbittorrent: { enabled: false, url: null, username: null, category: "manga-library", tag: "manga-library", savePath: null, mount: null, retention: "keep_seeding" },
 };
 
-const invalid = (field: string, why: string): never => {
-  throw new AppError("invalid_field", `${field} ${why}`, { field });
-};
-
-function httpUrl(v: unknown, field: string): string | null {
-  if (v === null || v === "") return null;
-  if (typeof v !== "string" || v.length > 500) return invalid(field, "must be an http(s) URL");
-  let u: URL;
-  try {
-    u = new URL(v);
-  } catch {
-    return invalid(field, "must be an http(s) URL");
-  }
-  if ((u.protocol !== "http:" && u.protocol !== "https:") || u.username || u.password || u.search || u.hash) {
-    return invalid(field, "must be an http(s) URL without credentials, query or fragment");
-  }
-  return u.toString().replace(/\/$/, "");
-}
+const invalid = invalidField;
+const httpUrl = optionalHttpUrl;
 
 function text(v: unknown, field: string, max = 200): string | null {
   if (v === null || v === "") return null;

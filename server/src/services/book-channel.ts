@@ -17,7 +17,8 @@ import { ProviderError, type BookChannel, type BookChannelOutcome } from "../pro
 import { prowlarrClient } from "../providers/prowlarr.ts";
 import { isComplete, isSeeded, qbittorrentClient, type QbtClient, type QbtTorrent } from "../providers/qbittorrent.ts";
 import { torrentRepo, type TorrentJobRow, type TorrentState } from "../repositories/torrent-repo.ts";
-import { candidates, covered, pickNext } from "./book-channel-select.ts";
+import { candidates, covered, foreignCandidates, nativeOnly, pickNext, type Candidate } from "./book-channel-select.ts";
+import { stageForeignBooks, translationsImported, type ForeignTranslations } from "./book-channel-foreign.ts";
 import { importTorrentBooks } from "./book-channel-import.ts";
 import { indexerSettingsStore, isActive, type IndexerConfig, type IndexerSettingsView, type Retention } from "./book-channel-settings.ts";
 import type { AppContext } from "./context.ts";
@@ -32,7 +33,7 @@ const IN_FLIGHT: readonly TorrentState[] = ["added", "downloading", "completed",
 
 const messageOf = (e: unknown) => (e instanceof AppError ? `${e.code}: ${e.message}` : (e as Error).message);
 
-export function bookChannelService(ctx: AppContext, publication: Pick<Publication, "publish">) {
+export function bookChannelService(ctx: AppContext, publication: Pick<Publication, "publish">, translations?: ForeignTranslations) {
   const settings = indexerSettingsStore(ctx);
   const jobs = torrentRepo(ctx.db);
   // One client per configuration, so its session cookie is reused between calls.
@@ -50,7 +51,10 @@ export function bookChannelService(ctx: AppContext, publication: Pick<Publicatio
     return prowlarrClient({ url: c.prowlarr.url ?? "", apiKey: c.prowlarrApiKey ?? "", log: ctx.log });
   }
 
-  async function fetchBooks(seriesId: number, books: readonly Label[]): Promise<BookResult[]> {
+  type Purpose = { kind: "native" } | { kind: "translation"; sources: readonly string[] };
+
+  /** Searches the indexer and adds torrents for the wanted books of one purpose (native books, or foreign ones to translate). */
+  async function grab(seriesId: number, books: readonly Label[], purpose: Purpose): Promise<BookResult[]> {
     const c = await settings.load();
     const wanted = [...new Set(books)];
     if (!isActive(c)) return wanted.map((book) => ({ book, outcome: "disabled", detail: "the indexer/torrent channel is off or not configured" }));
@@ -59,7 +63,7 @@ export function bookChannelService(ctx: AppContext, publication: Pick<Publicatio
     const results = new Map<Label, Omit<BookResult, "book">>();
 
     const existing = await jobs.list(seriesId);
-    for (const job of existing.filter((j) => IN_FLIGHT.includes(j.state))) {
+    for (const job of existing.filter((j) => IN_FLIGHT.includes(j.state) && j.purpose === purpose.kind)) {
       for (const b of job.books) if (wanted.includes(b)) results.set(b, { outcome: "already_grabbed", detail: `torrent job ${job.id}: "${job.title}"` });
     }
     let remaining = wanted.filter((b) => !results.has(b));
@@ -69,7 +73,12 @@ export function bookChannelService(ctx: AppContext, publication: Pick<Publicatio
       const known = new Set(existing.map((j) => j.infoHash));
       const errors: string[] = [];
       try {
-        let pool = candidates(series.title, await prowlarr.search(series.title)).filter((x) => !(x.release.infoHash && known.has(x.release.infoHash)));
+        const found = await prowlarr.search(series.title);
+        let pool: (Candidate<(typeof found)[number]> & { language?: string })[] =
+          purpose.kind === "native"
+            ? nativeOnly(series.title, series.language, candidates(series.title, found))
+            : foreignCandidates(series.title, purpose.sources, series.originalLanguage ?? null, found);
+        pool = pool.filter((x) => !(x.release.infoHash && known.has(x.release.infoHash)));
         for (let pick = pickNext(pool, remaining); pick !== null; pick = pickNext(pool, remaining)) {
           const chosen = pick;
           pool = pool.filter((x) => x !== chosen);
@@ -81,9 +90,12 @@ export function bookChannelService(ctx: AppContext, publication: Pick<Publicatio
             const { duplicate, torrent } = await client.add(source, { savePath: q.savePath, category: q.category, tag: q.tag });
             if (duplicate && torrent.category !== q.category) throw new Error(`the client already holds ${source.infoHash} outside the category "${q.category}": not taken over`);
             const take = covered(chosen, remaining);
-            const job = await jobs.create({ seriesId, infoHash: source.infoHash, title: release.title, indexer: release.indexer, books: take, retention: q.retention });
+            const job = await jobs.create({
+              seriesId, infoHash: source.infoHash, title: release.title, indexer: release.indexer, books: take, retention: q.retention,
+              ...(purpose.kind === "translation" ? { purpose: "translation" as const, sourceLanguage: chosen.language ?? "" } : {}),
+            });
             known.add(source.infoHash);
-            ctx.log(`book channel: series ${seriesId}: added "${release.title}" (${source.infoHash}) for books ${take.join(", ")} as job ${job.id}`);
+            ctx.log(`book channel: series ${seriesId}: added "${release.title}" (${source.infoHash}) for ${purpose.kind} books ${take.join(", ")} as job ${job.id}`);
             for (const b of take) results.set(b, { outcome: "grabbed", detail: `"${release.title}" (${source.infoHash})` });
             remaining = remaining.filter((b) => !take.includes(b));
           } catch (e) {
@@ -101,6 +113,18 @@ export function bookChannelService(ctx: AppContext, publication: Pick<Publicatio
     return wanted.map((book) => ({ book, ...(results.get(book) as Omit<BookResult, "book">) }));
   }
 
+  const fetchBooks = (seriesId: number, books: readonly Label[]) => grab(seriesId, books, { kind: "native" });
+
+  /**
+   * Foreign books for the translation fallback (spec rule 6): a result must name the series, number
+   * the books and carry a marker of one of the ordered source languages; the torrent's books are
+   * staged as translation sources on completion, never published.
+   */
+  async function fetchForeignBooks(seriesId: number, books: readonly Label[], sources: readonly string[]): Promise<BookResult[]> {
+    if (sources.length === 0 || !translations) return [...new Set(books)].map((book) => ({ book, outcome: "disabled", detail: "no source language or no translation service" }));
+    return grab(seriesId, books, { kind: "translation", sources });
+  }
+
   async function fail(job: TorrentJobRow, from: TorrentState, e: unknown, imported?: number[]): Promise<void> {
     const error = messageOf(e);
     ctx.log(`book channel: torrent job ${job.id}: ${error}`);
@@ -111,6 +135,8 @@ export function bookChannelService(ctx: AppContext, publication: Pick<Publicatio
   async function retain(job: TorrentJobRow, t: QbtTorrent | undefined, client: QbtClient, c: IndexerConfig): Promise<void> {
     const retention = (job.retention ?? c.qbittorrent.retention) as Retention;
     if (retention === "keep_seeding") return;
+    // A translation torrent is kept until every translation made from it is imported.
+    if (job.purpose === "translation" && !(await translationsImported(ctx, job))) return;
     if (t && retention === "remove_when_seeded" && !isSeeded(t)) return;
     // The torrent was fetched for the library only; its copies are in the library now.
     if (t) await client.delete([job.infoHash], true);
@@ -135,7 +161,11 @@ export function bookChannelService(ctx: AppContext, publication: Pick<Publicatio
     let outcome: Awaited<ReturnType<typeof importTorrentBooks>>;
     try {
       if (!mount) throw new AppError("invalid_field", "qbittorrent.mount is not configured", { field: "qbittorrent.mount" });
-      outcome = await importTorrentBooks(ctx, publication, job, t, await client.files(job.infoHash), mount);
+      const files = await client.files(job.infoHash);
+      outcome =
+        job.purpose === "translation"
+          ? await stageForeignBooks(ctx, translations, job, t, files, mount)
+          : await importTorrentBooks(ctx, publication, job, t, files, mount);
     } catch (e) {
       // The client briefly unreachable is no reason to give the torrent up: import again next poll.
       if (e instanceof ProviderError && e.transient) {
@@ -185,8 +215,10 @@ export function bookChannelService(ctx: AppContext, publication: Pick<Publicatio
     },
   };
 
+  translations?.useForeignBooks?.(fetchForeignBooks);
   return {
     ...channel,
+    fetchForeignBooks,
     settings: (): Promise<IndexerSettingsView> => settings.load().then(settings.view),
     updateSettings: (body: unknown): Promise<IndexerSettingsView> => settings.update(body),
     /** Torrent jobs, newest first; of one series when given (404 for an unknown series). */

@@ -55,7 +55,7 @@ export function createServices(ctx: AppContext) {
     providers,
     sources,
     numbering: numberingService(ctx, sources),
-    bookChannel: bookChannelService(ctx, publication),
+    bookChannel: bookChannelService(ctx, publication, translations.translations),
     translationWorker: worker,
   };
 }

@@ -98,3 +98,27 @@ export function optionalLanguageList(o: Record<string, unknown>, key: string): s
     return x;
   });
 }
+
+/** Throws the coded error for a field that fails its rule. */
+export const invalidField = (field: string, why: string): never => {
+  throw new AppError("invalid_field", `${field} ${why}`, { field });
+};
+
+/**
+ * An http(s) base URL of an integration, without a trailing slash; null for "" or null (not set).
+ * No credentials, query or fragment: a key in a URL would end up in logs.
+ */
+export function optionalHttpUrl(v: unknown, field: string): string | null {
+  if (v === null || v === "") return null;
+  if (typeof v !== "string" || v.length > 500) return invalidField(field, "must be an http(s) URL");
+  let u: URL;
+  try {
+    u = new URL(v.trim());
+  } catch {
+    return invalidField(field, "must be an http(s) URL");
+  }
+  if ((u.protocol !== "http:" && u.protocol !== "https:") || u.username || u.password || u.search || u.hash) {
+    return invalidField(field, "must be an http(s) URL without credentials, query or fragment");
+  }
+  return u.toString().replace(/\/+$/, "");
+}

@@ -10,11 +10,10 @@
  * A password string sets it, null clears it, absent or the mask itself keeps it (a form sends back
  * what it read). Basic auth needs a user name and a password.
  */
-import { AppError } from "../errors.ts";
 import type { SuwayomiConnection } from "../providers/suwayomi.ts";
 import { settingsRepo } from "../repositories/settings-repo.ts";
 import type { AppContext } from "./context.ts";
-import { asObject } from "./input.ts";
+import { asObject, invalidField, optionalHttpUrl } from "./input.ts";
 
 export const SOURCES_SETTING_KEY = "sources";
 export const SUWAYOMI_PASSWORD_SECRET = "suwayomi.password";
@@ -49,24 +48,8 @@ export interface SourceSettingsView {
   dropFolder: { path: string };
 }
 
-const invalid = (field: string, why: string): never => {
-  throw new AppError("invalid_field", `${field} ${why}`, { field });
-};
-
-function httpUrl(v: unknown, field: string): string | null {
-  if (v === null || v === "") return null;
-  if (typeof v !== "string" || v.length > 500) return invalid(field, "must be an http(s) URL");
-  let u: URL;
-  try {
-    u = new URL(v);
-  } catch {
-    return invalid(field, "must be an http(s) URL");
-  }
-  if ((u.protocol !== "http:" && u.protocol !== "https:") || u.username || u.password || u.search || u.hash) {
-    return invalid(field, "must be an http(s) URL without credentials, query or fragment");
-  }
-  return u.toString().replace(/\/$/, "");
-}
+const invalid = invalidField;
+const httpUrl = optionalHttpUrl;
 
 function optionalText(o: Record<string, unknown>, key: string, field: string): string | null | undefined {
   const v = o[key];

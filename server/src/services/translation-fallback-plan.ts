@@ -8,7 +8,7 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { stateDirs } from "../config.ts";
-import { MAX_QUEUED_PER_PASS, planFallback } from "../domain/translation-fallback.ts";
+import { MAX_QUEUED_PER_PASS, planFallback, resolveSourceLanguages } from "../domain/translation-fallback.ts";
 import { jobKey, type TranslationState } from "../domain/translation-jobs.ts";
 import type { LedgerEntry, PlanOffer, WantedSlot } from "../domain/wanted.ts";
 import type { Series } from "../generated/prisma/client.ts";
@@ -27,6 +27,8 @@ export const FALLBACK_PER_PASS = MAX_QUEUED_PER_PASS;
 export interface FallbackOutcome {
   created: TranslationJobRow[];
   skipped: { kind: string; number: string; reason: string }[];
+  /** The resolved ordered source languages (base codes). */
+  languages: string[];
 }
 
 /** Fetches one foreign release's pages and packages them as a CBZ in staging; returns its path and hash. */
@@ -64,7 +66,7 @@ export interface PassFacts {
 
 /** Loads the jobs and mappings, asks the pure planner (domain/translation-fallback.ts), stages and creates the planned jobs. */
 export async function planFallbackFor(ctx: AppContext, translations: TranslationService, series: Series, pass: PassFacts): Promise<FallbackOutcome> {
-  const out: FallbackOutcome = { created: [], skipped: [] };
+  const out: FallbackOutcome = { created: [], skipped: [], languages: [] };
   const [jobs, mappings, global] = await Promise.all([
     ctx.db.translationJob.findMany({ where: { seriesId: series.id }, select: { kind: true, number: true, targetLanguage: true, state: true } }),
     ctx.db.sourceMapping.findMany({ where: { seriesId: series.id }, include: { provider: { select: { priority: true } } } }),
@@ -91,6 +93,7 @@ export async function planFallbackFor(ctx: AppContext, translations: Translation
     jobs: jobs.map((j) => ({ kind: j.kind === "chapter" ? "chapter" : "volume", number: j.number, targetLanguage: j.targetLanguage, state: j.state as TranslationState })),
     maxPerPass: FALLBACK_PER_PASS,
   });
+  out.languages = resolveSourceLanguages({ seriesSourceLanguages: strings(own), globalSourceLanguages: strings(global.source_languages), originalLanguage: series.originalLanguage, destination: series.language });
   for (const r of plan.reasons) if (r.reason !== "queued") out.skipped.push({ kind: r.kind, number: r.number, reason: r.reason });
   for (const p of plan.jobs) {
     const key = jobKey({ seriesId: series.id, kind: p.kind, number: p.number, destination: series.language });

@@ -10,14 +10,41 @@ import type { AppContext } from "./context.ts";
 import type { WantedService } from "./wanted-service.ts";
 import { jobView, translationService, type TranslationSearchResult, type TranslationService } from "./translation-service.ts";
 import { readWorkerSettings } from "./translation-worker-settings.ts";
-import { planFallbackFor, type PassFacts } from "./translation-fallback-plan.ts";
+import { FALLBACK_PER_PASS, planFallbackFor, type PassFacts } from "./translation-fallback-plan.ts";
 
 /** Ledger reasons of a slot a native source delivers (or is delivering): a job of it pauses. */
 const NATIVE_OBTAINABLE = new Set(["queued", "already_queued", "limit_reached", "replacing"]);
 
+/** The indexer channel's search for foreign books (book-channel.ts registers it when wired). */
+type ForeignBooksFetch = (seriesId: number, books: readonly string[], sources: readonly string[]) => Promise<{ book: string; outcome: string; detail: string }[]>;
+
 export function translationFallback(ctx: AppContext, translations: TranslationService) {
   /** Runs after every Wanted pass of the series (wanted-service.ts calls it with the pass's ledger). */
   const lastResult = new Map<number, TranslationSearchResult>();
+  let foreignBooks: ForeignBooksFetch | undefined;
+
+  /**
+   * Spec rule 6: books no native source and no foreign provider offers are searched on the indexer
+   * as numbered foreign books or packs (within the pass's remaining limit). Books a native torrent
+   * is already fetching are left alone; a grabbed torrent becomes translation jobs on completion.
+   */
+  async function searchIndexer(seriesId: number, planned: Awaited<ReturnType<typeof planFallbackFor>>, out: TranslationSearchResult): Promise<void> {
+    const room = FALLBACK_PER_PASS - planned.created.length;
+    if (!foreignBooks || room <= 0 || planned.languages.length === 0) return;
+    const native = await ctx.db.torrentJob.findMany({ where: { seriesId, purpose: "native", state: { in: ["added", "downloading", "completed", "importing"] } }, select: { books: true } });
+    const busy = new Set(native.flatMap((j) => JSON.parse(j.books) as string[]));
+    const books = planned.skipped.filter((s) => s.kind === "volume" && s.reason === "no_foreign_source" && !busy.has(s.number)).map((s) => s.number).slice(0, room);
+    if (books.length === 0) return;
+    try {
+      for (const r of await foreignBooks(seriesId, books, planned.languages)) {
+        if (r.outcome !== "grabbed" && r.outcome !== "already_grabbed") continue;
+        const entry = out.skipped.find((s) => s.kind === "volume" && s.number === r.book && s.reason === "no_foreign_source");
+        if (entry) entry.reason = r.outcome === "grabbed" ? "indexer_torrent_added" : "indexer_torrent_in_progress";
+      }
+    } catch (e) {
+      ctx.log(`translation fallback: series ${seriesId}: indexer search failed: ${(e as Error).message}`);
+    }
+  }
 
   async function afterPass(seriesId: number, pass: PassFacts): Promise<TranslationSearchResult> {
     const out: TranslationSearchResult = { created: [], skipped: [], queuedDownloads: 0 };
@@ -38,12 +65,16 @@ export function translationFallback(ctx: AppContext, translations: TranslationSe
     const planned = await planFallbackFor(ctx, translations, series, pass);
     out.skipped.push(...planned.skipped);
     out.created.push(...planned.created.map(jobView));
+    await searchIndexer(seriesId, planned, out);
     lastResult.set(seriesId, out);
     return out;
   }
 
   return {
     afterPass,
+    useForeignBooks(fetch: ForeignBooksFetch): void {
+      foreignBooks = fetch;
+    },
     /** POST /api/manga/{id}/translations/search: a normal (forced) Wanted pass, then the fallback. */
     async search(wanted: Pick<WantedService, "runPass">, seriesId: number): Promise<TranslationSearchResult> {
       // The pass runs the fallback itself (the hook below); its outcome is read back here.
@@ -64,5 +95,5 @@ export function translationServices(ctx: AppContext, wanted: WantedService) {
   });
   const fallback = translationFallback(ctx, base);
   wanted.useTranslationFallback((seriesId, pass) => fallback.afterPass(seriesId, pass).then(() => undefined));
-  return { translations: { ...base, search: (seriesId: number) => fallback.search(wanted, seriesId) } };
+  return { translations: { ...base, search: (seriesId: number) => fallback.search(wanted, seriesId), useForeignBooks: fallback.useForeignBooks } };
 }

@@ -17,7 +17,7 @@
  */
 import { AppError } from "../errors.ts";
 import type { AppContext } from "./context.ts";
-import { asObject } from "./input.ts";
+import { asObject, invalidField, optionalHttpUrl } from "./input.ts";
 import { getSetting, putSetting } from "./source-settings.ts";
 
 export const TRANSLATION_SETTING_KEY = "translation";
@@ -72,25 +72,9 @@ export function maskSecret(value: string | null): string {
   return value.length >= 12 ? `${TRANSLATION_MASK}${value.slice(-4)}` : TRANSLATION_MASK;
 }
 
-const invalid = (field: string, why: string): never => {
-  throw new AppError("invalid_field", `${field} ${why}`, { field });
-};
-
-function httpUrl(v: unknown, field: string): string {
-  if (v === null || v === "") return "";
-  if (typeof v !== "string" || v.length > 500) return invalid(field, "must be an http(s) URL");
-  let u: URL;
-  try {
-    u = new URL(v.trim());
-  } catch {
-    return invalid(field, "must be an http(s) URL");
-  }
-  // No credentials, query or fragment: a key in a URL would end up in logs.
-  if ((u.protocol !== "http:" && u.protocol !== "https:") || u.username || u.password || u.search || u.hash) {
-    return invalid(field, "must be an http(s) URL without credentials, query or fragment");
-  }
-  return u.toString().replace(/\/+$/, "");
-}
+const invalid = invalidField;
+/** Settings keep "" for "not set". */
+const httpUrl = (v: unknown, field: string): string => optionalHttpUrl(v, field) ?? "";
 
 function languages(v: unknown): string[] {
   if (!Array.isArray(v)) return invalid("source_languages", 'must be an array of language codes or "original"');

@@ -1,0 +1,50 @@
+/**
+ * Source-language markers in indexer release titles ("[JP]", "(Japanese)", "jpn", "Raw", "[FR]",
+ * "French"). Pure. Two- and three-letter codes count only inside brackets (a bare "it" or "de" is a
+ * word); language names, "jpn" and "raw" count anywhere after the series title. "Raw" means the
+ * work's original language and says nothing when that is unknown.
+ */
+
+/** Base code → bracket-only codes and names that count anywhere. */
+const TABLE: Readonly<Record<string, { codes: readonly string[]; names: readonly string[] }>> = {
+  ja: { codes: ["jp", "ja", "jpn", "jap"], names: ["japanese", "jpn", "日本語"] },
+  fr: { codes: ["fr", "fra", "fre", "vf"], names: ["french", "francais"] },
+  en: { codes: ["en", "eng"], names: ["english"] },
+  ko: { codes: ["kr", "ko", "kor"], names: ["korean"] },
+  zh: { codes: ["cn", "zh", "chi", "zho"], names: ["chinese"] },
+  de: { codes: ["de", "ger", "deu"], names: ["german", "deutsch"] },
+  es: { codes: ["es", "spa"], names: ["spanish", "espanol"] },
+  it: { codes: ["it", "ita"], names: ["italian", "italiano"] },
+  pt: { codes: ["pt", "por", "br"], names: ["portuguese"] },
+};
+
+/** Case- and accent-folded words of letters and digits. */
+const tokens = (s: string) =>
+  s
+    .normalize("NFKD")
+    .replace(/\p{M}/gu, "")
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((t) => t !== "");
+
+/** The base language codes a release title marks, in table order; `original` resolves "Raw". */
+export function languageMarkers(releaseTitle: string, opts: { seriesTitle?: string; original?: string | null } = {}): string[] {
+  const bracketed = [...releaseTitle.matchAll(/[[({]([^\])}]*)[\])}]/g)].flatMap((m) => tokens(m[1] ?? ""));
+  let loose = tokens(releaseTitle);
+  const series = opts.seriesTitle ? tokens(opts.seriesTitle) : [];
+  // The series' own name never marks a language ("The French Chef").
+  if (series.length > 0 && series.every((t, i) => loose[i] === t)) loose = loose.slice(series.length);
+  const found = new Set<string>();
+  for (const [code, m] of Object.entries(TABLE)) {
+    if (bracketed.some((t) => m.codes.includes(t) || m.names.includes(t)) || loose.some((t) => m.names.includes(t))) found.add(code);
+  }
+  const original = opts.original ? opts.original.toLowerCase().split("-")[0] : "";
+  if (original && (loose.includes("raw") || bracketed.includes("raw"))) found.add(original);
+  return Object.keys(TABLE).filter((c) => found.has(c)).concat([...found].filter((c) => !(c in TABLE)));
+}
+
+/** The first of the ordered source languages the title marks, or null. */
+export function markedSourceLanguage(releaseTitle: string, sources: readonly string[], opts: { seriesTitle?: string; original?: string | null } = {}): string | null {
+  const marks = languageMarkers(releaseTitle, opts);
+  return sources.find((s) => marks.includes(s.toLowerCase().split("-")[0] ?? "")) ?? null;
+}
