@@ -3,12 +3,12 @@
  * older attempt, against the fake processor on 127.0.0.1.
  */
 import { formatJobId } from "../src/domain/translation-jobs.ts";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app.ts";
-import { startFakeChat, type FakeChat } from "./fakes/openai-chat-server.ts";
-import { startFakeProcessor, type FakeProcessor } from "./fakes/processor-server.ts";
-import { TOKEN, AI_KEY, configure, jobRow, queueJob, stateIs, translatedSeries, until } from "./translation-worker-harness.ts";
-import { createTestApp, type TestApp } from "./utils.ts";
+import type { FakeChat } from "./fakes/openai-chat-server.ts";
+import type { FakeProcessor } from "./fakes/processor-server.ts";
+import { jobRow, queueJob, stateIs, translatedSeries, until, workerSuite } from "./translation-worker-harness.ts";
+import type { TestApp } from "./utils.ts";
 import { putSetting } from "../src/services/source-settings.ts";
 import { TRANSLATION_SETTING_KEY } from "../src/services/translation-worker-settings.ts";
 
@@ -16,16 +16,8 @@ let app: TestApp;
 let fake: FakeProcessor;
 let chat: FakeChat;
 
-beforeAll(async () => {
-  app = await createTestApp();
-  fake = await startFakeProcessor({ token: TOKEN, faults: { pageMs: 40 } });
-  chat = await startFakeChat({ apiKey: AI_KEY });
-  await configure(app, { processorUrl: fake.url, chatBaseUrl: chat.baseUrl });
-});
-afterAll(async () => {
-  await app.dispose();
-  await fake.close();
-  await chat.close();
+workerSuite(40, (s) => {
+  ({ app, fake, chat } = s);
 });
 
 /** Cancel through the jobs service (the pure move, a guarded write, the worker woken). */

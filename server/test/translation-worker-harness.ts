@@ -14,7 +14,10 @@ import { translationStagingDir } from "../src/services/translation-upload.ts";
 import { AI_KEY_SECRET, PROCESSOR_TOKEN_SECRET, TRANSLATION_SETTING_KEY } from "../src/services/translation-worker-settings.ts";
 import { expectJson } from "./fixtures.ts";
 import { until } from "./downloads-fixtures.ts";
-import type { TestApp } from "./utils.ts";
+import { afterAll, beforeAll } from "vitest";
+import { startFakeChat, type FakeChat } from "./fakes/openai-chat-server.ts";
+import { startFakeProcessor, type FakeProcessor } from "./fakes/processor-server.ts";
+import { createTestApp, type TestApp } from "./utils.ts";
 
 export const TOKEN = "processor-token-7c1d0e";
 export const AI_KEY = "sk-ai-secret-4b9f2a";
@@ -62,3 +65,30 @@ export async function queueJob(app: TestApp, seriesId: number, volume: string, o
 
 export const jobRow = (app: TestApp, id: number) => app.ctx.db.translationJob.findUniqueOrThrow({ where: { id } });
 export const stateIs = (app: TestApp, id: number, ...states: string[]) => until(`job ${id} in ${states.join("|")}`, () => jobRow(app, id), (r) => states.includes(r.state), 30_000);
+
+export interface WorkerSuite {
+  app: TestApp;
+  fake: FakeProcessor;
+  chat: FakeChat;
+}
+
+/**
+ * One app, fake processor (each page taking `pageMs`) and fake chat server for a test file,
+ * configured for the external engine; started before its tests and closed after them.
+ */
+export function workerSuite(pageMs: number, ready: (s: WorkerSuite) => void): void {
+  let s: WorkerSuite | undefined;
+  beforeAll(async () => {
+    const app = await createTestApp();
+    const fake = await startFakeProcessor({ token: TOKEN, faults: { pageMs } });
+    const chat = await startFakeChat({ apiKey: AI_KEY });
+    await configure(app, { processorUrl: fake.url, chatBaseUrl: chat.baseUrl });
+    s = { app, fake, chat };
+    ready(s);
+  });
+  afterAll(async () => {
+    await s?.app.dispose();
+    await s?.fake.close();
+    await s?.chat.close();
+  });
+}

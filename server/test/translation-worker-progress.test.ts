@@ -3,27 +3,15 @@
  * the worker writes for its own series only, up to the import.
  */
 import { createClient } from "graphql-ws";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import WebSocket from "ws";
-import { startFakeChat, type FakeChat } from "./fakes/openai-chat-server.ts";
-import { startFakeProcessor, type FakeProcessor } from "./fakes/processor-server.ts";
-import { AI_KEY, TOKEN, configure, queueJob, stateIs, translatedSeries } from "./translation-worker-harness.ts";
-import { createTestApp, TEST_API_KEY, type TestApp } from "./utils.ts";
+import { queueJob, stateIs, translatedSeries, workerSuite } from "./translation-worker-harness.ts";
+import { TEST_API_KEY, type TestApp } from "./utils.ts";
 
 let app: TestApp;
-let fake: FakeProcessor;
-let chat: FakeChat;
 
-beforeAll(async () => {
-  app = await createTestApp();
-  fake = await startFakeProcessor({ token: TOKEN, faults: { pageMs: 30 } });
-  chat = await startFakeChat({ apiKey: AI_KEY });
-  await configure(app, { processorUrl: fake.url, chatBaseUrl: chat.baseUrl });
-});
-afterAll(async () => {
-  await app.dispose();
-  await fake.close();
-  await chat.close();
+workerSuite(30, (s) => {
+  ({ app } = s);
 });
 
 interface Ev {

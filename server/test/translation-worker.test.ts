@@ -5,31 +5,23 @@
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { withArchive } from "../src/library/archive-reader.ts";
 import { importTranslation } from "../src/services/translation-import.ts";
 import { COMICINFO_XSD_21, assertValidXml } from "./xmllint.ts";
-import { startFakeChat, type FakeChat } from "./fakes/openai-chat-server.ts";
-import { BAD_RECEIPTS, startFakeProcessor, type FakeProcessor } from "./fakes/processor-server.ts";
-import { AI_KEY, TOKEN, configure, jobRow, queueJob, stateIs, translatedSeries, until } from "./translation-worker-harness.ts";
-import { createTestApp, type TestApp } from "./utils.ts";
+import type { FakeChat } from "./fakes/openai-chat-server.ts";
+import { BAD_RECEIPTS, type FakeProcessor } from "./fakes/processor-server.ts";
+import { AI_KEY, TOKEN, jobRow, queueJob, stateIs, translatedSeries, until, workerSuite } from "./translation-worker-harness.ts";
+import type { TestApp } from "./utils.ts";
 
 let app: TestApp;
 let fake: FakeProcessor;
 let chat: FakeChat;
 const logs: string[] = [];
 
-beforeAll(async () => {
-  app = await createTestApp();
+workerSuite(5, (s) => {
+  ({ app, fake, chat } = s);
   app.ctx.log = (m) => void logs.push(m);
-  fake = await startFakeProcessor({ token: TOKEN, faults: { pageMs: 5 } });
-  chat = await startFakeChat({ apiKey: AI_KEY });
-  await configure(app, { processorUrl: fake.url, chatBaseUrl: chat.baseUrl });
-});
-afterAll(async () => {
-  await app.dispose();
-  await fake.close();
-  await chat.close();
 });
 
 const requestsOf = (id: string) => fake.requests.filter((r) => r.url.startsWith(`/jobs/${id}`));
