@@ -25,6 +25,7 @@ const BENCHES: Record<string, Bench> = {
   sha256: { file: "sha256.bench.ts", tools: [TOOLS.sha256sum], what: "sha256File vs sha256sum on 1 GiB" },
   assembly: { file: "assembly.bench.ts", tools: [TOOLS.unzip, { command: "zip", pkg: "zip" }], what: "buildBook (10 chapters, ~70 MB) vs unzip + zip -0; peak RSS of a 1 GB book" },
   downloads: { file: "downloads.bench.ts", tools: [], what: "download pipeline (fetch, judge, CBZ, publish) vs fetch + write; peak RSS" },
+  ocr: { file: "ocr.bench.ts", tools: [{ command: "tesseract", pkg: "tesseract-ocr" }], what: "local OCR (warm tesseract.js worker) vs the tesseract CLI on the same crops" },
 };
 
 function main(): number {

@@ -46,17 +46,18 @@ export async function translatedSeries(app: TestApp, title: string): Promise<num
   return s.id;
 }
 
-/** A queued external job for book `volume`, its source in staging. */
-export async function queueJob(app: TestApp, seriesId: number, volume: string, o: { pages?: number; attempt?: number } = {}) {
+/** A queued job (external unless told) for book `volume`, its source in staging. */
+export async function queueJob(app: TestApp, seriesId: number, volume: string, o: { pages?: number; attempt?: number; engine?: "external" | "local"; source?: Buffer; sourceLanguage?: string; targetLanguage?: string } = {}) {
   const attempt = o.attempt ?? 0;
-  const key = jobKey({ seriesId, kind: "volume", number: volume, destination: "en" });
-  const bytes = await sourceCbz(o.pages ?? 3, Number(volume) * 7);
+  const targetLanguage = o.targetLanguage ?? "en";
+  const key = jobKey({ seriesId, kind: "volume", number: volume, destination: targetLanguage });
+  const bytes = o.source ?? (await sourceCbz(o.pages ?? 3, Number(volume) * 7));
   const dir = translationStagingDir(app.config, key, attempt);
   await mkdir(dir, { recursive: true });
   const sourcePath = path.join(dir, "source.cbz");
   await writeFile(sourcePath, bytes);
   const row = await app.ctx.db.translationJob.create({
-    data: { jobKey: key, attempt, seriesId, kind: "volume", number: volume, sourceLanguage: "ja", targetLanguage: "en", engine: "external", origin: "upload", sourcePath, sourceSha256: createHash("sha256").update(bytes).digest("hex"), state: "queued" },
+    data: { jobKey: key, attempt, seriesId, kind: "volume", number: volume, sourceLanguage: o.sourceLanguage ?? "ja", targetLanguage, engine: o.engine ?? "external", origin: "upload", sourcePath, sourceSha256: createHash("sha256").update(bytes).digest("hex"), state: "queued" },
   });
   // The jobs service wakes the worker when it creates a row; a row written here must do the same.
   app.services.translationWorker.kick();

@@ -72,6 +72,8 @@ describe("upload rules", () => {
   let seriesId: number;
   beforeAll(async () => {
     app = await createTestApp();
+    // These tests are about the jobs API and the planner: local jobs stay where the API put them.
+    await app.services.translationWorker.stop();
     seriesId = await seriesWith(app, "Harbor", ["1", "2", "3"], ["1", "2"]);
   });
   afterAll(() => app.dispose());
@@ -126,6 +128,8 @@ describe("retry and cancel", () => {
   let seriesId: number;
   beforeAll(async () => {
     app = await createTestApp();
+    // These tests are about the jobs API and the planner: local jobs stay where the API put them.
+    await app.services.translationWorker.stop();
     seriesId = await seriesWith(app, "Lantern", ["1", "2", "3"]);
   });
   afterAll(() => app.dispose());
@@ -200,6 +204,8 @@ describe("fallback in the Wanted pass", () => {
     for (let n = 1; n <= 12; n++) chapters.push(fakeChapter({ chapterNumber: n, pages: await drawnChapter(2, n) }));
     fake = await startFakeSuwayomi({ works: [fakeWork({ id: 501, title: "Beacon", source: JA, chapters })], sources: [JA] });
     app = await createTestApp();
+    // These tests are about the jobs API and the planner: local jobs stay where the API put them.
+    await app.services.translationWorker.stop();
     await putSetting(app.ctx, SOURCES_SETTING_KEY, { suwayomi: { enabled: true, url: fake.url, auth: "none", username: null } });
     await putSetting(app.ctx, SUWAYOMI_SOURCES_KEY, { [JA.id]: { name: JA.name, lang: JA.lang } });
   });

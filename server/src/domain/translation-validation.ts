@@ -121,6 +121,7 @@ const LATIN: Readonly<Record<string, { stop: ReadonlySet<string>; grams: readonl
 };
 
 export const LATIN_LANGUAGES: readonly string[] = Object.keys(LATIN);
+export const destinationScript = (lang: string): Script | undefined => (LATIN[base(lang)] ? "latin" : SCRIPT_OF[base(lang)]);
 export const MIN_LETTERS = 20;
 /** Below this confidence a guess is ambiguous, which is never a pass. */
 export const MIN_CONFIDENCE = 0.5;

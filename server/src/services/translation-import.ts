@@ -19,7 +19,8 @@ import { chapterComicInfo, paddedLabel, writeChapterCbz } from "./download-packa
 import { imageInfo, IMAGE_HEADER_PREFIX_BYTES } from "./image-header.ts";
 import { ArchiveError } from "../library/archive-reader.ts";
 
-export const RECEIPT_ENTRY = "translation.json";
+import { RECEIPT_ENTRY } from "../translation/atomic-files.ts";
+export { RECEIPT_ENTRY };
 
 /** The result failed an import check: `code` is what the job records (receipt_*, result_*, archive_*). */
 export class ImportRefused extends Error {

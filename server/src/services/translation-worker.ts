@@ -24,6 +24,7 @@ import { ProcessorError, processorClient, type ProcessorClient, type ProcessorSt
 import { importTranslation, ImportRefused } from "./translation-import.ts";
 import { translationStagingDir } from "./translation-upload.ts";
 import { readWorkerSettings, type WorkerSettings } from "./translation-worker-settings.ts";
+import { localCheckpointDir, localRunner } from "./translation-local-runner.ts";
 import { retryDelayMs } from "../domain/translation-jobs.ts";
 
 export const MAX_OUTSTANDING = 2;
@@ -58,6 +59,12 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
   let ticking: Promise<void> | null = null;
 
   const jobId = (row: TranslationJob) => formatJobId(row.jobKey, row.attempt);
+  const local = localRunner(ctx, {
+    apply: (row, event, extra) => apply(row, event, extra),
+    get: (id) => repo.get(id),
+    resultPath: (row) => path.join(stagingOf(row), RESULT_FILE),
+    importResult: (row) => importResult(row),
+  });
   const stagingOf = (row: TranslationJob) => translationStagingDir(ctx.config, row.jobKey, row.attempt);
 
   function announce(row: TranslationJob): void {
@@ -77,7 +84,10 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
     if (!(await repo.move(row.id, { state: row.state, attempt: row.attempt }, data))) return null;
     const next = { ...row, ...data } as TranslationJob;
     for (const eff of r.effects) {
-      if (eff.type === "remove_sources") await rm(stagingOf(next), { recursive: true, force: true });
+      if (eff.type === "remove_sources") {
+        await rm(stagingOf(next), { recursive: true, force: true });
+        await rm(localCheckpointDir(ctx.config, next.jobKey), { recursive: true, force: true });
+      }
       if (eff.type === "remove_output") await Promise.all([RESULT_FILE, OUTPUT_FILE].map((f) => rm(path.join(stagingOf(next), f), { force: true })));
     }
     if (data.state !== row.state || data.pagesDone !== row.pagesDone || data.errorCode !== row.errorCode) announce(next);
@@ -166,10 +176,16 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
   }
 
   async function fetchAndImport(client: ProcessorClient, row: TranslationJob): Promise<void> {
-    const dir = stagingOf(row);
-    const result = path.join(dir, RESULT_FILE);
+    const result = path.join(stagingOf(row), RESULT_FILE);
     await rm(result, { force: true });
     await client.result(jobId(row), result);
+    await importResult(row);
+  }
+
+  /** Publishes the result ZIP in the attempt's staging dir (fetched from the processor or written by the local engine). */
+  async function importResult(row: TranslationJob): Promise<void> {
+    const dir = stagingOf(row);
+    const result = path.join(dir, RESULT_FILE);
     let cur: TranslationJob | null = row;
     if (cur.state === "completed") cur = await apply(cur, { type: "result_fetched", attempt: cur.attempt }, okAgain(cur));
     // Cancelled, paused or retried meanwhile: nothing is published (the cached result waits).
@@ -199,14 +215,19 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
 
   /** One cycle; false when there is nothing to work on (the worker then sleeps until kicked). */
   async function tick(): Promise<boolean> {
-    const rows = await ctx.db.translationJob.findMany({ where: { engine: "external", state: { in: [...WORKING] } }, orderBy: { id: "asc" }, include: { series: { select: { translationFallbackEnabled: true } } } });
+    const rows = await ctx.db.translationJob.findMany({ where: { engine: { in: ["external", "local"] }, state: { in: [...WORKING] } }, orderBy: { id: "asc" }, include: { series: { select: { translationFallbackEnabled: true } } } });
     if (rows.length === 0) return false;
     const s = await readSettings();
     const now = Date.now();
-    let outstanding = rows.filter((r) => OUTSTANDING.includes(r.state) || (r.state === "paused" && ["submitted", "running", "completed", "importing"].includes(r.pausedFrom ?? ""))).length;
+    let outstanding = rows.filter((r) => r.engine === "external").filter((r) => OUTSTANDING.includes(r.state) || (r.state === "paused" && ["submitted", "running", "completed", "importing"].includes(r.pausedFrom ?? ""))).length;
     for (const { series, ...row } of rows) {
       if (!started) return true;
       if (busy.has(row.id) || (row.nextAttemptAt && row.nextAttemptAt.getTime() > now)) continue;
+      if (row.engine === "local") {
+        const open = row.state === "cancelling" || (await gate(row, s.enabled && series.translationFallbackEnabled));
+        await local.step((await repo.get(row.id)) ?? row, s, open);
+        continue;
+      }
       const cancel = row.state === "cancelling" && row.cancelPending;
       if (!cancel && !(await gate(row, s.enabled && series.translationFallbackEnabled))) continue;
       if (row.state === "queued") {
@@ -266,6 +287,7 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
       timer = null;
       await ticking;
       await Promise.all([...busy.values()]);
+      await local.stop();
     },
     /** Runs one cycle now (tests, and after the jobs service queued or cancelled a row). */
     async runOnce(): Promise<void> {
