@@ -4,10 +4,11 @@
  * run, interleaved rounds, OMP_THREAD_LIMIT=1 for both (tesseract.js is single-threaded wasm).
  * Goal: ours ≤ 1.2× the native time per page.
  *
- * The native side reads each page's crops of one model in ONE invocation through a list file
- * (`tesseract list.txt - -l jpn_vert --psm 5 --dpi 300 --oem 1`): the fair equivalent of a warm
- * worker, which also loads its model once. Information: one CLI process per crop, worker start,
- * and the region finding + cropping that precede OCR on our side.
+ * The judged native side reads ALL crops of one model in ONE invocation through a list file
+ * (`tesseract list.txt - -l jpn_vert --psm 5 --dpi 300 --oem 1`): like a warm worker it loads its
+ * model once, so the comparison is recognition against recognition (the strictest native figure).
+ * Information: one CLI process per page and model, one per crop, worker start, and the region
+ * finding + cropping that precede OCR on our side.
  *
  * Pages: rendered by test/fakes/manga-pages.ts (Japanese vertical bubbles + captions, English
  * bubbles + captions); crops by translation/page-image.ts, exactly as the local path makes them.
@@ -174,9 +175,9 @@ async function main(): Promise<Goal[]> {
       ["measure", "pages", "s/page", "median s/page"],
       [
         ["ours: warm tesseract.js worker per model, crops one by one", ours.length, perPage(ours).toFixed(3), (median(ours) / 1000).toFixed(3)],
-        ["native: tesseract CLI, one process per page and model (list file)", native.length, perPage(native).toFixed(3), (median(native) / 1000).toFixed(3)],
+        ["native (judged): tesseract CLI, one process per model for all pages (model loaded once)", oneRun.length * pages.length, perPage(oneRun).toFixed(3), (median(oneRun) / 1000).toFixed(3)],
+        ["info: native, one process per page and model (list file)", native.length, perPage(native).toFixed(3), (median(native) / 1000).toFixed(3)],
         ["info: native, one process per crop", perCrop.length, perPage(perCrop).toFixed(3), (median(perCrop) / 1000).toFixed(3)],
-        ["info: native, one process per model for all pages (model loaded once)", oneRun.length * pages.length, perPage(oneRun).toFixed(3), (median(oneRun) / 1000).toFixed(3)],
         ["info: ours, region finding + cropping (before OCR)", pages.length, (sum(pages.map((p) => p.prepMs)) / pages.length / 1000).toFixed(3), ""],
       ],
     );
@@ -184,8 +185,8 @@ async function main(): Promise<Goal[]> {
     printTable(["model", "start s"], starts);
     console.log("\nours read:", [...oursTexts.values()].join(" | "));
     console.log("native read (round 1, first bytes of each run):", normaliseOcrText(nativeText, "ja").slice(0, 400));
-    const ratio = perPage(ours) / perPage(native);
-    return [{ ok: ratio <= GOAL, text: `s/page ours / tesseract CLI = ${ratio.toFixed(2)}× (goal ≤ ${GOAL}×; ${perPage(ours).toFixed(3)} vs ${perPage(native).toFixed(3)} s/page, warm worker)` }];
+    const ratio = perPage(ours) / perPage(oneRun);
+    return [{ ok: ratio <= GOAL, text: `s/page ours / tesseract CLI = ${ratio.toFixed(2)}× (goal ≤ ${GOAL}×; ${perPage(ours).toFixed(3)} vs ${perPage(oneRun).toFixed(3)} s/page, warm worker vs model loaded once)` }];
   } finally {
     await pool.close();
     await rm(dir, { recursive: true, force: true });

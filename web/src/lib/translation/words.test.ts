@@ -62,6 +62,8 @@ describe("translation words", () => {
     expect(skipWords({ kind: "series", number: "3", reason: "fallback_off" })).toBe("Nothing was searched: translation fallback is switched off in the settings.");
     expect(skipWords({ kind: "chapter", number: "7", reason: "no_foreign_source" })).toContain("Chapter 7: no verified source");
     expect(jobErrorAdvice("receipt_page_count")).toContain("import checks");
+    expect(jobErrorAdvice("ocr_model_missing")).toContain("Debian package");
+    expect(jobErrorAdvice("validation_failed")).toContain("not sent again");
     expect(jobErrorAdvice("translation_pack_refused")).toContain("Split the pack");
   });
 

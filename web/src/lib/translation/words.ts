@@ -48,7 +48,21 @@ export function pausedWords(reason: string | null): string {
 }
 
 /** What to do about a job's error code. */
+/** What to do after a failure of the local path (the job's message names the package or page). */
+const LOCAL_ADVICE: Record<string, string> = {
+  ocr_model_missing: "Install the Debian package named above on the machine running the service, then retry.",
+  font_missing: "Install the Debian package named above on the machine running the service, then retry.",
+  ai_not_configured: "Set the AI provider's base URL, model and key under Settings → Translation, then retry.",
+  target_script_unsupported: "Local lettering handles Latin, Greek and Cyrillic text only: set an external processor under Settings → Translation for this language.",
+  ai_request_failed: "The AI provider refused the request: check its base URL, model and key under Settings → Translation, then retry.",
+  ai_answer_malformed: "The AI provider answered in a form that could not be matched to the text regions. Retry; another model may follow the format better.",
+  validation_failed: "The translation did not pass the checks, so nothing entered the library. Retry; finished pages are kept and not sent again.",
+  no_text_found: "No readable text was found in the source pages. Check that the source language is right, or use an external processor.",
+  source_unreadable: "The source archive could not be read. Upload another copy of the book.",
+};
+
 export function jobErrorAdvice(code: string): string {
+  if (LOCAL_ADVICE[code]) return LOCAL_ADVICE[code];
   if (code.startsWith("receipt_") || code.startsWith("result_")) {
     return "The processor's result did not pass the import checks, so nothing entered the library. Retry; if it fails again, check the processor.";
   }
