@@ -6,14 +6,14 @@
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readFile, rm } from "node:fs/promises";
+import { readFile, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import unzipper from "unzipper";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createExternalEngine } from "../src/processor/external-engine.ts";
 import { startProcessor, type RunningProcessor } from "../src/processor/processor.ts";
 import { processorClient, type SubmitBody } from "../src/services/processor-client.ts";
-import { filesContaining, jobId, tempDir, waitFor, writeCbz } from "./processor-harness.ts";
+import { filesContaining, filesUnder, jobId, tempDir, waitFor, writeCbz } from "./processor-harness.ts";
 
 const AI_KEY = "sk-external-key-c0ffee";
 const STANDIN = path.join(import.meta.dirname, "fakes", "mit-standin");
@@ -105,6 +105,34 @@ describe("external engine (adapter + stand-in)", () => {
     expect((await client.status(id))?.progress?.pagesDone).toBe(1);
     await client.cancel(id);
     expect((await waitFor(client, id, ["cancelled"], 10_000)).status).toBe("cancelled");
+  });
+
+  it("a restart resumes from the checkpoints: the pages finished before it are not done again", async () => {
+    // The stand-in counts pages per run: the first run hangs at its third page, the second run
+    // (same configuration, so the same identity) has only that page left and finishes it.
+    const first = await processorWith("state-restart", { hang_at: 2 });
+    const id = jobId();
+    await first.client.uploadSource(id, source);
+    await first.client.submit(id, request());
+    for (let i = 0; i < 400 && (await first.client.status(id))?.progress?.pagesDone !== 2; i++) await new Promise((r) => setTimeout(r, 25));
+    const done = (await filesUnder(path.join(dir, "state-restart"))).filter((f) => /page-000[12]\.json$/.test(f)).sort();
+    expect(done, "pages 1 and 2 checkpointed").toHaveLength(2);
+    const before = await Promise.all(done.map((f) => stat(f)));
+    await first.proc.close();
+
+    // The same state directory and configuration; the service re-submits on 404.
+    const engine = createExternalEngine({ python: "python3", root: STANDIN, configText: JSON.stringify({ standin: { hang_at: 2 } }), cpu: true });
+    const proc = await startProcessor({ stateDir: path.join(dir, "state-restart"), engine, port: 0 });
+    running.push(proc);
+    const client = processorClient({ url: proc.url, token: null, timeoutMs: 5000 });
+    expect(await client.status(id)).toBeNull();
+    await client.submit(id, request());
+    const st = await waitFor(client, id, ["completed", "failed"], 20_000);
+    expect(st.error).toBeNull();
+    const after = await Promise.all(done.map((f) => stat(f)));
+    expect(after.map((a) => [a.ino, a.mtimeMs])).toEqual(before.map((b) => [b.ino, b.mtimeMs]));
+    const records = (await filesUnder(path.join(dir, "state-restart"))).filter((f) => /page-000\d\.json$/.test(f));
+    expect(records).toHaveLength(3);
   });
 });
 

@@ -170,6 +170,8 @@ describe("cancellation", () => {
       await waitFor(c, id, ["cancelled"]);
       expect(held.processed).toBe(1);
       expect((await refusal(c.submit(id, request()))).processorCode).toBe("cancelled");
+      // The run leaves the queue right after it wrote "cancelled".
+      for (let i = 0; i < 100 && own.jobs.runningIds().length > 0; i++) await new Promise((r) => setTimeout(r, 10));
       expect(own.jobs.runningIds()).toEqual([]);
     } finally {
       await own.close();
