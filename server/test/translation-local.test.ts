@@ -114,6 +114,20 @@ describe("local translation path (OCR, chat AI, lettering) in the service", () =
     expect(texts.filter((t) => t.includes("どこ") || t.includes("行く")).length).toBe(1);
   });
 
+  it("a service stop in the middle of a job leaves it running; the next start resumes it from its checkpoints", async () => {
+    const seriesId = await translatedSeries(app, "Local Restart");
+    const before = chat.requests.length;
+    const job = await local(seriesId, "1");
+    await until("first page done", () => jobRow(app, job.row.id), (r) => (r.pagesDone ?? 0) >= 1, 30_000);
+    await app.services.translationWorker.stop();
+    expect((await jobRow(app, job.row.id)).state).toBe("running");
+    app.services.translationWorker.start();
+    const done = await stateIs(app, job.row.id, "imported", "failed");
+    expect(done.errorCode, done.errorMessage ?? "").toBeNull();
+    const page1 = requestsSince(before).filter((r) => r.content.includes("どこ") || r.content.includes("行く"));
+    expect(page1).toHaveLength(1);
+  });
+
   it("an explicit retry reuses the checkpoints of the failed attempt", async () => {
     const seriesId = await translatedSeries(app, "Local Retry");
     untranslatable.add("あり");
