@@ -12,7 +12,7 @@
  */
 import sharp from "sharp";
 import { bookVerdict, pageSummary, type CheckedPage } from "../domain/local-translation.ts";
-import { checkRegion } from "../domain/translation-validation.ts";
+import { checkRegion, LATIN_LANGUAGES } from "../domain/translation-validation.ts";
 import { ArchiveError, openArchive, sharpInputOptions, type ArchiveHandle, type ArchiveLimits } from "../library/archive-reader.ts";
 import { writeResultZip } from "./atomic-files.ts";
 import { openCheckpoints, type CheckpointRegion, type Checkpoints, type PageRecord } from "./checkpoints.ts";
@@ -55,7 +55,9 @@ function throwIfAborted(signal?: AbortSignal): void {
 /** The prerequisites of one job, each missing one an actionable error (checked before any work). */
 export async function checkPrerequisites(job: Pick<LocalJob, "sourceLanguage" | "targetLanguage" | "ai">, deps: Pick<LocalEngineDeps, "fontFile" | "missingModels" | "supportsDestination">): Promise<string> {
   if (!deps.supportsDestination(job.targetLanguage)) {
-    throw new LocalTranslationError("target_script_unsupported", `The local renderer letters Latin, Greek and Cyrillic text only; ${job.targetLanguage} needs an external processor (Settings → Translation → processor URL)`);
+    // Latin languages the offline identifier does not know are refused too: their pages could never pass validation.
+    const known = [...LATIN_LANGUAGES, "el", "ru", "uk", "bg", "sr"].join(", ");
+    throw new LocalTranslationError("target_script_unsupported", `The local path letters and checks Latin, Greek and Cyrillic destinations it can identify (${known}, …); ${job.targetLanguage} needs an external processor (Settings → Translation → processor URL)`);
   }
   const missing = deps.missingModels(job.sourceLanguage);
   if (missing.length > 0) {

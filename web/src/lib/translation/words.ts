@@ -53,7 +53,7 @@ const LOCAL_ADVICE: Record<string, string> = {
   ocr_model_missing: "Install the Debian package named above on the machine running the service, then retry.",
   font_missing: "Install the Debian package named above on the machine running the service, then retry.",
   ai_not_configured: "Set the AI provider's base URL, model and key under Settings → Translation, then retry.",
-  target_script_unsupported: "Local lettering handles Latin, Greek and Cyrillic text only: set an external processor under Settings → Translation for this language.",
+  target_script_unsupported: "Local processing letters and checks only the Latin, Greek and Cyrillic languages named above: set an external processor under Settings → Translation for this language.",
   ai_request_failed: "The AI provider refused the request: check its base URL, model and key under Settings → Translation, then retry.",
   ai_answer_malformed: "The AI provider answered in a form that could not be matched to the text regions. Retry; another model may follow the format better.",
   validation_failed: "The translation did not pass the checks, so nothing entered the library. Retry; finished pages are kept and not sent again.",
