@@ -1,5 +1,5 @@
 /**
- * The external-processor worker: moves TranslationJob rows (engine "external") through protocol v1.
+ * The translation worker: moves TranslationJob rows (engine "external") through protocol v1.
  * Every move goes through the pure `transition` and is written with a guarded update (id, expected
  * state, expected attempt), so a cancel, a retry or a toggle written meanwhile by the jobs service
  * wins and a late answer of an older attempt moves nothing. One cycle every `pollMs`:
@@ -12,6 +12,8 @@
  * - submitted/running rows are polled (404 → submit again with the same id); progress is written
  *   and published; completed → the result is fetched into the attempt's staging dir and imported.
  * Connection failures keep the same processor id and wait retryDelayMs(n) (× retryScale).
+ * Rows with engine "local" are gated the same way and handed to translation-local-runner.ts (the
+ * local engine in this process, one job at a time); both share the import.
  */
 import { rm } from "node:fs/promises";
 import path from "node:path";
