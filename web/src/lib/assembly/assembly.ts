@@ -3,12 +3,8 @@ import { adviceFor } from "$lib/errors";
 import { plural } from "$lib/format";
 import type { AssemblyProgress, BookOutcome } from "./documents";
 
-/** Codes saying the preview no longer matches the files: only a fresh preview helps. */
-const STALE_CODES = new Set(["snapshot_stale", "assembly_changed_files", "confirmation_invalid"]);
-
-export function needsFreshPreview(code: string): boolean {
-  return STALE_CODES.has(code);
-}
+// Which errors call for a fresh preview: one list for every reviewed action (ui/preview-flow).
+export { needsFreshPreview } from "$lib/ui/preview-flow.svelte";
 
 /** "Book 5: writing chapter 3 of 8" and so on, for the progress bar's label. */
 export function progressLabel(p: Pick<AssemblyProgress, "volume" | "step" | "done" | "total">): string {
