@@ -148,8 +148,12 @@ describe("thumbnail worker", () => {
     const a = thumbs.get(file, fp(1), "first");
     await until(() => gates.length === 1);
     const aLast = thumbs.get(file, fp(1), "last");
+    // Each request first looks in the cache (file I/O, completing in any order): let each one take
+    // its place in the waiting list before the next arrives, so the overflow is the fourth file.
     const b = thumbs.get(file, fp(2), "first");
+    await until(() => thumbs.stats().waiting === 1);
     const c = thumbs.get(file, fp(3), "first");
+    await until(() => thumbs.stats().waiting === 2);
     expect(await codeOf(thumbs.get(file, fp(4), "first"))).toBe("503 thumbnails_busy");
     expect(thumbs.stats()).toMatchObject({ running: true, waiting: 2, renders: 1 });
 
