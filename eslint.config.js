@@ -44,13 +44,32 @@ export default tseslint.config(
         "error",
         {
           patterns: [
-            { group: ["**/generated/**", "@prisma/*", "prisma", "**/prisma/**"], message: "domain/ is pure: no Prisma." },
+            {
+              group: ["**/generated/**", "@prisma/*", "prisma", "**/prisma/**"],
+              message: "domain/ is pure: no Prisma.",
+            },
             { group: ["fs", "node:fs", "fs/*", "node:fs/*"], message: "domain/ is pure: no file system." },
             {
-              group: ["net", "node:net", "http", "node:http", "https", "node:https", "undici", "ws", "node:dgram", "dgram", "node:child_process", "child_process"],
+              group: [
+                "net",
+                "node:net",
+                "http",
+                "node:http",
+                "https",
+                "node:https",
+                "undici",
+                "ws",
+                "node:dgram",
+                "dgram",
+                "node:child_process",
+                "child_process",
+              ],
               message: "domain/ is pure: no network or processes.",
             },
-            { group: ["sharp", "unzipper", "yazl", "hono", "graphql*", "@pothos/*"], message: "domain/ is pure: no images, archives or transport." },
+            {
+              group: ["sharp", "unzipper", "yazl", "hono", "graphql*", "@pothos/*"],
+              message: "domain/ is pure: no images, archives or transport.",
+            },
             { group: ["../*", "!../domain/*"], message: "domain/ imports only from domain/." },
           ],
         },

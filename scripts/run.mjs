@@ -67,6 +67,7 @@ if (mode === "start") {
     ["typecheck", () => pnpm("-r", "typecheck")],
     ["typecheck test/", () => pnpm("exec", "tsc", "--noEmit", "-p", "test")],
     ["lint", () => pnpm("exec", "eslint", ".")],
+    ["format", () => pnpm("exec", "prettier", "--check", "--log-level", "warn", ".")],
   ];
   let failedChecks = 0;
   for (const [name, run] of checks) {
@@ -83,7 +84,9 @@ if (mode === "start") {
     passed += r.numPassedTests ?? 0;
     failed += (r.numFailedTests ?? 0) + (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
     // A suite that failed to load counts as a failure even when it declared no test.
-    failed += (r.testResults ?? []).filter((t) => t.status === "failed" && (t.assertionResults ?? []).length === 0).length;
+    failed += (r.testResults ?? []).filter(
+      (t) => t.status === "failed" && (t.assertionResults ?? []).length === 0,
+    ).length;
   } else {
     failed += 1;
   }

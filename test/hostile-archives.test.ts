@@ -12,7 +12,12 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERRORS } from "../server/src/errors.ts";
 import { readArchiveIndex } from "../server/src/library/archive-index.ts";
-import { ArchiveError, archiveOpenCount, openArchive, type ArchiveHandle } from "../server/src/library/archive-reader.ts";
+import {
+  ArchiveError,
+  archiveOpenCount,
+  openArchive,
+  type ArchiveHandle,
+} from "../server/src/library/archive-reader.ts";
 import { generateCorpus, type CorpusCase, type Expected } from "./corpus/generate.ts";
 
 const work = mkdtempSync(path.join(os.tmpdir(), "hostile-archives-"));
@@ -83,7 +88,9 @@ async function readEverything(a: ArchiveHandle): Promise<unknown> {
 describe("the hostile archive corpus", () => {
   it("has at least 30 archives, each in the manifest once, covering every archive and image problem code", () => {
     expect(manifest.length).toBeGreaterThanOrEqual(30);
-    const files = readdirSync(corpusDir).filter((f) => f !== "manifest.json").sort();
+    const files = readdirSync(corpusDir)
+      .filter((f) => f !== "manifest.json")
+      .sort();
     expect(files).toEqual(manifest.map((c) => c.file).sort());
     expect(new Set(files).size).toBe(files.length);
     const written = JSON.parse(readFileSync(path.join(corpusDir, "manifest.json"), "utf8")) as CorpusCase[];
@@ -116,7 +123,12 @@ describe("the hostile archive corpus", () => {
         expect(archive.pages.map((p) => p.name)).toEqual(x.pages);
         expect(archive.ignored).toEqual(x.ignored);
         expect(archive.comicInfoXml).toBe(x.comicInfo);
-        expect("value" in index && index.value).toEqual({ pageCount: x.pages.length, pageNames: x.pages, comicInfoXml: x.comicInfo, ignoredEntries: x.ignored });
+        expect("value" in index && index.value).toEqual({
+          pageCount: x.pages.length,
+          pageNames: x.pages,
+          comicInfoXml: x.comicInfo,
+          ignoredEntries: x.ignored,
+        });
         expect(await readEverything(archive)).toBeNull();
       } else {
         // Refused only when read: the scan's index (no page read) still describes the archive.

@@ -85,7 +85,11 @@ describe("first start of the service", () => {
     expect(await page.text()).toContain("/_app/");
 
     const password = /web login:\s+admin \/ (\S+)/.exec(output)?.[1] ?? "";
-    const unauth = await fetch(`${base}/graphql`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: "{ seriesList { id } }" }) });
+    const unauth = await fetch(`${base}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query: "{ seriesList { id } }" }),
+    });
     expect(unauth.status).toBe(401);
 
     const login = await fetch(`${base}/api/session`, {
@@ -101,7 +105,9 @@ describe("first start of the service", () => {
       body: JSON.stringify({ query: "{ seriesList { title form units { map status } } }" }),
     });
     expect(gql.status).toBe(200);
-    const body = (await gql.json()) as { data: { seriesList: { title: string; form: string; units: { map: string; status: string | null } }[] } };
+    const body = (await gql.json()) as {
+      data: { seriesList: { title: string; form: string; units: { map: string; status: string | null } }[] };
+    };
     const maps = body.data.seriesList.map((s) => s.units.map).sort();
     expect(maps).toContain("EXACT");
     expect(maps).toContain("NONE");

@@ -30,12 +30,15 @@ export async function startBenchApp(dir: string): Promise<App> {
 /** One GET over a keep-alive socket; resolves with the status and the body. */
 export function get(agent: http.Agent, port: number, pathname: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port, path: pathname, agent, headers: { "x-api-key": API_KEY } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
-      res.on("error", reject);
-    });
+    const req = http.request(
+      { host: "127.0.0.1", port, path: pathname, agent, headers: { "x-api-key": API_KEY } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     req.end();
   });

@@ -27,7 +27,11 @@ export interface ChapterFile {
 }
 
 /** Writes chapter `c + 1` with pages `pagesOf(c)` for c in 0..count-1, under `<root>/<folder>/`. */
-export async function writeChapters(root: string, count: number, pagesOf: (c: number) => readonly Buffer[]): Promise<ChapterFile[]> {
+export async function writeChapters(
+  root: string,
+  count: number,
+  pagesOf: (c: number) => readonly Buffer[],
+): Promise<ChapterFile[]> {
   await mkdir(path.join(root, SERIES_FOLDER), { recursive: true });
   const out: ChapterFile[] = [];
   for (let c = 0; c < count; c++) {
@@ -66,14 +70,23 @@ export async function planBook(chapters: readonly ChapterFile[]): Promise<Assemb
     series: seriesFacts({ id: 1, title: SERIES_TITLE, status: "running" }),
     volumes: [{ id: 1, number: label(1), monitored: true }],
     chapters: chapters.map((c, i) => ({ id: i + 1, number: c.number, monitored: true, parts: 1, extra: false })),
-    mapSources: [{ id: 1, kind: "operator", name: "operator", revision: 1, entries: [{ volume: label(1), chapters: chapters.map((c) => c.number) }] }],
+    mapSources: [
+      {
+        id: 1,
+        kind: "operator",
+        name: "operator",
+        revision: 1,
+        entries: [{ volume: label(1), chapters: chapters.map((c) => c.number) }],
+      },
+    ],
     files,
     releases: [],
     verifications: [],
   };
   const decision = planAssembly(snapshot, buildCoverageIndex(snapshot), label(1));
   if (!decision.ok) fail(`the planner refused the bench book: ${decision.code} ${decision.detail}`);
-  if (decision.plan.chapters.length !== chapters.length) fail(`the plan holds ${decision.plan.chapters.length} chapters, not ${chapters.length}`);
+  if (decision.plan.chapters.length !== chapters.length)
+    fail(`the plan holds ${decision.plan.chapters.length} chapters, not ${chapters.length}`);
   return decision.plan;
 }
 
@@ -94,7 +107,11 @@ function run(command: string, args: string[], cwd?: string): Promise<void> {
     let err = "";
     child.stderr.on("data", (c: Buffer) => (err += c.toString()));
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve() : reject(new BenchError(`${command} ${args.join(" ")} exited ${code}: ${err.slice(0, 400)}`))));
+    child.on("close", (code) =>
+      code === 0
+        ? resolve()
+        : reject(new BenchError(`${command} ${args.join(" ")} exited ${code}: ${err.slice(0, 400)}`)),
+    );
   });
 }
 
@@ -104,7 +121,11 @@ function run(command: string, args: string[], cwd?: string): Promise<void> {
  * hundred syscalls), then `zip -0 -q -r -X` them into `book`. Timed from the first unzip to the
  * end of zip; removing the extracted pages afterwards is not timed. Returns ms and page count.
  */
-export async function nativePipeline(chapters: readonly ChapterFile[], work: string, book: string): Promise<{ ms: number; pages: number }> {
+export async function nativePipeline(
+  chapters: readonly ChapterFile[],
+  work: string,
+  book: string,
+): Promise<{ ms: number; pages: number }> {
   const pagesDir = path.join(work, "pages");
   await mkdir(pagesDir, { recursive: true });
   const t0 = performance.now();
@@ -117,7 +138,8 @@ export async function nativePipeline(chapters: readonly ChapterFile[], work: str
   const names: [string, string][] = [];
   for (const dir of dirs) for (const n of (await readdir(dir)).sort()) names.push([dir, n]);
   const width = Math.max(4, String(names.length).length);
-  for (const [k, [dir, n]] of names.entries()) await rename(path.join(dir, n), path.join(pagesDir, `p${String(k + 1).padStart(width, "0")}.jpg`));
+  for (const [k, [dir, n]] of names.entries())
+    await rename(path.join(dir, n), path.join(pagesDir, `p${String(k + 1).padStart(width, "0")}.jpg`));
   await run("zip", ["-0", "-q", "-r", "-X", book, "."], pagesDir);
   const ms = performance.now() - t0;
   await rm(work, { recursive: true, force: true });

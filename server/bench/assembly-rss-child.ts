@@ -38,5 +38,12 @@ const baselineKb = await vmHwmKb();
 const t0 = performance.now();
 const built = await buildBook({ ...job, comicInfo: benchComicInfo(job.plan) });
 const ms = performance.now() - t0;
-const result: RssResult = { stagedPath: built.stagedPath, pageCount: built.pageCount, ms, baselineKb, hwmKb: await vmHwmKb(), maxRssKb: process.resourceUsage().maxRSS };
+const result: RssResult = {
+  stagedPath: built.stagedPath,
+  pageCount: built.pageCount,
+  ms,
+  baselineKb,
+  hwmKb: await vmHwmKb(),
+  maxRssKb: process.resourceUsage().maxRSS,
+};
 console.log(JSON.stringify(result));

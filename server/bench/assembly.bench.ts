@@ -17,9 +17,28 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { openArchive } from "../src/library/archive-reader.ts";
-import { benchComicInfo, fileSize, nativePipeline, planBook, writeChapters, type ChapterFile } from "./assembly-fixture.ts";
+import {
+  benchComicInfo,
+  fileSize,
+  nativePipeline,
+  planBook,
+  writeChapters,
+  type ChapterFile,
+} from "./assembly-fixture.ts";
 import type { RssJob, RssResult } from "./assembly-rss-child.ts";
-import { BenchError, fail, intEnv, machineLine, median, printTable, requireTools, runBench, toolVersion, type Goal, TOOLS } from "./harness.ts";
+import {
+  BenchError,
+  fail,
+  intEnv,
+  machineLine,
+  median,
+  printTable,
+  requireTools,
+  runBench,
+  toolVersion,
+  type Goal,
+  TOOLS,
+} from "./harness.ts";
 import { makePages, pageSizeReport } from "./pages.ts";
 
 const GOAL_RATIO = 1.25;
@@ -65,7 +84,9 @@ async function checkBook(stagedPath: string, pages: readonly Buffer[]): Promise<
   const a = await openArchive(stagedPath);
   try {
     if (a.pages.length !== pages.length) fail(`the built book holds ${a.pages.length} pages, not ${pages.length}`);
-    for (const [i, p] of a.pages.entries()) if (!(await a.readEntry(p.name)).equals(pages[i]!)) fail(`page ${i + 1} of the built book differs from its source`);
+    for (const [i, p] of a.pages.entries())
+      if (!(await a.readEntry(p.name)).equals(pages[i]!))
+        fail(`page ${i + 1} of the built book differs from its source`);
   } finally {
     await a.close();
   }
@@ -73,14 +94,20 @@ async function checkBook(stagedPath: string, pages: readonly Buffer[]): Promise<
 
 async function throughput(tmp: string, pages: readonly Buffer[]): Promise<Goal[]> {
   const root = path.join(tmp, "library-a");
-  const chapters = await writeChapters(root, CHAPTERS, (c) => pages.slice(c * PAGES_PER_CHAPTER, (c + 1) * PAGES_PER_CHAPTER));
+  const chapters = await writeChapters(root, CHAPTERS, (c) =>
+    pages.slice(c * PAGES_PER_CHAPTER, (c + 1) * PAGES_PER_CHAPTER),
+  );
   const plan = await planBook(chapters);
   const job: Job = { plan, libraryRoot: root, staging: path.join(tmp, "staging-a") };
   const pageBytes = pages.reduce((s, p) => s + p.length, 0);
   let archiveBytes = 0;
   for (const c of chapters) archiveBytes += await fileSize(c.abs);
-  console.log(`${CHAPTERS} chapter CBZs × ${PAGES_PER_CHAPTER} pages: ${MB(archiveBytes).toFixed(1)} MB of archives, ${MB(pageBytes).toFixed(1)} MB of page bytes`);
-  console.log(`plan: domain planAssembly over buildCoverageIndex of an in-memory snapshot (operator map book 1 = chapters 1–${CHAPTERS}), ${plan.fileIds.length} source files`);
+  console.log(
+    `${CHAPTERS} chapter CBZs × ${PAGES_PER_CHAPTER} pages: ${MB(archiveBytes).toFixed(1)} MB of archives, ${MB(pageBytes).toFixed(1)} MB of page bytes`,
+  );
+  console.log(
+    `plan: domain planAssembly over buildCoverageIndex of an in-memory snapshot (operator map book 1 = chapters 1–${CHAPTERS}), ${plan.fileIds.length} source files`,
+  );
 
   // Correctness first, once each: a fast wrong result must not pass.
   for (const crc of ["zlib", "pure-js"] as const) {
@@ -115,13 +142,36 @@ async function throughput(tmp: string, pages: readonly Buffer[]): Promise<Goal[]
   const mZ = median(times.zlib);
   const mP = median(times.pure);
   const mN = median(times.native);
-  console.log(`\n${rounds} interleaved rounds (order rotated), medians; MB/s = ${MB(pageBytes).toFixed(1)} MB of pages / time\n`);
+  console.log(
+    `\n${rounds} interleaved rounds (order rotated), medians; MB/s = ${MB(pageBytes).toFixed(1)} MB of pages / time\n`,
+  );
   printTable(
     ["pipeline", "median", "min", "max", "MB/s", "vs native"],
     [
-      ["buildBook, stored writer (shipped)", mZ, Math.min(...times.zlib), Math.max(...times.zlib), mbps(pageBytes, mZ), mN / mZ],
-      ["buildBook, yazl's pure-JS CRC set (no effect since the stored writer)", mP, Math.min(...times.pure), Math.max(...times.pure), mbps(pageBytes, mP), mN / mP],
-      ["unzip -q ×10 + rename + zip -0 -q -r", mN, Math.min(...times.native), Math.max(...times.native), mbps(pageBytes, mN), 1],
+      [
+        "buildBook, stored writer (shipped)",
+        mZ,
+        Math.min(...times.zlib),
+        Math.max(...times.zlib),
+        mbps(pageBytes, mZ),
+        mN / mZ,
+      ],
+      [
+        "buildBook, yazl's pure-JS CRC set (no effect since the stored writer)",
+        mP,
+        Math.min(...times.pure),
+        Math.max(...times.pure),
+        mbps(pageBytes, mP),
+        mN / mP,
+      ],
+      [
+        "unzip -q ×10 + rename + zip -0 -q -r",
+        mN,
+        Math.min(...times.native),
+        Math.max(...times.native),
+        mbps(pageBytes, mN),
+        1,
+      ],
     ].map(([name, m, lo, hi, rate, ratio]) => [
       name as string,
       `${(m as number).toFixed(0)} ms`,
@@ -131,9 +181,14 @@ async function throughput(tmp: string, pages: readonly Buffer[]): Promise<Goal[]
       `${(ratio as number).toFixed(2)}×`,
     ]),
   );
-  console.log(`\nof the shipped builder's time: SHA-256 of the ${CHAPTERS} chapter files (the 409 check) median ${median(times.hash).toFixed(0)} ms; the rest opens, reads, CRC-checks and writes`);
+  console.log(
+    `\nof the shipped builder's time: SHA-256 of the ${CHAPTERS} chapter files (the 409 check) median ${median(times.hash).toFixed(0)} ms; the rest opens, reads, CRC-checks and writes`,
+  );
   return [
-    { ok: mN / mZ >= GOAL_RATIO, text: `assembly throughput ${mbps(pageBytes, mZ).toFixed(1)} MB/s = ${(mN / mZ).toFixed(2)}× the native pipeline's ${mbps(pageBytes, mN).toFixed(1)} MB/s (goal ≥ ${GOAL_RATIO}×)` },
+    {
+      ok: mN / mZ >= GOAL_RATIO,
+      text: `assembly throughput ${mbps(pageBytes, mZ).toFixed(1)} MB/s = ${(mN / mZ).toFixed(2)}× the native pipeline's ${mbps(pageBytes, mN).toFixed(1)} MB/s (goal ≥ ${GOAL_RATIO}×)`,
+    },
   ];
 }
 
@@ -146,7 +201,9 @@ async function peakRss(tmp: string, pages: readonly Buffer[]): Promise<Goal[]> {
   // The same page bytes are reused across chapters: the builder's memory does not depend on pixels.
   const pageOf = (c: number, i: number) => pages[(c * perChapter + i) % pages.length]!;
   console.log(`\nwriting ${count} chapter CBZs × ${perChapter} pages (the ${pages.length} pages' bytes reused) …`);
-  const chapters: ChapterFile[] = await writeChapters(root, count, (c) => Array.from({ length: perChapter }, (_, i) => pageOf(c, i)));
+  const chapters: ChapterFile[] = await writeChapters(root, count, (c) =>
+    Array.from({ length: perChapter }, (_, i) => pageOf(c, i)),
+  );
   let archiveBytes = 0;
   for (const c of chapters) archiveBytes += await fileSize(c.abs);
   const plan = await planBook(chapters);
@@ -176,15 +233,25 @@ async function peakRss(tmp: string, pages: readonly Buffer[]): Promise<Goal[]> {
       ],
     ],
   );
-  console.log("RSS after imports: node + the tsx loader (~35 MB) + sharp/libvips (which the archive reader loads) + the builder's modules");
-  if (result.pageCount !== count * perChapter) fail(`the 1 GB book holds ${result.pageCount} pages, not ${count * perChapter}`);
-  return [{ ok: peakMb < GOAL_RSS_MB, text: `peak RSS of the process assembling a ${MB(bookBytes).toFixed(0)} MB book: ${peakMb.toFixed(1)} MB, ${(peakMb - mb(result.baselineKb)).toFixed(1)} MB over its RSS after imports (goal < ${GOAL_RSS_MB} MB)` }];
+  console.log(
+    "RSS after imports: node + the tsx loader (~35 MB) + sharp/libvips (which the archive reader loads) + the builder's modules",
+  );
+  if (result.pageCount !== count * perChapter)
+    fail(`the 1 GB book holds ${result.pageCount} pages, not ${count * perChapter}`);
+  return [
+    {
+      ok: peakMb < GOAL_RSS_MB,
+      text: `peak RSS of the process assembling a ${MB(bookBytes).toFixed(0)} MB book: ${peakMb.toFixed(1)} MB, ${(peakMb - mb(result.baselineKb)).toFixed(1)} MB over its RSS after imports (goal < ${GOAL_RSS_MB} MB)`,
+    },
+  ];
 }
 
 function child(jobFile: string): Promise<RssResult> {
   return new Promise((resolve, reject) => {
     const script = path.join(import.meta.dirname, "assembly-rss-child.ts");
-    const p = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), script, jobFile], { stdio: ["ignore", "pipe", "inherit"] });
+    const p = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), script, jobFile], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let out = "";
     p.stdout.on("data", (c: Buffer) => (out += c.toString()));
     p.on("error", reject);

@@ -43,7 +43,9 @@ const SOURCES: Source[] = [
 /** Writes the series and returns its id; the caller checks the row count. */
 export async function seedAuditSeries(db: Db): Promise<number> {
   const title = "Audit Run";
-  const { id: seriesId } = await db.series.create({ data: { title, folder: title, status: "running", language: "en" } });
+  const { id: seriesId } = await db.series.create({
+    data: { title, folder: title, status: "running", language: "en" },
+  });
   await createManyChunked(
     Array.from({ length: BOOKS }, (_, i) => ({ seriesId, number: String(i + 1) })),
     (data) => db.volumeSlot.createMany({ data }),
@@ -64,8 +66,14 @@ export async function seedAuditSeries(db: Db): Promise<number> {
 
   const mappingIds = new Map<string, { providerId: number; mappingId: number }>();
   for (const s of SOURCES) {
-    const p = await db.provider.upsert({ where: { name: s.provider }, create: { name: s.provider, kind: "suwayomi" }, update: {} });
-    const m = await db.sourceMapping.create({ data: { seriesId, providerId: p.id, sourceId: s.sourceId, language: s.language } });
+    const p = await db.provider.upsert({
+      where: { name: s.provider },
+      create: { name: s.provider, kind: "suwayomi" },
+      update: {},
+    });
+    const m = await db.sourceMapping.create({
+      data: { seriesId, providerId: p.id, sourceId: s.sourceId, language: s.language },
+    });
     mappingIds.set(s.key, { providerId: p.id, mappingId: m.id });
   }
 
@@ -73,7 +81,21 @@ export async function seedAuditSeries(db: Db): Promise<number> {
   const base = { seriesId, state: "active", chapterEnd: null, part: null };
   const files: FileRow[] = [];
   for (let v = 1; v <= OWNED_BOOKS; v++) {
-    files.push({ ...base, source: null, path: `${title}/${title} v${pad(v, 3)}.cbz`, size: BigInt(90_000_000 + v), mtimeMs: mtime + BigInt(v), sha256: fakeSha(v), pageCount: 190 + (v % 20), kind: "book", volume: String(v), chapter: null, tagSource: "comicinfo", language: "en", origin: "scan" });
+    files.push({
+      ...base,
+      source: null,
+      path: `${title}/${title} v${pad(v, 3)}.cbz`,
+      size: BigInt(90_000_000 + v),
+      mtimeMs: mtime + BigInt(v),
+      sha256: fakeSha(v),
+      pageCount: 190 + (v % 20),
+      kind: "book",
+      volume: String(v),
+      chapter: null,
+      tagSource: "comicinfo",
+      language: "en",
+      origin: "scan",
+    });
   }
   const chapterFile = (n: number, tag: string, source: string | null, language: string, seed: number): FileRow => ({
     ...base,
@@ -102,9 +124,22 @@ export async function seedAuditSeries(db: Db): Promise<number> {
   );
 
   // Releases and published downloads of the downloaded files, looked up by path.
-  const written = await db.libraryFile.findMany({ where: { seriesId }, select: { id: true, path: true }, orderBy: { id: "asc" } });
+  const written = await db.libraryFile.findMany({
+    where: { seriesId },
+    select: { id: true, path: true },
+    orderBy: { id: "asc" },
+  });
   const idByPath = new Map(written.map((w) => [w.path, w.id]));
-  const releases: { seriesId: number; kind: string; chapter: string | null; language: string; providerId: number; sourceMappingId: number; externalId: string; fileId: number }[] = [];
+  const releases: {
+    seriesId: number;
+    kind: string;
+    chapter: string | null;
+    language: string;
+    providerId: number;
+    sourceMappingId: number;
+    externalId: string;
+    fileId: number;
+  }[] = [];
   const downloads: {
     seriesId: number;
     sourceMappingId: number;
@@ -124,9 +159,22 @@ export async function seedAuditSeries(db: Db): Promise<number> {
     const m = mappingIds.get(s.key)!;
     const fileId = idByPath.get(f.path)!;
     const externalId = `${s.key}-${f.chapter}`;
-    releases.push({ seriesId, kind: "chapter", chapter: f.chapter, language: s.language, providerId: m.providerId, sourceMappingId: m.mappingId, externalId, fileId });
+    releases.push({
+      seriesId,
+      kind: "chapter",
+      chapter: f.chapter,
+      language: s.language,
+      providerId: m.providerId,
+      sourceMappingId: m.mappingId,
+      externalId,
+      fileId,
+    });
     const degraded = k++ % 100 === 99;
-    const verdict = { version: 1, reasons: degraded ? ["black_cards"] : [], figures: { pages: f.pageCount, blackShare: degraded ? 0.25 : 0 } };
+    const verdict = {
+      version: 1,
+      reasons: degraded ? ["black_cards"] : [],
+      figures: { pages: f.pageCount, blackShare: degraded ? 0.25 : 0 },
+    };
     downloads.push({
       seriesId,
       sourceMappingId: m.mappingId,

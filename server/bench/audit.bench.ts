@@ -41,7 +41,9 @@ async function main(): Promise<Goal[]> {
     const seriesId = await seedAuditSeries(app.ctx.db);
     const rows = await app.ctx.db.libraryFile.count({ where: { seriesId } });
     if (rows !== AUDIT_FILES) fail(`the series has ${rows} file rows, not ${AUDIT_FILES}`);
-    console.log(`seeded ${rows} library_file rows (+ releases, downloads, slots, map) in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+    console.log(
+      `seeded ${rows} library_file rows (+ releases, downloads, slots, map) in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
+    );
 
     const port = await app.listen();
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -57,7 +59,9 @@ async function main(): Promise<Goal[]> {
       const p = JSON.parse(body) as { total: number; page: number; page_size: number; files: { flags: string[] }[] };
       const expected = page < lastPage ? PAGE_SIZE : AUDIT_FILES - (lastPage - 1) * PAGE_SIZE;
       if (p.total !== AUDIT_FILES || p.page !== page || p.files.length !== expected) {
-        fail(`page ${page}: total ${p.total}, page ${p.page}, ${p.files.length} files (expected ${AUDIT_FILES}, ${page}, ${expected})`);
+        fail(
+          `page ${page}: total ${p.total}, page ${p.page}, ${p.files.length} files (expected ${AUDIT_FILES}, ${page}, ${expected})`,
+        );
       }
       flagged += p.files.filter((f) => f.flags.length > 0).length;
     };
@@ -82,7 +86,15 @@ async function main(): Promise<Goal[]> {
 
     printTable(
       ["measure", "requests", "median", "p90", "p99"],
-      [[`GET /api/manga/${seriesId}/audit?page=N (HTTP, keep-alive, N over 1..${lastPage})`, latencies.length, ms(median(latencies)), ms(percentile(latencies, 90)), ms(percentile(latencies, 99))]],
+      [
+        [
+          `GET /api/manga/${seriesId}/audit?page=N (HTTP, keep-alive, N over 1..${lastPage})`,
+          latencies.length,
+          ms(median(latencies)),
+          ms(percentile(latencies, 90)),
+          ms(percentile(latencies, 99)),
+        ],
+      ],
     );
     console.log(
       `\nstatements per request: ${statements}; response ${Math.round(bytes / REQUESTS)} bytes on average; ` +
@@ -90,7 +102,13 @@ async function main(): Promise<Goal[]> {
     );
     // Where a request's time goes, in-process, the steps audit.list takes (information).
     const db = app.ctx.db;
-    const phases = { facts: [] as number[], snapshot: [] as number[], index: [] as number[], entries: [] as number[], page: [] as number[] };
+    const phases = {
+      facts: [] as number[],
+      snapshot: [] as number[],
+      index: [] as number[],
+      entries: [] as number[],
+      page: [] as number[],
+    };
     for (let k = 0; k < BREAKDOWN_RUNS; k++) {
       let t = performance.now();
       const facts = await loadAuditFacts(db, seriesId, "en");
@@ -113,7 +131,10 @@ async function main(): Promise<Goal[]> {
     printTable(
       ["step of audit.list", "median"],
       [
-        [`loadAuditFacts (files, releases with provider and mapping, downloads: ${AUDIT_FILES} files)`, ms(median(phases.facts))],
+        [
+          `loadAuditFacts (files, releases with provider and mapping, downloads: ${AUDIT_FILES} files)`,
+          ms(median(phases.facts)),
+        ],
         ["loadSnapshot (for the duplicates)", ms(median(phases.snapshot))],
         ["buildCoverageIndex", ms(median(phases.index))],
         ["auditEntries (flags of every file)", ms(median(phases.entries))],
@@ -122,7 +143,12 @@ async function main(): Promise<Goal[]> {
     );
 
     // Latency has no native counterpart here: reported, not judged (a wrong page already stopped the run).
-    return [{ ok: opened === 0, text: `archives opened by ${WARMUP + REQUESTS + 1} audit pages over ${AUDIT_FILES} files: ${opened} (goal 0); median ${ms(median(latencies))}, p99 ${ms(percentile(latencies, 99))}` }];
+    return [
+      {
+        ok: opened === 0,
+        text: `archives opened by ${WARMUP + REQUESTS + 1} audit pages over ${AUDIT_FILES} files: ${opened} (goal 0); median ${ms(median(latencies))}, p99 ${ms(percentile(latencies, 99))}`,
+      },
+    ];
   } finally {
     await app?.close();
     rmSync(dir, { recursive: true, force: true });

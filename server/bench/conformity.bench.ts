@@ -22,7 +22,19 @@ import sharp from "sharp";
 import { DEFAULT_THRESHOLDS, isBlackCard } from "../src/domain/conformity.ts";
 import { STATS_SIZE, luminance, mapConcurrent, pageStats, statsOfPages } from "../src/library/page-stats.ts";
 import { blackCard, nightPage, type CardKind } from "../src/library/test-pages.ts";
-import { TOOLS, fail, intEnv, machineLine, median, printTable, requireTools, runBench, timeCommand, toolVersion, type Goal } from "./harness.ts";
+import {
+  TOOLS,
+  fail,
+  intEnv,
+  machineLine,
+  median,
+  printTable,
+  requireTools,
+  runBench,
+  timeCommand,
+  toolVersion,
+  type Goal,
+} from "./harness.ts";
 import { PAGE_HEIGHT, PAGE_WIDTH, makePages, pageSizeReport } from "./pages.ts";
 
 const PAGES = intEnv("BENCH_CONF_PAGES", 200);
@@ -43,17 +55,32 @@ async function fullSize(buf: Buffer): Promise<{ mean: number; stdev: number }> {
  * are the same page scanned at this benchmark's size.
  */
 const atBenchSize = async (page: Promise<Buffer>) =>
-  sharp(await page).resize(PAGE_WIDTH, PAGE_HEIGHT, { fit: "fill" }).jpeg({ quality: 85 }).toBuffer();
+  sharp(await page)
+    .resize(PAGE_WIDTH, PAGE_HEIGHT, { fit: "fill" })
+    .jpeg({ quality: 85 })
+    .toBuffer();
 
 async function calibration(scans: readonly Buffer[]): Promise<boolean> {
   const seeds = [1, 2, 3];
   const samples: { name: string; card: boolean | null; pages: Buffer[] }[] = [
     { name: `scan-like pages (bench/pages.ts, ${Math.min(40, scans.length)})`, card: false, pages: scans.slice(0, 40) },
-    { name: "night scene (test-pages.ts, scaled)", card: false, pages: await Promise.all(seeds.map((s) => atBenchSize(nightPage(s)))) },
-    { name: "sparse night scene (test-pages.ts, scaled)", card: false, pages: await Promise.all(seeds.map((s) => atBenchSize(nightPage(s, { sparse: true })))) },
+    {
+      name: "night scene (test-pages.ts, scaled)",
+      card: false,
+      pages: await Promise.all(seeds.map((s) => atBenchSize(nightPage(s)))),
+    },
+    {
+      name: "sparse night scene (test-pages.ts, scaled)",
+      card: false,
+      pages: await Promise.all(seeds.map((s) => atBenchSize(nightPage(s, { sparse: true })))),
+    },
   ];
   for (const kind of ["pure", "noisy", "notice", "dark-grey"] as CardKind[]) {
-    samples.push({ name: `black card, ${kind} (test-pages.ts, scaled)`, card: true, pages: await Promise.all(seeds.map((s) => atBenchSize(blackCard(s, kind)))) });
+    samples.push({
+      name: `black card, ${kind} (test-pages.ts, scaled)`,
+      card: true,
+      pages: await Promise.all(seeds.map((s) => atBenchSize(blackCard(s, kind)))),
+    });
   }
   // Information, not judged: the sparse night scene drawn at this size, its bubble and moon a smaller share of the page.
   samples.push({
@@ -61,7 +88,10 @@ async function calibration(scans: readonly Buffer[]): Promise<boolean> {
     card: null,
     pages: await Promise.all(seeds.map((s) => nightPage(s, { width: PAGE_WIDTH, height: PAGE_HEIGHT, sparse: true }))),
   });
-  const range = (xs: number[]) => (Math.min(...xs) === Math.max(...xs) ? xs[0]!.toFixed(1) : `${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}`);
+  const range = (xs: number[]) =>
+    Math.min(...xs) === Math.max(...xs)
+      ? xs[0]!.toFixed(1)
+      : `${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}`;
   const rows: string[][] = [];
   let allRight = true;
   for (const s of samples) {
@@ -83,7 +113,10 @@ async function calibration(scans: readonly Buffer[]): Promise<boolean> {
     `\nblack-card thresholds (conformity.ts): mean < ${DEFAULT_THRESHOLDS.cardMaxMean} and stdev < ${DEFAULT_THRESHOLDS.cardMaxStdev}, ` +
       `calibrated on the ${STATS_SIZE} px decode page-stats makes; pages ${PAGE_WIDTH}×${PAGE_HEIGHT}:`,
   );
-  printTable([`page (mean / stdev on ${STATS_SIZE} px; full-size stdev)`, "mean", "stdev", "full stdev", "verdict", ""], rows);
+  printTable(
+    [`page (mean / stdev on ${STATS_SIZE} px; full-size stdev)`, "mean", "stdev", "full stdev", "verdict", ""],
+    rows,
+  );
   return allRight;
 }
 
@@ -91,7 +124,9 @@ async function main(): Promise<Goal[]> {
   requireTools([TOOLS.vips]);
   const dir = await mkdtemp(path.join(process.env.BENCH_TMP ?? os.tmpdir(), "mls-bench-conf-"));
   try {
-    console.log(`conformity: ${PAGES} pages in ${ROUNDS} interleaved rounds; ${machineLine()}; ${toolVersion("vips", ["--version"])}`);
+    console.log(
+      `conformity: ${PAGES} pages in ${ROUNDS} interleaved rounds; ${machineLine()}; ${toolVersion("vips", ["--version"])}`,
+    );
     const tg = performance.now();
     const pages = await makePages(0, PAGES);
     const files = pages.map((_, i) => path.join(dir, `page-${String(i).padStart(3, "0")}.jpg`));
@@ -117,7 +152,8 @@ async function main(): Promise<Goal[]> {
           const stats = await statsOfPages(slice, 2);
           ours.ms += performance.now() - t;
           ours.n += slice.length;
-          if (stats.some((s) => s.width !== PAGE_WIDTH || s.height !== PAGE_HEIGHT)) fail("page-stats measured a wrong page size");
+          if (stats.some((s) => s.width !== PAGE_WIDTH || s.height !== PAGE_HEIGHT))
+            fail("page-stats measured a wrong page size");
         },
         native: async () => {
           for (const f of sliceFiles) {
@@ -138,7 +174,11 @@ async function main(): Promise<Goal[]> {
           const t = performance.now();
           // stats() reads the input image, not the pipeline's result: the 32 px decode goes through a buffer.
           await mapConcurrent(slice, 2, async (p) => {
-            const { data, info } = await sharp(p).resize(STATS_SIZE, STATS_SIZE, { fit: "inside" }).greyscale().raw().toBuffer({ resolveWithObject: true });
+            const { data, info } = await sharp(p)
+              .resize(STATS_SIZE, STATS_SIZE, { fit: "inside" })
+              .greyscale()
+              .raw()
+              .toBuffer({ resolveWithObject: true });
             return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } }).stats();
           });
           sharpStats.ms += performance.now() - t;
@@ -154,17 +194,43 @@ async function main(): Promise<Goal[]> {
     printTable(
       ["measure", "pages", "pages/s", "ms/page"],
       [
-        ["ours: statsOfPages, 2 in flight (32 px shrink-on-load, one channel)", ours.n, oursRate.toFixed(1), (ours.ms / ours.n).toFixed(2)],
-        ["native: vips stats <page> .mat, one process per page", native.n, nativeRate.toFixed(1), `${(native.ms / native.n).toFixed(2)} (median ${median(native.perPage).toFixed(2)})`],
-        ["info: native, 2 processes in flight", native2.n, rate(native2.n, native2.ms).toFixed(1), (native2.ms / native2.n).toFixed(2)],
-        ["info: same 32 px decode, then sharp .stats() on it, 2 in flight", sharpStats.n, rate(sharpStats.n, sharpStats.ms).toFixed(1), (sharpStats.ms / sharpStats.n).toFixed(2)],
+        [
+          "ours: statsOfPages, 2 in flight (32 px shrink-on-load, one channel)",
+          ours.n,
+          oursRate.toFixed(1),
+          (ours.ms / ours.n).toFixed(2),
+        ],
+        [
+          "native: vips stats <page> .mat, one process per page",
+          native.n,
+          nativeRate.toFixed(1),
+          `${(native.ms / native.n).toFixed(2)} (median ${median(native.perPage).toFixed(2)})`,
+        ],
+        [
+          "info: native, 2 processes in flight",
+          native2.n,
+          rate(native2.n, native2.ms).toFixed(1),
+          (native2.ms / native2.n).toFixed(2),
+        ],
+        [
+          "info: same 32 px decode, then sharp .stats() on it, 2 in flight",
+          sharpStats.n,
+          rate(sharpStats.n, sharpStats.ms).toFixed(1),
+          (sharpStats.ms / sharpStats.n).toFixed(2),
+        ],
       ],
     );
     const calibrated = await calibration(pages);
     const ratio = oursRate / nativeRate;
     return [
-      { ok: ratio >= GOAL, text: `pages/s ours / vips stats = ${ratio.toFixed(1)}× (goal ≥ ${GOAL}×; ${oursRate.toFixed(1)} vs ${nativeRate.toFixed(1)} pages/s)` },
-      { ok: calibrated, text: `black-card thresholds on the ${STATS_SIZE} px decode classify every sample page right (scan-like pages and night scenes are not cards, cards are)` },
+      {
+        ok: ratio >= GOAL,
+        text: `pages/s ours / vips stats = ${ratio.toFixed(1)}× (goal ≥ ${GOAL}×; ${oursRate.toFixed(1)} vs ${nativeRate.toFixed(1)} pages/s)`,
+      },
+      {
+        ok: calibrated,
+        text: `black-card thresholds on the ${STATS_SIZE} px decode classify every sample page right (scan-like pages and night scenes are not cards, cards are)`,
+      },
     ];
   } finally {
     await rm(dir, { recursive: true, force: true });

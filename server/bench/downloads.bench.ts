@@ -61,7 +61,14 @@ function benchProvider(base: string): SourceProvider {
     listChapters: async () => [],
     async pages(_sourceId, externalId) {
       const c = Number(externalId);
-      return { count: PAGES, fetch: async (i, signal) => ({ index: i, bytes: await getPage(`${base}/page/${c * PAGES + i - 1}`, signal), contentType: "image/jpeg" }) };
+      return {
+        count: PAGES,
+        fetch: async (i, signal) => ({
+          index: i,
+          bytes: await getPage(`${base}/page/${c * PAGES + i - 1}`, signal),
+          contentType: "image/jpeg",
+        }),
+      };
     },
   };
 }
@@ -77,44 +84,86 @@ async function main(): Promise<Goal[]> {
     const out = path.join(dir, "plain");
     await mkdir(out);
     const t0 = performance.now();
-    await mapConcurrent(Array.from({ length: CHAPTERS }, (_, c) => c), 2, async (c) => {
-      await mapConcurrent(Array.from({ length: PAGES }, (_, i) => i), 4, async (i) => writeFile(path.join(out, `${c}-${i}.jpg`), await getPage(`${server.url}/page/${c * PAGES + i}`)));
-    });
+    await mapConcurrent(
+      Array.from({ length: CHAPTERS }, (_, c) => c),
+      2,
+      async (c) => {
+        await mapConcurrent(
+          Array.from({ length: PAGES }, (_, i) => i),
+          4,
+          async (i) => writeFile(path.join(out, `${c}-${i}.jpg`), await getPage(`${server.url}/page/${c * PAGES + i}`)),
+        );
+      },
+    );
     const plainMs = performance.now() - t0;
     const tj = performance.now();
     const served = (c: number) => Array.from({ length: PAGES }, (_, i) => pages[(c * PAGES + i) % pages.length]!);
-    await mapConcurrent(Array.from({ length: CHAPTERS }, (_, c) => c), 2, (c) => statsOfPages(served(c), 2));
+    await mapConcurrent(
+      Array.from({ length: CHAPTERS }, (_, c) => c),
+      2,
+      (c) => statsOfPages(served(c), 2),
+    );
     const judgeMs = performance.now() - tj;
 
     const config = loadConfig({
-      DATA_DIR: path.join(dir, "data"), LIBRARY_ROOT: path.join(dir, "library"), PORT: "0", HOST: "127.0.0.1", API_KEY: "bench-api-key-0123456789",
-      DEMO_LIBRARY: "0", WEB_BUILD_DIR: "", LOG_LEVEL: "silent", DOWNLOAD_POLL_MS: "20", WANTED_MAX_DOWNLOADS: String(CHAPTERS),
+      DATA_DIR: path.join(dir, "data"),
+      LIBRARY_ROOT: path.join(dir, "library"),
+      PORT: "0",
+      HOST: "127.0.0.1",
+      API_KEY: "bench-api-key-0123456789",
+      DEMO_LIBRARY: "0",
+      WEB_BUILD_DIR: "",
+      LOG_LEVEL: "silent",
+      DOWNLOAD_POLL_MS: "20",
+      WANTED_MAX_DOWNLOADS: String(CHAPTERS),
     });
     await migrateDatabase(config.databaseUrl);
     const app = await createApp(config, { migrate: false, seedDemo: false });
     try {
       const provider = benchProvider(server.url);
       app.services.downloadPipeline.useLookup({
-        forMapping: async (id) => ({ provider, mapping: { id, seriesId: 1, providerId: 1, sourceId: "bench", language: "en" } }),
+        forMapping: async (id) => ({
+          provider,
+          mapping: { id, seriesId: 1, providerId: 1, sourceId: "bench", language: "en" },
+        }),
       });
       const series = await app.services.series.create({ title: "Bench Downloads" });
       const db = app.ctx.db;
-      await db.chapterSlot.createMany({ data: Array.from({ length: CHAPTERS }, (_, c) => ({ seriesId: series.id, number: String(c + 1) })) });
+      await db.chapterSlot.createMany({
+        data: Array.from({ length: CHAPTERS }, (_, c) => ({ seriesId: series.id, number: String(c + 1) })),
+      });
       const p = await db.provider.create({ data: { name: "bench", kind: "drop_folder" } });
-      const m = await db.sourceMapping.create({ data: { seriesId: series.id, providerId: p.id, sourceId: "bench", language: "en" } });
-      await db.offer.createMany({ data: Array.from({ length: CHAPTERS }, (_, c) => ({ seriesId: series.id, sourceMappingId: m.id, kind: "chapter", chapter: String(c + 1), language: "en", externalId: String(c), pageCount: PAGES })) });
+      const m = await db.sourceMapping.create({
+        data: { seriesId: series.id, providerId: p.id, sourceId: "bench", language: "en" },
+      });
+      await db.offer.createMany({
+        data: Array.from({ length: CHAPTERS }, (_, c) => ({
+          seriesId: series.id,
+          sourceMappingId: m.id,
+          kind: "chapter",
+          chapter: String(c + 1),
+          language: "en",
+          externalId: String(c),
+          pageCount: PAGES,
+        })),
+      });
 
       const t1 = performance.now();
       const pass = await app.services.wanted.runPass(series.id, { force: true });
       if (pass.queued !== CHAPTERS) fail(`the pass queued ${pass.queued} of ${CHAPTERS}`);
       for (;;) {
-        const left = await db.download.count({ where: { seriesId: series.id, state: { notIn: ["published", "degraded", "failed", "cancelled"] } } });
+        const left = await db.download.count({
+          where: { seriesId: series.id, state: { notIn: ["published", "degraded", "failed", "cancelled"] } },
+        });
         if (left === 0) break;
         await new Promise((r) => setTimeout(r, 10));
       }
       const pipelineMs = performance.now() - t1;
       const published = await db.download.count({ where: { seriesId: series.id, state: "published" } });
-      if (published !== CHAPTERS) fail(`${published} of ${CHAPTERS} chapters published: ${JSON.stringify(await db.download.findMany({ where: { state: { not: "published" } }, select: { state: true, error: true } }))}`);
+      if (published !== CHAPTERS)
+        fail(
+          `${published} of ${CHAPTERS} chapters published: ${JSON.stringify(await db.download.findMany({ where: { state: { not: "published" } }, select: { state: true, error: true } }))}`,
+        );
 
       const total = CHAPTERS * PAGES;
       const plainRate = (total * 1000) / plainMs;
@@ -126,12 +175,22 @@ async function main(): Promise<Goal[]> {
         [
           ["fetch + write (baseline)", total, `${(plainMs / 1000).toFixed(2)} s`, plainRate.toFixed(0)],
           ["judgement only (statsOfPages)", total, `${(judgeMs / 1000).toFixed(2)} s`, judgeRate.toFixed(0)],
-          ["pipeline: fetch + check + judge + CBZ + publish", total, `${(pipelineMs / 1000).toFixed(2)} s`, pipelineRate.toFixed(0)],
+          [
+            "pipeline: fetch + check + judge + CBZ + publish",
+            total,
+            `${(pipelineMs / 1000).toFixed(2)} s`,
+            pipelineRate.toFixed(0),
+          ],
         ],
       );
-      console.log(`pipeline / fetch+write ${(pipelineRate / plainRate).toFixed(2)}; pipeline / judgement ${(pipelineRate / judgeRate).toFixed(2)}; peak RSS ${rssMb.toFixed(0)} MB`);
+      console.log(
+        `pipeline / fetch+write ${(pipelineRate / plainRate).toFixed(2)}; pipeline / judgement ${(pipelineRate / judgeRate).toFixed(2)}; peak RSS ${rssMb.toFixed(0)} MB`,
+      );
       return [
-        { ok: pipelineRate >= RATIO_GOAL * judgeRate, text: `pipeline ${pipelineRate.toFixed(0)} pages/s ≥ ${RATIO_GOAL} × judgement-only ${judgeRate.toFixed(0)} pages/s` },
+        {
+          ok: pipelineRate >= RATIO_GOAL * judgeRate,
+          text: `pipeline ${pipelineRate.toFixed(0)} pages/s ≥ ${RATIO_GOAL} × judgement-only ${judgeRate.toFixed(0)} pages/s`,
+        },
         { ok: rssMb < RSS_GOAL_MB, text: `peak RSS ${rssMb.toFixed(0)} MB < ${RSS_GOAL_MB} MB` },
       ];
     } finally {

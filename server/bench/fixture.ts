@@ -103,7 +103,8 @@ export async function seedSeries(db: Db, shape: SeriesShape): Promise<number> {
   });
   const seriesId = series.id;
   const split = (n: number) => shape.splitEvery > 0 && n % shape.splitEvery === 0;
-  const bookOf = (n: number) => (n <= shape.books * shape.chaptersPerBook ? Math.ceil(n / shape.chaptersPerBook) : null);
+  const bookOf = (n: number) =>
+    n <= shape.books * shape.chaptersPerBook ? Math.ceil(n / shape.chaptersPerBook) : null;
 
   await createManyChunked(
     Array.from({ length: shape.books }, (_, i) => ({ seriesId, number: String(i + 1), monitored: true })),
@@ -123,7 +124,9 @@ export async function seedSeries(db: Db, shape: SeriesShape): Promise<number> {
   const source = await db.mapSource.create({ data: { seriesId, kind: "operator", name: "operator", revision: 1 } });
   const entries = Array.from({ length: shape.books }, (_, i) => {
     const first = i * shape.chaptersPerBook + 1;
-    const chapters = Array.from({ length: shape.chaptersPerBook }, (_, k) => String(first + k)).filter((c) => Number(c) <= shape.chapters);
+    const chapters = Array.from({ length: shape.chaptersPerBook }, (_, k) => String(first + k)).filter(
+      (c) => Number(c) <= shape.chapters,
+    );
     return { sourceId: source.id, volume: String(i + 1), chapters: JSON.stringify(chapters) };
   });
   await createManyChunked(entries, (data) => db.mapEntry.createMany({ data }));

@@ -72,7 +72,8 @@ export function installHint(tools: readonly NativeTool[]): string {
 /** Stops the run (exit 2) with the apt-get command when a native tool is missing. */
 export function requireTools(tools: readonly NativeTool[]): void {
   const missing = missingTools(tools);
-  if (missing.length > 0) fail(`${missing.map((t) => t.command).join(", ")} not found; install with: ${installHint(missing)}`);
+  if (missing.length > 0)
+    fail(`${missing.map((t) => t.command).join(", ")} not found; install with: ${installHint(missing)}`);
 }
 
 /** The first line a tool prints for its version (for the report). */
@@ -85,10 +86,16 @@ export function toolVersion(command: string, args: string[] = ["--version"]): st
  * Runs a command to completion and times it from spawn to exit. Output is drained (its size is
  * returned) so that a native pipeline pays for producing its bytes just as ours does.
  */
-export function timeCommand(command: string, args: string[], options: { shell?: boolean } = {}): Promise<{ ms: number; stdoutBytes: number; stdout: string }> {
+export function timeCommand(
+  command: string,
+  args: string[],
+  options: { shell?: boolean } = {},
+): Promise<{ ms: number; stdoutBytes: number; stdout: string }> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = options.shell ? spawn("sh", ["-c", command], { stdio: ["ignore", "pipe", "pipe"] }) : spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const child = options.shell
+      ? spawn("sh", ["-c", command], { stdio: ["ignore", "pipe", "pipe"] })
+      : spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
     let bytes = 0;
     const head: Buffer[] = [];
     let err = "";
@@ -100,7 +107,12 @@ export function timeCommand(command: string, args: string[], options: { shell?: 
     child.on("error", reject);
     child.on("close", (code) => {
       const elapsed = performance.now() - t0;
-      if (code !== 0) reject(new BenchError(`${options.shell ? command : [command, ...args].join(" ")} exited ${code}: ${err.slice(0, 400)}`));
+      if (code !== 0)
+        reject(
+          new BenchError(
+            `${options.shell ? command : [command, ...args].join(" ")} exited ${code}: ${err.slice(0, 400)}`,
+          ),
+        );
       else resolve({ ms: elapsed, stdoutBytes: bytes, stdout: Buffer.concat(head).toString("utf8") });
     });
   });
@@ -118,7 +130,10 @@ export function printGoals(goals: readonly Goal[]): void {
 
 export function machineLine(): string {
   const cpu = os.cpus()[0]?.model.trim() ?? "?";
-  return `${os.cpus().length} × ${cpu}, Node ${process.version}, load average ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}`;
+  return `${os.cpus().length} × ${cpu}, Node ${process.version}, load average ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ")}`;
 }
 
 /**

@@ -21,7 +21,18 @@ import { cjkFont, renderMangaPage, type MangaPageSpec } from "../test/fakes/mang
 import { createOcrPool, normaliseOcrText } from "../src/translation/ocr.ts";
 import { cropGrayForOcr, decodeGray, findRegions } from "../src/translation/page-image.ts";
 import { resolveModels, type ResolvedModel } from "../src/translation/tessdata.ts";
-import { fail, intEnv, machineLine, median, printTable, requireTools, runBench, timeCommand, toolVersion, type Goal } from "./harness.ts";
+import {
+  fail,
+  intEnv,
+  machineLine,
+  median,
+  printTable,
+  requireTools,
+  runBench,
+  timeCommand,
+  toolVersion,
+  type Goal,
+} from "./harness.ts";
 
 process.env.OMP_THREAD_LIMIT = "1"; // inherited by every tesseract child process
 const ROUNDS = intEnv("BENCH_OCR_ROUNDS", 5);
@@ -30,7 +41,8 @@ const GOAL = 1.2;
 function pageSpecs(): { language: string; spec: MangaPageSpec }[] {
   const cjk = cjkFont();
   const ja = (a: string[], b: string[], c: string): MangaPageSpec => ({
-    width: 1000, height: 1400,
+    width: 1000,
+    height: 1400,
     bubbles: [
       { x: 620, y: 60, width: 300, height: 460, text: a, vertical: true },
       { x: 120, y: 360, width: 300, height: 460, text: b, vertical: true },
@@ -39,7 +51,8 @@ function pageSpecs(): { language: string; spec: MangaPageSpec }[] {
     captions: [{ x: 60, y: 1220, width: 440, height: 90, text: c, font: cjk, fontSize: 30 }],
   });
   const en = (a: string[], b: string[], c: string): MangaPageSpec => ({
-    width: 1000, height: 1400,
+    width: 1000,
+    height: 1400,
     captions: [{ x: 40, y: 40, width: 460, height: 90, text: c }],
     bubbles: [
       { x: 560, y: 160, width: 400, height: 240, text: a },
@@ -50,8 +63,14 @@ function pageSpecs(): { language: string; spec: MangaPageSpec }[] {
   return [
     { language: "ja", spec: ja(["どこへ行くの", "ありがとう"], ["また明日ね", "待って"], "次の日の朝") },
     { language: "ja", spec: ja(["ここはどこ", "静かだね"], ["早く来て", "遅いよ"], "三日後") },
-    { language: "en", spec: en(["WHERE ARE", "YOU GOING?"], ["We have to find", "my brother now."], "Meanwhile, in Tokyo") },
-    { language: "en", spec: en(["WAIT FOR ME!", "DON'T LEAVE!"], ["The door was", "already open."], "The next morning") },
+    {
+      language: "en",
+      spec: en(["WHERE ARE", "YOU GOING?"], ["We have to find", "my brother now."], "Meanwhile, in Tokyo"),
+    },
+    {
+      language: "en",
+      spec: en(["WAIT FOR ME!", "DON'T LEAVE!"], ["The door was", "already open."], "The next morning"),
+    },
   ];
 }
 
@@ -68,14 +87,29 @@ interface Page {
 }
 
 const psm = (vertical: boolean) => (vertical ? "5" : "6");
-const cliArgs = (input: string, c: Pick<Crop, "model" | "vertical">) => [input, "-", "--tessdata-dir", c.model.langPath, "-l", c.model.name, "--oem", "1", "--psm", psm(c.vertical), "--dpi", "300"];
+const cliArgs = (input: string, c: Pick<Crop, "model" | "vertical">) => [
+  input,
+  "-",
+  "--tessdata-dir",
+  c.model.langPath,
+  "-l",
+  c.model.name,
+  "--oem",
+  "1",
+  "--psm",
+  psm(c.vertical),
+  "--dpi",
+  "300",
+];
 
 async function main(): Promise<Goal[]> {
   requireTools([{ command: "tesseract", pkg: "tesseract-ocr" }]);
   const dir = await mkdtemp(path.join(process.env.BENCH_TMP ?? os.tmpdir(), "mls-bench-ocr-"));
   const pool = createOcrPool();
   try {
-    console.log(`ocr: ${ROUNDS} interleaved rounds; ${machineLine()}; ${toolVersion("tesseract", ["--version"])}; OMP_THREAD_LIMIT=1`);
+    console.log(
+      `ocr: ${ROUNDS} interleaved rounds; ${machineLine()}; ${toolVersion("tesseract", ["--version"])}; OMP_THREAD_LIMIT=1`,
+    );
     const pages: Page[] = [];
     for (const [i, { language, spec }] of pageSpecs().entries()) {
       const image = await renderMangaPage(spec);
@@ -86,7 +120,12 @@ async function main(): Promise<Goal[]> {
       const crops: Crop[] = [];
       for (const [k, r] of regions.entries()) {
         const vertical = r.vertical && models.vertical !== null;
-        crops.push({ file: path.join(dir, `p${i}-r${k}.png`), data: await cropGrayForOcr(gray, r), model: vertical ? models.vertical! : models.horizontal, vertical });
+        crops.push({
+          file: path.join(dir, `p${i}-r${k}.png`),
+          data: await cropGrayForOcr(gray, r),
+          model: vertical ? models.vertical! : models.horizontal,
+          vertical,
+        });
       }
       const prepMs = performance.now() - t;
       if (crops.length < 4) fail(`page ${i + 1} (${language}): expected 4 regions, found ${crops.length}`);
@@ -128,7 +167,10 @@ async function main(): Promise<Goal[]> {
       whole.push({ args: cliArgs(list, members[0]!) });
     }
 
-    const ours: number[] = [], native: number[] = [], perCrop: number[] = [], oneRun: number[] = [];
+    const ours: number[] = [],
+      native: number[] = [],
+      perCrop: number[] = [],
+      oneRun: number[] = [];
     const oursTexts = new Map<string, string>();
     let nativeText = "";
     for (let round = 0; round < ROUNDS; round++) {
@@ -136,7 +178,11 @@ async function main(): Promise<Goal[]> {
         ours: async () => {
           for (const p of pages) {
             const t = performance.now();
-            for (const c of p.crops) oursTexts.set(c.file, normaliseOcrText((await pool.recognise(c.data, c.model, c.vertical)).text, p.language));
+            for (const c of p.crops)
+              oursTexts.set(
+                c.file,
+                normaliseOcrText((await pool.recognise(c.data, c.model, c.vertical)).text, p.language),
+              );
             ours.push(performance.now() - t);
           }
         },
@@ -174,19 +220,51 @@ async function main(): Promise<Goal[]> {
     printTable(
       ["measure", "pages", "s/page", "median s/page"],
       [
-        ["ours: warm tesseract.js worker per model, crops one by one", ours.length, perPage(ours).toFixed(3), (median(ours) / 1000).toFixed(3)],
-        ["native (judged): tesseract CLI, one process per model for all pages (model loaded once)", oneRun.length * pages.length, perPage(oneRun).toFixed(3), (median(oneRun) / 1000).toFixed(3)],
-        ["info: native, one process per page and model (list file)", native.length, perPage(native).toFixed(3), (median(native) / 1000).toFixed(3)],
-        ["info: native, one process per crop", perCrop.length, perPage(perCrop).toFixed(3), (median(perCrop) / 1000).toFixed(3)],
-        ["info: ours, region finding + cropping (before OCR)", pages.length, (sum(pages.map((p) => p.prepMs)) / pages.length / 1000).toFixed(3), ""],
+        [
+          "ours: warm tesseract.js worker per model, crops one by one",
+          ours.length,
+          perPage(ours).toFixed(3),
+          (median(ours) / 1000).toFixed(3),
+        ],
+        [
+          "native (judged): tesseract CLI, one process per model for all pages (model loaded once)",
+          oneRun.length * pages.length,
+          perPage(oneRun).toFixed(3),
+          (median(oneRun) / 1000).toFixed(3),
+        ],
+        [
+          "info: native, one process per page and model (list file)",
+          native.length,
+          perPage(native).toFixed(3),
+          (median(native) / 1000).toFixed(3),
+        ],
+        [
+          "info: native, one process per crop",
+          perCrop.length,
+          perPage(perCrop).toFixed(3),
+          (median(perCrop) / 1000).toFixed(3),
+        ],
+        [
+          "info: ours, region finding + cropping (before OCR)",
+          pages.length,
+          (sum(pages.map((p) => p.prepMs)) / pages.length / 1000).toFixed(3),
+          "",
+        ],
       ],
     );
-    console.log(`\n${pages.length} pages, ${crops} crops (${(crops / pages.length).toFixed(1)} a page); worker start (excluded above):`);
+    console.log(
+      `\n${pages.length} pages, ${crops} crops (${(crops / pages.length).toFixed(1)} a page); worker start (excluded above):`,
+    );
     printTable(["model", "start s"], starts);
     console.log("\nours read:", [...oursTexts.values()].join(" | "));
     console.log("native read (round 1, first bytes of each run):", normaliseOcrText(nativeText, "ja").slice(0, 400));
     const ratio = perPage(ours) / perPage(oneRun);
-    return [{ ok: ratio <= GOAL, text: `s/page ours / tesseract CLI = ${ratio.toFixed(2)}× (goal ≤ ${GOAL}×; ${perPage(ours).toFixed(3)} vs ${perPage(oneRun).toFixed(3)} s/page, warm worker vs model loaded once)` }];
+    return [
+      {
+        ok: ratio <= GOAL,
+        text: `s/page ours / tesseract CLI = ${ratio.toFixed(2)}× (goal ≤ ${GOAL}×; ${perPage(ours).toFixed(3)} vs ${perPage(oneRun).toFixed(3)} s/page, warm worker vs model loaded once)`,
+      },
+    ];
   } finally {
     await pool.close();
     await rm(dir, { recursive: true, force: true });

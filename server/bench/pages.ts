@@ -129,7 +129,13 @@ function panelArt(r: () => number, p: Rect, i: number, out: Layout): string {
     const y = p.y + r() * p.h * 0.3;
     const w = Math.min(p.w * TONE_AREA * (0.4 + r() * 0.6), p.x + p.w - x);
     const h = Math.min(p.h * TONE_AREA * (0.3 + r() * 0.7), p.y + p.h - y);
-    out.tones.push({ rect: { x, y, w, h }, pitch, radius: (0.2 + r() * 0.25) * pitch, angle: ((30 + r() * 30) * Math.PI) / 180, fade: r() < 0.4 });
+    out.tones.push({
+      rect: { x, y, w, h },
+      pitch,
+      radius: (0.2 + r() * 0.25) * pitch,
+      angle: ((30 + r() * 30) * Math.PI) / 180,
+      fade: r() < 0.4,
+    });
   }
   // Speed lines converging from a point outside the panel.
   const lines = r() < 0.5 ? 10 + Math.floor(r() * 30) : 0;

@@ -19,13 +19,29 @@ interface Bench {
 
 const BENCHES: Record<string, Bench> = {
   units: { file: "units.bench.ts", tools: [TOOLS.sqlite3], what: "GET /api/manga/{id}/units vs the sqlite3 shell" },
-  thumbnails: { file: "thumbnails.bench.ts", tools: [TOOLS.unzip, TOOLS.vipsthumbnail], what: "audit thumbnail vs unzip -p | vipsthumbnail" },
+  thumbnails: {
+    file: "thumbnails.bench.ts",
+    tools: [TOOLS.unzip, TOOLS.vipsthumbnail],
+    what: "audit thumbnail vs unzip -p | vipsthumbnail",
+  },
   conformity: { file: "conformity.bench.ts", tools: [TOOLS.vips], what: "page statistics vs vips stats per page" },
   audit: { file: "audit.bench.ts", tools: [], what: "audit page of 24 over 10,000 files, no archive opened" },
   sha256: { file: "sha256.bench.ts", tools: [TOOLS.sha256sum], what: "sha256File vs sha256sum on 1 GiB" },
-  assembly: { file: "assembly.bench.ts", tools: [TOOLS.unzip, { command: "zip", pkg: "zip" }], what: "buildBook (10 chapters, ~70 MB) vs unzip + zip -0; peak RSS of a 1 GB book" },
-  downloads: { file: "downloads.bench.ts", tools: [], what: "download pipeline (fetch, judge, CBZ, publish) vs fetch + write; peak RSS" },
-  ocr: { file: "ocr.bench.ts", tools: [{ command: "tesseract", pkg: "tesseract-ocr" }], what: "local OCR (warm tesseract.js worker) vs the tesseract CLI on the same crops" },
+  assembly: {
+    file: "assembly.bench.ts",
+    tools: [TOOLS.unzip, { command: "zip", pkg: "zip" }],
+    what: "buildBook (10 chapters, ~70 MB) vs unzip + zip -0; peak RSS of a 1 GB book",
+  },
+  downloads: {
+    file: "downloads.bench.ts",
+    tools: [],
+    what: "download pipeline (fetch, judge, CBZ, publish) vs fetch + write; peak RSS",
+  },
+  ocr: {
+    file: "ocr.bench.ts",
+    tools: [{ command: "tesseract", pkg: "tesseract-ocr" }],
+    what: "local OCR (warm tesseract.js worker) vs the tesseract CLI on the same crops",
+  },
 };
 
 function main(): number {
@@ -40,7 +56,9 @@ function main(): number {
   const names = args.length > 0 ? [...new Set(args)] : Object.keys(BENCHES);
   const missing = missingTools([...new Set(names.flatMap((n) => BENCHES[n]!.tools))]);
   if (missing.length > 0) {
-    console.error(`bench: ${missing.map((t) => t.command).join(", ")} not found; install with: ${installHint(missing)}`);
+    console.error(
+      `bench: ${missing.map((t) => t.command).join(", ")} not found; install with: ${installHint(missing)}`,
+    );
     return 2;
   }
   const tsx = createRequire(import.meta.url).resolve("tsx/cli");
@@ -48,12 +66,15 @@ function main(): number {
   for (const name of names) {
     console.log(`\n=== ${name}: ${BENCHES[name]!.what} ===\n`);
     const t0 = performance.now();
-    const r = spawnSync(process.execPath, [tsx, path.join(import.meta.dirname, BENCHES[name]!.file)], { stdio: "inherit" });
+    const r = spawnSync(process.execPath, [tsx, path.join(import.meta.dirname, BENCHES[name]!.file)], {
+      stdio: "inherit",
+    });
     results.push({ name, code: r.status ?? 2, seconds: (performance.now() - t0) / 1000 });
   }
   if (names.length > 1) {
     console.log("\n=== summary ===\n");
-    const verdict = (code: number) => (code === 0 ? "PASS" : code === 1 ? "FAIL (goal missed)" : `ERROR (exit ${code}: could not measure)`);
+    const verdict = (code: number) =>
+      code === 0 ? "PASS" : code === 1 ? "FAIL (goal missed)" : `ERROR (exit ${code}: could not measure)`;
     printTable(
       ["benchmark", "result", "time"],
       results.map((r) => [r.name, verdict(r.code), `${r.seconds.toFixed(0)} s`]),

@@ -14,7 +14,20 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { sha256File } from "../src/library/archive-index.ts";
-import { TOOLS, fail, intEnv, machineLine, median, percentile, printTable, requireTools, runBench, timeCommand, toolVersion, type Goal } from "./harness.ts";
+import {
+  TOOLS,
+  fail,
+  intEnv,
+  machineLine,
+  median,
+  percentile,
+  printTable,
+  requireTools,
+  runBench,
+  timeCommand,
+  toolVersion,
+  type Goal,
+} from "./harness.ts";
 
 const MIB = 1024 * 1024;
 const SIZE_MIB = intEnv("BENCH_SHA_MIB", 1024);
@@ -69,7 +82,9 @@ async function main(): Promise<Goal[]> {
   const dir = await mkdtemp(path.join(process.env.BENCH_TMP ?? os.tmpdir(), "mls-bench-sha-"));
   const file = path.join(dir, "big.bin");
   try {
-    console.log(`sha256: ${SIZE_MIB} MiB file, ${ROUNDS} interleaved rounds; ${machineLine()}; ${toolVersion("sha256sum")}`);
+    console.log(
+      `sha256: ${SIZE_MIB} MiB file, ${ROUNDS} interleaved rounds; ${machineLine()}; ${toolVersion("sha256sum")}`,
+    );
     const tw = performance.now();
     await writeFile(file, SIZE_MIB);
     console.log(`wrote ${file} in ${((performance.now() - tw) / 1000).toFixed(1)} s`);
@@ -80,7 +95,8 @@ async function main(): Promise<Goal[]> {
     let expected: string | null = null;
     for (let round = 0; round < ROUNDS; round++) {
       // Alternate who goes first so that neither always inherits the other's warm state.
-      const order = round % 2 === 0 ? (["ours", "native", "candidate"] as const) : (["native", "ours", "candidate"] as const);
+      const order =
+        round % 2 === 0 ? (["ours", "native", "candidate"] as const) : (["native", "ours", "candidate"] as const);
       for (const side of order) {
         if (side === "native") {
           const r = await timeCommand("sha256sum", [file]);
@@ -97,15 +113,30 @@ async function main(): Promise<Goal[]> {
       }
     }
     const mbps = (t: number) => `${((SIZE_MIB * MIB) / 1e6 / (t / 1000)).toFixed(0)} MB/s`;
-    const row = (name: string, xs: number[]) => [name, xs.length, `${median(xs).toFixed(0)} ms`, `${percentile(xs, 100).toFixed(0)} ms`, mbps(median(xs))];
+    const row = (name: string, xs: number[]) => [
+      name,
+      xs.length,
+      `${median(xs).toFixed(0)} ms`,
+      `${percentile(xs, 100).toFixed(0)} ms`,
+      mbps(median(xs)),
+    ];
     console.log("");
     printTable(
       ["measure", "runs", "median", "max", "throughput"],
-      [row("sha256File (ours)", ours), row("sha256sum (coreutils)", native), row("info: candidate, 1 MiB reads into a reused buffer", candidate)],
+      [
+        row("sha256File (ours)", ours),
+        row("sha256sum (coreutils)", native),
+        row("info: candidate, 1 MiB reads into a reused buffer", candidate),
+      ],
     );
     const ratio = median(native) / median(ours);
     console.log(`\ndigest ${expected}`);
-    return [{ ok: ratio >= GOAL, text: `sha256File throughput / sha256sum = ${ratio.toFixed(2)}× (goal ≥ ${GOAL.toFixed(1)}×; ${median(ours).toFixed(0)} ms vs ${median(native).toFixed(0)} ms for ${SIZE_MIB} MiB)` }];
+    return [
+      {
+        ok: ratio >= GOAL,
+        text: `sha256File throughput / sha256sum = ${ratio.toFixed(2)}× (goal ≥ ${GOAL.toFixed(1)}×; ${median(ours).toFixed(0)} ms vs ${median(native).toFixed(0)} ms for ${SIZE_MIB} MiB)`,
+      },
+    ];
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

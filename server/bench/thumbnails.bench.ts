@@ -26,7 +26,21 @@ import { statFile } from "../src/library/archive-index.ts";
 import { THUMBNAIL_WIDTH, createThumbnails, type EdgeReader, type FileFingerprint } from "../src/library/thumbnails.ts";
 import { DEFAULT_ARCHIVE_LIMITS } from "../src/config.ts";
 import { pageName, writeCbz } from "./cbz.ts";
-import { TOOLS, fail, intEnv, machineLine, median, ms, percentile, printTable, requireTools, runBench, timeCommand, toolVersion, type Goal } from "./harness.ts";
+import {
+  TOOLS,
+  fail,
+  intEnv,
+  machineLine,
+  median,
+  ms,
+  percentile,
+  printTable,
+  requireTools,
+  runBench,
+  timeCommand,
+  toolVersion,
+  type Goal,
+} from "./harness.ts";
 import { makePages, pageSizeReport } from "./pages.ts";
 
 const ARCHIVES = intEnv("BENCH_THUMB_ARCHIVES", 200);
@@ -85,7 +99,11 @@ async function breakdown(pages: readonly Buffer[], dir: string): Promise<void> {
   console.log(`\nbreakdown of a cold render, in-process, ${pages.length} pages (information):`);
   printTable(
     ["step", "median", "output"],
-    steps.map(([name], i) => [name, ms(median(times[i]!)), bytes[i]!.length > 0 ? `${(median(bytes[i]!) / 1024).toFixed(1)} KB` : ""]),
+    steps.map(([name], i) => [
+      name,
+      ms(median(times[i]!)),
+      bytes[i]!.length > 0 ? `${(median(bytes[i]!) / 1024).toFixed(1)} KB` : "",
+    ]),
   );
 }
 
@@ -101,7 +119,9 @@ async function main(): Promise<Goal[]> {
   requireTools([TOOLS.unzip, TOOLS.vipsthumbnail]);
   const dir = await mkdtemp(path.join(process.env.BENCH_TMP ?? os.tmpdir(), "mls-bench-thumb-"));
   try {
-    console.log(`thumbnails: ${ARCHIVES} archives (+${WARMUP} warm-up); ${machineLine()}; ${toolVersion("vipsthumbnail", ["--vips-version"])}`);
+    console.log(
+      `thumbnails: ${ARCHIVES} archives (+${WARMUP} warm-up); ${machineLine()}; ${toolVersion("vipsthumbnail", ["--vips-version"])}`,
+    );
     const lib = path.join(dir, "library");
     const nativeCwd = path.join(dir, "native");
     await mkdir(lib);
@@ -117,7 +137,9 @@ async function main(): Promise<Goal[]> {
       const st = await statFile(file);
       files.push({ file, fp: { sha256: `bench-${i}`, size: st.size, mtimeMs: st.mtimeMs } });
     }
-    console.log(`${pageSizeReport(firsts)}; generated and archived in ${((performance.now() - tg) / 1000).toFixed(1)} s\n`);
+    console.log(
+      `${pageSizeReport(firsts)}; generated and archived in ${((performance.now() - tg) / 1000).toFixed(1)} s\n`,
+    );
 
     const limits = { ...DEFAULT_ARCHIVE_LIMITS };
     // "Already indexed": the reading step takes page 0 from a handle opened before the clock.
@@ -143,7 +165,8 @@ async function main(): Promise<Goal[]> {
             const t = performance.now();
             const r = await indexedThumbs.get(file, fp, "first");
             const elapsed = performance.now() - t;
-            if (r.cached || r.fingerprint === null || r.data.length === 0) fail(`${file}: not a fresh cacheable thumbnail`);
+            if (r.cached || r.fingerprint === null || r.data.length === 0)
+              fail(`${file}: not a fresh cacheable thumbnail`);
             if (keep) {
               s.indexed.push(elapsed);
               s.indexedRead.push(readMs);
@@ -169,7 +192,11 @@ async function main(): Promise<Goal[]> {
         },
         native: async () => {
           const q = (x: string) => `'${x.replaceAll("'", "'\\''")}'`;
-          const r = await timeCommand(`cd ${q(nativeCwd)} && unzip -p ${q(file)} ${pageName(0)} | vipsthumbnail stdin -s 300x`, [], { shell: true });
+          const r = await timeCommand(
+            `cd ${q(nativeCwd)} && unzip -p ${q(file)} ${pageName(0)} | vipsthumbnail stdin -s 300x`,
+            [],
+            { shell: true },
+          );
           if (keep) s.native.push(r.ms);
         },
       };
@@ -179,9 +206,16 @@ async function main(): Promise<Goal[]> {
     };
     for (let i = 0; i < WARMUP; i++) await measure(ARCHIVES + i, false);
     for (let i = 0; i < ARCHIVES; i++) await measure(i, true);
-    if (fullThumbs.stats().renders !== ARCHIVES + WARMUP) fail(`the worker rendered ${fullThumbs.stats().renders} times for ${ARCHIVES + WARMUP} archives`);
+    if (fullThumbs.stats().renders !== ARCHIVES + WARMUP)
+      fail(`the worker rendered ${fullThumbs.stats().renders} times for ${ARCHIVES + WARMUP} archives`);
 
-    const row = (name: string, xs: number[]) => [name, xs.length, ms(median(xs)), ms(percentile(xs, 90)), ms(percentile(xs, 99))];
+    const row = (name: string, xs: number[]) => [
+      name,
+      xs.length,
+      ms(median(xs)),
+      ms(percentile(xs, 90)),
+      ms(percentile(xs, 99)),
+    ];
     const fullMedian = median(s.full);
     printTable(
       ["measure (per archive, first page)", "runs", "median", "p90", "p99"],
@@ -194,7 +228,9 @@ async function main(): Promise<Goal[]> {
       ],
     );
     const ratio = median(s.indexed) / median(s.native);
-    console.log(`\ninfo: full cold path per thumbnail ${ms(fullMedian / 2)} = ${(fullMedian / 2 / median(s.native)).toFixed(2)}× native; cached ${(median(s.cached) / median(s.native)).toFixed(3)}× native`);
+    console.log(
+      `\ninfo: full cold path per thumbnail ${ms(fullMedian / 2)} = ${(fullMedian / 2 / median(s.native)).toFixed(2)}× native; cached ${(median(s.cached) / median(s.native)).toFixed(3)}× native`,
+    );
     await breakdown(firsts.slice(0, BREAKDOWN_PAGES), dir);
     return [
       {

@@ -30,7 +30,19 @@ import { restUnits } from "../src/http/present.ts";
 import { loadSnapshot } from "../src/repositories/snapshot-repo.ts";
 import { get, startBenchApp } from "./app.ts";
 import { LARGE, SMALL, rowCounts, seedSeries } from "./fixture.ts";
-import { TOOLS, fail, intEnv, median, ms, percentile, printTable, requireTools, runBench, toolVersion, type Goal } from "./harness.ts";
+import {
+  TOOLS,
+  fail,
+  intEnv,
+  median,
+  ms,
+  percentile,
+  printTable,
+  requireTools,
+  runBench,
+  toolVersion,
+  type Goal,
+} from "./harness.ts";
 
 /* ---- SQL inlining ---- */
 function sqlLiteral(v: unknown): string {
@@ -110,7 +122,11 @@ function runSqlite(args: string[], stdinFile?: string): { ms: number; stdout: st
   const fd = stdinFile === undefined ? "ignore" : openSync(stdinFile, "r");
   try {
     const t0 = performance.now();
-    const r = spawnSync("sqlite3", args, { stdio: [fd, "pipe", "pipe"], maxBuffer: 256 * 1024 * 1024, encoding: "utf8" });
+    const r = spawnSync("sqlite3", args, {
+      stdio: [fd, "pipe", "pipe"],
+      maxBuffer: 256 * 1024 * 1024,
+      encoding: "utf8",
+    });
     const elapsed = performance.now() - t0;
     if (r.error) throw r.error;
     if (r.status !== 0 || r.stderr.trim() !== "") throw new Error(`sqlite3 failed (${r.status}): ${r.stderr}`);
@@ -144,7 +160,10 @@ async function libsqlLayers(url: string, file: string): Promise<{ client: Libsql
 async function main(): Promise<Goal[]> {
   requireTools([TOOLS.sqlite3]);
   const sqliteVersion = toolVersion("sqlite3", ["-version"]).split(" ")[0] ?? "?";
-  const loadBefore = os.loadavg().map((x) => x.toFixed(2)).join(" ");
+  const loadBefore = os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ");
   const dir = mkdtempSync(path.join(os.tmpdir(), "mls-bench-"));
   let app: App | undefined;
   try {
@@ -157,7 +176,9 @@ async function main(): Promise<Goal[]> {
     const smallId = await seedSeries(db, SMALL);
     const seedMs = performance.now() - t0;
     const counts = await rowCounts(db);
-    const bulkRows = counts.filter((c) => (BULK as readonly string[]).includes(c.table)).reduce((n, c) => n + c.rows, 0);
+    const bulkRows = counts
+      .filter((c) => (BULK as readonly string[]).includes(c.table))
+      .reduce((n, c) => n + c.rows, 0);
 
     // Our own listener beside the app's counter: it keeps the parameters too.
     let capture: { query: string; params: string }[] | null = null;
@@ -208,9 +229,13 @@ async function main(): Promise<Goal[]> {
       library_file: snapshot.files.length,
       chapter_release: snapshot.releases.length,
     };
-    const floorRows = bulk.map((b) => ({ table: b.table, rows: printedRows(runSqlite([database, `${b.sql};`]).stdout) }));
+    const floorRows = bulk.map((b) => ({
+      table: b.table,
+      rows: printedRows(runSqlite([database, `${b.sql};`]).stdout),
+    }));
     for (const f of floorRows) {
-      if (f.rows !== expected[f.table]) fail(`sqlite3 returned ${f.rows} ${f.table} rows, the app read ${expected[f.table]}`);
+      if (f.rows !== expected[f.table])
+        fail(`sqlite3 returned ${f.rows} ${f.table} rows, the app read ${expected[f.table]}`);
     }
     const selectedRows = floorRows.reduce((n, f) => n + f.rows, 0);
     const floorBytes = runSqlite([database], sqlFile).stdout.length;
@@ -236,7 +261,14 @@ async function main(): Promise<Goal[]> {
 
     // Where the endpoint's time goes, measured in-process (informational, not a goal).
     const lib = await libsqlLayers(config.databaseUrl, database);
-    const phases = { native: [] as number[], client: [] as number[], snapshot: [] as number[], index: [] as number[], view: [] as number[], json: [] as number[] };
+    const phases = {
+      native: [] as number[],
+      client: [] as number[],
+      snapshot: [] as number[],
+      index: [] as number[],
+      view: [] as number[],
+      json: [] as number[],
+    };
     let jsonBytes = 0;
     for (let i = 0; i < BREAKDOWN_RUNS; i++) {
       let t = performance.now();
@@ -271,9 +303,16 @@ async function main(): Promise<Goal[]> {
     const ratioOk = floorNet > 0 && ratio <= GOAL_RATIO;
     const countOk = large.count === small.count;
 
-    const load = os.loadavg().map((x) => x.toFixed(2)).join(" ");
-    console.log(`units endpoint benchmark — ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? "?"}), Node ${process.version}, sqlite3 ${sqliteVersion}`);
-    console.log(`load average before ${loadBefore}, after ${load}; database ${database} (seeded in ${seedMs.toFixed(0)} ms)\n`);
+    const load = os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ");
+    console.log(
+      `units endpoint benchmark — ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? "?"}), Node ${process.version}, sqlite3 ${sqliteVersion}`,
+    );
+    console.log(
+      `load average before ${loadBefore}, after ${load}; database ${database} (seeded in ${seedMs.toFixed(0)} ms)\n`,
+    );
     printTable(["table", "rows"], [...counts.map((c) => [c.table, c.rows]), ["five bulk tables", bulkRows]]);
     console.log(
       `\nseries ${largeId}: ${LARGE.chapters} chapters, ${LARGE.books} books (${LARGE.ownedBooks} owned), map ${payload.map}, form ${payload.form}: ` +
@@ -283,8 +322,18 @@ async function main(): Promise<Goal[]> {
     printTable(
       ["measure", "runs", "median", "p99"],
       [
-        [`GET /api/manga/${largeId}/units (HTTP, keep-alive)`, latencies.length, ms(endpointMedian), ms(percentile(latencies, 99))],
-        ["floor raw: sqlite3 <db> < five-bulk-selects.sql", floorRaw.length, ms(floorMedian), ms(percentile(floorRaw, 99))],
+        [
+          `GET /api/manga/${largeId}/units (HTTP, keep-alive)`,
+          latencies.length,
+          ms(endpointMedian),
+          ms(percentile(latencies, 99)),
+        ],
+        [
+          "floor raw: sqlite3 <db> < five-bulk-selects.sql",
+          floorRaw.length,
+          ms(floorMedian),
+          ms(percentile(floorRaw, 99)),
+        ],
         ['sqlite3 start-up: sqlite3 <db> "select 1"', startup.length, ms(startupMedian), ms(percentile(startup, 99))],
         ["floor net (raw − start-up medians)", floorRaw.length, ms(floorNet), ""],
       ],
@@ -311,8 +360,14 @@ async function main(): Promise<Goal[]> {
     );
     if (process.env.BENCH_VERBOSE) console.log(`\nfloor SQL:\n${bulk.map((b) => b.sql).join(";\n")};`);
     return [
-      { ok: ratioOk, text: `endpoint median / net floor = ${ratio.toFixed(2)}× (goal ≤ ${GOAL_RATIO}×; ${ms(endpointMedian)} / ${ms(floorNet)})` },
-      { ok: countOk, text: `statement count constant: ${large.count} for ${LARGE.chapters} chapters, ${small.count} for ${SMALL.chapters}` },
+      {
+        ok: ratioOk,
+        text: `endpoint median / net floor = ${ratio.toFixed(2)}× (goal ≤ ${GOAL_RATIO}×; ${ms(endpointMedian)} / ${ms(floorNet)})`,
+      },
+      {
+        ok: countOk,
+        text: `statement count constant: ${large.count} for ${LARGE.chapters} chapters, ${small.count} for ${SMALL.chapters}`,
+      },
     ];
   } finally {
     await app?.close();

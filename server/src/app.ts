@@ -30,7 +30,8 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
   if (options.migrate !== false) await migrateDatabase(config.databaseUrl);
   const { db, queries } = createDb(config.databaseUrl);
   const secrets = await loadSecrets(config.dataDir, { apiKey: config.apiKey, adminPassword: config.adminPassword });
-  const log = config.logLevel === "silent" ? () => {} : (m: string) => console.log(`[${new Date().toISOString()}] ${m}`);
+  const log =
+    config.logLevel === "silent" ? () => {} : (m: string) => console.log(`[${new Date().toISOString()}] ${m}`);
   const ctx: AppContext = { config, db, queries, repos: createRepos(db), secrets, events: createEventBus(), log };
   const services = createServices(ctx);
   await services.publication.recover();

@@ -20,15 +20,34 @@ describe("loadConfig", () => {
       recycleRetentionDays: 30,
       assemblyMonitorIntervalSeconds: 900,
       dropFolder: path.join(CWD, "data", "drop"),
-      downloads: { perProvider: 2, total: 4, pageConcurrency: 4, retryBaseMs: 30_000, retryCapMs: 600_000, pollMs: 2_000, wantedIntervalSeconds: 3600, maxPerPass: 10 },
-      archiveLimits: { maxEntries: 10_000, maxTotalBytes: 8 * 1024 ** 3, maxEntryBytes: 512 * 1024 ** 2, maxRatio: 200, maxPixels: 150_000_000 },
+      downloads: {
+        perProvider: 2,
+        total: 4,
+        pageConcurrency: 4,
+        retryBaseMs: 30_000,
+        retryCapMs: 600_000,
+        pollMs: 2_000,
+        wantedIntervalSeconds: 3600,
+        maxPerPass: 10,
+      },
+      archiveLimits: {
+        maxEntries: 10_000,
+        maxTotalBytes: 8 * 1024 ** 3,
+        maxEntryBytes: 512 * 1024 ** 2,
+        maxRatio: 200,
+        maxPixels: 150_000_000,
+      },
     });
   });
 
   it("resolves relative directories against the working directory", () => {
     expect(loadConfig({}).dataDir).toBe(path.resolve(process.cwd(), "data"));
     const c = loadConfig({ DATA_DIR: "state", LIBRARY_ROOT: "../shelf", WEB_BUILD_DIR: "dist/web" }, CWD);
-    expect([c.dataDir, c.libraryRoot, c.webBuildDir]).toEqual([path.join(CWD, "state"), path.resolve(CWD, "../shelf"), path.resolve("dist/web")]);
+    expect([c.dataDir, c.libraryRoot, c.webBuildDir]).toEqual([
+      path.join(CWD, "state"),
+      path.resolve(CWD, "../shelf"),
+      path.resolve("dist/web"),
+    ]);
   });
 
   it("takes every override from the environment", () => {
@@ -70,18 +89,42 @@ describe("loadConfig", () => {
       recycleRetentionDays: 7,
       assemblyMonitorIntervalSeconds: 60,
       dropFolder: "/mnt/drop",
-      downloads: { perProvider: 2, total: 4, pageConcurrency: 4, retryBaseMs: 30_000, retryCapMs: 600_000, pollMs: 2_000, wantedIntervalSeconds: 3600, maxPerPass: 10 },
-      archiveLimits: { maxEntries: 500, maxTotalBytes: 1_000_000, maxEntryBytes: 200_000, maxRatio: 50, maxPixels: 4_000_000 },
+      downloads: {
+        perProvider: 2,
+        total: 4,
+        pageConcurrency: 4,
+        retryBaseMs: 30_000,
+        retryCapMs: 600_000,
+        pollMs: 2_000,
+        wantedIntervalSeconds: 3600,
+        maxPerPass: 10,
+      },
+      archiveLimits: {
+        maxEntries: 500,
+        maxTotalBytes: 1_000_000,
+        maxEntryBytes: 200_000,
+        maxRatio: 50,
+        maxPixels: 4_000_000,
+      },
     });
   });
 
-  it.each([["0"], ["-3"], ["1.5"], ["ten"], ["1e3"]])("refuses %j as RECYCLE_RETENTION_DAYS or ARCHIVE_MAX_RATIO with a clear message", (v) => {
-    expect(() => loadConfig({ RECYCLE_RETENTION_DAYS: v }, CWD)).toThrow(`RECYCLE_RETENTION_DAYS must be a positive whole number, got ${JSON.stringify(v)}`);
-    expect(() => loadConfig({ ARCHIVE_MAX_RATIO: v }, CWD)).toThrow(`ARCHIVE_MAX_RATIO must be a positive whole number, got ${JSON.stringify(v)}`);
-  });
+  it.each([["0"], ["-3"], ["1.5"], ["ten"], ["1e3"]])(
+    "refuses %j as RECYCLE_RETENTION_DAYS or ARCHIVE_MAX_RATIO with a clear message",
+    (v) => {
+      expect(() => loadConfig({ RECYCLE_RETENTION_DAYS: v }, CWD)).toThrow(
+        `RECYCLE_RETENTION_DAYS must be a positive whole number, got ${JSON.stringify(v)}`,
+      );
+      expect(() => loadConfig({ ARCHIVE_MAX_RATIO: v }, CWD)).toThrow(
+        `ARCHIVE_MAX_RATIO must be a positive whole number, got ${JSON.stringify(v)}`,
+      );
+    },
+  );
 
   it("puts the default database in DATA_DIR", () => {
-    expect(loadConfig({ DATA_DIR: "/var/lib/manga" }, CWD).databaseUrl).toBe(`file:${path.join("/var/lib/manga", "library.db")}`);
+    expect(loadConfig({ DATA_DIR: "/var/lib/manga" }, CWD).databaseUrl).toBe(
+      `file:${path.join("/var/lib/manga", "library.db")}`,
+    );
   });
 
   it.each([
@@ -107,7 +150,9 @@ describe("loadConfig", () => {
   it.each(["abc", "", " ", "-1", "65536", "70000", "8080.5", "0x1F90", "1e3", " 8080", "80a", "123456"])(
     "refuses PORT=%j with a clear message",
     (port) => {
-      expect(() => loadConfig({ PORT: port }, CWD)).toThrow(`PORT must be a port number from 0 to 65535, got ${JSON.stringify(port)}`);
+      expect(() => loadConfig({ PORT: port }, CWD)).toThrow(
+        `PORT must be a port number from 0 to 65535, got ${JSON.stringify(port)}`,
+      );
     },
   );
 });

@@ -61,7 +61,8 @@ export function stateDirs(config: Pick<Config, "libraryRoot" | "dataDir">) {
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const text = env[name];
   if (text === undefined || text === "") return fallback;
-  if (!/^\d{1,15}$/.test(text) || Number(text) <= 0) throw new Error(`${name} must be a positive whole number, got ${JSON.stringify(text)}`);
+  if (!/^\d{1,15}$/.test(text) || Number(text) <= 0)
+    throw new Error(`${name} must be a positive whole number, got ${JSON.stringify(text)}`);
   return Number(text);
 }
 
@@ -73,7 +74,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   // Decimal digits only: Number() would also take "", " ", "0x1F90" and "1e3" (an empty PORT became port 0).
   const portText = env.PORT ?? "8080";
   const port = /^\d{1,5}$/.test(portText) ? Number(portText) : NaN;
-  if (!(port >= 0 && port <= 65535)) throw new Error(`PORT must be a port number from 0 to 65535, got ${JSON.stringify(portText)}`);
+  if (!(port >= 0 && port <= 65535))
+    throw new Error(`PORT must be a port number from 0 to 65535, got ${JSON.stringify(portText)}`);
   return {
     port,
     host: env.HOST ?? "127.0.0.1",
@@ -83,7 +85,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     apiKey: env.API_KEY ? env.API_KEY : null,
     adminPassword: env.ADMIN_PASSWORD ? env.ADMIN_PASSWORD : null,
     demoLibrary: env.DEMO_LIBRARY !== "0",
-    webBuildDir: env.WEB_BUILD_DIR === "" ? null : path.resolve(env.WEB_BUILD_DIR ?? path.join(repoRoot, "web", "build")),
+    webBuildDir:
+      env.WEB_BUILD_DIR === "" ? null : path.resolve(env.WEB_BUILD_DIR ?? path.join(repoRoot, "web", "build")),
     logLevel: env.LOG_LEVEL === "silent" ? "silent" : "info",
     recycleRetentionDays: positiveInt(env, "RECYCLE_RETENTION_DAYS", 30),
     assemblyMonitorIntervalSeconds: positiveInt(env, "ASSEMBLY_MONITOR_INTERVAL_SECONDS", 900),

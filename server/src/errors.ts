@@ -44,10 +44,16 @@ export const ERRORS = {
   source_rejected: { status: 409, title: "That source mapping was rejected for this series: it is never linked again" },
   download_not_found: { status: 404, title: "No such download" },
   download_not_judgeable: { status: 409, title: "The download is not waiting to be judged" },
-  download_not_cancellable: { status: 409, title: "The download is publishing or finished: it can no longer be cancelled" },
+  download_not_cancellable: {
+    status: 409,
+    title: "The download is publishing or finished: it can no longer be cancelled",
+  },
   confirmation_invalid: { status: 400, title: "The confirmation token is malformed or not for this operation" },
   snapshot_stale: { status: 409, title: "What was reviewed has changed: preview again" },
-  download_active: { status: 409, title: "A download or import touching these files is active: try again when it ends" },
+  download_active: {
+    status: 409,
+    title: "A download or import touching these files is active: try again when it ends",
+  },
   restore_target_taken: { status: 409, title: "A file already exists at the original path" },
   nothing_to_retire: { status: 409, title: "There is nothing to retire" },
   book_suspect: { status: 409, title: "The book is suspect: its chapter files are never retired through it" },
@@ -64,21 +70,34 @@ export const ERRORS = {
   assembly_missing_chapters: { status: 409, title: "Some of the book's chapters are not on disk" },
   assembly_missing_part: { status: 409, title: "A split chapter of the book is missing a part" },
   assembly_changed_files: { status: 409, title: "A chapter file changed since the preview" },
-  torrent_path_outside_mount: { status: 422, title: "The torrent's files lie outside the mount mapping (or are symbolic links)" },
+  torrent_path_outside_mount: {
+    status: 422,
+    title: "The torrent's files lie outside the mount mapping (or are symbolic links)",
+  },
   length_required: { status: 411, title: "Send the body with a Content-Length header" },
   translation_job_not_found: { status: 404, title: "No such translation job" },
   translation_target_unknown: { status: 422, title: "The managed edition has no such book or chapter" },
   translation_pack_refused: { status: 422, title: "The archive holds several books or chapters: split it first" },
   translation_source_empty: { status: 422, title: "The archive holds no page image" },
   translation_source_incomplete: { status: 400, title: "The body ended before its Content-Length" },
-  translation_not_retryable: { status: 409, title: "Only a failed (or cancelled) translation job can be retried, and only its newest attempt" },
+  translation_not_retryable: {
+    status: 409,
+    title: "Only a failed (or cancelled) translation job can be retried, and only its newest attempt",
+  },
   translation_cancelled: { status: 409, title: "The job id was cancelled: a retry uses the next number" },
   translation_job_active: { status: 409, title: "A translation of this book or chapter is already under way" },
   translation_job_id_invalid: { status: 400, title: "A translation job id is <32 lowercase hex>-<retry number>" },
   translation_not_cancellable: { status: 409, title: "The translation job is no longer active" },
-  processor_unavailable: { status: 503, title: "The translation processor cannot be reached (retried with the same job id)" },
+  processor_unavailable: {
+    status: 503,
+    title: "The translation processor cannot be reached (retried with the same job id)",
+  },
   processor_refused: { status: 502, title: "The translation processor refused the request" },
-  secret_is_service_login: { status: 422, title: "That is this service's own API key or login password: it must never be entered as a translation key or token" },
+  secret_is_service_login: {
+    status: 422,
+    title:
+      "That is this service's own API key or login password: it must never be entered as a translation key or token",
+  },
   internal: { status: 500, title: "Internal error" },
 } as const satisfies Record<string, { status: number; title: string }>;
 

@@ -59,7 +59,8 @@ export async function loadSecrets(
   try {
     stored = JSON.parse(await readFile(file, "utf8")) as SecretsFile;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw new Error(`cannot read ${file}: ${(e as Error).message}`, { cause: e });
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT")
+      throw new Error(`cannot read ${file}: ${(e as Error).message}`, { cause: e });
   }
   let generatedPassword: string | null = null;
   if (!stored) {

@@ -45,7 +45,11 @@ function moduleRefs(fileName: string, text: string): ModuleRef[] {
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
       // `import { type A } from "m"` still loads "m" under verbatimModuleSyntax: only `import type` is erased.
-      refs.push({ specifier: node.moduleSpecifier.text, typeOnly: node.importClause?.isTypeOnly ?? false, line: line(node) });
+      refs.push({
+        specifier: node.moduleSpecifier.text,
+        typeOnly: node.importClause?.isTypeOnly ?? false,
+        line: line(node),
+      });
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
       refs.push({ specifier: node.moduleSpecifier.text, typeOnly: node.isTypeOnly, line: line(node) });
     } else if (
@@ -54,14 +58,22 @@ function moduleRefs(fileName: string, text: string): ModuleRef[] {
       ts.isStringLiteral(node.moduleReference.expression)
     ) {
       refs.push({ specifier: node.moduleReference.expression.text, typeOnly: node.isTypeOnly, line: line(node) });
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+    } else if (
+      ts.isImportTypeNode(node) &&
+      ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteral(node.argument.literal)
+    ) {
       refs.push({ specifier: node.argument.literal.text, typeOnly: true, line: line(node) });
     } else if (ts.isCallExpression(node)) {
       const dynamicImport = node.expression.kind === ts.SyntaxKind.ImportKeyword;
       const requireCall = ts.isIdentifier(node.expression) && node.expression.text === "require";
       if (dynamicImport || requireCall) {
         const arg = node.arguments[0];
-        refs.push({ specifier: arg && ts.isStringLiteralLike(arg) ? arg.text : "<computed>", typeOnly: false, line: line(node) });
+        refs.push({
+          specifier: arg && ts.isStringLiteralLike(arg) ? arg.text : "<computed>",
+          typeOnly: false,
+          line: line(node),
+        });
       }
     }
     ts.forEachChild(node, visit);
@@ -84,7 +96,9 @@ function domainViolations(file: string, text: string): string[] {
     if (isDomainTestFile(file) && TEST_ONLY_PACKAGES.has(ref.specifier)) continue;
     const target = ref.specifier.startsWith("./") ? path.resolve(path.dirname(file), ref.specifier) : null;
     if (target === null || !target.startsWith(domainDir + path.sep)) {
-      out.push(`${rel(file)}:${ref.line} imports "${ref.specifier}": domain/ imports only from ./ (the rule core is pure)`);
+      out.push(
+        `${rel(file)}:${ref.line} imports "${ref.specifier}": domain/ imports only from ./ (the rule core is pure)`,
+      );
     }
   }
   return out;
@@ -119,14 +133,19 @@ function transportViolations(file: string, text: string): string[] {
     if (ref.typeOnly || !ref.specifier.startsWith(".")) continue;
     const target = path.resolve(path.dirname(file), ref.specifier);
     if (RULE_MODULES.includes(target)) {
-      out.push(`${rel(file)}:${ref.line} imports "${ref.specifier}": resolvers and routes call services, never the rules (use \`import type\` for shapes)`);
+      out.push(
+        `${rel(file)}:${ref.line} imports "${ref.specifier}": resolvers and routes call services, never the rules (use \`import type\` for shapes)`,
+      );
     }
   }
   return out;
 }
 
 const resolverFiles = () => tsFiles(path.join(src, "graphql", "types"));
-const routeFiles = () => [path.join(src, "http", "rest.ts"), ...tsFiles(path.join(src, "http")).filter((f) => /[\\/]present[\w-]*\.ts$/.test(f))];
+const routeFiles = () => [
+  path.join(src, "http", "rest.ts"),
+  ...tsFiles(path.join(src, "http")).filter((f) => /[\\/]present[\w-]*\.ts$/.test(f)),
+];
 
 /* ------------------------------------------------------------------------------------------ */
 /* Rule 3: every error code is used                                                           */
@@ -143,9 +162,18 @@ function usedCodes(fileName: string, text: string): Set<string> {
     if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === "AppError") {
       const arg = node.arguments?.[0];
       if (arg && ts.isStringLiteralLike(arg)) used.add(arg.text);
-    } else if (ts.isPropertyAssignment(node) && ts.isIdentifier(node.name) && node.name.text === "code" && ts.isStringLiteralLike(node.initializer)) {
+    } else if (
+      ts.isPropertyAssignment(node) &&
+      ts.isIdentifier(node.name) &&
+      node.name.text === "code" &&
+      ts.isStringLiteralLike(node.initializer)
+    ) {
       used.add(node.initializer.text);
-    } else if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === "ERRORS") {
+    } else if (
+      ts.isPropertyAccessExpression(node) &&
+      ts.isIdentifier(node.expression) &&
+      node.expression.text === "ERRORS"
+    ) {
       used.add(node.name.text);
     } else if (
       ts.isElementAccessExpression(node) &&
@@ -203,24 +231,53 @@ describe("the checks themselves", () => {
 
   it("flag what the rules forbid and pass what they allow", () => {
     const domainFile = path.join(domainDir, "example.ts");
-    const forbidden = [`import { x } from "node:fs";`, `import { PrismaClient } from "../generated/prisma/client.ts";`, `import sharp from "sharp";`, `import { y } from "./../services/y.ts";`, `import { describe } from "vitest";`];
+    const forbidden = [
+      `import { x } from "node:fs";`,
+      `import { PrismaClient } from "../generated/prisma/client.ts";`,
+      `import sharp from "sharp";`,
+      `import { y } from "./../services/y.ts";`,
+      `import { describe } from "vitest";`,
+    ];
     for (const line of forbidden) expect(domainViolations(domainFile, line), line).toHaveLength(1);
-    expect(domainViolations(domainFile, `import { label } from "./labels.ts";\nimport type { Unit } from "./types.ts";`)).toEqual([]);
-    expect(domainViolations(path.join(domainDir, "example.test.ts"), `import { describe } from "vitest";\nimport fc from "fast-check";`)).toEqual([]);
-    expect(domainViolations(path.join(domainDir, "test-example.ts"), `import { readFileSync } from "node:fs";`)).toHaveLength(1);
+    expect(
+      domainViolations(domainFile, `import { label } from "./labels.ts";\nimport type { Unit } from "./types.ts";`),
+    ).toEqual([]);
+    expect(
+      domainViolations(
+        path.join(domainDir, "example.test.ts"),
+        `import { describe } from "vitest";\nimport fc from "fast-check";`,
+      ),
+    ).toEqual([]);
+    expect(
+      domainViolations(path.join(domainDir, "test-example.ts"), `import { readFileSync } from "node:fs";`),
+    ).toHaveLength(1);
 
     const resolver = path.join(src, "graphql", "types", "example.ts");
-    expect(transportViolations(resolver, `import { buildCoverageIndex } from "../../domain/coverage.ts";`)).toHaveLength(1);
-    expect(transportViolations(resolver, `import { type MapChangePreview } from "../../domain/coverage.ts";`)).toHaveLength(1);
+    expect(
+      transportViolations(resolver, `import { buildCoverageIndex } from "../../domain/coverage.ts";`),
+    ).toHaveLength(1);
+    expect(
+      transportViolations(resolver, `import { type MapChangePreview } from "../../domain/coverage.ts";`),
+    ).toHaveLength(1);
     expect(transportViolations(resolver, `export { seriesForm } from "../../domain/series-form.ts";`)).toHaveLength(1);
-    expect(transportViolations(resolver, `import type { MapChangePreview } from "../../domain/coverage.ts";`)).toEqual([]);
-    expect(transportViolations(resolver, `import type { Unit } from "../../domain/types.ts";\nimport { seriesView } from "../../services/series-service.ts";`)).toEqual([]);
+    expect(transportViolations(resolver, `import type { MapChangePreview } from "../../domain/coverage.ts";`)).toEqual(
+      [],
+    );
+    expect(
+      transportViolations(
+        resolver,
+        `import type { Unit } from "../../domain/types.ts";\nimport { seriesView } from "../../services/series-service.ts";`,
+      ),
+    ).toEqual([]);
 
-    expect([...usedCodes("x.ts", `throw new AppError("series_not_found", "x");\nconst p = { code: "internal" };\nERRORS.bad_request;\nconst s = "not_found";`)].sort()).toEqual([
-      "bad_request",
-      "internal",
-      "series_not_found",
-    ]);
+    expect(
+      [
+        ...usedCodes(
+          "x.ts",
+          `throw new AppError("series_not_found", "x");\nconst p = { code: "internal" };\nERRORS.bad_request;\nconst s = "not_found";`,
+        ),
+      ].sort(),
+    ).toEqual(["bad_request", "internal", "series_not_found"]);
   });
 });
 
@@ -237,7 +294,9 @@ describe("architecture", () => {
 
   it("resolvers (graphql/types/*.ts) and routes (http/rest.ts) never import the domain rules, except `import type`", () => {
     const files = [...resolverFiles(), ...routeFiles()];
-    expect(resolverFiles().map((f) => path.basename(f))).toEqual(expect.arrayContaining(["map.ts", "series.ts", "units.ts"]));
+    expect(resolverFiles().map((f) => path.basename(f))).toEqual(
+      expect.arrayContaining(["map.ts", "series.ts", "units.ts"]),
+    );
     expect(routeFiles().map(rel)).toContain("server/src/http/rest.ts");
     // They do reach the domain for shapes, and the services for behaviour.
     const refs = files.flatMap((f) => moduleRefs(f, readFileSync(f, "utf8")));

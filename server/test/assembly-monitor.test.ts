@@ -15,12 +15,23 @@ async function series(app: TestApp, n: number, optIn: boolean) {
   const chapters = Array.from({ length: n }, (_, i) => i + 1);
   const s = await createSeriesWithFiles(app, `Monitor ${++seq}`, { books: [], chapters });
   await scanLibrary(app);
-  await expectJson(await app.api(`/api/manga/${s.id}/chapter-map`, { method: "PUT", json: { revision: 0, entries: chapters.map((c) => ({ volume: String(c), chapters: [String(c)] })) } }), 200);
-  if (optIn) await expectJson(await app.api(`/api/manga/${s.id}`, { method: "PATCH", json: { assemble_books_automatically: true } }), 200);
+  await expectJson(
+    await app.api(`/api/manga/${s.id}/chapter-map`, {
+      method: "PUT",
+      json: { revision: 0, entries: chapters.map((c) => ({ volume: String(c), chapters: [String(c)] })) },
+    }),
+    200,
+  );
+  if (optIn)
+    await expectJson(
+      await app.api(`/api/manga/${s.id}`, { method: "PATCH", json: { assemble_books_automatically: true } }),
+      200,
+    );
   return s.id;
 }
 
-const owned = async (app: TestApp, id: number) => app.ctx.db.libraryFile.count({ where: { seriesId: id, origin: "assembled", state: "active" } });
+const owned = async (app: TestApp, id: number) =>
+  app.ctx.db.libraryFile.count({ where: { seriesId: id, origin: "assembled", state: "active" } });
 const RUN = `mutation { runAssemblyMonitor { lastRun nextRun running lastOutcome { attempted assembled deferred failed books { seriesId volume outcome code } } } }`;
 
 describe("assembly monitor, run now", () => {
@@ -35,16 +46,37 @@ describe("assembly monitor, run now", () => {
   it("assembles four books of an opted-in series in one cycle and the fifth in the next; a series not opted in is untouched", async () => {
     const other = await series(app, 2, false);
     const id = await series(app, 5, true);
-    const first = await app.gql<{ runAssemblyMonitor: { lastRun: string; lastOutcome: { attempted: number; assembled: number; books: { seriesId: number; volume: string; outcome: string }[] } } }>(RUN);
+    const first = await app.gql<{
+      runAssemblyMonitor: {
+        lastRun: string;
+        lastOutcome: {
+          attempted: number;
+          assembled: number;
+          books: { seriesId: number; volume: string; outcome: string }[];
+        };
+      };
+    }>(RUN);
     expect(first.errors).toBeUndefined();
-    expect(first.data!.runAssemblyMonitor.lastOutcome).toMatchObject({ attempted: 4, assembled: 4, deferred: 0, failed: 0 });
-    expect(first.data!.runAssemblyMonitor.lastOutcome.books.map((b) => [b.seriesId, b.volume, b.outcome])).toEqual(["1", "2", "3", "4"].map((v) => [id, v, "assembled"]));
+    expect(first.data!.runAssemblyMonitor.lastOutcome).toMatchObject({
+      attempted: 4,
+      assembled: 4,
+      deferred: 0,
+      failed: 0,
+    });
+    expect(first.data!.runAssemblyMonitor.lastOutcome.books.map((b) => [b.seriesId, b.volume, b.outcome])).toEqual(
+      ["1", "2", "3", "4"].map((v) => [id, v, "assembled"]),
+    );
     expect(await owned(app, id)).toBe(4);
-    const rest = await expectJson<{ last_run: string; last_outcome: { assembled: number } }>(await app.api("/api/monitor/assembly"), 200);
+    const rest = await expectJson<{ last_run: string; last_outcome: { assembled: number } }>(
+      await app.api("/api/monitor/assembly"),
+      200,
+    );
     expect(rest.last_run).toBe(first.data!.runAssemblyMonitor.lastRun);
     expect(rest.last_outcome.assembled).toBe(4);
 
-    const second = await app.gql<{ runAssemblyMonitor: { lastOutcome: { assembled: number; books: { volume: string }[] } } }>(RUN);
+    const second = await app.gql<{
+      runAssemblyMonitor: { lastOutcome: { assembled: number; books: { volume: string }[] } };
+    }>(RUN);
     expect(second.data!.runAssemblyMonitor.lastOutcome.assembled).toBe(1);
     expect(second.data!.runAssemblyMonitor.lastOutcome.books.map((b) => b.volume)).toEqual(["5"]);
     expect(await owned(app, id)).toBe(5);
@@ -54,10 +86,13 @@ describe("assembly monitor, run now", () => {
   it("defers, without an attempt, while a download of the series is active", async () => {
     const id = await series(app, 2, true);
     const download = await addDownload(app, id, { state: "fetching" });
-    const r = await expectJson<{ last_outcome: { attempted: number; deferred: number; books: { series_id: number; outcome: string; code: string }[] } }>(
-      await app.api("/api/monitor/assembly/run", { method: "POST", json: {} }),
-      200,
-    );
+    const r = await expectJson<{
+      last_outcome: {
+        attempted: number;
+        deferred: number;
+        books: { series_id: number; outcome: string; code: string }[];
+      };
+    }>(await app.api("/api/monitor/assembly/run", { method: "POST", json: {} }), 200);
     expect(r.last_outcome.attempted).toBe(0);
     expect(r.last_outcome.deferred).toBe(2);
     expect(r.last_outcome.books.every((b) => b.series_id === id && b.outcome === "deferred")).toBe(true);
@@ -83,10 +118,14 @@ describe("assembly monitor, scheduled", () => {
     expect(before.next_run).not.toBeNull();
     // The book is owned as soon as its publication commits; the cycle records its end just after.
     const deadline = Date.now() + 8000;
-    const finished = async () => (await owned(app, id)) === 1 && (await expectJson<{ last_run: string | null }>(await app.api("/api/monitor/assembly"), 200)).last_run !== null;
+    const finished = async () =>
+      (await owned(app, id)) === 1 &&
+      (await expectJson<{ last_run: string | null }>(await app.api("/api/monitor/assembly"), 200)).last_run !== null;
     while (!(await finished()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(await owned(app, id)).toBe(1);
-    const g = await app.gql<{ assemblyMonitor: { lastRun: string | null; nextRun: string | null } }>(`{ assemblyMonitor { lastRun nextRun } }`);
+    const g = await app.gql<{ assemblyMonitor: { lastRun: string | null; nextRun: string | null } }>(
+      `{ assemblyMonitor { lastRun nextRun } }`,
+    );
     expect(g.data!.assemblyMonitor.lastRun).not.toBeNull();
     expect(g.data!.assemblyMonitor.nextRun).not.toBeNull();
   });

@@ -11,7 +11,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { openArchive } from "../src/library/archive-reader.ts";
 import { stateDirs } from "../src/config.ts";
-import { cbz, createSeriesWithFiles, expectJson, expectProblem, scanLibrary, unitOf, writeCbz, type RestUnits } from "./fixtures.ts";
+import {
+  cbz,
+  createSeriesWithFiles,
+  expectJson,
+  expectProblem,
+  scanLibrary,
+  unitOf,
+  writeCbz,
+  type RestUnits,
+} from "./fixtures.ts";
 import { createTestApp, TEST_API_KEY, type TestApp } from "./utils.ts";
 import { assertValidXml, COMICINFO_XSD_21 } from "./xmllint.ts";
 
@@ -51,18 +60,27 @@ interface RestOutcome {
 }
 
 const post = (url: string, json?: unknown) => app.api(url, { method: "POST", json: json ?? {} });
-const bookUrl = (id: number, volume: string, dry: boolean) => `/api/manga/${id}/volumes/${volume}/assemble?dry_run=${dry}`;
+const bookUrl = (id: number, volume: string, dry: boolean) =>
+  `/api/manga/${id}/volumes/${volume}/assemble?dry_run=${dry}`;
 const seriesUrl = (id: number, dry: boolean) => `/api/manga/${id}/assemble?dry_run=${dry}`;
 const units = async (id: number) => expectJson<RestUnits>(await app.api(`/api/manga/${id}/units`), 200);
 
 /** A series with the given files (names relative to its folder), scanned, with an operator map. */
-async function series(files: { name: string; pages: number }[], entries: { volume: string; chapters: string[] }[] | null, books: number[] = []) {
+async function series(
+  files: { name: string; pages: number }[],
+  entries: { volume: string; chapters: string[] }[] | null,
+  books: number[] = [],
+) {
   const title = `Asm ${++seq}`;
   const s = await createSeriesWithFiles(app, title, { books, chapters: [] });
   const dir = path.join(app.config.libraryRoot, s.folder);
   for (const f of files) await writeCbz(path.join(dir, f.name.replace("$", title)), f.pages);
   await scanLibrary(app);
-  if (entries) await expectJson(await app.api(`/api/manga/${s.id}/chapter-map`, { method: "PUT", json: { revision: 0, entries } }), 200);
+  if (entries)
+    await expectJson(
+      await app.api(`/api/manga/${s.id}/chapter-map`, { method: "PUT", json: { revision: 0, entries } }),
+      200,
+    );
   const rows = await app.ctx.db.libraryFile.findMany({ where: { seriesId: s.id }, orderBy: { id: "asc" } });
   const idOf = (name: string) => {
     const row = rows.find((r) => r.path === `${s.folder}/${name.replace("$", title)}`);
@@ -79,17 +97,23 @@ async function refusalOf(id: number, volume: string): Promise<string> {
   const res = await post(bookUrl(id, volume, true));
   expect(res.status).toBe(409);
   const rest = ((await res.json()) as { code: string }).code;
-  const g = await app.gql(`mutation($s:Int!,$v:String!){ previewBookAssembly(seriesId:$s, volume:$v){ fileName } }`, { s: id, v: volume });
+  const g = await app.gql(`mutation($s:Int!,$v:String!){ previewBookAssembly(seriesId:$s, volume:$v){ fileName } }`, {
+    s: id,
+    v: volume,
+  });
   expect(g.errors?.[0]?.extensions?.code).toBe(rest);
   return rest;
 }
 
 describe("single-book assembly", () => {
   it("builds <Series> - v<NNN> [<lang>].cbz from the chapters in order, publishes it with provenance and retires the chapter files", async () => {
-    const s = await series([ch(1, 3), ch(2, 2), ch(3, 4), ch(4, 1), ch(5, 2)], [
-      { volume: "1", chapters: ["1", "2", "3", "4"] },
-      { volume: "2", chapters: ["5", "6"] },
-    ]);
+    const s = await series(
+      [ch(1, 3), ch(2, 2), ch(3, 4), ch(4, 1), ch(5, 2)],
+      [
+        { volume: "1", chapters: ["1", "2", "3", "4"] },
+        { volume: "2", chapters: ["5", "6"] },
+      ],
+    );
     const chapterIds = [1, 2, 3, 4].map((n) => s.idOf(ch(n).name));
     // The pages the book must hold, in reading order.
     const expected: Buffer[] = [];
@@ -105,11 +129,15 @@ describe("single-book assembly", () => {
     expect(p.chapters).toEqual([1, 2, 3, 4].map((n, i) => ({ number: String(n), file_ids: [chapterIds[i]] })));
     expect(p.files.map((f) => f.id)).toEqual(chapterIds);
     // GraphQL previews the same plan.
-    const g = await app.gql<{ previewBookAssembly: { fileName: string; chapters: { number: string; fileIds: number[] }[] } }>(
-      `mutation($s:Int!){ previewBookAssembly(seriesId:$s, volume:"1"){ fileName chapters { number fileIds } } }`,
-      { s: s.id },
-    );
-    expect(g.data?.previewBookAssembly).toEqual({ fileName: p.file_name, chapters: p.chapters.map((c) => ({ number: c.number, fileIds: c.file_ids })) });
+    const g = await app.gql<{
+      previewBookAssembly: { fileName: string; chapters: { number: string; fileIds: number[] }[] };
+    }>(`mutation($s:Int!){ previewBookAssembly(seriesId:$s, volume:"1"){ fileName chapters { number fileIds } } }`, {
+      s: s.id,
+    });
+    expect(g.data?.previewBookAssembly).toEqual({
+      fileName: p.file_name,
+      chapters: p.chapters.map((c) => ({ number: c.number, fileIds: c.file_ids })),
+    });
     // The dry run changed nothing.
     expect(await app.ctx.db.libraryFile.count({ where: { seriesId: s.id, state: "active" } })).toBe(5);
 
@@ -122,10 +150,29 @@ describe("single-book assembly", () => {
         if (e.step === "done" || e.step === "failed") break;
       }
     })();
-    const r = await expectJson<RestResult>(await post(bookUrl(s.id, "1", false), { confirmation: p.confirmation }), 200);
+    const r = await expectJson<RestResult>(
+      await post(bookUrl(s.id, "1", false), { confirmation: p.confirmation }),
+      200,
+    );
     await collecting;
-    expect(progress.map((x) => x.step)).toEqual(["hashing", "hashing", "hashing", "hashing", "writing", "writing", "writing", "writing", "publishing", "done"]);
-    expect(progress.filter((x) => x.step === "writing").map((x) => `${x.done}/${x.total}`)).toEqual(["1/4", "2/4", "3/4", "4/4"]);
+    expect(progress.map((x) => x.step)).toEqual([
+      "hashing",
+      "hashing",
+      "hashing",
+      "hashing",
+      "writing",
+      "writing",
+      "writing",
+      "writing",
+      "publishing",
+      "done",
+    ]);
+    expect(progress.filter((x) => x.step === "writing").map((x) => `${x.done}/${x.total}`)).toEqual([
+      "1/4",
+      "2/4",
+      "3/4",
+      "4/4",
+    ]);
 
     expect(r.path).toBe(p.path);
     expect(r.page_count).toBe(10);
@@ -133,9 +180,12 @@ describe("single-book assembly", () => {
 
     // The archive: fresh sequential names in reading order, the chapters' own bytes, stored.
     const out = await openArchive(path.join(app.config.libraryRoot, ...r.path.split("/")));
-    expect(out.pages.map((x) => x.name)).toEqual(Array.from({ length: 10 }, (_, i) => `p${String(i + 1).padStart(4, "0")}.jpg`));
+    expect(out.pages.map((x) => x.name)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `p${String(i + 1).padStart(4, "0")}.jpg`),
+    );
     expect(out.pages.every((x) => x.compressedSize === x.size)).toBe(true);
-    for (const [i, x] of out.pages.entries()) expect((await out.readEntry(x.name)).equals(expected[i] as Buffer)).toBe(true);
+    for (const [i, x] of out.pages.entries())
+      expect((await out.readEntry(x.name)).equals(expected[i] as Buffer)).toBe(true);
     const xml = out.comicInfoXml ?? "";
     await out.close();
     await assertValidXml(XSD, [{ name: "ComicInfo.xml", xml }]);
@@ -146,22 +196,38 @@ describe("single-book assembly", () => {
     expect(xml).toContain("<LanguageISO>en</LanguageISO>");
     expect(xml).toContain("<Manga>YesAndRightToLeft</Manga>");
     expect(xml).toContain('<Page Image="0" Type="FrontCover" Bookmark="Chapter 1" />');
-    for (const [image, chapter] of [[3, 2], [5, 3], [9, 4]]) expect(xml).toContain(`<Page Image="${image}" Bookmark="Chapter ${chapter}" />`);
+    for (const [image, chapter] of [
+      [3, 2],
+      [5, 3],
+      [9, 4],
+    ])
+      expect(xml).toContain(`<Page Image="${image}" Bookmark="Chapter ${chapter}" />`);
     expect(xml).toMatch(/<Notes>Assembled .*chapters 1, 2, 3, 4/);
 
     // Provenance, committed with the book.
     const release = await app.ctx.db.chapterRelease.findFirstOrThrow({ where: { fileId: r.file_id } });
     expect(release.kind).toBe("volume");
     const prov = JSON.parse(release.assembledFrom ?? "null") as Record<string, unknown>;
-    expect(prov).toMatchObject({ version: 1, volume: "1", chapters: ["1", "2", "3", "4"], pageCount: 10, language: "en" });
-    expect((prov.files as { id: number; sha256: string }[]).map((f) => [f.id, f.sha256])).toEqual(p.files.map((f) => [f.id, f.sha256]));
+    expect(prov).toMatchObject({
+      version: 1,
+      volume: "1",
+      chapters: ["1", "2", "3", "4"],
+      pageCount: 10,
+      language: "en",
+    });
+    expect((prov.files as { id: number; sha256: string }[]).map((f) => [f.id, f.sha256])).toEqual(
+      p.files.map((f) => [f.id, f.sha256]),
+    );
 
     // The chapter files went to the recycle bin; nothing was deleted.
     const rows = await app.ctx.db.libraryFile.findMany({ where: { id: { in: chapterIds } }, orderBy: { id: "asc" } });
     expect(rows.map((x) => x.state)).toEqual(["recycled", "recycled", "recycled", "recycled"]);
     const bin = await app.ctx.db.recycleEntry.findMany({ where: { fileId: { in: chapterIds } } });
     expect(bin.map((b) => b.reason)).toEqual(Array(4).fill("assembled into v001"));
-    for (const b of bin) await expect(openArchive(path.join(stateDirs(app.config).recycleBin, ...b.binPath.split("/"))).then((a) => a.close())).resolves.toBeUndefined();
+    for (const b of bin)
+      await expect(
+        openArchive(path.join(stateDirs(app.config).recycleBin, ...b.binPath.split("/"))).then((a) => a.close()),
+      ).resolves.toBeUndefined();
 
     // Units: the book is owned (a proven assembly) and its chapters are covered by it.
     const u = await units(s.id);
@@ -170,7 +236,11 @@ describe("single-book assembly", () => {
     expect(unitOf(u, "chapter", "5").file_ids).toEqual([s.idOf(ch(5).name)]);
 
     // The same confirmation cannot run twice: the book is owned now.
-    await expectProblem(await post(bookUrl(s.id, "1", false), { confirmation: p.confirmation }), 409, "assembly_book_owned");
+    await expectProblem(
+      await post(bookUrl(s.id, "1", false), { confirmation: p.confirmation }),
+      409,
+      "assembly_book_owned",
+    );
   });
 
   it("answers each refusal with its code over REST and GraphQL", async () => {
@@ -187,7 +257,12 @@ describe("single-book assembly", () => {
         seriesId: ambiguous.id,
         kind: "reading",
         name: "reading",
-        entries: { create: [{ volume: "1", chapters: '["1","2"]' }, { volume: "2", chapters: '["2","3"]' }] },
+        entries: {
+          create: [
+            { volume: "1", chapters: '["1","2"]' },
+            { volume: "2", chapters: '["2","3"]' },
+          ],
+        },
       },
     });
     expect(await refusalOf(ambiguous.id, "1")).toBe("assembly_ambiguous_map");
@@ -195,7 +270,10 @@ describe("single-book assembly", () => {
     const missing = await series([ch(1), ch(2), ch(4)], [{ volume: "1", chapters: ["1", "2", "3", "4"] }]);
     expect(await refusalOf(missing.id, "1")).toBe("assembly_missing_chapters");
 
-    const part = await series([ch(1), { name: "$ - c002 part 1.cbz", pages: 2 }], [{ volume: "1", chapters: ["1", "2"] }]);
+    const part = await series(
+      [ch(1), { name: "$ - c002 part 1.cbz", pages: 2 }],
+      [{ volume: "1", chapters: ["1", "2"] }],
+    );
     expect(await refusalOf(part.id, "1")).toBe("assembly_missing_part");
     // A missing part is never truncated: nothing was written.
     expect(await app.ctx.db.libraryFile.count({ where: { seriesId: part.id, kind: "book" } })).toBe(0);
@@ -205,12 +283,24 @@ describe("single-book assembly", () => {
     const s = await series([ch(1), ch(2)], [{ volume: "1", chapters: ["1", "2"] }]);
     const p = await expectJson<RestPreview>(await post(bookUrl(s.id, "1", true)), 200);
     await writeFile(path.join(s.dir, ch(2).name.replace("$", s.title)), await cbz(5));
-    const problem = await expectProblem(await post(bookUrl(s.id, "1", false), { confirmation: p.confirmation }), 409, "assembly_changed_files");
+    const problem = await expectProblem(
+      await post(bookUrl(s.id, "1", false), { confirmation: p.confirmation }),
+      409,
+      "assembly_changed_files",
+    );
     expect((problem as unknown as { file_ids: number[] }).file_ids).toEqual([s.idOf(ch(2).name)]);
     expect(await app.ctx.db.libraryFile.count({ where: { seriesId: s.id, state: "active" } })).toBe(2);
     // A token for another book or operation is refused as such.
-    await expectProblem(await post(bookUrl(s.id, "2", false), { confirmation: p.confirmation }), 400, "confirmation_invalid");
-    await expectProblem(await post(seriesUrl(s.id, false), { confirmation: p.confirmation }), 400, "confirmation_invalid");
+    await expectProblem(
+      await post(bookUrl(s.id, "2", false), { confirmation: p.confirmation }),
+      400,
+      "confirmation_invalid",
+    );
+    await expectProblem(
+      await post(seriesUrl(s.id, false), { confirmation: p.confirmation }),
+      400,
+      "confirmation_invalid",
+    );
   });
 
   it("a split chapter is made of its complete parts, in part order", async () => {
@@ -223,7 +313,10 @@ describe("single-book assembly", () => {
       { number: "1", file_ids: [s.idOf(ch(1).name)] },
       { number: "2", file_ids: [s.idOf("$ - c002 part 1.cbz"), s.idOf("$ - c002 part 2.cbz")] },
     ]);
-    const r = await expectJson<RestResult>(await post(bookUrl(s.id, "1", false), { confirmation: p.confirmation }), 200);
+    const r = await expectJson<RestResult>(
+      await post(bookUrl(s.id, "1", false), { confirmation: p.confirmation }),
+      200,
+    );
     expect(r.page_count).toBe(7);
     expect(r.retired).toHaveLength(3);
     const out = await openArchive(path.join(app.config.libraryRoot, ...r.path.split("/")));
@@ -236,26 +329,33 @@ describe("single-book assembly", () => {
 
 describe("series assembly", () => {
   it("reports an outcome per book and lets the remaining books be previewed afresh", async () => {
-    const s = await series([ch(1), ch(2), ch(3), ch(4), ch(5)], [
-      { volume: "1", chapters: ["1", "2"] },
-      { volume: "2", chapters: ["3", "4"] },
-      { volume: "3", chapters: ["5", "6"] },
-    ]);
+    const s = await series(
+      [ch(1), ch(2), ch(3), ch(4), ch(5)],
+      [
+        { volume: "1", chapters: ["1", "2"] },
+        { volume: "2", chapters: ["3", "4"] },
+        { volume: "3", chapters: ["5", "6"] },
+      ],
+    );
     const p = await expectJson<{ books: RestOutcome[]; confirmation: string }>(await post(seriesUrl(s.id, true)), 200);
     expect(p.books.map((b) => [b.volume, b.status, b.code])).toEqual([
       ["1", "ready", null],
       ["2", "ready", null],
       ["3", "refused", "assembly_missing_chapters"],
     ]);
-    const g = await app.gql<{ previewSeriesAssembly: { books: { volume: string; status: string; code: string | null }[] } }>(
-      `mutation($s:Int!){ previewSeriesAssembly(seriesId:$s){ books { volume status code } } }`,
-      { s: s.id },
+    const g = await app.gql<{
+      previewSeriesAssembly: { books: { volume: string; status: string; code: string | null }[] };
+    }>(`mutation($s:Int!){ previewSeriesAssembly(seriesId:$s){ books { volume status code } } }`, { s: s.id });
+    expect(g.data?.previewSeriesAssembly.books).toEqual(
+      p.books.map((b) => ({ volume: b.volume, status: b.status, code: b.code })),
     );
-    expect(g.data?.previewSeriesAssembly.books).toEqual(p.books.map((b) => ({ volume: b.volume, status: b.status, code: b.code })));
 
     // Book 2's chapter changes after the preview: book 1 is assembled, book 2 refused.
     await writeFile(path.join(s.dir, ch(4).name.replace("$", s.title)), await cbz(6));
-    const r = await expectJson<{ books: RestOutcome[]; remaining: string[] }>(await post(seriesUrl(s.id, false), { confirmation: p.confirmation }), 200);
+    const r = await expectJson<{ books: RestOutcome[]; remaining: string[] }>(
+      await post(seriesUrl(s.id, false), { confirmation: p.confirmation }),
+      200,
+    );
     expect(r.books.map((b) => [b.volume, b.status, b.code])).toEqual([
       ["1", "assembled", null],
       ["2", "refused", "assembly_changed_files"],
@@ -266,7 +366,10 @@ describe("series assembly", () => {
     // A fresh preview after a rescan offers book 2 again.
     await scanLibrary(app);
     const again = await expectJson<{ books: RestOutcome[] }>(await post(seriesUrl(s.id, true)), 200);
-    expect(again.books.map((b) => [b.volume, b.status])).toEqual([["2", "ready"], ["3", "refused"]]);
+    expect(again.books.map((b) => [b.volume, b.status])).toEqual([
+      ["2", "ready"],
+      ["3", "refused"],
+    ]);
   });
 });
 
@@ -278,7 +381,13 @@ describe("assemblyProgress subscription", () => {
 
   it("streams the steps of an assembly of the series to a graphql-ws subscriber", async () => {
     const s = await series([ch(1), ch(2)], [{ volume: "1", chapters: ["1", "2"] }]);
-    client = createClient({ url: `${app.baseUrl.replace("http", "ws")}/graphql`, webSocketImpl: WebSocket, connectionParams: { apiKey: TEST_API_KEY }, lazy: true, retryAttempts: 0 });
+    client = createClient({
+      url: `${app.baseUrl.replace("http", "ws")}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { apiKey: TEST_API_KEY },
+      lazy: true,
+      retryAttempts: 0,
+    });
     const steps: string[] = [];
     const done = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`steps so far: ${steps.join(",")}`)), 10_000);

@@ -83,13 +83,22 @@ export function idOf(ids: Map<string, number>, name: string): number {
 
 /** A provider (created once by name) and one mapping of it to the series. */
 export async function addMapping(app: TestApp, seriesId: number, provider: string, sourceId: string, language = "en") {
-  const p = await app.ctx.db.provider.upsert({ where: { name: provider }, create: { name: provider, kind: "suwayomi" }, update: {} });
+  const p = await app.ctx.db.provider.upsert({
+    where: { name: provider },
+    create: { name: provider, kind: "suwayomi" },
+    update: {},
+  });
   const m = await app.ctx.db.sourceMapping.create({ data: { seriesId, providerId: p.id, sourceId, language } });
   return { providerId: p.id, mappingId: m.id };
 }
 
 /** Files recorded as downloaded through a mapping: one release each, as the download code records them. */
-export async function releaseThrough(app: TestApp, seriesId: number, mapping: { providerId: number; mappingId: number }, fileIdsList: number[]) {
+export async function releaseThrough(
+  app: TestApp,
+  seriesId: number,
+  mapping: { providerId: number; mappingId: number },
+  fileIdsList: number[],
+) {
   for (const fileId of fileIdsList) {
     const f = await app.ctx.db.libraryFile.update({ where: { id: fileId }, data: { origin: "download" } });
     await app.ctx.db.chapterRelease.create({
@@ -109,11 +118,24 @@ export async function releaseThrough(app: TestApp, seriesId: number, mapping: { 
 
 export async function addOffers(app: TestApp, seriesId: number, mappingId: number, chapters: string[]) {
   for (const chapter of chapters) {
-    await app.ctx.db.offer.create({ data: { seriesId, sourceMappingId: mappingId, kind: "chapter", chapter, language: "en", externalId: `offer-${mappingId}-${chapter}` } });
+    await app.ctx.db.offer.create({
+      data: {
+        seriesId,
+        sourceMappingId: mappingId,
+        kind: "chapter",
+        chapter,
+        language: "en",
+        externalId: `offer-${mappingId}-${chapter}`,
+      },
+    });
   }
 }
 
-export async function addDownload(app: TestApp, seriesId: number, data: { state: string; fileId?: number; verdict?: unknown; needsReplacement?: boolean }) {
+export async function addDownload(
+  app: TestApp,
+  seriesId: number,
+  data: { state: string; fileId?: number; verdict?: unknown; needsReplacement?: boolean },
+) {
   return app.ctx.db.download.create({
     data: {
       seriesId,
@@ -135,7 +157,11 @@ export async function rewriteAsScanWould(app: TestApp, fileId: number, bytes: Bu
   const st = await stat(abs);
   await app.ctx.db.libraryFile.update({
     where: { id: fileId },
-    data: { sha256: createHash("sha256").update(bytes).digest("hex"), size: BigInt(st.size), mtimeMs: BigInt(Math.trunc(st.mtimeMs)) },
+    data: {
+      sha256: createHash("sha256").update(bytes).digest("hex"),
+      size: BigInt(st.size),
+      mtimeMs: BigInt(Math.trunc(st.mtimeMs)),
+    },
   });
 }
 

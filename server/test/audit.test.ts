@@ -49,7 +49,12 @@ beforeAll(async () => {
   // Chapters 1–5 came from one mapping, the second chapter 3 from another mapping of the same provider.
   const md = await addMapping(app, seriesId, "suwayomi", "md-1");
   const cm = await addMapping(app, seriesId, "suwayomi", "cm-9");
-  await releaseThrough(app, seriesId, md, [1, 2, 3, 4, 5].map((n) => idOf(ids, c(n))));
+  await releaseThrough(
+    app,
+    seriesId,
+    md,
+    [1, 2, 3, 4, 5].map((n) => idOf(ids, c(n))),
+  );
   await releaseThrough(app, seriesId, cm, [alt3]);
   // Chapter 20's download was judged degraded for black cards.
   await addDownload(app, seriesId, {
@@ -62,7 +67,13 @@ beforeAll(async () => {
   await rm(path.join(dir, c(30)));
   expect((await scanLibrary(app)).removed).toBe(1);
   // Book 1 holds chapters 1–4 (exact: 5–30 are the uncollected tail of a running series).
-  await expectJson(await app.api(`/api/manga/${seriesId}/chapter-map`, { method: "PUT", json: { revision: 0, entries: [{ volume: "1", chapters: ["1", "2", "3", "4"] }] } }), 200);
+  await expectJson(
+    await app.api(`/api/manga/${seriesId}/chapter-map`, {
+      method: "PUT",
+      json: { revision: 0, entries: [{ volume: "1", chapters: ["1", "2", "3", "4"] }] },
+    }),
+    200,
+  );
 });
 
 afterAll(async () => {
@@ -80,10 +91,12 @@ async function allFiles(query = ""): Promise<RestAuditFile[]> {
 
 const label = (f: RestAuditFile) => (f.id === alt3 ? "c3alt" : `${f.kind[0]}${f.number}`);
 
-async function gqlAudit(args: string): Promise<{ page: number; pageSize: number; total: number; files: RestAuditFile[] }> {
-  const r = await app.gql<{ audit: { page: number; pageSize: number; total: number; files: Record<string, unknown>[] } }>(
-    `{ audit(seriesId: ${seriesId}${args}) { page pageSize total files { ${GQL_AUDIT_FILE} } } }`,
-  );
+async function gqlAudit(
+  args: string,
+): Promise<{ page: number; pageSize: number; total: number; files: RestAuditFile[] }> {
+  const r = await app.gql<{
+    audit: { page: number; pageSize: number; total: number; files: Record<string, unknown>[] };
+  }>(`{ audit(seriesId: ${seriesId}${args}) { page pageSize total files { ${GQL_AUDIT_FILE} } } }`);
   expect(r.errors).toBeUndefined();
   const a = r.data!.audit;
   return { ...a, files: a.files.map(restFromGql) };
@@ -123,13 +136,24 @@ describe("audit list", () => {
       source: { provider: "suwayomi", source_id: "md-1" },
       flags: ["duplicate", "several_sources"],
       black_share: null,
-      thumbnails: { first: `/api/files/${c3.id}/thumbnail?page=first`, last: `/api/files/${c3.id}/thumbnail?page=last` },
+      thumbnails: {
+        first: `/api/files/${c3.id}/thumbnail?page=first`,
+        last: `/api/files/${c3.id}/thumbnail?page=last`,
+      },
     });
-    expect(all.find((f) => f.kind === "book")).toMatchObject({ number: "1", page_count: 12, source: null, origin: "scan", flags: [] });
+    expect(all.find((f) => f.kind === "book")).toMatchObject({
+      number: "1",
+      page_count: 12,
+      source: null,
+      origin: "scan",
+      flags: [],
+    });
   });
 
   it("flags each anomaly where it applies", async () => {
-    const flagged = Object.fromEntries((await allFiles()).filter((f) => f.flags.length > 0).map((f) => [label(f), f.flags]));
+    const flagged = Object.fromEntries(
+      (await allFiles()).filter((f) => f.flags.length > 0).map((f) => [label(f), f.flags]),
+    );
     expect(flagged).toEqual({
       c1: ["duplicate"],
       c2: ["duplicate"],
@@ -180,7 +204,10 @@ describe("audit list", () => {
       ["?page=2", ", page: 2"],
       ["?sort=-size&page=1", ', sort: "-size"'],
       ["?flags=duplicate,unreadable&kind=chapter", ", filter: { flags: [DUPLICATE, UNREADABLE], kind: CHAPTER }"],
-      ["?problems=true&provider=suwayomi&source_id=md-1", ', filter: { problemsOnly: true, provider: "suwayomi", sourceId: "md-1" }'],
+      [
+        "?problems=true&provider=suwayomi&source_id=md-1",
+        ', filter: { problemsOnly: true, provider: "suwayomi", sourceId: "md-1" }',
+      ],
     ] as const) {
       const r = await auditPage(app, seriesId, rest);
       const g = await gqlAudit(gql);
@@ -192,7 +219,7 @@ describe("audit list", () => {
     const before = archiveOpenCount();
     await allFiles("&sort=-flags");
     await auditPage(app, seriesId, "?problems=true");
-    await gqlAudit(', filter: { problemsOnly: true }');
+    await gqlAudit(", filter: { problemsOnly: true }");
     expect(archiveOpenCount()).toBe(before);
     // The counter sees this app's archive opens: a thumbnail opens one (its random pages are no images).
     const res = await app.api(`/api/files/${idOf(ids, c(1))}/thumbnail?page=first`);
@@ -214,7 +241,15 @@ describe("audit list", () => {
   });
 
   it("refuses a bad page, sort, flag, kind or boolean with 400 invalid_field, the same in GraphQL", async () => {
-    for (const query of ["?page=0", "?page=x", "?sort=colour", "?sort=--size", "?flags=shiny", "?kind=omnibus", "?problems=maybe"]) {
+    for (const query of [
+      "?page=0",
+      "?page=x",
+      "?sort=colour",
+      "?sort=--size",
+      "?flags=shiny",
+      "?kind=omnibus",
+      "?problems=maybe",
+    ]) {
       const p = await expectProblem(await app.api(`/api/manga/${seriesId}/audit${query}`), 400, "invalid_field");
       expect(p.field, query).toBeDefined();
     }
@@ -228,6 +263,10 @@ describe("audit list", () => {
     await expectProblem(await app.api("/api/manga/999999/audit"), 404, "series_not_found");
     const g = await app.gql(`{ audit(seriesId: 999999) { total } }`);
     expect(g.errors?.[0]?.extensions?.code).toBe("series_not_found");
-    await expectProblem(await app.api(`/api/manga/${seriesId}/audit`, { headers: { "x-api-key": "wrong" } }), 401, "unauthenticated");
+    await expectProblem(
+      await app.api(`/api/manga/${seriesId}/audit`, { headers: { "x-api-key": "wrong" } }),
+      401,
+      "unauthenticated",
+    );
   });
 });

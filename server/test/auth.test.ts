@@ -34,20 +34,40 @@ const ROUTES: { method: string; path: string; json?: unknown }[] = [
   { method: "PATCH", path: "/api/manga/1", json: { title: "Renamed" } },
   { method: "GET", path: "/api/manga/1/units" },
   { method: "GET", path: "/api/manga/1/chapter-map" },
-  { method: "PUT", path: "/api/manga/1/chapter-map", json: { revision: 0, entries: [{ volume: "1", chapters: ["1"] }] } },
-  { method: "PUT", path: "/api/manga/1/chapter-map?dry_run=true", json: { revision: 0, entries: [{ volume: "1", chapters: ["1"] }] } },
+  {
+    method: "PUT",
+    path: "/api/manga/1/chapter-map",
+    json: { revision: 0, entries: [{ volume: "1", chapters: ["1"] }] },
+  },
+  {
+    method: "PUT",
+    path: "/api/manga/1/chapter-map?dry_run=true",
+    json: { revision: 0, entries: [{ volume: "1", chapters: ["1"] }] },
+  },
   { method: "DELETE", path: "/api/manga/1/chapter-map", json: { revision: 0 } },
   { method: "POST", path: "/api/manga/1/chapter-map/readings", json: { volume: "1", chapters: ["1"] } },
-  { method: "POST", path: "/api/manga/1/chapter-map/suggestions", json: { source: "catalogue:x", entries: [{ volume: "1", chapters: ["1"] }] } },
+  {
+    method: "POST",
+    path: "/api/manga/1/chapter-map/suggestions",
+    json: { source: "catalogue:x", entries: [{ volume: "1", chapters: ["1"] }] },
+  },
   { method: "POST", path: "/api/library/scan" },
   { method: "GET", path: "/api/no-such-route" },
   { method: "POST", path: "/graphql", json: { query: "{ seriesList { id } }" } },
-  { method: "POST", path: "/graphql", json: { query: 'mutation { createSeries(input: { title: "Intruder" }) { id } }' } },
+  {
+    method: "POST",
+    path: "/graphql",
+    json: { query: 'mutation { createSeries(input: { title: "Intruder" }) { id } }' },
+  },
   { method: "GET", path: `/graphql?query=${encodeURIComponent("{ seriesList { id } }")}` },
 ];
 
 /** Plain fetch: no API key unless the headers carry one. */
-function send(app: TestApp, route: { method: string; path: string; json?: unknown }, headers: Record<string, string>): Promise<Response> {
+function send(
+  app: TestApp,
+  route: { method: string; path: string; json?: unknown },
+  headers: Record<string, string>,
+): Promise<Response> {
   const h = new Headers(headers);
   if (route.json !== undefined) h.set("content-type", "application/json");
   return fetch(`${app.baseUrl}${route.path}`, {
@@ -107,7 +127,9 @@ describe("requests without a valid credential", () => {
     },
     {
       name: "an expired session cookie",
-      headers: (a) => ({ cookie: `mls_session=${encodeURIComponent(issueSession(a.ctx.secrets, "admin", now - 31 * DAY).token)}` }),
+      headers: (a) => ({
+        cookie: `mls_session=${encodeURIComponent(issueSession(a.ctx.secrets, "admin", now - 31 * DAY).token)}`,
+      }),
     },
     {
       name: "a session cookie with its expiry pushed forward",
@@ -124,7 +146,14 @@ describe("requests without a valid credential", () => {
       const p = await problemOf(await send(app, route, headers(app)));
       answers.push({ route: `${route.method} ${route.path}`, ...p });
     }
-    expect(answers).toEqual(ROUTES.map((r) => ({ route: `${r.method} ${r.path}`, status: 401, contentType: "application/problem+json", body: UNAUTHENTICATED })));
+    expect(answers).toEqual(
+      ROUTES.map((r) => ({
+        route: `${r.method} ${r.path}`,
+        status: 401,
+        contentType: "application/problem+json",
+        body: UNAUTHENTICATED,
+      })),
+    );
     // Nothing happened behind the refusals.
     expect((await app.ctx.db.series.findMany()).map((s) => s.title)).toEqual(["Guarded"]);
     expect(await app.ctx.db.mapSource.count()).toBe(0);
@@ -133,12 +162,17 @@ describe("requests without a valid credential", () => {
   it("leave /api/health and the session endpoints open", async () => {
     expect(await (await fetch(`${app.baseUrl}/api/health`)).json()).toEqual({ ok: true });
     expect((await fetch(`${app.baseUrl}/api/session`, { method: "DELETE" })).status).toBe(204);
-    expect(await problemOf(await fetch(`${app.baseUrl}/api/session`))).toEqual({ status: 401, contentType: "application/problem+json", body: NO_SESSION });
+    expect(await problemOf(await fetch(`${app.baseUrl}/api/session`))).toEqual({
+      status: 401,
+      contentType: "application/problem+json",
+      body: NO_SESSION,
+    });
   });
 
   it("are served with the right API key (the table above is reachable)", async () => {
     const statuses = [];
-    for (const route of ROUTES.filter((r) => r.method === "GET")) statuses.push([route.path, (await send(app, route, { "x-api-key": TEST_API_KEY })).status]);
+    for (const route of ROUTES.filter((r) => r.method === "GET"))
+      statuses.push([route.path, (await send(app, route, { "x-api-key": TEST_API_KEY })).status]);
     expect(statuses).toEqual([
       ["/api/manga", 200],
       ["/api/manga/1", 200],
@@ -197,12 +231,22 @@ describe("web session", () => {
       {},
     ];
     for (const body of attempts) {
-      const res = await fetch(`${app.baseUrl}/api/session`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      const res = await fetch(`${app.baseUrl}/api/session`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
       expect(res.headers.get("set-cookie")).toBeNull();
       expect(await problemOf(res)).toEqual({
         status: 401,
         contentType: "application/problem+json",
-        body: { type: "about:blank#bad_credentials", title: "Wrong user name or password", status: 401, detail: "Wrong user name or password", code: "bad_credentials" },
+        body: {
+          type: "about:blank#bad_credentials",
+          title: "Wrong user name or password",
+          status: 401,
+          detail: "Wrong user name or password",
+          code: "bad_credentials",
+        },
       });
     }
   });
@@ -283,7 +327,15 @@ describe("secrets file", () => {
     expect(secrets.raw).not.toContain(password);
     expect(scryptMatches(secrets.json.adminPasswordHash ?? "", password ?? "")).toBe(true);
     expect(await login(app, password ?? "")).toMatch(/^mls_session=admin\./);
-    expect((await fetch(`${app.baseUrl}/api/session`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "admin", password: TEST_PASSWORD }) })).status).toBe(401);
+    expect(
+      (
+        await fetch(`${app.baseUrl}/api/session`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ username: "admin", password: TEST_PASSWORD }),
+        })
+      ).status,
+    ).toBe(401);
 
     const again = await createApp(app.config, { migrate: false });
     try {
@@ -313,12 +365,38 @@ describe("error bodies", () => {
 
   it("are RFC 9457 problem+json with type, title, status, detail and code", async () => {
     const cases: [RequestInit & { json?: unknown }, string, unknown][] = [
-      [{}, "/api/manga/999", { type: "about:blank#series_not_found", title: "No such series", status: 404, detail: "series 999 does not exist", code: "series_not_found" }],
-      [{}, "/api/manga/abc", { type: "about:blank#bad_request", title: "Malformed request", status: 400, detail: "id must be a positive integer", code: "bad_request" }],
+      [
+        {},
+        "/api/manga/999",
+        {
+          type: "about:blank#series_not_found",
+          title: "No such series",
+          status: 404,
+          detail: "series 999 does not exist",
+          code: "series_not_found",
+        },
+      ],
+      [
+        {},
+        "/api/manga/abc",
+        {
+          type: "about:blank#bad_request",
+          title: "Malformed request",
+          status: 400,
+          detail: "id must be a positive integer",
+          code: "bad_request",
+        },
+      ],
       [
         { method: "POST", body: "{", headers: { "content-type": "application/json" } },
         "/api/manga",
-        { type: "about:blank#bad_request", title: "Malformed request", status: 400, detail: "the body is not valid JSON", code: "bad_request" },
+        {
+          type: "about:blank#bad_request",
+          title: "Malformed request",
+          status: 400,
+          detail: "the body is not valid JSON",
+          code: "bad_request",
+        },
       ],
       [
         { method: "POST", json: { title: "X", status: "done" } },
@@ -332,10 +410,25 @@ describe("error bodies", () => {
           field: "status",
         },
       ],
-      [{ method: "DELETE" }, "/api/nope", { type: "about:blank#not_found", title: "Not found", status: 404, detail: "no route for DELETE /api/nope", code: "not_found" }],
+      [
+        { method: "DELETE" },
+        "/api/nope",
+        {
+          type: "about:blank#not_found",
+          title: "Not found",
+          status: 404,
+          detail: "no route for DELETE /api/nope",
+          code: "not_found",
+        },
+      ],
     ];
     for (const [init, url, body] of cases) {
-      expect({ url, ...(await problemOf(await app.api(url, init))) }).toEqual({ url, status: (body as { status: number }).status, contentType: "application/problem+json", body });
+      expect({ url, ...(await problemOf(await app.api(url, init))) }).toEqual({
+        url,
+        status: (body as { status: number }).status,
+        contentType: "application/problem+json",
+        body,
+      });
     }
   });
 
@@ -345,7 +438,10 @@ describe("error bodies", () => {
     vi.spyOn(app.services.series, "list").mockRejectedValueOnce(new Error(secret));
     const res = await app.api("/api/manga");
     const text = await res.text();
-    expect({ status: res.status, contentType: res.headers.get("content-type") }).toEqual({ status: 500, contentType: "application/problem+json" });
+    expect({ status: res.status, contentType: res.headers.get("content-type") }).toEqual({
+      status: 500,
+      contentType: "application/problem+json",
+    });
     expect(JSON.parse(text)).toEqual({
       type: "about:blank#internal",
       title: "Internal error",
@@ -357,19 +453,30 @@ describe("error bodies", () => {
     expect(log.mock.calls.some(([m]) => m.includes("hunter2"))).toBe(true);
 
     vi.spyOn(app.services.units, "units").mockRejectedValueOnce(new Error(secret));
-    const gqlRes = await app.api("/graphql", { method: "POST", json: { query: "{ units(seriesId: 1) { seriesId } }" } });
+    const gqlRes = await app.api("/graphql", {
+      method: "POST",
+      json: { query: "{ units(seriesId: 1) { seriesId } }" },
+    });
     const gqlText = await gqlRes.text();
     expect(gqlText).not.toContain("hunter2");
     expect(JSON.parse(gqlText)).toEqual({
       data: null,
-      errors: [{ message: "The service failed unexpectedly; see its log.", extensions: { code: "internal", status: 500 } }],
+      errors: [
+        { message: "The service failed unexpectedly; see its log.", extensions: { code: "internal", status: 500 } },
+      ],
     });
   });
 
   it("carry the same code in GraphQL extensions as in REST", async () => {
     expect(await app.gql("{ units(seriesId: 999) { seriesId } }")).toMatchObject({
       data: null,
-      errors: [{ message: "series 999 does not exist", path: ["units"], extensions: { code: "series_not_found", status: 404 } }],
+      errors: [
+        {
+          message: "series 999 does not exist",
+          path: ["units"],
+          extensions: { code: "series_not_found", status: 404 },
+        },
+      ],
     });
   });
 });
@@ -397,7 +504,10 @@ describe("GraphQL over WebSocket", () => {
   }
 
   /** Runs one query over a fresh graphql-ws client; the result, or the close event that refused it. */
-  async function wsQuery(options: { connectionParams?: Record<string, unknown>; webSocketImpl?: unknown }): Promise<unknown> {
+  async function wsQuery(options: {
+    connectionParams?: Record<string, unknown>;
+    webSocketImpl?: unknown;
+  }): Promise<unknown> {
     const client = createClient({
       url: wsUrl(),
       webSocketImpl: options.webSocketImpl ?? WebSocket,
@@ -412,7 +522,8 @@ describe("GraphQL over WebSocket", () => {
           { query: "{ seriesList { title } }" },
           {
             next: (value) => (last = value),
-            error: (e) => resolve({ closed: { code: (e as { code?: number }).code, reason: (e as { reason?: string }).reason } }),
+            error: (e) =>
+              resolve({ closed: { code: (e as { code?: number }).code, reason: (e as { reason?: string }).reason } }),
             complete: () => resolve(last),
           },
         );
@@ -428,7 +539,9 @@ describe("GraphQL over WebSocket", () => {
   it("refuses a connection without credentials, with a wrong key or with a forged cookie", async () => {
     expect(await wsQuery({})).toEqual(REFUSED);
     expect(await wsQuery({ connectionParams: { apiKey: "wrong-key" } })).toEqual(REFUSED);
-    expect(await wsQuery({ webSocketImpl: socketWith({ cookie: `mls_session=admin.${Date.now() + DAY}.forged` }) })).toEqual(REFUSED);
+    expect(
+      await wsQuery({ webSocketImpl: socketWith({ cookie: `mls_session=admin.${Date.now() + DAY}.forged` }) }),
+    ).toEqual(REFUSED);
   });
 
   it("runs a query with connectionParams.apiKey", async () => {
@@ -438,7 +551,9 @@ describe("GraphQL over WebSocket", () => {
   it("runs a query with the session cookie from the same origin, and refuses it from another site", async () => {
     const cookie = await login(app);
     expect(await wsQuery({ webSocketImpl: socketWith({ cookie }) })).toEqual(ANSWER);
-    expect(await wsQuery({ webSocketImpl: socketWith({ cookie, origin: `http://127.0.0.1:${new URL(app.baseUrl).port}` }) })).toEqual(ANSWER);
+    expect(
+      await wsQuery({ webSocketImpl: socketWith({ cookie, origin: `http://127.0.0.1:${new URL(app.baseUrl).port}` }) }),
+    ).toEqual(ANSWER);
     expect(await wsQuery({ webSocketImpl: socketWith({ cookie, origin: "https://evil.example" }) })).toEqual(REFUSED);
   });
 });

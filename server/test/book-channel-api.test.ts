@@ -13,7 +13,9 @@ const SETTINGS_QUERY = `{ indexerSettings { active
 function snake(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(snake);
   if (v === null || typeof v !== "object") return v;
-  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), snake(x)]));
+  return Object.fromEntries(
+    Object.entries(v).map(([k, x]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), snake(x)]),
+  );
 }
 
 describe("indexer settings API", () => {
@@ -45,7 +47,13 @@ describe("indexer settings API", () => {
     const body = await expectJson<Record<string, { api_key?: string; api_key_set?: boolean; password?: string }>>(
       await put({
         prowlarr: { enabled: true, url: "http://127.0.0.1:9696/", api_key: "k-123-secret" },
-        qbittorrent: { enabled: true, url: "http://127.0.0.1:8081", username: "admin", password: "p-456-secret", mount: { client_path: "/downloads/", local_path: "/srv/torrents" } },
+        qbittorrent: {
+          enabled: true,
+          url: "http://127.0.0.1:8081",
+          username: "admin",
+          password: "p-456-secret",
+          mount: { client_path: "/downloads/", local_path: "/srv/torrents" },
+        },
       }),
       200,
     );
@@ -57,7 +65,10 @@ describe("indexer settings API", () => {
     expect(statSync(secretsFile).mode & 0o777).toBe(0o600);
 
     // The form sends back the mask: the key stays.
-    await expectJson(await put({ prowlarr: { api_key: "••••" }, qbittorrent: { retention: "remove_when_seeded" } }), 200);
+    await expectJson(
+      await put({ prowlarr: { api_key: "••••" }, qbittorrent: { retention: "remove_when_seeded" } }),
+      200,
+    );
     expect(app.ctx.secrets.getIntegrationSecret("prowlarr.apiKey")).toBe("k-123-secret");
 
     const gql = await app.gql<{ indexerSettings: unknown }>(SETTINGS_QUERY);
@@ -87,16 +98,37 @@ describe("indexer settings API", () => {
       await expectProblem(await put(bad), 400, "invalid_field");
     }
     await expectProblem(await put([]), 400, "bad_request");
-    const gql = await app.gql(`mutation { updateIndexerSettings(input: { qbittorrent: { retention: "nope" } }) { active } }`);
+    const gql = await app.gql(
+      `mutation { updateIndexerSettings(input: { qbittorrent: { retention: "nope" } }) { active } }`,
+    );
     expect(gql.errors?.[0]?.extensions?.code).toBe("invalid_field");
     expect(await get()).toEqual(before);
   });
 
   it("lists torrent jobs the same way through both; an unknown series is 404", async () => {
-    const s = await expectJson<{ id: number }>(await app.api("/api/manga", { method: "POST", json: { title: "Jobs Series" } }), 201);
-    await app.ctx.db.torrentJob.create({ data: { seriesId: s.id, infoHash: "a".repeat(40), title: "Jobs Series v01", books: '["1"]', retention: "keep_seeding" } });
+    const s = await expectJson<{ id: number }>(
+      await app.api("/api/manga", { method: "POST", json: { title: "Jobs Series" } }),
+      201,
+    );
+    await app.ctx.db.torrentJob.create({
+      data: {
+        seriesId: s.id,
+        infoHash: "a".repeat(40),
+        title: "Jobs Series v01",
+        books: '["1"]',
+        retention: "keep_seeding",
+      },
+    });
     const rest = await expectJson<unknown[]>(await app.api(`/api/torrents?series_id=${s.id}`), 200);
-    expect(rest).toEqual([expect.objectContaining({ series_id: s.id, info_hash: "a".repeat(40), books: ["1"], state: "added", imported_file_ids: [] })]);
+    expect(rest).toEqual([
+      expect.objectContaining({
+        series_id: s.id,
+        info_hash: "a".repeat(40),
+        books: ["1"],
+        state: "added",
+        imported_file_ids: [],
+      }),
+    ]);
     const gql = await app.gql<{ torrentJobs: unknown[] }>(
       `query($id: Int) { torrentJobs(seriesId: $id) { id seriesId infoHash title indexer books state contentPath importedFileIds retention error createdAt updatedAt } }`,
       { id: s.id },

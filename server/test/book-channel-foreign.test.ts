@@ -17,12 +17,18 @@ import { createTestApp, type TestApp } from "./utils.ts";
 const KEY = "prowlarr-key-foreign-never-logged";
 const PASSWORD = "qbt-password-foreign";
 const MB = 1024 * 1024;
-const book = (title: string, n: number, pages = 2) => ({ path: `${title} v${String(n).padStart(2, "0")} [JP].cbz`, pages });
+const book = (title: string, n: number, pages = 2) => ({
+  path: `${title} v${String(n).padStart(2, "0")} [JP].cbz`,
+  pages,
+});
 
 const reefJp = makeTorrent("Coral Reef v03 [JP]", [book("Coral Reef", 3)]);
 const reefEn = makeTorrent("Coral Reef v03 [EN]", [{ path: "Coral Reef v03.cbz", pages: 2 }]);
 const bayJp = makeTorrent("Coral Bay v03 [JP]", [book("Coral Bay", 3)]);
-const poolPack = makeTorrent("Tide Pool v01-05 [JP]", [1, 2, 3, 4, 5].map((n) => book("Tide Pool", n)));
+const poolPack = makeTorrent(
+  "Tide Pool v01-05 [JP]",
+  [1, 2, 3, 4, 5].map((n) => book("Tide Pool", n)),
+);
 const pdfBook = makeTorrent("Paper Moon v02 [JP]", [{ path: "Paper Moon v02 [JP].pdf" }]);
 
 describe("foreign books from the indexer for translation", () => {
@@ -31,9 +37,18 @@ describe("foreign books from the indexer for translation", () => {
   let qbt: FakeQbt;
 
   const series = async (title: string, known = 3, folder = title) =>
-    (await expectJson<{ id: number }>(await app.api("/api/manga", { method: "POST", json: { title, folder, status: "finished", known_book_count: known } }), 201)).id;
+    (
+      await expectJson<{ id: number }>(
+        await app.api("/api/manga", {
+          method: "POST",
+          json: { title, folder, status: "finished", known_book_count: known },
+        }),
+        201,
+      )
+    ).id;
   const deletedOf = (hash: string) => qbt.deleted.filter((d) => d.hashes.includes(hash));
-  const torrentJobs = (seriesId: number) => app.ctx.db.torrentJob.findMany({ where: { seriesId }, orderBy: { id: "asc" } });
+  const torrentJobs = (seriesId: number) =>
+    app.ctx.db.torrentJob.findMany({ where: { seriesId }, orderBy: { id: "asc" } });
 
   beforeAll(async () => {
     app = await createTestApp();
@@ -49,13 +64,29 @@ describe("foreign books from the indexer for translation", () => {
         { title: "Paper Moon v02 [JP]", size: 9 * MB, torrent: pdfBook.bytes, infoHash: pdfBook.infoHash },
       ],
     });
-    qbt = await startFakeQbittorrent({ dialect: "5.2", password: PASSWORD, clientRoot: "/downloads", diskRoot, catalogue: [reefJp, reefEn, bayJp, poolPack, pdfBook], completeAfterMs: 20 });
+    qbt = await startFakeQbittorrent({
+      dialect: "5.2",
+      password: PASSWORD,
+      clientRoot: "/downloads",
+      diskRoot,
+      catalogue: [reefJp, reefEn, bayJp, poolPack, pdfBook],
+      completeAfterMs: 20,
+    });
     await expectJson(
       await app.api("/api/settings/indexer", {
         method: "PUT",
         json: {
           prowlarr: { enabled: true, url: prowlarr.url, api_key: KEY },
-          qbittorrent: { enabled: true, url: qbt.url, username: "admin", password: PASSWORD, tag: "mls-test", save_path: "/downloads/manga", mount: { client_path: "/downloads", local_path: diskRoot }, retention: "remove_after_import" },
+          qbittorrent: {
+            enabled: true,
+            url: qbt.url,
+            username: "admin",
+            password: PASSWORD,
+            tag: "mls-test",
+            save_path: "/downloads/manga",
+            mount: { client_path: "/downloads", local_path: diskRoot },
+            retention: "remove_after_import",
+          },
         },
       }),
       200,
@@ -70,7 +101,10 @@ describe("foreign books from the indexer for translation", () => {
 
   it("takes the [EN] release natively and never the [JP] one for a book the native path owns", async () => {
     const id = await series("Coral Reef");
-    await expectJson(await app.api(`/api/manga/${id}`, { method: "PATCH", json: { translation_fallback_enabled: true } }), 200);
+    await expectJson(
+      await app.api(`/api/manga/${id}`, { method: "PATCH", json: { translation_fallback_enabled: true } }),
+      200,
+    );
     await expectJson(await app.api(`/api/manga/${id}/translations/search`, { method: "POST" }), 200);
     const rows = await torrentJobs(id);
     expect(rows.map((r) => [r.title, r.purpose, r.books])).toEqual([["Coral Reef v03 [EN]", "native", '["3"]']]);
@@ -80,16 +114,30 @@ describe("foreign books from the indexer for translation", () => {
 
   it("grabs the [JP] book in the fallback, stages it as a translation job (no library file), and keeps the torrent until the job is imported", async () => {
     const id = await series("Coral Bay");
-    await expectJson(await app.api(`/api/manga/${id}`, { method: "PATCH", json: { translation_fallback_enabled: true } }), 200);
-    const r = await expectJson<{ skipped: { number: string; reason: string }[] }>(await app.api(`/api/manga/${id}/translations/search`, { method: "POST" }), 200);
+    await expectJson(
+      await app.api(`/api/manga/${id}`, { method: "PATCH", json: { translation_fallback_enabled: true } }),
+      200,
+    );
+    const r = await expectJson<{ skipped: { number: string; reason: string }[] }>(
+      await app.api(`/api/manga/${id}/translations/search`, { method: "POST" }),
+      200,
+    );
     expect(r.skipped.find((s) => s.number === "3")?.reason).toBe("indexer_torrent_added");
     const [job] = await torrentJobs(id);
-    expect(job).toMatchObject({ title: "Coral Bay v03 [JP]", purpose: "translation", sourceLanguage: "ja", books: '["3"]', state: "added" });
+    expect(job).toMatchObject({
+      title: "Coral Bay v03 [JP]",
+      purpose: "translation",
+      sourceLanguage: "ja",
+      books: '["3"]',
+      state: "added",
+    });
 
     await qbt.completed(bayJp.infoHash);
     await app.services.bookChannel.poll();
     const tj = await app.ctx.db.translationJob.findMany({ where: { seriesId: id } });
-    expect(tj.map((t) => [t.kind, t.number, t.origin, t.sourceLanguage, t.targetLanguage])).toEqual([["volume", "3", "indexer", "ja", "en"]]);
+    expect(tj.map((t) => [t.kind, t.number, t.origin, t.sourceLanguage, t.targetLanguage])).toEqual([
+      ["volume", "3", "indexer", "ja", "en"],
+    ]);
     expect(tj[0]!.sourceSha256).toMatch(/^[0-9a-f]{64}$/);
     expect(await app.ctx.db.libraryFile.count({ where: { seriesId: id } })).toBe(0);
     const staged = (await torrentJobs(id))[0]!;
@@ -103,7 +151,14 @@ describe("foreign books from the indexer for translation", () => {
 
     // The translation is imported (guarded: only from the state read), then retention runs.
     const now = (await app.ctx.db.translationJob.findUniqueOrThrow({ where: { id: tj[0]!.id } })).state;
-    expect((await app.ctx.db.translationJob.updateMany({ where: { id: tj[0]!.id, state: now }, data: { state: "imported" } })).count).toBe(1);
+    expect(
+      (
+        await app.ctx.db.translationJob.updateMany({
+          where: { id: tj[0]!.id, state: now },
+          data: { state: "imported" },
+        })
+      ).count,
+    ).toBe(1);
     await app.services.bookChannel.poll();
     expect((await torrentJobs(id))[0]!.state).toBe("removed");
     expect(deletedOf(bayJp.infoHash)).toEqual([{ hashes: [bayJp.infoHash], deleteFiles: true }]);
@@ -125,7 +180,10 @@ describe("foreign books from the indexer for translation", () => {
     expect((await app.services.bookChannel.fetchForeignBooks(other, ["2"], ["ja"]))[0]?.outcome).toBe("grabbed");
     await app.services.bookChannel.poll();
     expect(await app.ctx.db.translationJob.count({ where: { seriesId: other } })).toBe(0);
-    expect((await torrentJobs(other))[0]).toMatchObject({ state: "failed", error: expect.stringContaining("needs_explicit_assignment") as string });
+    expect((await torrentJobs(other))[0]).toMatchObject({
+      state: "failed",
+      error: expect.stringContaining("needs_explicit_assignment") as string,
+    });
   });
 
   it("refuses a book that is not an image ZIP/CBZ, with its reason", async () => {
@@ -134,6 +192,9 @@ describe("foreign books from the indexer for translation", () => {
     await qbt.completed(pdfBook.infoHash);
     await app.services.bookChannel.poll();
     expect(await app.ctx.db.translationJob.count({ where: { seriesId: id } })).toBe(0);
-    expect((await torrentJobs(id))[0]).toMatchObject({ state: "failed", error: expect.stringContaining("unsupported_format") as string });
+    expect((await torrentJobs(id))[0]).toMatchObject({
+      state: "failed",
+      error: expect.stringContaining("unsupported_format") as string,
+    });
   });
 });

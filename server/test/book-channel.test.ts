@@ -15,7 +15,10 @@ const KEY = "prowlarr-key-never-logged-7f3a";
 const PASSWORD = "qbt-password-never-logged";
 const MB = 1024 * 1024;
 const books = (title: string, from: number, to: number) =>
-  Array.from({ length: to - from + 1 }, (_, i) => ({ path: `${title} v${String(from + i).padStart(2, "0")}.cbz`, pages: 2 }));
+  Array.from({ length: to - from + 1 }, (_, i) => ({
+    path: `${title} v${String(from + i).padStart(2, "0")}.cbz`,
+    pages: 2,
+  }));
 
 const pack = makeTorrent("Blue Harbor v01-05 (Digital)", [...books("Blue Harbor", 1, 5), { path: "Blue Harbor.nfo" }]);
 const bigPack = makeTorrent("Blue Harbor v01-10", books("Blue Harbor", 1, 10));
@@ -40,7 +43,10 @@ describe("book channel end to end", () => {
   let diskRoot: string;
 
   async function series(title: string): Promise<number> {
-    const s = await expectJson<{ id: number }>(await app.api("/api/manga", { method: "POST", json: { title, status: "finished", known_book_count: 5 } }), 201);
+    const s = await expectJson<{ id: number }>(
+      await app.api("/api/manga", { method: "POST", json: { title, status: "finished", known_book_count: 5 } }),
+      201,
+    );
     return s.id;
   }
   const units = async (id: number) => expectJson<RestUnits>(await app.api(`/api/manga/${id}/units`), 200);
@@ -78,8 +84,20 @@ describe("book channel end to end", () => {
       releases: [
         // The smallest for book 2, but its link is on another origin: never followed.
         { title: "Blue Harbor v02 (Digital)", size: 30 * MB, foreignDownloadUrl: `${foreign.url}/get?apikey=${KEY}` },
-        { title: "Blue Harbor v01-05 (Digital)", size: 200 * MB, torrent: pack.bytes, infoHash: pack.infoHash, indexerId: 1 },
-        { title: "Blue Harbor v01-05 (Digital)", size: 200 * MB, torrent: pack.bytes, infoHash: pack.infoHash, indexerId: 2 },
+        {
+          title: "Blue Harbor v01-05 (Digital)",
+          size: 200 * MB,
+          torrent: pack.bytes,
+          infoHash: pack.infoHash,
+          indexerId: 1,
+        },
+        {
+          title: "Blue Harbor v01-05 (Digital)",
+          size: 200 * MB,
+          torrent: pack.bytes,
+          infoHash: pack.infoHash,
+          indexerId: 2,
+        },
         { title: "Blue Harbor v01-10", size: 400 * MB, torrent: bigPack.bytes, infoHash: bigPack.infoHash },
         { title: "Blue Harbor c012", size: 5 * MB, torrent: pack.bytes },
         { title: "Blue Harbor Side Story v02", size: 5 * MB, torrent: pack.bytes },
@@ -88,7 +106,14 @@ describe("book channel end to end", () => {
         { title: "Storm Bell v01-02", size: 10 * MB, magnetUrl: stormPack.magnet },
       ],
     });
-    qbt = await startFakeQbittorrent({ dialect: "5.2", password: PASSWORD, clientRoot: "/downloads", diskRoot, catalogue: [pack, bigPack, tidePack, stormPack], completeAfterMs: 20 });
+    qbt = await startFakeQbittorrent({
+      dialect: "5.2",
+      password: PASSWORD,
+      clientRoot: "/downloads",
+      diskRoot,
+      catalogue: [pack, bigPack, tidePack, stormPack],
+      completeAfterMs: 20,
+    });
   });
   afterAll(async () => {
     await app.dispose();
@@ -100,7 +125,9 @@ describe("book channel end to end", () => {
   it("is off by default: nothing is searched", async () => {
     const id = await series("Quiet Series");
     expect(await app.services.bookChannel.enabled()).toBe(false);
-    expect(await app.services.bookChannel.fetchBooks(id, ["1"])).toEqual([{ book: "1", outcome: "disabled", detail: expect.any(String) as string }]);
+    expect(await app.services.bookChannel.fetchBooks(id, ["1"])).toEqual([
+      { book: "1", outcome: "disabled", detail: expect.any(String) as string },
+    ]);
     expect(prowlarr.requests).toHaveLength(0);
   });
 
@@ -109,7 +136,13 @@ describe("book channel end to end", () => {
     expect(await app.services.bookChannel.enabled()).toBe(true);
     const id = await series("Blue Harbor");
     const before = await units(id);
-    expect(["1", "2", "3", "4", "5"].map((n) => unitOf(before, "book", n).owned)).toEqual([false, false, false, false, false]);
+    expect(["1", "2", "3", "4", "5"].map((n) => unitOf(before, "book", n).owned)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
 
     const outcomes = await app.services.bookChannel.fetchBooks(id, ["2", "3"]);
     expect(outcomes.map((o) => [o.book, o.outcome])).toEqual([
@@ -118,7 +151,13 @@ describe("book channel end to end", () => {
     ]);
     expect(foreign.hits()).toBe(0);
     const added = qbt.torrents.get(pack.infoHash);
-    expect(added).toMatchObject({ category: "manga-library", tags: "mls-test", autoTMM: false, save_path: "/downloads/manga", stopped: false });
+    expect(added).toMatchObject({
+      category: "manga-library",
+      tags: "mls-test",
+      autoTMM: false,
+      save_path: "/downloads/manga",
+      stopped: false,
+    });
     expect(qbt.torrents.size).toBe(1);
     const [job] = await jobs(id);
     expect(job).toMatchObject({ info_hash: pack.infoHash, books: ["2", "3"], state: "added" });
@@ -130,7 +169,13 @@ describe("book channel end to end", () => {
     await app.services.bookChannel.poll();
 
     const after = await units(id);
-    expect(["1", "2", "3", "4", "5"].map((n) => unitOf(after, "book", n).owned)).toEqual([false, true, true, false, false]);
+    expect(["1", "2", "3", "4", "5"].map((n) => unitOf(after, "book", n).owned)).toEqual([
+      false,
+      true,
+      true,
+      false,
+      false,
+    ]);
     const files = await app.ctx.db.libraryFile.findMany({ where: { seriesId: id }, orderBy: { volume: "asc" } });
     expect(files.map((f) => [f.volume, f.kind, f.origin, f.pageCount])).toEqual([
       ["2", "book", "download", 2],
@@ -177,12 +222,18 @@ describe("book channel end to end", () => {
     await configure({ retention: "remove_after_import" });
     const escape = makeTorrent("Grey Coast v01", books("Grey Coast", 1, 1));
     const linked = makeTorrent("Grey Coast v02", books("Grey Coast", 2, 2));
-    await swapCatalogue([escape, linked], [
-      { title: "Grey Coast v01", size: MB, torrent: escape.bytes },
-      { title: "Grey Coast v02", size: MB, torrent: linked.bytes },
-    ]);
+    await swapCatalogue(
+      [escape, linked],
+      [
+        { title: "Grey Coast v01", size: MB, torrent: escape.bytes },
+        { title: "Grey Coast v02", size: MB, torrent: linked.bytes },
+      ],
+    );
     const id = await series("Grey Coast");
-    expect((await app.services.bookChannel.fetchBooks(id, ["1", "2"])).map((o) => o.outcome)).toEqual(["grabbed", "grabbed"]);
+    expect((await app.services.bookChannel.fetchBooks(id, ["1", "2"])).map((o) => o.outcome)).toEqual([
+      "grabbed",
+      "grabbed",
+    ]);
     await qbt.completed(escape.infoHash);
     await qbt.completed(linked.infoHash);
     (qbt.torrents.get(escape.infoHash) as { content_path: string }).content_path = "/downloads/../etc";
@@ -211,7 +262,9 @@ describe("book channel end to end", () => {
     expect(logs.join("\n")).not.toContain(PASSWORD);
     expect(logs.some((l) => l.includes("leaves Prowlarr's origin"))).toBe(true);
     const rest = await (await app.api("/api/settings/indexer")).text();
-    const gql = JSON.stringify(await app.gql("{ indexerSettings { prowlarr { apiKey apiKeySet } qbittorrent { password passwordSet } } }"));
+    const gql = JSON.stringify(
+      await app.gql("{ indexerSettings { prowlarr { apiKey apiKeySet } qbittorrent { password passwordSet } } }"),
+    );
     const torrents = await (await app.api("/api/torrents")).text();
     for (const text of [rest, gql, torrents]) {
       expect(text).not.toContain(KEY);
@@ -227,7 +280,14 @@ describe("book channel end to end", () => {
   async function swapCatalogue(torrents: FakeTorrent[], releases: FakeProwlarr["releases"]): Promise<void> {
     prowlarr.releases.splice(0, prowlarr.releases.length, ...releases);
     await qbt.close();
-    qbt = await startFakeQbittorrent({ dialect: "5.1", password: PASSWORD, clientRoot: "/downloads", diskRoot, catalogue: torrents, completeAfterMs: 20 });
+    qbt = await startFakeQbittorrent({
+      dialect: "5.1",
+      password: PASSWORD,
+      clientRoot: "/downloads",
+      diskRoot,
+      catalogue: torrents,
+      completeAfterMs: 20,
+    });
     await configure({ url: qbt.url });
   }
 });

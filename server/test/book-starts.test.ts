@@ -51,8 +51,19 @@ interface RestPlan {
 /** The REST plan as GraphQL spells it (camelCase, enum names in capitals). */
 function restToGql(p: RestPlan) {
   const side = (s: Side) =>
-    Object.fromEntries(Object.entries(s).map(([k, v]) => [k.replace(/_(\w)/g, (_, c: string) => c.toUpperCase()), k === "coverage" ? gqlEnum(v as string | null) : v]));
-  const change = (c: RestChange) => ({ number: c.number, before: side(c.before), after: side(c.after), becomeDuplicates: c.become_duplicates, stopDuplicates: c.stop_duplicates });
+    Object.fromEntries(
+      Object.entries(s).map(([k, v]) => [
+        k.replace(/_(\w)/g, (_, c: string) => c.toUpperCase()),
+        k === "coverage" ? gqlEnum(v as string | null) : v,
+      ]),
+    );
+  const change = (c: RestChange) => ({
+    number: c.number,
+    before: side(c.before),
+    after: side(c.after),
+    becomeDuplicates: c.become_duplicates,
+    stopDuplicates: c.stop_duplicates,
+  });
   return {
     entries: p.entries,
     problems: p.problems,
@@ -84,7 +95,8 @@ describe("book starts over REST and GraphQL", () => {
   });
 
   const map = async (id: number) => expectJson<RestMap>(await app.api(`/api/manga/${id}/chapter-map`), 200);
-  const rest = (id: number, body: unknown) => app.api(`/api/manga/${id}/chapter-map/book-starts/preview`, { method: "POST", json: body });
+  const rest = (id: number, body: unknown) =>
+    app.api(`/api/manga/${id}/chapter-map/book-starts/preview`, { method: "POST", json: body });
   const both = async (id: number, revision: number, starts: Start[], lastEnd: string | null = null) => {
     const r = await expectJson<RestPlan>(await rest(id, { revision, starts, last_end: lastEnd }), 200);
     const g = await app.gql<{ previewBookStarts: unknown }>(PREVIEW, { id, revision, starts, lastEnd });
@@ -95,13 +107,21 @@ describe("book starts over REST and GraphQL", () => {
   };
 
   it("ChapterMap.bookStarts: the first chapter of each operator entry (Harbor: 8 chapters a book)", async () => {
-    const g = await app.gql<{ chapterMap: { bookStarts: Start[] } }>(`query($id: Int!) { chapterMap(seriesId: $id) { bookStarts { volume start } } }`, {
-      id: ids.get("Harbor of Paper Cranes"),
-    });
-    expect(g.data?.chapterMap.bookStarts).toEqual(["1", "9", "17", "25", "33"].map((start, i) => ({ volume: String(i + 1), start })));
-    const none = await app.gql<{ chapterMap: { bookStarts: Start[] } }>(`query($id: Int!) { chapterMap(seriesId: $id) { bookStarts { volume start } } }`, {
-      id: ids.get("Moss & Meteor"),
-    });
+    const g = await app.gql<{ chapterMap: { bookStarts: Start[] } }>(
+      `query($id: Int!) { chapterMap(seriesId: $id) { bookStarts { volume start } } }`,
+      {
+        id: ids.get("Harbor of Paper Cranes"),
+      },
+    );
+    expect(g.data?.chapterMap.bookStarts).toEqual(
+      ["1", "9", "17", "25", "33"].map((start, i) => ({ volume: String(i + 1), start })),
+    );
+    const none = await app.gql<{ chapterMap: { bookStarts: Start[] } }>(
+      `query($id: Int!) { chapterMap(seriesId: $id) { bookStarts { volume start } } }`,
+      {
+        id: ids.get("Moss & Meteor"),
+      },
+    );
     expect(none.data?.chapterMap.bookStarts).toEqual([]);
   });
 
@@ -112,21 +132,39 @@ describe("book starts over REST and GraphQL", () => {
     const plan = await both(id, m.revision, starts);
     expect(plan).toMatchObject({ problems: [], warnings: [], last_end: "40.5", last_end_reason: "finished_last_book" });
     expect(plan.entries).toEqual(m.entries);
-    expect(plan.preview).toMatchObject({ map_before: "exact", map_after: "exact", chapters: [], books: [], become_duplicate_file_ids: [], stop_duplicate_file_ids: [] });
+    expect(plan.preview).toMatchObject({
+      map_before: "exact",
+      map_after: "exact",
+      chapters: [],
+      books: [],
+      become_duplicate_file_ids: [],
+      stop_duplicate_file_ids: [],
+    });
   });
 
   it("Moss (paused, no map): the last book's end is not implied, a warning asks for it; the preview shows the change; saving the entries works", async () => {
     const id = ids.get("Moss & Meteor")!;
     const m = await map(id);
-    const starts = [{ volume: "2", start: "7" }, { volume: "1", start: "1" }];
+    const starts = [
+      { volume: "2", start: "7" },
+      { volume: "1", start: "1" },
+    ];
     const plan = await both(id, m.revision, starts);
     expect(plan.entries).toEqual([
       { volume: "1", chapters: ["1", "2", "3", "4", "5", "6"] },
       { volume: "2", chapters: [] },
     ]);
-    expect(plan).toMatchObject({ problems: [], last_end: null, last_end_reason: "unknown", warnings: [{ code: "last_book_end_unknown", volume: "2" }] });
+    expect(plan).toMatchObject({
+      problems: [],
+      last_end: null,
+      last_end_reason: "unknown",
+      warnings: [{ code: "last_book_end_unknown", volume: "2" }],
+    });
     expect(plan.preview?.map_before).toBe("none");
-    expect(plan.preview?.books.find((b) => b.number === "1")?.after).toMatchObject({ covers_chapters: true, chapters: ["1", "2", "3", "4", "5", "6"] });
+    expect(plan.preview?.books.find((b) => b.number === "1")?.after).toMatchObject({
+      covers_chapters: true,
+      chapters: ["1", "2", "3", "4", "5", "6"],
+    });
 
     // With the end given the last book is exact too.
     const ended = await both(id, m.revision, starts, "12");
@@ -138,16 +176,29 @@ describe("book starts over REST and GraphQL", () => {
       { id, revision: m.revision, entries: ended.entries },
     );
     expect(saved.errors).toBeUndefined();
-    expect(saved.data?.saveChapterMap).toEqual({ revision: m.revision + 1, bookStarts: [{ volume: "1", start: "1" }, { volume: "2", start: "7" }] });
+    expect(saved.data?.saveChapterMap).toEqual({
+      revision: m.revision + 1,
+      bookStarts: [
+        { volume: "1", start: "1" },
+        { volume: "2", start: "7" },
+      ],
+    });
   });
 
   it("problems: no entries and no preview", async () => {
     const id = ids.get("The Clockmaker's Apprentice")!;
     const m = await map(id);
-    const plan = await both(id, m.revision, [{ volume: "1", start: "5" }, { volume: "2", start: "3" }, { volume: "x", start: "1" }]);
+    const plan = await both(id, m.revision, [
+      { volume: "1", start: "5" },
+      { volume: "2", start: "3" },
+      { volume: "x", start: "1" },
+    ]);
     expect(plan.entries).toEqual([]);
     expect(plan.preview).toBeNull();
-    expect(plan.problems.map((p) => [p.code, p.volume])).toEqual([["invalid_volume", "x"], ["starts_not_increasing", "2"]]);
+    expect(plan.problems.map((p) => [p.code, p.volume])).toEqual([
+      ["invalid_volume", "x"],
+      ["starts_not_increasing", "2"],
+    ]);
     const before = await both(id, m.revision, [{ volume: "1", start: "5" }], "4");
     expect(before.problems).toMatchObject([{ code: "end_before_start", volume: "1" }]);
     const badEnd = await both(id, m.revision, [{ volume: "1", start: "5" }], "four");
@@ -160,13 +211,22 @@ describe("book starts over REST and GraphQL", () => {
     const starts = [{ volume: "1", start: "1" }];
     await expectProblem(await rest(id, { revision: m.revision + 5, starts }), 409, "map_revision_stale");
     const g = await app.gql(PREVIEW, { id, revision: m.revision + 5, starts });
-    expect(g.errors?.[0]?.extensions).toMatchObject({ code: "map_revision_stale", status: 409, current_revision: m.revision });
+    expect(g.errors?.[0]?.extensions).toMatchObject({
+      code: "map_revision_stale",
+      status: 409,
+      current_revision: m.revision,
+    });
     await expectProblem(await rest(424242, { revision: 0, starts }), 404, "series_not_found");
-    expect((await app.gql(PREVIEW, { id: 424242, revision: 0, starts })).errors?.[0]?.extensions?.code).toBe("series_not_found");
+    expect((await app.gql(PREVIEW, { id: 424242, revision: 0, starts })).errors?.[0]?.extensions?.code).toBe(
+      "series_not_found",
+    );
     await expectProblem(await rest(id, { revision: m.revision, starts: "1,2" }), 400, "bad_request");
-    await expectProblem(await rest(id, { revision: m.revision, starts: [{ volume: 1, start: "1" }] }), 400, "invalid_label");
+    await expectProblem(
+      await rest(id, { revision: m.revision, starts: [{ volume: 1, start: "1" }] }),
+      400,
+      "invalid_label",
+    );
     await expectProblem(await rest(id, { revision: m.revision, starts, last_end: 12 }), 400, "invalid_label");
     await expectProblem(await rest(id, { starts }), 400, "bad_request");
   });
 });
-

@@ -15,7 +15,15 @@ import { afterAll, describe, inject, it, type ExpectStatic } from "vitest";
 import { createApp, type App } from "../src/app.ts";
 import { loadConfig, type Config } from "../src/config.ts";
 import { createDb } from "../src/db/client.ts";
-import { CRASH_ENV, PUBLISH_STEPS, PURGE_STEPS, RESTORE_STEPS, RETIRE_STEPS, type CrashStep, type PublishInput } from "../src/library/publication.ts";
+import {
+  CRASH_ENV,
+  PUBLISH_STEPS,
+  PURGE_STEPS,
+  RESTORE_STEPS,
+  RETIRE_STEPS,
+  type CrashStep,
+  type PublishInput,
+} from "../src/library/publication.ts";
 import type { CrashOp } from "./crash/child.ts";
 import { contentCounts, readLibraryState, violations } from "./crash/invariants.ts";
 import { downloadedChapter, stageCbz } from "./fixtures.ts";
@@ -50,7 +58,12 @@ async function stage(config: Config, name: string, pages: number): Promise<{ pat
 
 async function publishChapter(app: App, seriesId: number, c: string): Promise<{ fileId: number; sha256: string }> {
   const s = await stage(app.ctx.config, `seed-${c}.cbz`, 3 + Number(c));
-  return app.services.publication.publish({ seriesId, stagedPath: s.path, targetRelPath: `Alpha/Alpha - c00${c}.cbz`, file: chapterFile(c) });
+  return app.services.publication.publish({
+    seriesId,
+    stagedPath: s.path,
+    targetRelPath: `Alpha/Alpha - c00${c}.cbz`,
+    file: chapterFile(c),
+  });
 }
 
 /** Sets up the library the operation starts from, with the running app, and names the operation. */
@@ -65,9 +78,21 @@ async function prepare(app: App, kind: Kind): Promise<Prepared> {
         stagedPath: s.path,
         targetRelPath: "Alpha/Alpha - c009.cbz",
         file: chapterFile("9"),
-        release: { kind: "chapter", volume: null, chapter: "9", part: null, language: "en", assembledFrom: null, externalId: "ext-9" },
+        release: {
+          kind: "chapter",
+          volume: null,
+          chapter: "9",
+          part: null,
+          language: "en",
+          assembledFrom: null,
+          externalId: "ext-9",
+        },
       };
-      return { op: { kind: "publish", input }, contents: [{ sha256: s.sha256, done: "library", undone: "staging" }], fileIds: [] };
+      return {
+        op: { kind: "publish", input },
+        contents: [{ sha256: s.sha256, done: "library", undone: "staging" }],
+        fileIds: [],
+      };
     }
     case "retire": {
       const a = await publishChapter(app, seriesId, "1");
@@ -81,7 +106,11 @@ async function prepare(app: App, kind: Kind): Promise<Prepared> {
     case "restore": {
       const a = await publishChapter(app, seriesId, "1");
       const [entry] = await app.services.publication.retire([a.fileId], "to restore");
-      return { op: { kind: "restore", entryId: entry?.recycleEntryId as number }, contents: [{ sha256: a.sha256, done: "library", undone: "bin" }], fileIds: [a.fileId] };
+      return {
+        op: { kind: "restore", entryId: entry?.recycleEntryId as number },
+        contents: [{ sha256: a.sha256, done: "library", undone: "bin" }],
+        fileIds: [a.fileId],
+      };
     }
     case "publish-retire": {
       const a = await publishChapter(app, seriesId, "1");
@@ -91,13 +120,33 @@ async function prepare(app: App, kind: Kind): Promise<Prepared> {
         seriesId,
         stagedPath: book.path,
         targetRelPath: "Alpha/Alpha - v001 [en].cbz",
-        file: { kind: "book", volume: "1", chapter: null, chapterEnd: null, part: null, pageCount: 8, language: "en", origin: "assembled", tagSource: "comicinfo" },
-        release: { kind: "volume", volume: "1", chapter: null, part: null, language: "en", assembledFrom: JSON.stringify({ version: 1, chapters: ["1", "2"] }) },
+        file: {
+          kind: "book",
+          volume: "1",
+          chapter: null,
+          chapterEnd: null,
+          part: null,
+          pageCount: 8,
+          language: "en",
+          origin: "assembled",
+          tagSource: "comicinfo",
+        },
+        release: {
+          kind: "volume",
+          volume: "1",
+          chapter: null,
+          part: null,
+          language: "en",
+          assembledFrom: JSON.stringify({ version: 1, chapters: ["1", "2"] }),
+        },
         retireAfter: { fileIds: [a.fileId, b.fileId], reason: "assembled into book 1" },
       };
       return {
         op: { kind: "publish", input },
-        contents: [{ sha256: book.sha256, done: "library", undone: "staging" }, ...[a, b].map((f) => ({ sha256: f.sha256, done: "bin" as const, undone: "library" as const }))],
+        contents: [
+          { sha256: book.sha256, done: "library", undone: "staging" },
+          ...[a, b].map((f) => ({ sha256: f.sha256, done: "bin" as const, undone: "library" as const })),
+        ],
         fileIds: [a.fileId, b.fileId],
       };
     }
@@ -106,17 +155,29 @@ async function prepare(app: App, kind: Kind): Promise<Prepared> {
       // bytes are deterministic, so building it once here tells which content to look for.
       const a = await publishChapter(app, seriesId, "1");
       const b = await publishChapter(app, seriesId, "2");
-      await app.services.maps.replace(seriesId, { revision: 0, entries: [{ volume: "1", chapters: ["1", "2"] }] }, false);
+      await app.services.maps.replace(
+        seriesId,
+        { revision: 0, entries: [{ volume: "1", chapters: ["1", "2"] }] },
+        false,
+      );
       const snap = await loadSnapshot(app.ctx.db, seriesId);
       if (!snap) throw new Error("no snapshot");
       const decision = planAssembly(snap, buildCoverageIndex(snap), label("1"));
       if (!decision.ok) throw new Error(decision.detail);
-      const trial = await buildBook({ plan: decision.plan, libraryRoot: config.libraryRoot, staging: stateDirs(config).staging, comicInfo: assemblyComicInfo(snap, decision.plan) });
+      const trial = await buildBook({
+        plan: decision.plan,
+        libraryRoot: config.libraryRoot,
+        staging: stateDirs(config).staging,
+        comicInfo: assemblyComicInfo(snap, decision.plan),
+      });
       const book = sha(await readFile(trial.stagedPath));
       await rm(trial.stagedPath);
       return {
         op: { kind: "assemble", seriesId, volume: "1" },
-        contents: [{ sha256: book, done: "library", undone: "staging" }, ...[a, b].map((f) => ({ sha256: f.sha256, done: "bin" as const, undone: "library" as const }))],
+        contents: [
+          { sha256: book, done: "library", undone: "staging" },
+          ...[a, b].map((f) => ({ sha256: f.sha256, done: "bin" as const, undone: "library" as const })),
+        ],
         fileIds: [a.fileId, b.fileId],
       };
     }
@@ -139,7 +200,11 @@ async function prepare(app: App, kind: Kind): Promise<Prepared> {
   }
 }
 
-function runChild(config: Config, op: CrashOp, step: CrashStep | null): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+function runChild(
+  config: Config,
+  op: CrashOp,
+  step: CrashStep | null,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", CHILD], {
       cwd: path.dirname(CHILD),
@@ -164,7 +229,14 @@ const templates = new Map<Kind, Promise<{ dir: string; prepared: Prepared }>>();
 const templateDirs: string[] = [];
 
 function configFor(dir: string): Config {
-  return loadConfig({ DATA_DIR: path.join(dir, "data"), LIBRARY_ROOT: path.join(dir, "library"), PORT: "0", DEMO_LIBRARY: "0", WEB_BUILD_DIR: "", LOG_LEVEL: "silent" });
+  return loadConfig({
+    DATA_DIR: path.join(dir, "data"),
+    LIBRARY_ROOT: path.join(dir, "library"),
+    PORT: "0",
+    DEMO_LIBRARY: "0",
+    WEB_BUILD_DIR: "",
+    LOG_LEVEL: "silent",
+  });
 }
 
 function seeded(kind: Kind): Promise<{ dir: string; prepared: Prepared }> {
@@ -210,7 +282,7 @@ async function crashAndRecover(expect: ExpectStatic, kind: Kind, step: CrashStep
     const pending = await raw.publicationJournal.count();
     await raw.$disconnect();
     const chained = kind === "publish-retire" || kind === "assemble";
-    const midway = step !== null && !/:(prepared|committed)$/.test(step) || (chained && step === "publish:committed");
+    const midway = (step !== null && !/:(prepared|committed)$/.test(step)) || (chained && step === "publish:committed");
     expect(pending > 0, `journal entries after ${step}`).toBe(midway);
 
     const app = await createApp(config, { migrate: false });
@@ -218,18 +290,36 @@ async function crashAndRecover(expect: ExpectStatic, kind: Kind, step: CrashStep
       expect(await violations(app.ctx.db, config)).toEqual([]);
       const state = await readLibraryState(config);
       const where = (sha256: string) =>
-        state.library.some((f) => f.sha256 === sha256) ? "library" : state.bin.some((f) => f.sha256 === sha256) ? "bin" : state.staging.some((f) => f.sha256 === sha256) ? "staging" : "gone";
-      expect(prepared.contents.map((c) => where(c.sha256))).toEqual(prepared.contents.map((c) => (done ? c.done : c.undone)));
+        state.library.some((f) => f.sha256 === sha256)
+          ? "library"
+          : state.bin.some((f) => f.sha256 === sha256)
+            ? "bin"
+            : state.staging.some((f) => f.sha256 === sha256)
+              ? "staging"
+              : "gone";
+      expect(prepared.contents.map((c) => where(c.sha256))).toEqual(
+        prepared.contents.map((c) => (done ? c.done : c.undone)),
+      );
       // None lost, none duplicated, nothing else appeared.
-      const expected = new Map(prepared.contents.filter((c) => (done ? c.done : c.undone) !== "gone").map((c) => [c.sha256, 1]));
+      const expected = new Map(
+        prepared.contents.filter((c) => (done ? c.done : c.undone) !== "gone").map((c) => [c.sha256, 1]),
+      );
       const seeded = await app.ctx.db.libraryFile.findMany({ select: { sha256: true } });
-      for (const s of seeded) if (!prepared.contents.some((c) => c.sha256 === s.sha256) && !expected.has(s.sha256)) expected.set(s.sha256, 1);
+      for (const s of seeded)
+        if (!prepared.contents.some((c) => c.sha256 === s.sha256) && !expected.has(s.sha256)) expected.set(s.sha256, 1);
       expect(contentCounts(state)).toEqual(expected);
       const rows = await app.ctx.db.libraryFile.findMany({ where: { id: { in: prepared.fileIds } } });
       const expectedState = kind === "restore" ? (done ? "active" : "recycled") : done ? "recycled" : "active";
       expect(rows.map((r) => r.state)).toEqual(prepared.fileIds.map(() => expectedState));
       if (kind === "publish" || chained) {
-        const published = await app.ctx.db.libraryFile.count({ where: { origin: { in: ["download", "assembled"] }, kind: kind === "publish" ? "chapter" : "book", state: "active", chapter: kind === "publish" ? "9" : null } });
+        const published = await app.ctx.db.libraryFile.count({
+          where: {
+            origin: { in: ["download", "assembled"] },
+            kind: kind === "publish" ? "chapter" : "book",
+            state: "active",
+            chapter: kind === "publish" ? "9" : null,
+          },
+        });
         expect(published).toBe(done ? 1 : 0);
         expect(await app.ctx.db.chapterRelease.count()).toBe(done ? 1 : 0);
       }
@@ -257,12 +347,20 @@ const cases: Case[] = [
   ...RESTORE_STEPS.map((step) => ({ kind: "restore" as const, step, done: step !== "restore:journaled" })),
   // Chained: once the book committed, its chapters' retirement is always finished.
   ...PUBLISH_STEPS.map((step) => ({ kind: "publish-retire" as const, step, done: step !== "publish:prepared" })),
-  ...RETIRE_STEPS.filter((s) => s !== "retire:journaled").map((step) => ({ kind: "publish-retire" as const, step, done: true })),
+  ...RETIRE_STEPS.filter((s) => s !== "retire:journaled").map((step) => ({
+    kind: "publish-retire" as const,
+    step,
+    done: true,
+  })),
   ...PURGE_STEPS.map((step) => ({ kind: "purge" as const, step, done: true })),
   // A whole assembly: the same publication chain, with the book the child built itself.
   { kind: "assemble", step: null, done: true },
   ...PUBLISH_STEPS.map((step) => ({ kind: "assemble" as const, step, done: step !== "publish:prepared" })),
-  ...RETIRE_STEPS.filter((s) => s !== "retire:journaled").map((step) => ({ kind: "assemble" as const, step, done: true })),
+  ...RETIRE_STEPS.filter((s) => s !== "retire:journaled").map((step) => ({
+    kind: "assemble" as const,
+    step,
+    done: true,
+  })),
 ];
 
 describe.concurrent("crash at every step, restart, check the library", () => {

@@ -65,7 +65,9 @@ const EXPECTED_FILES: Record<string, Numbering[]> = {
     ...[1, 2, 3].map((n) => book(HARBOR, n, n === 1)),
     ...range(25, 40)
       .filter((c) => c !== "28")
-      .flatMap((c) => (c === "36" ? [chapter(HARBOR, c, { part: 1 }), chapter(HARBOR, c, { part: 2 })] : [chapter(HARBOR, c)])),
+      .flatMap((c) =>
+        c === "36" ? [chapter(HARBOR, c, { part: 1 }), chapter(HARBOR, c, { part: 2 })] : [chapter(HARBOR, c)],
+      ),
     chapter(HARBOR, "40.5"),
   ],
   [MOSS]: [...[1, 2].map((n) => book(MOSS, n, n === 2)), ...range(13, 20).map((c) => chapter(MOSS, c))],
@@ -121,7 +123,9 @@ describe("first start with an empty library and DEMO_LIBRARY on", () => {
 
   it("creates the five demo series with their statuses, book counts, form and webtoon flag", async () => {
     const list = await expectJson<Record<string, unknown>[]>(await app.api("/api/manga"), 200);
-    expect(list.map((s) => [s.title, s.folder, s.status, s.known_book_count, s.form, s.webtoon, s.language, s.monitored])).toEqual([
+    expect(
+      list.map((s) => [s.title, s.folder, s.status, s.known_book_count, s.form, s.webtoon, s.language, s.monitored]),
+    ).toEqual([
       [HARBOR, HARBOR, "finished", 5, "books", false, "en", true],
       [LANTERNS, LANTERNS, "finished", 4, "books", false, "en", true],
       [MOSS, MOSS, "paused", null, "chapters", false, "en", true],
@@ -136,11 +140,20 @@ describe("first start with an empty library and DEMO_LIBRARY on", () => {
     expect(rows).toHaveLength(72);
     for (const [folder, expected] of Object.entries(EXPECTED_FILES)) {
       const mine = rows.filter((r) => r.seriesId === ids[folder]);
-      expect(mine.map((r) => ({ path: r.path, kind: r.kind, volume: r.volume, chapter: r.chapter, part: r.part, tagSource: r.tagSource }))).toEqual(
-        [...expected].sort((a, b) => (a.path < b.path ? -1 : 1)),
-      );
+      expect(
+        mine.map((r) => ({
+          path: r.path,
+          kind: r.kind,
+          volume: r.volume,
+          chapter: r.chapter,
+          part: r.part,
+          tagSource: r.tagSource,
+        })),
+      ).toEqual([...expected].sort((a, b) => (a.path < b.path ? -1 : 1)));
       // The recorded files are exactly the archives in the folder.
-      expect((await readdir(path.join(app.config.libraryRoot, folder))).map((n) => `${folder}/${n}`).sort()).toEqual(mine.map((r) => r.path).sort());
+      expect((await readdir(path.join(app.config.libraryRoot, folder))).map((n) => `${folder}/${n}`).sort()).toEqual(
+        mine.map((r) => r.path).sort(),
+      );
     }
     for (const r of rows) {
       expect({ state: r.state, origin: r.origin }).toEqual({ state: "active", origin: "scan" });
@@ -156,7 +169,9 @@ describe("first start with an empty library and DEMO_LIBRARY on", () => {
   it("records the slots the demo knows: volumes up to the book count, chapter 0 and decimals, split and extra chapters", async () => {
     const slots = async (folder: string) => {
       const seriesId = ids[folder];
-      const volumes = (await app.ctx.db.volumeSlot.findMany({ where: { seriesId } })).map((v) => v.number).sort(byLabel);
+      const volumes = (await app.ctx.db.volumeSlot.findMany({ where: { seriesId } }))
+        .map((v) => v.number)
+        .sort(byLabel);
       const chapters = (await app.ctx.db.chapterSlot.findMany({ where: { seriesId } }))
         .sort((a, b) => byLabel(a.number, b.number))
         .map((c) => (c.parts === 1 && !c.extra ? c.number : { number: c.number, parts: c.parts, extra: c.extra }));
@@ -166,7 +181,12 @@ describe("first start with an empty library and DEMO_LIBRARY on", () => {
     expect(await slots(CLOCK)).toEqual({ volumes: [], chapters: clockChapters });
     expect(await slots(HARBOR)).toEqual({
       volumes: ["1", "2", "3", "4", "5"],
-      chapters: [...range(1, 35), { number: "36", parts: 2, extra: false }, ...range(37, 40), { number: "40.5", parts: 1, extra: true }],
+      chapters: [
+        ...range(1, 35),
+        { number: "36", parts: 2, extra: false },
+        ...range(37, 40),
+        { number: "40.5", parts: 1, extra: true },
+      ],
     });
     expect(await slots(MOSS)).toEqual({ volumes: ["1", "2"], chapters: range(1, 20) });
     expect(await slots(SKY)).toEqual({ volumes: [], chapters: range(1, 12) });
@@ -185,7 +205,12 @@ describe("first start with an empty library and DEMO_LIBRARY on", () => {
     });
     for (const folder of [LANTERNS, MOSS, SKY, CLOCK]) {
       const other = await expectJson<RestMap>(await app.api(`/api/manga/${ids[folder]}/chapter-map`), 200);
-      expect({ folder, revision: other.revision, entries: other.entries, state: other.state }).toEqual({ folder, revision: 0, entries: [], state: "none" });
+      expect({ folder, revision: other.revision, entries: other.entries, state: other.state }).toEqual({
+        folder,
+        revision: 0,
+        entries: [],
+        state: "none",
+      });
     }
     const sources = await app.ctx.db.mapSource.findMany();
     expect(sources.map((s) => ({ seriesId: s.seriesId, kind: s.kind, name: s.name, revision: s.revision }))).toEqual([
@@ -196,7 +221,9 @@ describe("first start with an empty library and DEMO_LIBRARY on", () => {
   it("shows the mapped series as the demo intends: books 1–3 on disk, book 4 missing chapter 28, book 5 complete from chapters", async () => {
     const body = await expectJson<RestUnits>(await app.api(`/api/manga/${ids[HARBOR]}/units`), 200);
     expect(body.map).toBe("exact");
-    const books = body.units.filter((u) => u.kind === "book").map((u) => [u.number, u.owned, u.coverage, u.plan, u.problems]);
+    const books = body.units
+      .filter((u) => u.kind === "book")
+      .map((u) => [u.number, u.owned, u.coverage, u.plan, u.problems]);
     expect(books).toEqual([
       ["1", true, null, "book on disk", []],
       ["2", true, null, "book on disk", []],

@@ -12,7 +12,16 @@ import { createApp } from "../src/app.ts";
 import { stateDirs } from "../src/config.ts";
 import { putSetting, SOURCES_SETTING_KEY } from "../src/services/source-settings.ts";
 import { SUWAYOMI_SOURCES_KEY } from "../src/providers/registry.ts";
-import { chapterWithBlackCards, drawnChapter, fakeChapter, fakeWork, slowPage, startFakeSuwayomi, type FakeSource, type FakeSuwayomi } from "./fakes/suwayomi-server.ts";
+import {
+  chapterWithBlackCards,
+  drawnChapter,
+  fakeChapter,
+  fakeWork,
+  slowPage,
+  startFakeSuwayomi,
+  type FakeSource,
+  type FakeSuwayomi,
+} from "./fakes/suwayomi-server.ts";
 import { downloadsOf, linkWork, pipelineApp, seriesWithSlots, settled, until } from "./downloads-fixtures.ts";
 import { expectJson, type RestUnits } from "./fixtures.ts";
 import type { TestApp } from "./utils.ts";
@@ -28,8 +37,13 @@ afterAll(() => fake.close());
 
 /** Suwayomi enabled in the settings, the two sources known: the registry builds the real providers. */
 async function configureSuwayomi(app: Pick<TestApp, "ctx">): Promise<void> {
-  await putSetting(app.ctx, SOURCES_SETTING_KEY, { suwayomi: { enabled: true, url: fake.url, auth: "none", username: null } });
-  await putSetting(app.ctx, SUWAYOMI_SOURCES_KEY, { [A.id]: { name: A.name, lang: A.lang }, [B.id]: { name: B.name, lang: B.lang } });
+  await putSetting(app.ctx, SOURCES_SETTING_KEY, {
+    suwayomi: { enabled: true, url: fake.url, auth: "none", username: null },
+  });
+  await putSetting(app.ctx, SUWAYOMI_SOURCES_KEY, {
+    [A.id]: { name: A.name, lang: A.lang },
+    [B.id]: { name: B.name, lang: B.lang },
+  });
 }
 
 describe("two sources, one degraded chapter", () => {
@@ -41,34 +55,66 @@ describe("two sources, one degraded chapter", () => {
   afterAll(() => app.dispose());
 
   it("Wanted pass → downloads → replacement from the other source → units on disk → the book assembles", async () => {
-    const workA = fakeWork({ id: 101, title: "Tide", source: A, chapters: [
-      fakeChapter({ chapterNumber: 1, pages: await chapterWithBlackCards(25, 4, 1) }),
-      fakeChapter({ chapterNumber: 2, pages: await chapterWithBlackCards(20, 3, 2) }),
-      fakeChapter({ chapterNumber: 3, pages: await drawnChapter(9, 3) }),
-    ] });
-    const workB = fakeWork({ id: 102, title: "Tide", source: B, chapters: [1, 2, 3].map((n) => fakeChapter({ chapterNumber: n, pages: [] })) });
+    const workA = fakeWork({
+      id: 101,
+      title: "Tide",
+      source: A,
+      chapters: [
+        fakeChapter({ chapterNumber: 1, pages: await chapterWithBlackCards(25, 4, 1) }),
+        fakeChapter({ chapterNumber: 2, pages: await chapterWithBlackCards(20, 3, 2) }),
+        fakeChapter({ chapterNumber: 3, pages: await drawnChapter(9, 3) }),
+      ],
+    });
+    const workB = fakeWork({
+      id: 102,
+      title: "Tide",
+      source: B,
+      chapters: [1, 2, 3].map((n) => fakeChapter({ chapterNumber: n, pages: [] })),
+    });
     for (const c of workB.chapters) c.pages = await drawnChapter(8, 40 + c.chapterNumber);
     fake.works.push(workA, workB);
     const seriesId = await seriesWithSlots(app, "Tide", ["1", "2", "3"]);
-    await expectJson(await app.api(`/api/manga/${seriesId}/chapter-map`, { method: "PUT", json: { revision: 0, entries: [{ volume: "1", chapters: ["1", "2", "3"] }] } }), 200);
+    await expectJson(
+      await app.api(`/api/manga/${seriesId}/chapter-map`, {
+        method: "PUT",
+        json: { revision: 0, entries: [{ volume: "1", chapters: ["1", "2", "3"] }] },
+      }),
+      200,
+    );
     const a = await linkWork(app, seriesId, workA, { providerName: `suwayomi:${A.id}`, priority: 10 });
     const b = await linkWork(app, seriesId, workB, { providerName: `suwayomi:${B.id}`, priority: 0 });
 
     const first = await app.services.wanted.runPass(seriesId, { force: true });
     expect(first.queued).toBe(3);
     expect(first.entries.map((e) => [e.kind, e.number, e.reason])).toEqual([
-      ["chapter", "1", "queued"], ["chapter", "2", "queued"], ["chapter", "3", "queued"], ["book", "1", "no_offer"],
+      ["chapter", "1", "queued"],
+      ["chapter", "2", "queued"],
+      ["chapter", "3", "queued"],
+      ["book", "1", "no_offer"],
     ]);
-    const rows = await until("all settled", () => downloadsOf(app, seriesId), (r) => r.length === 4 && settled(r));
-    expect(rows.map((r) => [r.chapter, r.sourceMappingId === a ? "A" : r.sourceMappingId === b ? "B" : "?", r.state])).toEqual([
-      ["1", "A", "degraded"], ["2", "A", "published"], ["3", "A", "published"], ["1", "B", "published"],
+    const rows = await until(
+      "all settled",
+      () => downloadsOf(app, seriesId),
+      (r) => r.length === 4 && settled(r),
+    );
+    expect(
+      rows.map((r) => [r.chapter, r.sourceMappingId === a ? "A" : r.sourceMappingId === b ? "B" : "?", r.state]),
+    ).toEqual([
+      ["1", "A", "degraded"],
+      ["2", "A", "published"],
+      ["3", "A", "published"],
+      ["1", "B", "published"],
     ]);
     const units = await expectJson<RestUnits>(await app.api(`/api/manga/${seriesId}/units`), 200);
     expect(units.units.map((u) => [u.kind, u.number, u.owned, u.coverage])).toEqual([
-      ["chapter", "1", true, null], ["chapter", "2", true, null], ["chapter", "3", true, null], ["book", "1", false, "covered_by_chapters"],
+      ["chapter", "1", true, null],
+      ["chapter", "2", true, null],
+      ["chapter", "3", true, null],
+      ["book", "1", false, "covered_by_chapters"],
     ]);
     const preview = await app.gql<{ previewBookAssembly: { chapters: { number: string; fileIds: number[] }[] } }>(
-      `mutation($s:Int!){ previewBookAssembly(seriesId:$s, volume:"1"){ chapters { number fileIds } } }`, { s: seriesId },
+      `mutation($s:Int!){ previewBookAssembly(seriesId:$s, volume:"1"){ chapters { number fileIds } } }`,
+      { s: seriesId },
     );
     expect(preview.errors).toBeUndefined();
     expect(preview.data!.previewBookAssembly.chapters.map((c) => c.number)).toEqual(["1", "2", "3"]);
@@ -78,37 +124,73 @@ describe("two sources, one degraded chapter", () => {
   });
 
   it("recovery: a published file judged bad later is replaced from another source and retired only after", async () => {
-    const workA = fakeWork({ id: 201, title: "Reef", source: A, chapters: [fakeChapter({ chapterNumber: 1, pages: await drawnChapter(8, 61) }), fakeChapter({ chapterNumber: 2, pages: await drawnChapter(8, 62) })] });
-    const workB = fakeWork({ id: 202, title: "Reef", source: B, chapters: [fakeChapter({ chapterNumber: 1, pages: await drawnChapter(9, 63) })] });
+    const workA = fakeWork({
+      id: 201,
+      title: "Reef",
+      source: A,
+      chapters: [
+        fakeChapter({ chapterNumber: 1, pages: await drawnChapter(8, 61) }),
+        fakeChapter({ chapterNumber: 2, pages: await drawnChapter(8, 62) }),
+      ],
+    });
+    const workB = fakeWork({
+      id: 202,
+      title: "Reef",
+      source: B,
+      chapters: [fakeChapter({ chapterNumber: 1, pages: await drawnChapter(9, 63) })],
+    });
     fake.works.push(workA, workB);
     const seriesId = await seriesWithSlots(app, "Reef", ["1", "2"]);
     await linkWork(app, seriesId, workA, { providerName: `suwayomi:${A.id}` });
     await app.services.wanted.runPass(seriesId, { force: true });
-    const done = await until("published", () => downloadsOf(app, seriesId), (r) => r.length === 2 && settled(r));
+    const done = await until(
+      "published",
+      () => downloadsOf(app, seriesId),
+      (r) => r.length === 2 && settled(r),
+    );
     const [d1, d2] = done;
     // Both later judged bad (e.g. a re-judgement); only chapter 1 has another source.
     await app.ctx.db.download.updateMany({ where: { id: { in: [d1!.id, d2!.id] } }, data: { needsReplacement: true } });
     const b = await linkWork(app, seriesId, workB, { providerName: `suwayomi:${B.id}` });
     const pass = await app.services.wanted.runPass(seriesId, { force: true });
-    expect(pass.entries.map((e) => [e.number, e.reason, e.detail.replacesFileId])).toEqual([["1", "replacing", d1!.fileId], ["2", "no_other_source", d2!.fileId]]);
-    const rows = await until("replacement published", () => downloadsOf(app, seriesId), (r) => r.length === 3 && settled(r));
+    expect(pass.entries.map((e) => [e.number, e.reason, e.detail.replacesFileId])).toEqual([
+      ["1", "replacing", d1!.fileId],
+      ["2", "no_other_source", d2!.fileId],
+    ]);
+    const rows = await until(
+      "replacement published",
+      () => downloadsOf(app, seriesId),
+      (r) => r.length === 3 && settled(r),
+    );
     expect(rows[2]).toMatchObject({ sourceMappingId: b, state: "published", replacesFileId: d1!.fileId });
     const files = await app.ctx.db.libraryFile.findMany({ where: { seriesId } });
     const stateOf = new Map(files.map((f) => [f.id, `${f.chapter} ${f.state}`]));
     expect(files).toHaveLength(3);
-    expect([d1!.fileId, d2!.fileId, rows[2]!.fileId].map((id) => stateOf.get(id!))).toEqual(["1 recycled", "2 active", "1 active"]);
+    expect([d1!.fileId, d2!.fileId, rows[2]!.fileId].map((id) => stateOf.get(id!))).toEqual([
+      "1 recycled",
+      "2 active",
+      "1 active",
+    ]);
     const after = await app.services.wanted.runPass(seriesId, { force: true });
     expect(after.queued).toBe(0);
     expect(after.entries.map((e) => [e.number, e.reason])).toEqual([["2", "no_other_source"]]);
   });
 
   it("an active download makes the audit refuse a reviewed retirement (download_active)", async () => {
-    const work = fakeWork({ id: 301, title: "Dune", source: A, chapters: [fakeChapter({ chapterNumber: 1, pages: (await drawnChapter(6, 71)).map((p) => slowPage(p, 200)) })] });
+    const work = fakeWork({
+      id: 301,
+      title: "Dune",
+      source: A,
+      chapters: [fakeChapter({ chapterNumber: 1, pages: (await drawnChapter(6, 71)).map((p) => slowPage(p, 200)) })],
+    });
     fake.works.push(work);
     const seriesId = await seriesWithSlots(app, "Dune", ["1"]);
     await linkWork(app, seriesId, work, { providerName: `suwayomi:${A.id}` });
     await app.services.wanted.runPass(seriesId, { force: true });
-    const res = await app.api(`/api/manga/${seriesId}/audit/retire/preview`, { method: "POST", json: { file_ids: [1] } });
+    const res = await app.api(`/api/manga/${seriesId}/audit/retire/preview`, {
+      method: "POST",
+      json: { file_ids: [1] },
+    });
     expect(res.status).toBe(409);
     expect(((await res.json()) as { code: string }).code).toBe("download_active");
     await until("settled", () => downloadsOf(app, seriesId), settled);
@@ -119,12 +201,21 @@ describe("restart in the middle of a download", () => {
   it("nothing partial reaches the library; the job resumes and publishes on the next start", async () => {
     const first = await pipelineApp();
     await configureSuwayomi(first);
-    const work = fakeWork({ id: 401, title: "Ember", source: A, chapters: [fakeChapter({ chapterNumber: 1, pages: (await drawnChapter(10, 81)).map((p) => slowPage(p, 250)) })] });
+    const work = fakeWork({
+      id: 401,
+      title: "Ember",
+      source: A,
+      chapters: [fakeChapter({ chapterNumber: 1, pages: (await drawnChapter(10, 81)).map((p) => slowPage(p, 250)) })],
+    });
     fake.works.push(work);
     const seriesId = await seriesWithSlots(first, "Ember", ["1"]);
     await linkWork(first, seriesId, work, { providerName: `suwayomi:${A.id}` });
     await first.services.wanted.runPass(seriesId, { force: true });
-    await until("mid-fetch", () => downloadsOf(first, seriesId), (r) => r[0]?.state === "fetching" && r[0].pagesDone >= 1);
+    await until(
+      "mid-fetch",
+      () => downloadsOf(first, seriesId),
+      (r) => r[0]?.state === "fetching" && r[0].pagesDone >= 1,
+    );
     const { folder } = await first.ctx.db.series.findUniqueOrThrow({ where: { id: seriesId } });
     await first.close();
     // Stopped mid-fetch: the series folder holds nothing (only publication writes there).
@@ -132,7 +223,11 @@ describe("restart in the middle of a download", () => {
 
     const second = await createApp(first.config, { migrate: false, seedDemo: false });
     try {
-      const [row] = await until("published after restart", () => second.ctx.db.download.findMany({ where: { seriesId } }), (r) => r[0]?.state === "published");
+      const [row] = await until(
+        "published after restart",
+        () => second.ctx.db.download.findMany({ where: { seriesId } }),
+        (r) => r[0]?.state === "published",
+      );
       expect(row).toMatchObject({ attempts: 2, pagesDone: 10 });
       const files = await second.ctx.db.libraryFile.findMany({ where: { seriesId } });
       expect(files.map((f) => [f.chapter, f.pageCount, f.state])).toEqual([["1", 10, "active"]]);

@@ -16,26 +16,48 @@ export function pipelineApp(env: Record<string, string> = {}): Promise<TestApp> 
   return createTestApp({ env: { ...FAST_ENV, ...env } });
 }
 
-export async function seriesWithSlots(app: TestApp, title: string, chapters: string[], over: { webtoon?: boolean } = {}): Promise<number> {
-  const s = await expectJson<{ id: number }>(await app.api("/api/manga", { method: "POST", json: { title, ...over } }), 201);
+export async function seriesWithSlots(
+  app: TestApp,
+  title: string,
+  chapters: string[],
+  over: { webtoon?: boolean } = {},
+): Promise<number> {
+  const s = await expectJson<{ id: number }>(
+    await app.api("/api/manga", { method: "POST", json: { title, ...over } }),
+    201,
+  );
   await app.ctx.db.chapterSlot.createMany({ data: chapters.map((number) => ({ seriesId: s.id, number })) });
   return s.id;
 }
 
 /** A Provider row per fake work's source name, a mapping per work, an offer per numbered chapter. */
-export async function linkWork(app: TestApp, seriesId: number, work: FakeWork, options: { providerName: string; priority?: number }): Promise<number> {
+export async function linkWork(
+  app: TestApp,
+  seriesId: number,
+  work: FakeWork,
+  options: { providerName: string; priority?: number },
+): Promise<number> {
   const provider = await app.ctx.db.provider.upsert({
     where: { name: options.providerName },
     create: { name: options.providerName, kind: "suwayomi", priority: options.priority ?? 0 },
     update: {},
   });
-  const mapping = await app.ctx.db.sourceMapping.create({ data: { seriesId, providerId: provider.id, sourceId: String(work.id), language: "en" } });
+  const mapping = await app.ctx.db.sourceMapping.create({
+    data: { seriesId, providerId: provider.id, sourceId: String(work.id), language: "en" },
+  });
   for (const c of work.chapters) {
     if (c.chapterNumber < 0) continue;
     await app.ctx.db.offer.create({
       data: {
-        seriesId, sourceMappingId: mapping.id, kind: "chapter", chapter: String(c.chapterNumber), language: "en", scanlator: c.scanlator,
-        externalId: String(c.id), pageCount: c.pages.length, uploadedAt: new Date(c.uploadDate),
+        seriesId,
+        sourceMappingId: mapping.id,
+        kind: "chapter",
+        chapter: String(c.chapterNumber),
+        language: "en",
+        scanlator: c.scanlator,
+        externalId: String(c.id),
+        pageCount: c.pages.length,
+        uploadedAt: new Date(c.uploadDate),
       },
     });
   }
@@ -50,7 +72,11 @@ export interface Counting {
 
 /** Every mapping served by one SuwayomiProvider on the fake; page fetches counted. */
 export function fakeLookup(app: TestApp, fake: FakeSuwayomi): Counting {
-  const provider = new SuwayomiProvider(new SuwayomiClient({ baseUrl: fake.url, auth: { kind: "none" } }), { id: "1", name: "MangaDex", lang: "en" });
+  const provider = new SuwayomiProvider(new SuwayomiClient({ baseUrl: fake.url, auth: { kind: "none" } }), {
+    id: "1",
+    name: "MangaDex",
+    lang: "en",
+  });
   const peak = { perDownload: 0, overall: 0 };
   let overall = 0;
   const counted: SourceProvider = {
@@ -83,14 +109,30 @@ export function fakeLookup(app: TestApp, fake: FakeSuwayomi): Counting {
     lookup: {
       async forMapping(id) {
         const m = await app.ctx.db.sourceMapping.findUnique({ where: { id } });
-        return m ? { provider: counted, mapping: { id: m.id, seriesId: m.seriesId, providerId: m.providerId, sourceId: m.sourceId, language: m.language } } : null;
+        return m
+          ? {
+              provider: counted,
+              mapping: {
+                id: m.id,
+                seriesId: m.seriesId,
+                providerId: m.providerId,
+                sourceId: m.sourceId,
+                language: m.language,
+              },
+            }
+          : null;
       },
     },
   };
 }
 
 /** Polls until `check` holds (the workers run in the background). */
-export async function until<T>(what: string, read: () => Promise<T>, check: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
+export async function until<T>(
+  what: string,
+  read: () => Promise<T>,
+  check: (v: T) => boolean,
+  timeoutMs = 20_000,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await read();
@@ -100,5 +142,7 @@ export async function until<T>(what: string, read: () => Promise<T>, check: (v: 
   }
 }
 
-export const downloadsOf = (app: TestApp, seriesId: number) => app.ctx.db.download.findMany({ where: { seriesId }, orderBy: { id: "asc" } });
-export const settled = (rows: { state: string }[]) => rows.length > 0 && rows.every((r) => ["published", "degraded", "failed", "cancelled"].includes(r.state));
+export const downloadsOf = (app: TestApp, seriesId: number) =>
+  app.ctx.db.download.findMany({ where: { seriesId }, orderBy: { id: "asc" } });
+export const settled = (rows: { state: string }[]) =>
+  rows.length > 0 && rows.every((r) => ["published", "degraded", "failed", "cancelled"].includes(r.state));

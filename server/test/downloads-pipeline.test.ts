@@ -9,8 +9,27 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stateDirs } from "../src/config.ts";
 import { openArchive } from "../src/library/archive-reader.ts";
 import { parseFileName } from "../src/domain/filename.ts";
-import { chapterWithBlackCards, drawnChapter, fakeChapter, fakeWork, flakyPage, slowPage, startFakeSuwayomi, stripFragmentChapter, type FakeSuwayomi } from "./fakes/suwayomi-server.ts";
-import { downloadsOf, fakeLookup, linkWork, pipelineApp, seriesWithSlots, settled, until, type Counting } from "./downloads-fixtures.ts";
+import {
+  chapterWithBlackCards,
+  drawnChapter,
+  fakeChapter,
+  fakeWork,
+  flakyPage,
+  slowPage,
+  startFakeSuwayomi,
+  stripFragmentChapter,
+  type FakeSuwayomi,
+} from "./fakes/suwayomi-server.ts";
+import {
+  downloadsOf,
+  fakeLookup,
+  linkWork,
+  pipelineApp,
+  seriesWithSlots,
+  settled,
+  until,
+  type Counting,
+} from "./downloads-fixtures.ts";
 import { expectJson, expectProblem } from "./fixtures.ts";
 import { COMICINFO_XSD_21, assertValidXml } from "./xmllint.ts";
 import type { TestApp } from "./utils.ts";
@@ -30,22 +49,44 @@ afterAll(async () => {
   await fake.close();
 });
 
-const libraryFiles = (seriesId: number) => app.ctx.db.libraryFile.findMany({ where: { seriesId, state: "active" }, orderBy: { id: "asc" } });
+const libraryFiles = (seriesId: number) =>
+  app.ctx.db.libraryFile.findMany({ where: { seriesId, state: "active" }, orderBy: { id: "asc" } });
 
 describe("judged downloads", () => {
   it("16 % black cards are degraded and replaced from the other source at once; 15 % pass", async () => {
-    const bad = fakeWork({ id: 11, title: "Harbor (A)", chapters: [fakeChapter({ chapterNumber: 1, pages: await chapterWithBlackCards(25, 4) }), fakeChapter({ chapterNumber: 2, pages: await chapterWithBlackCards(20, 3) })] });
-    const good = fakeWork({ id: 12, title: "Harbor (B)", chapters: [fakeChapter({ chapterNumber: 1, scanlator: "Team B", pages: await drawnChapter(10, 7) })] });
+    const bad = fakeWork({
+      id: 11,
+      title: "Harbor (A)",
+      chapters: [
+        fakeChapter({ chapterNumber: 1, pages: await chapterWithBlackCards(25, 4) }),
+        fakeChapter({ chapterNumber: 2, pages: await chapterWithBlackCards(20, 3) }),
+      ],
+    });
+    const good = fakeWork({
+      id: 12,
+      title: "Harbor (B)",
+      chapters: [fakeChapter({ chapterNumber: 1, scanlator: "Team B", pages: await drawnChapter(10, 7) })],
+    });
     fake.works.push(bad, good);
     const seriesId = await seriesWithSlots(app, "Harbor", ["1", "2"]);
     const a = await linkWork(app, seriesId, bad, { providerName: "suwayomi:A", priority: 5 });
     const b = await linkWork(app, seriesId, good, { providerName: "suwayomi:B", priority: 1 });
 
-    const pass = await expectJson<{ queued: number; ledger: { entries: { number: string; reason: string }[] } }>(await app.api(`/api/manga/${seriesId}/wanted/run`, { method: "POST" }), 200);
+    const pass = await expectJson<{ queued: number; ledger: { entries: { number: string; reason: string }[] } }>(
+      await app.api(`/api/manga/${seriesId}/wanted/run`, { method: "POST" }),
+      200,
+    );
     expect(pass.queued).toBe(2);
-    expect(pass.ledger.entries.map((e) => [e.number, e.reason])).toEqual([["1", "queued"], ["2", "queued"]]);
+    expect(pass.ledger.entries.map((e) => [e.number, e.reason])).toEqual([
+      ["1", "queued"],
+      ["2", "queued"],
+    ]);
 
-    const rows = await until("the degraded chapter replaced", () => downloadsOf(app, seriesId), (r) => r.length === 3 && settled(r));
+    const rows = await until(
+      "the degraded chapter replaced",
+      () => downloadsOf(app, seriesId),
+      (r) => r.length === 3 && settled(r),
+    );
     expect(rows.map((r) => [r.chapter, r.sourceMappingId, r.state])).toEqual([
       ["1", a, "degraded"],
       ["2", a, "published"],
@@ -53,7 +94,10 @@ describe("judged downloads", () => {
     ]);
     expect(rows[0]!.needsReplacement).toBe(true);
     const files = await libraryFiles(seriesId);
-    expect(files.map((f) => [f.chapter, f.origin, f.pageCount])).toEqual([["2", "download", 20], ["1", "download", 10]]);
+    expect(files.map((f) => [f.chapter, f.origin, f.pageCount])).toEqual([
+      ["2", "download", 20],
+      ["1", "download", 10],
+    ]);
     const releases = await app.ctx.db.chapterRelease.findMany({ where: { seriesId }, orderBy: { id: "asc" } });
     expect(releases.map((r) => [r.chapter, r.sourceMappingId, r.externalId, r.fileId])).toEqual([
       ["2", a, String(bad.chapters[1]!.id), files[0]!.id],
@@ -62,14 +106,27 @@ describe("judged downloads", () => {
     expect(releases[1]!.scanlator).toBe("Team B");
 
     // The next pass: nothing wanted, the degraded release stays blocked.
-    const again = await expectJson<{ queued: number }>(await app.api(`/api/manga/${seriesId}/wanted/run`, { method: "POST" }), 200);
+    const again = await expectJson<{ queued: number }>(
+      await app.api(`/api/manga/${seriesId}/wanted/run`, { method: "POST" }),
+      200,
+    );
     expect(again.queued).toBe(0);
-    const units = await expectJson<{ units: { kind: string; number: string; owned: boolean }[] }>(await app.api(`/api/manga/${seriesId}/units`), 200);
-    expect(units.units.filter((u) => u.kind === "chapter").map((u) => [u.number, u.owned])).toEqual([["1", true], ["2", true]]);
+    const units = await expectJson<{ units: { kind: string; number: string; owned: boolean }[] }>(
+      await app.api(`/api/manga/${seriesId}/units`),
+      200,
+    );
+    expect(units.units.filter((u) => u.kind === "chapter").map((u) => [u.number, u.owned])).toEqual([
+      ["1", true],
+      ["2", true],
+    ]);
   });
 
   it("packages a CBZ with natural page names and a chapter ComicInfo valid against the v2.1 XSD; the name reads back", async () => {
-    const work = fakeWork({ id: 21, title: "Lantern", chapters: [fakeChapter({ chapterNumber: 4.5, scanlator: "Night Owls", pages: await drawnChapter(12, 3) })] });
+    const work = fakeWork({
+      id: 21,
+      title: "Lantern",
+      chapters: [fakeChapter({ chapterNumber: 4.5, scanlator: "Night Owls", pages: await drawnChapter(12, 3) })],
+    });
     fake.works.push(work);
     const seriesId = await seriesWithSlots(app, "Lantern", ["4.5"]);
     await linkWork(app, seriesId, work, { providerName: "suwayomi:L" });
@@ -80,7 +137,9 @@ describe("judged downloads", () => {
     expect(parseFileName(path.basename(file!.path))).toMatchObject({ chapter: "4.5" });
     const archive = await openArchive(path.join(app.config.libraryRoot, file!.path));
     try {
-      expect(archive.pages.map((e) => e.name)).toEqual(Array.from({ length: 12 }, (_, i) => `${String(i + 1).padStart(3, "0")}.jpg`));
+      expect(archive.pages.map((e) => e.name)).toEqual(
+        Array.from({ length: 12 }, (_, i) => `${String(i + 1).padStart(3, "0")}.jpg`),
+      );
       expect(archive.ignored).toEqual([]);
       const xml = archive.comicInfoXml ?? "";
       await assertValidXml(COMICINFO_XSD_21, [{ name: "ComicInfo.xml", xml }]);
@@ -95,7 +154,11 @@ describe("judged downloads", () => {
   });
 
   it("strip fragments in a paged series are degraded; with no other source the chapter stays wanted (all_offers_blocked)", async () => {
-    const work = fakeWork({ id: 31, title: "Paged", chapters: [fakeChapter({ chapterNumber: 1, pages: await stripFragmentChapter(4, 9) })] });
+    const work = fakeWork({
+      id: 31,
+      title: "Paged",
+      chapters: [fakeChapter({ chapterNumber: 1, pages: await stripFragmentChapter(4, 9) })],
+    });
     fake.works.push(work);
     const seriesId = await seriesWithSlots(app, "Paged", ["1"]);
     await linkWork(app, seriesId, work, { providerName: "suwayomi:P" });
@@ -105,7 +168,11 @@ describe("judged downloads", () => {
     expect(JSON.parse(row!.verdict!).reasons).toEqual(["strip_slices"]);
     expect(await libraryFiles(seriesId)).toEqual([]);
     // The replacement pass runs right after the verdict.
-    const ledger = await until("the replacement pass", () => app.services.wanted.ledger(seriesId), (l) => l.entries[0]?.reason !== "queued");
+    const ledger = await until(
+      "the replacement pass",
+      () => app.services.wanted.ledger(seriesId),
+      (l) => l.entries[0]?.reason !== "queued",
+    );
     expect(ledger.entries.map((e) => [e.number, e.reason])).toEqual([["1", "all_offers_blocked"]]);
     expect(await downloadsOf(app, seriesId)).toHaveLength(1);
   });
@@ -134,10 +201,11 @@ describe("judged downloads", () => {
     const states: string[] = [];
     const sub = app.ctx.events.downloads.subscribe();
     const collect = (async () => {
-      for await (const e of sub) if (e.seriesId === seriesId) {
-        states.push(e.state);
-        if (e.state === "published" || e.state === "failed") break;
-      }
+      for await (const e of sub)
+        if (e.seriesId === seriesId) {
+          states.push(e.state);
+          if (e.state === "published" || e.state === "failed") break;
+        }
     })();
     await app.services.wanted.runPass(seriesId, { force: true });
     const [row] = await until("published", () => downloadsOf(app, seriesId), settled);
@@ -148,7 +216,11 @@ describe("judged downloads", () => {
   });
 
   it("slow pages: at most 4 pages in flight per download, 2 downloads per provider", async () => {
-    const chapters = await Promise.all([1, 2, 3].map(async (n) => fakeChapter({ chapterNumber: n, pages: (await drawnChapter(10, 20 + n)).map((p) => slowPage(p, 60)) })));
+    const chapters = await Promise.all(
+      [1, 2, 3].map(async (n) =>
+        fakeChapter({ chapterNumber: n, pages: (await drawnChapter(10, 20 + n)).map((p) => slowPage(p, 60)) }),
+      ),
+    );
     const work = fakeWork({ id: 61, title: "Slow", chapters });
     fake.works.push(work);
     const seriesId = await seriesWithSlots(app, "Slow", ["1", "2", "3"]);
@@ -157,10 +229,14 @@ describe("judged downloads", () => {
     counting.peak.overall = 0;
     let maxRunning = 0;
     await app.services.wanted.runPass(seriesId, { force: true });
-    await until("published", async () => {
-      maxRunning = Math.max(maxRunning, app.services.downloadPipeline.runningIds().length);
-      return downloadsOf(app, seriesId);
-    }, settled);
+    await until(
+      "published",
+      async () => {
+        maxRunning = Math.max(maxRunning, app.services.downloadPipeline.runningIds().length);
+        return downloadsOf(app, seriesId);
+      },
+      settled,
+    );
     expect(counting.peak.perDownload).toBe(4);
     expect(maxRunning).toBe(2);
     expect(counting.peak.overall).toBeLessThanOrEqual(8);
@@ -170,16 +246,31 @@ describe("judged downloads", () => {
 
 describe("cancel and the queue API", () => {
   it("cancels a running download between pages: cancelled, staging removed, nothing published; REST == GraphQL", async () => {
-    const work = fakeWork({ id: 71, title: "Stop", chapters: [fakeChapter({ chapterNumber: 1, pages: (await drawnChapter(12, 31)).map((p) => slowPage(p, 150)) })] });
+    const work = fakeWork({
+      id: 71,
+      title: "Stop",
+      chapters: [fakeChapter({ chapterNumber: 1, pages: (await drawnChapter(12, 31)).map((p) => slowPage(p, 150)) })],
+    });
     fake.works.push(work);
     const seriesId = await seriesWithSlots(app, "Stop", ["1"]);
     await linkWork(app, seriesId, work, { providerName: "suwayomi:X" });
     await app.services.wanted.runPass(seriesId, { force: true });
-    const [running] = await until("fetching", () => downloadsOf(app, seriesId), (r) => r[0]?.state === "fetching" && r[0].pagesDone >= 1);
-    const cancelled = await expectJson<{ state: string; cancel_requested: boolean }>(await app.api(`/api/downloads/${running!.id}/cancel`, { method: "POST" }), 200);
+    const [running] = await until(
+      "fetching",
+      () => downloadsOf(app, seriesId),
+      (r) => r[0]?.state === "fetching" && r[0].pagesDone >= 1,
+    );
+    const cancelled = await expectJson<{ state: string; cancel_requested: boolean }>(
+      await app.api(`/api/downloads/${running!.id}/cancel`, { method: "POST" }),
+      200,
+    );
     expect(cancelled).toMatchObject({ state: "cancelled", cancel_requested: true });
     expect(await libraryFiles(seriesId)).toEqual([]);
-    await expectProblem(await app.api(`/api/downloads/${running!.id}/cancel`, { method: "POST" }), 409, "download_not_cancellable");
+    await expectProblem(
+      await app.api(`/api/downloads/${running!.id}/cancel`, { method: "POST" }),
+      409,
+      "download_not_cancellable",
+    );
 
     const rest = await expectJson<Record<string, unknown>[]>(await app.api("/api/downloads?state=cancelled"), 200);
     const gql = await app.gql<{ downloadQueue: Record<string, unknown>[] }>(
@@ -187,13 +278,31 @@ describe("cancel and the queue API", () => {
     );
     expect(gql.errors).toBeUndefined();
     expect(gql.data!.downloadQueue.map((d) => ({ ...d, state: String(d.state).toLowerCase() }))).toEqual(
-      rest.map((d) => ({ id: d.id, seriesId: d.series_id, state: d.state, attempts: d.attempts, pagesDone: d.pages_done, pagesTotal: d.pages_total, providerName: d.provider_name, cancelRequested: d.cancel_requested, nextAttemptAt: d.next_attempt_at })),
+      rest.map((d) => ({
+        id: d.id,
+        seriesId: d.series_id,
+        state: d.state,
+        attempts: d.attempts,
+        pagesDone: d.pages_done,
+        pagesTotal: d.pages_total,
+        providerName: d.provider_name,
+        cancelRequested: d.cancel_requested,
+        nextAttemptAt: d.next_attempt_at,
+      })),
     );
     expect(rest.some((d) => d.id === running!.id && d.provider_name === "suwayomi:X")).toBe(true);
 
-    const wantedRest = await expectJson<{ entries: { number: string; reason: string }[] }>(await app.api(`/api/manga/${seriesId}/wanted`), 200);
-    const wantedGql = await app.gql<{ wanted: { entries: { number: string; reason: string }[] } }>(`query($id: Int!) { wanted(seriesId: $id) { entries { number reason } } }`, { id: seriesId });
-    expect(wantedGql.data!.wanted.entries.map((e) => [e.number, e.reason.toLowerCase()])).toEqual(wantedRest.entries.map((e) => [e.number, e.reason]));
+    const wantedRest = await expectJson<{ entries: { number: string; reason: string }[] }>(
+      await app.api(`/api/manga/${seriesId}/wanted`),
+      200,
+    );
+    const wantedGql = await app.gql<{ wanted: { entries: { number: string; reason: string }[] } }>(
+      `query($id: Int!) { wanted(seriesId: $id) { entries { number reason } } }`,
+      { id: seriesId },
+    );
+    expect(wantedGql.data!.wanted.entries.map((e) => [e.number, e.reason.toLowerCase()])).toEqual(
+      wantedRest.entries.map((e) => [e.number, e.reason]),
+    );
   });
 
   it("an unknown state is refused; an unknown download is 404", async () => {

@@ -8,7 +8,15 @@ import { randomBytes } from "node:crypto";
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { blackCard, darkPanelsPage, drawnPages, nightPage, stripPage, stripSlices, type CardKind } from "../src/library/test-pages.ts";
+import {
+  blackCard,
+  darkPanelsPage,
+  drawnPages,
+  nightPage,
+  stripPage,
+  stripSlices,
+  type CardKind,
+} from "../src/library/test-pages.ts";
 import { appErrorOf, expectJson, expectProblem } from "./fixtures.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 
@@ -39,10 +47,17 @@ interface RestDownload {
 
 beforeAll(async () => {
   app = await createTestApp();
-  const create = async (json: object) => (await expectJson<{ id: number }>(await app.api("/api/manga", { method: "POST", json }), 201)).id;
+  const create = async (json: object) =>
+    (await expectJson<{ id: number }>(await app.api("/api/manga", { method: "POST", json }), 201)).id;
   paged = await create({ title: "Paged Series" });
   webtoon = await create({ title: "Strip Series", webtoon: true });
-  const dark = await Promise.all([nightPage(1), nightPage(2), nightPage(3, { sparse: true }), darkPanelsPage(1), darkPanelsPage(2)]);
+  const dark = await Promise.all([
+    nightPage(1),
+    nightPage(2),
+    nightPage(3, { sparse: true }),
+    darkPanelsPage(1),
+    darkPanelsPage(2),
+  ]);
   notCards = [...(await drawnPages(38, 100)), ...dark];
   const kinds: CardKind[] = ["pure", "noisy", "notice", "dark-grey", "noisy", "notice", "pure", "noisy"];
   cards = await Promise.all(kinds.map((k, i) => blackCard(i + 1, k)));
@@ -50,9 +65,19 @@ beforeAll(async () => {
 });
 afterAll(() => app.dispose());
 
-async function newDownload(seriesId: number, over: { chapter?: string; state?: string; verdict?: string } = {}): Promise<number> {
+async function newDownload(
+  seriesId: number,
+  over: { chapter?: string; state?: string; verdict?: string } = {},
+): Promise<number> {
   const row = await app.ctx.db.download.create({
-    data: { seriesId, kind: "chapter", chapter: over.chapter ?? "1", language: "en", state: over.state ?? "fetching", verdict: over.verdict ?? null },
+    data: {
+      seriesId,
+      kind: "chapter",
+      chapter: over.chapter ?? "1",
+      language: "en",
+      state: over.state ?? "fetching",
+      verdict: over.verdict ?? null,
+    },
   });
   return row.id;
 }
@@ -85,11 +110,19 @@ describe("black cards", () => {
     const bad = await newDownload(paged, { chapter: "16" });
 
     const r14 = await app.services.downloads.judge(ok, withCards(notCards.slice(0, 43), cards.slice(0, 7)));
-    expect(r14.verdict).toMatchObject({ verdict: "ok", reasons: [], figures: { pages: 50, blackCards: 7, blackShare: 0.14, cardsJudged: true } });
+    expect(r14.verdict).toMatchObject({
+      verdict: "ok",
+      reasons: [],
+      figures: { pages: 50, blackCards: 7, blackShare: 0.14, cardsJudged: true },
+    });
     expect(await row(ok)).toMatchObject({ state: "publishing", needsReplacement: false, error: null });
 
     const r16 = await app.services.downloads.judge(bad, withCards(notCards.slice(0, 42), cards));
-    expect(r16.verdict).toMatchObject({ verdict: "degraded", reasons: ["black_cards"], figures: { pages: 50, blackCards: 8, blackShare: 0.16 } });
+    expect(r16.verdict).toMatchObject({
+      verdict: "degraded",
+      reasons: ["black_cards"],
+      figures: { pages: 50, blackCards: 8, blackShare: 0.16 },
+    });
     const stored = await row(bad);
     expect(stored).toMatchObject({ state: "degraded", needsReplacement: true, fileId: null });
     expect(JSON.parse(stored.verdict ?? "null")).toEqual({
@@ -108,7 +141,12 @@ describe("black cards", () => {
         stripsJudged: true,
       },
     });
-    expect(r16.download).toMatchObject({ id: bad, state: "degraded", needsReplacement: true, verdict: { reasons: ["black_cards"] } });
+    expect(r16.download).toMatchObject({
+      id: bad,
+      state: "degraded",
+      needsReplacement: true,
+      verdict: { reasons: ["black_cards"] },
+    });
 
     // Judging writes nothing: no page, no archive, no staging file under the library root.
     expect(libraryTree()).toEqual(before);
@@ -127,7 +165,10 @@ describe("black cards", () => {
   it("fewer than 4 pages are not judged for cards", async () => {
     const id = await newDownload(paged, { chapter: "21" });
     const r = await app.services.downloads.judge(id, cards.slice(0, 3));
-    expect(r.verdict).toMatchObject({ verdict: "ok", figures: { pages: 3, blackCards: 3, blackShare: 1, cardsJudged: false } });
+    expect(r.verdict).toMatchObject({
+      verdict: "ok",
+      figures: { pages: 3, blackCards: 3, blackShare: 1, cardsJudged: false },
+    });
     expect((await row(id)).state).toBe("publishing");
   });
 });
@@ -140,7 +181,14 @@ describe("strip slices", () => {
     expect(r.verdict).toMatchObject({
       verdict: "ok",
       reasons: [],
-      figures: { pages: 11, medianAspect: 3, readsInPages: false, seriesMedianAspect: null, stripsJudged: false, stripThreshold: null },
+      figures: {
+        pages: 11,
+        medianAspect: 3,
+        readsInPages: false,
+        seriesMedianAspect: null,
+        stripsJudged: false,
+        stripThreshold: null,
+      },
     });
     expect(await row(id)).toMatchObject({ state: "publishing", needsReplacement: false });
   });
@@ -151,34 +199,58 @@ describe("strip slices", () => {
     const r = await app.services.downloads.judge(id, slices);
     expect(r.verdict.reasons).toEqual(["strip_slices"]);
     // The earlier chapters of this series that passed had printed-page proportions.
-    expect(r.verdict.figures).toMatchObject({ medianAspect: 3, readsInPages: true, seriesMedianAspect: 1.45, seriesAspectSource: "series", stripThreshold: 2.2 });
+    expect(r.verdict.figures).toMatchObject({
+      medianAspect: 3,
+      readsInPages: true,
+      seriesMedianAspect: 1.45,
+      seriesAspectSource: "series",
+      stripThreshold: 2.2,
+    });
     expect(await row(id)).toMatchObject({ state: "degraded", needsReplacement: true });
     expect(libraryTree()).toEqual(before);
   });
 
   it("without earlier chapters a paged series is judged against a printed page's proportions", async () => {
-    const fresh = (await expectJson<{ id: number }>(await app.api("/api/manga", { method: "POST", json: { title: "Fresh Series" } }), 201)).id;
+    const fresh = (
+      await expectJson<{ id: number }>(
+        await app.api("/api/manga", { method: "POST", json: { title: "Fresh Series" } }),
+        201,
+      )
+    ).id;
     const id = await newDownload(fresh);
     const r = await app.services.downloads.judge(id, slices.slice(0, 4));
-    expect(r.verdict).toMatchObject({ reasons: ["strip_slices"], figures: { seriesMedianAspect: 1.45, seriesAspectSource: "nominal" } });
+    expect(r.verdict).toMatchObject({
+      reasons: ["strip_slices"],
+      figures: { seriesMedianAspect: 1.45, seriesAspectSource: "nominal" },
+    });
   });
 
   it("a series whose passed chapters have tall pages is not judged for strips; degraded chapters do not count", async () => {
-    const tall = (await expectJson<{ id: number }>(await app.api("/api/manga", { method: "POST", json: { title: "Tall Pages" } }), 201)).id;
+    const tall = (
+      await expectJson<{ id: number }>(
+        await app.api("/api/manga", { method: "POST", json: { title: "Tall Pages" } }),
+        201,
+      )
+    ).id;
     const figures = (medianAspect: number) => JSON.stringify({ version: 1, reasons: [], figures: { medianAspect } });
     await newDownload(tall, { chapter: "1", state: "published", verdict: figures(1.9) });
     await newDownload(tall, { chapter: "2", state: "publishing", verdict: figures(2.0) });
     await newDownload(tall, { chapter: "3", state: "degraded", verdict: figures(0.5) });
     const id = await newDownload(tall, { chapter: "4" });
     const r = await app.services.downloads.judge(id, slices.slice(0, 4));
-    expect(r.verdict).toMatchObject({ verdict: "ok", figures: { seriesMedianAspect: 1.95, seriesAspectSource: "series", stripsJudged: false } });
+    expect(r.verdict).toMatchObject({
+      verdict: "ok",
+      figures: { seriesMedianAspect: 1.95, seriesAspectSource: "series", stripsJudged: false },
+    });
   });
 });
 
 describe("refusals and failures", () => {
   it("a page that is no image fails the download with its coded error", async () => {
     const id = await newDownload(paged, { chapter: "40" });
-    const e = await appErrorOf(app.services.downloads.judge(id, [notCards[0] as Buffer, randomBytes(3000), notCards[1] as Buffer]));
+    const e = await appErrorOf(
+      app.services.downloads.judge(id, [notCards[0] as Buffer, randomBytes(3000), notCards[1] as Buffer]),
+    );
     expect(e.code).toBe("image_unreadable");
     expect(e.extra.page).toBe(2);
     const stored = await row(id);
@@ -190,8 +262,12 @@ describe("refusals and failures", () => {
     const small = await createTestApp({ env: { IMAGE_MAX_PIXELS: "500000" }, listen: false });
     try {
       const series = await small.services.series.create({ title: "Small" });
-      const d = await small.ctx.db.download.create({ data: { seriesId: series.id, kind: "chapter", chapter: "1", language: "en", state: "judging" } });
-      expect((await appErrorOf(small.services.downloads.judge(d.id, notCards.slice(0, 2)))).code).toBe("image_too_large");
+      const d = await small.ctx.db.download.create({
+        data: { seriesId: series.id, kind: "chapter", chapter: "1", language: "en", state: "judging" },
+      });
+      expect((await appErrorOf(small.services.downloads.judge(d.id, notCards.slice(0, 2)))).code).toBe(
+        "image_too_large",
+      );
       expect(await small.ctx.db.download.findUniqueOrThrow({ where: { id: d.id } })).toMatchObject({ state: "failed" });
     } finally {
       await small.dispose();
@@ -199,7 +275,9 @@ describe("refusals and failures", () => {
   });
 
   it("refuses an unknown download, one past judging, one being judged, and one without pages", async () => {
-    expect((await appErrorOf(app.services.downloads.judge(999_999, notCards.slice(0, 4)))).code).toBe("download_not_found");
+    expect((await appErrorOf(app.services.downloads.judge(999_999, notCards.slice(0, 4)))).code).toBe(
+      "download_not_found",
+    );
     for (const state of ["degraded", "publishing", "published", "failed"]) {
       const id = await newDownload(paged, { state });
       const e = await appErrorOf(app.services.downloads.judge(id, notCards.slice(0, 4)));
@@ -209,7 +287,9 @@ describe("refusals and failures", () => {
     }
     const id = await newDownload(paged, { chapter: "41" });
     const first = app.services.downloads.judge(id, notCards.slice(0, 6));
-    expect((await appErrorOf(app.services.downloads.judge(id, notCards.slice(0, 6)))).code).toBe("download_not_judgeable");
+    expect((await appErrorOf(app.services.downloads.judge(id, notCards.slice(0, 6)))).code).toBe(
+      "download_not_judgeable",
+    );
     expect((await first).download.state).toBe("publishing");
     expect((await appErrorOf(app.services.downloads.judge(await newDownload(paged), []))).code).toBe("bad_request");
   });
@@ -234,23 +314,35 @@ const GQL_DOWNLOADS = `query ($id: Int!) { downloads(seriesId: $id) {
   verdict { reasons figures { pages blackCards blackShare cardsJudged medianAspect readsInPages seriesMedianAspect seriesAspectSource stripThreshold stripsJudged } }
 } }`;
 
-type GqlDownload = Record<string, unknown> & { verdict: { reasons: string[]; figures: Record<string, unknown> } | null };
+type GqlDownload = Record<string, unknown> & {
+  verdict: { reasons: string[]; figures: Record<string, unknown> } | null;
+};
 const snake = (k: string) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const lower = (v: unknown) => (typeof v === "string" && /^[A-Z_]+$/.test(v) ? v.toLowerCase() : v);
 /** A GraphQL download in the REST spelling: snake_case keys, enum names as the REST strings. */
 function asRest(d: GqlDownload): RestDownload {
-  const plain = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [snake(k), lower(v)]));
+  const plain = (o: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(o).map(([k, v]) => [snake(k), lower(v)]));
   const { verdict, ...rest } = d;
-  return { ...plain(rest), verdict: verdict && { reasons: verdict.reasons.map((r) => r.toLowerCase()), figures: plain(verdict.figures) } } as unknown as RestDownload;
+  return {
+    ...plain(rest),
+    verdict: verdict && { reasons: verdict.reasons.map((r) => r.toLowerCase()), figures: plain(verdict.figures) },
+  } as unknown as RestDownload;
 }
 
 describe("GET /api/manga/{id}/downloads and GraphQL downloads", () => {
   it("list a series' downloads newest first, with state, replacement need and verdict; both agree", async () => {
     const list = await expectJson<RestDownload[]>(await app.api(`/api/manga/${paged}/downloads`), 200);
-    const rows = await app.ctx.db.download.findMany({ where: { seriesId: paged }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
+    const rows = await app.ctx.db.download.findMany({
+      where: { seriesId: paged },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    });
     expect(list.map((d) => d.id)).toEqual(rows.map((r) => r.id));
     expect(list.length).toBeGreaterThan(8);
-    for (let i = 1; i < list.length; i++) expect(Date.parse((list[i - 1] as RestDownload).created_at)).toBeGreaterThanOrEqual(Date.parse((list[i] as RestDownload).created_at));
+    for (let i = 1; i < list.length; i++)
+      expect(Date.parse((list[i - 1] as RestDownload).created_at)).toBeGreaterThanOrEqual(
+        Date.parse((list[i] as RestDownload).created_at),
+      );
 
     const degraded = list.find((d) => d.chapter === "16");
     expect(degraded).toEqual({
@@ -281,12 +373,32 @@ describe("GET /api/manga/{id}/downloads and GraphQL downloads", () => {
       error: null,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       // Pipeline fields (issue 6): a row judged directly was never fetched by the pipeline.
-      attempts: 0, pages_done: 0, pages_total: null, next_attempt_at: null, cancel_requested: false,
-      provider_name: null, external_id: null, scanlator: null, file_id: null, replaces_file_id: null,
+      attempts: 0,
+      pages_done: 0,
+      pages_total: null,
+      next_attempt_at: null,
+      cancel_requested: false,
+      provider_name: null,
+      external_id: null,
+      scanlator: null,
+      file_id: null,
+      replaces_file_id: null,
     });
-    expect(list.find((d) => d.chapter === "30")).toMatchObject({ state: "degraded", needs_replacement: true, verdict: { reasons: ["strip_slices"] } });
-    expect(list.find((d) => d.chapter === "14")).toMatchObject({ state: "publishing", needs_replacement: false, verdict: { reasons: [] } });
-    expect(list.find((d) => d.chapter === "40")).toMatchObject({ state: "failed", verdict: null, error: expect.stringMatching(/^image_unreadable/) });
+    expect(list.find((d) => d.chapter === "30")).toMatchObject({
+      state: "degraded",
+      needs_replacement: true,
+      verdict: { reasons: ["strip_slices"] },
+    });
+    expect(list.find((d) => d.chapter === "14")).toMatchObject({
+      state: "publishing",
+      needs_replacement: false,
+      verdict: { reasons: [] },
+    });
+    expect(list.find((d) => d.chapter === "40")).toMatchObject({
+      state: "failed",
+      verdict: null,
+      error: expect.stringMatching(/^image_unreadable/),
+    });
 
     for (const id of [paged, webtoon]) {
       const rest = await expectJson<RestDownload[]>(await app.api(`/api/manga/${id}/downloads`), 200);
@@ -304,6 +416,10 @@ describe("GET /api/manga/{id}/downloads and GraphQL downloads", () => {
   });
 
   it("need the API key", async () => {
-    await expectProblem(await app.api(`/api/manga/${paged}/downloads`, { headers: { "x-api-key": "wrong" } }), 401, "unauthenticated");
+    await expectProblem(
+      await app.api(`/api/manga/${paged}/downloads`, { headers: { "x-api-key": "wrong" } }),
+      401,
+      "unauthenticated",
+    );
   });
 });

@@ -6,7 +6,15 @@
  */
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { bookFileName, chapterFileName, createSeriesWithFiles, expectJson, expectProblem, scanLibrary, writeCbz } from "./fixtures.ts";
+import {
+  bookFileName,
+  chapterFileName,
+  createSeriesWithFiles,
+  expectJson,
+  expectProblem,
+  scanLibrary,
+  writeCbz,
+} from "./fixtures.ts";
 import { shareTestApp, type TestApp } from "./utils.ts";
 
 let app: TestApp;
@@ -20,13 +28,22 @@ async function series(small: number[]) {
   const s = await createSeriesWithFiles(app, title, { books: small, chapters: [10, 11, 12, 13], bookPages: 10 });
   await writeCbz(path.join(app.config.libraryRoot, s.folder, bookFileName(title, 4)), 30);
   await scanLibrary(app);
-  await expectJson(await app.api(`/api/manga/${s.id}/chapter-map`, { method: "PUT", json: { revision: 0, entries: [{ volume: "4", chapters: ["10", "11", "12", "13"] }] } }), 200);
+  await expectJson(
+    await app.api(`/api/manga/${s.id}/chapter-map`, {
+      method: "PUT",
+      json: { revision: 0, entries: [{ volume: "4", chapters: ["10", "11", "12", "13"] }] },
+    }),
+    200,
+  );
   return { id: s.id, title };
 }
 
 const preview = (id: number) => app.api(`/api/manga/${id}/volumes/4/duplicates/preview`, { method: "POST", json: {} });
 const gqlPreview = (id: number) =>
-  app.gql<{ previewDuplicateRetirement: { files: { id: number }[] } }>(`mutation($s: Int!) { previewDuplicateRetirement(seriesId: $s, volume: "4") { files { id } } }`, { s: id });
+  app.gql<{ previewDuplicateRetirement: { files: { id: number }[] } }>(
+    `mutation($s: Int!) { previewDuplicateRetirement(seriesId: $s, volume: "4") { files { id } } }`,
+    { s: id },
+  );
 
 describe("duplicate retirement and the edition's size", () => {
   it("a book above twice the series' median book is an oversized pack: 409 book_suspect", async () => {
@@ -42,7 +59,9 @@ describe("duplicate retirement and the edition's size", () => {
   it("the same book with no edition to compare against is sound and retires its chapter files", async () => {
     const s = await series([]);
     const p = await expectJson<{ files: { path: string }[] }>(await preview(s.id), 200);
-    expect(p.files.map((f) => f.path)).toEqual([10, 11, 12, 13].map((n) => `${s.title}/${chapterFileName(s.title, n)}`));
+    expect(p.files.map((f) => f.path)).toEqual(
+      [10, 11, 12, 13].map((n) => `${s.title}/${chapterFileName(s.title, n)}`),
+    );
     const g = await gqlPreview(s.id);
     expect(g.errors).toBeUndefined();
     expect(g.data?.previewDuplicateRetirement.files).toHaveLength(4);

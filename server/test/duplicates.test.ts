@@ -5,8 +5,25 @@
  * none, never for a suspect book.
  */
 import { describe, expect, it } from "vitest";
-import { addDownload, fileIds, GQL_AUDIT_FILE, idOf, restFromGql, type RestPreview, type RestRetired } from "./audit-fixtures.ts";
-import { bookFileName, chapterFileName, createSeriesWithFiles, expectJson, expectProblem, scanLibrary, unitOf, type RestUnits } from "./fixtures.ts";
+import {
+  addDownload,
+  fileIds,
+  GQL_AUDIT_FILE,
+  idOf,
+  restFromGql,
+  type RestPreview,
+  type RestRetired,
+} from "./audit-fixtures.ts";
+import {
+  bookFileName,
+  chapterFileName,
+  createSeriesWithFiles,
+  expectJson,
+  expectProblem,
+  scanLibrary,
+  unitOf,
+  type RestUnits,
+} from "./fixtures.ts";
 import { shareTestApp, type TestApp } from "./utils.ts";
 
 let app: TestApp;
@@ -20,10 +37,18 @@ async function series(chapters: number[], entries: { volume: string; chapters: s
   const s = await createSeriesWithFiles(app, title, { books: [1], chapters });
   await scanLibrary(app);
   if (entries) {
-    await expectJson(await app.api(`/api/manga/${s.id}/chapter-map`, { method: "PUT", json: { revision: 0, entries } }), 200);
+    await expectJson(
+      await app.api(`/api/manga/${s.id}/chapter-map`, { method: "PUT", json: { revision: 0, entries } }),
+      200,
+    );
   }
   const ids = await fileIds(app, s.id);
-  return { id: s.id, title, chapter: (n: number) => idOf(ids, chapterFileName(title, n)), book: idOf(ids, bookFileName(title, 1)) };
+  return {
+    id: s.id,
+    title,
+    chapter: (n: number) => idOf(ids, chapterFileName(title, n)),
+    book: idOf(ids, bookFileName(title, 1)),
+  };
 }
 
 const book1 = [{ volume: "1", chapters: ["1", "2", "3", "4"] }];
@@ -39,7 +64,9 @@ describe("duplicate retirement", () => {
     expect(unitOf(await units(s.id), "book", "1").duplicate_file_ids).toEqual(dupes);
     const p = await expectJson<RestPreview & { volume: string }>(await post(previewUrl(s.id)), 200);
     expect(p.volume).toBe("1");
-    expect(p.files.map((f) => [f.id, f.path])).toEqual([1, 2, 3, 4].map((n) => [s.chapter(n), `${s.title}/${chapterFileName(s.title, n)}`]));
+    expect(p.files.map((f) => [f.id, f.path])).toEqual(
+      [1, 2, 3, 4].map((n) => [s.chapter(n), `${s.title}/${chapterFileName(s.title, n)}`]),
+    );
     expect(p.files.every((f) => f.flags.includes("duplicate"))).toBe(true);
 
     const r = await expectJson<RestRetired>(await post(retireUrl(s.id), { confirmation: p.confirmation }), 200);
@@ -58,7 +85,9 @@ describe("duplicate retirement", () => {
   it("GraphQL previews and retires the same set", async () => {
     const s = await series([1, 2, 3, 4], book1);
     const rest = await expectJson<RestPreview>(await post(previewUrl(s.id)), 200);
-    const g = await app.gql<{ previewDuplicateRetirement: { volume: string; files: Record<string, unknown>[]; confirmation: string } }>(
+    const g = await app.gql<{
+      previewDuplicateRetirement: { volume: string; files: Record<string, unknown>[]; confirmation: string };
+    }>(
       `mutation($s: Int!) { previewDuplicateRetirement(seriesId: $s, volume: "1") { volume files { ${GQL_AUDIT_FILE} } confirmation expiresAt } }`,
       { s: s.id },
     );
@@ -80,10 +109,16 @@ describe("duplicate retirement", () => {
     expect(p.map).toBe("partial");
     const none = await series([1, 2, 3, 4], null);
     expect((await expectProblem(await post(previewUrl(none.id)), 409, "nothing_to_retire")).map).toBe("none");
-    const g = await app.gql(`mutation { previewDuplicateRetirement(seriesId: ${none.id}, volume: "1") { confirmation } }`);
+    const g = await app.gql(
+      `mutation { previewDuplicateRetirement(seriesId: ${none.id}, volume: "1") { confirmation } }`,
+    );
     expect(g.errors?.[0]?.extensions?.code).toBe("nothing_to_retire");
     // Nothing was moved.
-    expect(await app.ctx.db.libraryFile.count({ where: { seriesId: { in: [partial.id, none.id] }, state: { not: "active" } } })).toBe(0);
+    expect(
+      await app.ctx.db.libraryFile.count({
+        where: { seriesId: { in: [partial.id, none.id] }, state: { not: "active" } },
+      }),
+    ).toBe(0);
   });
 
   it("a suspect book (hand import, machine translation, oversized pack) is refused with 409 book_suspect", async () => {
@@ -96,7 +131,9 @@ describe("duplicate retirement", () => {
       await app.ctx.db.libraryFile.update({ where: { id: s.book }, data });
       const p = await expectProblem(await post(previewUrl(s.id)), 409, "book_suspect");
       expect(p.suspect_reason).toBe(reason);
-      const g = await app.gql(`mutation { previewDuplicateRetirement(seriesId: ${s.id}, volume: "1") { confirmation } }`);
+      const g = await app.gql(
+        `mutation { previewDuplicateRetirement(seriesId: ${s.id}, volume: "1") { confirmation } }`,
+      );
       expect(g.errors?.[0]?.extensions?.code).toBe("book_suspect");
     }
   });
@@ -105,7 +142,13 @@ describe("duplicate retirement", () => {
     const changes: ((s: Awaited<ReturnType<typeof series>>) => Promise<unknown>)[] = [
       (s) => app.ctx.db.libraryFile.update({ where: { id: s.book }, data: { origin: "import" } }),
       async (s) =>
-        expectJson(await app.api(`/api/manga/${s.id}/chapter-map`, { method: "PUT", json: { revision: 1, entries: [{ volume: "1", chapters: ["1", "2", "3"] }] } }), 200),
+        expectJson(
+          await app.api(`/api/manga/${s.id}/chapter-map`, {
+            method: "PUT",
+            json: { revision: 1, entries: [{ volume: "1", chapters: ["1", "2", "3"] }] },
+          }),
+          200,
+        ),
       (s) => app.ctx.db.libraryFile.update({ where: { id: s.chapter(2) }, data: { sha256: "f".repeat(64) } }),
     ];
     for (const change of changes) {
@@ -123,10 +166,20 @@ describe("duplicate retirement", () => {
     const d = await addDownload(app, s.id, { state: "publishing" });
     await expectProblem(await post(retireUrl(s.id), { confirmation: p.confirmation }), 409, "download_active");
     await app.ctx.db.download.update({ where: { id: d.id }, data: { state: "failed" } });
-    await expectProblem(await post(retireUrl(s.id, "2"), { confirmation: p.confirmation }), 400, "confirmation_invalid");
-    await expectProblem(await post(`/api/manga/${s.id}/audit/retire`, { confirmation: p.confirmation }), 400, "confirmation_invalid");
+    await expectProblem(
+      await post(retireUrl(s.id, "2"), { confirmation: p.confirmation }),
+      400,
+      "confirmation_invalid",
+    );
+    await expectProblem(
+      await post(`/api/manga/${s.id}/audit/retire`, { confirmation: p.confirmation }),
+      400,
+      "confirmation_invalid",
+    );
     await expectProblem(await post(retireUrl(s.id), { confirmation: "c1.e30.AAAA" }), 400, "confirmation_invalid");
-    expect((await expectJson<RestRetired>(await post(retireUrl(s.id), { confirmation: p.confirmation }), 200)).retired).toHaveLength(4);
+    expect(
+      (await expectJson<RestRetired>(await post(retireUrl(s.id), { confirmation: p.confirmation }), 200)).retired,
+    ).toHaveLength(4);
   });
 
   it("an unknown book is 404 not_found, a book not owned 409 nothing_to_retire, a bad label 400", async () => {

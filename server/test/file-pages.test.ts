@@ -13,7 +13,8 @@ import { archiveOpenCount } from "../src/library/archive-reader.ts";
 import { expectJson, expectProblem, scanLibrary } from "./fixtures.ts";
 import { createTestApp, TEST_PASSWORD, type TestApp } from "./utils.ts";
 
-const base = (w: number, h: number) => sharp({ create: { width: w, height: h, channels: 3, background: { r: 200, g: 80, b: 40 } } });
+const base = (w: number, h: number) =>
+  sharp({ create: { width: w, height: h, channels: 3, background: { r: 200, g: 80, b: 40 } } });
 
 interface Entry {
   name: string;
@@ -23,7 +24,8 @@ interface Entry {
 
 async function cbzOf(entries: Entry[]): Promise<Buffer> {
   const zip = new ZipFile();
-  for (const e of entries) zip.addBuffer(e.data, e.name, { mtime: new Date(Date.UTC(2024, 0, 1)), compress: e.compress ?? false });
+  for (const e of entries)
+    zip.addBuffer(e.data, e.name, { mtime: new Date(Date.UTC(2024, 0, 1)), compress: e.compress ?? false });
   zip.end();
   const chunks: Buffer[] = [];
   for await (const c of zip.outputStream as AsyncIterable<Buffer>) chunks.push(c);
@@ -155,12 +157,24 @@ describe("file pages", () => {
     await expectProblem(await app.api(`/api/files/${bookId}/pages/x`), 400, "bad_request");
     await expectProblem(await app.api(`/api/files/999999/pages`), 404, "file_not_found");
     await expectProblem(await app.api(`/api/files/999999/pages/1`), 404, "file_not_found");
-    expect((await app.gql(`{ filePages(fileId: 999999) { fileId } }`)).errors?.[0]?.extensions).toMatchObject({ code: "file_not_found", status: 404 });
+    expect((await app.gql(`{ filePages(fileId: 999999) { fileId } }`)).errors?.[0]?.extensions).toMatchObject({
+      code: "file_not_found",
+      status: 404,
+    });
     // An archive cut short after its scan (a scan records a refused archive as an error, not a file).
     const whole = await cbzOf(pages);
     await writeFile(path.join(dir(), "Reader Test v02.cbz"), whole.subarray(0, whole.length >> 1));
     const broken = await app.ctx.db.libraryFile.create({
-      data: { seriesId, path: "Reader Test/Reader Test v02.cbz", size: 10n, mtimeMs: 1n, sha256: "0".repeat(64), pageCount: 3, kind: "book", volume: "2" },
+      data: {
+        seriesId,
+        path: "Reader Test/Reader Test v02.cbz",
+        size: 10n,
+        mtimeMs: 1n,
+        sha256: "0".repeat(64),
+        pageCount: 3,
+        kind: "book",
+        volume: "2",
+      },
     });
     const p = await expectProblem(await app.api(`/api/files/${broken.id}/pages`), 422, "archive_truncated");
     expect(JSON.stringify(p)).not.toContain(app.config.libraryRoot);

@@ -59,7 +59,13 @@ export interface RestMap {
     source: string;
     kind: string;
     revision: number;
-    entries: { volume: string; chapters: string[]; status: string; conflicts: { chapter: string; volumes: string[]; scope: string }[]; adoptable: string[] }[];
+    entries: {
+      volume: string;
+      chapters: string[];
+      status: string;
+      conflicts: { chapter: string; volumes: string[]; scope: string }[];
+      adoptable: string[];
+    }[];
   }[];
   conflicts: { chapter: string; books: string[] }[];
 }
@@ -110,7 +116,11 @@ export async function appErrorOf(p: Promise<unknown>): Promise<AppError> {
 }
 
 /** The one unit of this kind and number in a units view. */
-export function unitOf<U extends { kind: string; number: string }>(view: { units: U[] }, kind: U["kind"], number: string): U {
+export function unitOf<U extends { kind: string; number: string }>(
+  view: { units: U[] },
+  kind: U["kind"],
+  number: string,
+): U {
   const found = view.units.filter((u) => u.kind === kind && u.number === number);
   expect(found, `${kind} ${number}`).toHaveLength(1);
   return found[0] as U;
@@ -139,7 +149,8 @@ export async function zipBuffer(entries: { name: string; data: Buffer }[]): Prom
 export function cbz(pages: number, options: { comicInfo?: ComicInfoFields; other?: string[] } = {}): Promise<Buffer> {
   const entries: { name: string; data: Buffer }[] = [];
   if (options.comicInfo) entries.push({ name: "ComicInfo.xml", data: Buffer.from(comicInfoXml(options.comicInfo)) });
-  for (let i = 1; i <= pages; i++) entries.push({ name: `${String(i).padStart(3, "0")}.jpg`, data: randomBytes(100 + i) });
+  for (let i = 1; i <= pages; i++)
+    entries.push({ name: `${String(i).padStart(3, "0")}.jpg`, data: randomBytes(100 + i) });
   for (const name of options.other ?? []) entries.push({ name, data: randomBytes(20) });
   return zipBuffer(entries);
 }
@@ -167,7 +178,10 @@ export async function createSeriesWithFiles(
   title: string,
   files: { books: number[]; chapters: number[]; bookPages?: number; chapterPages?: number },
 ): Promise<{ id: number; folder: string }> {
-  const s = await expectJson<{ id: number; folder: string }>(await app.api("/api/manga", { method: "POST", json: { title } }), 201);
+  const s = await expectJson<{ id: number; folder: string }>(
+    await app.api("/api/manga", { method: "POST", json: { title } }),
+    201,
+  );
   const dir = path.join(app.config.libraryRoot, s.folder);
   for (const b of files.books) await writeCbz(path.join(dir, bookFileName(title, b)), files.bookPages ?? 12);
   for (const c of files.chapters) await writeCbz(path.join(dir, chapterFileName(title, c)), files.chapterPages ?? 4);

@@ -10,7 +10,10 @@ import { startCountingServer, startFakeProwlarr, type FakeProwlarr } from "./fak
 import { makeTorrent, startFakeQbittorrent } from "./fakes/qbittorrent-server.ts";
 
 const KEY = "prowlarr-secret-key-42";
-const pack = makeTorrent("Blue Harbor v01-05", [1, 2, 3, 4, 5].map((n) => ({ path: `Blue Harbor v0${n}.cbz`, pages: 2 })));
+const pack = makeTorrent(
+  "Blue Harbor v01-05",
+  [1, 2, 3, 4, 5].map((n) => ({ path: `Blue Harbor v0${n}.cbz`, pages: 2 })),
+);
 const single = makeTorrent("Blue Harbor v02", [{ path: "Blue Harbor v02.cbz", pages: 2 }]);
 const magnetOnly = makeTorrent("Blue Harbor v03", [{ path: "Blue Harbor v03.cbz", pages: 2 }]);
 
@@ -33,7 +36,13 @@ describe("Prowlarr client", () => {
       apiKey: KEY,
       releases: [
         { title: "Blue Harbor v01-05", size: 5000, torrent: pack.bytes, infoHash: pack.infoHash, indexerId: 1 },
-        { title: "Blue Harbor v01-05", size: 5000, torrent: pack.bytes, infoHash: pack.infoHash.toUpperCase(), indexerId: 2 },
+        {
+          title: "Blue Harbor v01-05",
+          size: 5000,
+          torrent: pack.bytes,
+          infoHash: pack.infoHash.toUpperCase(),
+          indexerId: 2,
+        },
         { title: "Blue Harbor v02", size: 900, torrent: single.bytes, infoHash: single.infoHash },
         { title: "Blue Harbor v03", size: 800, magnetUrl: magnetOnly.magnet, infoHash: magnetOnly.infoHash },
         { title: "Blue Harbor v04 (elsewhere)", size: 700, foreignDownloadUrl: `${foreign.url}/grab?apikey=${KEY}` },
@@ -53,7 +62,12 @@ describe("Prowlarr client", () => {
     expect(req?.apiKeyHeader).toBe(KEY);
     expect(req?.query.get("type")).toBe("search");
     expect(req?.query.getAll("categories")).toEqual(["7000", "7020", "7030"]);
-    expect(results.map((r) => r.title)).toEqual(["Blue Harbor v01-05", "Blue Harbor v02", "Blue Harbor v03", "Blue Harbor v04 (elsewhere)"]);
+    expect(results.map((r) => r.title)).toEqual([
+      "Blue Harbor v01-05",
+      "Blue Harbor v02",
+      "Blue Harbor v03",
+      "Blue Harbor v04 (elsewhere)",
+    ]);
     expect(results[0]?.infoHash).toBe(pack.infoHash);
   });
 
@@ -61,7 +75,11 @@ describe("Prowlarr client", () => {
     const results = await client().search("Blue Harbor");
     const t = await client().torrentOf(results[1] as ProwlarrResult);
     expect(t).toMatchObject({ kind: "torrent", infoHash: single.infoHash });
-    expect(await client().torrentOf(results[2] as ProwlarrResult)).toEqual({ kind: "magnet", uri: magnetOnly.magnet, infoHash: magnetOnly.infoHash });
+    expect(await client().torrentOf(results[2] as ProwlarrResult)).toEqual({
+      kind: "magnet",
+      uri: magnetOnly.magnet,
+      infoHash: magnetOnly.infoHash,
+    });
   });
 
   it("never follows a download link to another origin, and keeps the key out of the message and the log", async () => {
@@ -91,7 +109,13 @@ describe.each(["5.1", "5.2"] as const)("qBittorrent client, %s dialect", (dialec
   let dir: string;
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), "mls-qbt-"));
-    fake = await startFakeQbittorrent({ dialect, clientRoot: "/downloads", diskRoot: dir, catalogue: [pack, single, magnetOnly], completeAfterMs: 10 });
+    fake = await startFakeQbittorrent({
+      dialect,
+      clientRoot: "/downloads",
+      diskRoot: dir,
+      catalogue: [pack, single, magnetOnly],
+      completeAfterMs: 10,
+    });
   });
   afterAll(async () => {
     await fake.close();
@@ -101,9 +125,17 @@ describe.each(["5.1", "5.2"] as const)("qBittorrent client, %s dialect", (dialec
 
   it("logs in with the dialect's cookie and adds a .torrent with our category, tag and autoTMM off", async () => {
     const c = client();
-    const { duplicate, torrent } = await c.add({ kind: "torrent", bytes: pack.bytes, infoHash: pack.infoHash }, { savePath: "/downloads/manga", category: "manga-library", tag: "mls" });
+    const { duplicate, torrent } = await c.add(
+      { kind: "torrent", bytes: pack.bytes, infoHash: pack.infoHash },
+      { savePath: "/downloads/manga", category: "manga-library", tag: "mls" },
+    );
     expect(duplicate).toBe(false);
-    expect(torrent).toMatchObject({ hash: pack.infoHash, category: "manga-library", tags: ["mls"], savePath: "/downloads/manga" });
+    expect(torrent).toMatchObject({
+      hash: pack.infoHash,
+      category: "manga-library",
+      tags: ["mls"],
+      savePath: "/downloads/manga",
+    });
     expect(fake.torrents.get(pack.infoHash)).toMatchObject({ autoTMM: false, stopped: false });
     await fake.completed(pack.infoHash);
     const [info] = await c.info([pack.infoHash]);
@@ -113,11 +145,17 @@ describe.each(["5.1", "5.2"] as const)("qBittorrent client, %s dialect", (dialec
 
   it("reports a duplicate, adds a magnet, logs in again after a 403, deletes", async () => {
     const c = client();
-    const again = await c.add({ kind: "torrent", bytes: pack.bytes, infoHash: pack.infoHash }, { savePath: null, category: "manga-library", tag: null });
+    const again = await c.add(
+      { kind: "torrent", bytes: pack.bytes, infoHash: pack.infoHash },
+      { savePath: null, category: "manga-library", tag: null },
+    );
     expect(again.duplicate).toBe(true);
     fake.expireSessions();
     const logins = fake.requests.filter((r) => r.endsWith("/auth/login")).length;
-    const m = await c.add({ kind: "magnet", uri: magnetOnly.magnet, infoHash: magnetOnly.infoHash }, { savePath: null, category: "manga-library", tag: null });
+    const m = await c.add(
+      { kind: "magnet", uri: magnetOnly.magnet, infoHash: magnetOnly.infoHash },
+      { savePath: null, category: "manga-library", tag: null },
+    );
     expect(m.torrent.hash).toBe(magnetOnly.infoHash);
     expect(fake.requests.filter((r) => r.endsWith("/auth/login")).length).toBe(logins + 1);
     await c.delete([magnetOnly.infoHash], true);
@@ -126,7 +164,12 @@ describe.each(["5.1", "5.2"] as const)("qBittorrent client, %s dialect", (dialec
   });
 
   it("refuses a torrent whose computed hash the client does not report", async () => {
-    const e = await rejection(client().add({ kind: "torrent", bytes: single.bytes, infoHash: "0".repeat(40) }, { savePath: null, category: "c", tag: null }));
+    const e = await rejection(
+      client().add(
+        { kind: "torrent", bytes: single.bytes, infoHash: "0".repeat(40) },
+        { savePath: null, category: "c", tag: null },
+      ),
+    );
     expect(e.message).toMatch(/0{40}/);
   });
 

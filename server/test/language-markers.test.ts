@@ -41,7 +41,13 @@ describe("language markers in release titles", () => {
   it("never marks a language for a title without markers (property)", () => {
     fc.assert(
       fc.property(fc.stringMatching(/^[A-Z][a-z]{3,8}$/), fc.integer({ min: 1, max: 99 }), (word, n) => {
-        expect(markedSourceLanguage(`${word} Harbor v${n} (Digital)`, ["ja", "fr", "ko", "zh", "de", "es", "it", "pt", "en"], { seriesTitle: `${word} Harbor` })).toBeNull();
+        expect(
+          markedSourceLanguage(
+            `${word} Harbor v${n} (Digital)`,
+            ["ja", "fr", "ko", "zh", "de", "es", "it", "pt", "en"],
+            { seriesTitle: `${word} Harbor` },
+          ),
+        ).toBeNull();
       }),
     );
   });

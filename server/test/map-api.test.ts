@@ -5,7 +5,16 @@
  * POST /api/manga, filled with small CBZ files written here and recorded by POST /api/library/scan.
  */
 import { describe, expect, it } from "vitest";
-import { createSeriesWithFiles, expectJson, expectProblem, scanLibrary, unitOf, type MapEntry, type RestMap, type RestUnits } from "./fixtures.ts";
+import {
+  createSeriesWithFiles,
+  expectJson,
+  expectProblem,
+  scanLibrary,
+  unitOf,
+  type MapEntry,
+  type RestMap,
+  type RestUnits,
+} from "./fixtures.ts";
 import { shareTestApp, TEST_API_KEY, type TestApp } from "./utils.ts";
 
 describe("chapter-map endpoints", () => {
@@ -34,8 +43,10 @@ describe("chapter-map endpoints", () => {
     app.api(`/api/manga/${id}/chapter-map${dryRun ? "?dry_run=true" : ""}`, { method: "PUT", json: body });
   const del = (id: number, body: unknown, dryRun = false) =>
     app.api(`/api/manga/${id}/chapter-map${dryRun ? "?dry_run=true" : ""}`, { method: "DELETE", json: body });
-  const postReading = (id: number, body: unknown) => app.api(`/api/manga/${id}/chapter-map/readings`, { method: "POST", json: body });
-  const postSuggestion = (id: number, body: unknown) => app.api(`/api/manga/${id}/chapter-map/suggestions`, { method: "POST", json: body });
+  const postReading = (id: number, body: unknown) =>
+    app.api(`/api/manga/${id}/chapter-map/readings`, { method: "POST", json: body });
+  const postSuggestion = (id: number, body: unknown) =>
+    app.api(`/api/manga/${id}/chapter-map/suggestions`, { method: "POST", json: body });
 
   /** The id of the one file of a unit (read from the units view before any map exists). */
   function fileOf(view: RestUnits, kind: "book" | "chapter", number: string): number {
@@ -43,7 +54,15 @@ describe("chapter-map endpoints", () => {
     expect(u.file_ids).toHaveLength(1);
     return u.file_ids[0] as number;
   }
-  const emptyMap = (id: number): RestMap => ({ series_id: id, revision: 0, state: "none", entries: [], readings: [], suggestions: [], conflicts: [] });
+  const emptyMap = (id: number): RestMap => ({
+    series_id: id,
+    revision: 0,
+    state: "none",
+    entries: [],
+    readings: [],
+    suggestions: [],
+    conflicts: [],
+  });
 
   /** Book 1 owned, chapters 1, 2, 5 and 6 as chapter files. */
   const mixed = () => seriesWithFiles([1], [1, 2, 5, 6]);
@@ -78,7 +97,10 @@ describe("chapter-map endpoints", () => {
     const c1 = fileOf(before, "chapter", "1");
     const c2 = fileOf(before, "chapter", "2");
 
-    const preview = await expectJson<Record<string, unknown>>(await put(id, { revision: 0, entries: twoBooks }, true), 200);
+    const preview = await expectJson<Record<string, unknown>>(
+      await put(id, { revision: 0, entries: twoBooks }, true),
+      200,
+    );
     const side = (coverage: string | null, book: string | null, wanted = false) => ({ coverage, book, wanted });
     const change = (number: string, before: object, after: object, become: number[] = []) => ({
       number,
@@ -167,11 +189,22 @@ describe("chapter-map endpoints", () => {
     ]);
     expect(unitOf(after, "chapter", "1").duplicate_file_ids).toEqual([c1]);
     expect(unitOf(after, "chapter", "2").duplicate_file_ids).toEqual([c2]);
-    expect(unitOf(after, "book", "1")).toMatchObject({ plan: "book on disk", file_ids: [book1], duplicate_file_ids: [c1, c2].sort((a, b) => a - b) });
-    expect(unitOf(after, "book", "2")).toMatchObject({ plan: "in part", monitored: true, problems: ["missing chapters: 7, 8"] });
+    expect(unitOf(after, "book", "1")).toMatchObject({
+      plan: "book on disk",
+      file_ids: [book1],
+      duplicate_file_ids: [c1, c2].sort((a, b) => a - b),
+    });
+    expect(unitOf(after, "book", "2")).toMatchObject({
+      plan: "in part",
+      monitored: true,
+      problems: ["missing chapters: 7, 8"],
+    });
 
     // The next save is bound to revision 1 and moves the map to revision 2.
-    const again = await expectJson<RestMap>(await put(id, { revision: 1, entries: [{ volume: "1", chapters: ["1", "2", "3", "4", "4.5"] }] }), 200);
+    const again = await expectJson<RestMap>(
+      await put(id, { revision: 1, entries: [{ volume: "1", chapters: ["1", "2", "3", "4", "4.5"] }] }),
+      200,
+    );
     expect(again.revision).toBe(2);
     expect(again.entries).toEqual([{ volume: "1", chapters: ["1", "2", "3", "4", "4.5"] }]);
     expect((await getMap(id)).revision).toBe(2);
@@ -189,7 +222,9 @@ describe("chapter-map endpoints", () => {
     });
 
     // Never saved: revision 0 is current, anything else is stale.
-    expect(await expectProblem(await put(id, { revision: 3, entries: twoBooks }), 409, "map_revision_stale")).toEqual(stale(0, 3));
+    expect(await expectProblem(await put(id, { revision: 3, entries: twoBooks }), 409, "map_revision_stale")).toEqual(
+      stale(0, 3),
+    );
     expect(await expectProblem(await del(id, { revision: 1 }), 409, "map_revision_stale")).toEqual(stale(0, 1));
     expect(await getMap(id)).toEqual(emptyMap(id));
 
@@ -197,11 +232,17 @@ describe("chapter-map endpoints", () => {
     const units = await getUnits(id);
     // Somebody else saved: a confirmation read at revision 0 is refused, dry run or not.
     const other = [{ volume: "1", chapters: ["1"] }];
-    expect(await expectProblem(await put(id, { revision: 0, entries: other }), 409, "map_revision_stale")).toEqual(stale(1, 0));
-    expect(await expectProblem(await put(id, { revision: 0, entries: other }, true), 409, "map_revision_stale")).toEqual(stale(1, 0));
+    expect(await expectProblem(await put(id, { revision: 0, entries: other }), 409, "map_revision_stale")).toEqual(
+      stale(1, 0),
+    );
+    expect(
+      await expectProblem(await put(id, { revision: 0, entries: other }, true), 409, "map_revision_stale"),
+    ).toEqual(stale(1, 0));
     expect(await expectProblem(await del(id, { revision: 0 }), 409, "map_revision_stale")).toEqual(stale(1, 0));
     expect(await expectProblem(await del(id, { revision: 0 }, true), 409, "map_revision_stale")).toEqual(stale(1, 0));
-    expect(await expectProblem(await put(id, { revision: 2, entries: other }), 409, "map_revision_stale")).toEqual(stale(1, 2));
+    expect(await expectProblem(await put(id, { revision: 2, entries: other }), 409, "map_revision_stale")).toEqual(
+      stale(1, 2),
+    );
 
     expect(await getMap(id)).toEqual(saved);
     expect(await getUnits(id)).toEqual(units);
@@ -215,11 +256,28 @@ describe("chapter-map endpoints", () => {
     }
     await expectProblem(await put(id, { entries: twoBooks }), 400, "bad_request");
     await expectProblem(await del(id, {}), 400, "bad_request");
-    expect((await expectProblem(await put(id, { revision: 0, entries: "1" }), 400, "bad_request")).field).toBe("entries");
+    expect((await expectProblem(await put(id, { revision: 0, entries: "1" }), 400, "bad_request")).field).toBe(
+      "entries",
+    );
     await expectProblem(await put(id, { revision: 0, entries: [{ volume: "1" }] }), 400, "bad_request");
     await expectProblem(await put(id, [0]), 400, "bad_request");
-    await expectProblem(await app.api(`/api/manga/${id}/chapter-map?dry_run=maybe`, { method: "PUT", json: { revision: 0, entries: twoBooks } }), 400, "bad_request");
-    await expectProblem(await app.api(`/api/manga/${id}/chapter-map`, { method: "PUT", body: "{not json", headers: { "content-type": "application/json" } }), 400, "bad_request");
+    await expectProblem(
+      await app.api(`/api/manga/${id}/chapter-map?dry_run=maybe`, {
+        method: "PUT",
+        json: { revision: 0, entries: twoBooks },
+      }),
+      400,
+      "bad_request",
+    );
+    await expectProblem(
+      await app.api(`/api/manga/${id}/chapter-map`, {
+        method: "PUT",
+        body: "{not json",
+        headers: { "content-type": "application/json" },
+      }),
+      400,
+      "bad_request",
+    );
     expect(await getMap(id)).toEqual(emptyMap(id));
   });
 
@@ -230,7 +288,13 @@ describe("chapter-map endpoints", () => {
       { entries: [{ volume: 1, chapters: ["1"] }], field: "entries[0].volume" },
       { entries: [{ volume: "1", chapters: ["1", 1.5] }], field: "entries[0].chapters[1]" },
       { entries: [{ volume: "1", chapters: [2] }], field: "entries[0].chapters[0]" },
-      { entries: [{ volume: "1", chapters: ["1"] }, { volume: "2", chapters: ["1.2.3"] }], field: "entries[1].chapters[0]" },
+      {
+        entries: [
+          { volume: "1", chapters: ["1"] },
+          { volume: "2", chapters: ["1.2.3"] },
+        ],
+        field: "entries[1].chapters[0]",
+      },
       { entries: [{ volume: "-1", chapters: [] }], field: "entries[0].volume" },
       { entries: [{ volume: "1", chapters: ["-1"] }], field: "entries[0].chapters[0]" },
       { entries: [{ volume: "1", chapters: ["1e3"] }], field: "entries[0].chapters[0]" },
@@ -238,16 +302,30 @@ describe("chapter-map endpoints", () => {
     ];
     for (const c of cases) {
       for (const dryRun of [true, false]) {
-        const body = await expectProblem(await put(id, { revision: 0, entries: c.entries }, dryRun), 400, "invalid_label");
+        const body = await expectProblem(
+          await put(id, { revision: 0, entries: c.entries }, dryRun),
+          400,
+          "invalid_label",
+        );
         expect(body.title).toBe("Not an exact decimal number");
         expect(body.field).toBe(c.field);
       }
     }
     // Readings and suggestions take the same labels.
-    expect((await expectProblem(await postReading(id, { volume: 1, chapters: ["1"] }), 400, "invalid_label")).field).toBe("volume");
-    expect((await expectProblem(await postReading(id, { volume: "1", chapters: [1] }), 400, "invalid_label")).field).toBe("reading[0].chapters[0]");
-    expect((await expectProblem(await postReading(id, { volume: "1", chapters: ["1.2.3"] }), 400, "invalid_label")).field).toBe("reading[0].chapters[0]");
-    const sug = await expectProblem(await postSuggestion(id, { source: "catalogue:x", entries: [{ volume: "1", chapters: [10.5] }] }), 400, "invalid_label");
+    expect(
+      (await expectProblem(await postReading(id, { volume: 1, chapters: ["1"] }), 400, "invalid_label")).field,
+    ).toBe("volume");
+    expect(
+      (await expectProblem(await postReading(id, { volume: "1", chapters: [1] }), 400, "invalid_label")).field,
+    ).toBe("reading[0].chapters[0]");
+    expect(
+      (await expectProblem(await postReading(id, { volume: "1", chapters: ["1.2.3"] }), 400, "invalid_label")).field,
+    ).toBe("reading[0].chapters[0]");
+    const sug = await expectProblem(
+      await postSuggestion(id, { source: "catalogue:x", entries: [{ volume: "1", chapters: [10.5] }] }),
+      400,
+      "invalid_label",
+    );
     expect(sug.field).toBe("entries[0].chapters[0]");
 
     expect(await getMap(id)).toEqual(emptyMap(id));
@@ -270,20 +348,41 @@ describe("chapter-map endpoints", () => {
     expect(inTwo.title).toBe("The map entries are not valid");
     expect(inTwo.detail).toBe("chapter 2 is in book 1 and in book 2");
     expect(inTwo.problems).toEqual([
-      { code: "chapter_in_two_volumes", message: "chapter 2 is in book 1 and in book 2", chapter: "2", volumes: ["1", "2"] },
+      {
+        code: "chapter_in_two_volumes",
+        message: "chapter 2 is in book 1 and in book 2",
+        chapter: "2",
+        volumes: ["1", "2"],
+      },
     ]);
 
     // "3" and "03" are one volume; the dry run validates too.
     const twice = await expectProblem(
-      await put(id, { revision: 0, entries: [{ volume: "3", chapters: ["1"] }, { volume: "03", chapters: ["2"] }] }, true),
+      await put(
+        id,
+        {
+          revision: 0,
+          entries: [
+            { volume: "3", chapters: ["1"] },
+            { volume: "03", chapters: ["2"] },
+          ],
+        },
+        true,
+      ),
       400,
       "invalid_map",
     );
     expect(twice.problems).toEqual([{ code: "duplicate_volume", message: "book 3 is listed twice", volume: "3" }]);
 
     // "10.5" and "10.50" are one chapter.
-    const repeated = await expectProblem(await put(id, { revision: 0, entries: [{ volume: "1", chapters: ["10.5", "10.50"] }] }), 400, "invalid_map");
-    expect(repeated.problems).toEqual([{ code: "duplicate_chapter", message: "chapter 10.5 is listed twice in book 1", volume: "1", chapter: "10.5" }]);
+    const repeated = await expectProblem(
+      await put(id, { revision: 0, entries: [{ volume: "1", chapters: ["10.5", "10.50"] }] }),
+      400,
+      "invalid_map",
+    );
+    expect(repeated.problems).toEqual([
+      { code: "duplicate_chapter", message: "chapter 10.5 is listed twice in book 1", volume: "1", chapter: "10.5" },
+    ]);
 
     // A reading lists at least one chapter.
     await expectProblem(await postReading(id, { volume: "1", chapters: [] }), 400, "invalid_map");
@@ -297,10 +396,20 @@ describe("chapter-map endpoints", () => {
     const c1 = fileOf(before, "chapter", "1");
     const c2 = fileOf(before, "chapter", "2");
 
-    await expectJson<RestMap>(await put(id, { revision: 0, entries: [{ volume: "1", chapters: ["1", "2", "3", "4"] }] }), 200);
+    await expectJson<RestMap>(
+      await put(id, { revision: 0, entries: [{ volume: "1", chapters: ["1", "2", "3", "4"] }] }),
+      200,
+    );
     await expectJson<RestMap>(await postReading(id, { volume: "2", chapters: ["5", "6"] }), 201);
-    const withAll = await expectJson<RestMap>(await postSuggestion(id, { source: "catalogue:x", entries: [{ volume: "3", chapters: ["7", "8"] }] }), 201);
-    expect(withAll).toMatchObject({ revision: 1, state: "exact", entries: [{ volume: "1", chapters: ["1", "2", "3", "4"] }] });
+    const withAll = await expectJson<RestMap>(
+      await postSuggestion(id, { source: "catalogue:x", entries: [{ volume: "3", chapters: ["7", "8"] }] }),
+      201,
+    );
+    expect(withAll).toMatchObject({
+      revision: 1,
+      state: "exact",
+      entries: [{ volume: "1", chapters: ["1", "2", "3", "4"] }],
+    });
     const unitsWithMap = await getUnits(id);
 
     // The dry run shows what the removal would undo, and removes nothing.
@@ -358,25 +467,46 @@ describe("chapter-map endpoints", () => {
 
     const units = await getUnits(id);
     expect(units.map).toBe("exact");
-    expect(unitOf(units, "chapter", "1")).toMatchObject({ book: "1", owned: true, coverage: "covered_by_volume", duplicate_file_ids: [c1] });
+    expect(unitOf(units, "chapter", "1")).toMatchObject({
+      book: "1",
+      owned: true,
+      coverage: "covered_by_volume",
+      duplicate_file_ids: [c1],
+    });
     expect(unitOf(units, "chapter", "2")).toMatchObject({ book: "1", owned: true, coverage: "covered_by_volume" });
     // The reading named chapter 3: it gets a slot, and the owned book covers it.
-    expect(unitOf(units, "chapter", "3")).toMatchObject({ book: "1", owned: false, monitored: true, coverage: "covered_by_volume" });
+    expect(unitOf(units, "chapter", "3")).toMatchObject({
+      book: "1",
+      owned: false,
+      monitored: true,
+      coverage: "covered_by_volume",
+    });
     expect(unitOf(units, "chapter", "5")).toMatchObject({ book: null, coverage: null });
 
     // A reading that contradicts the operator map is refused, and stores nothing.
     await expectJson<RestMap>(await put(id, { revision: 0, entries: [{ volume: "2", chapters: ["5", "6"] }] }), 200);
     const stored = await getMap(id);
-    const clash = await expectProblem(await postReading(id, { volume: "3", chapters: ["6", "7"] }), 422, "reading_conflicts_with_map");
+    const clash = await expectProblem(
+      await postReading(id, { volume: "3", chapters: ["6", "7"] }),
+      422,
+      "reading_conflicts_with_map",
+    );
     expect(clash.chapters).toEqual(["6 (vol 2)"]);
     expect(clash.detail).toBe("these chapters already belong to another book in the registered map: 6 (vol 2)");
     // So is one contradicting an earlier reading.
-    const clash2 = await expectProblem(await postReading(id, { volume: "4", chapters: ["3", "9"] }), 422, "reading_conflicts_with_map");
+    const clash2 = await expectProblem(
+      await postReading(id, { volume: "4", chapters: ["3", "9"] }),
+      422,
+      "reading_conflicts_with_map",
+    );
     expect(clash2.chapters).toEqual(["3 (vol 1)"]);
     expect(await getMap(id)).toEqual(stored);
 
     // A new reading of the same book replaces that book's reading.
-    const reread = await expectJson<RestMap>(await postReading(id, { volume: "1", chapters: ["1", "2", "3", "4"] }), 201);
+    const reread = await expectJson<RestMap>(
+      await postReading(id, { volume: "1", chapters: ["1", "2", "3", "4"] }),
+      201,
+    );
     expect(reread.readings).toEqual([{ volume: "1", chapters: ["1", "2", "3", "4"] }]);
     expect(reread.entries).toEqual([{ volume: "2", chapters: ["5", "6"] }]);
     expect(reread.revision).toBe(1);
@@ -406,7 +536,13 @@ describe("chapter-map endpoints", () => {
             kind: "catalogue",
             revision: 1,
             entries: [
-              { volume: "1", chapters: ["1", "2", "3"], status: "open", conflicts: [selfConflict], adoptable: ["1", "2"] },
+              {
+                volume: "1",
+                chapters: ["1", "2", "3"],
+                status: "open",
+                conflicts: [selfConflict],
+                adoptable: ["1", "2"],
+              },
               { volume: "2", chapters: ["3", "4"], status: "open", conflicts: [selfConflict], adoptable: ["4"] },
             ],
           },
@@ -424,7 +560,13 @@ describe("chapter-map endpoints", () => {
 
       // A dense, ordered official map is a suggestion too.
       const official = await expectJson<RestMap>(
-        await postSuggestion(id, { source: "official:publisher", entries: [{ volume: "1", chapters: ["1", "2"] }, { volume: "2", chapters: ["5", "6"] }] }),
+        await postSuggestion(id, {
+          source: "official:publisher",
+          entries: [
+            { volume: "1", chapters: ["1", "2"] },
+            { volume: "2", chapters: ["5", "6"] },
+          ],
+        }),
         201,
       );
       expect(official.suggestions.map((s) => [s.source, s.kind])).toEqual([
@@ -440,7 +582,10 @@ describe("chapter-map endpoints", () => {
       await expectJson<RestMap>(await postSuggestion(id, catalogue), 201);
 
       // An explicit empty entry: book 2's membership is unknown on purpose, its claims are suppressed.
-      const suppressed = await expectJson<RestMap>(await put(id, { revision: 0, entries: [{ volume: "2", chapters: [] }] }), 200);
+      const suppressed = await expectJson<RestMap>(
+        await put(id, { revision: 0, entries: [{ volume: "2", chapters: [] }] }),
+        200,
+      );
       expect(suppressed.state).toBe("none");
       expect(suppressed.entries).toEqual([{ volume: "2", chapters: [] }]);
       expect(suppressed.suggestions[0]?.entries).toEqual([
@@ -464,7 +609,13 @@ describe("chapter-map endpoints", () => {
 
       // A catalogue refresh: new data replaces the suggestion, the operator's boundaries stay.
       const refreshed = await expectJson<RestMap>(
-        await postSuggestion(id, { source: "catalogue:x", entries: [{ volume: "1", chapters: ["1", "2", "3", "4", "5"] }, { volume: "2", chapters: ["6"] }] }),
+        await postSuggestion(id, {
+          source: "catalogue:x",
+          entries: [
+            { volume: "1", chapters: ["1", "2", "3", "4", "5"] },
+            { volume: "2", chapters: ["6"] },
+          ],
+        }),
         201,
       );
       expect(refreshed.revision).toBe(2);
@@ -487,15 +638,27 @@ describe("chapter-map endpoints", () => {
     it("conflicts between catalogues and against the operator map are listed on the suggestion", async () => {
       const { id } = await mixed();
       await expectJson<RestMap>(await put(id, { revision: 0, entries: [{ volume: "1", chapters: ["1", "2"] }] }), 200);
-      await expectJson<RestMap>(await postSuggestion(id, { source: "catalogue:x", entries: [{ volume: "2", chapters: ["5", "6"] }] }), 201);
-      const both = await expectJson<RestMap>(await postSuggestion(id, { source: "catalogue:y", entries: [{ volume: "3", chapters: ["2", "6", "7"] }] }), 201);
+      await expectJson<RestMap>(
+        await postSuggestion(id, { source: "catalogue:x", entries: [{ volume: "2", chapters: ["5", "6"] }] }),
+        201,
+      );
+      const both = await expectJson<RestMap>(
+        await postSuggestion(id, { source: "catalogue:y", entries: [{ volume: "3", chapters: ["2", "6", "7"] }] }),
+        201,
+      );
       expect(both.suggestions).toEqual([
         {
           source: "catalogue:x",
           kind: "catalogue",
           revision: 1,
           entries: [
-            { volume: "2", chapters: ["5", "6"], status: "open", conflicts: [{ chapter: "6", volumes: ["2", "3"], scope: "catalogues" }], adoptable: ["5", "6"] },
+            {
+              volume: "2",
+              chapters: ["5", "6"],
+              status: "open",
+              conflicts: [{ chapter: "6", volumes: ["2", "3"], scope: "catalogues" }],
+              adoptable: ["5", "6"],
+            },
           ],
         },
         {
@@ -523,12 +686,27 @@ describe("chapter-map endpoints", () => {
 
     it("a source that is not catalogue:<name> or official:<name> answers 422 suggestion_source_invalid", async () => {
       const { id } = await mixed();
-      for (const source of ["mangaupdates", "operator", "reading", "reading:x", "estimate:x", "catalogue:", "catalogue:a/b", undefined]) {
-        const body = await expectProblem(await postSuggestion(id, { source, entries: [{ volume: "1", chapters: ["1"] }] }), 422, "suggestion_source_invalid");
+      for (const source of [
+        "mangaupdates",
+        "operator",
+        "reading",
+        "reading:x",
+        "estimate:x",
+        "catalogue:",
+        "catalogue:a/b",
+        undefined,
+      ]) {
+        const body = await expectProblem(
+          await postSuggestion(id, { source, entries: [{ volume: "1", chapters: ["1"] }] }),
+          422,
+          "suggestion_source_invalid",
+        );
         expect(body.field).toBe("source");
       }
       // A source that is not even a string is a malformed field.
-      expect((await expectProblem(await postSuggestion(id, { source: 7, entries: [] }), 400, "invalid_field")).field).toBe("source");
+      expect(
+        (await expectProblem(await postSuggestion(id, { source: 7, entries: [] }), 400, "invalid_field")).field,
+      ).toBe("source");
       expect(await getMap(id)).toEqual(emptyMap(id));
     });
   });
@@ -551,7 +729,8 @@ describe("chapter-map endpoints", () => {
       postSuggestion(missing, { source: "catalogue:x", entries: [] }),
       app.api(`/api/manga/${missing}/units`),
     ];
-    for (const res of await Promise.all(calls)) expect(await expectProblem(res, 404, "series_not_found")).toEqual(expected);
+    for (const res of await Promise.all(calls))
+      expect(await expectProblem(res, 404, "series_not_found")).toEqual(expected);
   });
 
   it("without the API key every map endpoint answers 401 unauthenticated and changes nothing", async () => {

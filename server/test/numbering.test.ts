@@ -20,7 +20,10 @@ describe("numbering overrides", () => {
   let seriesId: number;
   let mappingId: number;
 
-  const offerOf = async (externalId: string) => app.ctx.db.offer.findUniqueOrThrow({ where: { sourceMappingId_externalId: { sourceMappingId: mappingId, externalId } } });
+  const offerOf = async (externalId: string) =>
+    app.ctx.db.offer.findUniqueOrThrow({
+      where: { sourceMappingId_externalId: { sourceMappingId: mappingId, externalId } },
+    });
 
   beforeAll(async () => {
     const pages = await drawnChapter(1, 1);
@@ -40,8 +43,14 @@ describe("numbering overrides", () => {
     });
     app = await createTestApp();
     await app.services.sourceSettings.update({ suwayomi: { enabled: true, url: fake.url, auth: "none" } });
-    seriesId = (await expectJson<{ id: number }>(await app.api("/api/manga", { method: "POST", json: { title: "Split Moon" } }), 201)).id;
-    mappingId = (await app.services.sources.link(seriesId, { provider: SOURCE, source_id: "5", language: "en" })).mapping.id;
+    seriesId = (
+      await expectJson<{ id: number }>(
+        await app.api("/api/manga", { method: "POST", json: { title: "Split Moon" } }),
+        201,
+      )
+    ).id;
+    mappingId = (await app.services.sources.link(seriesId, { provider: SOURCE, source_id: "5", language: "en" }))
+      .mapping.id;
   });
   afterAll(async () => {
     await app.dispose();
@@ -49,12 +58,23 @@ describe("numbering overrides", () => {
   });
 
   it("applies a correction to the offer at once, with its evidence stored", async () => {
-    const r = await app.services.numbering.setNumberingOverride(seriesId, mappingId, "502", "13", { chapter: "12", part: 2 }, "page 1 continues chapter 12; the next release is titled chapter 13");
+    const r = await app.services.numbering.setNumberingOverride(
+      seriesId,
+      mappingId,
+      "502",
+      "13",
+      { chapter: "12", part: 2 },
+      "page 1 continues chapter 12; the next release is titled chapter 13",
+    );
     expect(r.action).toBe("set");
     expect(r.refresh).toMatchObject({ status: "ok", overridesApplied: 1 });
     expect(await offerOf("502")).toMatchObject({ chapter: "12", part: 2 });
     const [row] = await app.services.numbering.overridesOf(seriesId, mappingId);
-    expect(row).toMatchObject({ externalId: "502", observedNumber: "13", evidence: expect.stringContaining("continues chapter 12") });
+    expect(row).toMatchObject({
+      externalId: "502",
+      observedNumber: "13",
+      evidence: expect.stringContaining("continues chapter 12"),
+    });
     expect(JSON.parse(row!.correction)).toEqual({ chapter: "12", part: 2 });
   });
 
@@ -70,7 +90,10 @@ describe("numbering overrides", () => {
     ch.chapterNumber = 12.5;
     ch.name = "Ch.12.5";
     const r = await app.services.sources.refresh(seriesId);
-    expect(r.mappings[0]).toMatchObject({ overridesApplied: 0, overridesInvalidated: [{ externalId: "502", observedNumber: "13", sourceNumber: "12.5" }] });
+    expect(r.mappings[0]).toMatchObject({
+      overridesApplied: 0,
+      overridesInvalidated: [{ externalId: "502", observedNumber: "13", sourceNumber: "12.5" }],
+    });
     expect(await offerOf("502")).toMatchObject({ chapter: "12.5", part: null });
     expect(await app.services.numbering.overridesOf(seriesId, mappingId)).toHaveLength(1);
     // The source goes back to its old number: the reviewed override applies again.
@@ -85,19 +108,32 @@ describe("numbering overrides", () => {
     expect(r.action).toBe("withdrawn");
     expect(await offerOf("502")).toMatchObject({ chapter: "13", part: null });
     expect(await app.services.numbering.overridesOf(seriesId, mappingId)).toEqual([]);
-    expect((await app.services.numbering.setNumberingOverride(seriesId, mappingId, "502", "13", null, "")).action).toBe("none");
+    expect((await app.services.numbering.setNumberingOverride(seriesId, mappingId, "502", "13", null, "")).action).toBe(
+      "none",
+    );
   });
 
   it("refuses invalid input with coded errors", async () => {
     const n = app.services.numbering;
-    expect((await appErrorOf(n.setNumberingOverride(seriesId, 99999, "502", "13", { chapter: "12" }, "x"))).code).toBe("mapping_not_found");
-    expect((await appErrorOf(n.setNumberingOverride(seriesId, mappingId, "502", "13", { chapter: 12 }, "x"))).code).toBe("invalid_field");
-    expect((await appErrorOf(n.setNumberingOverride(seriesId, mappingId, "502", "13.x", { chapter: "12" }, "x"))).code).toBe("invalid_label");
-    expect((await appErrorOf(n.setNumberingOverride(seriesId, mappingId, "502", "13", { chapter: "12" }, "  "))).code).toBe("invalid_field");
+    expect((await appErrorOf(n.setNumberingOverride(seriesId, 99999, "502", "13", { chapter: "12" }, "x"))).code).toBe(
+      "mapping_not_found",
+    );
+    expect(
+      (await appErrorOf(n.setNumberingOverride(seriesId, mappingId, "502", "13", { chapter: 12 }, "x"))).code,
+    ).toBe("invalid_field");
+    expect(
+      (await appErrorOf(n.setNumberingOverride(seriesId, mappingId, "502", "13.x", { chapter: "12" }, "x"))).code,
+    ).toBe("invalid_label");
+    expect(
+      (await appErrorOf(n.setNumberingOverride(seriesId, mappingId, "502", "13", { chapter: "12" }, "  "))).code,
+    ).toBe("invalid_field");
   });
 
   it("has no endpoint: neither REST nor GraphQL exposes it", () => {
-    const fields = [...Object.keys(schema.getQueryType()!.getFields()), ...Object.keys(schema.getMutationType()!.getFields())];
+    const fields = [
+      ...Object.keys(schema.getQueryType()!.getFields()),
+      ...Object.keys(schema.getMutationType()!.getFields()),
+    ];
     expect(fields.filter((f) => /numbering|override/i.test(f))).toEqual([]);
     expect(fields).toContain("refreshSources");
     const rest = readFileSync(path.join(repoRoot, "server", "src", "http", "rest-sources.ts"), "utf8");

@@ -45,24 +45,44 @@ describe.each(transports)("verification moves through %s", (_name, t) => {
     const recycled = await app.ctx.db.recycleEntry.count();
 
     expect(await t.verify(s.id, "1", proof)).toEqual({ verified: true });
-    expect(await t.verifiedBook(s.id, "1")).toEqual({ fileId: s.book, digest: proof.digest, chapters: ["1", "2", "3"], suspectReason: "hand import", verified: true, proofStatus: "applies" });
+    expect(await t.verifiedBook(s.id, "1")).toEqual({
+      fileId: s.book,
+      digest: proof.digest,
+      chapters: ["1", "2", "3"],
+      suspectReason: "hand import",
+      verified: true,
+      proofStatus: "applies",
+    });
     const u = await t.units(s.id);
     expect(unit(u, "book", "1")).toMatchObject({ owned: true, fileIds: [s.book], duplicateFileIds: [], problems: [] });
     // The missing chapters are satisfied by the book.
     for (const n of ["1", "3"]) expect(unit(u, "chapter", n).coverage, `chapter ${n}`).toBe("covered_by_volume");
     // Chapter 2's file stays: a verified suspect book retires nothing, so it is no duplicate
     // (an on-disk chapter reads covered_by_volume only when its files are duplicates).
-    expect(unit(u, "chapter", "2")).toMatchObject({ owned: true, coverage: null, fileIds: [s.chapter2], duplicateFileIds: [] });
+    expect(unit(u, "chapter", "2")).toMatchObject({
+      owned: true,
+      coverage: null,
+      fileIds: [s.chapter2],
+      duplicateFileIds: [],
+    });
     const rows = await app.ctx.db.libraryFile.findMany({ where: { seriesId: s.id }, orderBy: { id: "asc" } });
-    expect(rows.map((f) => [f.id, f.state])).toEqual([s.book, s.chapter2].sort((a, b) => a - b).map((id) => [id, "active"]));
+    expect(rows.map((f) => [f.id, f.state])).toEqual(
+      [s.book, s.chapter2].sort((a, b) => a - b).map((id) => [id, "active"]),
+    );
     expect(await app.ctx.db.recycleEntry.count()).toBe(recycled);
   });
 
   it("a proof with a stale digest or other chapters leaves the book suspect", async () => {
     const s = await suspectSeries();
     const proof = await proofOf(t, s.id);
-    expect(await t.verify(s.id, "1", { ...proof, digest: `sha256:${"0".repeat(64)}` })).toEqual({ code: "digest_stale", status: 409 });
-    expect(await t.verify(s.id, "1", { ...proof, chapters: ["1", "2"] })).toEqual({ code: "proof_chapters_mismatch", status: 422 });
+    expect(await t.verify(s.id, "1", { ...proof, digest: `sha256:${"0".repeat(64)}` })).toEqual({
+      code: "digest_stale",
+      status: 409,
+    });
+    expect(await t.verify(s.id, "1", { ...proof, chapters: ["1", "2"] })).toEqual({
+      code: "proof_chapters_mismatch",
+      status: 422,
+    });
     await expectSuspect(t, s.id);
     expect(await app.ctx.db.verification.count({ where: { seriesId: s.id } })).toBe(0);
   });
@@ -88,7 +108,10 @@ describe.each(transports)("verification moves through %s", (_name, t) => {
   it("book verified → map changes → suspect (the proof stops applying by itself)", async () => {
     const s = await verified(t);
     expect(await t.saveMap(s.id, 1, [{ volume: "1", chapters: ["1", "2", "3", "4"] }])).toBe(2);
-    expect(await t.verifiedBook(s.id, "1")).toMatchObject({ chapters: ["1", "2", "3", "4"], proofStatus: "map_changed" });
+    expect(await t.verifiedBook(s.id, "1")).toMatchObject({
+      chapters: ["1", "2", "3", "4"],
+      proofStatus: "map_changed",
+    });
     await expectSuspect(t, s.id);
   });
 });

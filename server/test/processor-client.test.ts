@@ -23,7 +23,9 @@ let chat: FakeChat;
 
 async function cbz(file: string, pages: number): Promise<void> {
   const zip = new ZipFile();
-  (await drawnPages(pages, 3, { width: 90, height: 130 })).forEach((p, i) => zip.addBuffer(p, `${String(i + 1).padStart(3, "0")}.jpg`, { compress: false }));
+  (await drawnPages(pages, 3, { width: 90, height: 130 })).forEach((p, i) =>
+    zip.addBuffer(p, `${String(i + 1).padStart(3, "0")}.jpg`, { compress: false }),
+  );
   zip.end();
   const chunks: Buffer[] = [];
   for await (const c of zip.outputStream as AsyncIterable<Buffer>) chunks.push(c);
@@ -54,7 +56,12 @@ describe("processor client", () => {
     const put = fake.requests.find((r) => r.method === "PUT")!;
     expect(put.headers["content-type"]).toBe("application/zip");
     expect(put.headers["content-length"]).toBe(String((await readFile(source)).length));
-    const first = await client.submit(id(0), { source_sha256: sha, source_language: "ja", target_language: "en", ai: { base_url: chat.baseUrl, model: "m-1", api_key: AI_KEY } });
+    const first = await client.submit(id(0), {
+      source_sha256: sha,
+      source_language: "ja",
+      target_language: "en",
+      ai: { base_url: chat.baseUrl, model: "m-1", api_key: AI_KEY },
+    });
     expect(["queued", "running"]).toContain(first.status);
     let s = first;
     while (s.status !== "completed") {
@@ -93,7 +100,14 @@ describe("processor client", () => {
     const dropped = await client.uploadSource(id(3), source).catch((e: unknown) => e);
     expect((dropped as ProcessorError).transient).toBe(true);
     await client.uploadSource(id(3), source);
-    const missing = await client.submit(id(4), { source_sha256: "0".repeat(64), source_language: "ja", target_language: "en", ai: { base_url: chat.baseUrl, model: "m", api_key: AI_KEY } }).catch((e: unknown) => e);
+    const missing = await client
+      .submit(id(4), {
+        source_sha256: "0".repeat(64),
+        source_language: "ja",
+        target_language: "en",
+        ai: { base_url: chat.baseUrl, model: "m", api_key: AI_KEY },
+      })
+      .catch((e: unknown) => e);
     expect((missing as ProcessorError).processorCode).toBe("source_missing");
     expect((missing as Error).message).not.toContain(AI_KEY);
   });
@@ -111,7 +125,12 @@ describe("processor client", () => {
     });
     await new Promise<void>((r) => slow.listen(0, "127.0.0.1", r));
     const port = (slow.address() as { port: number }).port;
-    const client = processorClient({ url: `http://127.0.0.1:${port}`, token: null, timeoutMs: 150, maxResultBytes: 1000 });
+    const client = processorClient({
+      url: `http://127.0.0.1:${port}`,
+      token: null,
+      timeoutMs: 150,
+      maxResultBytes: 1000,
+    });
     const t = await client.status(id(5)).catch((e: unknown) => e);
     expect((t as ProcessorError).transient).toBe(true);
     const d = await client.cancel(id(5)).catch((e: unknown) => e);

@@ -21,11 +21,17 @@ let dir: string;
 let source: string;
 let sha: string;
 const running: RunningProcessor[] = [];
-const request = (): SubmitBody => ({ source_sha256: sha, source_language: "fr", target_language: "en", ai: { base_url: "http://127.0.0.1:9/v1", model: "ext-model", api_key: AI_KEY } });
+const request = (): SubmitBody => ({
+  source_sha256: sha,
+  source_language: "fr",
+  target_language: "en",
+  ai: { base_url: "http://127.0.0.1:9/v1", model: "ext-model", api_key: AI_KEY },
+});
 
 function requirePython(): void {
   const r = spawnSync("python3", ["--version"]);
-  if (r.error || r.status !== 0) throw new Error("python3 is missing: install the Debian package python3 to test the external engine adapter");
+  if (r.error || r.status !== 0)
+    throw new Error("python3 is missing: install the Debian package python3 to test the external engine adapter");
 }
 
 async function processorWith(name: string, standin: Record<string, unknown>, extra: Record<string, unknown> = {}) {
@@ -52,7 +58,19 @@ afterAll(async () => {
 describe("external engine (adapter + stand-in)", () => {
   it("translates through the adapter: key over stdin only, chains cleared, validated receipt", async () => {
     const record = path.join(dir, "record.json");
-    const { client } = await processorWith("state-ok", { record_file: record }, { translator: { translator: "sugoi", translator_chain: "google:JPN;sugoi:ENG", selective_translation: "sugoi:JPN", skip_lang: "ENG,FRA", target_lang: "JPN" } });
+    const { client } = await processorWith(
+      "state-ok",
+      { record_file: record },
+      {
+        translator: {
+          translator: "sugoi",
+          translator_chain: "google:JPN;sugoi:ENG",
+          selective_translation: "sugoi:JPN",
+          skip_lang: "ENG,FRA",
+          target_lang: "JPN",
+        },
+      },
+    );
     const id = jobId();
     await client.uploadSource(id, source);
     await client.submit(id, request());
@@ -61,13 +79,34 @@ describe("external engine (adapter + stand-in)", () => {
     expect(st.status).toBe("completed");
     expect(st.progress).toEqual({ pagesDone: 3, pagesTotal: 3 });
     const seen = JSON.parse(await readFile(record, "utf8")) as Record<string, unknown>;
-    expect(seen).toMatchObject({ translator: "custom_openai", target_lang: "ENG", translator_chain: null, selective_translation: null, skip_lang: null, no_text_lang_skip: true });
-    expect(seen).toMatchObject({ api_base: "http://127.0.0.1:9/v1", model: "ext-model", key_in_argv: false, key_in_env: false, params: { use_gpu: false } });
+    expect(seen).toMatchObject({
+      translator: "custom_openai",
+      target_lang: "ENG",
+      translator_chain: null,
+      selective_translation: null,
+      skip_lang: null,
+      no_text_lang_skip: true,
+    });
+    expect(seen).toMatchObject({
+      api_base: "http://127.0.0.1:9/v1",
+      model: "ext-model",
+      key_in_argv: false,
+      key_in_env: false,
+      params: { use_gpu: false },
+    });
     expect(seen.key_sha256).toBe(createHash("sha256").update(AI_KEY).digest("hex"));
     const zip = await unzipper.Open.file(await client.result(id, path.join(dir, "ext.zip")));
     expect(zip.files.map((f) => f.path)).toEqual(["001.jpg", "002.jpg", "003.jpg", "translation.json"]);
     const receipt = JSON.parse((await zip.files[3]!.buffer()).toString("utf8")) as Record<string, unknown>;
-    expect(receipt).toMatchObject({ source_sha256: sha, page_count: 3, translated_regions: 3, untranslated_regions: 0, detected_source_language: "fr", detected_target_language: "en", model: "ext-model" });
+    expect(receipt).toMatchObject({
+      source_sha256: sha,
+      page_count: 3,
+      translated_regions: 3,
+      untranslated_regions: 0,
+      detected_source_language: "fr",
+      detected_target_language: "en",
+      model: "ext-model",
+    });
     expect(await filesContaining(path.join(dir, "state-ok"), AI_KEY)).toEqual([]);
   });
 
@@ -101,7 +140,8 @@ describe("external engine (adapter + stand-in)", () => {
     await client.uploadSource(id, source);
     await client.submit(id, request());
     await waitFor(client, id, ["running"]);
-    for (let i = 0; i < 200 && (await client.status(id))?.progress?.pagesDone !== 1; i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 200 && (await client.status(id))?.progress?.pagesDone !== 1; i++)
+      await new Promise((r) => setTimeout(r, 25));
     expect((await client.status(id))?.progress?.pagesDone).toBe(1);
     await client.cancel(id);
     expect((await waitFor(client, id, ["cancelled"], 10_000)).status).toBe("cancelled");
@@ -114,14 +154,22 @@ describe("external engine (adapter + stand-in)", () => {
     const id = jobId();
     await first.client.uploadSource(id, source);
     await first.client.submit(id, request());
-    for (let i = 0; i < 400 && (await first.client.status(id))?.progress?.pagesDone !== 2; i++) await new Promise((r) => setTimeout(r, 25));
-    const done = (await filesUnder(path.join(dir, "state-restart"))).filter((f) => /page-000[12]\.json$/.test(f)).sort();
+    for (let i = 0; i < 400 && (await first.client.status(id))?.progress?.pagesDone !== 2; i++)
+      await new Promise((r) => setTimeout(r, 25));
+    const done = (await filesUnder(path.join(dir, "state-restart")))
+      .filter((f) => /page-000[12]\.json$/.test(f))
+      .sort();
     expect(done, "pages 1 and 2 checkpointed").toHaveLength(2);
     const before = await Promise.all(done.map((f) => stat(f)));
     await first.proc.close();
 
     // The same state directory and configuration; the service re-submits on 404.
-    const engine = createExternalEngine({ python: "python3", root: STANDIN, configText: JSON.stringify({ standin: { hang_at: 2 } }), cpu: true });
+    const engine = createExternalEngine({
+      python: "python3",
+      root: STANDIN,
+      configText: JSON.stringify({ standin: { hang_at: 2 } }),
+      cpu: true,
+    });
     const proc = await startProcessor({ stateDir: path.join(dir, "state-restart"), engine, port: 0 });
     running.push(proc);
     const client = processorClient({ url: proc.url, token: null, timeoutMs: 5000 });
@@ -138,7 +186,12 @@ describe("external engine (adapter + stand-in)", () => {
 
 describe("a non-Python engine path", () => {
   it("fails the job with engine_unavailable", async () => {
-    const engine = createExternalEngine({ python: path.join(dir, "no-such-python"), root: STANDIN, configText: null, cpu: false });
+    const engine = createExternalEngine({
+      python: path.join(dir, "no-such-python"),
+      root: STANDIN,
+      configText: null,
+      cpu: false,
+    });
     const proc = await startProcessor({ stateDir: path.join(dir, "state-missing"), engine, port: 0 });
     running.push(proc);
     const client = processorClient({ url: proc.url, token: null, timeoutMs: 5000 });

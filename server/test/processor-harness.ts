@@ -107,7 +107,9 @@ export async function tempDir(prefix: string): Promise<string> {
 
 export async function writeCbz(file: string, pages: number, seed = 3): Promise<string> {
   const zip = new ZipFile();
-  (await drawnPages(pages, seed, { width: 90, height: 130 })).forEach((p, i) => zip.addBuffer(p, `${String(i + 1).padStart(3, "0")}.jpg`, { compress: false }));
+  (await drawnPages(pages, seed, { width: 90, height: 130 })).forEach((p, i) =>
+    zip.addBuffer(p, `${String(i + 1).padStart(3, "0")}.jpg`, { compress: false }),
+  );
   zip.end();
   const chunks: Buffer[] = [];
   for await (const c of zip.outputStream as AsyncIterable<Buffer>) chunks.push(c);
@@ -125,7 +127,12 @@ export function jobId(retry = 0, hex?: string): string {
 export const hexOf = (id: string) => id.split("-")[0]!;
 
 /** Polls until the status is one of `want` (or throws after `ms`). */
-export async function waitFor(client: ProcessorClient, id: string, want: ProcessorStatus["status"][], ms = 10_000): Promise<ProcessorStatus> {
+export async function waitFor(
+  client: ProcessorClient,
+  id: string,
+  want: ProcessorStatus["status"][],
+  ms = 10_000,
+): Promise<ProcessorStatus> {
   const end = Date.now() + ms;
   for (;;) {
     const st = await client.status(id);

@@ -37,7 +37,8 @@ afterAll(async () => {
 
 async function filesUnder(dir: string): Promise<string[]> {
   const out: string[] = [];
-  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) if (e.isFile()) out.push(path.join(e.parentPath, e.name));
+  for (const e of await readdir(dir, { withFileTypes: true, recursive: true }))
+    if (e.isFile()) out.push(path.join(e.parentPath, e.name));
   return out;
 }
 

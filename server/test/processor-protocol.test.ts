@@ -8,8 +8,21 @@ import path from "node:path";
 import unzipper from "unzipper";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startProcessor, type RunningProcessor } from "../src/processor/processor.ts";
-import { ProcessorError, processorClient, type ProcessorClient, type SubmitBody } from "../src/services/processor-client.ts";
-import { filesContaining, jobId, tempDir, testEngine, waitFor, writeCbz, type TestEngine } from "./processor-harness.ts";
+import {
+  ProcessorError,
+  processorClient,
+  type ProcessorClient,
+  type SubmitBody,
+} from "../src/services/processor-client.ts";
+import {
+  filesContaining,
+  jobId,
+  tempDir,
+  testEngine,
+  waitFor,
+  writeCbz,
+  type TestEngine,
+} from "./processor-harness.ts";
 
 const TOKEN = "proc-token-7d2c";
 const AI_KEY = "sk-secret-ai-key-4b19";
@@ -21,9 +34,18 @@ let engine: TestEngine;
 let proc: RunningProcessor;
 let client: ProcessorClient;
 
-const request = (over: Partial<SubmitBody> = {}): SubmitBody => ({ source_sha256: sha, source_language: "ja", target_language: "en", ai: { base_url: BASE_URL, model: "test-model", api_key: AI_KEY }, ...over });
+const request = (over: Partial<SubmitBody> = {}): SubmitBody => ({
+  source_sha256: sha,
+  source_language: "ja",
+  target_language: "en",
+  ai: { base_url: BASE_URL, model: "test-model", api_key: AI_KEY },
+  ...over,
+});
 const refusal = async (p: Promise<unknown>) => {
-  const e = await p.then(() => null, (x: unknown) => x);
+  const e = await p.then(
+    () => null,
+    (x: unknown) => x,
+  );
   expect(e).toBeInstanceOf(ProcessorError);
   return e as ProcessorError;
 };
@@ -33,7 +55,13 @@ beforeAll(async () => {
   source = path.join(dir, "source.cbz");
   sha = await writeCbz(source, 3);
   engine = testEngine();
-  proc = await startProcessor({ stateDir: path.join(dir, "state"), engine, port: 0, token: TOKEN, maxSourceBytes: 400_000 });
+  proc = await startProcessor({
+    stateDir: path.join(dir, "state"),
+    engine,
+    port: 0,
+    token: TOKEN,
+    maxSourceBytes: 400_000,
+  });
   client = processorClient({ url: proc.url, token: TOKEN, timeoutMs: 5000 });
 });
 afterAll(async () => {
@@ -60,7 +88,13 @@ describe("protocol v1 round trip", () => {
     const zip = await unzipper.Open.file(a);
     expect(zip.files.map((f) => f.path)).toEqual(["001.jpg", "002.jpg", "003.jpg", "translation.json"]);
     const receipt = JSON.parse((await zip.files[3]!.buffer()).toString("utf8")) as Record<string, unknown>;
-    expect(receipt).toMatchObject({ source_sha256: sha, source_language: "ja", target_language: "en", page_count: 3, model: "test-model" });
+    expect(receipt).toMatchObject({
+      source_sha256: sha,
+      source_language: "ja",
+      target_language: "en",
+      page_count: 3,
+      model: "test-model",
+    });
     // Re-POST with the same identity: the current status, no new run.
     const runs = engine.runs;
     expect((await client.submit(id, request())).status).toBe("completed");
@@ -84,7 +118,17 @@ describe("protocol v1 round trip", () => {
     // The key is not part of the identity: another key still hits the cache.
     const third = jobId();
     await client.uploadSource(third, source);
-    expect((await client.submit(third, request({ target_language: "fr", ai: { base_url: BASE_URL, model: "test-model", api_key: "another-key-1234" } }))).status).toBe("completed");
+    expect(
+      (
+        await client.submit(
+          third,
+          request({
+            target_language: "fr",
+            ai: { base_url: BASE_URL, model: "test-model", api_key: "another-key-1234" },
+          }),
+        )
+      ).status,
+    ).toBe("completed");
     expect(engine.runs).toBe(runs);
   });
 });
@@ -117,7 +161,11 @@ describe("refusals", () => {
       duplex: "half",
     } as RequestInit);
     expect(chunked.status).toBe(411);
-    const text = await fetch(`${proc.url}/jobs/${id}/source`, { method: "PUT", headers: { ...auth, "content-type": "text/plain" }, body });
+    const text = await fetch(`${proc.url}/jobs/${id}/source`, {
+      method: "PUT",
+      headers: { ...auth, "content-type": "text/plain" },
+      body,
+    });
     expect(text.status).toBe(415);
     const big = path.join(dir, "big.cbz");
     await writeFile(big, Buffer.alloc(500_000, 1));
@@ -133,10 +181,19 @@ describe("refusals", () => {
     const id = jobId();
     expect((await refusal(client.submit(id, request()))).processorCode).toBe("source_missing");
     await client.uploadSource(id, source);
-    expect((await refusal(client.submit(id, { ...request(), source_language: "original" }))).processorCode).toBe("invalid_body");
+    expect((await refusal(client.submit(id, { ...request(), source_language: "original" }))).processorCode).toBe(
+      "invalid_body",
+    );
     await client.submit(id, request({ target_language: "de" }));
-    expect((await refusal(client.submit(id, request({ target_language: "es" })))).processorCode).toBe("request_changed");
-    const model = await refusal(client.submit(id, request({ target_language: "de", ai: { base_url: BASE_URL, model: "other", api_key: AI_KEY } })));
+    expect((await refusal(client.submit(id, request({ target_language: "es" })))).processorCode).toBe(
+      "request_changed",
+    );
+    const model = await refusal(
+      client.submit(
+        id,
+        request({ target_language: "de", ai: { base_url: BASE_URL, model: "other", api_key: AI_KEY } }),
+      ),
+    );
     expect([model.httpStatus, model.processorCode]).toEqual([409, "request_changed"]);
     await waitFor(client, id, ["completed"]);
   });
@@ -162,7 +219,10 @@ describe("cancellation", () => {
       await c.submit(id, request());
       await held.held;
       expect((await c.status(id))?.status).toBe("running");
-      const res = await fetch(`${own.url}/jobs/${id}`, { method: "DELETE", headers: { authorization: `Bearer ${TOKEN}` } });
+      const res = await fetch(`${own.url}/jobs/${id}`, {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
       expect(res.status).toBe(202);
       expect(((await res.json()) as { status: string }).status).toBe("cancelling");
       expect(held.signals[0]?.aborted).toBe(true);

@@ -14,7 +14,12 @@ const AI_KEY = "sk-restart-key-81fa";
 let dir: string;
 let source: string;
 let sha: string;
-const request = (): SubmitBody => ({ source_sha256: sha, source_language: "fr", target_language: "en", ai: { base_url: "http://127.0.0.1:9/v1", model: "m1", api_key: AI_KEY } });
+const request = (): SubmitBody => ({
+  source_sha256: sha,
+  source_language: "fr",
+  target_language: "en",
+  ai: { base_url: "http://127.0.0.1:9/v1", model: "m1", api_key: AI_KEY },
+});
 
 beforeAll(async () => {
   dir = await tempDir("processor-restart-");
@@ -43,7 +48,15 @@ describe("restart", () => {
     expect(first.processed).toBe(2);
 
     const records = Object.fromEntries(
-      await Promise.all((await readdir(path.join(state, "jobs"))).map(async (n) => [n.replace(".json", ""), JSON.parse(await readFile(path.join(state, "jobs", n), "utf8")) as { status: string }] as const)),
+      await Promise.all(
+        (await readdir(path.join(state, "jobs"))).map(
+          async (n) =>
+            [
+              n.replace(".json", ""),
+              JSON.parse(await readFile(path.join(state, "jobs", n), "utf8")) as { status: string },
+            ] as const,
+        ),
+      ),
     );
     expect(records[running]?.status).toBe("running");
     expect(records[queued]?.status).toBe("queued");

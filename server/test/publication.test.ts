@@ -32,7 +32,10 @@ async function expectConsistent(): Promise<void> {
 
 beforeEach(async () => {
   app = await createTestApp();
-  const s = await expectJson<{ id: number }>(await app.api("/api/manga", { method: "POST", json: { title: "Alpha" } }), 201);
+  const s = await expectJson<{ id: number }>(
+    await app.api("/api/manga", { method: "POST", json: { title: "Alpha" } }),
+    201,
+  );
   seriesId = s.id;
   events = [];
   const it = app.ctx.events.subscribe();
@@ -54,16 +57,47 @@ describe("publish", () => {
       stagedPath: staged.path,
       targetRelPath: "Alpha/Alpha - c001.cbz",
       file: chapterFile("1"),
-      release: { kind: "chapter", volume: null, chapter: "1", part: null, language: "en", assembledFrom: null, externalId: "ext-1", scanlator: "Team" },
+      release: {
+        kind: "chapter",
+        volume: null,
+        chapter: "1",
+        part: null,
+        language: "en",
+        assembledFrom: null,
+        externalId: "ext-1",
+        scanlator: "Team",
+      },
     });
-    expect(r).toEqual({ fileId: expect.any(Number), path: "Alpha/Alpha - c001.cbz", sha256: sha(staged.bytes), size: staged.bytes.length });
+    expect(r).toEqual({
+      fileId: expect.any(Number),
+      path: "Alpha/Alpha - c001.cbz",
+      sha256: sha(staged.bytes),
+      size: staged.bytes.length,
+    });
     expect(await readFile(abs(r.path))).toEqual(staged.bytes);
     expect((await readLibraryState(app.config)).staging).toEqual([]);
 
     const row = await app.ctx.db.libraryFile.findUniqueOrThrow({ where: { id: r.fileId } });
-    expect(row).toMatchObject({ seriesId, path: r.path, sha256: r.sha256, size: BigInt(r.size), kind: "chapter", chapter: "1", origin: "download", state: "active", language: "en" });
+    expect(row).toMatchObject({
+      seriesId,
+      path: r.path,
+      sha256: r.sha256,
+      size: BigInt(r.size),
+      kind: "chapter",
+      chapter: "1",
+      origin: "download",
+      state: "active",
+      language: "en",
+    });
     const release = await app.ctx.db.chapterRelease.findFirstOrThrow({ where: { fileId: r.fileId } });
-    expect(release).toMatchObject({ seriesId, kind: "chapter", chapter: "1", externalId: "ext-1", scanlator: "Team", assembledFrom: null });
+    expect(release).toMatchObject({
+      seriesId,
+      kind: "chapter",
+      chapter: "1",
+      externalId: "ext-1",
+      scanlator: "Team",
+      assembledFrom: null,
+    });
     expect(await app.ctx.db.publicationJournal.count()).toBe(0);
     await expectConsistent();
     await new Promise((resolve) => setImmediate(resolve));
@@ -77,8 +111,18 @@ describe("publish", () => {
     await mkdir(abs("Alpha"), { recursive: true });
     const squatter = await cbz(3);
     await writeFile(abs("Alpha/Alpha - c002.cbz"), squatter);
-    const first = await app.services.publication.publish({ seriesId, stagedPath: (await stage("a.cbz")).path, targetRelPath: "Alpha/Alpha - c002.cbz", file: chapterFile("2") });
-    const second = await app.services.publication.publish({ seriesId, stagedPath: (await stage("b.cbz")).path, targetRelPath: "Alpha/Alpha - c002.cbz", file: chapterFile("2") });
+    const first = await app.services.publication.publish({
+      seriesId,
+      stagedPath: (await stage("a.cbz")).path,
+      targetRelPath: "Alpha/Alpha - c002.cbz",
+      file: chapterFile("2"),
+    });
+    const second = await app.services.publication.publish({
+      seriesId,
+      stagedPath: (await stage("b.cbz")).path,
+      targetRelPath: "Alpha/Alpha - c002.cbz",
+      file: chapterFile("2"),
+    });
     expect([first.path, second.path]).toEqual(["Alpha/Alpha - c002 (2).cbz", "Alpha/Alpha - c002 (3).cbz"]);
     expect(await readFile(abs("Alpha/Alpha - c002.cbz"))).toEqual(squatter);
     await scanLibrary(app);
@@ -88,7 +132,14 @@ describe("publish", () => {
   it("gives concurrent publications to one target distinct names, none lost", async () => {
     const staged = await Promise.all([1, 2, 3, 4].map((i) => stage(`c-${i}.cbz`, i + 2)));
     const results = await Promise.all(
-      staged.map((s) => app.services.publication.publish({ seriesId, stagedPath: s.path, targetRelPath: "Alpha/Alpha - c003.cbz", file: chapterFile("3") })),
+      staged.map((s) =>
+        app.services.publication.publish({
+          seriesId,
+          stagedPath: s.path,
+          targetRelPath: "Alpha/Alpha - c003.cbz",
+          file: chapterFile("3"),
+        }),
+      ),
     );
     expect(new Set(results.map((r) => r.path)).size).toBe(4);
     expect(results.map((r) => r.sha256).sort()).toEqual(staged.map((s) => sha(s.bytes)).sort());
@@ -111,16 +162,36 @@ describe("publish", () => {
       "Alpha/what?.cbz",
     ];
     for (const targetRelPath of refused) {
-      await expect(app.services.publication.publish({ ...base, targetRelPath }), targetRelPath).rejects.toMatchObject({ code: "invalid_field", status: 400 });
+      await expect(app.services.publication.publish({ ...base, targetRelPath }), targetRelPath).rejects.toMatchObject({
+        code: "invalid_field",
+        status: 400,
+      });
     }
     const outside = path.join(app.config.libraryRoot, "elsewhere.cbz");
     await writeFile(outside, staged.bytes);
     await symlink(app.dir, path.join(staging(), "link"));
-    for (const stagedPath of [outside, "relative.cbz", path.join(staging(), "..", "elsewhere.cbz"), path.join(staging(), "link", "library", "elsewhere.cbz"), path.join(staging(), "absent.cbz")]) {
-      await expect(app.services.publication.publish({ ...base, stagedPath, targetRelPath: "Alpha/x.cbz" }), stagedPath).rejects.toMatchObject({ code: "invalid_field" });
+    for (const stagedPath of [
+      outside,
+      "relative.cbz",
+      path.join(staging(), "..", "elsewhere.cbz"),
+      path.join(staging(), "link", "library", "elsewhere.cbz"),
+      path.join(staging(), "absent.cbz"),
+    ]) {
+      await expect(
+        app.services.publication.publish({ ...base, stagedPath, targetRelPath: "Alpha/x.cbz" }),
+        stagedPath,
+      ).rejects.toMatchObject({ code: "invalid_field" });
     }
-    await expect(app.services.publication.publish({ ...base, seriesId: 999, targetRelPath: "Alpha/x.cbz" })).rejects.toMatchObject({ code: "series_not_found" });
-    await expect(app.services.publication.publish({ ...base, targetRelPath: "Alpha/x.cbz", file: { ...chapterFile("4"), chapter: "four" } })).rejects.toMatchObject({
+    await expect(
+      app.services.publication.publish({ ...base, seriesId: 999, targetRelPath: "Alpha/x.cbz" }),
+    ).rejects.toMatchObject({ code: "series_not_found" });
+    await expect(
+      app.services.publication.publish({
+        ...base,
+        targetRelPath: "Alpha/x.cbz",
+        file: { ...chapterFile("4"), chapter: "four" },
+      }),
+    ).rejects.toMatchObject({
       code: "invalid_field",
       extra: { field: "file.chapter" },
     });
@@ -135,7 +206,16 @@ describe("publish, then retire what it replaces (one recoverable sequence)", () 
     const ids = [];
     for (const c of ["1", "2"]) {
       const s = await stage(`ch${c}.cbz`);
-      ids.push((await app.services.publication.publish({ seriesId, stagedPath: s.path, targetRelPath: `Alpha/Alpha - c00${c}.cbz`, file: chapterFile(c) })).fileId);
+      ids.push(
+        (
+          await app.services.publication.publish({
+            seriesId,
+            stagedPath: s.path,
+            targetRelPath: `Alpha/Alpha - c00${c}.cbz`,
+            file: chapterFile(c),
+          })
+        ).fileId,
+      );
     }
     return ids;
   }
@@ -148,7 +228,17 @@ describe("publish, then retire what it replaces (one recoverable sequence)", () 
       seriesId,
       stagedPath: book.path,
       targetRelPath: "Alpha/Alpha - v001 [en].cbz",
-      file: { kind: "book", volume: "1", chapter: null, chapterEnd: null, part: null, pageCount: 10, language: "en", origin: "assembled", tagSource: "comicinfo" },
+      file: {
+        kind: "book",
+        volume: "1",
+        chapter: null,
+        chapterEnd: null,
+        part: null,
+        pageCount: 10,
+        language: "en",
+        origin: "assembled",
+        tagSource: "comicinfo",
+      },
       release: { kind: "volume", volume: "1", chapter: null, part: null, language: "en", assembledFrom: provenance },
       retireAfter: { fileIds: ids, reason: "assembled into book 1" },
     });
@@ -162,8 +252,13 @@ describe("publish, then retire what it replaces (one recoverable sequence)", () 
       ["chapter", "recycled"],
       ["book", "active"],
     ]);
-    expect((await app.ctx.db.chapterRelease.findFirstOrThrow({ where: { fileId: r.fileId } })).assembledFrom).toBe(provenance);
-    expect((await app.services.publication.list()).map((e) => e.reason)).toEqual(["assembled into book 1", "assembled into book 1"]);
+    expect((await app.ctx.db.chapterRelease.findFirstOrThrow({ where: { fileId: r.fileId } })).assembledFrom).toBe(
+      provenance,
+    );
+    expect((await app.services.publication.list()).map((e) => e.reason)).toEqual([
+      "assembled into book 1",
+      "assembled into book 1",
+    ]);
     await expectConsistent();
   });
 
@@ -176,7 +271,17 @@ describe("publish, then retire what it replaces (one recoverable sequence)", () 
         seriesId,
         stagedPath: book.path,
         targetRelPath: "Alpha/Alpha - v001 [en].cbz",
-        file: { kind: "book", volume: "1", chapter: null, chapterEnd: null, part: null, pageCount: 10, language: "en", origin: "assembled", tagSource: null },
+        file: {
+          kind: "book",
+          volume: "1",
+          chapter: null,
+          chapterEnd: null,
+          part: null,
+          pageCount: 10,
+          language: "en",
+          origin: "assembled",
+          tagSource: null,
+        },
         retireAfter: { fileIds: ids, reason: "assembled" },
       }),
     ).rejects.toMatchObject({ code: "snapshot_stale", status: 409 });
@@ -207,12 +312,26 @@ describe("recover", () => {
       release: null,
       retireAfter: null,
     });
-    const kept = await app.services.publication.publish({ seriesId, stagedPath: (await stage("kept.cbz")).path, targetRelPath: "Alpha/Alpha - c006.cbz", file: chapterFile("6") });
+    const kept = await app.services.publication.publish({
+      seriesId,
+      stagedPath: (await stage("kept.cbz")).path,
+      targetRelPath: "Alpha/Alpha - c006.cbz",
+      file: chapterFile("6"),
+    });
     await beginJournal(app.ctx.db, "retire", "moving", {
       v: 1,
       reason: "never moved",
       forward: false,
-      files: [{ fileId: kept.fileId, seriesId, from: kept.path, bin: `20260101T000000Z-00000000/${kept.path}`, size: kept.size, sha256: kept.sha256 }],
+      files: [
+        {
+          fileId: kept.fileId,
+          seriesId,
+          from: kept.path,
+          bin: `20260101T000000Z-00000000/${kept.path}`,
+          size: kept.size,
+          sha256: kept.sha256,
+        },
+      ],
     });
     expect(await app.services.publication.recover()).toEqual({ replayed: 1, rolledBack: 1 });
     expect(await readFile(abs("Alpha/Alpha - c005.cbz"))).toEqual(staged.bytes);

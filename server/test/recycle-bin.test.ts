@@ -8,7 +8,15 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stateDirs } from "../src/config.ts";
 import { readLibraryState, violations } from "./crash/invariants.ts";
-import { cbz, createSeriesWithFiles, chapterFileName, expectJson, expectProblem, problemOf, scanLibrary } from "./fixtures.ts";
+import {
+  cbz,
+  createSeriesWithFiles,
+  chapterFileName,
+  expectJson,
+  expectProblem,
+  problemOf,
+  scanLibrary,
+} from "./fixtures.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 
 let app: TestApp;
@@ -40,7 +48,11 @@ beforeEach(async () => {
   app = await createTestApp({ env: { RECYCLE_RETENTION_DAYS: "10" } });
   await createSeriesWithFiles(app, "Alpha", { books: [], chapters: [1, 2, 3] });
   await scanLibrary(app);
-  files = (await app.ctx.db.libraryFile.findMany({ orderBy: { path: "asc" } })).map((f) => ({ id: f.id, path: f.path, sha256: f.sha256 }));
+  files = (await app.ctx.db.libraryFile.findMany({ orderBy: { path: "asc" } })).map((f) => ({
+    id: f.id,
+    path: f.path,
+    sha256: f.sha256,
+  }));
   expect(files.map((f) => f.path)).toEqual([1, 2, 3].map((c) => `Alpha/${chapterFileName("Alpha", c)}`));
 });
 afterEach(async () => {
@@ -57,7 +69,8 @@ describe("retire", () => {
       [f(0).id, f(0).path],
       [f(1).id, f(1).path],
     ]);
-    for (const r of retired) expect(r.binPath).toMatch(new RegExp(`^\\d{8}T\\d{6}Z-[0-9a-f]{8}/${r.from.replace(/[.()]/g, "\\$&")}$`));
+    for (const r of retired)
+      expect(r.binPath).toMatch(new RegExp(`^\\d{8}T\\d{6}Z-[0-9a-f]{8}/${r.from.replace(/[.()]/g, "\\$&")}$`));
     expect(await readFile(bin(retired[0]?.binPath ?? ""))).toEqual(before);
     const rows = await app.ctx.db.libraryFile.findMany({ orderBy: { path: "asc" } });
     expect(rows.map((r) => [r.state, r.recycledAt !== null])).toEqual([
@@ -71,11 +84,20 @@ describe("retire", () => {
   });
 
   it("is all or nothing: an unknown, an inactive or a changed file stops the whole call before anything moves", async () => {
-    await expect(app.services.publication.retire([f(0).id, 9999], "x")).rejects.toMatchObject({ code: "file_not_found", status: 404 });
+    await expect(app.services.publication.retire([f(0).id, 9999], "x")).rejects.toMatchObject({
+      code: "file_not_found",
+      status: 404,
+    });
     await app.services.publication.retire([f(2).id], "x");
-    await expect(app.services.publication.retire([f(0).id, f(2).id], "x")).rejects.toMatchObject({ code: "nothing_to_retire", status: 409 });
+    await expect(app.services.publication.retire([f(0).id, f(2).id], "x")).rejects.toMatchObject({
+      code: "nothing_to_retire",
+      status: 409,
+    });
     await writeFile(abs(f(1).path), await cbz(9));
-    await expect(app.services.publication.retire([f(0).id, f(1).id], "x")).rejects.toMatchObject({ code: "snapshot_stale", status: 409 });
+    await expect(app.services.publication.retire([f(0).id, f(1).id], "x")).rejects.toMatchObject({
+      code: "snapshot_stale",
+      status: 409,
+    });
     await expect(app.services.publication.retire([], "x")).rejects.toMatchObject({ code: "nothing_to_retire" });
     await expect(app.services.publication.retire([f(0).id], " ")).rejects.toMatchObject({ code: "invalid_field" });
     expect((await app.ctx.db.libraryFile.findUniqueOrThrow({ where: { id: f(0).id } })).state).toBe("active");
@@ -94,7 +116,9 @@ describe("retire", () => {
     expect(abs(deep).length).toBe(4080);
     await scanLibrary(app);
     const deepRow = await app.ctx.db.libraryFile.findFirstOrThrow({ where: { path: deep } });
-    await expect(app.services.publication.retire([f(0).id, deepRow.id], "x")).rejects.toMatchObject({ code: "ENAMETOOLONG" });
+    await expect(app.services.publication.retire([f(0).id, deepRow.id], "x")).rejects.toMatchObject({
+      code: "ENAMETOOLONG",
+    });
     expect(await readFile(abs(f(0).path))).toBeTruthy();
     expect((await readLibraryState(app.config)).bin).toEqual([]);
     expect(await app.ctx.db.recycleEntry.count()).toBe(0);
@@ -112,7 +136,12 @@ describe("restore and the bin's REST and GraphQL", () => {
       [first?.recycleEntryId, "first", f(0).path],
     ]);
     const e0 = rest[1] as RestEntry;
-    expect(e0).toMatchObject({ file_id: f(0).id, sha256: f(0).sha256, size: (await readFile(bin(e0.bin_path))).length, bin_path: first?.binPath });
+    expect(e0).toMatchObject({
+      file_id: f(0).id,
+      sha256: f(0).sha256,
+      size: (await readFile(bin(e0.bin_path))).length,
+      bin_path: first?.binPath,
+    });
     expect(Date.parse(e0.restorable_until) - Date.parse(e0.recycled_at)).toBe(10 * 24 * 3600 * 1000);
 
     const gql = await app.gql<{ recycleBin: Record<string, unknown>[] }>(
@@ -138,15 +167,28 @@ describe("restore and the bin's REST and GraphQL", () => {
   it("restores to the original path and reactivates the row (REST), then the entry is gone (GraphQL 404 too)", async () => {
     const [r] = await app.services.publication.retire([f(0).id], "x");
     const id = r?.recycleEntryId as number;
-    expect(await expectJson(await app.api(`/api/recycle-bin/${id}/restore`, { method: "POST" }), 200)).toEqual({ file_id: f(0).id, path: f(0).path });
+    expect(await expectJson(await app.api(`/api/recycle-bin/${id}/restore`, { method: "POST" }), 200)).toEqual({
+      file_id: f(0).id,
+      path: f(0).path,
+    });
     expect(sha(await readFile(abs(f(0).path)))).toBe(f(0).sha256);
-    expect(await app.ctx.db.libraryFile.findUniqueOrThrow({ where: { id: f(0).id } })).toMatchObject({ state: "active", recycledAt: null });
-    expect(await app.ctx.db.recycleEntry.findUniqueOrThrow({ where: { id } })).toMatchObject({ state: "restored", restoredAt: expect.any(Date) });
+    expect(await app.ctx.db.libraryFile.findUniqueOrThrow({ where: { id: f(0).id } })).toMatchObject({
+      state: "active",
+      recycledAt: null,
+    });
+    expect(await app.ctx.db.recycleEntry.findUniqueOrThrow({ where: { id } })).toMatchObject({
+      state: "restored",
+      restoredAt: expect.any(Date),
+    });
     expect(await expectJson(await app.api("/api/recycle-bin"), 200)).toEqual([]);
     expect((await readLibraryState(app.config)).bin).toEqual([]);
     await expectConsistent();
 
-    await expectProblem(await app.api(`/api/recycle-bin/${id}/restore`, { method: "POST" }), 404, "recycle_entry_not_found");
+    await expectProblem(
+      await app.api(`/api/recycle-bin/${id}/restore`, { method: "POST" }),
+      404,
+      "recycle_entry_not_found",
+    );
     const again = await app.gql(`mutation { restoreFile(id: ${id}) { fileId path } }`);
     expect(again.errors?.[0]?.extensions?.code).toBe("recycle_entry_not_found");
     await expectProblem(await app.api("/api/recycle-bin/abc/restore", { method: "POST" }), 400, "bad_request");
@@ -158,9 +200,19 @@ describe("restore and the bin's REST and GraphQL", () => {
     await writeFile(abs(f(0).path), newcomer);
     const id = r?.recycleEntryId as number;
     const restProblem = await problemOf(await app.api(`/api/recycle-bin/${id}/restore`, { method: "POST" }));
-    expect(restProblem).toMatchObject({ status: 409, contentType: "application/problem+json", body: { code: "restore_target_taken", path: f(0).path } });
-    const viaGql = await app.gql<{ restoreFile: { fileId: number; path: string } }>(`mutation { restoreFile(id: ${id}) { fileId path } }`);
-    expect(viaGql.errors?.[0]?.extensions).toMatchObject({ code: "restore_target_taken", status: 409, path: f(0).path });
+    expect(restProblem).toMatchObject({
+      status: 409,
+      contentType: "application/problem+json",
+      body: { code: "restore_target_taken", path: f(0).path },
+    });
+    const viaGql = await app.gql<{ restoreFile: { fileId: number; path: string } }>(
+      `mutation { restoreFile(id: ${id}) { fileId path } }`,
+    );
+    expect(viaGql.errors?.[0]?.extensions).toMatchObject({
+      code: "restore_target_taken",
+      status: 409,
+      path: f(0).path,
+    });
     expect(await readFile(abs(f(0).path))).toEqual(newcomer);
     expect(sha(await readFile(bin(r?.binPath ?? "")))).toBe(f(0).sha256);
     expect(await app.ctx.db.publicationJournal.count()).toBe(0);
@@ -169,7 +221,9 @@ describe("restore and the bin's REST and GraphQL", () => {
     await scanLibrary(app);
     const newRow = await app.ctx.db.libraryFile.findFirstOrThrow({ where: { path: f(0).path, state: "active" } });
     await app.services.publication.retire([newRow.id], "wrong file");
-    const restored = await app.gql<{ restoreFile: { fileId: number; path: string } }>(`mutation { restoreFile(id: ${id}) { fileId path } }`);
+    const restored = await app.gql<{ restoreFile: { fileId: number; path: string } }>(
+      `mutation { restoreFile(id: ${id}) { fileId path } }`,
+    );
     expect(restored).toEqual({ data: { restoreFile: { fileId: f(0).id, path: f(0).path } } });
     await expectConsistent();
   });
@@ -179,12 +233,20 @@ describe("purgeExpired", () => {
   it("removes only the bin copies older than the retention; their entries become purged", async () => {
     const [old] = await app.services.publication.retire([f(0).id], "old");
     const [fresh] = await app.services.publication.retire([f(1).id], "fresh");
-    await app.ctx.db.recycleEntry.update({ where: { id: old?.recycleEntryId }, data: { recycledAt: new Date(Date.now() - 11 * 24 * 3600 * 1000) } });
+    await app.ctx.db.recycleEntry.update({
+      where: { id: old?.recycleEntryId },
+      data: { recycledAt: new Date(Date.now() - 11 * 24 * 3600 * 1000) },
+    });
     expect(await app.services.publication.purgeExpired()).toBe(1);
-    expect(await app.ctx.db.recycleEntry.findMany({ orderBy: { id: "asc" }, select: { state: true } })).toEqual([{ state: "purged" }, { state: "recycled" }]);
+    expect(await app.ctx.db.recycleEntry.findMany({ orderBy: { id: "asc" }, select: { state: true } })).toEqual([
+      { state: "purged" },
+      { state: "recycled" },
+    ]);
     expect((await readLibraryState(app.config)).bin.map((b) => b.rel)).toEqual([fresh?.binPath]);
     expect((await app.services.publication.list()).map((e) => e.id)).toEqual([fresh?.recycleEntryId]);
-    await expect(app.services.publication.restore(old?.recycleEntryId as number)).rejects.toMatchObject({ code: "recycle_entry_not_found" });
+    await expect(app.services.publication.restore(old?.recycleEntryId as number)).rejects.toMatchObject({
+      code: "recycle_entry_not_found",
+    });
     await expectConsistent();
 
     // Nothing else is expired until the retention of the fresh one ends.

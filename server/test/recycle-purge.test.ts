@@ -18,14 +18,18 @@ let seriesId: number;
 let entries: { id: number; binPath: string; fileId: number }[];
 
 const bin = (rel: string) => path.join(stateDirs(app.config).recycleBin, ...rel.split("/"));
-const listed = async () => (await expectJson<{ id: number }[]>(await app.api("/api/recycle-bin"), 200)).map((e) => e.id);
+const listed = async () =>
+  (await expectJson<{ id: number }[]>(await app.api("/api/recycle-bin"), 200)).map((e) => e.id);
 
 beforeEach(async () => {
   app = await createTestApp();
   seriesId = (await createSeriesWithFiles(app, "Purge", { books: [], chapters: [1, 2, 3] })).id;
   await scanLibrary(app);
   const files = await app.ctx.db.libraryFile.findMany({ orderBy: { path: "asc" } });
-  const retired = await app.services.publication.retire(files.map((f) => f.id), "duplicates of book 1");
+  const retired = await app.services.publication.retire(
+    files.map((f) => f.id),
+    "duplicates of book 1",
+  );
   entries = retired.map((r) => ({ id: r.recycleEntryId, binPath: r.binPath, fileId: r.fileId }));
   for (const e of entries) expect(existsSync(bin(e.binPath))).toBe(true);
 });
@@ -37,9 +41,13 @@ const e = (i: number) => entries[i]!;
 
 async function expectPurged(i: number): Promise<void> {
   expect(existsSync(bin(e(i).binPath))).toBe(false);
-  expect(await app.ctx.db.recycleEntry.findUniqueOrThrow({ where: { id: e(i).id } })).toMatchObject({ state: "purged" });
+  expect(await app.ctx.db.recycleEntry.findUniqueOrThrow({ where: { id: e(i).id } })).toMatchObject({
+    state: "purged",
+  });
   // The library record stays as it was (recycled): the history of the file is kept, only the bytes go.
-  expect(await app.ctx.db.libraryFile.findUniqueOrThrow({ where: { id: e(i).fileId } })).toMatchObject({ state: "recycled" });
+  expect(await app.ctx.db.libraryFile.findUniqueOrThrow({ where: { id: e(i).fileId } })).toMatchObject({
+    state: "recycled",
+  });
 }
 
 describe("purge one recycle-bin entry", () => {
@@ -51,15 +59,25 @@ describe("purge one recycle-bin entry", () => {
     await expectPurged(0);
     expect((await listed()).sort()).toEqual([e(1).id, e(2).id].sort());
     expect(await readFile(bin(e(1).binPath))).toEqual(other);
-    await expectProblem(await app.api(`/api/recycle-bin/${e(0).id}/restore`, { method: "POST" }), 404, "recycle_entry_not_found");
-    await expectProblem(await app.api(`/api/recycle-bin/${e(0).id}`, { method: "DELETE" }), 404, "recycle_entry_not_found");
+    await expectProblem(
+      await app.api(`/api/recycle-bin/${e(0).id}/restore`, { method: "POST" }),
+      404,
+      "recycle_entry_not_found",
+    );
+    await expectProblem(
+      await app.api(`/api/recycle-bin/${e(0).id}`, { method: "DELETE" }),
+      404,
+      "recycle_entry_not_found",
+    );
     expect(await violations(app.ctx.db, app.config)).toEqual([]);
     // Nothing of the library moved: a scan finds nothing new.
     expect(await scanLibrary(app)).toMatchObject({ added: 0, removed: 0 });
   });
 
   it("GraphQL: true and the same effects; the same error codes as REST", async () => {
-    const r = await app.gql<{ purgeRecycleEntry: boolean }>(`mutation($id: Int!) { purgeRecycleEntry(id: $id) }`, { id: e(1).id });
+    const r = await app.gql<{ purgeRecycleEntry: boolean }>(`mutation($id: Int!) { purgeRecycleEntry(id: $id) }`, {
+      id: e(1).id,
+    });
     expect(r).toEqual({ data: { purgeRecycleEntry: true } });
     await expectPurged(1);
     const again = await app.gql(`mutation($id: Int!) { purgeRecycleEntry(id: $id) }`, { id: e(1).id });
@@ -71,10 +89,19 @@ describe("purge one recycle-bin entry", () => {
   });
 
   it("a restored entry cannot be purged: its file is back in the library, untouched", async () => {
-    const restored = await expectJson<{ file_id: number; path: string }>(await app.api(`/api/recycle-bin/${e(2).id}/restore`, { method: "POST" }), 200);
-    await expectProblem(await app.api(`/api/recycle-bin/${e(2).id}`, { method: "DELETE" }), 404, "recycle_entry_not_found");
+    const restored = await expectJson<{ file_id: number; path: string }>(
+      await app.api(`/api/recycle-bin/${e(2).id}/restore`, { method: "POST" }),
+      200,
+    );
+    await expectProblem(
+      await app.api(`/api/recycle-bin/${e(2).id}`, { method: "DELETE" }),
+      404,
+      "recycle_entry_not_found",
+    );
     expect(existsSync(path.join(app.config.libraryRoot, ...restored.path.split("/")))).toBe(true);
-    expect(await app.ctx.db.libraryFile.findUniqueOrThrow({ where: { id: restored.file_id } })).toMatchObject({ state: "active" });
+    expect(await app.ctx.db.libraryFile.findUniqueOrThrow({ where: { id: restored.file_id } })).toMatchObject({
+      state: "active",
+    });
   });
 
   it("publishes a library event for the entry's series", async () => {

@@ -31,9 +31,15 @@ let seq = 0;
 shareTestApp((a) => (app = a));
 
 /** A running series with chapter files 1..n (8 pages), scanned; ids by file name. */
-async function series(n = 4): Promise<{ id: number; title: string; ids: Map<string, number>; file: (k: number) => number }> {
+async function series(
+  n = 4,
+): Promise<{ id: number; title: string; ids: Map<string, number>; file: (k: number) => number }> {
   const title = `Retire ${++seq}`;
-  const s = await createSeriesWithFiles(app, title, { books: [], chapters: Array.from({ length: n }, (_, i) => i + 1), chapterPages: 8 });
+  const s = await createSeriesWithFiles(app, title, {
+    books: [],
+    chapters: Array.from({ length: n }, (_, i) => i + 1),
+    chapterPages: 8,
+  });
   await scanLibrary(app);
   const ids = await fileIds(app, s.id);
   return { id: s.id, title, ids, file: (k) => idOf(ids, chapterFileName(title, k)) };
@@ -41,7 +47,8 @@ async function series(n = 4): Promise<{ id: number; title: string; ids: Map<stri
 
 const abs = (rel: string) => path.join(app.config.libraryRoot, ...rel.split("/"));
 const post = (url: string, json: unknown) => app.api(url, { method: "POST", json });
-const preview = async (id: number, fileIdsList: number[]) => expectJson<RestPreview>(await post(`/api/manga/${id}/audit/retire/preview`, { file_ids: fileIdsList }), 200);
+const preview = async (id: number, fileIdsList: number[]) =>
+  expectJson<RestPreview>(await post(`/api/manga/${id}/audit/retire/preview`, { file_ids: fileIdsList }), 200);
 const confirm = (id: number, confirmation: unknown) => post(`/api/manga/${id}/audit/retire`, { confirmation });
 const fileRow = (id: number) => app.ctx.db.libraryFile.findUniqueOrThrow({ where: { id } });
 
@@ -64,7 +71,9 @@ describe("reviewed retirement", () => {
       expect(row.state).toBe("recycled");
       expect(x.from).toBe(row.path);
       await expect(stat(abs(row.path))).rejects.toThrow(/ENOENT/);
-      expect(await readFile(path.join(stateDirs(app.config).recycleBin, ...x.bin_path.split("/")))).toEqual(before[ids.indexOf(x.file_id)]);
+      expect(await readFile(path.join(stateDirs(app.config).recycleBin, ...x.bin_path.split("/")))).toEqual(
+        before[ids.indexOf(x.file_id)],
+      );
       const entry = await app.ctx.db.recycleEntry.findUniqueOrThrow({ where: { id: x.recycle_entry_id } });
       expect(entry).toMatchObject({ fileId: x.file_id, seriesId: s.id, state: "recycled", sha256: row.sha256 });
     }
@@ -76,18 +85,24 @@ describe("reviewed retirement", () => {
   it("GraphQL previews and retires the same way", async () => {
     const s = await series(2);
     const rest = await preview(s.id, [s.file(1)]);
-    const g = await app.gql<{ previewRetirement: { files: Record<string, unknown>[]; confirmation: string; expiresAt: string } }>(
+    const g = await app.gql<{
+      previewRetirement: { files: Record<string, unknown>[]; confirmation: string; expiresAt: string };
+    }>(
       `mutation($s: Int!, $f: [Int!]!) { previewRetirement(seriesId: $s, fileIds: $f) { files { ${GQL_AUDIT_FILE} } confirmation expiresAt } }`,
       { s: s.id, f: [s.file(1)] },
     );
     expect(g.errors).toBeUndefined();
     expect(g.data!.previewRetirement.files.map(restFromGql)).toEqual(rest.files);
-    const done = await app.gql<{ retireFiles: { retired: { fileId: number; recycleEntryId: number; from: string; binPath: string }[] } }>(
+    const done = await app.gql<{
+      retireFiles: { retired: { fileId: number; recycleEntryId: number; from: string; binPath: string }[] };
+    }>(
       `mutation($s: Int!, $c: String!) { retireFiles(seriesId: $s, confirmation: $c) { retired { fileId recycleEntryId from binPath } } }`,
       { s: s.id, c: g.data!.previewRetirement.confirmation },
     );
     expect(done.errors).toBeUndefined();
-    expect(done.data!.retireFiles.retired).toMatchObject([{ fileId: s.file(1), from: `${s.title}/${chapterFileName(s.title, 1)}` }]);
+    expect(done.data!.retireFiles.retired).toMatchObject([
+      { fileId: s.file(1), from: `${s.title}/${chapterFileName(s.title, 1)}` },
+    ]);
     // The REST token now reviews a recycled file.
     await expectProblem(await confirm(s.id, rest.confirmation), 409, "snapshot_stale");
   });
@@ -113,8 +128,14 @@ describe("reviewed retirement", () => {
     const p = await preview(s.id, [s.file(1)]);
     const d = await addDownload(app, s.id, { state: "fetching" });
     await expectProblem(await confirm(s.id, p.confirmation), 409, "download_active");
-    await expectProblem(await post(`/api/manga/${s.id}/audit/retire/preview`, { file_ids: [s.file(2)] }), 409, "download_active");
-    const g = await app.gql(`mutation { retireFiles(seriesId: ${s.id}, confirmation: "${p.confirmation}") { retired { fileId } } }`);
+    await expectProblem(
+      await post(`/api/manga/${s.id}/audit/retire/preview`, { file_ids: [s.file(2)] }),
+      409,
+      "download_active",
+    );
+    const g = await app.gql(
+      `mutation { retireFiles(seriesId: ${s.id}, confirmation: "${p.confirmation}") { retired { fileId } } }`,
+    );
     expect(g.errors?.[0]?.extensions?.code).toBe("download_active");
     for (const state of ["queued", "judging", "publishing"]) {
       await app.ctx.db.download.update({ where: { id: d.id }, data: { state } });
@@ -129,15 +150,23 @@ describe("reviewed retirement", () => {
     const other = await series(1);
     const p = await preview(s.id, [s.file(1)]);
     const [v, body, mac] = p.confirmation.split(".") as [string, string, string];
-    const tampered = JSON.parse(Buffer.from(body, "base64url").toString()) as { snapshot: { files: { sha256: string }[] } };
+    const tampered = JSON.parse(Buffer.from(body, "base64url").toString()) as {
+      snapshot: { files: { sha256: string }[] };
+    };
     tampered.snapshot.files[0]!.sha256 = "0".repeat(64);
     const forged = `${v}.${Buffer.from(JSON.stringify(tampered)).toString("base64url")}.${mac}`;
     for (const token of [forged, `${v}.${body}.${"A".repeat(mac.length)}`, "not a token", "", 7, null]) {
       await expectProblem(await confirm(s.id, token), 400, "confirmation_invalid");
     }
     await expectProblem(await confirm(other.id, p.confirmation), 400, "confirmation_invalid");
-    await expectProblem(await post(`/api/manga/${s.id}/audit/reject-source`, { confirmation: p.confirmation }), 400, "confirmation_invalid");
-    const g = await app.gql(`mutation { retireFiles(seriesId: ${s.id}, confirmation: "${forged}") { retired { fileId } } }`);
+    await expectProblem(
+      await post(`/api/manga/${s.id}/audit/reject-source`, { confirmation: p.confirmation }),
+      400,
+      "confirmation_invalid",
+    );
+    const g = await app.gql(
+      `mutation { retireFiles(seriesId: ${s.id}, confirmation: "${forged}") { retired { fileId } } }`,
+    );
     expect(g.errors?.[0]?.extensions?.code).toBe("confirmation_invalid");
     expect((await fileRow(s.file(1))).state).toBe("active");
   });
@@ -148,12 +177,22 @@ describe("reviewed retirement", () => {
     const url = `/api/manga/${s.id}/audit/retire/preview`;
     await expectProblem(await post(url, { file_ids: [999999] }), 404, "file_not_found");
     await expectProblem(await post(url, { file_ids: [s.file(1), other.file(1)] }), 404, "file_not_found");
-    for (const body of [{}, { file_ids: [] }, { file_ids: ["1"] }, { file_ids: [0] }, { file_ids: Array.from({ length: 1001 }, (_, i) => i + 1) }]) {
+    for (const body of [
+      {},
+      { file_ids: [] },
+      { file_ids: ["1"] },
+      { file_ids: [0] },
+      { file_ids: Array.from({ length: 1001 }, (_, i) => i + 1) },
+    ]) {
       await expectProblem(await post(url, body), 400, "invalid_field");
     }
     await app.ctx.db.libraryFile.update({ where: { id: s.file(2) }, data: { state: "missing" } });
     await expectProblem(await post(url, { file_ids: [s.file(2)] }), 409, "nothing_to_retire");
-    await expectProblem(await post(`/api/manga/999999/audit/retire/preview`, { file_ids: [1] }), 404, "series_not_found");
+    await expectProblem(
+      await post(`/api/manga/999999/audit/retire/preview`, { file_ids: [1] }),
+      404,
+      "series_not_found",
+    );
   });
 });
 
@@ -175,33 +214,59 @@ describe("source rejection", () => {
   it("retires the mapping's files, removes the mapping and its offers, records the rejection; the provider's other mapping stays", async () => {
     const s = await withSources();
     const p = await expectJson<RestPreview & { provider: string; source_id: string; offers: number }>(
-      await rejectPreview(s.id, { provider: "suwayomi", source_id: `a-${s.id}`, reason: "another work with the same title" }),
+      await rejectPreview(s.id, {
+        provider: "suwayomi",
+        source_id: `a-${s.id}`,
+        reason: "another work with the same title",
+      }),
       200,
     );
     expect(p).toMatchObject({ provider: "suwayomi", source_id: `a-${s.id}`, offers: 3 });
     expect(p.files.map((f) => f.id)).toEqual([s.file(1), s.file(2)]);
     expect(await app.ctx.db.sourceMapping.count({ where: { id: s.a.mappingId } })).toBe(1);
 
-    const r = await expectJson<{ provider: string; source_id: string; offers_removed: number; retired: { file_id: number }[] }>(await reject(s.id, p.confirmation), 200);
+    const r = await expectJson<{
+      provider: string;
+      source_id: string;
+      offers_removed: number;
+      retired: { file_id: number }[];
+    }>(await reject(s.id, p.confirmation), 200);
     expect(r).toMatchObject({ provider: "suwayomi", source_id: `a-${s.id}`, offers_removed: 3 });
     expect(r.retired.map((x) => x.file_id)).toEqual([s.file(1), s.file(2)]);
     expect((await fileRow(s.file(1))).state).toBe("recycled");
     expect((await fileRow(s.file(3))).state).toBe("active");
     expect(await app.ctx.db.sourceMapping.findUnique({ where: { id: s.a.mappingId } })).toBeNull();
     expect(await app.ctx.db.offer.count({ where: { sourceMappingId: s.a.mappingId } })).toBe(0);
-    expect(await app.ctx.db.sourceMapping.findUnique({ where: { id: s.b.mappingId } })).toMatchObject({ state: "active" });
+    expect(await app.ctx.db.sourceMapping.findUnique({ where: { id: s.b.mappingId } })).toMatchObject({
+      state: "active",
+    });
     expect(await app.ctx.db.offer.count({ where: { sourceMappingId: s.b.mappingId } })).toBe(2);
     expect(await app.ctx.db.sourceRejection.findMany({ where: { seriesId: s.id } })).toMatchObject([
       { providerId: s.a.providerId, sourceId: `a-${s.id}`, reason: "another work with the same title" },
     ]);
     // Rejected is gone: a second preview finds no such mapping.
-    await expectProblem(await rejectPreview(s.id, { provider: "suwayomi", source_id: `a-${s.id}` }), 404, "mapping_not_found");
+    await expectProblem(
+      await rejectPreview(s.id, { provider: "suwayomi", source_id: `a-${s.id}` }),
+      404,
+      "mapping_not_found",
+    );
   });
 
   it("GraphQL previews and rejects the same way", async () => {
     const s = await withSources();
-    const rest = await expectJson<RestPreview>(await rejectPreview(s.id, { provider: "suwayomi", source_id: `b-${s.id}` }), 200);
-    const g = await app.gql<{ previewSourceRejection: { provider: string; sourceId: string; offers: number; files: Record<string, unknown>[]; confirmation: string } }>(
+    const rest = await expectJson<RestPreview>(
+      await rejectPreview(s.id, { provider: "suwayomi", source_id: `b-${s.id}` }),
+      200,
+    );
+    const g = await app.gql<{
+      previewSourceRejection: {
+        provider: string;
+        sourceId: string;
+        offers: number;
+        files: Record<string, unknown>[];
+        confirmation: string;
+      };
+    }>(
       `mutation($s: Int!, $id: String!) { previewSourceRejection(seriesId: $s, provider: "suwayomi", sourceId: $id) { provider sourceId offers files { ${GQL_AUDIT_FILE} } confirmation } }`,
       { s: s.id, id: `b-${s.id}` },
     );
@@ -227,12 +292,18 @@ describe("source rejection", () => {
       () => rewriteAsScanWould(app, s.file(2), Buffer.from("not the reviewed bytes")),
     ];
     for (const change of changes) {
-      const p = await expectJson<RestPreview>(await rejectPreview(s.id, { provider: "suwayomi", source_id: `a-${s.id}` }), 200);
+      const p = await expectJson<RestPreview>(
+        await rejectPreview(s.id, { provider: "suwayomi", source_id: `a-${s.id}` }),
+        200,
+      );
       await change();
       await expectProblem(await reject(s.id, p.confirmation), 409, "snapshot_stale");
       expect(await app.ctx.db.sourceMapping.findUnique({ where: { id: s.a.mappingId } })).not.toBeNull();
     }
-    const p = await expectJson<RestPreview>(await rejectPreview(s.id, { provider: "suwayomi", source_id: `a-${s.id}` }), 200);
+    const p = await expectJson<RestPreview>(
+      await rejectPreview(s.id, { provider: "suwayomi", source_id: `a-${s.id}` }),
+      200,
+    );
     await addDownload(app, s.id, { state: "queued" });
     await expectProblem(await reject(s.id, p.confirmation), 409, "download_active");
     expect((await fileRow(s.file(1))).state).toBe("active");
@@ -241,9 +312,21 @@ describe("source rejection", () => {
   it("an unknown or foreign mapping is 404 mapping_not_found; provider and source_id are required", async () => {
     const s = await withSources();
     const other = await withSources();
-    await expectProblem(await rejectPreview(s.id, { provider: "suwayomi", source_id: "nope" }), 404, "mapping_not_found");
-    await expectProblem(await rejectPreview(s.id, { provider: "other", source_id: `a-${s.id}` }), 404, "mapping_not_found");
-    await expectProblem(await rejectPreview(s.id, { provider: "suwayomi", source_id: `a-${other.id}` }), 404, "mapping_not_found");
+    await expectProblem(
+      await rejectPreview(s.id, { provider: "suwayomi", source_id: "nope" }),
+      404,
+      "mapping_not_found",
+    );
+    await expectProblem(
+      await rejectPreview(s.id, { provider: "other", source_id: `a-${s.id}` }),
+      404,
+      "mapping_not_found",
+    );
+    await expectProblem(
+      await rejectPreview(s.id, { provider: "suwayomi", source_id: `a-${other.id}` }),
+      404,
+      "mapping_not_found",
+    );
     await expectProblem(await rejectPreview(s.id, { source_id: `a-${s.id}` }), 400, "invalid_field");
     await expectProblem(await rejectPreview(s.id, { provider: "suwayomi" }), 400, "invalid_field");
   });

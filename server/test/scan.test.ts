@@ -8,7 +8,17 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdir, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { cbz, expectJson, problemOf, scanLibrary, unitOf, zipBuffer, type RestUnit, type RestUnits, type ScanBody } from "./fixtures.ts";
+import {
+  cbz,
+  expectJson,
+  problemOf,
+  scanLibrary,
+  unitOf,
+  zipBuffer,
+  type RestUnit,
+  type RestUnits,
+  type ScanBody,
+} from "./fixtures.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 
 /** Every archive gets its own whole-second mtime, so size+mtime comparisons never depend on timing. */
@@ -41,7 +51,11 @@ afterEach(async () => {
 const abs = (rel: string) => path.join(app.config.libraryRoot, rel);
 
 /** Writes bytes at a path relative to the library root, with a fresh fixed mtime. */
-async function put(rel: string, data: Buffer | string, mtime = nextMtime()): Promise<{ data: Buffer; sha256: string; size: number; mtimeMs: number }> {
+async function put(
+  rel: string,
+  data: Buffer | string,
+  mtime = nextMtime(),
+): Promise<{ data: Buffer; sha256: string; size: number; mtimeMs: number }> {
   const buf = typeof data === "string" ? Buffer.from(data) : data;
   await mkdir(path.dirname(abs(rel)), { recursive: true });
   await writeFile(abs(rel), buf);
@@ -86,12 +100,18 @@ async function seriesId(folder: string): Promise<number> {
 }
 
 async function chapterSlots(folder: string) {
-  const rows = await app.ctx.db.chapterSlot.findMany({ where: { seriesId: await seriesId(folder) }, orderBy: { id: "asc" } });
+  const rows = await app.ctx.db.chapterSlot.findMany({
+    where: { seriesId: await seriesId(folder) },
+    orderBy: { id: "asc" },
+  });
   return rows.map((r) => ({ number: r.number, parts: r.parts, extra: r.extra }));
 }
 
 async function volumeSlots(folder: string): Promise<string[]> {
-  const rows = await app.ctx.db.volumeSlot.findMany({ where: { seriesId: await seriesId(folder) }, orderBy: { id: "asc" } });
+  const rows = await app.ctx.db.volumeSlot.findMany({
+    where: { seriesId: await seriesId(folder) },
+    orderBy: { id: "asc" },
+  });
   return rows.map((r) => r.number);
 }
 
@@ -112,7 +132,12 @@ describe("first scan of new folders and files", () => {
 
     expect(await scan()).toEqual(result({ added: 2, series_created: 2 }));
 
-    const list = (await (await app.api("/api/manga")).json()) as { title: string; folder: string; status: string; form: string }[];
+    const list = (await (await app.api("/api/manga")).json()) as {
+      title: string;
+      folder: string;
+      status: string;
+      form: string;
+    }[];
     expect(list.map((s) => ({ title: s.title, folder: s.folder, status: s.status, form: s.form }))).toEqual([
       { title: "Empty Shelf", folder: "Empty Shelf", status: "running", form: "chapters" },
       { title: "Salt Road", folder: "Salt Road", status: "running", form: "chapters" },
@@ -120,9 +145,38 @@ describe("first scan of new folders and files", () => {
 
     const salt = await seriesId("Salt Road");
     const rows = await fileRows();
-    expect(rows.map((r) => ({ seriesId: r.seriesId, path: r.path, size: r.size, mtimeMs: r.mtimeMs, sha256: r.sha256, pageCount: r.pageCount, state: r.state, origin: r.origin }))).toEqual([
-      { seriesId: salt, path: "Salt Road/Salt Road - c001.cbz", size: c1.size, mtimeMs: c1.mtimeMs, sha256: c1.sha256, pageCount: 5, state: "active", origin: "scan" },
-      { seriesId: salt, path: "Salt Road/Salt Road - c002.cbz", size: c2.size, mtimeMs: c2.mtimeMs, sha256: c2.sha256, pageCount: 12, state: "active", origin: "scan" },
+    expect(
+      rows.map((r) => ({
+        seriesId: r.seriesId,
+        path: r.path,
+        size: r.size,
+        mtimeMs: r.mtimeMs,
+        sha256: r.sha256,
+        pageCount: r.pageCount,
+        state: r.state,
+        origin: r.origin,
+      })),
+    ).toEqual([
+      {
+        seriesId: salt,
+        path: "Salt Road/Salt Road - c001.cbz",
+        size: c1.size,
+        mtimeMs: c1.mtimeMs,
+        sha256: c1.sha256,
+        pageCount: 5,
+        state: "active",
+        origin: "scan",
+      },
+      {
+        seriesId: salt,
+        path: "Salt Road/Salt Road - c002.cbz",
+        size: c2.size,
+        mtimeMs: c2.mtimeMs,
+        sha256: c2.sha256,
+        pageCount: 12,
+        state: "active",
+        origin: "scan",
+      },
     ]);
     expect(await chapterSlots("Salt Road")).toEqual([
       { number: "1", parts: 1, extra: false },
@@ -139,10 +193,42 @@ describe("first scan of new folders and files", () => {
 
     expect(await scan()).toEqual(result({ added: 4, series_created: 1 }));
     expect(await numbering()).toEqual([
-      { path: "Alpha/Alpha - c004.cbz", kind: "chapter", volume: null, chapter: "4", chapterEnd: null, part: null, tagSource: "filename" },
-      { path: "Alpha/Alpha - c010 (part 1).cbz", kind: "chapter", volume: null, chapter: "10", chapterEnd: null, part: 1, tagSource: "filename" },
-      { path: "Alpha/Alpha v01.cbz", kind: "book", volume: "1", chapter: null, chapterEnd: null, part: null, tagSource: "filename" },
-      { path: "Alpha/Extras/Alpha - c012.5.cbz", kind: "chapter", volume: null, chapter: "12.5", chapterEnd: null, part: null, tagSource: "filename" },
+      {
+        path: "Alpha/Alpha - c004.cbz",
+        kind: "chapter",
+        volume: null,
+        chapter: "4",
+        chapterEnd: null,
+        part: null,
+        tagSource: "filename",
+      },
+      {
+        path: "Alpha/Alpha - c010 (part 1).cbz",
+        kind: "chapter",
+        volume: null,
+        chapter: "10",
+        chapterEnd: null,
+        part: 1,
+        tagSource: "filename",
+      },
+      {
+        path: "Alpha/Alpha v01.cbz",
+        kind: "book",
+        volume: "1",
+        chapter: null,
+        chapterEnd: null,
+        part: null,
+        tagSource: "filename",
+      },
+      {
+        path: "Alpha/Extras/Alpha - c012.5.cbz",
+        kind: "chapter",
+        volume: null,
+        chapter: "12.5",
+        chapterEnd: null,
+        part: null,
+        tagSource: "filename",
+      },
     ]);
     expect(await volumeSlots("Alpha")).toEqual(["1"]);
     expect(await chapterSlots("Alpha")).toEqual([
@@ -160,8 +246,24 @@ describe("first scan of new folders and files", () => {
 
     expect(await scan()).toEqual(result({ added: 2, series_created: 1 }));
     expect(await numbering()).toEqual([
-      { path: "Alpha/Alpha v03.cbz", kind: "book", volume: "3", chapter: null, chapterEnd: null, part: null, tagSource: "comicinfo" },
-      { path: "Alpha/c005.cbz", kind: "chapter", volume: "2", chapter: "7", chapterEnd: null, part: null, tagSource: "comicinfo" },
+      {
+        path: "Alpha/Alpha v03.cbz",
+        kind: "book",
+        volume: "3",
+        chapter: null,
+        chapterEnd: null,
+        part: null,
+        tagSource: "comicinfo",
+      },
+      {
+        path: "Alpha/c005.cbz",
+        kind: "chapter",
+        volume: "2",
+        chapter: "7",
+        chapterEnd: null,
+        part: null,
+        tagSource: "comicinfo",
+      },
     ]);
     expect((await fileRows()).map((r) => r.pageCount)).toEqual([6, 4]);
     // Slots follow the decided numbering: chapter 7, never the name's 5.
@@ -174,14 +276,25 @@ describe("first scan of new folders and files", () => {
 
     expect(await scan()).toEqual(result({ added: 1, series_created: 1 }));
     const [row] = await fileRows();
-    expect({ chapter: row?.chapter, chapterEnd: row?.chapterEnd, kind: row?.kind }).toEqual({ chapter: "1", chapterEnd: "3", kind: "chapter" });
+    expect({ chapter: row?.chapter, chapterEnd: row?.chapterEnd, kind: row?.kind }).toEqual({
+      chapter: "1",
+      chapterEnd: "3",
+      kind: "chapter",
+    });
     expect(await chapterSlots("Alpha")).toEqual([
       { number: "1", parts: 1, extra: false },
       { number: "2", parts: 1, extra: false },
       { number: "3", parts: 1, extra: false },
     ]);
-    const chapters = (await units("Alpha")).map((u) => ({ kind: u.kind, number: u.number, owned: u.owned, file_ids: u.file_ids }));
-    expect(chapters).toEqual(["1", "2", "3"].map((number) => ({ kind: "chapter", number, owned: true, file_ids: [row?.id] })));
+    const chapters = (await units("Alpha")).map((u) => ({
+      kind: u.kind,
+      number: u.number,
+      owned: u.owned,
+      file_ids: u.file_ids,
+    }));
+    expect(chapters).toEqual(
+      ["1", "2", "3"].map((number) => ({ kind: "chapter", number, owned: true, file_ids: [row?.id] })),
+    );
   });
 
   it("creates a split chapter slot from a part marker; the chapter is on disk only when every part is", async () => {
@@ -198,7 +311,11 @@ describe("first scan of new folders and files", () => {
     const [, part2] = await fileRows();
     expect(part2?.part).toBe(2);
     expect(await chapterSlots("Alpha")).toEqual([{ number: "10", parts: 2, extra: false }]);
-    expect(await unit("Alpha", "chapter", "10")).toEqual({ owned: true, file_ids: [part1?.id, part2?.id], problems: [] });
+    expect(await unit("Alpha", "chapter", "10")).toEqual({
+      owned: true,
+      file_ids: [part1?.id, part2?.id],
+      problems: [],
+    });
   });
 });
 
@@ -234,7 +351,13 @@ describe("rescans", () => {
     await utimes(abs("Alpha/Alpha - c001.cbz"), touched, touched);
     expect(await scan()).toEqual(result({ unchanged: 1 }));
     const [after] = await fileRows();
-    expect(after).toMatchObject({ id: before?.id, sha256: original.sha256, mtimeMs: touched.getTime(), pageCount: 3, state: "active" });
+    expect(after).toMatchObject({
+      id: before?.id,
+      sha256: original.sha256,
+      mtimeMs: touched.getTime(),
+      pageCount: 3,
+      state: "active",
+    });
   });
 
   it("reports a modified file as changed and records its new sha256, size and pages under the same id", async () => {
@@ -247,7 +370,15 @@ describe("rescans", () => {
     expect(await scan()).toEqual(result({ changed: 1, unchanged: 1 }));
 
     const [after1, after2] = await fileRows();
-    expect(after1).toMatchObject({ id: first?.id, path: "Alpha/Alpha - c001.cbz", sha256: replaced.sha256, size: replaced.size, mtimeMs: replaced.mtimeMs, pageCount: 8, state: "active" });
+    expect(after1).toMatchObject({
+      id: first?.id,
+      path: "Alpha/Alpha - c001.cbz",
+      sha256: replaced.sha256,
+      size: replaced.size,
+      mtimeMs: replaced.mtimeMs,
+      pageCount: 8,
+      state: "active",
+    });
     expect(after1?.sha256).not.toBe(first?.sha256);
     expect(after2).toEqual(second);
     expect(await app.ctx.db.libraryFile.count()).toBe(2);
@@ -263,7 +394,13 @@ describe("rescans", () => {
 
     const rows = await fileRows();
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ id: before?.id, path: "Alpha/Alpha - c002.cbz", chapter: "2", sha256: original.sha256, state: "active" });
+    expect(rows[0]).toMatchObject({
+      id: before?.id,
+      path: "Alpha/Alpha - c002.cbz",
+      chapter: "2",
+      sha256: original.sha256,
+      state: "active",
+    });
     expect(await unit("Alpha", "chapter", "2")).toEqual({ owned: true, file_ids: [before?.id], problems: [] });
     expect(await unit("Alpha", "chapter", "1")).toEqual({ owned: false, file_ids: [], problems: [] });
   });
@@ -280,7 +417,13 @@ describe("rescans", () => {
 
     const rows = await fileRows();
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ id: before?.id, seriesId: await seriesId("Beta"), path: "Beta/Beta - c001.cbz", chapter: "1", state: "active" });
+    expect(rows[0]).toMatchObject({
+      id: before?.id,
+      seriesId: await seriesId("Beta"),
+      path: "Beta/Beta - c001.cbz",
+      chapter: "1",
+      state: "active",
+    });
     expect(await unit("Beta", "chapter", "1")).toEqual({ owned: true, file_ids: [before?.id], problems: [] });
     expect(await unit("Alpha", "chapter", "1")).toEqual({ owned: false, file_ids: [], problems: [] });
   });
@@ -317,7 +460,14 @@ describe("what the scan does not record", () => {
     await put("Alpha/Alpha - c001.cbz", await cbz(3));
     await put("Alpha/Alpha - c050.cbz", "this is not a zip archive at all");
     // yazl refuses ".." in names, so write a same-length name and patch both headers.
-    const patched = replaceAll(await zipBuffer([{ name: "001.jpg", data: randomBytes(50) }, { name: "xx/evil.jpg", data: randomBytes(50) }]), "xx/evil.jpg", "../evil.jpg");
+    const patched = replaceAll(
+      await zipBuffer([
+        { name: "001.jpg", data: randomBytes(50) },
+        { name: "xx/evil.jpg", data: randomBytes(50) },
+      ]),
+      "xx/evil.jpg",
+      "../evil.jpg",
+    );
     expect(patched.count).toBe(2);
     await put("Alpha/Alpha - c051.cbz", patched.buf);
 
@@ -359,16 +509,27 @@ describe("what the scan does not record", () => {
 
     // What an older version may have left behind: an estimate source and a tag derived from it.
     const estimate = await app.ctx.db.mapSource.create({
-      data: { seriesId: alpha, kind: "estimate", name: "estimate", revision: 1, entries: { create: [{ volume: "1", chapters: JSON.stringify(["1", "2"]) }] } },
+      data: {
+        seriesId: alpha,
+        kind: "estimate",
+        name: "estimate",
+        revision: 1,
+        entries: { create: [{ volume: "1", chapters: JSON.stringify(["1", "2"]) }] },
+      },
     });
     await app.ctx.db.libraryFile.update({ where: { id: estimated?.id }, data: { volume: "1", tagSource: "estimate" } });
     // Operational and suggested maps must survive the reconciliation.
     await app.services.maps.replace(alpha, { revision: 0, entries: [{ volume: "1", chapters: ["1", "2"] }] }, false);
-    await app.services.maps.addSuggestion(alpha, { source: "catalogue:test", entries: [{ volume: "1", chapters: ["1", "2"] }] });
+    await app.services.maps.addSuggestion(alpha, {
+      source: "catalogue:test",
+      entries: [{ volume: "1", chapters: ["1", "2"] }],
+    });
 
     expect(await scan()).toEqual(result({ unchanged: 2 }));
 
-    expect((await app.ctx.db.mapSource.findMany({ where: { seriesId: alpha }, orderBy: { id: "asc" } })).map((s) => s.kind)).toEqual(["operator", "catalogue"]);
+    expect(
+      (await app.ctx.db.mapSource.findMany({ where: { seriesId: alpha }, orderBy: { id: "asc" } })).map((s) => s.kind),
+    ).toEqual(["operator", "catalogue"]);
     expect(await app.ctx.db.mapEntry.count({ where: { sourceId: estimate.id } })).toBe(0);
     const [afterEstimated, afterTagged] = await fileRows();
     expect(afterEstimated).toMatchObject({ id: estimated?.id, volume: null, tagSource: null });

@@ -12,7 +12,8 @@ describe("schema.graphql", () => {
   it("equals printedSchema() of server/src/graphql/print-schema.ts", () => {
     const printed = printedSchema();
     // A real schema came out: the root types and a type of each area.
-    for (const type of ["type Query", "type Mutation", "type UnitsView", "type ChapterMap", "type Series"]) expect(printed).toContain(type);
+    for (const type of ["type Query", "type Mutation", "type UnitsView", "type ChapterMap", "type Series"])
+      expect(printed).toContain(type);
     const committed = readFileSync(path.join(repoRoot, "schema.graphql"), "utf8");
     expect(committed, "schema.graphql is stale: run pnpm schema:print").toBe(printed);
   });

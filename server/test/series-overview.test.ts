@@ -10,7 +10,8 @@ import { loadSnapshots } from "../src/repositories/snapshots-repo.ts";
 import { countStatements, gqlEnum, restUnitsView, seriesByTitle, writeBigSeries } from "./web-support-helpers.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 
-const OVERVIEW = "coverFileId coverUrl completion books booksOwned chapters chaptersOwned missingBooks missingChapters hasGaps";
+const OVERVIEW =
+  "coverFileId coverUrl completion books booksOwned chapters chaptersOwned missingBooks missingChapters hasGaps";
 
 interface GqlOverview {
   coverFileId: number | null;
@@ -38,7 +39,9 @@ describe("Series.overview", () => {
   });
 
   const list = async () => {
-    const r = await app.gql<{ seriesList: { id: number; title: string; overview: GqlOverview }[] }>(`{ seriesList { id title overview { ${OVERVIEW} } } }`);
+    const r = await app.gql<{ seriesList: { id: number; title: string; overview: GqlOverview }[] }>(
+      `{ seriesList { id title overview { ${OVERVIEW} } } }`,
+    );
     expect(r.errors).toBeUndefined();
     return r.data!.seriesList;
   };
@@ -48,9 +51,16 @@ describe("Series.overview", () => {
     expect(all).toHaveLength(5);
     for (const s of all) {
       const o = seriesOverview(await restUnitsView(app, s.id));
-      const expected = { ...o, completion: gqlEnum(o.completion), coverUrl: o.coverFileId === null ? null : `/api/files/${o.coverFileId}/thumbnail?page=first` };
+      const expected = {
+        ...o,
+        completion: gqlEnum(o.completion),
+        coverUrl: o.coverFileId === null ? null : `/api/files/${o.coverFileId}/thumbnail?page=first`,
+      };
       expect(s.overview, s.title).toEqual(expected);
-      const one = await app.gql<{ series: { overview: GqlOverview } }>(`query($id: Int!) { series(id: $id) { overview { ${OVERVIEW} } } }`, { id: s.id });
+      const one = await app.gql<{ series: { overview: GqlOverview } }>(
+        `query($id: Int!) { series(id: $id) { overview { ${OVERVIEW} } } }`,
+        { id: s.id },
+      );
       expect(one.data?.series.overview).toEqual(expected);
     }
   });
@@ -58,9 +68,24 @@ describe("Series.overview", () => {
   it("the demo cards: counts, gaps and covers as the library shows them", async () => {
     const byTitle = new Map((await list()).map((s) => [s.title, s.overview]));
     // Harbor: books 1–3 owned, book 4 misses chapter 28, book 5 complete from chapters (40.5 is an extra).
-    expect(byTitle.get("Harbor of Paper Cranes")).toMatchObject({ books: 5, booksOwned: 3, chapters: 40, missingBooks: 1, missingChapters: 1, hasGaps: true });
+    expect(byTitle.get("Harbor of Paper Cranes")).toMatchObject({
+      books: 5,
+      booksOwned: 3,
+      chapters: 40,
+      missingBooks: 1,
+      missingChapters: 1,
+      hasGaps: true,
+    });
     // Lanterns: every book owned, no chapters; complete.
-    expect(byTitle.get("Lanterns of the Salt Road")).toMatchObject({ books: 4, booksOwned: 4, chapters: 0, missingBooks: 0, missingChapters: 0, hasGaps: false, completion: "ALL_BOOKS" });
+    expect(byTitle.get("Lanterns of the Salt Road")).toMatchObject({
+      books: 4,
+      booksOwned: 4,
+      chapters: 0,
+      missingBooks: 0,
+      missingChapters: 0,
+      hasGaps: false,
+      completion: "ALL_BOOKS",
+    });
     for (const [title, o] of byTitle) {
       expect(o.coverFileId, title).not.toBeNull();
       // The cover is a real first-page thumbnail.
@@ -70,7 +95,9 @@ describe("Series.overview", () => {
     }
     // Moss has books 1–2 and chapters: a book is the cover.
     const moss = await restUnitsView(app, ids.get("Moss & Meteor")!);
-    expect(moss.units.find((u) => u.kind === "book" && u.number === "1")?.fileIds).toEqual([byTitle.get("Moss & Meteor")!.coverFileId]);
+    expect(moss.units.find((u) => u.kind === "book" && u.number === "1")?.fileIds).toEqual([
+      byTitle.get("Moss & Meteor")!.coverFileId,
+    ]);
   });
 
   it("the batched loader gives the same snapshots as loadSnapshot, and leaves unknown ids out", async () => {
@@ -78,7 +105,8 @@ describe("Series.overview", () => {
     const all = [...ids.values(), big.id, 999_999];
     const batch = await loadSnapshots(app.ctx.db, all);
     expect([...batch.keys()].sort((a, b) => a - b)).toEqual(all.filter((id) => id !== 999_999).sort((a, b) => a - b));
-    for (const id of all.slice(0, -1)) expect(batch.get(id), `series ${id}`).toEqual(await loadSnapshot(app.ctx.db, id));
+    for (const id of all.slice(0, -1))
+      expect(batch.get(id), `series ${id}`).toEqual(await loadSnapshot(app.ctx.db, id));
   });
 
   it("seriesList with overviews is the same fixed number of statements for 5 series and for 55", async () => {

@@ -5,7 +5,13 @@
  * fixed number of statements as a small one.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { groupSeriesPage, type GroupingOptions, type PageRow, type RowAction, type SeriesPageModel } from "../src/domain/grouping.ts";
+import {
+  groupSeriesPage,
+  type GroupingOptions,
+  type PageRow,
+  type RowAction,
+  type SeriesPageModel,
+} from "../src/domain/grouping.ts";
 import { countStatements, gqlEnum, restUnitsView, seriesByTitle, writeBigSeries } from "./web-support-helpers.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 
@@ -115,13 +121,21 @@ describe("GraphQL seriesPage", () => {
   it("defaults: filter ALL, reading order, every row", async () => {
     const id = ids.get("Harbor of Paper Cranes")!;
     const view = await restUnitsView(app, id);
-    expect(await page(id)).toEqual(asGraphQL(groupSeriesPage(view, { filter: "all", reversed: false, problemsOnly: false })));
+    expect(await page(id)).toEqual(
+      asGraphQL(groupSeriesPage(view, { filter: "all", reversed: false, problemsOnly: false })),
+    );
   });
 
   it("Harbor (exact map): books nested with their chapters, owned books collapsed, book 4 tells its chapters on disk", async () => {
     const p = (await page(ids.get("Harbor of Paper Cranes")!)) as ReturnType<typeof asGraphQL>;
     expect(p.layout).toBe("GROUPED");
-    expect(p.groups.map((g) => [g.book.number, g.collapsed])).toEqual([["1", true], ["2", true], ["3", true], ["4", false], ["5", false]]);
+    expect(p.groups.map((g) => [g.book.number, g.collapsed])).toEqual([
+      ["1", true],
+      ["2", true],
+      ["3", true],
+      ["4", false],
+      ["5", false],
+    ]);
     expect(p.groups[3]?.coverText).toBe("7 of 8 chapters on disk");
     expect(p.groups[3]?.children.map((c) => c.number)).toEqual(["25", "26", "27", "28", "29", "30", "31", "32"]);
   });

@@ -18,13 +18,24 @@ describe("integration secrets", () => {
     const overrides = { apiKey: null, adminPassword: "pw" };
     const a = await loadSecrets(dir, overrides);
     expect(a.getIntegrationSecret("suwayomi.password")).toBeNull();
-    await Promise.all([a.setIntegrationSecret("suwayomi.password", "one"), a.setIntegrationSecret("prowlarr.apiKey", "two"), a.setIntegrationSecret("x", "three")]);
+    await Promise.all([
+      a.setIntegrationSecret("suwayomi.password", "one"),
+      a.setIntegrationSecret("prowlarr.apiKey", "two"),
+      a.setIntegrationSecret("x", "three"),
+    ]);
     await a.setIntegrationSecret("x", null);
     const file = path.join(dir, "secrets.json");
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     const b = await loadSecrets(dir, overrides);
-    expect([b.getIntegrationSecret("suwayomi.password"), b.getIntegrationSecret("prowlarr.apiKey"), b.getIntegrationSecret("x")]).toEqual(["one", "two", null]);
+    expect([
+      b.getIntegrationSecret("suwayomi.password"),
+      b.getIntegrationSecret("prowlarr.apiKey"),
+      b.getIntegrationSecret("x"),
+    ]).toEqual(["one", "two", null]);
     expect(b.apiKey).toBe(a.apiKey);
-    expect(JSON.parse(await readFile(file, "utf8")).integrations).toEqual({ "suwayomi.password": "one", "prowlarr.apiKey": "two" });
+    expect(JSON.parse(await readFile(file, "utf8")).integrations).toEqual({
+      "suwayomi.password": "one",
+      "prowlarr.apiKey": "two",
+    });
   });
 });

@@ -21,7 +21,10 @@ function collect(query: string, count: number): { done: Promise<Event[]>; ready:
   let markReady: () => void = () => {};
   const ready = new Promise<void>((r) => (markReady = r));
   const done = new Promise<Event[]>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`only ${events.length} of ${count} events: ${JSON.stringify(events)}`)), 10_000);
+    const timer = setTimeout(
+      () => reject(new Error(`only ${events.length} of ${count} events: ${JSON.stringify(events)}`)),
+      10_000,
+    );
     const dispose = client.subscribe<{ libraryEvents: Event }>(
       { query },
       {
@@ -64,27 +67,43 @@ afterAll(async () => {
 
 describe("libraryEvents", () => {
   it("tells a subscriber about a series change, a map change and a finished scan, in order", async () => {
-    const created = (await (await app.api("/api/manga", { method: "POST", json: { title: "Live One" } })).json()) as { id: number };
+    const created = (await (await app.api("/api/manga", { method: "POST", json: { title: "Live One" } })).json()) as {
+      id: number;
+    };
     const sub = collect("subscription { libraryEvents { kind seriesId at } }", 3);
     await sub.ready;
-    expect((await app.api(`/api/manga/${created.id}`, { method: "PATCH", json: { status: "finished" } })).status).toBe(200);
-    const put = await app.api(`/api/manga/${created.id}/chapter-map`, { method: "PUT", json: { revision: 0, entries: [{ volume: "1", chapters: ["1", "2"] }] } });
+    expect((await app.api(`/api/manga/${created.id}`, { method: "PATCH", json: { status: "finished" } })).status).toBe(
+      200,
+    );
+    const put = await app.api(`/api/manga/${created.id}/chapter-map`, {
+      method: "PUT",
+      json: { revision: 0, entries: [{ volume: "1", chapters: ["1", "2"] }] },
+    });
     expect(put.status).toBe(200);
     expect((await app.api("/api/library/scan", { method: "POST" })).status).toBe(200);
-    expect(await sub.done).toEqual([
-      { kind: "SERIES_CHANGED", seriesId: created.id },
-      { kind: "MAP_CHANGED", seriesId: created.id },
-      { kind: "SCAN_FINISHED", seriesId: null },
-    ].map((e) => ({ ...e, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as unknown as string })));
+    expect(await sub.done).toEqual(
+      [
+        { kind: "SERIES_CHANGED", seriesId: created.id },
+        { kind: "MAP_CHANGED", seriesId: created.id },
+        { kind: "SCAN_FINISHED", seriesId: null },
+      ].map((e) => ({ ...e, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as unknown as string })),
+    );
   });
 
   it("filters by series, and a dry run publishes nothing", async () => {
-    const a = (await (await app.api("/api/manga", { method: "POST", json: { title: "Live A" } })).json()) as { id: number };
-    const b = (await (await app.api("/api/manga", { method: "POST", json: { title: "Live B" } })).json()) as { id: number };
+    const a = (await (await app.api("/api/manga", { method: "POST", json: { title: "Live A" } })).json()) as {
+      id: number;
+    };
+    const b = (await (await app.api("/api/manga", { method: "POST", json: { title: "Live B" } })).json()) as {
+      id: number;
+    };
     const sub = collect(`subscription { libraryEvents(seriesId: ${b.id}) { kind seriesId } }`, 1);
     await sub.ready;
     await app.api(`/api/manga/${a.id}`, { method: "PATCH", json: { monitored: false } });
-    await app.api(`/api/manga/${b.id}/chapter-map?dry_run=true`, { method: "PUT", json: { revision: 0, entries: [{ volume: "1", chapters: ["1"] }] } });
+    await app.api(`/api/manga/${b.id}/chapter-map?dry_run=true`, {
+      method: "PUT",
+      json: { revision: 0, entries: [{ volume: "1", chapters: ["1"] }] },
+    });
     await app.api(`/api/manga/${b.id}`, { method: "PATCH", json: { monitored: false } });
     expect(await sub.done).toEqual([{ kind: "SERIES_CHANGED", seriesId: b.id }]);
   });

@@ -22,7 +22,9 @@ const GREEN: Rgb = [20, 200, 20];
 const BLUE: Rgb = [20, 20, 220];
 
 const jpeg = (width: number, height: number, [r, g, b]: Rgb) =>
-  sharp({ create: { width, height, channels: 3, background: { r, g, b } } }).jpeg().toBuffer();
+  sharp({ create: { width, height, channels: 3, background: { r, g, b } } })
+    .jpeg()
+    .toBuffer();
 
 async function cbzOf(pages: Buffer[]): Promise<Buffer> {
   return zipBuffer(pages.map((data, i) => ({ name: `${String(i + 1).padStart(3, "0")}.jpg`, data })));
@@ -35,7 +37,9 @@ async function fingerprint(file: string): Promise<FileFingerprint> {
 }
 
 /** Width, height, format and the dominant channel of a thumbnail. */
-async function look(data: Buffer): Promise<{ width: number; height: number; format: string; colour: "red" | "green" | "blue" }> {
+async function look(
+  data: Buffer,
+): Promise<{ width: number; height: number; format: string; colour: "red" | "green" | "blue" }> {
   const meta = await sharp(data).metadata();
   const { channels } = await sharp(data).stats();
   const means = channels.slice(0, 3).map((c) => c.mean);
@@ -63,7 +67,10 @@ describe("thumbnail worker", () => {
 
   it("renders first and last page 192 px wide as WebP with one archive open, then serves both from the cache", async () => {
     const file = path.join(dir, "a.cbz");
-    await writeFile(file, await cbzOf([await jpeg(800, 1200, RED), await jpeg(800, 1200, GREEN), await jpeg(800, 1200, BLUE)]));
+    await writeFile(
+      file,
+      await cbzOf([await jpeg(800, 1200, RED), await jpeg(800, 1200, GREEN), await jpeg(800, 1200, BLUE)]),
+    );
     const thumbs = createThumbnails({ dir: path.join(dir, "cache"), limits: DEFAULT_ARCHIVE_LIMITS });
     const fp = await fingerprint(file);
     const opens = archiveOpenCount();
@@ -137,9 +144,18 @@ describe("thumbnail worker", () => {
       active -= 1;
       return { first: page, last: page };
     };
-    const thumbs = createThumbnails({ dir: path.join(dir, "cache-d"), limits: DEFAULT_ARCHIVE_LIMITS, maxWaiting: 2, readEdges });
+    const thumbs = createThumbnails({
+      dir: path.join(dir, "cache-d"),
+      limits: DEFAULT_ARCHIVE_LIMITS,
+      maxWaiting: 2,
+      readEdges,
+    });
     const st = await stat(file);
-    const fp = (n: number) => ({ sha256: String(n).repeat(64).slice(0, 64), size: st.size, mtimeMs: Math.trunc(st.mtimeMs) });
+    const fp = (n: number) => ({
+      sha256: String(n).repeat(64).slice(0, 64),
+      size: st.size,
+      mtimeMs: Math.trunc(st.mtimeMs),
+    });
     const until = async (cond: () => boolean) => {
       for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
       expect(cond()).toBe(true);
@@ -181,11 +197,17 @@ describe("GET /api/files/{id}/thumbnail", () => {
 
   beforeAll(async () => {
     app = await createTestApp();
-    const s = await expectJson<{ id: number; folder: string }>(await app.api("/api/manga", { method: "POST", json: { title: "Thumbs" } }), 201);
+    const s = await expectJson<{ id: number; folder: string }>(
+      await app.api("/api/manga", { method: "POST", json: { title: "Thumbs" } }),
+      201,
+    );
     seriesId = s.id;
     chapterPath = path.join(app.config.libraryRoot, s.folder, "Thumbs - c001.cbz");
     await mkdir(path.dirname(chapterPath), { recursive: true });
-    await writeFile(chapterPath, await cbzOf([await jpeg(800, 1200, RED), await jpeg(800, 1200, GREEN), await jpeg(800, 1200, BLUE)]));
+    await writeFile(
+      chapterPath,
+      await cbzOf([await jpeg(800, 1200, RED), await jpeg(800, 1200, GREEN), await jpeg(800, 1200, BLUE)]),
+    );
     await scanLibrary(app);
     fileId = [...(await fileIds(app, seriesId)).values()][0] as number;
   });
@@ -193,7 +215,8 @@ describe("GET /api/files/{id}/thumbnail", () => {
     await app?.dispose();
   });
 
-  const get = (query: string, headers: Record<string, string> = {}) => app.api(`/api/files/${fileId}/thumbnail${query}`, { headers });
+  const get = (query: string, headers: Record<string, string> = {}) =>
+    app.api(`/api/files/${fileId}/thumbnail${query}`, { headers });
 
   it("answers WebP with the fingerprint as ETag, revalidated; a matching If-None-Match is 304 without reading anything", async () => {
     const opens = archiveOpenCount();

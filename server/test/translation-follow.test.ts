@@ -18,8 +18,14 @@ afterAll(async () => {
 });
 
 async function seriesWithJobs(title: string, states: string[]): Promise<{ id: number; jobIds: number[] }> {
-  const s = await expectJson<{ id: number }>(await app.api("/api/manga", { method: "POST", json: { title, translation_fallback_enabled: true } }), 201);
-  await expectJson(await app.api(`/api/manga/${s.id}`, { method: "PATCH", json: { translation_fallback_enabled: true } }), 200);
+  const s = await expectJson<{ id: number }>(
+    await app.api("/api/manga", { method: "POST", json: { title, translation_fallback_enabled: true } }),
+    201,
+  );
+  await expectJson(
+    await app.api(`/api/manga/${s.id}`, { method: "PATCH", json: { translation_fallback_enabled: true } }),
+    200,
+  );
   const jobIds: number[] = [];
   for (const [i, state] of states.entries()) {
     const number = String(i + 1);
@@ -42,19 +48,29 @@ async function seriesWithJobs(title: string, states: string[]): Promise<{ id: nu
   return { id: s.id, jobIds };
 }
 
-const statesOf = async (ids: number[]) => (await app.ctx.db.translationJob.findMany({ where: { id: { in: ids } }, orderBy: { id: "asc" } })).map((r) => [r.state, r.pausedReason]);
+const statesOf = async (ids: number[]) =>
+  (await app.ctx.db.translationJob.findMany({ where: { id: { in: ids } }, orderBy: { id: "asc" } })).map((r) => [
+    r.state,
+    r.pausedReason,
+  ]);
 
 describe("translation jobs follow the toggles and the destination language at once", () => {
   it("the series toggle off pauses its active jobs; on resumes them where they were (with the global toggle on)", async () => {
     await expectJson(await app.api("/api/settings/translation", { method: "PUT", json: { enabled: true } }), 200);
     const { id, jobIds } = await seriesWithJobs("Follow Toggle", ["running", "queued", "imported"]);
-    await expectJson(await app.api(`/api/manga/${id}`, { method: "PATCH", json: { translation_fallback_enabled: false } }), 200);
+    await expectJson(
+      await app.api(`/api/manga/${id}`, { method: "PATCH", json: { translation_fallback_enabled: false } }),
+      200,
+    );
     expect(await statesOf(jobIds)).toEqual([
       ["paused", "toggle_off"],
       ["paused", "toggle_off"],
       ["imported", null],
     ]);
-    await expectJson(await app.api(`/api/manga/${id}`, { method: "PATCH", json: { translation_fallback_enabled: true } }), 200);
+    await expectJson(
+      await app.api(`/api/manga/${id}`, { method: "PATCH", json: { translation_fallback_enabled: true } }),
+      200,
+    );
     expect(await statesOf(jobIds)).toEqual([
       ["running", null],
       ["queued", null],
@@ -63,8 +79,14 @@ describe("translation jobs follow the toggles and the destination language at on
     // With the global toggle off, the series toggle alone resumes nothing.
     await expectJson(await app.api("/api/settings/translation", { method: "PUT", json: { enabled: false } }), 200);
     expect((await statesOf(jobIds)).map((s) => s[0])).toEqual(["paused", "paused", "imported"]);
-    await expectJson(await app.api(`/api/manga/${id}`, { method: "PATCH", json: { translation_fallback_enabled: false } }), 200);
-    await expectJson(await app.api(`/api/manga/${id}`, { method: "PATCH", json: { translation_fallback_enabled: true } }), 200);
+    await expectJson(
+      await app.api(`/api/manga/${id}`, { method: "PATCH", json: { translation_fallback_enabled: false } }),
+      200,
+    );
+    await expectJson(
+      await app.api(`/api/manga/${id}`, { method: "PATCH", json: { translation_fallback_enabled: true } }),
+      200,
+    );
     expect((await statesOf(jobIds)).map((s) => s[0])).toEqual(["paused", "paused", "imported"]);
     // The global toggle on again resumes the series whose own toggle is on.
     await expectJson(await app.api("/api/settings/translation", { method: "PUT", json: { enabled: true } }), 200);

@@ -41,7 +41,10 @@ export async function japaneseBook(): Promise<{ cbz: Buffer; pages: { name: stri
     { name: "002.png", data: await renderMangaPage({ ...PAGE_SIZE }) },
     {
       name: "003.png",
-      data: await renderMangaPage({ ...PAGE_SIZE, bubbles: [{ x: 400, y: 80, width: 240, height: 360, text: ["ありがとう"], vertical: true, fontSize: 40 }] }),
+      data: await renderMangaPage({
+        ...PAGE_SIZE,
+        bubbles: [{ x: 400, y: 80, width: 240, height: 360, text: ["ありがとう"], vertical: true, fontSize: 40 }],
+      }),
     },
   ];
   return { cbz: await makeCbz(pages), pages };

@@ -46,7 +46,8 @@ afterAll(async () => {
 });
 
 const requestsSince = (n: number) => chat.requests.slice(n).filter((r) => r.url === "/v1/chat/completions");
-const local = (seriesId: number, volume: string, o: Parameters<typeof queueJob>[3] = {}) => queueJob(app, seriesId, volume, { engine: "local", source: book.cbz, ...o });
+const local = (seriesId: number, volume: string, o: Parameters<typeof queueJob>[3] = {}) =>
+  queueJob(app, seriesId, volume, { engine: "local", source: book.cbz, ...o });
 
 describe("local translation path (OCR, chat AI, lettering) in the service", () => {
   it("translates a Japanese book into a lettered, validated CBZ, one local job at a time", async () => {
@@ -78,10 +79,17 @@ describe("local translation path (OCR, chat AI, lettering) in the service", () =
     expect(out.xml).toContain(done.sourceSha256!);
     // The art page is untouched; the text pages are lettered in English, legibly.
     expect(Buffer.compare(out.pages[1]!, book.pages[1]!.data)).toBe(0);
-    const eng = await createWorker("eng", OEM.LSTM_ONLY, { langPath: "/usr/share/tesseract-ocr/5/tessdata", gzip: false, cacheMethod: "none" });
+    const eng = await createWorker("eng", OEM.LSTM_ONLY, {
+      langPath: "/usr/share/tesseract-ocr/5/tessdata",
+      gzip: false,
+      cacheMethod: "none",
+    });
     try {
       await eng.setParameters({ tessedit_pageseg_mode: PSM.SPARSE_TEXT, user_defined_dpi: "300" });
-      const bubble = await sharp(out.pages[0]).extract({ left: 430, top: 60, width: 220, height: 330 }).png().toBuffer();
+      const bubble = await sharp(out.pages[0])
+        .extract({ left: 430, top: 60, width: 220, height: 330 })
+        .png()
+        .toBuffer();
       const text = (await eng.recognize(bubble)).data.text.replace(/\s+/g, " ");
       expect(text).toMatch(/going/i);
     } finally {
@@ -99,7 +107,12 @@ describe("local translation path (OCR, chat AI, lettering) in the service", () =
     const seriesId = await translatedSeries(app, "Local Resume");
     const before = chat.requests.length;
     const job = await local(seriesId, "1");
-    await until("first page done", () => jobRow(app, job.row.id), (r) => (r.pagesDone ?? 0) >= 1, 30_000);
+    await until(
+      "first page done",
+      () => jobRow(app, job.row.id),
+      (r) => (r.pagesDone ?? 0) >= 1,
+      30_000,
+    );
     await app.ctx.db.series.update({ where: { id: seriesId }, data: { translationFallbackEnabled: false } });
     await stateIs(app, job.row.id, "paused");
     // A restart of the worker while paused, then the toggle back on.
@@ -118,7 +131,12 @@ describe("local translation path (OCR, chat AI, lettering) in the service", () =
     const seriesId = await translatedSeries(app, "Local Restart");
     const before = chat.requests.length;
     const job = await local(seriesId, "1");
-    await until("first page done", () => jobRow(app, job.row.id), (r) => (r.pagesDone ?? 0) >= 1, 30_000);
+    await until(
+      "first page done",
+      () => jobRow(app, job.row.id),
+      (r) => (r.pagesDone ?? 0) >= 1,
+      30_000,
+    );
     await app.services.translationWorker.stop();
     expect((await jobRow(app, job.row.id)).state).toBe("running");
     app.services.translationWorker.start();
@@ -155,7 +173,12 @@ describe("local translation path (OCR, chat AI, lettering) in the service", () =
     try {
       const job = await local(seriesId, "1", { source: onePage });
       const before = chat.requests.length;
-      await until("the request sent", () => Promise.resolve(chat.requests.length), (n) => n > before, 30_000);
+      await until(
+        "the request sent",
+        () => Promise.resolve(chat.requests.length),
+        (n) => n > before,
+        30_000,
+      );
       const t0 = Date.now();
       await app.services.translations.cancel(job.id);
       const done = await stateIs(app, job.row.id, "cancelled");
@@ -167,24 +190,33 @@ describe("local translation path (OCR, chat AI, lettering) in the service", () =
   });
 
   const faults: [ChatFault, string][] = [
-    ["leftover_marker", "validation_failed"], ["echo", "validation_failed"], ["wrong_language", "validation_failed"],
-    ["empty", "validation_failed"], ["source_script", "validation_failed"], ["missing_index", "ai_answer_malformed"], ["extra_index", "ai_answer_malformed"],
-    ["duplicate_index", "ai_answer_malformed"], ["http_401", "ai_request_failed"],
+    ["leftover_marker", "validation_failed"],
+    ["echo", "validation_failed"],
+    ["wrong_language", "validation_failed"],
+    ["empty", "validation_failed"],
+    ["source_script", "validation_failed"],
+    ["missing_index", "ai_answer_malformed"],
+    ["extra_index", "ai_answer_malformed"],
+    ["duplicate_index", "ai_answer_malformed"],
+    ["http_401", "ai_request_failed"],
   ];
-  it.each(faults)("a provider answer with %s fails the job (%s) and nothing reaches the library", async (fault, code) => {
-    const seriesId = await translatedSeries(app, `Local Fault ${fault}`);
-    chat.setFault(fault);
-    try {
-      const job = await local(seriesId, "1", { source: onePage });
-      const done = await stateIs(app, job.row.id, "failed", "imported");
-      expect(done).toMatchObject({ state: "failed", errorCode: code, fileId: null });
-      expect(done.errorMessage).not.toContain(AI_KEY);
-      expect(await app.ctx.db.libraryFile.count({ where: { seriesId } })).toBe(0);
-      expect(await readdir(translationStagingDir(app.config, job.key, 0))).not.toContain("result.zip");
-    } finally {
-      chat.setFault(undefined);
-    }
-  });
+  it.each(faults)(
+    "a provider answer with %s fails the job (%s) and nothing reaches the library",
+    async (fault, code) => {
+      const seriesId = await translatedSeries(app, `Local Fault ${fault}`);
+      chat.setFault(fault);
+      try {
+        const job = await local(seriesId, "1", { source: onePage });
+        const done = await stateIs(app, job.row.id, "failed", "imported");
+        expect(done).toMatchObject({ state: "failed", errorCode: code, fileId: null });
+        expect(done.errorMessage).not.toContain(AI_KEY);
+        expect(await app.ctx.db.libraryFile.count({ where: { seriesId } })).toBe(0);
+        expect(await readdir(translationStagingDir(app.config, job.key, 0))).not.toContain("result.zip");
+      } finally {
+        chat.setFault(undefined);
+      }
+    },
+  );
 
   it("strips a reasoning model's think-tags and imports the translation", async () => {
     const seriesId = await translatedSeries(app, "Local Think Tags");
@@ -202,7 +234,10 @@ describe("local translation path (OCR, chat AI, lettering) in the service", () =
   it("checks prerequisites before a job starts, each with what to install or set", async () => {
     const seriesId = await translatedSeries(app, "Local Prerequisites");
     const korean = await local(seriesId, "1", { sourceLanguage: "ko" });
-    expect(await stateIs(app, korean.row.id, "failed")).toMatchObject({ errorCode: "ocr_model_missing", errorMessage: expect.stringContaining("tesseract-ocr-kor") });
+    expect(await stateIs(app, korean.row.id, "failed")).toMatchObject({
+      errorCode: "ocr_model_missing",
+      errorMessage: expect.stringContaining("tesseract-ocr-kor"),
+    });
     const japaneseOut = await local(seriesId, "2", { targetLanguage: "ja" });
     expect(await stateIs(app, japaneseOut.row.id, "failed")).toMatchObject({ errorCode: "target_script_unsupported" });
     const key = app.ctx.secrets.getIntegrationSecret(AI_KEY_SECRET)!;

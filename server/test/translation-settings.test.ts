@@ -6,7 +6,12 @@
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { AI_KEY_SECRET, PROCESSOR_TOKEN_SECRET, TRANSLATION_SETTING_KEY, maskSecret } from "../src/services/translation-settings.ts";
+import {
+  AI_KEY_SECRET,
+  PROCESSOR_TOKEN_SECRET,
+  TRANSLATION_SETTING_KEY,
+  maskSecret,
+} from "../src/services/translation-settings.ts";
 import { readWorkerSettings } from "../src/services/translation-worker-settings.ts";
 import { expectJson, expectProblem } from "./fixtures.ts";
 import { TEST_API_KEY, TEST_PASSWORD, shareTestApp, type TestApp } from "./utils.ts";
@@ -22,9 +27,16 @@ interface RestSettings {
   engine: string;
 }
 
-const GQL_FIELDS = "enabled sourceLanguages engine ai { baseUrl model apiKey apiKeySet } processor { url token tokenSet }";
+const GQL_FIELDS =
+  "enabled sourceLanguages engine ai { baseUrl model apiKey apiKeySet } processor { url token tokenSet }";
 /** The GraphQL answer in the REST spelling, to compare the two transports. */
-const fromGql = (g: { enabled: boolean; sourceLanguages: string[]; engine: string; ai: { baseUrl: string; model: string; apiKey: string; apiKeySet: boolean }; processor: { url: string; token: string; tokenSet: boolean } }): RestSettings => ({
+const fromGql = (g: {
+  enabled: boolean;
+  sourceLanguages: string[];
+  engine: string;
+  ai: { baseUrl: string; model: string; apiKey: string; apiKeySet: boolean };
+  processor: { url: string; token: string; tokenSet: boolean };
+}): RestSettings => ({
   enabled: g.enabled,
   source_languages: g.sourceLanguages,
   ai: { base_url: g.ai.baseUrl, model: g.ai.model, api_key: g.ai.apiKey, api_key_set: g.ai.apiKeySet },
@@ -40,7 +52,11 @@ describe("translation settings", () => {
 
   it("defaults: off, no languages, local engine, no secret", async () => {
     expect(await get()).toEqual({
-      enabled: false, source_languages: [], ai: { base_url: "", model: "", api_key: "", api_key_set: false }, processor: { url: "", token: "", token_set: false }, engine: "local",
+      enabled: false,
+      source_languages: [],
+      ai: { base_url: "", model: "", api_key: "", api_key_set: false },
+      processor: { url: "", token: "", token_set: false },
+      engine: "local",
     });
   });
 
@@ -53,13 +69,20 @@ describe("translation settings", () => {
     };
     try {
       const body = await expectJson<RestSettings>(
-        await put({ enabled: true, source_languages: ["original", "ja", "fr"], ai: { base_url: "http://127.0.0.1:9/v1/", model: "gpt-test", api_key: AI_KEY }, processor: { url: "http://127.0.0.1:8095", token: TOKEN } }),
+        await put({
+          enabled: true,
+          source_languages: ["original", "ja", "fr"],
+          ai: { base_url: "http://127.0.0.1:9/v1/", model: "gpt-test", api_key: AI_KEY },
+          processor: { url: "http://127.0.0.1:8095", token: TOKEN },
+        }),
         200,
       );
       expect(body).toEqual({
-        enabled: true, source_languages: ["original", "ja", "fr"],
+        enabled: true,
+        source_languages: ["original", "ja", "fr"],
         ai: { base_url: "http://127.0.0.1:9/v1", model: "gpt-test", api_key: "****3456", api_key_set: true },
-        processor: { url: "http://127.0.0.1:8095", token: "****9876", token_set: true }, engine: "external",
+        processor: { url: "http://127.0.0.1:8095", token: "****9876", token_set: true },
+        engine: "external",
       });
     } finally {
       app.ctx.log = original;
@@ -81,7 +104,9 @@ describe("translation settings", () => {
 
   it("the worker reads exactly what was stored (same row and secret names)", async () => {
     expect(await readWorkerSettings(app.ctx)).toEqual({
-      enabled: true, processor: { url: "http://127.0.0.1:8095", token: TOKEN }, ai: { baseUrl: "http://127.0.0.1:9/v1", model: "gpt-test", apiKey: AI_KEY },
+      enabled: true,
+      processor: { url: "http://127.0.0.1:8095", token: TOKEN },
+      ai: { baseUrl: "http://127.0.0.1:9/v1", model: "gpt-test", apiKey: AI_KEY },
     });
     const resolved = await app.services.translationSettings.resolved();
     expect([resolved.apiKey, resolved.processorToken, resolved.engine]).toEqual([AI_KEY, TOKEN, "external"]);
@@ -102,7 +127,12 @@ describe("translation settings", () => {
   });
 
   it("refuses the service's own API key or login password as a key or token (secret_is_service_login)", async () => {
-    for (const body of [{ ai: { api_key: TEST_API_KEY } }, { processor: { token: TEST_API_KEY } }, { ai: { api_key: TEST_PASSWORD } }, { processor: { token: TEST_PASSWORD } }]) {
+    for (const body of [
+      { ai: { api_key: TEST_API_KEY } },
+      { processor: { token: TEST_API_KEY } },
+      { ai: { api_key: TEST_PASSWORD } },
+      { processor: { token: TEST_PASSWORD } },
+    ]) {
       await expectProblem(await put(body), 422, "secret_is_service_login");
     }
     const p = await expectProblem(await put({ processor: { token: TEST_API_KEY } }), 422, "secret_is_service_login");
@@ -110,7 +140,9 @@ describe("translation settings", () => {
     await expectProblem(await put({ ai: { api_key: TEST_API_KEY } }), 422, "secret_is_service_login");
     expect(app.ctx.secrets.getIntegrationSecret(AI_KEY_SECRET)).toBe(AI_KEY);
     expect(app.ctx.secrets.getIntegrationSecret(PROCESSOR_TOKEN_SECRET)).toBe(TOKEN);
-    const g = await app.gql(`mutation { updateTranslationSettings(input: { processor: { token: "${TEST_API_KEY}" } }) { enabled } }`);
+    const g = await app.gql(
+      `mutation { updateTranslationSettings(input: { processor: { token: "${TEST_API_KEY}" } }) { enabled } }`,
+    );
     expect(g.errors?.[0]?.extensions?.code).toBe("secret_is_service_login");
   });
 
@@ -141,12 +173,17 @@ describe("translation settings", () => {
     expect((await expectJson<RestSettings>(await put({ processor: { url: "" } }), 200)).engine).toBe("local");
     expect(await app.services.translationSettings.engine()).toBe("local");
     expect((await readWorkerSettings(app.ctx)).processor).toBeNull();
-    expect((await expectJson<RestSettings>(await put({ processor: { url: "https://processor.example:8443/" } }), 200)).engine).toBe("external");
+    expect(
+      (await expectJson<RestSettings>(await put({ processor: { url: "https://processor.example:8443/" } }), 200))
+        .engine,
+    ).toBe("external");
     expect(await app.services.translationSettings.engine()).toBe("external");
   });
 
   it("REST and GraphQL answer the same, and a GraphQL update shows in REST", async () => {
-    const g = await app.gql<{ translationSettings: Parameters<typeof fromGql>[0] }>(`{ translationSettings { ${GQL_FIELDS} } }`);
+    const g = await app.gql<{ translationSettings: Parameters<typeof fromGql>[0] }>(
+      `{ translationSettings { ${GQL_FIELDS} } }`,
+    );
     expect(fromGql(g.data!.translationSettings)).toEqual(await get());
     const u = await app.gql<{ updateTranslationSettings: Parameters<typeof fromGql>[0] }>(
       `mutation { updateTranslationSettings(input: { enabled: false, sourceLanguages: ["fr", "original"], ai: { apiKey: "****3456", model: "m2" }, processor: { url: "" } }) { ${GQL_FIELDS} } }`,
@@ -154,7 +191,12 @@ describe("translation settings", () => {
     expect(u.errors).toBeUndefined();
     const rest = await get();
     expect(fromGql(u.data!.updateTranslationSettings)).toEqual(rest);
-    expect(rest).toMatchObject({ enabled: false, source_languages: ["fr", "original"], engine: "local", ai: { model: "m2", api_key: "****3456" } });
+    expect(rest).toMatchObject({
+      enabled: false,
+      source_languages: ["fr", "original"],
+      engine: "local",
+      ai: { model: "m2", api_key: "****3456" },
+    });
     expect(app.ctx.secrets.getIntegrationSecret(AI_KEY_SECRET)).toBe(AI_KEY);
   });
 
@@ -170,15 +212,35 @@ describe("translation settings", () => {
   });
 
   it("per series: PATCH /api/manga/{id} takes translation_fallback_enabled, translation_source_languages and language", async () => {
-    const created = await expectJson<{ id: number }>(await app.api("/api/manga", { method: "POST", json: { title: "Translated Harbor", language: "en" } }), 201);
+    const created = await expectJson<{ id: number }>(
+      await app.api("/api/manga", { method: "POST", json: { title: "Translated Harbor", language: "en" } }),
+      201,
+    );
     const patched = await expectJson<Record<string, unknown>>(
-      await app.api(`/api/manga/${created.id}`, { method: "PATCH", json: { translation_fallback_enabled: true, translation_source_languages: ["original", "ja"], language: "de" } }),
+      await app.api(`/api/manga/${created.id}`, {
+        method: "PATCH",
+        json: { translation_fallback_enabled: true, translation_source_languages: ["original", "ja"], language: "de" },
+      }),
       200,
     );
-    expect(patched).toMatchObject({ translation_fallback_enabled: true, translation_source_languages: ["original", "ja"], language: "de" });
-    const inherit = await expectJson<Record<string, unknown>>(await app.api(`/api/manga/${created.id}`, { method: "PATCH", json: { translation_source_languages: [] } }), 200);
+    expect(patched).toMatchObject({
+      translation_fallback_enabled: true,
+      translation_source_languages: ["original", "ja"],
+      language: "de",
+    });
+    const inherit = await expectJson<Record<string, unknown>>(
+      await app.api(`/api/manga/${created.id}`, { method: "PATCH", json: { translation_source_languages: [] } }),
+      200,
+    );
     expect(inherit.translation_source_languages).toEqual([]);
-    await expectProblem(await app.api(`/api/manga/${created.id}`, { method: "PATCH", json: { translation_source_languages: ["klingon!"] } }), 400, "invalid_field");
+    await expectProblem(
+      await app.api(`/api/manga/${created.id}`, {
+        method: "PATCH",
+        json: { translation_source_languages: ["klingon!"] },
+      }),
+      400,
+      "invalid_field",
+    );
   });
 });
 

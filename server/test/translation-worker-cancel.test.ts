@@ -82,12 +82,20 @@ describe("translation worker: cancel, restart, toggles, late answers", () => {
 
   it("either toggle off pauses: no request is sent while paused; back on, the job finishes", async () => {
     const seriesId = await translatedSeries(app, "Toggle");
-    await putSetting(app.ctx, TRANSLATION_SETTING_KEY, { enabled: false, ai: { base_url: chat.baseUrl, model: "fake-model-1" }, processor: { url: fake.url } });
+    await putSetting(app.ctx, TRANSLATION_SETTING_KEY, {
+      enabled: false,
+      ai: { base_url: chat.baseUrl, model: "fake-model-1" },
+      processor: { url: fake.url },
+    });
     const job = await queueJob(app, seriesId, "8");
     await stateIs(app, job.row.id, "paused");
     await new Promise((r) => setTimeout(r, 300));
     expect(fake.requests.filter((r) => r.url.startsWith(`/jobs/${job.id}`))).toHaveLength(0);
-    await putSetting(app.ctx, TRANSLATION_SETTING_KEY, { enabled: true, ai: { base_url: chat.baseUrl, model: "fake-model-1" }, processor: { url: fake.url } });
+    await putSetting(app.ctx, TRANSLATION_SETTING_KEY, {
+      enabled: true,
+      ai: { base_url: chat.baseUrl, model: "fake-model-1" },
+      processor: { url: fake.url },
+    });
     // The series toggle alone also pauses.
     await app.ctx.db.series.update({ where: { id: seriesId }, data: { translationFallbackEnabled: false } });
     await new Promise((r) => setTimeout(r, 300));
@@ -103,16 +111,29 @@ describe("translation worker: cancel, restart, toggles, late answers", () => {
     await stateIs(app, job.row.id, "running");
     fake.faults.dropDelete = 1000;
     await cancelRow(job.row.id);
-    await until("a dropped DELETE", async () => deletesOf(job.id).length, (n) => n >= 2);
+    await until(
+      "a dropped DELETE",
+      async () => deletesOf(job.id).length,
+      (n) => n >= 2,
+    );
     await app.close();
     const before = deletesOf(job.id).length;
     fake.faults.dropDelete = 1;
     // Fallback disabled meanwhile: the durable DELETE is still sent.
     const next = await createApp(app.config, { migrate: false });
-    await putSetting(next.ctx, TRANSLATION_SETTING_KEY, { enabled: false, ai: { base_url: chat.baseUrl, model: "fake-model-1" }, processor: { url: fake.url } });
+    await putSetting(next.ctx, TRANSLATION_SETTING_KEY, {
+      enabled: false,
+      ai: { base_url: chat.baseUrl, model: "fake-model-1" },
+      processor: { url: fake.url },
+    });
     next.services.translationWorker.tune({ pollMs: 30, retryScale: 0 });
     try {
-      const done = await until("cancelled after restart", () => next.ctx.db.translationJob.findUniqueOrThrow({ where: { id: job.row.id } }), (r) => r.state === "cancelled", 20_000);
+      const done = await until(
+        "cancelled after restart",
+        () => next.ctx.db.translationJob.findUniqueOrThrow({ where: { id: job.row.id } }),
+        (r) => r.state === "cancelled",
+        20_000,
+      );
       expect(done.cancelPending).toBe(false);
       const after = deletesOf(job.id).slice(before);
       expect(after.at(-1)?.status).toBe(202);

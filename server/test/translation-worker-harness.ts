@@ -11,7 +11,11 @@ import { formatJobId, jobKey } from "../src/domain/translation-jobs.ts";
 import { drawnPages } from "../src/library/test-pages.ts";
 import { putSetting } from "../src/services/source-settings.ts";
 import { translationStagingDir } from "../src/services/translation-upload.ts";
-import { AI_KEY_SECRET, PROCESSOR_TOKEN_SECRET, TRANSLATION_SETTING_KEY } from "../src/services/translation-worker-settings.ts";
+import {
+  AI_KEY_SECRET,
+  PROCESSOR_TOKEN_SECRET,
+  TRANSLATION_SETTING_KEY,
+} from "../src/services/translation-worker-settings.ts";
 import { expectJson } from "./fixtures.ts";
 import { until } from "./downloads-fixtures.ts";
 import { afterAll, beforeAll } from "vitest";
@@ -25,15 +29,28 @@ export { until };
 
 export async function sourceCbz(pages: number, seed = 11): Promise<Buffer> {
   const zip = new ZipFile();
-  (await drawnPages(pages, seed, { width: 96, height: 136 })).forEach((p, i) => zip.addBuffer(p, `${String(i + 1).padStart(3, "0")}.jpg`, { compress: false, mtime: new Date(Date.UTC(2024, 0, 1)) }));
+  (await drawnPages(pages, seed, { width: 96, height: 136 })).forEach((p, i) =>
+    zip.addBuffer(p, `${String(i + 1).padStart(3, "0")}.jpg`, {
+      compress: false,
+      mtime: new Date(Date.UTC(2024, 0, 1)),
+    }),
+  );
   zip.end();
   const chunks: Buffer[] = [];
   for await (const c of zip.outputStream as AsyncIterable<Buffer>) chunks.push(c);
   return Buffer.concat(chunks);
 }
 
-export async function configure(app: TestApp, o: { processorUrl: string; chatBaseUrl: string; enabled?: boolean }): Promise<void> {
-  await putSetting(app.ctx, TRANSLATION_SETTING_KEY, { enabled: o.enabled ?? true, source_languages: ["ja"], ai: { base_url: o.chatBaseUrl, model: "fake-model-1" }, processor: { url: o.processorUrl } });
+export async function configure(
+  app: TestApp,
+  o: { processorUrl: string; chatBaseUrl: string; enabled?: boolean },
+): Promise<void> {
+  await putSetting(app.ctx, TRANSLATION_SETTING_KEY, {
+    enabled: o.enabled ?? true,
+    source_languages: ["ja"],
+    ai: { base_url: o.chatBaseUrl, model: "fake-model-1" },
+    processor: { url: o.processorUrl },
+  });
   await app.ctx.secrets.setIntegrationSecret(AI_KEY_SECRET, AI_KEY);
   await app.ctx.secrets.setIntegrationSecret(PROCESSOR_TOKEN_SECRET, TOKEN);
   // Fast cycles and a back-off of milliseconds instead of seconds.
@@ -47,7 +64,19 @@ export async function translatedSeries(app: TestApp, title: string): Promise<num
 }
 
 /** A queued job (external unless told) for book `volume`, its source in staging. */
-export async function queueJob(app: TestApp, seriesId: number, volume: string, o: { pages?: number; attempt?: number; engine?: "external" | "local"; source?: Buffer; sourceLanguage?: string; targetLanguage?: string } = {}) {
+export async function queueJob(
+  app: TestApp,
+  seriesId: number,
+  volume: string,
+  o: {
+    pages?: number;
+    attempt?: number;
+    engine?: "external" | "local";
+    source?: Buffer;
+    sourceLanguage?: string;
+    targetLanguage?: string;
+  } = {},
+) {
   const attempt = o.attempt ?? 0;
   const targetLanguage = o.targetLanguage ?? "en";
   const key = jobKey({ seriesId, kind: "volume", number: volume, destination: targetLanguage });
@@ -57,7 +86,20 @@ export async function queueJob(app: TestApp, seriesId: number, volume: string, o
   const sourcePath = path.join(dir, "source.cbz");
   await writeFile(sourcePath, bytes);
   const row = await app.ctx.db.translationJob.create({
-    data: { jobKey: key, attempt, seriesId, kind: "volume", number: volume, sourceLanguage: o.sourceLanguage ?? "ja", targetLanguage, engine: o.engine ?? "external", origin: "upload", sourcePath, sourceSha256: createHash("sha256").update(bytes).digest("hex"), state: "queued" },
+    data: {
+      jobKey: key,
+      attempt,
+      seriesId,
+      kind: "volume",
+      number: volume,
+      sourceLanguage: o.sourceLanguage ?? "ja",
+      targetLanguage,
+      engine: o.engine ?? "external",
+      origin: "upload",
+      sourcePath,
+      sourceSha256: createHash("sha256").update(bytes).digest("hex"),
+      state: "queued",
+    },
   });
   // The jobs service wakes the worker when it creates a row; a row written here must do the same.
   app.services.translationWorker.kick();
@@ -65,7 +107,13 @@ export async function queueJob(app: TestApp, seriesId: number, volume: string, o
 }
 
 export const jobRow = (app: TestApp, id: number) => app.ctx.db.translationJob.findUniqueOrThrow({ where: { id } });
-export const stateIs = (app: TestApp, id: number, ...states: string[]) => until(`job ${id} in ${states.join("|")}`, () => jobRow(app, id), (r) => states.includes(r.state), 30_000);
+export const stateIs = (app: TestApp, id: number, ...states: string[]) =>
+  until(
+    `job ${id} in ${states.join("|")}`,
+    () => jobRow(app, id),
+    (r) => states.includes(r.state),
+    30_000,
+  );
 
 export interface WorkerSuite {
   app: TestApp;

@@ -25,10 +25,19 @@ interface Ev {
 it("a subscriber sees progress of its own series only, through to imported", async () => {
   const mine = await translatedSeries(app, "Mine");
   const other = await translatedSeries(app, "Other");
-  const client = createClient({ url: `${app.baseUrl.replace("http", "ws")}/graphql`, webSocketImpl: WebSocket, connectionParams: { apiKey: TEST_API_KEY }, lazy: true, retryAttempts: 0 });
+  const client = createClient({
+    url: `${app.baseUrl.replace("http", "ws")}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: { apiKey: TEST_API_KEY },
+    lazy: true,
+    retryAttempts: 0,
+  });
   const seen: Ev[] = [];
   const dispose = client.subscribe<{ translationProgress: Ev }>(
-    { query: `subscription($s: Int!) { translationProgress(seriesId: $s) { jobId seriesId state pagesDone pagesTotal } }`, variables: { s: mine } },
+    {
+      query: `subscription($s: Int!) { translationProgress(seriesId: $s) { jobId seriesId state pagesDone pagesTotal } }`,
+      variables: { s: mine },
+    },
     { next: (r) => void (r.data && seen.push(r.data.translationProgress)), error: () => {}, complete: () => {} },
   );
   await new Promise((r) => setTimeout(r, 200));

@@ -11,7 +11,16 @@ import { importTranslation } from "../src/services/translation-import.ts";
 import { COMICINFO_XSD_21, assertValidXml } from "./xmllint.ts";
 import type { FakeChat } from "./fakes/openai-chat-server.ts";
 import { BAD_RECEIPTS, type FakeProcessor } from "./fakes/processor-server.ts";
-import { AI_KEY, TOKEN, jobRow, queueJob, stateIs, translatedSeries, until, workerSuite } from "./translation-worker-harness.ts";
+import {
+  AI_KEY,
+  TOKEN,
+  jobRow,
+  queueJob,
+  stateIs,
+  translatedSeries,
+  until,
+  workerSuite,
+} from "./translation-worker-harness.ts";
 import type { TestApp } from "./utils.ts";
 
 let app: TestApp;
@@ -39,7 +48,12 @@ describe("translation worker, external processor", () => {
     expect(sent.slice(0, 3)).toEqual([`GET /jobs/${job.id}`, `PUT /jobs/${job.id}/source`, `POST /jobs/${job.id}`]);
     expect(sent).toContain(`GET /jobs/${job.id}/result`);
     const post = fake.requests.find((r) => r.method === "POST" && r.url === `/jobs/${job.id}`)!;
-    expect(post.json).toMatchObject({ source_sha256: done.sourceSha256, source_language: "ja", target_language: "en", ai: { base_url: chat.baseUrl, model: "fake-model-1" } });
+    expect(post.json).toMatchObject({
+      source_sha256: done.sourceSha256,
+      source_language: "ja",
+      target_language: "en",
+      ai: { base_url: chat.baseUrl, model: "fake-model-1" },
+    });
 
     const file = await app.ctx.db.libraryFile.findUniqueOrThrow({ where: { id: done.fileId! } });
     expect(file).toMatchObject({ kind: "book", volume: "3", origin: "translation", language: "en", state: "active" });
@@ -54,12 +68,18 @@ describe("translation worker, external processor", () => {
     // Sources and checkpoints leave staging after the import.
     await expect(readFile(job.sourcePath)).rejects.toThrow();
     expect(await app.ctx.db.libraryFile.count({ where: { state: "recycled" } })).toBe(0);
-    const units = (await (await app.api(`/api/manga/${seriesId}/units`)).json()) as { units: { kind: string; number: string; file_ids: number[] }[] };
+    const units = (await (await app.api(`/api/manga/${seriesId}/units`)).json()) as {
+      units: { kind: string; number: string; file_ids: number[] }[];
+    };
     expect(units.units.find((u) => u.kind === "book" && u.number === "3")?.file_ids).toContain(file.id);
 
     // A crash between the publication and the "imported" write re-runs the import: it finds this
     // attempt's book already published and publishes nothing again.
-    const again = await importTranslation(app.ctx, app.services.publication, done, { result: "/nonexistent", output: "/nonexistent", isCurrent: async () => true });
+    const again = await importTranslation(app.ctx, app.services.publication, done, {
+      result: "/nonexistent",
+      output: "/nonexistent",
+      isCurrent: async () => true,
+    });
     expect(again).toBe(file.id);
     expect(await app.ctx.db.libraryFile.count({ where: { seriesId, origin: "translation" } })).toBe(1);
   });
@@ -92,7 +112,10 @@ describe("translation worker, external processor", () => {
       "all imported",
       async () => {
         const rows = await app.ctx.db.translationJob.findMany({ where: { seriesId } });
-        most = Math.max(most, rows.filter((r) => ["uploading", "submitted", "running", "completed", "importing"].includes(r.state)).length);
+        most = Math.max(
+          most,
+          rows.filter((r) => ["uploading", "submitted", "running", "completed", "importing"].includes(r.state)).length,
+        );
         return rows;
       },
       (rows) => rows.every((r) => r.state === "imported"),
@@ -149,7 +172,9 @@ describe("translation worker, external processor", () => {
     const text = logs.join("\n");
     expect(text).not.toContain(AI_KEY);
     expect(text).not.toContain(TOKEN);
-    const rows = JSON.stringify(await app.ctx.db.translationJob.findMany(), (_k, v: unknown) => (typeof v === "bigint" ? String(v) : v));
+    const rows = JSON.stringify(await app.ctx.db.translationJob.findMany(), (_k, v: unknown) =>
+      typeof v === "bigint" ? String(v) : v,
+    );
     expect(rows).not.toContain(AI_KEY);
     expect(rows).not.toContain(TOKEN);
     const settings = JSON.stringify(await app.ctx.db.setting.findMany());

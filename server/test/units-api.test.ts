@@ -7,7 +7,16 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSeriesWithFiles, expectJson, expectProblem, scanLibrary, unitOf, type RestMap, type RestUnit, type RestUnits } from "./fixtures.ts";
+import {
+  createSeriesWithFiles,
+  expectJson,
+  expectProblem,
+  scanLibrary,
+  unitOf,
+  type RestMap,
+  type RestUnit,
+  type RestUnits,
+} from "./fixtures.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 import { writeBigSeries } from "./web-support-helpers.ts";
 
@@ -23,7 +32,11 @@ type GqlUnit = Omit<RestUnit, "kind" | "estimated_book" | "page_count" | "file_i
   fileIds: number[];
   duplicateFileIds: number[];
 };
-type GqlUnits = Omit<RestUnits, "series_id" | "plan_wording" | "units"> & { seriesId: number; planWording: string; units: GqlUnit[] };
+type GqlUnits = Omit<RestUnits, "series_id" | "plan_wording" | "units"> & {
+  seriesId: number;
+  planWording: string;
+  units: GqlUnit[];
+};
 interface RestSeries {
   id: number;
   title: string;
@@ -112,7 +125,8 @@ function enumValue<V extends string>(table: Record<string, V>, name: string): V 
   if (v === undefined) throw new Error(`unexpected GraphQL enum value ${name}`);
   return v;
 }
-const nullableEnum = <V extends string>(table: Record<string, V>, name: string | null) => (name === null ? null : enumValue(table, name));
+const nullableEnum = <V extends string>(table: Record<string, V>, name: string | null) =>
+  name === null ? null : enumValue(table, name);
 
 function unitsToRest(v: GqlUnits): RestUnits {
   return {
@@ -178,8 +192,17 @@ function mapToRest(m: GqlMap) {
 }
 
 function previewToRest(p: GqlPreview) {
-  const chapterSide = (s: GqlSide) => ({ coverage: nullableEnum(COVERAGE, s.coverage), book: s.book, wanted: s.wanted });
-  const bookSide = (s: GqlSide) => ({ coverage: nullableEnum(COVERAGE, s.coverage), covers_chapters: s.coversChapters, chapters: s.chapters, wanted: s.wanted });
+  const chapterSide = (s: GqlSide) => ({
+    coverage: nullableEnum(COVERAGE, s.coverage),
+    book: s.book,
+    wanted: s.wanted,
+  });
+  const bookSide = (s: GqlSide) => ({
+    coverage: nullableEnum(COVERAGE, s.coverage),
+    covers_chapters: s.coversChapters,
+    chapters: s.chapters,
+    wanted: s.wanted,
+  });
   const change = (side: (s: GqlSide) => object) => (c: GqlChange) => ({
     number: c.number,
     before: side(c.before),
@@ -230,7 +253,10 @@ function helpers(get: () => TestApp) {
   }
   const restUnits = async (id: number) => expectJson<RestUnits>(await get().api(`/api/manga/${id}/units`), 200);
   const gqlUnits = async (id: number) =>
-    unitsToRest((await gqlData<{ units: GqlUnits }>(`query ($id: Int!) { units(seriesId: $id) { ${UNITS_FIELDS} } }`, { id })).units);
+    unitsToRest(
+      (await gqlData<{ units: GqlUnits }>(`query ($id: Int!) { units(seriesId: $id) { ${UNITS_FIELDS} } }`, { id }))
+        .units,
+    );
   const restList = async () => expectJson<RestSeries[]>(await get().api("/api/manga"), 200);
   return { gqlData, gqlError, restUnits, gqlUnits, restList };
 }
@@ -279,8 +305,19 @@ describe("GET /api/manga/{id}/units on the demo library", () => {
       expect(v.units.length).toBeGreaterThan(0);
       for (const u of v.units) {
         expect(Object.keys(u).sort()).toEqual([
-          "book", "coverage", "duplicate_file_ids", "estimated_book", "extra", "file_ids", "kind", "monitored", "number",
-          "owned", "page_count", "plan", "problems",
+          "book",
+          "coverage",
+          "duplicate_file_ids",
+          "estimated_book",
+          "extra",
+          "file_ids",
+          "kind",
+          "monitored",
+          "number",
+          "owned",
+          "page_count",
+          "plan",
+          "problems",
         ]);
         for (const key of Object.keys(u)) expect(key).toMatch(SNAKE_RE);
         expect(["book", "chapter"]).toContain(u.kind);
@@ -311,13 +348,18 @@ describe("GET /api/manga/{id}/units on the demo library", () => {
       const gql = await h.gqlUnits(id);
       expect(gql).toEqual(rest);
       // The same view through the series type's own field.
-      const viaSeries = await h.gqlData<{ series: { units: GqlUnits } }>(`query ($id: Int!) { series(id: $id) { units { ${UNITS_FIELDS} } } }`, { id });
+      const viaSeries = await h.gqlData<{ series: { units: GqlUnits } }>(
+        `query ($id: Int!) { series(id: $id) { units { ${UNITS_FIELDS} } } }`,
+        { id },
+      );
       expect(unitsToRest(viaSeries.series.units)).toEqual(rest);
     }
   });
 
   it("the enum values are mapped: BOOKS, COVERED_BY_VOLUME, ASSEMBLE_WHEN_CHAPTERS_COMPLETE, ALL_BOOKS", async () => {
-    const harbor = await h.gqlData<{ units: GqlUnits }>(`{ units(seriesId: ${idOf("Harbor of Paper Cranes")}) { form map units { kind number plan coverage } } }`);
+    const harbor = await h.gqlData<{ units: GqlUnits }>(
+      `{ units(seriesId: ${idOf("Harbor of Paper Cranes")}) { form map units { kind number plan coverage } } }`,
+    );
     expect(harbor.units.form).toBe("BOOKS");
     expect(harbor.units.map).toBe("EXACT");
     expect(harbor.units.units.find((u) => u.kind === "BOOK" && u.number === "5")).toEqual({
@@ -326,8 +368,12 @@ describe("GET /api/manga/{id}/units on the demo library", () => {
       plan: "ASSEMBLE_WHEN_CHAPTERS_COMPLETE",
       coverage: "COVERED_BY_CHAPTERS",
     });
-    expect(harbor.units.units.find((u) => u.kind === "CHAPTER" && u.number === "1")?.coverage).toBe("COVERED_BY_VOLUME");
-    const lanterns = await h.gqlData<{ units: GqlUnits }>(`{ units(seriesId: ${idOf("Lanterns of the Salt Road")}) { status planWording } }`);
+    expect(harbor.units.units.find((u) => u.kind === "CHAPTER" && u.number === "1")?.coverage).toBe(
+      "COVERED_BY_VOLUME",
+    );
+    const lanterns = await h.gqlData<{ units: GqlUnits }>(
+      `{ units(seriesId: ${idOf("Lanterns of the Salt Road")}) { status planWording } }`,
+    );
     expect(lanterns.units).toEqual({ status: "ALL_BOOKS", planWording: "BOOKS_FIRST" });
   });
 
@@ -355,15 +401,33 @@ describe("GET /api/manga/{id}/units on the demo library", () => {
     expect(rows(v)).toEqual(expectedOrder);
 
     for (const b of ["1", "2", "3"]) {
-      expect(unitOf(v, "book", b)).toMatchObject({ owned: true, plan: "book on disk", coverage: null, problems: [], duplicate_file_ids: [] });
+      expect(unitOf(v, "book", b)).toMatchObject({
+        owned: true,
+        plan: "book on disk",
+        coverage: null,
+        problems: [],
+        duplicate_file_ids: [],
+      });
     }
     // Chapters of owned books are covered by them (and not on disk).
     for (let c = 1; c <= 24; c++) {
-      expect(unitOf(v, "chapter", String(c))).toMatchObject({ book: String(Math.ceil(c / 8)), owned: false, coverage: "covered_by_volume", file_ids: [] });
+      expect(unitOf(v, "chapter", String(c))).toMatchObject({
+        book: String(Math.ceil(c / 8)),
+        owned: false,
+        coverage: "covered_by_volume",
+        file_ids: [],
+      });
     }
-    expect(unitOf(v, "book", "4")).toMatchObject({ owned: false, plan: "in part", coverage: null, page_count: null, problems: ["missing chapters: 28"] });
+    expect(unitOf(v, "book", "4")).toMatchObject({
+      owned: false,
+      plan: "in part",
+      coverage: null,
+      page_count: null,
+      problems: ["missing chapters: 28"],
+    });
     expect(unitOf(v, "chapter", "28")).toMatchObject({ book: "4", owned: false, coverage: null, file_ids: [] });
-    for (const c of ["25", "26", "27", "29", "30", "31", "32"]) expect(unitOf(v, "chapter", c)).toMatchObject({ book: "4", owned: true });
+    for (const c of ["25", "26", "27", "29", "30", "31", "32"])
+      expect(unitOf(v, "chapter", c)).toMatchObject({ book: "4", owned: true });
     expect(unitOf(v, "book", "5")).toEqual({
       kind: "book",
       number: "5",
@@ -414,7 +478,12 @@ describe("GET /api/manga/{id}/units on the demo library", () => {
   it("the running series keeps chapter zero and the decimal chapter as exact labels", async () => {
     const v = await h.restUnits(idOf("The Clockmaker's Apprentice"));
     expect(v).toMatchObject({ form: "chapters", map: "none", status: null });
-    expect(v.units.map((u) => u.number)).toEqual(["0", ...Array.from({ length: 11 }, (_, i) => String(i)).slice(1), "10.5", ...Array.from({ length: 14 }, (_, i) => String(i + 11))]);
+    expect(v.units.map((u) => u.number)).toEqual([
+      "0",
+      ...Array.from({ length: 11 }, (_, i) => String(i)).slice(1),
+      "10.5",
+      ...Array.from({ length: 14 }, (_, i) => String(i + 11)),
+    ]);
     expect(v.units.every((u) => u.kind === "chapter" && u.owned)).toBe(true);
   });
 });
@@ -436,13 +505,15 @@ describe("units, maps and series over REST and GraphQL", () => {
 
   describe("statement count of the units endpoint", () => {
     // A books-form series straight in the database (no file on disk): see writeBigSeries.
-    const buildSeries = (title: string, chapters: number, books: number, owned: (book: number) => boolean) => writeBigSeries(app, title, chapters, books, owned);
+    const buildSeries = (title: string, chapters: number, books: number, owned: (book: number) => boolean) =>
+      writeBigSeries(app, title, chapters, books, owned);
 
     it("is the same small number for 10 chapters / 1 book and 2,000 chapters / 150 books, and opens no archive", async () => {
       const small = await buildSeries("Small Series", 10, 1, () => true);
       const big = await buildSeries("Big Series", 2000, 150, (b) => b % 3 !== 0);
       // No library file exists on disk: a units call that opened an archive would fail.
-      for (const f of [...small.files, ...big.files]) expect(existsSync(path.join(app.config.libraryRoot, f.path))).toBe(false);
+      for (const f of [...small.files, ...big.files])
+        expect(existsSync(path.join(app.config.libraryRoot, f.path))).toBe(false);
       expect(big.files.filter((f) => f.kind === "book")).toHaveLength(100);
       const unownedChapters = Array.from({ length: 150 }, (_, i) => i + 1)
         .filter((b) => b % 3 === 0)
@@ -462,15 +533,31 @@ describe("units, maps and series over REST and GraphQL", () => {
       expect(b.view).toMatchObject({ form: "books", map: "exact", status: null });
       expect(b.view.units).toHaveLength(2150);
       expect(b.view.units.filter((u) => u.kind === "book" && u.owned)).toHaveLength(100);
-      expect(b.view.units.filter((u) => u.kind === "book" && u.plan === "assemble when its chapters are complete")).toHaveLength(50);
-      expect(b.view.units.find((u) => u.kind === "chapter" && u.number === "1")).toMatchObject({ book: "1", coverage: "covered_by_volume", owned: false });
+      expect(
+        b.view.units.filter((u) => u.kind === "book" && u.plan === "assemble when its chapters are complete"),
+      ).toHaveLength(50);
+      expect(b.view.units.find((u) => u.kind === "chapter" && u.number === "1")).toMatchObject({
+        book: "1",
+        coverage: "covered_by_volume",
+        owned: false,
+      });
 
       // Series row + map sources + book proofs + five bulk selects, whatever the size of the series.
       expect(s.count, s.statements.join("\n")).toBeLessThanOrEqual(8);
       expect(b.count, b.statements.join("\n")).toBe(s.count);
-      const tables = (statements: string[]) => statements.map((q) => /\bFROM\s+(?:[`"]?\w+[`"]?\.)?[`"]?(\w+)/i.exec(q)?.[1]).sort();
+      const tables = (statements: string[]) =>
+        statements.map((q) => /\bFROM\s+(?:[`"]?\w+[`"]?\.)?[`"]?(\w+)/i.exec(q)?.[1]).sort();
       for (const run of [s, b]) {
-        expect(tables(run.statements)).toEqual(["chapter_release", "chapter_slot", "library_file", "map_entry", "map_source", "series", "verification", "volume_slot"]);
+        expect(tables(run.statements)).toEqual([
+          "chapter_release",
+          "chapter_slot",
+          "library_file",
+          "map_entry",
+          "map_source",
+          "series",
+          "verification",
+          "volume_slot",
+        ]);
       }
     });
   });
@@ -492,17 +579,31 @@ describe("units, maps and series over REST and GraphQL", () => {
       const e = await h.gqlError(`{ units(seriesId: ${missing}) { seriesId } }`);
       expect(e.message).toBe(rest.detail);
       await expectProblem(await app.api(`/api/manga/${missing}`), 404, "series_not_found");
-      await expectProblem(await app.api(`/api/manga/${missing}`, { method: "PATCH", json: { title: "x" } }), 404, "series_not_found");
+      await expectProblem(
+        await app.api(`/api/manga/${missing}`, { method: "PATCH", json: { title: "x" } }),
+        404,
+        "series_not_found",
+      );
       // The nullable `series` query answers null rather than an error.
       expect(await h.gqlData(`{ series(id: ${missing}) { id } }`)).toEqual({ series: null });
     });
 
     it("stale map revision → map_revision_stale with the current revision", async () => {
-      const s = await expectJson<RestSeries>(await app.api("/api/manga", { method: "POST", json: { title: "Stale Errors" } }), 201);
+      const s = await expectJson<RestSeries>(
+        await app.api("/api/manga", { method: "POST", json: { title: "Stale Errors" } }),
+        201,
+      );
       const entries = [{ volume: "1", chapters: ["1", "2"] }];
-      await expectJson(await app.api(`/api/manga/${s.id}/chapter-map`, { method: "PUT", json: { revision: 0, entries } }), 200);
+      await expectJson(
+        await app.api(`/api/manga/${s.id}/chapter-map`, { method: "PUT", json: { revision: 0, entries } }),
+        200,
+      );
 
-      const rest = await expectProblem(await app.api(`/api/manga/${s.id}/chapter-map`, { method: "PUT", json: { revision: 0, entries } }), 409, "map_revision_stale");
+      const rest = await expectProblem(
+        await app.api(`/api/manga/${s.id}/chapter-map`, { method: "PUT", json: { revision: 0, entries } }),
+        409,
+        "map_revision_stale",
+      );
       expect(rest.current_revision).toBe(1);
       for (const query of [
         `mutation { saveChapterMap(seriesId: ${s.id}, revision: 0, entries: []) { revision } }`,
@@ -513,17 +614,31 @@ describe("units, maps and series over REST and GraphQL", () => {
         const e = await h.gqlError(query);
         expect(e.extensions).toMatchObject({ code: "map_revision_stale", status: 409, current_revision: 1 });
       }
-      expect((await h.gqlError(`mutation { saveChapterMap(seriesId: ${s.id}, revision: 0, entries: []) { revision } }`)).message).toBe(rest.detail);
-      expect((await h.gqlData<{ chapterMap: { revision: number } }>(`{ chapterMap(seriesId: ${s.id}) { revision } }`)).chapterMap.revision).toBe(1);
+      expect(
+        (await h.gqlError(`mutation { saveChapterMap(seriesId: ${s.id}, revision: 0, entries: []) { revision } }`))
+          .message,
+      ).toBe(rest.detail);
+      expect(
+        (await h.gqlData<{ chapterMap: { revision: number } }>(`{ chapterMap(seriesId: ${s.id}) { revision } }`))
+          .chapterMap.revision,
+      ).toBe(1);
     });
 
     it("invalid label → invalid_label; invalid map → invalid_map; bad suggestion source → suggestion_source_invalid", async () => {
-      const s = await expectJson<RestSeries>(await app.api("/api/manga", { method: "POST", json: { title: "Label Errors" } }), 201);
-      const put = (entries: unknown) => app.api(`/api/manga/${s.id}/chapter-map`, { method: "PUT", json: { revision: 0, entries } });
+      const s = await expectJson<RestSeries>(
+        await app.api("/api/manga", { method: "POST", json: { title: "Label Errors" } }),
+        201,
+      );
+      const put = (entries: unknown) =>
+        app.api(`/api/manga/${s.id}/chapter-map`, { method: "PUT", json: { revision: 0, entries } });
       const save = `mutation ($entries: [MapEntryInput!]!) { saveChapterMap(seriesId: ${s.id}, revision: 0, entries: $entries) { revision } }`;
       const preview = `mutation ($entries: [MapEntryInput!]!) { previewChapterMap(seriesId: ${s.id}, revision: 0, entries: $entries) { revision } }`;
 
-      for (const entries of [[{ volume: "1.2.3", chapters: [] }], [{ volume: "1", chapters: ["-1"] }], [{ volume: "1", chapters: ["x"] }]]) {
+      for (const entries of [
+        [{ volume: "1.2.3", chapters: [] }],
+        [{ volume: "1", chapters: ["-1"] }],
+        [{ volume: "1", chapters: ["x"] }],
+      ]) {
         const rest = await expectProblem(await put(entries), 400, "invalid_label");
         for (const q of [save, preview]) {
           const e = await h.gqlError(q, { entries });
@@ -531,18 +646,29 @@ describe("units, maps and series over REST and GraphQL", () => {
           expect(e.message).toBe(rest.detail);
         }
       }
-      const reading = await h.gqlError(`mutation { submitReading(seriesId: ${s.id}, volume: "1", chapters: ["1.2.3"]) { revision } }`);
+      const reading = await h.gqlError(
+        `mutation { submitReading(seriesId: ${s.id}, volume: "1", chapters: ["1.2.3"]) { revision } }`,
+      );
       expect(reading.extensions?.code).toBe("invalid_label");
 
-      const twice = [{ volume: "1", chapters: ["1", "2"] }, { volume: "2", chapters: ["2"] }];
+      const twice = [
+        { volume: "1", chapters: ["1", "2"] },
+        { volume: "2", chapters: ["2"] },
+      ];
       const rest = await expectProblem(await put(twice), 400, "invalid_map");
       const e = await h.gqlError(save, { entries: twice });
       expect(e.extensions).toMatchObject({ code: "invalid_map", status: 400, problems: rest.problems });
 
-      const source = await h.gqlError(`mutation { importMapSuggestion(seriesId: ${s.id}, source: "mangaupdates", entries: []) { revision } }`);
+      const source = await h.gqlError(
+        `mutation { importMapSuggestion(seriesId: ${s.id}, source: "mangaupdates", entries: []) { revision } }`,
+      );
       expect(source.extensions).toMatchObject({ code: "suggestion_source_invalid", status: 422 });
 
-      expect(await expectJson(await app.api(`/api/manga/${s.id}/chapter-map`), 200)).toMatchObject({ revision: 0, entries: [], suggestions: [] });
+      expect(await expectJson(await app.api(`/api/manga/${s.id}/chapter-map`), 200)).toMatchObject({
+        revision: 0,
+        entries: [],
+        suggestions: [],
+      });
     });
   });
 
@@ -551,7 +677,16 @@ describe("units, maps and series over REST and GraphQL", () => {
     async function twins(): Promise<[number, number]> {
       const ids: number[] = [];
       for (const title of ["Twin Rest", "Twin Graph"]) {
-        ids.push((await createSeriesWithFiles(app, title, { books: [1], chapters: [1, 2, 5, 6], bookPages: 10, chapterPages: 3 })).id);
+        ids.push(
+          (
+            await createSeriesWithFiles(app, title, {
+              books: [1],
+              chapters: [1, 2, 5, 6],
+              bookPages: 10,
+              chapterPages: 3,
+            })
+          ).id,
+        );
       }
       expect(await scanLibrary(app)).toMatchObject({ errors: [], added: 10 });
       return [ids[0] as number, ids[1] as number];
@@ -560,10 +695,16 @@ describe("units, maps and series over REST and GraphQL", () => {
     it("previewChapterMap, saveChapterMap, submitReading, importMapSuggestion, deleteChapterMap and chapterMap", async () => {
       const [a, b] = await twins();
       const restCall = async (p: string, method: string, body: unknown, status = 200) =>
-        expectJson<Record<string, unknown>>(await app.api(`/api/manga/${a}/chapter-map${p}`, { method, json: body }), status);
+        expectJson<Record<string, unknown>>(
+          await app.api(`/api/manga/${a}/chapter-map${p}`, { method, json: body }),
+          status,
+        );
       const gqlMap = async (field: string, args: string, variables?: Record<string, unknown>) => {
         const declaration = variables ? "($entries: [MapEntryInput!]!)" : "";
-        const data = await h.gqlData<Record<string, GqlMap>>(`mutation ${declaration} { ${field}(seriesId: ${b}${args}) { ${MAP_FIELDS} } }`, variables);
+        const data = await h.gqlData<Record<string, GqlMap>>(
+          `mutation ${declaration} { ${field}(seriesId: ${b}${args}) { ${MAP_FIELDS} } }`,
+          variables,
+        );
         return mapToRest(data[field] as GqlMap);
       };
       /** REST result of series a against GraphQL result of series b: equal but for the series id. */
@@ -579,7 +720,10 @@ describe("units, maps and series over REST and GraphQL", () => {
 
       // Previews of one series over both transports are identical, file ids included.
       for (const id of [a, b]) {
-        const restPreview = await expectJson(await app.api(`/api/manga/${id}/chapter-map?dry_run=true`, { method: "PUT", json: { revision: 0, entries } }), 200);
+        const restPreview = await expectJson(
+          await app.api(`/api/manga/${id}/chapter-map?dry_run=true`, { method: "PUT", json: { revision: 0, entries } }),
+          200,
+        );
         const gqlPreview = await h.gqlData<{ previewChapterMap: GqlPreview }>(
           `mutation ($entries: [MapEntryInput!]!) { previewChapterMap(seriesId: ${id}, revision: 0, entries: $entries) { ${PREVIEW_FIELDS} } }`,
           { entries },
@@ -588,7 +732,10 @@ describe("units, maps and series over REST and GraphQL", () => {
         expect((restPreview as { become_duplicate_file_ids: number[] }).become_duplicate_file_ids).toHaveLength(2);
       }
 
-      same(await restCall("", "PUT", { revision: 0, entries }), await gqlMap("saveChapterMap", ", revision: 0, entries: $entries", { entries }));
+      same(
+        await restCall("", "PUT", { revision: 0, entries }),
+        await gqlMap("saveChapterMap", ", revision: 0, entries: $entries", { entries }),
+      );
       same(
         await restCall("/readings", "POST", { volume: "3", chapters: ["9", "10"] }, 201),
         await gqlMap("submitReading", `, volume: "3", chapters: ["9", "10"]`),
@@ -601,14 +748,22 @@ describe("units, maps and series over REST and GraphQL", () => {
         await restCall("/suggestions", "POST", { source: "catalogue:x", entries: suggestion }, 201),
         await gqlMap("importMapSuggestion", `, source: "catalogue:x", entries: $entries`, { entries: suggestion }),
       );
-      const second = [{ volume: "1", chapters: ["1", "2"] }, { volume: "4", chapters: [] }];
+      const second = [
+        { volume: "1", chapters: ["1", "2"] },
+        { volume: "4", chapters: [] },
+      ];
       const saved = await restCall("", "PUT", { revision: 1, entries: second });
       same(saved, await gqlMap("saveChapterMap", ", revision: 1, entries: $entries", { entries: second }));
       expect(saved).toMatchObject({ revision: 2, entries: second });
 
       // Removal previews agree on one series; the removals agree across the twins.
-      const restRemoval = await expectJson(await app.api(`/api/manga/${a}/chapter-map?dry_run=true`, { method: "DELETE", json: { revision: 2 } }), 200);
-      const gqlRemoval = await h.gqlData<{ previewChapterMapRemoval: GqlPreview }>(`mutation { previewChapterMapRemoval(seriesId: ${a}, revision: 2) { ${PREVIEW_FIELDS} } }`);
+      const restRemoval = await expectJson(
+        await app.api(`/api/manga/${a}/chapter-map?dry_run=true`, { method: "DELETE", json: { revision: 2 } }),
+        200,
+      );
+      const gqlRemoval = await h.gqlData<{ previewChapterMapRemoval: GqlPreview }>(
+        `mutation { previewChapterMapRemoval(seriesId: ${a}, revision: 2) { ${PREVIEW_FIELDS} } }`,
+      );
       expect(previewToRest(gqlRemoval.previewChapterMapRemoval)).toEqual(restRemoval);
       const removed = await restCall("", "DELETE", { revision: 2 });
       same(removed, await gqlMap("deleteChapterMap", ", revision: 2"));
@@ -617,11 +772,22 @@ describe("units, maps and series over REST and GraphQL", () => {
       // The chapterMap query reads what GET reads, for both series.
       for (const id of [a, b]) {
         const restMap = await expectJson(await app.api(`/api/manga/${id}/chapter-map`), 200);
-        const gql = await h.gqlData<{ chapterMap: GqlMap }>(`query ($id: Int!) { chapterMap(seriesId: $id) { ${MAP_FIELDS} } }`, { id });
+        const gql = await h.gqlData<{ chapterMap: GqlMap }>(
+          `query ($id: Int!) { chapterMap(seriesId: $id) { ${MAP_FIELDS} } }`,
+          { id },
+        );
         expect(mapToRest(gql.chapterMap)).toEqual(restMap);
       }
       // And the twins ended in the same units (their file ids aside).
-      const strip = (v: RestUnits) => ({ ...v, series_id: 0, units: v.units.map((u) => ({ ...u, file_ids: u.file_ids.length, duplicate_file_ids: u.duplicate_file_ids.length })) });
+      const strip = (v: RestUnits) => ({
+        ...v,
+        series_id: 0,
+        units: v.units.map((u) => ({
+          ...u,
+          file_ids: u.file_ids.length,
+          duplicate_file_ids: u.duplicate_file_ids.length,
+        })),
+      });
       expect(strip(await h.restUnits(b))).toEqual(strip(await h.restUnits(a)));
     });
   });
@@ -629,11 +795,19 @@ describe("units, maps and series over REST and GraphQL", () => {
   describe("series over REST and GraphQL", () => {
     const CREATE = `mutation ($input: SeriesInput!) { createSeries(input: $input) { ${SERIES_FIELDS} } }`;
     const UPDATE = `mutation ($id: Int!, $input: SeriesInput!) { updateSeries(id: $id, input: $input) { ${SERIES_FIELDS} } }`;
-    const create = async (body: Record<string, unknown>) => expectJson<RestSeries>(await app.api("/api/manga", { method: "POST", json: body }), 201);
-    const patch = async (id: number, body: Record<string, unknown>) => expectJson<RestSeries>(await app.api(`/api/manga/${id}`, { method: "PATCH", json: body }), 200);
+    const create = async (body: Record<string, unknown>) =>
+      expectJson<RestSeries>(await app.api("/api/manga", { method: "POST", json: body }), 201);
+    const patch = async (id: number, body: Record<string, unknown>) =>
+      expectJson<RestSeries>(await app.api(`/api/manga/${id}`, { method: "PATCH", json: body }), 200);
 
     it("create and read: REST answers the full record, GraphQL the same record in camelCase", async () => {
-      const made = await create({ title: "  Alpha Omega  ", status: "finished", known_book_count: 3, language: "fr", original_language: "ja" });
+      const made = await create({
+        title: "  Alpha Omega  ",
+        status: "finished",
+        known_book_count: 3,
+        language: "fr",
+        original_language: "ja",
+      });
       expect(made).toEqual({
         id: made.id,
         title: "Alpha Omega",
@@ -656,21 +830,39 @@ describe("units, maps and series over REST and GraphQL", () => {
       expect(await expectJson(await app.api(`/api/manga/${made.id}`), 200)).toEqual(made);
 
       const created = await h.gqlData<{ createSeries: GqlSeries }>(CREATE, {
-        input: { title: "Beta: Gamma?", status: "PAUSED", knownBookCount: 2, planWording: "CHAPTERS_FIRST", translationSourceLanguages: ["original", "ja"] },
+        input: {
+          title: "Beta: Gamma?",
+          status: "PAUSED",
+          knownBookCount: 2,
+          planWording: "CHAPTERS_FIRST",
+          translationSourceLanguages: ["original", "ja"],
+        },
       });
       const beta = seriesToRest(created.createSeries);
-      expect(beta).toMatchObject({ title: "Beta: Gamma?", folder: "Beta Gamma", form: "books", status: "paused", plan_wording: "chapters_first", translation_source_languages: ["original", "ja"] });
+      expect(beta).toMatchObject({
+        title: "Beta: Gamma?",
+        folder: "Beta Gamma",
+        form: "books",
+        status: "paused",
+        plan_wording: "chapters_first",
+        translation_source_languages: ["original", "ja"],
+      });
       expect(await expectJson(await app.api(`/api/manga/${beta.id}`), 200)).toEqual(beta);
 
-      const one = await h.gqlData<{ series: GqlSeries }>(`query ($id: Int!) { series(id: $id) { ${SERIES_FIELDS} } }`, { id: made.id });
+      const one = await h.gqlData<{ series: GqlSeries }>(`query ($id: Int!) { series(id: $id) { ${SERIES_FIELDS} } }`, {
+        id: made.id,
+      });
       expect(seriesToRest(one.series)).toEqual(made);
 
       // The lists agree, in the same order (title, then id), and hold at least the contract's fields.
       const restList = await h.restList();
       const gqlList = await h.gqlData<{ seriesList: GqlSeries[] }>(`{ seriesList { ${SERIES_FIELDS} } }`);
       expect(gqlList.seriesList.map(seriesToRest)).toEqual(restList);
-      expect(restList.map((s) => s.title)).toEqual([...restList.map((s) => s.title)].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)));
-      for (const s of restList) for (const key of ["id", "title", "form", "language", "monitored", "status"]) expect(s).toHaveProperty(key);
+      expect(restList.map((s) => s.title)).toEqual(
+        [...restList.map((s) => s.title)].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)),
+      );
+      for (const s of restList)
+        for (const key of ["id", "title", "form", "language", "monitored", "status"]) expect(s).toHaveProperty(key);
     });
 
     it("invalid fields answer invalid_field over both transports and create nothing", async () => {
@@ -684,12 +876,19 @@ describe("units, maps and series over REST and GraphQL", () => {
         { body: { title: "Bad Count", known_book_count: 2.5 }, field: "known_book_count" },
         { body: { title: "Bad Count", edition_book_count: "3" }, field: "edition_book_count" },
         { body: { title: "Bad Language", language: "English" }, field: "language" },
-        { body: { title: "Bad Languages", translation_source_languages: ["ja", "Japanese"] }, field: "translation_source_languages" },
+        {
+          body: { title: "Bad Languages", translation_source_languages: ["ja", "Japanese"] },
+          field: "translation_source_languages",
+        },
         { body: { title: "Bad Flag", monitored: "yes" }, field: "monitored" },
         { body: { title: "Bad Form", form_override: "volumes" }, field: "form_override" },
       ];
       for (const c of cases) {
-        const p = await expectProblem(await app.api("/api/manga", { method: "POST", json: c.body }), 400, "invalid_field");
+        const p = await expectProblem(
+          await app.api("/api/manga", { method: "POST", json: c.body }),
+          400,
+          "invalid_field",
+        );
         expect(p.field, JSON.stringify(c.body)).toBe(c.field);
       }
       for (const [input, field] of [
@@ -705,8 +904,16 @@ describe("units, maps and series over REST and GraphQL", () => {
 
       // Updates validate the same way and change nothing.
       const s = await create({ title: "Valid Series" });
-      await expectProblem(await app.api(`/api/manga/${s.id}`, { method: "PATCH", json: { title: "" } }), 400, "invalid_field");
-      await expectProblem(await app.api(`/api/manga/${s.id}`, { method: "PATCH", json: { status: "ended" } }), 400, "invalid_field");
+      await expectProblem(
+        await app.api(`/api/manga/${s.id}`, { method: "PATCH", json: { title: "" } }),
+        400,
+        "invalid_field",
+      );
+      await expectProblem(
+        await app.api(`/api/manga/${s.id}`, { method: "PATCH", json: { status: "ended" } }),
+        400,
+        "invalid_field",
+      );
       const e = await h.gqlError(UPDATE, { id: s.id, input: { editionBookCount: 100_000 } });
       expect(e.extensions).toMatchObject({ code: "invalid_field", field: "edition_book_count" });
       expect(await expectJson(await app.api(`/api/manga/${s.id}`), 200)).toEqual(s);
@@ -715,11 +922,23 @@ describe("units, maps and series over REST and GraphQL", () => {
 
     it("a folder already in use answers 409 series_folder_taken over both transports", async () => {
       const first = await create({ title: "Taken Folder" });
-      const p = await expectProblem(await app.api("/api/manga", { method: "POST", json: { title: "Taken Folder" } }), 409, "series_folder_taken");
+      const p = await expectProblem(
+        await app.api("/api/manga", { method: "POST", json: { title: "Taken Folder" } }),
+        409,
+        "series_folder_taken",
+      );
       expect(p.status).toBe(409);
       // A different title whose safe folder name is the same folder.
-      await expectProblem(await app.api("/api/manga", { method: "POST", json: { title: "Taken Folder?" } }), 409, "series_folder_taken");
-      await expectProblem(await app.api("/api/manga", { method: "POST", json: { title: "Another", folder: "Taken Folder" } }), 409, "series_folder_taken");
+      await expectProblem(
+        await app.api("/api/manga", { method: "POST", json: { title: "Taken Folder?" } }),
+        409,
+        "series_folder_taken",
+      );
+      await expectProblem(
+        await app.api("/api/manga", { method: "POST", json: { title: "Another", folder: "Taken Folder" } }),
+        409,
+        "series_folder_taken",
+      );
       const e = await h.gqlError(CREATE, { input: { title: "Something Else", folder: "Taken Folder" } });
       expect(e.extensions).toMatchObject({ code: "series_folder_taken", status: 409 });
       expect((await h.restList()).filter((s) => s.folder === "Taken Folder")).toEqual([first]);
@@ -753,10 +972,22 @@ describe("units, maps and series over REST and GraphQL", () => {
       );
 
       // An edition count over GraphQL adds the edition's books; existing slots stay.
-      const g = await h.gqlData<{ updateSeries: GqlSeries }>(UPDATE, { id: s.id, input: { editionBookCount: 5, monitored: false } });
-      expect(seriesToRest(g.updateSeries)).toMatchObject({ edition_book_count: 5, known_book_count: 3, monitored: false, form: "books" });
-      const books = await h.gqlData<{ series: { books: { number: string; monitored: boolean }[] } }>(`{ series(id: ${s.id}) { books { number monitored } } }`);
-      expect(books.series.books.map((b) => [b.number, b.monitored]).sort((x, y) => Number(x[0]) - Number(y[0]))).toEqual([
+      const g = await h.gqlData<{ updateSeries: GqlSeries }>(UPDATE, {
+        id: s.id,
+        input: { editionBookCount: 5, monitored: false },
+      });
+      expect(seriesToRest(g.updateSeries)).toMatchObject({
+        edition_book_count: 5,
+        known_book_count: 3,
+        monitored: false,
+        form: "books",
+      });
+      const books = await h.gqlData<{ series: { books: { number: string; monitored: boolean }[] } }>(
+        `{ series(id: ${s.id}) { books { number monitored } } }`,
+      );
+      expect(
+        books.series.books.map((b) => [b.number, b.monitored]).sort((x, y) => Number(x[0]) - Number(y[0])),
+      ).toEqual([
         ["1", true],
         ["2", true],
         ["3", true],
@@ -764,7 +995,13 @@ describe("units, maps and series over REST and GraphQL", () => {
         ["4", false],
         ["5", false],
       ]);
-      expect((await h.gqlUnits(s.id)).units.map((u) => `${u.kind} ${u.number}`)).toEqual(["book 1", "book 2", "book 3", "book 4", "book 5"]);
+      expect((await h.gqlUnits(s.id)).units.map((u) => `${u.kind} ${u.number}`)).toEqual([
+        "book 1",
+        "book 2",
+        "book 3",
+        "book 4",
+        "book 5",
+      ]);
       expect(await h.gqlUnits(s.id)).toEqual(await h.restUnits(s.id));
     });
 
@@ -796,9 +1033,15 @@ describe("units, maps and series over REST and GraphQL", () => {
       expect((await patch(s.id, { status: "finished", known_book_count: 2 })).form).toBe("books");
       const webtoon = await h.gqlData<{ updateSeries: GqlSeries }>(UPDATE, { id: s.id, input: { webtoon: true } });
       expect(webtoon.updateSeries.form).toBe("CHAPTERS");
-      const running = await h.gqlData<{ updateSeries: GqlSeries }>(UPDATE, { id: s.id, input: { webtoon: false, status: "RUNNING" } });
+      const running = await h.gqlData<{ updateSeries: GqlSeries }>(UPDATE, {
+        id: s.id,
+        input: { webtoon: false, status: "RUNNING" },
+      });
       expect(running.updateSeries.form).toBe("CHAPTERS");
-      const finished = await h.gqlData<{ updateSeries: GqlSeries }>(UPDATE, { id: s.id, input: { status: "FINISHED" } });
+      const finished = await h.gqlData<{ updateSeries: GqlSeries }>(UPDATE, {
+        id: s.id,
+        input: { status: "FINISHED" },
+      });
       expect(finished.updateSeries.form).toBe("BOOKS");
     });
   });

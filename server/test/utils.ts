@@ -15,7 +15,10 @@ export interface TestApp extends App {
   /** fetch against the running app with the API key. */
   api(pathname: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
   /** A GraphQL request with the API key; returns the parsed body. */
-  gql<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>): Promise<{ data?: T; errors?: { message: string; extensions?: Record<string, unknown> }[] }>;
+  gql<T = Record<string, unknown>>(
+    query: string,
+    variables?: Record<string, unknown>,
+  ): Promise<{ data?: T; errors?: { message: string; extensions?: Record<string, unknown> }[] }>;
   dispose(): Promise<void>;
 }
 
@@ -23,7 +26,9 @@ export interface TestApp extends App {
  * A real app on a real SQLite database (copied from the migrated template), a temporary library
  * root and data dir, listening on a free loopback port. No mocks.
  */
-export async function createTestApp(options: { demo?: boolean; env?: Record<string, string>; listen?: boolean } = {}): Promise<TestApp> {
+export async function createTestApp(
+  options: { demo?: boolean; env?: Record<string, string>; listen?: boolean } = {},
+): Promise<TestApp> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "mls-test-"));
   const dataDir = path.join(dir, "data");
   mkdirSync(dataDir, { recursive: true });

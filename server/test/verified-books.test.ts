@@ -6,7 +6,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileIds, idOf, rewriteAsScanWould } from "./audit-fixtures.ts";
-import { bookFileName, cbz, chapterFileName, createSeriesWithFiles, expectJson, expectProblem, scanLibrary, unitOf, type RestUnits } from "./fixtures.ts";
+import {
+  bookFileName,
+  cbz,
+  chapterFileName,
+  createSeriesWithFiles,
+  expectJson,
+  expectProblem,
+  scanLibrary,
+  unitOf,
+  type RestUnits,
+} from "./fixtures.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 
 interface RestVerifiedBook {
@@ -16,7 +26,15 @@ interface RestVerifiedBook {
   chapters: string[];
   suspect_reason: string | null;
   verified: boolean;
-  proof: { file_id: number; digest: string; chapters: string[]; source_url: string | null; note: string; created_at: string; status: string } | null;
+  proof: {
+    file_id: number;
+    digest: string;
+    chapters: string[];
+    source_url: string | null;
+    note: string;
+    created_at: string;
+    status: string;
+  } | null;
 }
 
 let app: TestApp;
@@ -32,14 +50,21 @@ afterAll(async () => {
 const book1 = [{ volume: "1", chapters: ["1", "2", "3"] }];
 
 /** Book 1 (of the given origin) and chapter file 2, scanned; the operator map given (null = none). */
-async function series(origin: "import" | "translation" | "scan", entries: { volume: string; chapters: string[] }[] | null = book1) {
+async function series(
+  origin: "import" | "translation" | "scan",
+  entries: { volume: string; chapters: string[] }[] | null = book1,
+) {
   const title = `Verified ${++seq}`;
   const s = await createSeriesWithFiles(app, title, { books: [1], chapters: [2] });
   await scanLibrary(app);
   const ids = await fileIds(app, s.id);
   const book = idOf(ids, bookFileName(title, 1));
   await app.ctx.db.libraryFile.update({ where: { id: book }, data: { origin } });
-  if (entries) await expectJson(await app.api(`/api/manga/${s.id}/chapter-map`, { method: "PUT", json: { revision: 0, entries } }), 200);
+  if (entries)
+    await expectJson(
+      await app.api(`/api/manga/${s.id}/chapter-map`, { method: "PUT", json: { revision: 0, entries } }),
+      200,
+    );
   return { id: s.id, title, book, chapter2: idOf(ids, chapterFileName(title, 2)) };
 }
 
@@ -49,7 +74,8 @@ const list = async (id: number) => expectJson<RestVerifiedBook[]>(await app.api(
 const row = async (id: number, volume = "1") => (await list(id)).find((b) => b.volume === volume)!;
 const put = (id: number, json: unknown, volume = "1") => app.api(proofUrl(id, volume), { method: "PUT", json });
 const units = async (id: number) => expectJson<RestUnits>(await app.api(`/api/manga/${id}/units`), 200);
-const digestOf = async (fileId: number) => `sha256:${(await app.ctx.db.libraryFile.findUniqueOrThrow({ where: { id: fileId } })).sha256}`;
+const digestOf = async (fileId: number) =>
+  `sha256:${(await app.ctx.db.libraryFile.findUniqueOrThrow({ where: { id: fileId } })).sha256}`;
 const proof = async (s: { book: number }, over: Record<string, unknown> = {}) => ({
   digest: await digestOf(s.book),
   chapters: ["1", "2", "3"],
@@ -62,12 +88,22 @@ describe("verified books", () => {
   it("lists a hand import as suspect; it covers no chapter on its own", async () => {
     const s = await series("import");
     expect(await list(s.id)).toEqual([
-      { volume: "1", file_id: s.book, digest: await digestOf(s.book), chapters: ["1", "2", "3"], suspect_reason: "hand import", verified: false, proof: null },
+      {
+        volume: "1",
+        file_id: s.book,
+        digest: await digestOf(s.book),
+        chapters: ["1", "2", "3"],
+        suspect_reason: "hand import",
+        verified: false,
+        proof: null,
+      },
     ]);
     const u = await units(s.id);
     expect(unitOf(u, "chapter", "1").coverage).toBeNull();
     expect(unitOf(u, "book", "1")).toMatchObject({ owned: true, duplicate_file_ids: [] });
-    expect(unitOf(u, "book", "1").problems).toEqual(expect.arrayContaining([expect.stringMatching(/^suspect: hand import/)]));
+    expect(unitOf(u, "book", "1").problems).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^suspect: hand import/)]),
+    );
   });
 
   it("suspect → PUT → verified: the doubt is lifted, its chapters are satisfied, no chapter file is retired", async () => {
@@ -75,7 +111,14 @@ describe("verified books", () => {
     const body = await proof(s);
     const r = await expectJson<RestVerifiedBook>(await put(s.id, body), 200);
     expect(r).toMatchObject({ volume: "1", file_id: s.book, suspect_reason: "hand import", verified: true });
-    expect(r.proof).toMatchObject({ file_id: s.book, digest: body.digest, chapters: ["1", "2", "3"], source_url: body.source_url, note: body.note, status: "applies" });
+    expect(r.proof).toMatchObject({
+      file_id: s.book,
+      digest: body.digest,
+      chapters: ["1", "2", "3"],
+      source_url: body.source_url,
+      note: body.note,
+      status: "applies",
+    });
     expect(await row(s.id)).toEqual(r);
 
     const u = await units(s.id);
@@ -84,8 +127,15 @@ describe("verified books", () => {
     expect(unitOf(u, "chapter", "2").duplicate_file_ids).toEqual([]);
     expect(unitOf(u, "book", "1")).toMatchObject({ duplicate_file_ids: [], problems: [] });
     // Never retires: duplicate retirement refuses the book, and every file stays active.
-    await expectProblem(await app.api(`/api/manga/${s.id}/volumes/1/duplicates/preview`, { method: "POST", json: {} }), 409, "book_suspect");
-    const audit = await expectJson<{ files: { id: number; flags: string[] }[] }>(await app.api(`/api/manga/${s.id}/audit`), 200);
+    await expectProblem(
+      await app.api(`/api/manga/${s.id}/volumes/1/duplicates/preview`, { method: "POST", json: {} }),
+      409,
+      "book_suspect",
+    );
+    const audit = await expectJson<{ files: { id: number; flags: string[] }[] }>(
+      await app.api(`/api/manga/${s.id}/audit`),
+      200,
+    );
     expect(audit.files.find((f) => f.id === s.chapter2)?.flags).not.toContain("duplicate");
     const rows = await app.ctx.db.libraryFile.findMany({ where: { seriesId: s.id } });
     expect(rows.every((f) => f.state === "active")).toBe(true);
@@ -110,7 +160,11 @@ describe("verified books", () => {
     const s = await series("import");
     await expectProblem(await put(s.id, await proof(s, { digest: `sha256:${"0".repeat(64)}` })), 409, "digest_stale");
     await expectProblem(await put(s.id, await proof(s, { chapters: ["1", "2"] })), 422, "proof_chapters_mismatch");
-    await expectProblem(await put(s.id, await proof(s, { chapters: ["1", "2", "3", "4"] })), 422, "proof_chapters_mismatch");
+    await expectProblem(
+      await put(s.id, await proof(s, { chapters: ["1", "2", "3", "4"] })),
+      422,
+      "proof_chapters_mismatch",
+    );
     await expectProblem(await put(s.id, await proof(s), "7"), 404, "book_not_owned");
     const unmapped = await series("import", null);
     await expectProblem(await put(unmapped.id, await proof(unmapped)), 422, "map_entry_not_registered");
@@ -146,7 +200,13 @@ describe("verified books", () => {
   it("verified → map changes → suspect by itself", async () => {
     const s = await series("import");
     await expectJson(await put(s.id, await proof(s)), 200);
-    await expectJson(await app.api(`/api/manga/${s.id}/chapter-map`, { method: "PUT", json: { revision: 1, entries: [{ volume: "1", chapters: ["1", "2"] }] } }), 200);
+    await expectJson(
+      await app.api(`/api/manga/${s.id}/chapter-map`, {
+        method: "PUT",
+        json: { revision: 1, entries: [{ volume: "1", chapters: ["1", "2"] }] },
+      }),
+      200,
+    );
     const r = await row(s.id);
     expect(r).toMatchObject({ verified: false, chapters: ["1", "2"] });
     expect(r.proof?.status).toBe("map_changed");
@@ -165,28 +225,54 @@ describe("verified books", () => {
         chapters: g.chapters as string[],
         suspect_reason: g.suspectReason as string | null,
         verified: g.verified as boolean,
-        proof: p && { file_id: p.fileId as number, digest: p.digest as string, chapters: p.chapters as string[], source_url: p.sourceUrl as string | null, note: p.note as string, created_at: p.createdAt as string, status: String(p.status).toLowerCase() },
+        proof: p && {
+          file_id: p.fileId as number,
+          digest: p.digest as string,
+          chapters: p.chapters as string[],
+          source_url: p.sourceUrl as string | null,
+          note: p.note as string,
+          created_at: p.createdAt as string,
+          status: String(p.status).toLowerCase(),
+        },
       };
     };
-    const listed = async () => (await app.gql<{ verifiedBooks: Record<string, unknown>[] }>(`query($s: Int!) { verifiedBooks(seriesId: $s) { ${fields} } }`, { s: s.id })).data!.verifiedBooks.map(toRest);
+    const listed = async () =>
+      (
+        await app.gql<{ verifiedBooks: Record<string, unknown>[] }>(
+          `query($s: Int!) { verifiedBooks(seriesId: $s) { ${fields} } }`,
+          { s: s.id },
+        )
+      ).data!.verifiedBooks.map(toRest);
     expect(await listed()).toEqual(await list(s.id));
 
-    const stale = await app.gql(`mutation($s: Int!, $i: VerificationInput!) { verifyBook(seriesId: $s, volume: "1", input: $i) { verified } }`, {
-      s: s.id,
-      i: { digest: `sha256:${"0".repeat(64)}`, chapters: ["1", "2", "3"], note: "checked" },
-    });
+    const stale = await app.gql(
+      `mutation($s: Int!, $i: VerificationInput!) { verifyBook(seriesId: $s, volume: "1", input: $i) { verified } }`,
+      {
+        s: s.id,
+        i: { digest: `sha256:${"0".repeat(64)}`, chapters: ["1", "2", "3"], note: "checked" },
+      },
+    );
     expect(stale.errors?.[0]?.extensions?.code).toBe("digest_stale");
 
-    const ok = await app.gql<{ verifyBook: Record<string, unknown> }>(`mutation($s: Int!, $i: VerificationInput!) { verifyBook(seriesId: $s, volume: "1", input: $i) { ${fields} } }`, {
-      s: s.id,
-      i: { digest: await digestOf(s.book), chapters: ["3", "2", "1"], note: "checked" },
-    });
+    const ok = await app.gql<{ verifyBook: Record<string, unknown> }>(
+      `mutation($s: Int!, $i: VerificationInput!) { verifyBook(seriesId: $s, volume: "1", input: $i) { ${fields} } }`,
+      {
+        s: s.id,
+        i: { digest: await digestOf(s.book), chapters: ["3", "2", "1"], note: "checked" },
+      },
+    );
     expect(ok.errors).toBeUndefined();
-    expect(toRest(ok.data!.verifyBook)).toMatchObject({ verified: true, proof: { source_url: null, chapters: ["1", "2", "3"] } });
+    expect(toRest(ok.data!.verifyBook)).toMatchObject({
+      verified: true,
+      proof: { source_url: null, chapters: ["1", "2", "3"] },
+    });
     expect(await listed()).toEqual(await list(s.id));
     expect(await row(s.id)).toEqual(toRest(ok.data!.verifyBook));
 
-    const gone = await app.gql<{ withdrawVerification: boolean }>(`mutation($s: Int!) { withdrawVerification(seriesId: $s, volume: "1") }`, { s: s.id });
+    const gone = await app.gql<{ withdrawVerification: boolean }>(
+      `mutation($s: Int!) { withdrawVerification(seriesId: $s, volume: "1") }`,
+      { s: s.id },
+    );
     expect(gone.data?.withdrawVerification).toBe(true);
     expect(await row(s.id)).toMatchObject({ verified: false, proof: null });
     const again = await app.gql(`mutation($s: Int!) { withdrawVerification(seriesId: $s, volume: "1") }`, { s: s.id });

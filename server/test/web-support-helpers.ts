@@ -69,7 +69,13 @@ export async function seriesByTitle(app: TestApp): Promise<Map<string, number>> 
  * `books` books, every book in the operator map; owned books have one book file (and a release),
  * the chapters of the other books one chapter file each. No file is written to disk.
  */
-export async function writeBigSeries(app: TestApp, title: string, chapters: number, books: number, owned: (book: number) => boolean) {
+export async function writeBigSeries(
+  app: TestApp,
+  title: string,
+  chapters: number,
+  books: number,
+  owned: (book: number) => boolean,
+) {
   const db = app.ctx.db;
   const series = await db.series.create({ data: { title, folder: title, status: "finished", knownBookCount: books } });
   const seriesId = series.id;
@@ -80,24 +86,62 @@ export async function writeBigSeries(app: TestApp, title: string, chapters: numb
   };
   const bookNumbers = Array.from({ length: books }, (_, i) => i + 1);
   await db.volumeSlot.createMany({ data: bookNumbers.map((b) => ({ seriesId, number: String(b) })) });
-  await db.chapterSlot.createMany({ data: Array.from({ length: chapters }, (_, i) => ({ seriesId, number: String(i + 1) })) });
+  await db.chapterSlot.createMany({
+    data: Array.from({ length: chapters }, (_, i) => ({ seriesId, number: String(i + 1) })),
+  });
   const sha = (s: string) => s.padEnd(64, "0").slice(0, 64);
   const fileRows = bookNumbers.flatMap<Prisma.LibraryFileCreateManyInput>((b) =>
     owned(b)
-      ? [{ seriesId, path: `${title}/${title} v${b}.cbz`, size: 1000n, mtimeMs: 1n, sha256: sha(`b${b}`), pageCount: 180, kind: "book", volume: String(b), tagSource: "comicinfo" }]
-      : chaptersOf(b).map((c) => ({ seriesId, path: `${title}/${title} c${c}.cbz`, size: 100n, mtimeMs: 1n, sha256: sha(`c${c}`), pageCount: 20, kind: "chapter", chapter: String(c), chapterEnd: String(c) })),
+      ? [
+          {
+            seriesId,
+            path: `${title}/${title} v${b}.cbz`,
+            size: 1000n,
+            mtimeMs: 1n,
+            sha256: sha(`b${b}`),
+            pageCount: 180,
+            kind: "book",
+            volume: String(b),
+            tagSource: "comicinfo",
+          },
+        ]
+      : chaptersOf(b).map((c) => ({
+          seriesId,
+          path: `${title}/${title} c${c}.cbz`,
+          size: 100n,
+          mtimeMs: 1n,
+          sha256: sha(`c${c}`),
+          pageCount: 20,
+          kind: "chapter",
+          chapter: String(c),
+          chapterEnd: String(c),
+        })),
   );
-  const files = await db.libraryFile.createManyAndReturn({ data: fileRows, select: { id: true, kind: true, volume: true, chapter: true, path: true } });
+  const files = await db.libraryFile.createManyAndReturn({
+    data: fileRows,
+    select: { id: true, kind: true, volume: true, chapter: true, path: true },
+  });
   await db.chapterRelease.createMany({
-    data: files.map((f) => ({ seriesId, kind: f.kind === "book" ? "volume" : "chapter", volume: f.volume, chapter: f.chapter, fileId: f.id })),
+    data: files.map((f) => ({
+      seriesId,
+      kind: f.kind === "book" ? "volume" : "chapter",
+      volume: f.volume,
+      chapter: f.chapter,
+      fileId: f.id,
+    })),
   });
   const source = await db.mapSource.create({ data: { seriesId, kind: "operator", name: "operator", revision: 1 } });
-  await db.mapEntry.createMany({ data: bookNumbers.map((b) => ({ sourceId: source.id, volume: String(b), chapters: JSON.stringify(chaptersOf(b)) })) });
+  await db.mapEntry.createMany({
+    data: bookNumbers.map((b) => ({ sourceId: source.id, volume: String(b), chapters: JSON.stringify(chaptersOf(b)) })),
+  });
   return { id: seriesId, files, chaptersOf };
 }
 
 /** Runs fn and counts the SQL statements it made. */
-export async function countStatements<T>(app: TestApp, fn: () => Promise<T>): Promise<{ value: T; count: number; statements: string[] }> {
+export async function countStatements<T>(
+  app: TestApp,
+  fn: () => Promise<T>,
+): Promise<{ value: T; count: number; statements: string[] }> {
   app.ctx.queries.reset();
   const value = await fn();
   return { value, count: app.ctx.queries.count, statements: [...app.ctx.queries.statements] };

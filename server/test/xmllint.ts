@@ -12,7 +12,10 @@ export const COMICINFO_XSD_20 = path.join(import.meta.dirname, "comicinfo", "Com
  */
 export async function assertValidXml(xsdPath: string, files: { name: string; xml: string }[]): Promise<void> {
   const schema = { fileName: path.basename(xsdPath), contents: await readFile(xsdPath, "utf8") };
-  const result = await validateXML({ xml: files.map((f) => ({ fileName: f.name, contents: f.xml })), schema: [schema] });
+  const result = await validateXML({
+    xml: files.map((f) => ({ fileName: f.name, contents: f.xml })),
+    schema: [schema],
+  });
   if (!result.valid) {
     throw new Error(`XML fails ${path.basename(xsdPath)}:\n${result.errors.map((e) => e.rawMessage).join("\n")}`);
   }

@@ -52,13 +52,21 @@ describe("assembly", () => {
     const book4 = dialog.getByRole("listitem").filter({ hasText: "Book 4" });
     expect(await book4.getByText("Refused").isVisible()).toBe(true);
     expect(await book4.getByText(/^Not assembled: /).isVisible()).toBe(true);
-    expect(await dialog.getByRole("listitem").filter({ hasText: "Book 5" }).getByText("Ready", { exact: true }).isVisible()).toBe(true);
+    expect(
+      await dialog.getByRole("listitem").filter({ hasText: "Book 5" }).getByText("Ready", { exact: true }).isVisible(),
+    ).toBe(true);
 
     await dialog.getByRole("button", { name: "Assemble 1 book" }).click();
     await dialog.getByText("1 book assembled.").waitFor({ timeout: 60_000 });
     expect(await dialog.getByText("Still not on disk: book 4.").isVisible()).toBe(true);
     const done5 = dialog.getByRole("listitem").filter({ hasText: "Book 5" });
-    expect(await done5.getByText(/^Assembled: Harbor of Paper Cranes\/Harbor of Paper Cranes - v005 \[en\]\.cbz, \d+ pages; 10 chapter files to the recycle bin$/).isVisible()).toBe(true);
+    expect(
+      await done5
+        .getByText(
+          /^Assembled: Harbor of Paper Cranes\/Harbor of Paper Cranes - v005 \[en\]\.cbz, \d+ pages; 10 chapter files to the recycle bin$/,
+        )
+        .isVisible(),
+    ).toBe(true);
 
     // The fresh preview looks at book 4 only, still refused: nothing to confirm.
     await dialog.getByRole("button", { name: "Fresh preview of the remaining books" }).click();
@@ -104,7 +112,9 @@ describe("assembly", () => {
     await copyFile(path.join(dir, `${HARBOR} - c026.cbz`), path.join(dir, `${HARBOR} - c028.cbz`));
     await dialog.getByRole("button", { name: "Assemble book 4" }).click();
     await dialog.getByRole("alert").waitFor();
-    expect(await dialog.getByRole("alert").getAttribute("data-code")).toMatch(/^(snapshot_stale|assembly_changed_files)$/);
+    expect(await dialog.getByRole("alert").getAttribute("data-code")).toMatch(
+      /^(snapshot_stale|assembly_changed_files)$/,
+    );
     expect((await service.api("POST", "/api/library/scan")).status).toBe(200);
     await dialog.getByRole("button", { name: "Open a fresh preview" }).click();
     await dialog.getByText(`${HARBOR} - v004 [en].cbz`, { exact: true }).waitFor();
@@ -123,7 +133,9 @@ describe("assembly", () => {
     await dialog.getByRole("button", { name: "Assemble book 4" }).click();
     await dialog.getByText("Book 4 is on disk.").waitFor({ timeout: 60_000 });
     // Steps reported by the assemblyProgress subscription, not only the dialog's "starting".
-    expect(seen.some((label) => /^Book 4: (checking the chapter files|writing the chapters|publishing)/.test(label))).toBe(true);
+    expect(
+      seen.some((label) => /^Book 4: (checking the chapter files|writing the chapters|publishing)/.test(label)),
+    ).toBe(true);
     expect(await dialog.getByText(`${HARBOR}/${HARBOR} - v004 [en].cbz`, { exact: true }).isVisible()).toBe(true);
     expect(await dialog.getByText(`${pageCount} pages`).isVisible()).toBe(true);
     expect(await dialog.getByText("8 chapter files went to the recycle bin.").isVisible()).toBe(true);

@@ -7,7 +7,15 @@ import { utimesSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Browser, Locator, Page } from "playwright-core";
-import { PHONE, loggedInContext, seriesId, seriousViolations, watchErrors, type Service, browserSuite } from "./harness.ts";
+import {
+  PHONE,
+  loggedInContext,
+  seriesId,
+  seriousViolations,
+  watchErrors,
+  type Service,
+  browserSuite,
+} from "./harness.ts";
 import { createDb } from "../../server/src/db/client.ts";
 
 let service: Service;
@@ -18,7 +26,18 @@ browserSuite((s, b) => {
 });
 
 interface AuditAnswer {
-  audit: { total: number; files: { id: number; path: string; flags: string[]; number: string | null; kind: string; size: number; pageCount: number }[] };
+  audit: {
+    total: number;
+    files: {
+      id: number;
+      path: string;
+      flags: string[];
+      number: string | null;
+      kind: string;
+      size: number;
+      pageCount: number;
+    }[];
+  };
 }
 const auditOf = (id: number, filter: Record<string, unknown> = {}, page = 1) =>
   service.gql<AuditAnswer>(
@@ -27,7 +46,8 @@ const auditOf = (id: number, filter: Record<string, unknown> = {}, page = 1) =>
   );
 
 const cards = (page: Page): Locator => page.getByTestId("audit-file");
-const card = (page: Page, name: string): Locator => cards(page).filter({ has: page.getByRole("heading", { level: 3, name, exact: true }) });
+const card = (page: Page, name: string): Locator =>
+  cards(page).filter({ has: page.getByRole("heading", { level: 3, name, exact: true }) });
 
 async function openAudit(page: Page, id: number, search = ""): Promise<void> {
   await page.goto(`/series/${id}/audit${search}`);
@@ -37,7 +57,9 @@ async function openAudit(page: Page, id: number, search = ""): Promise<void> {
 
 /** Waits until the list shows exactly `n` cards (filters and pages load asynchronously). */
 async function expectCards(page: Page, n: number): Promise<void> {
-  await page.waitForFunction((count) => document.querySelectorAll('[data-testid="audit-file"]').length === count, n, { timeout: 15_000 });
+  await page.waitForFunction((count) => document.querySelectorAll('[data-testid="audit-file"]').length === count, n, {
+    timeout: 15_000,
+  });
 }
 
 describe("audit files", () => {
@@ -49,7 +71,9 @@ describe("audit files", () => {
     const errors = watchErrors(page);
     await openAudit(page, id);
     await expectCards(page, expected.audit.total);
-    expect(await page.getByRole("heading", { level: 2, name: /^Files/ }).innerText()).toContain(`(${expected.audit.total})`);
+    expect(await page.getByRole("heading", { level: 2, name: /^Files/ }).innerText()).toContain(
+      `(${expected.audit.total})`,
+    );
 
     const book = card(page, "Book 1");
     const v01 = expected.audit.files.find((f) => f.kind === "BOOK" && f.number === "1");
@@ -86,13 +110,22 @@ describe("audit files", () => {
     await page.route(`**/api/files/${busy.id}/thumbnail?page=first*`, async (route) => {
       if (refused < 2) {
         refused += 1;
-        await route.fulfill({ status: 503, headers: { "retry-after": "1" }, contentType: "application/problem+json", body: '{"code":"thumbnails_busy"}' });
+        await route.fulfill({
+          status: 503,
+          headers: { "retry-after": "1" },
+          contentType: "application/problem+json",
+          body: '{"code":"thumbnails_busy"}',
+        });
       } else {
         await route.continue();
       }
     });
     await page.route(`**/api/files/${damaged.id}/thumbnail?page=last*`, (route) =>
-      route.fulfill({ status: 422, contentType: "application/problem+json", body: '{"code":"archive_crc_mismatch","entry":"p007.jpg"}' }),
+      route.fulfill({
+        status: 422,
+        contentType: "application/problem+json",
+        body: '{"code":"archive_crc_mismatch","entry":"p007.jpg"}',
+      }),
     );
     await openAudit(page, id);
     const first = card(page, `Book ${busy.number}`).getByRole("img", { name: `First page of Book ${busy.number}` });
@@ -106,7 +139,9 @@ describe("audit files", () => {
     );
     expect(await first.getAttribute("src")).toContain("retry=1");
     expect(refused).toBe(2);
-    const placeholder = card(page, `Book ${damaged.number}`).getByRole("img", { name: `Last page of Book ${damaged.number}: no preview` });
+    const placeholder = card(page, `Book ${damaged.number}`).getByRole("img", {
+      name: `Last page of Book ${damaged.number}: no preview`,
+    });
     await placeholder.waitFor();
     expect(await placeholder.evaluate((el) => el.tagName)).toBe("SPAN");
     await ctx.close();
@@ -126,7 +161,10 @@ describe("audit files", () => {
     expect(await card(page, "Book 1").getByRole("list", { name: "Flags" }).count()).toBe(0);
     // The legend says what each word means.
     await page.getByText("What the flags mean").click();
-    await page.getByRole("definition").filter({ hasText: "A number is missing before this file in its source and language." }).waitFor();
+    await page
+      .getByRole("definition")
+      .filter({ hasText: "A number is missing before this file in its source and language." })
+      .waitFor();
     await ctx.close();
   });
 
@@ -160,7 +198,11 @@ describe("audit files", () => {
     await expectCards(page, all);
     await page.getByRole("combobox", { name: "Kind" }).selectOption("BOOK");
     await expectCards(page, 3);
-    expect(await cards(page).getByRole("heading", { level: 3 }).allInnerTexts()).toEqual(["Book 1", "Book 2", "Book 3"]);
+    expect(await cards(page).getByRole("heading", { level: 3 }).allInnerTexts()).toEqual([
+      "Book 1",
+      "Book 2",
+      "Book 3",
+    ]);
     await page.getByRole("combobox", { name: "Sort" }).selectOption("-number");
     await page.waitForFunction(() => document.querySelector('[data-testid="audit-file"] h3')?.textContent === "Book 3");
     expect(new URL(page.url()).search).toBe("?kind=book&sort=-number");
@@ -282,7 +324,11 @@ describe("audit files", () => {
     // service's own database client, statement by statement, beside the running service.
     const { db } = createDb(`file:${path.join(service.dir, "data", "library.db")}`);
     try {
-      for (const statement of sql.split(";").map((x) => x.trim()).filter(Boolean)) await db.$executeRawUnsafe(statement);
+      for (const statement of sql
+        .split(";")
+        .map((x) => x.trim())
+        .filter(Boolean))
+        await db.$executeRawUnsafe(statement);
     } finally {
       await db.$disconnect();
     }
@@ -302,7 +348,9 @@ describe("audit files", () => {
     const table = dialog.getByRole("table");
     await table.waitFor();
     const review = await dialog.innerText();
-    expect(review).toContain("3 offers of Example Source · clock-en-1 (en) will be removed, and these files go to the recycle bin:");
+    expect(review).toContain(
+      "3 offers of Example Source · clock-en-1 (en) will be removed, and these files go to the recycle bin:",
+    );
     expect(await table.innerText()).toContain("The Clockmaker's Apprentice - c023.cbz");
     expect(await table.innerText()).toContain("The Clockmaker's Apprentice - c024.cbz");
     expect(await table.innerText()).not.toContain("c022.cbz");
@@ -315,8 +363,12 @@ describe("audit files", () => {
     // The other mapping of the same provider stays, with its file.
     await expectCards(page, 1);
     await card(page, "Chapter 22").waitFor();
-    const bin = (await service.gql<{ recycleBin: { originalPath: string }[] }>("{ recycleBin { originalPath } }")).recycleBin.map((e) => e.originalPath);
-    expect(bin).toEqual(expect.arrayContaining([expect.stringContaining("c023.cbz"), expect.stringContaining("c024.cbz")]));
+    const bin = (
+      await service.gql<{ recycleBin: { originalPath: string }[] }>("{ recycleBin { originalPath } }")
+    ).recycleBin.map((e) => e.originalPath);
+    expect(bin).toEqual(
+      expect.arrayContaining([expect.stringContaining("c023.cbz"), expect.stringContaining("c024.cbz")]),
+    );
     expect(errors).toEqual([]);
     await ctx.close();
   });
@@ -331,7 +383,9 @@ describe("audit files", () => {
       await page.getByRole("region", { name: "Selection" }).waitFor();
       expect(await seriousViolations(page)).toEqual([]);
       // Nothing overflows the phone's width.
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      const overflow = await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
       expect(overflow).toBeLessThanOrEqual(0);
       await ctx.close();
     }

@@ -6,7 +6,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { PHONE, browserSuite, loggedInContext, seriesId, seriousViolations, watchErrors, type Service } from "./harness.ts";
+import {
+  PHONE,
+  browserSuite,
+  loggedInContext,
+  seriesId,
+  seriousViolations,
+  watchErrors,
+  type Service,
+} from "./harness.ts";
 import {
   chapterWithBlackCards,
   drawnChapter,
@@ -44,37 +52,57 @@ interface Row {
   chapter: string | null;
   state: string;
 }
-const queueOf = async () => (await service.gql<{ downloadQueue: Row[] }>("{ downloadQueue { id seriesId chapter state } }")).downloadQueue;
+const queueOf = async () =>
+  (await service.gql<{ downloadQueue: Row[] }>("{ downloadQueue { id seriesId chapter state } }")).downloadQueue;
 
 async function configure(): Promise<void> {
-  await service.gql(`mutation($url: String!) { updateSourceSettings(input: { suwayomi: { enabled: true, url: $url, auth: NONE } }) { suwayomi { configured } } }`, {
-    url: fake.url,
-  });
+  await service.gql(
+    `mutation($url: String!) { updateSourceSettings(input: { suwayomi: { enabled: true, url: $url, auth: NONE } }) { suwayomi { configured } } }`,
+    {
+      url: fake.url,
+    },
+  );
 }
 
 /** Search then link (what the sources page does), then run the Wanted pass. */
 async function linkAndPass(id: number, workId: number): Promise<number> {
-  await service.gql(`mutation($id: Int!, $p: String!) { searchSources(seriesId: $id, provider: $p) { providerId } }`, { id, p: PROVIDER });
-  await service.gql(`mutation($id: Int!, $p: String!, $w: String!) { linkSource(seriesId: $id, provider: $p, sourceId: $w, language: "en") { mapping { id } } }`, {
+  await service.gql(`mutation($id: Int!, $p: String!) { searchSources(seriesId: $id, provider: $p) { providerId } }`, {
     id,
     p: PROVIDER,
-    w: String(workId),
   });
-  const pass = await service.gql<{ runWantedPass: { queued: number } }>(`mutation($id: Int!) { runWantedPass(seriesId: $id) { queued } }`, { id });
+  await service.gql(
+    `mutation($id: Int!, $p: String!, $w: String!) { linkSource(seriesId: $id, provider: $p, sourceId: $w, language: "en") { mapping { id } } }`,
+    {
+      id,
+      p: PROVIDER,
+      w: String(workId),
+    },
+  );
+  const pass = await service.gql<{ runWantedPass: { queued: number } }>(
+    `mutation($id: Int!) { runWantedPass(seriesId: $id) { queued } }`,
+    { id },
+  );
   return pass.runWantedPass.queued;
 }
 
 /** Retires the files of these chapters through the reviewed retirement, so they are wanted again. */
 async function retireChapters(id: number, numbers: string[]): Promise<void> {
-  const files = (await service.gql<{ audit: { files: { id: number; number: string | null; kind: string }[] } }>("query($id: Int!) { audit(seriesId: $id) { files { id number kind } } }", { id }))
-    .audit.files;
+  const files = (
+    await service.gql<{ audit: { files: { id: number; number: string | null; kind: string }[] } }>(
+      "query($id: Int!) { audit(seriesId: $id) { files { id number kind } } }",
+      { id },
+    )
+  ).audit.files;
   const ids = files.filter((f) => f.number !== null && numbers.includes(f.number)).map((f) => f.id);
   expect(ids).toHaveLength(numbers.length);
   const preview = await service.gql<{ previewRetirement: { confirmation: string } }>(
     "mutation($id: Int!, $f: [Int!]!) { previewRetirement(seriesId: $id, fileIds: $f) { confirmation } }",
     { id, f: ids },
   );
-  await service.gql("mutation($id: Int!, $c: String!) { retireFiles(seriesId: $id, confirmation: $c) { retired { fileId } } }", { id, c: preview.previewRetirement.confirmation });
+  await service.gql(
+    "mutation($id: Int!, $c: String!) { retireFiles(seriesId: $id, confirmation: $c) { retired { fileId } } }",
+    { id, c: preview.previewRetirement.confirmation },
+  );
 }
 
 async function openQueue(page: Page): Promise<void> {
@@ -83,7 +111,8 @@ async function openQueue(page: Page): Promise<void> {
   await page.waitForFunction(() => !document.body.innerText.includes("Loading the downloads"));
 }
 
-const row = (page: Page, title: string, subject: string) => page.getByTestId("download").filter({ hasText: `${title} · ${subject}` });
+const row = (page: Page, title: string, subject: string) =>
+  page.getByTestId("download").filter({ hasText: `${title} · ${subject}` });
 
 describe("download queue", () => {
   it("says how downloads start while empty; axe clean at desktop and phone size", async () => {
@@ -104,7 +133,14 @@ describe("download queue", () => {
   it("shows a chapter progressing live to published; the series page then shows it owned", async () => {
     const id = await seriesId(service, "Harbor of Paper Cranes");
     const pages = (await drawnChapter(6, 28)).map((p) => slowPage(p, 400));
-    fake.works.push(fakeWork({ id: 601, title: "Harbor of Paper Cranes", source: SOURCE, chapters: [fakeChapter({ chapterNumber: 28, pages })] }));
+    fake.works.push(
+      fakeWork({
+        id: 601,
+        title: "Harbor of Paper Cranes",
+        source: SOURCE,
+        chapters: [fakeChapter({ chapterNumber: 28, pages })],
+      }),
+    );
     const ctx = await loggedInContext(browser, service);
     const page = await ctx.newPage();
     const errors = watchErrors(page);

@@ -43,7 +43,9 @@ async function waitForListening(proc: ChildProcess, out: () => string, timeoutMs
 export async function startService(env: Record<string, string> = {}): Promise<Service> {
   const webBuild = process.env.WEB_BUILD_DIR ?? path.join(root, "web", "build");
   if (!existsSync(path.join(webBuild, "handler.js"))) {
-    throw new Error("web/build is missing: run the README's test command (it builds the web client) or `pnpm --filter web build`");
+    throw new Error(
+      "web/build is missing: run the README's test command (it builds the web client) or `pnpm --filter web build`",
+    );
   }
   const dir = mkdtempSync(path.join(os.tmpdir(), "mls-browser-"));
   const port = 20000 + Math.floor(Math.random() * 20000);
@@ -100,11 +102,22 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
 
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium; .ci/run does) or set CHROMIUM_PATH`);
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium; .ci/run does) or set CHROMIUM_PATH`,
+    );
   }
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
 }
 
@@ -112,7 +125,11 @@ export const DESKTOP = { width: 1280, height: 860 } as const;
 export const PHONE = { width: 390, height: 844 } as const;
 
 /** A browser context logged in through the real login form's endpoint (session cookie). */
-export async function loggedInContext(browser: Browser, service: Service, viewport: { width: number; height: number } = DESKTOP): Promise<BrowserContext> {
+export async function loggedInContext(
+  browser: Browser,
+  service: Service,
+  viewport: { width: number; height: number } = DESKTOP,
+): Promise<BrowserContext> {
   const context = await browser.newContext({ viewport, baseURL: service.base });
   const res = await context.request.post("/api/session", { data: { username: "admin", password: PASSWORD } });
   if (res.status() !== 204) throw new Error(`login failed: ${res.status()} ${await res.text()}`);
@@ -143,12 +160,21 @@ const axeSource = (): string => {
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   await page.addScriptTag({ content: axeSource() });
   const result = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: AxeViolation[] }> } }).axe;
+    const axe = (
+      globalThis as unknown as {
+        axe: { run: (ctx: Document, opts: object) => Promise<{ violations: AxeViolation[] }> };
+      }
+    ).axe;
     return axe.run(document, { resultTypes: ["violations"] });
   });
   return result.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })) }));
+    .map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })),
+    }));
 }
 
 /** Page errors and failed API calls, collected so a test can assert the page stayed clean. */
@@ -165,7 +191,10 @@ export function watchErrors(page: Page): string[] {
  * One service and one browser for a test file: started before its tests, stopped after them.
  * `ready` hands them over (the file keeps them in its own variables).
  */
-export function browserSuite(ready: (service: Service, browser: Browser) => void, env: Record<string, string> = {}): void {
+export function browserSuite(
+  ready: (service: Service, browser: Browser) => void,
+  env: Record<string, string> = {},
+): void {
   let service: Service | undefined;
   let browser: Browser | undefined;
   beforeAll(async () => {

@@ -7,7 +7,15 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { jpeg, zip } from "../corpus/zip-bytes.ts";
-import { PHONE, loggedInContext, seriousViolations, startService, watchErrors, type Service, browserSuite } from "./harness.ts";
+import {
+  PHONE,
+  loggedInContext,
+  seriousViolations,
+  startService,
+  watchErrors,
+  type Service,
+  browserSuite,
+} from "./harness.ts";
 
 let service: Service;
 let browser: Browser;
@@ -39,7 +47,9 @@ describe("library", () => {
     expect(await covers.count()).toBe(5);
     for (const img of await covers.all()) {
       await img.scrollIntoViewIfNeeded();
-      await expect.poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0), { timeout: 20_000 }).toBe(true);
+      await expect
+        .poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0), { timeout: 20_000 })
+        .toBe(true);
       expect(await img.getAttribute("loading")).toBe("lazy");
     }
 
@@ -47,8 +57,12 @@ describe("library", () => {
     expect(await harbor.getByRole("img", { name: "Cover of Harbor of Paper Cranes" }).count()).toBe(1);
     expect(await harbor.getByText("Books", { exact: true }).isVisible()).toBe(true);
     expect((await harbor.getByTestId("completion").textContent())?.trim()).toBe("1 book missing · 1 chapter missing");
-    expect((await card(page, "Lanterns of the Salt Road").getByTestId("completion").textContent())?.trim()).toBe("all books");
-    expect(await card(page, "The Clockmaker's Apprentice").getByText("Chapters", { exact: true }).isVisible()).toBe(true);
+    expect((await card(page, "Lanterns of the Salt Road").getByTestId("completion").textContent())?.trim()).toBe(
+      "all books",
+    );
+    expect(await card(page, "The Clockmaker's Apprentice").getByText("Chapters", { exact: true }).isVisible()).toBe(
+      true,
+    );
     expect(await card(page, "Skyline Greenhouse").getByText("Webtoon", { exact: true }).isVisible()).toBe(true);
 
     // A card is one link to its series.
@@ -154,12 +168,22 @@ describe("empty library", () => {
     const errors = watchErrors(page);
     await page.goto("/");
     await page.getByRole("heading", { name: "Your library is empty" }).waitFor();
-    expect(await page.getByText("Put your CBZ files under the library root, one folder per series, then scan the library.").isVisible()).toBe(true);
+    expect(
+      await page
+        .getByText("Put your CBZ files under the library root, one folder per series, then scan the library.")
+        .isVisible(),
+    ).toBe(true);
     expect(await seriousViolations(page)).toEqual([]);
 
     const folder = path.join(empty.libraryRoot, "Paper Lantern");
     await mkdir(folder, { recursive: true });
-    await writeFile(path.join(folder, "Paper Lantern v01.cbz"), await zip([{ name: "001.jpg", data: await jpeg(1) }, { name: "002.jpg", data: await jpeg(2) }]));
+    await writeFile(
+      path.join(folder, "Paper Lantern v01.cbz"),
+      await zip([
+        { name: "001.jpg", data: await jpeg(1) },
+        { name: "002.jpg", data: await jpeg(2) },
+      ]),
+    );
 
     await page.getByRole("button", { name: "Scan library" }).click();
     await page.getByText("Scan finished: 1 new file, 1 new series.").waitFor();

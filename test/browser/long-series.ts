@@ -28,9 +28,11 @@ export async function seedLongSeries(service: Service): Promise<number> {
   await tinyCbz(book, 30);
   const copies: Promise<void>[] = [];
   for (let c = 1; c <= LONG_CHAPTERS; c++) {
-    if (!isMissing(c)) copies.push(copyFile(chapter, path.join(dir, `${LONG_TITLE} - c${String(c).padStart(4, "0")}.cbz`)));
+    if (!isMissing(c))
+      copies.push(copyFile(chapter, path.join(dir, `${LONG_TITLE} - c${String(c).padStart(4, "0")}.cbz`)));
   }
-  for (let b = 1; b <= OWNED_BOOKS; b++) copies.push(copyFile(book, path.join(dir, `${LONG_TITLE} v${String(b).padStart(3, "0")}.cbz`)));
+  for (let b = 1; b <= OWNED_BOOKS; b++)
+    copies.push(copyFile(book, path.join(dir, `${LONG_TITLE} v${String(b).padStart(3, "0")}.cbz`)));
   await Promise.all(copies);
   const scan = await service.api("POST", "/api/library/scan");
   if (scan.status !== 200) throw new Error(`scan: ${scan.status} ${await scan.text()}`);
@@ -38,7 +40,9 @@ export async function seedLongSeries(service: Service): Promise<number> {
   const map = (await (await service.api("GET", `/api/manga/${series.id}/chapter-map`)).json()) as { revision: number };
   const entries = Array.from({ length: LONG_BOOKS }, (_, i) => ({
     volume: String(i + 1),
-    chapters: Array.from({ length: LONG_CHAPTERS / LONG_BOOKS }, (_, j) => String(i * (LONG_CHAPTERS / LONG_BOOKS) + j + 1)),
+    chapters: Array.from({ length: LONG_CHAPTERS / LONG_BOOKS }, (_, j) =>
+      String(i * (LONG_CHAPTERS / LONG_BOOKS) + j + 1),
+    ),
   }));
   const put = await service.api("PUT", `/api/manga/${series.id}/chapter-map`, { revision: map.revision, entries });
   if (put.status !== 200) throw new Error(`map: ${put.status} ${await put.text()}`);

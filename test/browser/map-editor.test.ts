@@ -5,7 +5,15 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { PHONE, loggedInContext, seriesId, seriousViolations, watchErrors, type Service, browserSuite } from "./harness.ts";
+import {
+  PHONE,
+  loggedInContext,
+  seriesId,
+  seriousViolations,
+  watchErrors,
+  type Service,
+  browserSuite,
+} from "./harness.ts";
 
 let service: Service;
 let browser: Browser;
@@ -18,12 +26,17 @@ interface MapAnswer {
   chapterMap: { revision: number; state: string; entries: { volume: string; chapters: string[] }[] };
 }
 const mapOf = (id: number) =>
-  service.gql<MapAnswer>("query($id: Int!) { chapterMap(seriesId: $id) { revision state entries { volume chapters } } }", { id });
+  service.gql<MapAnswer>(
+    "query($id: Int!) { chapterMap(seriesId: $id) { revision state entries { volume chapters } } }",
+    { id },
+  );
 
 const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i) => String(a + i));
 
 async function previewText(page: Page): Promise<string> {
-  return (await page.locator("section", { has: page.getByRole("heading", { name: "What saving changes" }) }).innerText()).trim();
+  return (
+    await page.locator("section", { has: page.getByRole("heading", { name: "What saving changes" }) }).innerText()
+  ).trim();
 }
 
 describe("map editor", () => {
@@ -44,7 +57,9 @@ describe("map editor", () => {
     await start1.fill("1");
     await start2.fill("7");
     // Without an end the last book's content stays unknown: the plan says so.
-    await page.getByText("The end of book 2 is not implied: give its last chapter. Saving leaves its chapters unknown.").waitFor();
+    await page
+      .getByText("The end of book 2 is not implied: give its last chapter. Saving leaves its chapters unknown.")
+      .waitFor();
     await page.getByText("Book 1: chapters 1–6").waitFor();
     const before = await previewText(page);
     expect(await page.getByTestId("implied-end").first().innerText()).toBe("6 (6 chapters)");

@@ -51,7 +51,13 @@ describe("series page of a 2,000-chapter series", () => {
       await page.getByText("Book 1", { exact: true }).first().waitFor();
       const rowsAt = await page.evaluate(() => performance.now());
       await page.waitForTimeout(1000);
-      const t = await page.evaluate((rows) => ({ rowsAt: rows, longTasks: (window as unknown as { __longTasks: Timeline["longTasks"] }).__longTasks }), rowsAt);
+      const t = await page.evaluate(
+        (rows) => ({
+          rowsAt: rows,
+          longTasks: (window as unknown as { __longTasks: Timeline["longTasks"] }).__longTasks,
+        }),
+        rowsAt,
+      );
       const lastLong = t.longTasks.reduce((m, x) => Math.max(m, x.end), 0);
       runs.push({
         rowsMs: Math.round(t.rowsAt),
@@ -62,7 +68,11 @@ describe("series page of a 2,000-chapter series", () => {
 
     // A filter change on the loaded page: until the Missing filter's rows are shown.
     const t0 = await page.evaluate(() => performance.now());
-    await page.getByRole("button", { name: "Missing" }).or(page.getByRole("radio", { name: "Missing" })).first().click();
+    await page
+      .getByRole("button", { name: "Missing" })
+      .or(page.getByRole("radio", { name: "Missing" }))
+      .first()
+      .click();
     await page.waitForURL(/filter=missing/);
     await page.getByText("Chapter 222", { exact: true }).first().waitFor();
     const filterMs = Math.round((await page.evaluate(() => performance.now())) - t0);
@@ -71,11 +81,19 @@ describe("series page of a 2,000-chapter series", () => {
 
     const sorted = [...runs].sort((a, b) => a.interactiveMs - b.interactiveMs);
     const median = sorted[1];
-    const result = { chapters: LONG_CHAPTERS, runs, medianInteractiveMs: median?.interactiveMs, filterMs, goalMs: 1500 };
+    const result = {
+      chapters: LONG_CHAPTERS,
+      runs,
+      medianInteractiveMs: median?.interactiveMs,
+      filterMs,
+      goalMs: 1500,
+    };
     const out = path.resolve(import.meta.dirname, "..", "..", ".bench");
     mkdirSync(out, { recursive: true });
     writeFileSync(path.join(out, "browser-series-page.json"), JSON.stringify(result, null, 2));
-    console.log(`series page, ${LONG_CHAPTERS} chapters: interactive ${median?.interactiveMs} ms (median of 3), filter ${filterMs} ms`);
+    console.log(
+      `series page, ${LONG_CHAPTERS} chapters: interactive ${median?.interactiveMs} ms (median of 3), filter ${filterMs} ms`,
+    );
     expect(errors).toEqual([]);
     await ctx.close();
   });

@@ -5,7 +5,15 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { PHONE, loggedInContext, seriesId, seriousViolations, watchErrors, type Service, browserSuite } from "./harness.ts";
+import {
+  PHONE,
+  loggedInContext,
+  seriesId,
+  seriousViolations,
+  watchErrors,
+  type Service,
+  browserSuite,
+} from "./harness.ts";
 
 let service: Service;
 let browser: Browser;
@@ -14,7 +22,11 @@ browserSuite((s, b) => {
   browser = b;
 });
 
-async function fileOf(title: string, kind: "BOOK" | "CHAPTER", number: string): Promise<{ seriesId: number; fileId: number }> {
+async function fileOf(
+  title: string,
+  kind: "BOOK" | "CHAPTER",
+  number: string,
+): Promise<{ seriesId: number; fileId: number }> {
   const id = await seriesId(service, title);
   const data = await service.gql<{ units: { units: { kind: string; number: string; fileIds: number[] }[] } }>(
     "query($id: Int!) { units(seriesId: $id) { units { kind number fileIds } } }",
@@ -30,7 +42,11 @@ async function fileOf(title: string, kind: "BOOK" | "CHAPTER", number: string): 
 async function loaded(page: Page, name: string): Promise<void> {
   const img = page.getByRole("img", { name, exact: true });
   await img.waitFor();
-  await page.waitForFunction((el) => el instanceof HTMLImageElement && el.complete && el.naturalWidth > 0, await img.elementHandle(), { timeout: 15_000 });
+  await page.waitForFunction(
+    (el) => el instanceof HTMLImageElement && el.complete && el.naturalWidth > 0,
+    await img.elementHandle(),
+    { timeout: 15_000 },
+  );
 }
 
 const counter = (page: Page) => page.getByTestId("page-counter");
@@ -49,11 +65,9 @@ describe("reader", () => {
     expect(await counter(page).innerText()).toBe("Page 1 of 11");
     expect(await page.getByRole("button", { name: "Right to left" }).getAttribute("aria-pressed")).toBe("true");
     // The next pages are fetched while page 1 is shown.
-    await expect.poll(() => requested.filter((p) => /\/api\/files\/\d+\/pages\/[234]$/.test(p)).sort()).toEqual([
-      `/api/files/${fileId}/pages/2`,
-      `/api/files/${fileId}/pages/3`,
-      `/api/files/${fileId}/pages/4`,
-    ]);
+    await expect
+      .poll(() => requested.filter((p) => /\/api\/files\/\d+\/pages\/[234]$/.test(p)).sort())
+      .toEqual([`/api/files/${fileId}/pages/2`, `/api/files/${fileId}/pages/3`, `/api/files/${fileId}/pages/4`]);
 
     // Right to left: ← goes on, → goes back.
     await page.keyboard.press("ArrowLeft");
@@ -112,7 +126,9 @@ describe("reader", () => {
       await loaded(page, "Page 2 of 12");
       await loaded(page, "Page 3 of 12");
       // Scrolling moves the counter.
-      await page.getByRole("region", { name: "Pages, scroll to read" }).evaluate((el) => el.scrollBy(0, el.clientHeight * 3));
+      await page
+        .getByRole("region", { name: "Pages, scroll to read" })
+        .evaluate((el) => el.scrollBy(0, el.clientHeight * 3));
       await expect.poll(async () => await counter(page).innerText()).not.toBe("Page 1 of 12");
       // The slider jumps.
       await page.getByRole("slider", { name: "Page" }).fill("9");
@@ -169,7 +185,9 @@ describe("reader", () => {
 
     await panel.getByRole("button", { name: "Submit book 1: chapters 1–3" }).click();
     await panel.getByText("The reading was registered: book 1 holds chapters 1–3.").waitFor();
-    expect(await panel.getByRole("link", { name: "Open the map editor" }).getAttribute("href")).toBe(`/series/${sid}/map`);
+    expect(await panel.getByRole("link", { name: "Open the map editor" }).getAttribute("href")).toBe(
+      `/series/${sid}/map`,
+    );
 
     const map = await service.gql<{ chapterMap: { readings: { volume: string; chapters: string[] }[] } }>(
       "query($id: Int!) { chapterMap(seriesId: $id) { readings { volume chapters } } }",

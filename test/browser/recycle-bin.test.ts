@@ -8,7 +8,15 @@ import { copyFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Browser, Locator, Page } from "playwright-core";
-import { PHONE, loggedInContext, seriesId, seriousViolations, watchErrors, type Service, browserSuite } from "./harness.ts";
+import {
+  PHONE,
+  loggedInContext,
+  seriesId,
+  seriousViolations,
+  watchErrors,
+  type Service,
+  browserSuite,
+} from "./harness.ts";
 
 let service: Service;
 let browser: Browser;
@@ -23,16 +31,22 @@ interface BinEntry {
   originalPath: string;
   reason: string;
 }
-const binOf = async () => (await service.gql<{ recycleBin: BinEntry[] }>("{ recycleBin { id fileId originalPath reason } }")).recycleBin;
+const binOf = async () =>
+  (await service.gql<{ recycleBin: BinEntry[] }>("{ recycleBin { id fileId originalPath reason } }")).recycleBin;
 const auditPaths = async (id: number) =>
-  (await service.gql<{ audit: { files: { path: string }[] } }>("query($id: Int!) { audit(seriesId: $id) { files { path } } }", { id })).audit.files.map(
-    (f) => f.path,
-  );
+  (
+    await service.gql<{ audit: { files: { path: string }[] } }>(
+      "query($id: Int!) { audit(seriesId: $id) { files { path } } }",
+      { id },
+    )
+  ).audit.files.map((f) => f.path);
 
 const auditCard = (page: Page, name: string): Locator =>
   page.getByTestId("audit-file").filter({ has: page.getByRole("heading", { level: 3, name, exact: true }) });
 const binEntry = (page: Page, fileName: string): Locator =>
-  page.getByTestId("recycle-entry").filter({ has: page.getByRole("heading", { level: 2, name: fileName, exact: true }) });
+  page
+    .getByTestId("recycle-entry")
+    .filter({ has: page.getByRole("heading", { level: 2, name: fileName, exact: true }) });
 
 async function openBin(page: Page): Promise<void> {
   await page.goto("/recycle-bin");
@@ -47,23 +61,32 @@ describe("recycle bin", () => {
     const page = await ctx.newPage();
     await openBin(page);
     await page.getByText("Nothing in the recycle bin.").waitFor();
-    expect(await page.locator("main").innerText()).toContain("Retired files wait here for 30 days before they are removed for good.");
+    expect(await page.locator("main").innerText()).toContain(
+      "Retired files wait here for 30 days before they are removed for good.",
+    );
     expect(await seriousViolations(page)).toEqual([]);
 
     // Live: a retirement and a restore made elsewhere show up without a reload.
     const id = await seriesId(service, "Skyline Greenhouse");
-    const files = (await service.gql<{ audit: { files: { id: number; path: string }[] } }>("query($id: Int!) { audit(seriesId: $id) { files { id path } } }", { id }))
-      .audit.files;
+    const files = (
+      await service.gql<{ audit: { files: { id: number; path: string }[] } }>(
+        "query($id: Int!) { audit(seriesId: $id) { files { id path } } }",
+        { id },
+      )
+    ).audit.files;
     const file = files[0];
     if (!file) throw new Error("no file");
     const preview = await service.gql<{ previewRetirement: { confirmation: string } }>(
       "mutation($id: Int!, $f: [Int!]!) { previewRetirement(seriesId: $id, fileIds: $f) { confirmation } }",
       { id, f: [file.id] },
     );
-    await service.gql("mutation($id: Int!, $c: String!) { retireFiles(seriesId: $id, confirmation: $c) { retired { fileId } } }", {
-      id,
-      c: preview.previewRetirement.confirmation,
-    });
+    await service.gql(
+      "mutation($id: Int!, $c: String!) { retireFiles(seriesId: $id, confirmation: $c) { retired { fileId } } }",
+      {
+        id,
+        c: preview.previewRetirement.confirmation,
+      },
+    );
     const live = binEntry(page, path.basename(file.path));
     await live.waitFor({ timeout: 10_000 });
     const entry = (await binOf()).find((e) => e.fileId === file.id);
@@ -120,7 +143,10 @@ describe("recycle bin", () => {
 
     // Restore one: it leaves the bin and the audit lists it again.
     await e13.getByRole("button", { name: "Restore Moss & Meteor - c013.cbz" }).click();
-    await page.getByRole("status").filter({ hasText: `Restored ${c13}.` }).waitFor();
+    await page
+      .getByRole("status")
+      .filter({ hasText: `Restored ${c13}.` })
+      .waitFor();
     await e13.waitFor({ state: "detached" });
     expect(await auditPaths(id)).toContain(c13);
     const audit = await ctx.newPage();
@@ -144,8 +170,12 @@ describe("recycle bin", () => {
   it("explains a restore whose original path is taken, with the path", async () => {
     const id = await seriesId(service, "Lanterns of the Salt Road");
     const v1 = "Lanterns of the Salt Road/Lanterns of the Salt Road v01.cbz";
-    const files = (await service.gql<{ audit: { files: { id: number; path: string }[] } }>("query($id: Int!) { audit(seriesId: $id) { files { id path } } }", { id })).audit
-      .files;
+    const files = (
+      await service.gql<{ audit: { files: { id: number; path: string }[] } }>(
+        "query($id: Int!) { audit(seriesId: $id) { files { id path } } }",
+        { id },
+      )
+    ).audit.files;
     const file = files.find((f) => f.path === v1);
     if (!file) throw new Error("no v01");
     // Keep a copy, retire the file through the API, then put the copy back at the original path.
@@ -156,10 +186,13 @@ describe("recycle bin", () => {
       "mutation($id: Int!, $f: [Int!]!) { previewRetirement(seriesId: $id, fileIds: $f) { confirmation } }",
       { id, f: [file.id] },
     );
-    await service.gql("mutation($id: Int!, $c: String!) { retireFiles(seriesId: $id, confirmation: $c) { retired { fileId } } }", {
-      id,
-      c: preview.previewRetirement.confirmation,
-    });
+    await service.gql(
+      "mutation($id: Int!, $c: String!) { retireFiles(seriesId: $id, confirmation: $c) { retired { fileId } } }",
+      {
+        id,
+        c: preview.previewRetirement.confirmation,
+      },
+    );
     copyFileSync(spare, onDisk);
 
     for (const viewport of [undefined, PHONE]) {
@@ -173,7 +206,9 @@ describe("recycle bin", () => {
       expect(await alert.getAttribute("data-code")).toBe("restore_target_taken");
       expect(await alert.innerText()).toContain(`It would go back to ${v1}, where another file is now.`);
       expect(await seriousViolations(page)).toEqual([]);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      const overflow = await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
       expect(overflow).toBeLessThanOrEqual(0);
       await ctx.close();
     }

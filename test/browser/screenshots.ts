@@ -16,7 +16,9 @@ try {
   const mapped = await seriesId(service, "Harbor of Paper Cranes");
   const unmapped = await seriesId(service, "Moss & Meteor");
   const books = await seriesId(service, "Lanterns of the Salt Road");
-  const units = (await (await service.api("GET", `/api/manga/${books}/units`)).json()) as { units: { file_ids: number[] }[] };
+  const units = (await (await service.api("GET", `/api/manga/${books}/units`)).json()) as {
+    units: { file_ids: number[] }[];
+  };
   const firstBookFile = units.units.find((u) => u.file_ids.length > 0)?.file_ids[0];
 
   const shoot = async (page: Page, url: string, name: string, ready: (p: Page) => Promise<unknown>) => {
@@ -35,7 +37,8 @@ try {
   await shoot(desktop, `/series/${unmapped}`, "series-flat", h1);
   await shoot(desktop, `/series/${unmapped}/map`, "map-editor", h1);
   await shoot(desktop, `/series/${mapped}/audit`, "audit", h1);
-  if (firstBookFile !== undefined) await shoot(desktop, `/read/${firstBookFile}`, "reader", (p) => p.locator("img").first().waitFor());
+  if (firstBookFile !== undefined)
+    await shoot(desktop, `/read/${firstBookFile}`, "reader", (p) => p.locator("img").first().waitFor());
 
   const phone = await (await loggedInContext(browser, service, PHONE)).newPage();
   await shoot(phone, `/series/${mapped}`, "series-phone", h1);

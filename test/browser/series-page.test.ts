@@ -9,7 +9,16 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { seedLongSeries } from "./long-series.ts";
-import { PHONE, launchBrowser, loggedInContext, seriesId, seriousViolations, startService, watchErrors, type Service } from "./harness.ts";
+import {
+  PHONE,
+  launchBrowser,
+  loggedInContext,
+  seriesId,
+  seriousViolations,
+  startService,
+  watchErrors,
+  type Service,
+} from "./harness.ts";
 
 const HARBOR = "Harbor of Paper Cranes";
 let service: Service;
@@ -26,7 +35,10 @@ beforeAll(async () => {
   lanterns = await seriesId(service, "Lanterns of the Salt Road");
   // Take the extra chapter 40.5 out of book 5: the map stays exact (an extra is no main chapter)
   // and 40.5 becomes a chapter without a book, the trailing group.
-  const map = (await (await service.api("GET", `/api/manga/${harbor}/chapter-map`)).json()) as { revision: number; entries: { volume: string; chapters: string[] }[] };
+  const map = (await (await service.api("GET", `/api/manga/${harbor}/chapter-map`)).json()) as {
+    revision: number;
+    entries: { volume: string; chapters: string[] }[];
+  };
   const entries = map.entries.map((e) => ({ volume: e.volume, chapters: e.chapters.filter((c) => c !== "40.5") }));
   const put = await service.api("PUT", `/api/manga/${harbor}/chapter-map`, { revision: map.revision, entries });
   if (put.status !== 200) throw new Error(`map: ${put.status} ${await put.text()}`);
@@ -39,7 +51,8 @@ afterAll(async () => {
 const group = (page: Page, book: string) => page.locator(`[data-group="book:${book}"]`);
 const row = (page: Page, key: string) => page.locator(`[data-row="${key}"]`);
 /** The h2 headings of the list, in page order (book groups, sections, the trailing group). */
-const headings = (page: Page) => page.locator(".content h2").evaluateAll((els) => els.map((e) => e.firstChild?.textContent?.trim() ?? ""));
+const headings = (page: Page) =>
+  page.locator(".content h2").evaluateAll((els) => els.map((e) => e.firstChild?.textContent?.trim() ?? ""));
 /** Chapter rows rendered inside a group, in order. */
 const chapterTitles = (scope: ReturnType<typeof group>) =>
   scope.locator('[data-row^="chapter:"] .title').evaluateAll((els) => els.map((e) => e.textContent?.trim() ?? ""));
@@ -76,8 +89,19 @@ describe("series page, exact map (nested)", () => {
     expect(await disclosure.getAttribute("aria-expanded")).toBe("false");
     expect(await row(page, "chapter:1").count()).toBe(0);
     await disclosure.click();
-    expect(await book1.getByRole("button", { name: "Hide 8 chapters of Book 1" }).getAttribute("aria-expanded")).toBe("true");
-    expect(await chapterTitles(book1)).toEqual(["Chapter 1", "Chapter 2", "Chapter 3", "Chapter 4", "Chapter 5", "Chapter 6", "Chapter 7", "Chapter 8"]);
+    expect(await book1.getByRole("button", { name: "Hide 8 chapters of Book 1" }).getAttribute("aria-expanded")).toBe(
+      "true",
+    );
+    expect(await chapterTitles(book1)).toEqual([
+      "Chapter 1",
+      "Chapter 2",
+      "Chapter 3",
+      "Chapter 4",
+      "Chapter 5",
+      "Chapter 6",
+      "Chapter 7",
+      "Chapter 8",
+    ]);
 
     // Unowned book: expanded with how many of its chapters are on disk, problems as badges.
     const book4 = group(page, "4");
@@ -89,7 +113,9 @@ describe("series page, exact map (nested)", () => {
     expect(await group(page, "5").getByRole("button", { name: "Assemble book Book 5" }).isVisible()).toBe(true);
 
     // The trailing group holds the chapter without a book.
-    expect(await page.locator('[data-section="no-book"]').getByText("Chapter 40.5", { exact: true }).isVisible()).toBe(true);
+    expect(await page.locator('[data-section="no-book"]').getByText("Chapter 40.5", { exact: true }).isVisible()).toBe(
+      true,
+    );
 
     // Searching needs sources (a later issue): no search action is shown, not even in a menu.
     expect(await page.getByRole("button", { name: /search/i }).count()).toBe(0);
@@ -107,13 +133,19 @@ describe("series page, exact map (nested)", () => {
   it("updates live when a scan adds a chapter file inside an owned book: the duplicates note appears", async () => {
     const ctx = await loggedInContext(browser, service);
     const page = await open(ctx, `/series/${harbor}`);
-    expect(await group(page, "1").getByText(/duplicates inside/).count()).toBe(0);
+    expect(
+      await group(page, "1")
+        .getByText(/duplicates inside/)
+        .count(),
+    ).toBe(0);
     const dir = path.join(service.libraryRoot, HARBOR);
     await copyFile(path.join(dir, `${HARBOR} - c025.cbz`), path.join(dir, `${HARBOR} - c001.cbz`));
     expect((await service.api("POST", "/api/library/scan")).status).toBe(200);
     // No reload: the libraryEvents subscription refetches the page.
     await group(page, "1").getByText("duplicates inside: 1 chapter file").waitFor({ timeout: 15_000 });
-    expect(await group(page, "1").getByRole("button", { name: "Retire 1 duplicate chapter file…" }).isVisible()).toBe(true);
+    expect(await group(page, "1").getByRole("button", { name: "Retire 1 duplicate chapter file…" }).isVisible()).toBe(
+      true,
+    );
     await ctx.close();
   });
 
@@ -129,11 +161,16 @@ describe("series page, exact map (nested)", () => {
     await dialog.getByText("1 chapter file went to the recycle bin.").waitFor();
     expect(await dialog.getByRole("link", { name: "Open the recycle bin" }).getAttribute("href")).toBe("/recycle-bin");
 
-    const bin = (await (await service.api("GET", "/api/recycle-bin")).json()) as { file_id: number; original_path: string }[];
+    const bin = (await (await service.api("GET", "/api/recycle-bin")).json()) as {
+      file_id: number;
+      original_path: string;
+    }[];
     expect(bin.some((e) => e.file_id === fileId && e.original_path === `${HARBOR}/${HARBOR} - c001.cbz`)).toBe(true);
 
     await dialog.getByRole("button", { name: "Close", exact: true }).last().click();
-    await group(page, "1").getByText(/duplicates inside/).waitFor({ state: "detached" });
+    await group(page, "1")
+      .getByText(/duplicates inside/)
+      .waitFor({ state: "detached" });
     await ctx.close();
   });
 
@@ -149,7 +186,15 @@ describe("series page, exact map (nested)", () => {
     await page.getByRole("radio", { name: "Downloaded" }).check();
     await settled(page, /filter=downloaded/);
     expect(await headings(page)).toEqual(["Book 1", "Book 2", "Book 3", "Book 4", "Book 5", "Chapters without a book"]);
-    expect(await chapterTitles(group(page, "4"))).toEqual(["Chapter 25", "Chapter 26", "Chapter 27", "Chapter 29", "Chapter 30", "Chapter 31", "Chapter 32"]);
+    expect(await chapterTitles(group(page, "4"))).toEqual([
+      "Chapter 25",
+      "Chapter 26",
+      "Chapter 27",
+      "Chapter 29",
+      "Chapter 30",
+      "Chapter 31",
+      "Chapter 32",
+    ]);
 
     // Back returns to the previous filter.
     await page.goBack();
@@ -198,7 +243,9 @@ describe("series page, exact map (nested)", () => {
     await page.keyboard.press("Enter");
     await chapter25.getByText("Not monitored").waitFor();
 
-    const units = (await (await service.api("GET", `/api/manga/${harbor}/units`)).json()) as { units: { kind: string; number: string; monitored: boolean }[] };
+    const units = (await (await service.api("GET", `/api/manga/${harbor}/units`)).json()) as {
+      units: { kind: string; number: string; monitored: boolean }[];
+    };
     expect(units.units.find((u) => u.kind === "chapter" && u.number === "25")?.monitored).toBe(false);
 
     // The Monitored filter now leaves it out.
@@ -238,7 +285,9 @@ describe("series page, no map (flat)", () => {
     expect(await page.getByTestId("notice").textContent()).toBe(
       "The content of each book is unknown: chapters are kept and no book counts as covered.",
     );
-    expect(await page.getByRole("link", { name: "Open the map editor" }).getAttribute("href")).toBe(`/series/${moss}/map`);
+    expect(await page.getByRole("link", { name: "Open the map editor" }).getAttribute("href")).toBe(
+      `/series/${moss}/map`,
+    );
     expect(await page.locator('[data-section="books"] [data-row^="book:"]').count()).toBe(2);
     expect(await page.locator('[data-section="chapters"] [data-row^="chapter:"]').count()).toBe(20);
     // No groups, nothing nested.

@@ -29,10 +29,29 @@ async function inputValues(page: Page): Promise<string> {
 }
 
 interface Stored {
-  sourceSettings: { suwayomi: { enabled: boolean; url: string | null; auth: string; username: string | null; passwordSet: boolean; password: string | null } };
+  sourceSettings: {
+    suwayomi: {
+      enabled: boolean;
+      url: string | null;
+      auth: string;
+      username: string | null;
+      passwordSet: boolean;
+      password: string | null;
+    };
+  };
   indexerSettings: {
     prowlarr: { enabled: boolean; url: string | null; apiKeySet: boolean };
-    qbittorrent: { enabled: boolean; url: string | null; username: string | null; passwordSet: boolean; category: string; tag: string | null; savePath: string | null; mount: { clientPath: string; localPath: string } | null; retention: string };
+    qbittorrent: {
+      enabled: boolean;
+      url: string | null;
+      username: string | null;
+      passwordSet: boolean;
+      category: string;
+      tag: string | null;
+      savePath: string | null;
+      mount: { clientPath: string; localPath: string } | null;
+      retention: string;
+    };
   };
 }
 const stored = () =>
@@ -88,7 +107,14 @@ describe("settings", () => {
     expect(await page.getByTestId("qbittorrent-password-status").innerText()).toBe("set");
 
     const after = await stored();
-    expect(after.sourceSettings.suwayomi).toMatchObject({ enabled: true, url: "http://127.0.0.1:4567", auth: "BASIC", username: "reader", passwordSet: true, password: "••••" });
+    expect(after.sourceSettings.suwayomi).toMatchObject({
+      enabled: true,
+      url: "http://127.0.0.1:4567",
+      auth: "BASIC",
+      username: "reader",
+      passwordSet: true,
+      password: "••••",
+    });
     expect(after.indexerSettings.prowlarr).toEqual({ enabled: true, url: "http://127.0.0.1:9696", apiKeySet: true });
     expect(after.indexerSettings.qbittorrent).toEqual({
       enabled: true,
@@ -104,7 +130,9 @@ describe("settings", () => {
 
     // A fresh load shows the values, "set" for the secrets, and never a secret.
     await openSettings(page);
-    expect(await page.getByRole("form", { name: "Suwayomi" }).getByLabel("URL").inputValue()).toBe("http://127.0.0.1:4567");
+    expect(await page.getByRole("form", { name: "Suwayomi" }).getByLabel("URL").inputValue()).toBe(
+      "http://127.0.0.1:4567",
+    );
     expect(await page.getByTestId("suwayomi-password-status").innerText()).toBe("set");
     expect(await page.getByTestId("prowlarr-api-key-status").innerText()).toBe("set");
     const shown = `${await page.content()}\n${await inputValues(page)}`;
@@ -140,7 +168,9 @@ describe("settings", () => {
     const page = await ctx.newPage();
     await openSettings(page);
     expect(await seriousViolations(page)).toEqual([]);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     expect(overflow).toBeLessThanOrEqual(0);
     await ctx.close();
   });

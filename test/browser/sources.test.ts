@@ -6,8 +6,23 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { PHONE, browserSuite, loggedInContext, seriesId, seriousViolations, watchErrors, type Service } from "./harness.ts";
-import { drawnChapter, fakeChapter, fakeWork, startFakeSuwayomi, type FakeSource, type FakeSuwayomi } from "../../server/test/fakes/suwayomi-server.ts";
+import {
+  PHONE,
+  browserSuite,
+  loggedInContext,
+  seriesId,
+  seriousViolations,
+  watchErrors,
+  type Service,
+} from "./harness.ts";
+import {
+  drawnChapter,
+  fakeChapter,
+  fakeWork,
+  startFakeSuwayomi,
+  type FakeSource,
+  type FakeSuwayomi,
+} from "../../server/test/fakes/suwayomi-server.ts";
 
 let service: Service;
 let browser: Browser;
@@ -24,13 +39,26 @@ async function setUp(): Promise<void> {
   fake = await startFakeSuwayomi({
     sources: [SOURCE, { id: "8802", name: "LectorManga", lang: "es" }],
     works: [
-      fakeWork({ id: 501, title: "Harbor of Paper Cranes", source: SOURCE, chapters: [27, 28, 29].map((n) => fakeChapter({ chapterNumber: n, pages })) }),
-      fakeWork({ id: 502, title: "Harbor of Paper Cranes: Side Stories", source: SOURCE, chapters: [fakeChapter({ chapterNumber: 1, pages })] }),
+      fakeWork({
+        id: 501,
+        title: "Harbor of Paper Cranes",
+        source: SOURCE,
+        chapters: [27, 28, 29].map((n) => fakeChapter({ chapterNumber: n, pages })),
+      }),
+      fakeWork({
+        id: 502,
+        title: "Harbor of Paper Cranes: Side Stories",
+        source: SOURCE,
+        chapters: [fakeChapter({ chapterNumber: 1, pages })],
+      }),
     ],
   });
-  await service.gql(`mutation($url: String!) { updateSourceSettings(input: { suwayomi: { enabled: true, url: $url, auth: NONE } }) { suwayomi { configured } } }`, {
-    url: fake.url,
-  });
+  await service.gql(
+    `mutation($url: String!) { updateSourceSettings(input: { suwayomi: { enabled: true, url: $url, auth: NONE } }) { suwayomi { configured } } }`,
+    {
+      url: fake.url,
+    },
+  );
 }
 
 async function openSources(page: Page, id: number): Promise<void> {
@@ -40,8 +68,12 @@ async function openSources(page: Page, id: number): Promise<void> {
 }
 
 const mappings = async (id: number) =>
-  (await service.gql<{ sourceMappings: { sourceId: string; priority: number; offers: number }[] }>("query($id: Int!) { sourceMappings(seriesId: $id) { sourceId priority offers } }", { id }))
-    .sourceMappings;
+  (
+    await service.gql<{ sourceMappings: { sourceId: string; priority: number; offers: number }[] }>(
+      "query($id: Int!) { sourceMappings(seriesId: $id) { sourceId priority offers } }",
+      { id },
+    )
+  ).sourceMappings;
 
 describe("sources page", () => {
   it("links a work by search and confirmation, sets its priority, and runs the Wanted pass with reasons in words", async () => {
@@ -66,7 +98,9 @@ describe("sources page", () => {
       const entries = page.getByTestId("wanted-entry");
       await entries.first().waitFor();
       const chapter28 = entries.filter({ hasText: "Chapter 28" });
-      expect(await chapter28.innerText()).toContain("No linked source offers it. Link another source, or refresh the linked ones.");
+      expect(await chapter28.innerText()).toContain(
+        "No linked source offers it. Link another source, or refresh the linked ones.",
+      );
       expect(await chapter28.innerText()).toContain("no offers");
       expect(await chapter28.getByText("No source", { exact: true }).count()).toBe(1);
       expect(await entries.filter({ hasText: "Book 4" }).count()).toBe(1);
@@ -108,7 +142,9 @@ describe("sources page", () => {
       await page.getByRole("button", { name: "Run the Wanted pass now" }).click();
       await page.getByText("The Wanted pass queued 1 download.").waitFor();
       await chapter28.getByText(/^(Queued|Downloading)$/).waitFor();
-      expect(await chapter28.innerText()).toMatch(/A download (was queued by the last Wanted pass|of it is already under way)\./);
+      expect(await chapter28.innerText()).toMatch(
+        /A download (was queued by the last Wanted pass|of it is already under way)\./,
+      );
       expect(await chapter28.innerText()).toContain("1 offer, 1 in a chosen language");
       expect(await page.getByRole("link", { name: "See the downloads" }).count()).toBe(1);
 
@@ -127,7 +163,9 @@ describe("sources page", () => {
     await openSources(page, id);
     await page.getByRole("heading", { level: 2, name: "Link a source" }).waitFor();
     expect(await seriousViolations(page)).toEqual([]);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     expect(overflow).toBeLessThanOrEqual(0);
     await ctx.close();
   });

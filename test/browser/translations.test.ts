@@ -7,7 +7,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { API_KEY, PHONE, browserSuite, loggedInContext, seriesId, seriousViolations, watchErrors, type Service } from "./harness.ts";
+import {
+  API_KEY,
+  PHONE,
+  browserSuite,
+  loggedInContext,
+  seriesId,
+  seriousViolations,
+  watchErrors,
+  type Service,
+} from "./harness.ts";
 import { jpeg, zip } from "../corpus/zip-bytes.ts";
 import { startFakeProcessor, type FakeProcessor } from "../../server/test/fakes/processor-server.ts";
 import { startFakeChat, type FakeChat } from "../../server/test/fakes/openai-chat-server.ts";
@@ -48,16 +57,25 @@ async function openTranslations(page: Page, id: number): Promise<void> {
   await page.getByRole("heading", { name: /^Jobs/ }).waitFor({ timeout: 15_000 });
 }
 
-async function upload(page: Page, file: { name: string; buffer: Buffer }, kind: "one book" | "one chapter", number: string, language = "ja"): Promise<void> {
+async function upload(
+  page: Page,
+  file: { name: string; buffer: Buffer },
+  kind: "one book" | "one chapter",
+  number: string,
+  language = "ja",
+): Promise<void> {
   const form = page.locator("form", { has: page.getByRole("heading", { name: "Upload a source" }) });
-  await form.getByLabel("Source CBZ file").setInputFiles({ name: file.name, mimeType: "application/zip", buffer: file.buffer });
+  await form
+    .getByLabel("Source CBZ file")
+    .setInputFiles({ name: file.name, mimeType: "application/zip", buffer: file.buffer });
   await form.getByLabel(kind).check();
   await form.getByLabel(kind === "one book" ? "Book number" : "Chapter number").fill(number);
   await form.getByLabel("Source language").fill(language);
   await form.getByRole("button", { name: "Upload and translate" }).click();
 }
 
-const jobRow = (page: Page, subject: string, attempt: number) => page.locator(`[data-testid="translation-job"][data-target="${subject}"][data-attempt="${attempt}"]`);
+const jobRow = (page: Page, subject: string, attempt: number) =>
+  page.locator(`[data-testid="translation-job"][data-target="${subject}"][data-attempt="${attempt}"]`);
 
 describe("translations", () => {
   it("says the global toggle is off and what to do while nothing exists; axe clean at desktop and phone size", async () => {
@@ -69,14 +87,18 @@ describe("translations", () => {
       await openTranslations(page, id);
       const off = page.getByTestId("global-off");
       await off.waitFor();
-      expect(await off.getByRole("link", { name: "Switch it on in the settings" }).getAttribute("href")).toContain("/settings");
+      expect(await off.getByRole("link", { name: "Switch it on in the settings" }).getAttribute("href")).toContain(
+        "/settings",
+      );
       await page.getByText("No translation yet.").waitFor();
       expect(await page.getByTestId("inherits").innerText()).toContain("uses the global order");
       if (viewport === undefined) {
         // "Search now" says why nothing was queued, in words.
         await page.getByRole("button", { name: "Search now" }).click();
         await page.getByTestId("search-result").getByText("No translation was queued.").waitFor({ timeout: 30_000 });
-        expect(await page.getByTestId("search-result").innerText()).toContain("Nothing was searched: translation fallback is switched off in the settings.");
+        expect(await page.getByTestId("search-result").innerText()).toContain(
+          "Nothing was searched: translation fallback is switched off in the settings.",
+        );
       }
       expect(await seriousViolations(page)).toEqual([]);
       expect(errors).toEqual([]);
@@ -138,7 +160,12 @@ describe("translations", () => {
     expect(html).not.toContain(AI_KEY);
     expect(html).not.toContain(TOKEN);
     expect(html).not.toContain(AI_KEY.slice(-4));
-    const stored = (await (await service.api("GET", "/api/settings/translation")).json()) as { enabled: boolean; source_languages: string[]; ai: { api_key: string }; processor: { url: string; token: string } };
+    const stored = (await (await service.api("GET", "/api/settings/translation")).json()) as {
+      enabled: boolean;
+      source_languages: string[];
+      ai: { api_key: string };
+      processor: { url: string; token: string };
+    };
     expect(stored).toMatchObject({ enabled: true, source_languages: ["ja", "fr"], processor: { url: processor.url } });
     expect(stored.ai.api_key).not.toContain(AI_KEY.slice(0, 8));
     expect(errors).toEqual([]);
@@ -165,7 +192,14 @@ describe("translations", () => {
     await page.getByLabel("Translate missing books and chapters of this series").check();
     await page.getByRole("button", { name: "Save series translation settings" }).click();
     await page.getByText("Saved. Translation fallback is on for this series.").waitFor();
-    expect((await service.gql<{ series: { translationFallbackEnabled: boolean } }>("query($id: Int!) { series(id: $id) { translationFallbackEnabled } }", { id })).series.translationFallbackEnabled).toBe(true);
+    expect(
+      (
+        await service.gql<{ series: { translationFallbackEnabled: boolean } }>(
+          "query($id: Int!) { series(id: $id) { translationFallbackEnabled } }",
+          { id },
+        )
+      ).series.translationFallbackEnabled,
+    ).toBe(true);
 
     // Refusals in words: a number outside the managed edition, and a pack.
     const source = await cbz(6);
@@ -179,7 +213,9 @@ describe("translations", () => {
     expect(await pack.innerText()).toContain("Split the pack into single books first");
 
     await upload(page, { name: "Harbor v04 (ja).cbz", buffer: source }, "one book", "4");
-    await page.getByText(/Uploaded Harbor v04 \(ja\)\.cbz: the translation of Book 4 is queued/).waitFor({ timeout: 15_000 });
+    await page
+      .getByText(/Uploaded Harbor v04 \(ja\)\.cbz: the translation of Book 4 is queued/)
+      .waitFor({ timeout: 15_000 });
     const row = jobRow(page, "Book 4", 0);
     await row.waitFor({ timeout: 15_000 });
     expect(await row.innerText()).toContain("ja → en");
@@ -192,7 +228,11 @@ describe("translations", () => {
     // What the processor received: the source with the token, the key in the body only.
     const jobId = await row.getAttribute("data-job-id");
     const sent = processor.requests.filter((r) => r.url.startsWith(`/jobs/${jobId}`));
-    expect(sent.some((r) => r.method === "PUT" && r.url === `/jobs/${jobId}/source` && r.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
+    expect(
+      sent.some(
+        (r) => r.method === "PUT" && r.url === `/jobs/${jobId}/source` && r.headers.authorization === `Bearer ${TOKEN}`,
+      ),
+    ).toBe(true);
     expect(processor.requests.every((r) => !r.url.includes(AI_KEY))).toBe(true);
     expect(processor.aiKeysSeen).toContain(AI_KEY);
     expect(await seriousViolations(page)).toEqual([]);
@@ -228,7 +268,10 @@ describe("translations", () => {
     await upload(page, { name: "Harbor v05 (ja).cbz", buffer: await cbz(3) }, "one book", "5");
     const slow = jobRow(page, "Book 5", 0);
     // Sent to the processor, which takes a minute a page: the request is under way there.
-    await slow.getByTestId("job-state").getByText(/submitted to the processor|being translated/).waitFor({ timeout: 30_000 });
+    await slow
+      .getByTestId("job-state")
+      .getByText(/submitted to the processor|being translated/)
+      .waitFor({ timeout: 30_000 });
     const slowId = await slow.getAttribute("data-job-id");
     expect(processor.requests.some((r) => r.method === "POST" && r.url === `/jobs/${slowId}`)).toBe(true);
     await slow.getByRole("button", { name: "Cancel Book 5" }).click();
@@ -237,7 +280,11 @@ describe("translations", () => {
     expect(await dialog.innerText()).toContain("may still be billed");
     expect(await seriousViolations(page)).toEqual([]);
     await dialog.getByRole("button", { name: "Cancel translation" }).click();
-    await page.getByText(/^(The translation of Book 5 is cancelled\.|Cancelling the translation of Book 5; the processor is being told\.)$/).waitFor();
+    await page
+      .getByText(
+        /^(The translation of Book 5 is cancelled\.|Cancelling the translation of Book 5; the processor is being told\.)$/,
+      )
+      .waitFor();
     await slow.getByTestId("job-status").getByText("Cancelled", { exact: true }).waitFor({ timeout: 30_000 });
     expect(processor.requests.some((r) => r.method === "DELETE" && r.url === `/jobs/${slowId}`)).toBe(true);
     // A cancelled job can start again as a new attempt.

@@ -9,7 +9,15 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Browser, Locator, Page } from "playwright-core";
 import { jpeg, zip } from "../corpus/zip-bytes.ts";
-import { PHONE, loggedInContext, seriesId, seriousViolations, watchErrors, type Service, browserSuite } from "./harness.ts";
+import {
+  PHONE,
+  loggedInContext,
+  seriesId,
+  seriousViolations,
+  watchErrors,
+  type Service,
+  browserSuite,
+} from "./harness.ts";
 
 let service: Service;
 let browser: Browser;
@@ -35,7 +43,9 @@ const booksOf = async (id: number) =>
   ).verifiedBooks;
 
 const bookCard = (page: Page, volume: string): Locator =>
-  page.getByTestId("verified-book").filter({ has: page.getByRole("heading", { level: 3, name: `Book ${volume}`, exact: true }) });
+  page
+    .getByTestId("verified-book")
+    .filter({ has: page.getByRole("heading", { level: 3, name: `Book ${volume}`, exact: true }) });
 
 async function openVerified(page: Page, id: number): Promise<void> {
   await page.goto(`/series/${id}/verified`);
@@ -61,7 +71,9 @@ describe("verified books", () => {
     const page = await ctx.newPage();
     await openVerified(page, id);
     await page.getByText("No book needs a proof.").waitFor();
-    expect(await page.locator("main").innerText()).toContain("A book is suspect when the service did not make it and nothing shows what it holds");
+    expect(await page.locator("main").innerText()).toContain(
+      "A book is suspect when the service did not make it and nothing shows what it holds",
+    );
     const trusted = page.getByRole("table");
     expect(await trusted.getByRole("row").count()).toBe(books.length + 1);
     expect(await seriousViolations(page)).toEqual([]);
@@ -110,7 +122,9 @@ describe("verified books", () => {
     await alert.waitFor();
     expect(await alert.getAttribute("data-code")).toBe("proof_chapters_mismatch");
     expect(await alert.innerText()).toContain("List exactly the chapters the map gives this book.");
-    expect(await alert.getByRole("link", { name: "Open the map editor" }).getAttribute("href")).toBe(`/series/${id}/map`);
+    expect(await alert.getByRole("link", { name: "Open the map editor" }).getAttribute("href")).toBe(
+      `/series/${id}/map`,
+    );
 
     await chapters.fill("25, 26, 27, 28, 29, 30, 31, 32");
     await form.getByRole("textbox", { name: "Source (optional)" }).fill("https://example.org/harbor/volume-4");
@@ -151,7 +165,9 @@ describe("verified books", () => {
     await bookCard(page, "4").getByRole("button", { name: "Record a proof…" }).click();
     await page.getByRole("dialog", { name: "Proof for book 4" }).waitFor();
     expect(await seriousViolations(page)).toEqual([]);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     expect(overflow).toBeLessThanOrEqual(0);
     await ctx.close();
   });

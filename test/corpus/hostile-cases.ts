@@ -3,7 +3,20 @@
  * its manifest entry names, at open or when its entries are read.
  */
 import { COMIC_INFO, pngPages, refusedAtOpen, refusedAtRead, type CaseBuilder } from "./manifest.ts";
-import { dataOffset, endRecord, hugePng, jpeg, noise, patchEnd, patchEntry, recordOf, renameLocalOnly, replaceBytes, withJpegSize, zip } from "./zip-bytes.ts";
+import {
+  dataOffset,
+  endRecord,
+  hugePng,
+  jpeg,
+  noise,
+  patchEnd,
+  patchEntry,
+  recordOf,
+  renameLocalOnly,
+  replaceBytes,
+  withJpegSize,
+  zip,
+} from "./zip-bytes.ts";
 
 const MiB = 1024 * 1024;
 const pages3 = () => pngPages(["001.png", "002.png", "003.png"]);
@@ -14,29 +27,46 @@ function unsafeName(file: string, about: string, placeholder: string, unsafe: st
     file,
     about,
     expect: refusedAtOpen("archive_entry_unsafe", unsafe),
-    build: async () => replaceBytes(await zip(await pngPages(["001.png", placeholder])), placeholder, Buffer.from(unsafe, "latin1")),
+    build: async () =>
+      replaceBytes(await zip(await pngPages(["001.png", placeholder])), placeholder, Buffer.from(unsafe, "latin1")),
   };
 }
 
 const NAME_CASES: CaseBuilder[] = [
   unsafeName("bad-dotdot.cbz", "an entry named ../evil.png (zip slip)", "xx/evil.png", "../evil.png"),
   unsafeName("bad-dotdot-nested.cbz", "a `..` segment deeper in the name", "a/b/xx/xx/evil.png", "a/b/../../evil.png"),
-  unsafeName("bad-dotdot-backslash.cbz", "a `..` segment with backslash separators", "x_xx_evil.png", "x\\..\\evil.png"),
+  unsafeName(
+    "bad-dotdot-backslash.cbz",
+    "a `..` segment with backslash separators",
+    "x_xx_evil.png",
+    "x\\..\\evil.png",
+  ),
   unsafeName("bad-absolute.cbz", "an absolute path", "xetc/evil.png", "/etc/evil.png"),
-  unsafeName("bad-absolute-backslash.cbz", "an absolute Windows path without a drive", "xwin/evil.png", "\\win/evil.png"),
+  unsafeName(
+    "bad-absolute-backslash.cbz",
+    "an absolute Windows path without a drive",
+    "xwin/evil.png",
+    "\\win/evil.png",
+  ),
   unsafeName("bad-drive-letter.cbz", "a drive letter", "xxWindows/evil.png", "C:Windows/evil.png"),
   unsafeName("bad-nul-name.cbz", "a NUL byte inside a name", "evilX.png", "evil\0.png"),
   {
     file: "bad-invalid-utf8-flagged.cbz",
     about: "the UTF-8 flag set on a name that is not UTF-8: it cannot be named safely",
     expect: refusedAtOpen("archive_entry_unsafe", "bad\ufffd.png"),
-    build: async () => replaceBytes(await zip(await pngPages(["001.png", "badX.png"])), "badX.png", Buffer.from([0x62, 0x61, 0x64, 0xff, 0x2e, 0x70, 0x6e, 0x67])),
+    build: async () =>
+      replaceBytes(
+        await zip(await pngPages(["001.png", "badX.png"])),
+        "badX.png",
+        Buffer.from([0x62, 0x61, 0x64, 0xff, 0x2e, 0x70, 0x6e, 0x67]),
+      ),
   },
   {
     file: "bad-symlink.cbz",
     about: "an entry whose Unix mode is a symbolic link",
     expect: refusedAtOpen("archive_symlink", "002.png"),
-    build: async () => zip([...(await pngPages(["001.png"])), { name: "002.png", data: "../../../etc/passwd", mode: 0o120777 }]),
+    build: async () =>
+      zip([...(await pngPages(["001.png"])), { name: "002.png", data: "../../../etc/passwd", mode: 0o120777 }]),
   },
   {
     file: "bad-duplicate.cbz",
@@ -48,7 +78,8 @@ const NAME_CASES: CaseBuilder[] = [
     file: "bad-duplicate-separators.cbz",
     about: "the same path once with a slash and once with a backslash",
     expect: refusedAtOpen("archive_duplicate_entry", "vol\\001.png"),
-    build: async () => replaceBytes(await zip(await pngPages(["vol/001.png", "volX001.png"])), "volX001.png", "vol\\001.png"),
+    build: async () =>
+      replaceBytes(await zip(await pngPages(["vol/001.png", "volX001.png"])), "volX001.png", "vol\\001.png"),
   },
   {
     file: "bad-duplicate-dot-segment.cbz",
@@ -69,13 +100,18 @@ const FLAG_CASES: CaseBuilder[] = [
     file: "bad-encrypted.cbz",
     about: "traditional PKWARE encryption (flag bit 0) on one entry",
     expect: refusedAtOpen("archive_encrypted", "002.png"),
-    build: async () => patchEntry(await zip(await pages3()), "002.png", { central: { flags: (f) => f | 1 }, local: { flags: (f) => f | 1 } }),
+    build: async () =>
+      patchEntry(await zip(await pages3()), "002.png", {
+        central: { flags: (f) => f | 1 },
+        local: { flags: (f) => f | 1 },
+      }),
   },
   {
     file: "bad-encrypted-aes.cbz",
     about: "WinZip AES encryption (method 99)",
     expect: refusedAtOpen("archive_encrypted", "001.png"),
-    build: async () => patchEntry(await zip(await pages3()), "001.png", { central: { method: 99 }, local: { method: 99 } }),
+    build: async () =>
+      patchEntry(await zip(await pages3()), "001.png", { central: { method: 99 }, local: { method: 99 } }),
   },
   {
     file: "bad-encrypted-local-only.cbz",
@@ -87,7 +123,8 @@ const FLAG_CASES: CaseBuilder[] = [
     file: "bad-method-bzip2.cbz",
     about: "compression method 12 (bzip2): only stored and deflate are read",
     expect: refusedAtOpen("archive_unsupported", "002.png"),
-    build: async () => patchEntry(await zip(await pages3()), "002.png", { central: { method: 12 }, local: { method: 12 } }),
+    build: async () =>
+      patchEntry(await zip(await pages3()), "002.png", { central: { method: 12 }, local: { method: 12 } }),
   },
   {
     file: "bad-multi-disk.cbz",
@@ -115,16 +152,21 @@ const LIMIT_CASES: CaseBuilder[] = [
     file: "bad-bomb-ratio.cbz",
     about: "16 MiB of zeros deflated to about 16 KB (ratio ≈ 1000:1), sizes honest",
     expect: refusedAtOpen("archive_ratio_exceeded", "bomb.png"),
-    build: async () => zip([...(await pngPages(["001.png"])), { name: "bomb.png", data: Buffer.alloc(16 * MiB), compress: true }]),
+    build: async () =>
+      zip([...(await pngPages(["001.png"])), { name: "bomb.png", data: Buffer.alloc(16 * MiB), compress: true }]),
   },
   {
     file: "bad-bomb-no-compressed-bytes.cbz",
     about: "an entry declaring 100 MiB from 0 compressed bytes",
     expect: refusedAtOpen("archive_ratio_exceeded", "void.bin"),
     build: async () =>
-      patchEntry(await zip([...(await pngPages(["001.png"])), { name: "void.bin", data: "x", compress: true }]), "void.bin", {
-        central: { compressedSize: 0, uncompressedSize: 100 * MiB },
-      }),
+      patchEntry(
+        await zip([...(await pngPages(["001.png"])), { name: "void.bin", data: "x", compress: true }]),
+        "void.bin",
+        {
+          central: { compressedSize: 0, uncompressedSize: 100 * MiB },
+        },
+      ),
   },
   {
     file: "bad-bomb-lying-sizes-total.cbz",
@@ -133,7 +175,8 @@ const LIMIT_CASES: CaseBuilder[] = [
     build: async () => {
       const names = Array.from({ length: 20 }, (_, i) => `part-${String(i + 1).padStart(2, "0")}.bin`);
       const buf = await zip(names.map((name) => ({ name, data: Buffer.alloc(1024), compress: true })));
-      for (const name of names) patchEntry(buf, name, { central: { uncompressedSize: 500 * MiB, compressedSize: 3 * MiB } });
+      for (const name of names)
+        patchEntry(buf, name, { central: { uncompressedSize: 500 * MiB, compressedSize: 3 * MiB } });
       return buf;
     },
   },
@@ -149,26 +192,46 @@ const LIMIT_CASES: CaseBuilder[] = [
     about: "an entry declaring 600 MiB, over the 512 MiB entry limit",
     expect: refusedAtOpen("archive_entry_too_large", "big.bin"),
     build: async () =>
-      patchEntry(await zip([...(await pngPages(["001.png"])), { name: "big.bin", data: Buffer.alloc(64 * 1024), compress: true }]), "big.bin", {
-        central: { uncompressedSize: 600 * MiB },
-      }),
+      patchEntry(
+        await zip([
+          ...(await pngPages(["001.png"])),
+          { name: "big.bin", data: Buffer.alloc(64 * 1024), compress: true },
+        ]),
+        "big.bin",
+        {
+          central: { uncompressedSize: 600 * MiB },
+        },
+      ),
   },
   {
     file: "bad-comicinfo-too-large.cbz",
     about: "a stored ComicInfo.xml of 1.1 MiB, over the 1 MiB ComicInfo bound",
     expect: refusedAtOpen("archive_entry_too_large", "ComicInfo.xml"),
     build: async () =>
-      zip([...(await pngPages(["001.png"])), { name: "ComicInfo.xml", data: `<ComicInfo><Summary>${noise(560 * 1024, "ci").toString("hex")}</Summary></ComicInfo>` }]),
+      zip([
+        ...(await pngPages(["001.png"])),
+        {
+          name: "ComicInfo.xml",
+          data: `<ComicInfo><Summary>${noise(560 * 1024, "ci").toString("hex")}</Summary></ComicInfo>`,
+        },
+      ]),
   },
   {
     file: "bad-bomb-lying-uncompressed-size.cbz",
     about: "16 MiB of zeros whose headers claim 20,000 bytes: inflating stops past the claim",
     expect: refusedAtRead("archive_entry_too_large", "bomb.xml"),
     build: async () =>
-      patchEntry(await zip([...(await pngPages(["001.png"])), { name: "bomb.xml", data: Buffer.alloc(16 * MiB), compress: true }]), "bomb.xml", {
-        central: { uncompressedSize: 20_000 },
-        local: { uncompressedSize: 20_000 },
-      }),
+      patchEntry(
+        await zip([
+          ...(await pngPages(["001.png"])),
+          { name: "bomb.xml", data: Buffer.alloc(16 * MiB), compress: true },
+        ]),
+        "bomb.xml",
+        {
+          central: { uncompressedSize: 20_000 },
+          local: { uncompressedSize: 20_000 },
+        },
+      ),
   },
   {
     file: "bad-overlapping-entries.cbz",
@@ -186,14 +249,20 @@ const DAMAGE_CASES: CaseBuilder[] = [
     file: "bad-crc-page.cbz",
     about: "a page whose CRC-32 does not match its bytes",
     expect: refusedAtRead("archive_crc_mismatch", "002.png"),
-    build: async () => patchEntry(await zip(await pages3()), "002.png", { central: { crc: (c) => c ^ 1 }, local: { crc: (c) => c ^ 1 } }),
+    build: async () =>
+      patchEntry(await zip(await pages3()), "002.png", {
+        central: { crc: (c) => c ^ 1 },
+        local: { crc: (c) => c ^ 1 },
+      }),
   },
   {
     file: "bad-crc-comicinfo.cbz",
     about: "a ComicInfo.xml whose CRC-32 does not match (read at open)",
     expect: refusedAtOpen("archive_crc_mismatch", "ComicInfo.xml"),
     build: async () =>
-      patchEntry(await zip([...(await pages3()), { name: "ComicInfo.xml", data: COMIC_INFO }]), "ComicInfo.xml", { central: { crc: (c) => c ^ 0x100 } }),
+      patchEntry(await zip([...(await pages3()), { name: "ComicInfo.xml", data: COMIC_INFO }]), "ComicInfo.xml", {
+        central: { crc: (c) => c ^ 0x100 },
+      }),
   },
   {
     file: "bad-corrupt-deflate.cbz",
@@ -280,7 +349,12 @@ const DAMAGE_CASES: CaseBuilder[] = [
     expect: refusedAtOpen("archive_unreadable"),
     build: () => jpeg(5),
   },
-  { file: "bad-empty-file.cbz", about: "a zero-byte file", expect: refusedAtOpen("archive_unreadable"), build: async () => Buffer.alloc(0) },
+  {
+    file: "bad-empty-file.cbz",
+    about: "a zero-byte file",
+    expect: refusedAtOpen("archive_unreadable"),
+    build: async () => Buffer.alloc(0),
+  },
 ];
 
 const IMAGE_CASES: CaseBuilder[] = [
@@ -288,13 +362,19 @@ const IMAGE_CASES: CaseBuilder[] = [
     file: "bad-huge-png.cbz",
     about: "a 20000×20000 PNG header (400 megapixels) in a few hundred bytes: refused from its header",
     expect: refusedAtRead("image_too_large", "002.png"),
-    build: async () => zip([...(await pngPages(["001.png"])), { name: "002.png", data: hugePng(20_000, 20_000) }, ...(await pngPages(["003.png"]))]),
+    build: async () =>
+      zip([
+        ...(await pngPages(["001.png"])),
+        { name: "002.png", data: hugePng(20_000, 20_000) },
+        ...(await pngPages(["003.png"])),
+      ]),
   },
   {
     file: "bad-huge-jpeg.cbz",
     about: "a JPEG whose frame header claims 20000×20000",
     expect: refusedAtRead("image_too_large", "002.jpg"),
-    build: async () => zip([...(await pngPages(["001.png"])), { name: "002.jpg", data: withJpegSize(await jpeg(2), 20_000, 20_000) }]),
+    build: async () =>
+      zip([...(await pngPages(["001.png"])), { name: "002.jpg", data: withJpegSize(await jpeg(2), 20_000, 20_000) }]),
   },
   {
     file: "bad-pixels-over-configured-limit.cbz",
@@ -317,4 +397,10 @@ const IMAGE_CASES: CaseBuilder[] = [
   },
 ];
 
-export const HOSTILE_CASES: CaseBuilder[] = [...NAME_CASES, ...FLAG_CASES, ...LIMIT_CASES, ...DAMAGE_CASES, ...IMAGE_CASES];
+export const HOSTILE_CASES: CaseBuilder[] = [
+  ...NAME_CASES,
+  ...FLAG_CASES,
+  ...LIMIT_CASES,
+  ...DAMAGE_CASES,
+  ...IMAGE_CASES,
+];

@@ -22,9 +22,24 @@ export interface CaseBuilder extends CorpusCase {
 
 export const COMIC_INFO = `<?xml version="1.0" encoding="utf-8"?>\n<ComicInfo><Series>Tide &amp; Stone</Series><Volume>2</Volume></ComicInfo>\n`;
 
-export const ok = (pages: string[], ignored: string[] = [], comicInfo: string | null = null): Expected => ({ outcome: "ok", pages, ignored, comicInfo });
-export const refusedAtOpen = (code: ArchiveErrorCode, entry: string | null = null): Expected => ({ outcome: "refused", stage: "open", code, entry });
-export const refusedAtRead = (code: ArchiveErrorCode, entry: string): Expected => ({ outcome: "refused", stage: "read", code, entry });
+export const ok = (pages: string[], ignored: string[] = [], comicInfo: string | null = null): Expected => ({
+  outcome: "ok",
+  pages,
+  ignored,
+  comicInfo,
+});
+export const refusedAtOpen = (code: ArchiveErrorCode, entry: string | null = null): Expected => ({
+  outcome: "refused",
+  stage: "open",
+  code,
+  entry,
+});
+export const refusedAtRead = (code: ArchiveErrorCode, entry: string): Expected => ({
+  outcome: "refused",
+  stage: "read",
+  code,
+  entry,
+});
 
 /** Entries of real little PNG pages. */
 export async function pngPages(names: string[], compress = false): Promise<EntrySpec[]> {

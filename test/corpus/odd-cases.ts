@@ -10,7 +10,8 @@ export const ODD_CASES: CaseBuilder[] = [
     file: "ok-basic.cbz",
     about: "three stored PNG pages and a root ComicInfo.xml",
     expect: ok(["001.png", "002.png", "003.png"], [], COMIC_INFO),
-    build: async () => zip([...(await pngPages(["001.png", "002.png", "003.png"])), { name: "ComicInfo.xml", data: COMIC_INFO }]),
+    build: async () =>
+      zip([...(await pngPages(["001.png", "002.png", "003.png"])), { name: "ComicInfo.xml", data: COMIC_INFO }]),
   },
   {
     file: "ok-natural-order.cbz",
@@ -32,7 +33,10 @@ export const ODD_CASES: CaseBuilder[] = [
   {
     file: "ok-macosx-dotfiles.cbz",
     about: "__MACOSX resource forks, .DS_Store, AppleDouble and hidden folders are ignored and reported",
-    expect: ok(["001.png", "002.png"], ["__MACOSX/._001.png", ".DS_Store", "._002.png", ".hidden/003.png", "vol/.thumb.png"]),
+    expect: ok(
+      ["001.png", "002.png"],
+      ["__MACOSX/._001.png", ".DS_Store", "._002.png", ".hidden/003.png", "vol/.thumb.png"],
+    ),
     build: async () =>
       zip([
         ...(await pngPages(["001.png"])),
@@ -127,16 +131,24 @@ export const ODD_CASES: CaseBuilder[] = [
   },
   {
     file: "ok-case-only-names.cbz",
-    about: "names that differ only in case are two entries (nothing is extracted by name); the first root ComicInfo counts",
+    about:
+      "names that differ only in case are two entries (nothing is extracted by name); the first root ComicInfo counts",
     expect: ok(["Page1.png", "page1.png"], ["comicinfo.xml"], COMIC_INFO),
     build: async () =>
-      zip([...(await pngPages(["Page1.png", "page1.png"])), { name: "ComicInfo.xml", data: COMIC_INFO }, { name: "comicinfo.xml", data: "<other/>" }]),
+      zip([
+        ...(await pngPages(["Page1.png", "page1.png"])),
+        { name: "ComicInfo.xml", data: COMIC_INFO },
+        { name: "comicinfo.xml", data: "<other/>" },
+      ]),
   },
   {
     file: "ok-zip64.cbz",
     about: "zip64 end records and zip64 extra fields on every entry",
     expect: ok(["001.png", "002.png"], [], COMIC_INFO),
-    build: async () => zip([...(await pngPages(["001.png", "002.png"])), { name: "ComicInfo.xml", data: COMIC_INFO, compress: true }], { zip64: true }),
+    build: async () =>
+      zip([...(await pngPages(["001.png", "002.png"])), { name: "ComicInfo.xml", data: COMIC_INFO, compress: true }], {
+        zip64: true,
+      }),
   },
   {
     file: "ok-backslash-names.cbz",
@@ -155,7 +167,8 @@ export const ODD_CASES: CaseBuilder[] = [
     expect: ok(["café.png", "naïve.png"]),
     build: async () => {
       const buf = await zip(await pngPages(["cafX.png", "naYve.png"]));
-      for (const name of ["cafX.png", "naYve.png"]) patchEntry(buf, name, { central: { flags: (f) => f & ~0x800 }, local: { flags: (f) => f & ~0x800 } });
+      for (const name of ["cafX.png", "naYve.png"])
+        patchEntry(buf, name, { central: { flags: (f) => f & ~0x800 }, local: { flags: (f) => f & ~0x800 } });
       replaceBytes(buf, "cafX.png", Buffer.from([0x63, 0x61, 0x66, 0x82, 0x2e, 0x70, 0x6e, 0x67]));
       return replaceBytes(buf, "naYve.png", Buffer.from([0x6e, 0x61, 0x8b, 0x76, 0x65, 0x2e, 0x70, 0x6e, 0x67]));
     },
@@ -164,26 +177,44 @@ export const ODD_CASES: CaseBuilder[] = [
     file: "ok-comicinfo-utf16.cbz",
     about: "a ComicInfo.xml in UTF-16LE with its byte-order mark",
     expect: ok(["001.png"], [], COMIC_INFO),
-    build: async () => zip([...(await pngPages(["001.png"])), { name: "ComicInfo.xml", data: Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(COMIC_INFO, "utf16le")]) }]),
+    build: async () =>
+      zip([
+        ...(await pngPages(["001.png"])),
+        { name: "ComicInfo.xml", data: Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(COMIC_INFO, "utf16le")]) },
+      ]),
   },
   {
     file: "ok-compressible-below-floor.cbz",
     about: "900 KB of spaces deflated (ratio ≈ 1000:1) is below the ratio floor of 1 MiB: not a bomb",
     expect: ok(["001.png"], ["notes.txt"]),
-    build: async () => zip([...(await pngPages(["001.png"])), { name: "notes.txt", data: Buffer.alloc(900 * 1024, " "), compress: true }]),
+    build: async () =>
+      zip([
+        ...(await pngPages(["001.png"])),
+        { name: "notes.txt", data: Buffer.alloc(900 * 1024, " "), compress: true },
+      ]),
   },
   {
     file: "ok-10000-entries.cbz",
     about: "exactly the default entry limit (10,000 entries)",
-    expect: ok(["001.png", "002.png"], Array.from({ length: 9998 }, (_, i) => `e${String(i).padStart(5, "0")}.txt`)),
+    expect: ok(
+      ["001.png", "002.png"],
+      Array.from({ length: 9998 }, (_, i) => `e${String(i).padStart(5, "0")}.txt`),
+    ),
     build: async () =>
-      zip([...(await pngPages(["001.png", "002.png"])), ...Array.from({ length: 9998 }, (_, i) => ({ name: `e${String(i).padStart(5, "0")}.txt`, data: "" }))]),
+      zip([
+        ...(await pngPages(["001.png", "002.png"])),
+        ...Array.from({ length: 9998 }, (_, i) => ({ name: `e${String(i).padStart(5, "0")}.txt`, data: "" })),
+      ]),
   },
   {
     file: "ok-deflated-bomb-within-ratio.cbz",
     about: "4 MiB of zeros deflated, allowed by a configured ratio limit of 2000:1",
     limits: { maxRatio: 2000 },
     expect: ok(["001.png"], ["zeros.bin"]),
-    build: async () => zip([...(await pngPages(["001.png"])), { name: "zeros.bin", data: Buffer.alloc(4 * 1024 * 1024), compress: true }]),
+    build: async () =>
+      zip([
+        ...(await pngPages(["001.png"])),
+        { name: "zeros.bin", data: Buffer.alloc(4 * 1024 * 1024), compress: true },
+      ]),
   },
 ];

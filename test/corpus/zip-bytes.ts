@@ -32,7 +32,9 @@ interface SharpPipeline {
   jpeg(): SharpPipeline;
   toBuffer(): Promise<Buffer>;
 }
-const sharp = serverRequire("sharp") as (input: { create: { width: number; height: number; channels: 3; background: string } }) => SharpPipeline;
+const sharp = serverRequire("sharp") as (input: {
+  create: { width: number; height: number; channels: 3; background: string };
+}) => SharpPipeline;
 
 /** A fixed timestamp: the same bytes on every run. */
 const MTIME = new Date(Date.UTC(2024, 0, 2, 3, 4, 6));
@@ -57,7 +59,11 @@ export async function zip(entries: EntrySpec[], options: { comment?: Buffer; zip
       continue;
     }
     const data = Buffer.from(e.data ?? "");
-    const opts: YazlEntryOptions = { compress: e.compress ?? false, mtime: MTIME, forceZip64Format: options.zip64 ?? false };
+    const opts: YazlEntryOptions = {
+      compress: e.compress ?? false,
+      mtime: MTIME,
+      forceZip64Format: options.zip64 ?? false,
+    };
     if (e.mode !== undefined) opts.mode = e.mode;
     if (e.stream) z.addReadStream(Readable.from([data]), e.name, opts);
     else z.addBuffer(data, e.name, opts);
@@ -126,11 +132,23 @@ const CENTRAL_FIELDS = {
   externalAttributes: [38, 4],
   localOffset: [42, 4],
 } as const;
-const LOCAL_FIELDS = { signature: [0, 4], flags: [6, 2], method: [8, 2], crc: [14, 4], compressedSize: [18, 4], uncompressedSize: [22, 4] } as const;
+const LOCAL_FIELDS = {
+  signature: [0, 4],
+  flags: [6, 2],
+  method: [8, 2],
+  crc: [14, 4],
+  compressedSize: [18, 4],
+  uncompressedSize: [22, 4],
+} as const;
 
 type Fields<T> = Partial<Record<keyof T, number | ((old: number) => number)>>;
 
-function write(buf: Buffer, at: number, [offset, width]: readonly [number, number], value: number | ((old: number) => number)): void {
+function write(
+  buf: Buffer,
+  at: number,
+  [offset, width]: readonly [number, number],
+  value: number | ((old: number) => number),
+): void {
   const old = width === 2 ? buf.readUInt16LE(at + offset) : buf.readUInt32LE(at + offset);
   const v = (typeof value === "function" ? value(old) : value) >>> 0;
   if (width === 2) buf.writeUInt16LE(v & 0xffff, at + offset);
@@ -138,10 +156,16 @@ function write(buf: Buffer, at: number, [offset, width]: readonly [number, numbe
 }
 
 /** Overwrites fields of one entry's central record and/or local header, in place. */
-export function patchEntry(buf: Buffer, name: string, patch: { central?: Fields<typeof CENTRAL_FIELDS>; local?: Fields<typeof LOCAL_FIELDS> }): Buffer {
+export function patchEntry(
+  buf: Buffer,
+  name: string,
+  patch: { central?: Fields<typeof CENTRAL_FIELDS>; local?: Fields<typeof LOCAL_FIELDS> },
+): Buffer {
   const r = recordOf(buf, name);
-  for (const [k, v] of Object.entries(patch.central ?? {})) if (v !== undefined) write(buf, r.central, CENTRAL_FIELDS[k as keyof typeof CENTRAL_FIELDS], v);
-  for (const [k, v] of Object.entries(patch.local ?? {})) if (v !== undefined) write(buf, r.local, LOCAL_FIELDS[k as keyof typeof LOCAL_FIELDS], v);
+  for (const [k, v] of Object.entries(patch.central ?? {}))
+    if (v !== undefined) write(buf, r.central, CENTRAL_FIELDS[k as keyof typeof CENTRAL_FIELDS], v);
+  for (const [k, v] of Object.entries(patch.local ?? {}))
+    if (v !== undefined) write(buf, r.local, LOCAL_FIELDS[k as keyof typeof LOCAL_FIELDS], v);
   return buf;
 }
 
@@ -197,10 +221,14 @@ export function noise(length: number, seed: string): Buffer {
 
 const COLOURS = ["#c33", "#3c3", "#33c", "#cc3", "#3cc", "#c3c", "#888", "#222"];
 export async function png(i: number): Promise<Buffer> {
-  return sharp({ create: { width: 4, height: 6, channels: 3, background: COLOURS[i % COLOURS.length] ?? "#fff" } }).png().toBuffer();
+  return sharp({ create: { width: 4, height: 6, channels: 3, background: COLOURS[i % COLOURS.length] ?? "#fff" } })
+    .png()
+    .toBuffer();
 }
 export async function jpeg(i: number): Promise<Buffer> {
-  return sharp({ create: { width: 8, height: 12, channels: 3, background: COLOURS[i % COLOURS.length] ?? "#fff" } }).jpeg().toBuffer();
+  return sharp({ create: { width: 8, height: 12, channels: 3, background: COLOURS[i % COLOURS.length] ?? "#fff" } })
+    .jpeg()
+    .toBuffer();
 }
 
 function pngChunk(type: string, data: Buffer): Buffer {

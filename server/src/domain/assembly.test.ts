@@ -2,7 +2,16 @@ import { describe, expect, it } from "vitest";
 import { assemblyFileName, pageName, planAssembly, volumeTag, type AssemblyDecision } from "./assembly.ts";
 import { buildCoverageIndex } from "./coverage.ts";
 import { label } from "./labels.ts";
-import { bookFile, chapterFile, chapterSlot, chapterSlots, partFile, rangeFile, snapshot, type SnapshotSpec } from "./test-fixtures.ts";
+import {
+  bookFile,
+  chapterFile,
+  chapterSlot,
+  chapterSlots,
+  partFile,
+  rangeFile,
+  snapshot,
+  type SnapshotSpec,
+} from "./test-fixtures.ts";
 
 function decide(spec: SnapshotSpec, volume = "1", sourceOf?: Map<number, string>): AssemblyDecision {
   const s = snapshot(spec);
@@ -16,32 +25,72 @@ describe("assembly planner", () => {
     const files = [chapterFile("2"), chapterFile("1"), chapterFile("3")];
     const d = decide({ volumes: "1", chapters: "1-3", operator: { "1": "1-3" }, files });
     if (!d.ok) throw new Error(d.detail);
-    expect(d.plan.chapters.map((c) => [c.number, c.sources.map((s) => s.fileId)])).toEqual([["1", [files[1]!.id]], ["2", [files[0]!.id]], ["3", [files[2]!.id]]]);
+    expect(d.plan.chapters.map((c) => [c.number, c.sources.map((s) => s.fileId)])).toEqual([
+      ["1", [files[1]!.id]],
+      ["2", [files[0]!.id]],
+      ["3", [files[2]!.id]],
+    ]);
     expect(d.plan.fileIds).toEqual([files[1]!.id, files[0]!.id, files[2]!.id]);
     expect(d.plan.fileName).toBe("Test Series - v001 [en].cbz");
   });
 
   it("refuses an owned book, no exact entry, an ambiguous map, a missing chapter and a missing part", () => {
-    expect(refusal(decide({ chapters: "1-2", operator: { "1": "1-2" }, files: [bookFile("1"), chapterFile("1"), chapterFile("2")] }))).toBe("assembly_book_owned");
-    expect(refusal(decide({ chapters: "1-2", files: [chapterFile("1"), chapterFile("2")] }))).toBe("assembly_map_not_exact");
-    expect(refusal(decide({ chapters: "1-2", operator: { "1": "" }, files: [chapterFile("1"), chapterFile("2")] }))).toBe("assembly_map_not_exact");
-    expect(refusal(decide({ chapters: "1-3", reading: { "1": "1-2", "2": "2-3" }, files: [chapterFile("1"), chapterFile("2"), chapterFile("3")] }))).toBe("assembly_ambiguous_map");
-    expect(refusal(decide({ chapters: "1-3", operator: { "1": "1-3" }, files: [chapterFile("1"), chapterFile("3")] }))).toBe("assembly_missing_chapters");
+    expect(
+      refusal(
+        decide({
+          chapters: "1-2",
+          operator: { "1": "1-2" },
+          files: [bookFile("1"), chapterFile("1"), chapterFile("2")],
+        }),
+      ),
+    ).toBe("assembly_book_owned");
+    expect(refusal(decide({ chapters: "1-2", files: [chapterFile("1"), chapterFile("2")] }))).toBe(
+      "assembly_map_not_exact",
+    );
+    expect(
+      refusal(decide({ chapters: "1-2", operator: { "1": "" }, files: [chapterFile("1"), chapterFile("2")] })),
+    ).toBe("assembly_map_not_exact");
+    expect(
+      refusal(
+        decide({
+          chapters: "1-3",
+          reading: { "1": "1-2", "2": "2-3" },
+          files: [chapterFile("1"), chapterFile("2"), chapterFile("3")],
+        }),
+      ),
+    ).toBe("assembly_ambiguous_map");
+    expect(
+      refusal(decide({ chapters: "1-3", operator: { "1": "1-3" }, files: [chapterFile("1"), chapterFile("3")] })),
+    ).toBe("assembly_missing_chapters");
     const split = [chapterSlot("1"), chapterSlot("2", { parts: 2 })];
-    expect(refusal(decide({ chapters: split, operator: { "1": "1-2" }, files: [chapterFile("1"), partFile("2", 1)] }))).toBe("assembly_missing_part");
+    expect(
+      refusal(decide({ chapters: split, operator: { "1": "1-2" }, files: [chapterFile("1"), partFile("2", 1)] })),
+    ).toBe("assembly_missing_part");
   });
 
   it("takes complete parts from one source only, in part order", () => {
     const slots = [chapterSlot("1", { parts: 2 })];
     const a1 = partFile("1", 1);
     const b2 = partFile("1", 2);
-    const mixed = new Map([[a1.id, "mapping:1"], [b2.id, "mapping:2"]]);
-    expect(refusal(decide({ chapters: slots, operator: { "1": "1" }, files: [a1, b2] }, "1", mixed))).toBe("assembly_missing_part");
+    const mixed = new Map([
+      [a1.id, "mapping:1"],
+      [b2.id, "mapping:2"],
+    ]);
+    expect(refusal(decide({ chapters: slots, operator: { "1": "1" }, files: [a1, b2] }, "1", mixed))).toBe(
+      "assembly_missing_part",
+    );
     const a2 = partFile("1", 2);
-    const one = new Map([[a1.id, "mapping:1"], [b2.id, "mapping:2"], [a2.id, "mapping:1"]]);
+    const one = new Map([
+      [a1.id, "mapping:1"],
+      [b2.id, "mapping:2"],
+      [a2.id, "mapping:1"],
+    ]);
     const d = decide({ chapters: slots, operator: { "1": "1" }, files: [a2, a1, b2] }, "1", one);
     if (!d.ok) throw new Error(d.detail);
-    expect(d.plan.chapters[0]?.sources.map((s) => [s.fileId, s.part])).toEqual([[a1.id, 1], [a2.id, 2]]);
+    expect(d.plan.chapters[0]?.sources.map((s) => [s.fileId, s.part])).toEqual([
+      [a1.id, 1],
+      [a2.id, 2],
+    ]);
   });
 
   it("uses a range file inside the book once, and never one reaching outside it", () => {
@@ -49,7 +98,11 @@ describe("assembly planner", () => {
     const d = decide({ chapters: "1-3", operator: { "1": "1-3" }, files: [range, chapterFile("3")] });
     if (!d.ok) throw new Error(d.detail);
     expect(d.plan.chapters.map((c) => c.sources.length)).toEqual([1, 0, 1]);
-    const outside = decide({ chapters: chapterSlots("1-3"), operator: { "1": "1-2", "2": "3" }, files: [rangeFile("2", "3"), chapterFile("1")] });
+    const outside = decide({
+      chapters: chapterSlots("1-3"),
+      operator: { "1": "1-2", "2": "3" },
+      files: [rangeFile("2", "3"), chapterFile("1")],
+    });
     expect(refusal(outside)).toBe("assembly_missing_part");
   });
 

@@ -46,8 +46,7 @@ export interface AssemblyPlan {
 }
 
 export type AssemblyDecision =
-  | { ok: true; plan: AssemblyPlan }
-  | { ok: false; code: AssemblyRefusal; detail: string; chapters?: Label[] };
+  { ok: true; plan: AssemblyPlan } | { ok: false; code: AssemblyRefusal; detail: string; chapters?: Label[] };
 
 /** "3" → "003", "10.5" → "010.5": the v<NNN> of the output name. */
 export function volumeTag(volume: Label): string {
@@ -93,24 +92,49 @@ export function planAssembly(
   const book = index.books.find((b) => compareLabels(b.number, volume) === 0);
   if (book?.owned) return { ok: false, code: "assembly_book_owned", detail: `book ${volume} is already owned` };
   if (book?.ambiguous || index.map.ambiguousBooks.has(volume)) {
-    return { ok: false, code: "assembly_ambiguous_map", detail: `the map entry of book ${volume} conflicts with another book` };
+    return {
+      ok: false,
+      code: "assembly_ambiguous_map",
+      detail: `the map entry of book ${volume} conflicts with another book`,
+    };
   }
   const entry = index.map.books.get(volume);
   if (!book || entry === undefined || entry.length === 0) {
-    return { ok: false, code: "assembly_map_not_exact", detail: `book ${volume} has no exact operator or reading map entry` };
+    return {
+      ok: false,
+      code: "assembly_map_not_exact",
+      detail: `book ${volume} has no exact operator or reading map entry`,
+    };
   }
   const states = new Map<Label, ChapterState>(index.chapters.map((c) => [c.number, c]));
-  const ambiguous = entry.filter((c) => states.get(c)?.ambiguous || sameLabel(states.get(c)?.book ?? null, volume) === false);
+  const ambiguous = entry.filter(
+    (c) => states.get(c)?.ambiguous || sameLabel(states.get(c)?.book ?? null, volume) === false,
+  );
   if (ambiguous.length > 0) {
-    return { ok: false, code: "assembly_ambiguous_map", detail: `chapters ${ambiguous.join(", ")} are claimed by another book`, chapters: ambiguous };
+    return {
+      ok: false,
+      code: "assembly_ambiguous_map",
+      detail: `chapters ${ambiguous.join(", ")} are claimed by another book`,
+      chapters: ambiguous,
+    };
   }
   const missing = entry.filter((c) => (states.get(c)?.partsOnDisk.length ?? 0) === 0);
   if (missing.length > 0) {
-    return { ok: false, code: "assembly_missing_chapters", detail: `chapters ${missing.join(", ")} of book ${volume} are not on disk`, chapters: missing };
+    return {
+      ok: false,
+      code: "assembly_missing_chapters",
+      detail: `chapters ${missing.join(", ")} of book ${volume} are not on disk`,
+      chapters: missing,
+    };
   }
   const partial = entry.filter((c) => !states.get(c)?.onDisk);
   if (partial.length > 0) {
-    return { ok: false, code: "assembly_missing_part", detail: `chapters ${partial.join(", ")} of book ${volume} miss a part`, chapters: partial };
+    return {
+      ok: false,
+      code: "assembly_missing_part",
+      detail: `chapters ${partial.join(", ")} of book ${volume} miss a part`,
+      chapters: partial,
+    };
   }
 
   const language = snapshot.series.language;
@@ -127,11 +151,18 @@ export function planAssembly(
       continue;
     }
     const state = states.get(number) as ChapterState;
-    const candidates = state.fileIds.map((id) => files.get(id)).filter((f): f is FileFacts => f !== undefined && f.kind === "chapter");
+    const candidates = state.fileIds
+      .map((id) => files.get(id))
+      .filter((f): f is FileFacts => f !== undefined && f.kind === "chapter");
     candidates.sort(byPreference(language));
-    const whole = candidates.find((f) => f.part === null && sameLabel(f.chapter, number) && (f.chapterEnd === null || sameLabel(f.chapterEnd, number)));
+    const whole = candidates.find(
+      (f) =>
+        f.part === null && sameLabel(f.chapter, number) && (f.chapterEnd === null || sameLabel(f.chapterEnd, number)),
+    );
     // A range file starting here serves only when it holds nothing outside this book.
-    const range = candidates.find((f) => f.part === null && sameLabel(f.chapter, number) && rangeInside(f, index, inBook));
+    const range = candidates.find(
+      (f) => f.part === null && sameLabel(f.chapter, number) && rangeInside(f, index, inBook),
+    );
     const pick = whole ?? range;
     if (pick) {
       chapters.push({ number, sources: [source(pick)] });
@@ -155,7 +186,10 @@ export function planAssembly(
     };
   }
   const fileIds = [...new Set(chapters.flatMap((c) => c.sources.map((s) => s.fileId)))];
-  return { ok: true, plan: { volume, fileName: assemblyFileName(snapshot.series.title, volume, language), language, chapters, fileIds } };
+  return {
+    ok: true,
+    plan: { volume, fileName: assemblyFileName(snapshot.series.title, volume, language), language, chapters, fileIds },
+  };
 }
 
 /** The chapters of the index a chapter file holds (it is listed in their fileIds). */
@@ -169,7 +203,12 @@ function rangeInside(f: FileFacts, index: CoverageIndex, inBook: ReadonlySet<Lab
 }
 
 /** Parts 1..n of one chapter from one source (the first complete source by lowest file id). */
-function partsFromOneSource(candidates: FileFacts[], number: Label, parts: number, sourceOf: ReadonlyMap<number, string>): FileFacts[] | null {
+function partsFromOneSource(
+  candidates: FileFacts[],
+  number: Label,
+  parts: number,
+  sourceOf: ReadonlyMap<number, string>,
+): FileFacts[] | null {
   const count = Number.isInteger(parts) && parts >= 1 ? parts : 1;
   const bySource = new Map<string, Map<number, FileFacts>>();
   for (const f of candidates) {

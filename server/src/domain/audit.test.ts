@@ -42,7 +42,14 @@ function chapter(n: string, over: Partial<AuditFileFacts> = {}): AuditFileFacts 
 }
 
 function book(v: string, over: Partial<AuditFileFacts> = {}): AuditFileFacts {
-  return chapter("1", { kind: "book", volume: label(v), chapter: null, pageCount: 200, path: `S/S v${v}.cbz`, ...over });
+  return chapter("1", {
+    kind: "book",
+    volume: label(v),
+    chapter: null,
+    pageCount: 200,
+    path: `S/S v${v}.cbz`,
+    ...over,
+  });
 }
 
 function flagsOf(files: AuditFileFacts[], duplicates: number[] = []): Map<number, AuditFlag[]> {
@@ -55,13 +62,30 @@ describe("audit flags", () => {
     expect([...flagsOf(files).values()]).toEqual([[], [], [], []]);
   });
 
-  const verdict = (state: string, reasons: string[], needsReplacement = false) => ({ state, needsReplacement, reasons, blackShare: reasons.includes("black_cards") ? 0.3 : 0.01 });
+  const verdict = (state: string, reasons: string[], needsReplacement = false) => ({
+    state,
+    needsReplacement,
+    reasons,
+    blackShare: reasons.includes("black_cards") ? 0.3 : 0.01,
+  });
 
   it.each<[string, Partial<AuditFileFacts>, AuditFlag[]]>([
     ["missing from disk", { state: "missing" }, ["unreadable"]],
-    ["download judged degraded for black cards", { verdict: verdict("degraded", ["black_cards"], true) }, ["degraded", "black_cards"]],
-    ["download judged degraded for strip slices", { verdict: verdict("degraded", ["strip_slices"], true) }, ["degraded", "strip_slices"]],
-    ["both reasons", { verdict: verdict("published", ["black_cards", "strip_slices"]) }, ["degraded", "black_cards", "strip_slices"]],
+    [
+      "download judged degraded for black cards",
+      { verdict: verdict("degraded", ["black_cards"], true) },
+      ["degraded", "black_cards"],
+    ],
+    [
+      "download judged degraded for strip slices",
+      { verdict: verdict("degraded", ["strip_slices"], true) },
+      ["degraded", "strip_slices"],
+    ],
+    [
+      "both reasons",
+      { verdict: verdict("published", ["black_cards", "strip_slices"]) },
+      ["degraded", "black_cards", "strip_slices"],
+    ],
     ["download state degraded without reasons", { verdict: verdict("degraded", []) }, ["degraded"]],
     ["needs a replacement", { verdict: verdict("published", [], true) }, ["degraded"]],
     ["a clean verdict", { verdict: verdict("published", []) }, []],
@@ -119,7 +143,13 @@ describe("audit flags", () => {
   });
 
   it("several sources: another source holds the same number; scanned files are a source of their own", () => {
-    const files = [chapter("1"), chapter("1", { source: OTHER }), chapter("2"), chapter("2", { source: null, origin: "scan" }), chapter("3")];
+    const files = [
+      chapter("1"),
+      chapter("1", { source: OTHER }),
+      chapter("2"),
+      chapter("2", { source: null, origin: "scan" }),
+      chapter("3"),
+    ];
     const flags = flagsOf(files);
     expect(files.map((f) => flags.get(f.id)!.includes("several_sources"))).toEqual([true, true, true, true, false]);
     // Two files of one source for one number are not several sources; a book and a chapter of one number differ in kind.
@@ -144,7 +174,11 @@ describe("audit flags", () => {
   });
 
   it("flags are listed in AUDIT_FLAGS order", () => {
-    const f = chapter("9", { state: "missing", pageCount: 3, verdict: { state: "degraded", needsReplacement: true, reasons: ["strip_slices", "black_cards"], blackShare: 0.5 } });
+    const f = chapter("9", {
+      state: "missing",
+      pageCount: 3,
+      verdict: { state: "degraded", needsReplacement: true, reasons: ["strip_slices", "black_cards"], blackShare: 0.5 },
+    });
     const flags = flagsOf([f], [f.id]).get(f.id)!;
     expect(flags).toEqual(AUDIT_FLAGS.filter((x) => flags.includes(x)));
     expect(flags).toEqual(["unreadable", "degraded", "black_cards", "strip_slices", "duplicate"]);
@@ -186,7 +220,8 @@ describe("audit list: sort, filter, page", () => {
   });
 
   it("filters combine: any of the flags, problems only, kind, language, provider and source id", () => {
-    const f = (filter: Parameters<typeof filterAuditEntries>[1]) => numbers(sortAuditEntries(filterAuditEntries(entries, filter)));
+    const f = (filter: Parameters<typeof filterAuditEntries>[1]) =>
+      numbers(sortAuditEntries(filterAuditEntries(entries, filter)));
     expect(f({})).toHaveLength(6);
     expect(f({ flags: ["few_pages"] })).toEqual(["c1"]);
     expect(f({ flags: ["few_pages", "numbering_gap"] })).toEqual(["c1", "c10"]);
@@ -199,7 +234,10 @@ describe("audit list: sort, filter, page", () => {
   });
 
   it("pages of 24, the last one short, past the end empty", () => {
-    const many = auditEntries(Array.from({ length: 50 }, (_, i) => chapter(String(i + 1))), new Set());
+    const many = auditEntries(
+      Array.from({ length: 50 }, (_, i) => chapter(String(i + 1))),
+      new Set(),
+    );
     expect(auditPage(many, 1).files).toHaveLength(24);
     expect(auditPage(many, 2).files[0]!.number).toBe("25");
     expect(auditPage(many, 3).files.map((e) => e.number)).toEqual(["49", "50"]);
@@ -217,7 +255,15 @@ describe("suspect books", () => {
     // Spec "Verified books" 1: without provenance for its volume nothing shows the service made it.
     ["an oversized assembly without provenance", [{ origin: "assembled", pageCount: 900 }], false, "oversized pack"],
     ["a proven assembly", [{ origin: "import", pageCount: 900 }], true, null],
-    ["a hand import beside a downloaded copy", [{ origin: "import", pageCount: 200 }, { origin: "download", pageCount: 200 }], false, null],
+    [
+      "a hand import beside a downloaded copy",
+      [
+        { origin: "import", pageCount: 200 },
+        { origin: "download", pageCount: 200 },
+      ],
+      false,
+      null,
+    ],
     ["no file", [], false, null],
   ])("%s", (_name, files, proven, expected) => {
     expect(bookSuspectReason(files, proven)).toBe(expected);

@@ -78,9 +78,13 @@ export interface AuditEntry extends AuditFileFacts {
 }
 
 /** The number a file is listed under, and the end of a range. */
-export function fileNumber(f: Pick<AuditFileFacts, "kind" | "volume" | "chapter" | "chapterEnd">): { number: Label | null; numberEnd: Label | null } {
+export function fileNumber(f: Pick<AuditFileFacts, "kind" | "volume" | "chapter" | "chapterEnd">): {
+  number: Label | null;
+  numberEnd: Label | null;
+} {
   if (f.kind === "book") return { number: f.volume, numberEnd: null };
-  const end = f.chapter !== null && f.chapterEnd !== null && compareLabels(f.chapterEnd, f.chapter) > 0 ? f.chapterEnd : null;
+  const end =
+    f.chapter !== null && f.chapterEnd !== null && compareLabels(f.chapterEnd, f.chapter) > 0 ? f.chapterEnd : null;
   return { number: f.chapter, numberEnd: end };
 }
 
@@ -101,7 +105,9 @@ export function median(values: readonly number[]): number | null {
   const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
   if (sorted.length === 0) return null;
   const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 /** Whole chapters a chapter file holds (at least 1), to compare ranges with single chapters. */
@@ -131,7 +137,8 @@ function gapFlags(files: readonly AuditFileFacts[], out: Map<number, Set<AuditFl
     list.sort((a, b) => compareLabels(a.first, b.first) || a.id - b.id);
     let reach: Label | null = null;
     for (const item of list) {
-      if (reach !== null && compareLabels(item.first, reach) > 0 && wholeBetween(reach, item.first)) out.get(item.id)?.add("numbering_gap");
+      if (reach !== null && compareLabels(item.first, reach) > 0 && wholeBetween(reach, item.first))
+        out.get(item.id)?.add("numbering_gap");
       if (reach === null || compareLabels(item.last, reach) > 0) reach = item.last;
     }
   }
@@ -236,7 +243,11 @@ function compareBy(key: AuditSortKey, a: AuditEntry, b: AuditEntry): number {
     case "pages":
       return a.pageCount - b.pageCount;
     case "source":
-      return nullsLast(a.source, b.source, (x, y) => text(x.provider, y.provider) || nullsLast(x.sourceId, y.sourceId, text));
+      return nullsLast(
+        a.source,
+        b.source,
+        (x, y) => text(x.provider, y.provider) || nullsLast(x.sourceId, y.sourceId, text),
+      );
     case "language":
       return text(a.language, b.language);
     case "flags":
@@ -249,7 +260,9 @@ function compareBy(key: AuditSortKey, a: AuditEntry, b: AuditEntry): number {
 /** Sorted by the key (descending reverses it), ties by id ascending so pages are stable. */
 export function sortAuditEntries(entries: readonly AuditEntry[], sort: AuditSort = DEFAULT_AUDIT_SORT): AuditEntry[] {
   const sign = sort.descending ? -1 : 1;
-  return [...entries].sort((a, b) => sign * compareBy(sort.key, a, b) || sign * (sort.key === "id" ? a.id - b.id : 0) || a.id - b.id);
+  return [...entries].sort(
+    (a, b) => sign * compareBy(sort.key, a, b) || sign * (sort.key === "id" ? a.id - b.id : 0) || a.id - b.id,
+  );
 }
 
 export function filterAuditEntries(entries: readonly AuditEntry[], filter: AuditFilter): AuditEntry[] {

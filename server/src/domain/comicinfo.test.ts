@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { COMICINFO_MAX_CHARS, decodeXmlText, numberingFromSources, parseComicInfo, type ComicInfoFields } from "./comicinfo.ts";
+import {
+  COMICINFO_MAX_CHARS,
+  decodeXmlText,
+  numberingFromSources,
+  parseComicInfo,
+  type ComicInfoFields,
+} from "./comicinfo.ts";
 import { parseFileName } from "./filename.ts";
 
 const EMPTY: ComicInfoFields = {
@@ -90,7 +96,11 @@ source: suwayomi</Notes>
   });
 
   it("decodes the five entities and character references, once, and never expands others", () => {
-    const r = parseComicInfo(doc("<Series>Tom &amp; Jerry &lt;3 &quot;x&quot; &apos;y&apos; &gt;</Series><Title>&#65;&#x42;&#x1F600; &amp;lt; &foo; &#0; &#xD800;</Title>"));
+    const r = parseComicInfo(
+      doc(
+        "<Series>Tom &amp; Jerry &lt;3 &quot;x&quot; &apos;y&apos; &gt;</Series><Title>&#65;&#x42;&#x1F600; &amp;lt; &foo; &#0; &#xD800;</Title>",
+      ),
+    );
     expect(r?.series).toBe(`Tom & Jerry <3 "x" 'y' >`);
     expect(r?.title).toBe("AB😀 &lt; &foo; &#0; &#xD800;");
     expect(decodeXmlText("&AMP;")).toBe("&AMP;");
@@ -138,7 +148,10 @@ source: suwayomi</Notes>
     ["empty text", ""],
     ["not XML", "Series: One Piece"],
     ["another root", "<Comic><Series>x</Series></Comic>"],
-    ["a DOCTYPE (no DTD, no entity expansion)", `<!DOCTYPE ComicInfo [<!ENTITY x "boom">]><ComicInfo><Series>&x;</Series></ComicInfo>`],
+    [
+      "a DOCTYPE (no DTD, no entity expansion)",
+      `<!DOCTYPE ComicInfo [<!ENTITY x "boom">]><ComicInfo><Series>&x;</Series></ComicInfo>`,
+    ],
     ["a DOCTYPE inside", "<ComicInfo><!DOCTYPE x><Series>x</Series></ComicInfo>"],
     ["an unclosed root", "<ComicInfo><Series>x</Series>"],
     ["mismatched tags", "<ComicInfo><Series>x</Title></ComicInfo>"],
@@ -168,46 +181,190 @@ describe("numberingFromSources", () => {
 
   it.each([
     // [case, comicinfo, file name, expected]
-    ["no ComicInfo → the name", null, "Title v03 c012.cbz",
-      { kind: "chapter", volume: "3", chapter: "12", chapterEnd: null, part: null, extra: false, tagSource: "filename" }],
-    ["ComicInfo without numbers → the name", ci({ series: "Title" }), "Title v03.cbz",
-      { kind: "book", volume: "3", chapter: null, chapterEnd: null, part: null, extra: false, tagSource: "filename" }],
-    ["Volume without Number → a book", ci({ volume: "3" }), "Title - assembled.cbz",
-      { kind: "book", volume: "3", chapter: null, chapterEnd: null, part: null, extra: false, tagSource: "comicinfo" }],
-    ["Volume without Number beats a volume name", ci({ volume: "4" }), "Title v03.cbz",
-      { kind: "book", volume: "4", chapter: null, chapterEnd: null, part: null, extra: false, tagSource: "comicinfo" }],
-    ["Number → a chapter, with ComicInfo's volume", ci({ volume: "2", number: "10.5" }), "whatever.cbz",
-      { kind: "chapter", volume: "2", chapter: "10.5", chapterEnd: null, part: null, extra: false, tagSource: "comicinfo" }],
-    ["Number beats the name's chapter", ci({ number: "13" }), "Title c012.cbz",
-      { kind: "chapter", volume: null, chapter: "13", chapterEnd: null, part: null, extra: false, tagSource: "comicinfo" }],
-    ["the name fills range, part and volume when it agrees", ci({ number: "1" }), "Title v01 c001-003 (part 2).cbz",
-      { kind: "chapter", volume: "1", chapter: "1", chapterEnd: "3", part: 2, extra: false, tagSource: "comicinfo" }],
-    ["extra kept from an agreeing name", ci({ number: "45.5" }), "Title c045.5 - Extra.cbz",
-      { kind: "chapter", volume: null, chapter: "45.5", chapterEnd: null, part: null, extra: true, tagSource: "comicinfo" }],
-    ["Number that repeats the name's volume is a book", ci({ number: "3" }), "Title v03.cbz",
-      { kind: "book", volume: "3", chapter: null, chapterEnd: null, part: null, extra: false, tagSource: "filename" }],
-    ["… also when Volume says the same", ci({ number: "3", volume: "3" }), "Title Vol. 3.cbz",
-      { kind: "book", volume: "3", chapter: null, chapterEnd: null, part: null, extra: false, tagSource: "filename" }],
-    ["a Number different from the name's volume stays a chapter", ci({ number: "25" }), "Title v03.cbz",
-      { kind: "chapter", volume: "3", chapter: "25", chapterEnd: null, part: null, extra: false, tagSource: "comicinfo" }],
-    ["a volume tag never turns a chapter file into a book", ci({ volume: "3" }), "Title c012.cbz",
-      { kind: "chapter", volume: "3", chapter: "12", chapterEnd: null, part: null, extra: false, tagSource: "filename" }],
-    ["… and the name's own volume wins then", ci({ volume: "3" }), "Title v04 c030.cbz",
-      { kind: "chapter", volume: "4", chapter: "30", chapterEnd: null, part: null, extra: false, tagSource: "filename" }],
-    ["a year in Volume (ComicTagger) is no volume", ci({ volume: "2019" }), "Title v02.cbz",
-      { kind: "book", volume: "2", chapter: null, chapterEnd: null, part: null, extra: false, tagSource: "filename" }],
-    ["a year in Volume beside a Number", ci({ volume: "2016", number: "7" }), "Title 007.cbz",
-      { kind: "chapter", volume: null, chapter: "7", chapterEnd: null, part: null, extra: false, tagSource: "comicinfo" }],
-    ["chapter zero is a chapter", ci({ number: "0" }), "Title - Prologue.cbz",
-      { kind: "chapter", volume: null, chapter: "0", chapterEnd: null, part: null, extra: true, tagSource: "comicinfo" }],
-    ["nothing anywhere", ci({}), "Title.cbz",
-      { kind: null, volume: null, chapter: null, chapterEnd: null, part: null, extra: false, tagSource: "filename" }],
+    [
+      "no ComicInfo → the name",
+      null,
+      "Title v03 c012.cbz",
+      {
+        kind: "chapter",
+        volume: "3",
+        chapter: "12",
+        chapterEnd: null,
+        part: null,
+        extra: false,
+        tagSource: "filename",
+      },
+    ],
+    [
+      "ComicInfo without numbers → the name",
+      ci({ series: "Title" }),
+      "Title v03.cbz",
+      { kind: "book", volume: "3", chapter: null, chapterEnd: null, part: null, extra: false, tagSource: "filename" },
+    ],
+    [
+      "Volume without Number → a book",
+      ci({ volume: "3" }),
+      "Title - assembled.cbz",
+      { kind: "book", volume: "3", chapter: null, chapterEnd: null, part: null, extra: false, tagSource: "comicinfo" },
+    ],
+    [
+      "Volume without Number beats a volume name",
+      ci({ volume: "4" }),
+      "Title v03.cbz",
+      { kind: "book", volume: "4", chapter: null, chapterEnd: null, part: null, extra: false, tagSource: "comicinfo" },
+    ],
+    [
+      "Number → a chapter, with ComicInfo's volume",
+      ci({ volume: "2", number: "10.5" }),
+      "whatever.cbz",
+      {
+        kind: "chapter",
+        volume: "2",
+        chapter: "10.5",
+        chapterEnd: null,
+        part: null,
+        extra: false,
+        tagSource: "comicinfo",
+      },
+    ],
+    [
+      "Number beats the name's chapter",
+      ci({ number: "13" }),
+      "Title c012.cbz",
+      {
+        kind: "chapter",
+        volume: null,
+        chapter: "13",
+        chapterEnd: null,
+        part: null,
+        extra: false,
+        tagSource: "comicinfo",
+      },
+    ],
+    [
+      "the name fills range, part and volume when it agrees",
+      ci({ number: "1" }),
+      "Title v01 c001-003 (part 2).cbz",
+      { kind: "chapter", volume: "1", chapter: "1", chapterEnd: "3", part: 2, extra: false, tagSource: "comicinfo" },
+    ],
+    [
+      "extra kept from an agreeing name",
+      ci({ number: "45.5" }),
+      "Title c045.5 - Extra.cbz",
+      {
+        kind: "chapter",
+        volume: null,
+        chapter: "45.5",
+        chapterEnd: null,
+        part: null,
+        extra: true,
+        tagSource: "comicinfo",
+      },
+    ],
+    [
+      "Number that repeats the name's volume is a book",
+      ci({ number: "3" }),
+      "Title v03.cbz",
+      { kind: "book", volume: "3", chapter: null, chapterEnd: null, part: null, extra: false, tagSource: "filename" },
+    ],
+    [
+      "… also when Volume says the same",
+      ci({ number: "3", volume: "3" }),
+      "Title Vol. 3.cbz",
+      { kind: "book", volume: "3", chapter: null, chapterEnd: null, part: null, extra: false, tagSource: "filename" },
+    ],
+    [
+      "a Number different from the name's volume stays a chapter",
+      ci({ number: "25" }),
+      "Title v03.cbz",
+      {
+        kind: "chapter",
+        volume: "3",
+        chapter: "25",
+        chapterEnd: null,
+        part: null,
+        extra: false,
+        tagSource: "comicinfo",
+      },
+    ],
+    [
+      "a volume tag never turns a chapter file into a book",
+      ci({ volume: "3" }),
+      "Title c012.cbz",
+      {
+        kind: "chapter",
+        volume: "3",
+        chapter: "12",
+        chapterEnd: null,
+        part: null,
+        extra: false,
+        tagSource: "filename",
+      },
+    ],
+    [
+      "… and the name's own volume wins then",
+      ci({ volume: "3" }),
+      "Title v04 c030.cbz",
+      {
+        kind: "chapter",
+        volume: "4",
+        chapter: "30",
+        chapterEnd: null,
+        part: null,
+        extra: false,
+        tagSource: "filename",
+      },
+    ],
+    [
+      "a year in Volume (ComicTagger) is no volume",
+      ci({ volume: "2019" }),
+      "Title v02.cbz",
+      { kind: "book", volume: "2", chapter: null, chapterEnd: null, part: null, extra: false, tagSource: "filename" },
+    ],
+    [
+      "a year in Volume beside a Number",
+      ci({ volume: "2016", number: "7" }),
+      "Title 007.cbz",
+      {
+        kind: "chapter",
+        volume: null,
+        chapter: "7",
+        chapterEnd: null,
+        part: null,
+        extra: false,
+        tagSource: "comicinfo",
+      },
+    ],
+    [
+      "chapter zero is a chapter",
+      ci({ number: "0" }),
+      "Title - Prologue.cbz",
+      {
+        kind: "chapter",
+        volume: null,
+        chapter: "0",
+        chapterEnd: null,
+        part: null,
+        extra: true,
+        tagSource: "comicinfo",
+      },
+    ],
+    [
+      "nothing anywhere",
+      ci({}),
+      "Title.cbz",
+      { kind: null, volume: null, chapter: null, chapterEnd: null, part: null, extra: false, tagSource: "filename" },
+    ],
   ] as const)("%s", (_case, info, name, expected) => {
     expect(numberingFromSources(info, parseFileName(name))).toEqual(expected);
   });
 
   it("works end to end from XML", () => {
     const info = parseComicInfo(doc("<Series>Title</Series><Volume>5</Volume><Number>-1</Number>"));
-    expect(numberingFromSources(info, parseFileName("Title v05 [Group].cbz"))).toMatchObject({ kind: "book", volume: "5", tagSource: "comicinfo" });
+    expect(numberingFromSources(info, parseFileName("Title v05 [Group].cbz"))).toMatchObject({
+      kind: "book",
+      volume: "5",
+      tagSource: "comicinfo",
+    });
   });
 });

@@ -46,8 +46,12 @@ const CLOSE_RE = new RegExp(String.raw`</(${NAME})\s*>`, "y");
 /** XML 1.0 Char production: what a character reference may produce. */
 function isXmlChar(cp: number): boolean {
   return (
-    cp === 0x9 || cp === 0xa || cp === 0xd || (cp >= 0x20 && cp <= 0xd7ff) ||
-    (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff)
+    cp === 0x9 ||
+    cp === 0xa ||
+    cp === 0xd ||
+    (cp >= 0x20 && cp <= 0xd7ff) ||
+    (cp >= 0xe000 && cp <= 0xfffd) ||
+    (cp >= 0x10000 && cp <= 0x10ffff)
   );
 }
 
@@ -55,11 +59,14 @@ const PREDEFINED: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '
 
 /** One pass, so "&amp;lt;" stays "&lt;"; unknown entities and invalid references stay as written. */
 export function decodeXmlText(raw: string): string {
-  return raw.replace(/&(?:#x([0-9a-fA-F]{1,6})|#(\d{1,7})|(lt|gt|amp|quot|apos));/g, (all: string, hex?: string, dec?: string, named?: string) => {
-    if (named !== undefined) return PREDEFINED[named] ?? all;
-    const cp = hex !== undefined ? parseInt(hex, 16) : parseInt(dec ?? "", 10);
-    return isXmlChar(cp) ? String.fromCodePoint(cp) : all;
-  });
+  return raw.replace(
+    /&(?:#x([0-9a-fA-F]{1,6})|#(\d{1,7})|(lt|gt|amp|quot|apos));/g,
+    (all: string, hex?: string, dec?: string, named?: string) => {
+      if (named !== undefined) return PREDEFINED[named] ?? all;
+      const cp = hex !== undefined ? parseInt(hex, 16) : parseInt(dec ?? "", 10);
+      return isXmlChar(cp) ? String.fromCodePoint(cp) : all;
+    },
+  );
 }
 
 const localName = (qname: string): string => qname.slice(qname.indexOf(":") + 1);
@@ -249,7 +256,9 @@ export function numberingFromSources(ci: ComicInfoFields | null, name: ParsedNam
   const volume = ci.volume !== null && !isYear(ci.volume) ? ci.volume : null;
   if (ci.number !== null) {
     const repeatsVolume =
-      name.kind === "book" && name.volume !== null && labelEquals(name.volume, ci.number) &&
+      name.kind === "book" &&
+      name.volume !== null &&
+      labelEquals(name.volume, ci.number) &&
       (volume === null || labelEquals(volume, ci.number));
     if (repeatsVolume) return byName;
     const same = name.chapter !== null && labelEquals(name.chapter, ci.number);
@@ -266,7 +275,15 @@ export function numberingFromSources(ci: ComicInfoFields | null, name: ParsedNam
   }
   if (volume !== null) {
     if (name.chapter !== null) return { ...byName, volume: name.volume ?? volume };
-    return { kind: "book", volume, chapter: null, chapterEnd: null, part: null, extra: name.extra, tagSource: "comicinfo" };
+    return {
+      kind: "book",
+      volume,
+      chapter: null,
+      chapterEnd: null,
+      part: null,
+      extra: name.extra,
+      tagSource: "comicinfo",
+    };
   }
   return byName;
 }

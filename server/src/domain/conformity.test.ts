@@ -13,9 +13,21 @@ import {
   type SeriesShape,
 } from "./conformity.ts";
 
-const drawn = (over: Partial<PageStats> = {}): PageStats => ({ width: 800, height: 1160, mean: 215, stdev: 60, ...over });
+const drawn = (over: Partial<PageStats> = {}): PageStats => ({
+  width: 800,
+  height: 1160,
+  mean: 215,
+  stdev: 60,
+  ...over,
+});
 const card = (over: Partial<PageStats> = {}): PageStats => ({ width: 800, height: 1160, mean: 8, stdev: 4, ...over });
-const slice = (over: Partial<PageStats> = {}): PageStats => ({ width: 800, height: 2400, mean: 200, stdev: 55, ...over });
+const slice = (over: Partial<PageStats> = {}): PageStats => ({
+  width: 800,
+  height: 2400,
+  mean: 200,
+  stdev: 55,
+  ...over,
+});
 const chapter = (drawnPages: number, cards: number, make: () => PageStats = drawn): PageStats[] => [
   ...Array.from({ length: drawnPages }, make),
   ...Array.from({ length: cards }, () => card()),
@@ -70,7 +82,12 @@ describe("judgeChapter: black cards", () => {
       stripThreshold: 2.2,
       stripsJudged: true,
     });
-    expect(judgeChapter(chapter(0, 3), paged).figures).toMatchObject({ pages: 3, blackCards: 3, blackShare: 1, cardsJudged: false });
+    expect(judgeChapter(chapter(0, 3), paged).figures).toMatchObject({
+      pages: 3,
+      blackCards: 3,
+      blackShare: 1,
+      cardsJudged: false,
+    });
   });
 
   it("judges cards in a webtoon too", () => {
@@ -85,10 +102,34 @@ describe("judgeChapter: strip slices", () => {
     ["pages in a paged series", chapter(20, 0), paged, false, 2.2],
     ["aspect exactly at 2.2 counts", chapter(10, 0, () => drawn({ height: 1760 })), paged, true, 2.2],
     ["aspect 2.1 is a tall page, not a slice", chapter(10, 0, () => drawn({ height: 1680 })), paged, false, 2.2],
-    ["unknown series median: the nominal page aspect", chapter(10, 0, slice), { readsInPages: true, medianAspect: null }, true, 2.2],
-    ["series of tall pages (1.7): threshold 1.4 × 1.7 = 2.38", chapter(10, 0, () => drawn({ height: 1840 })), { readsInPages: true, medianAspect: 1.7 }, false, 2.38],
-    ["series of tall pages (1.7), slices of aspect 3", chapter(10, 0, slice), { readsInPages: true, medianAspect: 1.7 }, true, 2.38],
-    ["series median at 1.8 is not judged", chapter(10, 0, slice), { readsInPages: true, medianAspect: 1.8 }, false, null],
+    [
+      "unknown series median: the nominal page aspect",
+      chapter(10, 0, slice),
+      { readsInPages: true, medianAspect: null },
+      true,
+      2.2,
+    ],
+    [
+      "series of tall pages (1.7): threshold 1.4 × 1.7 = 2.38",
+      chapter(10, 0, () => drawn({ height: 1840 })),
+      { readsInPages: true, medianAspect: 1.7 },
+      false,
+      2.38,
+    ],
+    [
+      "series of tall pages (1.7), slices of aspect 3",
+      chapter(10, 0, slice),
+      { readsInPages: true, medianAspect: 1.7 },
+      true,
+      2.38,
+    ],
+    [
+      "series median at 1.8 is not judged",
+      chapter(10, 0, slice),
+      { readsInPages: true, medianAspect: 1.8 },
+      false,
+      null,
+    ],
     ["a few tall banners do not move the median", [...chapter(7, 0), ...chapter(3, 0, slice)], paged, false, 2.2],
     ["one slice: judged alone", [slice()], paged, true, 2.2],
   ];
@@ -104,7 +145,13 @@ describe("judgeChapter: strip slices", () => {
     expect(judgeChapter([], paged)).toEqual({
       verdict: "ok",
       reasons: [],
-      figures: expect.objectContaining({ pages: 0, blackShare: 0, medianAspect: null, stripsJudged: false, stripThreshold: null }),
+      figures: expect.objectContaining({
+        pages: 0,
+        blackShare: 0,
+        medianAspect: null,
+        stripsJudged: false,
+        stripThreshold: null,
+      }),
     });
   });
 
@@ -141,12 +188,19 @@ describe("stored verdict", () => {
     expect(JSON.parse(text)).toEqual({ version: 1, reasons: ["black_cards", "strip_slices"], figures: v.figures });
     expect(parseStoredVerdict(text)).toEqual({ version: 1, reasons: v.reasons, figures: v.figures });
   });
-  it.each([null, "", "not json", "[]", "null", '{"version":2,"reasons":[],"figures":{}}', '{"version":1,"reasons":"x","figures":{}}'])(
-    "%j is no verdict",
-    (text) => expect(parseStoredVerdict(text)).toBeNull(),
-  );
+  it.each([
+    null,
+    "",
+    "not json",
+    "[]",
+    "null",
+    '{"version":2,"reasons":[],"figures":{}}',
+    '{"version":1,"reasons":"x","figures":{}}',
+  ])("%j is no verdict", (text) => expect(parseStoredVerdict(text)).toBeNull());
   it("drops unknown reasons", () => {
-    expect(parseStoredVerdict('{"version":1,"reasons":["black_cards","blurry"],"figures":{}}')?.reasons).toEqual(["black_cards"]);
+    expect(parseStoredVerdict('{"version":1,"reasons":["black_cards","blurry"],"figures":{}}')?.reasons).toEqual([
+      "black_cards",
+    ]);
   });
 });
 
@@ -195,11 +249,15 @@ describe("properties", () => {
 
   it("a webtoon is never degraded for strips", () => {
     fc.assert(
-      fc.property(pagesArb, fc.option(fc.double({ min: 0, max: 10, noNaN: true }), { nil: null }), (pages, medianAspect) => {
-        const v = judgeChapter(pages, { readsInPages: false, medianAspect });
-        expect(v.reasons).not.toContain("strip_slices");
-        expect(v.figures.stripsJudged).toBe(false);
-      }),
+      fc.property(
+        pagesArb,
+        fc.option(fc.double({ min: 0, max: 10, noNaN: true }), { nil: null }),
+        (pages, medianAspect) => {
+          const v = judgeChapter(pages, { readsInPages: false, medianAspect });
+          expect(v.reasons).not.toContain("strip_slices");
+          expect(v.figures.stripsJudged).toBe(false);
+        },
+      ),
     );
   });
 

@@ -87,13 +87,18 @@ export interface ConformityVerdict {
   figures: ConformityFigures;
 }
 
-export function isBlackCard(stats: Pick<PageStats, "mean" | "stdev">, t: ConformityThresholds = DEFAULT_THRESHOLDS): boolean {
+export function isBlackCard(
+  stats: Pick<PageStats, "mean" | "stdev">,
+  t: ConformityThresholds = DEFAULT_THRESHOLDS,
+): boolean {
   return stats.mean < t.cardMaxMean && stats.stdev < t.cardMaxStdev;
 }
 
 /** Height / width; null for a page without a usable size. */
 export function pageAspect(page: Pick<PageStats, "width" | "height">): number | null {
-  return page.width > 0 && page.height > 0 && Number.isFinite(page.height / page.width) ? page.height / page.width : null;
+  return page.width > 0 && page.height > 0 && Number.isFinite(page.height / page.width)
+    ? page.height / page.width
+    : null;
 }
 
 /** The median of finite numbers (mean of the two middle ones for an even count); null when empty. */
@@ -102,7 +107,9 @@ export function median(values: readonly number[]): number | null {
   if (sorted.length === 0) return null;
   const mid = sorted.length >> 1;
   // Both indexes exist: sorted is not empty.
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 /**
@@ -113,7 +120,11 @@ export function seriesMedianAspect(chapterMedians: readonly (number | null | und
   return median(chapterMedians.filter((v): v is number => typeof v === "number" && Number.isFinite(v) && v > 0));
 }
 
-export function judgeChapter(pages: readonly PageStats[], series: SeriesShape, t: ConformityThresholds = DEFAULT_THRESHOLDS): ConformityVerdict {
+export function judgeChapter(
+  pages: readonly PageStats[],
+  series: SeriesShape,
+  t: ConformityThresholds = DEFAULT_THRESHOLDS,
+): ConformityVerdict {
   const reasons: ConformityReason[] = [];
 
   const blackCards = pages.filter((p) => isBlackCard(p, t)).length;
@@ -122,7 +133,10 @@ export function judgeChapter(pages: readonly PageStats[], series: SeriesShape, t
   if (cardsJudged && blackShare > t.maxBlackShare) reasons.push("black_cards");
 
   const medianAspect = median(pages.map(pageAspect).filter((a): a is number => a !== null));
-  const known = series.medianAspect !== null && Number.isFinite(series.medianAspect) && series.medianAspect > 0 ? series.medianAspect : null;
+  const known =
+    series.medianAspect !== null && Number.isFinite(series.medianAspect) && series.medianAspect > 0
+      ? series.medianAspect
+      : null;
   const seriesAspect = series.readsInPages ? (known ?? t.nominalPageAspect) : null;
   // A series whose own pages are tall is not condemned for tall pages.
   const stripsJudged = seriesAspect !== null && medianAspect !== null && seriesAspect < t.pagedSeriesMaxAspect;
@@ -175,7 +189,10 @@ export function parseStoredVerdict(text: string | null): StoredVerdict | null {
   }
   if (typeof value !== "object" || value === null) return null;
   const o = value as Record<string, unknown>;
-  if (o.version !== VERDICT_VERSION || !Array.isArray(o.reasons) || typeof o.figures !== "object" || o.figures === null) return null;
-  const reasons = o.reasons.filter((r): r is ConformityReason => (CONFORMITY_REASONS as readonly unknown[]).includes(r));
+  if (o.version !== VERDICT_VERSION || !Array.isArray(o.reasons) || typeof o.figures !== "object" || o.figures === null)
+    return null;
+  const reasons = o.reasons.filter((r): r is ConformityReason =>
+    (CONFORMITY_REASONS as readonly unknown[]).includes(r),
+  );
   return { version: VERDICT_VERSION, reasons, figures: o.figures as ConformityFigures };
 }

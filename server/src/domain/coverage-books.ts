@@ -5,7 +5,15 @@
  */
 import { compareLabels, isWhole, sortLabels, wholePart, type Label } from "./labels.ts";
 import { lowerBound, maxLabel, minLabel, sameLabelSet, toLabel, upperBound } from "./map-labels.ts";
-import type { AssembledFromV1, BookState, ChapterState, FileFacts, OperationalMap, SeriesSnapshot, VerificationFacts } from "./types.ts";
+import type {
+  AssembledFromV1,
+  BookState,
+  ChapterState,
+  FileFacts,
+  OperationalMap,
+  SeriesSnapshot,
+  VerificationFacts,
+} from "./types.ts";
 import { OVERSIZED_BOOK_PAGES } from "./types.ts";
 import { fileSuspectReason, isOversized, judgeBookFile, proofStatus, type BookFileProof } from "./verification.ts";
 
@@ -40,7 +48,12 @@ export function proofsByFile(snapshot: SeriesSnapshot): Map<number, AssembledFro
 }
 
 /** Whether an assembled book file's provenance matches the current entry of its volume. */
-export function proofOf(file: FileFacts, volume: Label, entry: Label[] | undefined, proofs: Map<number, AssembledFromV1[]>): BookFileProof {
+export function proofOf(
+  file: FileFacts,
+  volume: Label,
+  entry: Label[] | undefined,
+  proofs: Map<number, AssembledFromV1[]>,
+): BookFileProof {
   if (file.origin !== "assembled") return "none";
   const mine = (proofs.get(file.id) ?? []).filter((p) => toLabel(p.volume) === volume);
   if (mine.length === 0) return "none";
@@ -82,11 +95,15 @@ export function bookInfo(
   if (files.length > 0 && covering.length === 0) {
     const changed = judged.some((j) => j.proof === "boundaries_changed");
     const oversized = judged.some((j) => j.suspect === "oversized pack");
-    if (changed) problems.push(`${BOOK_PROBLEMS.boundariesChanged}: its assembled chapters differ from the saved boundaries`);
+    if (changed)
+      problems.push(`${BOOK_PROBLEMS.boundariesChanged}: its assembled chapters differ from the saved boundaries`);
     if (oversized) {
-      const why = judged.some((j) => j.f.pageCount > OVERSIZED_BOOK_PAGES) ? `above ${OVERSIZED_BOOK_PAGES} pages` : "far above the edition's books";
+      const why = judged.some((j) => j.f.pageCount > OVERSIZED_BOOK_PAGES)
+        ? `above ${OVERSIZED_BOOK_PAGES} pages`
+        : "far above the edition's books";
       problems.push(`${BOOK_PROBLEMS.oversized}: ${why} and not a proven assembly or a verified book`);
-    } else if (suspect !== null) problems.push(`${BOOK_PROBLEMS.suspect}: ${suspect}, it covers no chapter until it is verified`);
+    } else if (suspect !== null)
+      problems.push(`${BOOK_PROBLEMS.suspect}: ${suspect}, it covers no chapter until it is verified`);
   }
   // A sound copy first: a proof on a suspect copy adds nothing to a book that had no doubt.
   const primary = (covering.find((j) => j.retires) ?? covering[0])?.f ?? files[0];
@@ -125,7 +142,12 @@ export function soundBookFile(f: FileFacts, editionPages: number | null): boolea
 }
 
 /** covered_by_chapters and the chapter counts of one book (see the module comment). */
-export function coverByChapters(b: BookState, map: OperationalMap, chapters: Map<Label, ChapterState>, gaps: NeighbourGaps): void {
+export function coverByChapters(
+  b: BookState,
+  map: OperationalMap,
+  chapters: Map<Label, ChapterState>,
+  gaps: NeighbourGaps,
+): void {
   const entry = map.books.get(b.number);
   if (entry === undefined) {
     if (!map.unknownBooks.has(b.number) && gaps.covers(b.number)) b.coverage = "covered_by_chapters";
@@ -144,7 +166,9 @@ export function mapProblems(b: BookState, map: OperationalMap, chapters: Map<Lab
   if (entry === undefined) return out;
   if (b.ambiguous) {
     const contested = entry.filter((c) => map.conflicts.has(c));
-    const others = sortLabels([...new Set(contested.flatMap((c) => map.conflicts.get(c) ?? []))].filter((v) => v !== b.number));
+    const others = sortLabels(
+      [...new Set(contested.flatMap((c) => map.conflicts.get(c) ?? []))].filter((v) => v !== b.number),
+    );
     out.push(`${BOOK_PROBLEMS.ambiguous}: chapter ${listLabels(contested)} also claimed by book ${listLabels(others)}`);
   }
   if (!b.coversChapters && b.chaptersOnDisk > 0 && b.chaptersOnDisk < b.chaptersMapped) {

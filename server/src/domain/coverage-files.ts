@@ -69,7 +69,8 @@ export function fileHoldings(files: readonly FileFacts[], sortedSlotLabels: read
     }
     h.chaptersByFile.set(file.id, held);
     // A part number only means something on a file of one chapter.
-    const part = held.length === 1 && file.part !== null && Number.isInteger(file.part) && file.part >= 1 ? file.part : WHOLE;
+    const part =
+      held.length === 1 && file.part !== null && Number.isInteger(file.part) && file.part >= 1 ? file.part : WHOLE;
     for (const c of held) {
       const ids = h.filesByChapter.get(c);
       if (ids) ids.push(file.id);
@@ -86,7 +87,11 @@ export function fileHoldings(files: readonly FileFacts[], sortedSlotLabels: read
  * Parts of a chapter on disk and whether it is complete: a whole copy is every part; otherwise
  * every part 1..parts must be present (a split chapter with a missing part is not on disk).
  */
-export function chapterOnDisk(holdings: Holdings, chapter: Label, parts: number): { onDisk: boolean; partsOnDisk: number[] } {
+export function chapterOnDisk(
+  holdings: Holdings,
+  chapter: Label,
+  parts: number,
+): { onDisk: boolean; partsOnDisk: number[] } {
   const present = holdings.partsByChapter.get(chapter);
   const count = Number.isInteger(parts) && parts >= 1 ? parts : 1;
   if (!present || present.size === 0) return { onDisk: false, partsOnDisk: [] };

@@ -60,7 +60,10 @@ describe("on disk: parts and range files", () => {
   });
 
   it("ignores a part number on a range file", () => {
-    const idx = index({ chapters: [chapterSlot("1", { parts: 2 }), chapterSlot("2")], files: [rangeFile("1", "2", { part: 1 })] });
+    const idx = index({
+      chapters: [chapterSlot("1", { parts: 2 }), chapterSlot("2")],
+      files: [rangeFile("1", "2", { part: 1 })],
+    });
     expect(chapterOf(idx, "1").onDisk).toBe(true);
   });
 
@@ -70,8 +73,14 @@ describe("on disk: parts and range files", () => {
     const estimatedBook = bookFile("2", { tagSource: "estimate" });
     const noVolume = bookFile("1", { volume: null });
     const placed = chapterFile("1");
-    const idx = index({ chapters: "1-3", volumes: "1-2", files: [noChapter, unknownChapter, estimatedBook, noVolume, placed] });
-    expect(idx.strayFileIds).toEqual([noChapter.id, unknownChapter.id, estimatedBook.id, noVolume.id].sort((a, b) => a - b));
+    const idx = index({
+      chapters: "1-3",
+      volumes: "1-2",
+      files: [noChapter, unknownChapter, estimatedBook, noVolume, placed],
+    });
+    expect(idx.strayFileIds).toEqual(
+      [noChapter.id, unknownChapter.id, estimatedBook.id, noVolume.id].sort((a, b) => a - b),
+    );
     expect(bookOf(idx, "2").owned).toBe(false);
   });
 });
@@ -84,8 +93,17 @@ describe("covered_by_volume and duplicates (exact map only)", () => {
     const dup = chapterFile("2");
     const other = chapterFile("5");
     const idx = index({ ...base, files: [book, dup, other] });
-    expect(chapterOf(idx, "1")).toMatchObject({ book: "1", coverage: "covered_by_volume", wanted: false, duplicateFileIds: [] });
-    expect(chapterOf(idx, "2")).toMatchObject({ coverage: "covered_by_volume", duplicateFileIds: [dup.id], onDisk: true });
+    expect(chapterOf(idx, "1")).toMatchObject({
+      book: "1",
+      coverage: "covered_by_volume",
+      wanted: false,
+      duplicateFileIds: [],
+    });
+    expect(chapterOf(idx, "2")).toMatchObject({
+      coverage: "covered_by_volume",
+      duplicateFileIds: [dup.id],
+      onDisk: true,
+    });
     expect(chapterOf(idx, "5")).toMatchObject({ book: "2", coverage: null, duplicateFileIds: [] });
     expect(bookOf(idx, "1")).toMatchObject({ owned: true, coversChapters: true, duplicateFileIds: [dup.id] });
   });
@@ -101,7 +119,12 @@ describe("covered_by_volume and duplicates (exact map only)", () => {
     ["an oversized book", { pageCount: 601 }],
   ])("never covers through %s on its own (spec Verified books 1)", (_name, over) => {
     const idx = index({ ...base, files: [bookFile("1", over), chapterFile("2")] });
-    expect(bookOf(idx, "1")).toMatchObject({ owned: true, coversChapters: false, verified: false, duplicateFileIds: [] });
+    expect(bookOf(idx, "1")).toMatchObject({
+      owned: true,
+      coversChapters: false,
+      verified: false,
+      duplicateFileIds: [],
+    });
     expect(bookOf(idx, "1").suspect).not.toBeNull();
     expect(chapterOf(idx, "1")).toMatchObject({ coverage: null, wanted: true });
     expect(chapterOf(idx, "2").duplicateFileIds).toEqual([]);
@@ -120,7 +143,13 @@ describe("covered_by_volume and duplicates (exact map only)", () => {
     const book = bookFile("1", over);
     const dup = chapterFile("2");
     const idx = index({ ...base, files: [book, dup], verifications: [proofFor(book, "1-3")] });
-    expect(bookOf(idx, "1")).toMatchObject({ suspect: reason, verified: true, coversChapters: true, duplicateFileIds: [], problems: [] });
+    expect(bookOf(idx, "1")).toMatchObject({
+      suspect: reason,
+      verified: true,
+      coversChapters: true,
+      duplicateFileIds: [],
+      problems: [],
+    });
     expect(chapterOf(idx, "1")).toMatchObject({ coverage: "covered_by_volume", wanted: false });
     expect(chapterOf(idx, "2")).toMatchObject({ coverage: "covered_by_volume", duplicateFileIds: [] });
   });
@@ -137,8 +166,18 @@ describe("covered_by_volume and duplicates (exact map only)", () => {
   });
 
   it("judges a book's size against the edition: far above the median of its books is an oversized pack", () => {
-    const files = [bookFile("1", { pageCount: 190 }), bookFile("2", { pageCount: 200 }), bookFile("3", { pageCount: 210 }), bookFile("4", { pageCount: 450 })];
-    const idx = index({ chapters: "1-8", volumes: "1-4", operator: { "1": "1-2", "2": "3-4", "3": "5-6", "4": "7-8" }, files });
+    const files = [
+      bookFile("1", { pageCount: 190 }),
+      bookFile("2", { pageCount: 200 }),
+      bookFile("3", { pageCount: 210 }),
+      bookFile("4", { pageCount: 450 }),
+    ];
+    const idx = index({
+      chapters: "1-8",
+      volumes: "1-4",
+      operator: { "1": "1-2", "2": "3-4", "3": "5-6", "4": "7-8" },
+      files,
+    });
     expect(bookOf(idx, "4")).toMatchObject({ suspect: "oversized pack", coversChapters: false });
     expect(bookOf(idx, "3")).toMatchObject({ suspect: null, coversChapters: true });
   });
@@ -154,7 +193,10 @@ describe("covered_by_volume and duplicates (exact map only)", () => {
   });
 
   it("takes a covering file over a translation of the same book", () => {
-    const idx = index({ ...base, files: [bookFile("1", { origin: "translation" }), bookFile("1", { pageCount: 180 })] });
+    const idx = index({
+      ...base,
+      files: [bookFile("1", { origin: "translation" }), bookFile("1", { pageCount: 180 })],
+    });
     expect(bookOf(idx, "1")).toMatchObject({ coversChapters: true, pageCount: 180 });
     expect(bookOf(idx, "1").fileIds).toHaveLength(2);
   });
@@ -193,13 +235,22 @@ describe("covered_by_volume and duplicates (exact map only)", () => {
 
   it("never covers or duplicates a conflicting chapter", () => {
     const dup = chapterFile("3");
-    const idx = index({ chapters: "1-6", operator: { "1": "1-3", "2": "3-6" }, files: [bookFile("1"), bookFile("2"), dup] });
+    const idx = index({
+      chapters: "1-6",
+      operator: { "1": "1-3", "2": "3-6" },
+      files: [bookFile("1"), bookFile("2"), dup],
+    });
     expect(chapterOf(idx, "3")).toMatchObject({ book: null, ambiguous: true, coverage: null, duplicateFileIds: [] });
     expect(chapterOf(idx, "2")).toMatchObject({ book: "1", coverage: "covered_by_volume" });
   });
 
   it.each(["catalogue", "official", "estimate"] as const)("never covers through a %s map", (kind) => {
-    const idx = index({ chapters: "1-3", volumes: "1", [kind]: { "1": "1-3" }, files: [bookFile("1"), chapterFile("2")] });
+    const idx = index({
+      chapters: "1-3",
+      volumes: "1",
+      [kind]: { "1": "1-3" },
+      files: [bookFile("1"), chapterFile("2")],
+    });
     expect(idx.chapters.map((c) => c.coverage)).toEqual(["covered_unmapped", "covered_unmapped", "covered_unmapped"]);
     expect(idx.chapters.every((c) => c.book === null && c.duplicateFileIds.length === 0)).toBe(true);
   });
@@ -221,7 +272,11 @@ describe("covered_by_volume and duplicates (exact map only)", () => {
 
   it("duplicates the part files of a covered split chapter", () => {
     const p1 = partFile("2", 1);
-    const idx = index({ ...base, chapters: [chapterSlot("1"), chapterSlot("2", { parts: 2 }), chapterSlot("3")], files: [bookFile("1"), p1] });
+    const idx = index({
+      ...base,
+      chapters: [chapterSlot("1"), chapterSlot("2", { parts: 2 }), chapterSlot("3")],
+      files: [bookFile("1"), p1],
+    });
     expect(chapterOf(idx, "2")).toMatchObject({ onDisk: false, duplicateFileIds: [p1.id] });
   });
 });
@@ -236,7 +291,9 @@ describe("covered_unmapped: no map, owned books", () => {
   });
 
   it("applies when the only operator entries are explicitly unknown", () => {
-    expect(chapterOf(index({ chapters: "1", operator: { "1": "" }, files: [bookFile("1")] }), "1").coverage).toBe("covered_unmapped");
+    expect(chapterOf(index({ chapters: "1", operator: { "1": "" }, files: [bookFile("1")] }), "1").coverage).toBe(
+      "covered_unmapped",
+    );
   });
 
   it.each([
@@ -299,7 +356,11 @@ describe("wanted", () => {
   it.each([
     ["a monitored missing book", {}, true],
     ["an owned book", { files: [bookFile("1")] }, false],
-    ["an owned translation (owned, even if it covers nothing)", { files: [bookFile("1", { origin: "translation" })] }, false],
+    [
+      "an owned translation (owned, even if it covers nothing)",
+      { files: [bookFile("1", { origin: "translation" })] },
+      false,
+    ],
     ["a book complete from chapters", { operator: { "1": "1-2" }, files: [chapterFile("1"), chapterFile("2")] }, false],
     ["an unmonitored book", { volumes: volumeSlots("1", { monitored: false }) }, false],
     ["a book of an unmonitored series", { series: { monitored: false } }, false],
@@ -322,12 +383,22 @@ describe("the counting unit is the series form", () => {
 });
 
 describe("estimates are display only", () => {
-  const spec: SnapshotSpec = { chapters: "1-12", volumes: "1-3", operator: { "1": "1-4" }, files: [bookFile("2"), chapterFile("6")] };
+  const spec: SnapshotSpec = {
+    chapters: "1-12",
+    volumes: "1-3",
+    operator: { "1": "1-4" },
+    files: [bookFile("2"), chapterFile("6")],
+  };
   it("fills estimatedBook and estimatedChapters, never book or coverage", () => {
     const idx = index(spec);
     expect(chapterOf(idx, "6")).toMatchObject({ book: null, estimatedBook: "2", coverage: null, duplicateFileIds: [] });
     expect(chapterOf(idx, "2")).toMatchObject({ book: "1", estimatedBook: null });
-    expect(bookOf(idx, "2")).toMatchObject({ chapters: null, estimatedChapters: labels("5-8"), coverage: null, duplicateFileIds: [] });
+    expect(bookOf(idx, "2")).toMatchObject({
+      chapters: null,
+      estimatedChapters: labels("5-8"),
+      coverage: null,
+      duplicateFileIds: [],
+    });
   });
 
   it("changes nothing else when turned off", () => {
@@ -354,7 +425,11 @@ describe("map state in the index", () => {
   });
 
   it("ignores extras for the partial state", () => {
-    const idx = index({ chapters: [...chapterSlots("1-3"), chapterSlot("9", { extra: true })], operator: { "1": "1-3" }, files: [chapterFile("9")] });
+    const idx = index({
+      chapters: [...chapterSlots("1-3"), chapterSlot("9", { extra: true })],
+      operator: { "1": "1-3" },
+      files: [chapterFile("9")],
+    });
     expect(idx.map.state).toBe("exact");
   });
 });

@@ -35,7 +35,15 @@
 import { sortLabels, type Label } from "./labels.ts";
 import { estimateBooks, estimatedChaptersByBook } from "./estimates.ts";
 import { chapterOnDisk, fileHoldings, type Holdings } from "./coverage-files.ts";
-import { bookInfo, coverByChapters, mapProblems, NeighbourGaps, proofsByFile, soundBookFile, type BookInfo } from "./coverage-books.ts";
+import {
+  bookInfo,
+  coverByChapters,
+  mapProblems,
+  NeighbourGaps,
+  proofsByFile,
+  soundBookFile,
+  type BookInfo,
+} from "./coverage-books.ts";
 import { editionBookPages, proofsByVolume } from "./verification.ts";
 import { toLabel } from "./map-labels.ts";
 import { operationalMap } from "./map-trust.ts";
@@ -94,10 +102,17 @@ export function buildCoverageIndex(snapshot: SeriesSnapshot, options: CoverageOp
   const bookLabels = sortLabels([
     ...new Set([...volumeSlots.keys(), ...holdings.booksByVolume.keys(), ...map.books.keys(), ...map.unknownBooks]),
   ]);
-  const ctx = { editionPages: editionBookPages(snapshot.files), proofs: proofsByFile(snapshot), verifications: proofsByVolume(snapshot.verifications) };
+  const ctx = {
+    editionPages: editionBookPages(snapshot.files),
+    proofs: proofsByFile(snapshot),
+    verifications: proofsByVolume(snapshot.verifications),
+  };
   const books = new Map<Label, BookInfo>();
-  for (const v of bookLabels) books.set(v, bookInfo(v, holdings.booksByVolume.get(v) ?? [], volumeSlots.get(v), map, ctx));
-  const anyBookCouldCover = [...holdings.booksByVolume.values()].some((files) => files.some((f) => soundBookFile(f, ctx.editionPages)));
+  for (const v of bookLabels)
+    books.set(v, bookInfo(v, holdings.booksByVolume.get(v) ?? [], volumeSlots.get(v), map, ctx));
+  const anyBookCouldCover = [...holdings.booksByVolume.values()].some((files) =>
+    files.some((f) => soundBookFile(f, ctx.editionPages)),
+  );
 
   // Chapters: slots and every chapter the operational map claims.
   const chapterLabels = sortLabels([...new Set([...slotLabels, ...map.chapterToBook.keys(), ...map.conflicts.keys()])]);
@@ -106,7 +121,11 @@ export function buildCoverageIndex(snapshot: SeriesSnapshot, options: CoverageOp
     const slot = slots.get(l);
     const book = map.chapterToBook.get(l) ?? null;
     const info = book === null ? undefined : books.get(book);
-    const coverage = info?.state.coversChapters ? "covered_by_volume" : map.state === "none" && anyBookCouldCover ? "covered_unmapped" : null;
+    const coverage = info?.state.coversChapters
+      ? "covered_by_volume"
+      : map.state === "none" && anyBookCouldCover
+        ? "covered_unmapped"
+        : null;
     const { onDisk, partsOnDisk } = disk(l);
     const fallback = form === "chapters" || (info !== undefined && info.state.monitored && !info.state.coversChapters);
     chapters.set(l, {
@@ -131,7 +150,8 @@ export function buildCoverageIndex(snapshot: SeriesSnapshot, options: CoverageOp
   // the boundaries may be incomplete, so nothing is called a duplicate until they are fixed.
   if (map.state === "exact") markDuplicates(holdings, chapters, books);
   const strayFileIds = [...holdings.unplaced];
-  for (const [fileId, held] of holdings.chaptersByFile) if (!held.some((c) => chapters.has(c))) strayFileIds.push(fileId);
+  for (const [fileId, held] of holdings.chaptersByFile)
+    if (!held.some((c) => chapters.has(c))) strayFileIds.push(fileId);
 
   const gaps = new NeighbourGaps(map, chapterLabels, chapters);
   for (const info of books.values()) coverByChapters(info.state, map, chapters, gaps);
@@ -266,7 +286,11 @@ export function previewMapChange(
         ];
   const after = buildCoverageIndex({ ...snapshot, mapSources: replaced }, { ...options, estimates: false });
 
-  const chapterSide = (c: ChapterState | undefined): ChapterCoverageSide => ({ coverage: c?.coverage ?? null, book: c?.book ?? null, wanted: c?.wanted ?? false });
+  const chapterSide = (c: ChapterState | undefined): ChapterCoverageSide => ({
+    coverage: c?.coverage ?? null,
+    book: c?.book ?? null,
+    wanted: c?.wanted ?? false,
+  });
   const beforeChapters = new Map(before.chapters.map((c) => [c.number, c]));
   const afterChapters = new Map(after.chapters.map((c) => [c.number, c]));
   const chapters: ChapterCoverageChange[] = [];
@@ -280,7 +304,10 @@ export function previewMapChange(
       becomeDuplicates: difference(a?.duplicateFileIds ?? [], b?.duplicateFileIds ?? []),
       stopDuplicates: difference(b?.duplicateFileIds ?? [], a?.duplicateFileIds ?? []),
     };
-    const same = change.before.coverage === change.after.coverage && change.before.book === change.after.book && change.before.wanted === change.after.wanted;
+    const same =
+      change.before.coverage === change.after.coverage &&
+      change.before.book === change.after.book &&
+      change.before.wanted === change.after.wanted;
     if (!same || change.becomeDuplicates.length > 0 || change.stopDuplicates.length > 0) chapters.push(change);
   }
 
@@ -305,7 +332,11 @@ export function previewMapChange(
     };
     const x = change.before;
     const y = change.after;
-    const same = x.coverage === y.coverage && x.coversChapters === y.coversChapters && x.wanted === y.wanted && sameList(x.chapters, y.chapters);
+    const same =
+      x.coverage === y.coverage &&
+      x.coversChapters === y.coversChapters &&
+      x.wanted === y.wanted &&
+      sameList(x.chapters, y.chapters);
     if (!same || change.becomeDuplicates.length > 0 || change.stopDuplicates.length > 0) books.push(change);
   }
 

@@ -16,14 +16,34 @@ const EVENTS: JobEvent[] = [
   { type: "interrupted" },
   { type: "interrupted", publishedFileId: 9 },
 ];
-const label = (e: JobEvent) => (e.type === "transient" ? `transient#${e.attempts}` : e.type === "interrupted" && e.publishedFileId ? "interrupted+file" : e.type);
+const label = (e: JobEvent) =>
+  e.type === "transient"
+    ? `transient#${e.attempts}`
+    : e.type === "interrupted" && e.publishedFileId
+      ? "interrupted+file"
+      : e.type;
 
 /** Every (state, event) pair: the next state, or "-" when the event is refused. */
 const TABLE: Record<JobState, Record<string, string>> = {
   queued: { start: "fetching", cancel: "cancelled" },
   waiting: { due: "queued", cancel: "cancelled" },
-  fetching: { fetched: "judging", "transient#1": "waiting", "transient#4": "failed", permanent: "failed", cancel: "cancelled", interrupted: "queued", "interrupted+file": "queued" },
-  judging: { passed: "publishing", degraded: "degraded", permanent: "failed", cancel: "cancelled", interrupted: "queued", "interrupted+file": "queued" },
+  fetching: {
+    fetched: "judging",
+    "transient#1": "waiting",
+    "transient#4": "failed",
+    permanent: "failed",
+    cancel: "cancelled",
+    interrupted: "queued",
+    "interrupted+file": "queued",
+  },
+  judging: {
+    passed: "publishing",
+    degraded: "degraded",
+    permanent: "failed",
+    cancel: "cancelled",
+    interrupted: "queued",
+    "interrupted+file": "queued",
+  },
   publishing: { published: "published", permanent: "failed", interrupted: "queued", "interrupted+file": "published" },
   degraded: {},
   published: {},
@@ -46,21 +66,41 @@ describe("transition table", () => {
   });
 
   it("effects: degraded blocks and queues a replacement; retries schedule; cancel and restarts clean staging", () => {
-    expect(transition("judging", { type: "degraded" })?.effects.map((e) => e.type)).toEqual(["remove_staging", "block_release", "queue_replacement"]);
-    expect(transition("fetching", { type: "transient", attempts: 2, error: "x" })?.effects).toContainEqual({ type: "schedule_retry", delayMs: 60_000 });
-    expect(transition("fetching", { type: "transient", attempts: 4, error: "x" })?.effects).toEqual([{ type: "record_error", error: "x" }, { type: "remove_staging" }]);
+    expect(transition("judging", { type: "degraded" })?.effects.map((e) => e.type)).toEqual([
+      "remove_staging",
+      "block_release",
+      "queue_replacement",
+    ]);
+    expect(transition("fetching", { type: "transient", attempts: 2, error: "x" })?.effects).toContainEqual({
+      type: "schedule_retry",
+      delayMs: 60_000,
+    });
+    expect(transition("fetching", { type: "transient", attempts: 4, error: "x" })?.effects).toEqual([
+      { type: "record_error", error: "x" },
+      { type: "remove_staging" },
+    ]);
     expect(transition("fetching", { type: "cancel" })?.effects).toEqual([{ type: "remove_staging" }]);
-    expect(transition("publishing", { type: "interrupted", publishedFileId: 3 })?.effects).toContainEqual({ type: "record_file", fileId: 3 });
-    expect(transition("publishing", { type: "published", fileId: 4 })?.effects).toContainEqual({ type: "record_file", fileId: 4 });
+    expect(transition("publishing", { type: "interrupted", publishedFileId: 3 })?.effects).toContainEqual({
+      type: "record_file",
+      fileId: 3,
+    });
+    expect(transition("publishing", { type: "published", fileId: 4 })?.effects).toContainEqual({
+      type: "record_file",
+      fileId: 4,
+    });
   });
 });
 
 describe("retry back-off", () => {
   it("30 s × 2^n capped at 600 s; three retries, then failed", () => {
-    expect([0, 1, 2, 3, 4, 5, 30].map((n) => retryDelay(n))).toEqual([30_000, 60_000, 120_000, 240_000, 480_000, 600_000, 600_000]);
+    expect([0, 1, 2, 3, 4, 5, 30].map((n) => retryDelay(n))).toEqual([
+      30_000, 60_000, 120_000, 240_000, 480_000, 600_000, 600_000,
+    ]);
     const waits = [1, 2, 3].map((a) => transition("fetching", { type: "transient", attempts: a, error: "e" })!);
     expect(waits.map((w) => w.next)).toEqual(["waiting", "waiting", "waiting"]);
-    expect(waits.map((w) => w.effects.find((e) => e.type === "schedule_retry"))).toEqual([30_000, 60_000, 120_000].map((delayMs) => ({ type: "schedule_retry", delayMs })));
+    expect(waits.map((w) => w.effects.find((e) => e.type === "schedule_retry"))).toEqual(
+      [30_000, 60_000, 120_000].map((delayMs) => ({ type: "schedule_retry", delayMs })),
+    );
     expect(transition("fetching", { type: "transient", attempts: 4, error: "e" })?.next).toBe("failed");
   });
 

@@ -16,7 +16,17 @@
  * n = 0 for the first retry. `attempts` counts attempts started.
  */
 
-export const JOB_STATES = ["queued", "waiting", "fetching", "judging", "degraded", "publishing", "published", "failed", "cancelled"] as const;
+export const JOB_STATES = [
+  "queued",
+  "waiting",
+  "fetching",
+  "judging",
+  "degraded",
+  "publishing",
+  "published",
+  "failed",
+  "cancelled",
+] as const;
 export type JobState = (typeof JOB_STATES)[number];
 
 /** States a job may still leave by itself (the audit treats them as active downloads). */
@@ -59,7 +69,11 @@ export function retryDelay(retry: number, baseMs = RETRY_BASE_MS, capMs = RETRY_
 
 const to = (next: JobState, ...effects: JobEffect[]): JobTransition => ({ next, effects });
 
-export function transition(state: JobState, event: JobEvent, retry: { baseMs?: number; capMs?: number } = {}): JobTransition | null {
+export function transition(
+  state: JobState,
+  event: JobEvent,
+  retry: { baseMs?: number; capMs?: number } = {},
+): JobTransition | null {
   switch (event.type) {
     case "start":
       return state === "queued" ? to("fetching") : null;
@@ -68,24 +82,40 @@ export function transition(state: JobState, event: JobEvent, retry: { baseMs?: n
     case "passed":
       return state === "judging" ? to("publishing") : null;
     case "degraded":
-      return state === "judging" ? to("degraded", { type: "remove_staging" }, { type: "block_release" }, { type: "queue_replacement" }) : null;
+      return state === "judging"
+        ? to("degraded", { type: "remove_staging" }, { type: "block_release" }, { type: "queue_replacement" })
+        : null;
     case "published":
-      return state === "publishing" ? to("published", { type: "record_file", fileId: event.fileId }, { type: "remove_staging" }) : null;
+      return state === "publishing"
+        ? to("published", { type: "record_file", fileId: event.fileId }, { type: "remove_staging" })
+        : null;
     case "transient":
       if (state !== "fetching") return null;
       // attempts = attempts started, this one included: retries 1..3 wait, the 4th failure is final.
       return event.attempts <= MAX_RETRIES
-        ? to("waiting", { type: "record_error", error: event.error }, { type: "remove_staging" }, { type: "schedule_retry", delayMs: retryDelay(event.attempts - 1, retry.baseMs, retry.capMs) })
+        ? to(
+            "waiting",
+            { type: "record_error", error: event.error },
+            { type: "remove_staging" },
+            { type: "schedule_retry", delayMs: retryDelay(event.attempts - 1, retry.baseMs, retry.capMs) },
+          )
         : to("failed", { type: "record_error", error: event.error }, { type: "remove_staging" });
     case "permanent":
-      return state === "fetching" || state === "judging" || state === "publishing" ? to("failed", { type: "record_error", error: event.error }, { type: "remove_staging" }) : null;
+      return state === "fetching" || state === "judging" || state === "publishing"
+        ? to("failed", { type: "record_error", error: event.error }, { type: "remove_staging" })
+        : null;
     case "due":
       return state === "waiting" ? to("queued") : null;
     case "cancel":
       // Publishing is one atomic step of the publication module: too late to cancel.
-      return state === "queued" || state === "waiting" || state === "fetching" || state === "judging" ? to("cancelled", { type: "remove_staging" }) : null;
+      return state === "queued" || state === "waiting" || state === "fetching" || state === "judging"
+        ? to("cancelled", { type: "remove_staging" })
+        : null;
     case "interrupted":
-      if (state === "publishing" && typeof event.publishedFileId === "number") return to("published", { type: "record_file", fileId: event.publishedFileId }, { type: "remove_staging" });
-      return state === "fetching" || state === "judging" || state === "publishing" ? to("queued", { type: "remove_staging" }) : null;
+      if (state === "publishing" && typeof event.publishedFileId === "number")
+        return to("published", { type: "record_file", fileId: event.publishedFileId }, { type: "remove_staging" });
+      return state === "fetching" || state === "judging" || state === "publishing"
+        ? to("queued", { type: "remove_staging" })
+        : null;
   }
 }

@@ -41,7 +41,9 @@ export function assemblyReplacements(snapshot: SeriesSnapshot, index: CoverageIn
     const proof = proofs.get(volume);
     const entry = index.map.books.get(volume);
     const external = files.filter(
-      (f) => f.origin !== "assembled" && externalCanReplace(f, editionPages, proof !== undefined && proofStatus(proof, [f], entry) === "applies"),
+      (f) =>
+        f.origin !== "assembled" &&
+        externalCanReplace(f, editionPages, proof !== undefined && proofStatus(proof, [f], entry) === "applies"),
     );
     if (external.length === 0) continue;
     out.push({ volume, externalFileIds: external.map((f) => f.id), assembledFileIds: assembled.map((f) => f.id) });

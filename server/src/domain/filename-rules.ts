@@ -43,10 +43,7 @@ const REVISION = String.raw`(?:v\d+)?`;
  * Volume: groups 1 = keyword, 2 = single letter "v", 3 = number, 4/5 = range end (glued/spaced).
  * "Vol.01", "v02", "Volume 12", "Tome 03", "Tomo 3", "Band 4", "Vol-1", "v01-03".
  */
-export const VOLUME_RE = new RegExp(
-  START + marker(VOL_WORD, "v") + NUM + rangeEnd("vol(?:ume)?s?", "v"),
-  "giu",
-);
+export const VOLUME_RE = new RegExp(START + marker(VOL_WORD, "v") + NUM + rangeEnd("vol(?:ume)?s?", "v"), "giu");
 
 /**
  * Chapter: groups 1 = keyword, 2 = "c", 3 = number, 4/5 = range end, 6 = part.
@@ -90,28 +87,19 @@ export const EXTRA_NUMBER_RE = new RegExp(
   "giu",
 );
 /** Numbered specials: "SP02", "Special 2". */
-export const SPECIAL_NUMBER_RE = new RegExp(
-  START + String.raw`(?:sp\.?(?=\d)|specials?\s*-?\s*)${NUM}` + END,
-  "giu",
-);
+export const SPECIAL_NUMBER_RE = new RegExp(START + String.raw`(?:sp\.?(?=\d)|specials?\s*-?\s*)${NUM}` + END, "giu");
 
 /** Words naming an optional extra chapter. */
 const EXTRA_WORDS = String.raw`prologue|epilogue|omake|interlude|afterword|extras?(?:\s+chapters?)?|bonus(?:\s+chapters?)?|side[\s-]?stor(?:y|ies)|special\s+chapters?`;
 export const EXTRA_WORD_RE = new RegExp(START + String.raw`(?:${EXTRA_WORDS})` + END, "iu");
 /** The same words at the end of the title part ("Title - Prologue", "Title Omake"). */
-export const TRAILING_EXTRA_RE = new RegExp(
-  String.raw`(?:^|[\s\-–—,:])(?:${EXTRA_WORDS})\s*$`,
-  "iu",
-);
+export const TRAILING_EXTRA_RE = new RegExp(String.raw`(?:^|[\s\-–—,:])(?:${EXTRA_WORDS})\s*$`, "iu");
 
 /** Works outside the numbering that are always specials. */
 const SPECIAL_WORDS = String.raw`one[\s-]?shot|art[\s-]?book|art\s+collection|fan[\s-]?book|guide[\s-]?book`;
 export const SPECIAL_WORD_RE = new RegExp(START + String.raw`(?:${SPECIAL_WORDS})` + END, "giu");
 /** "Special(s)" only means a special when the file has no number ("Special A v01" is a title). */
-export const SPECIAL_PLAIN_RE = new RegExp(
-  START + String.raw`specials?` + END + String.raw`(?!\s*edition)`,
-  "giu",
-);
+export const SPECIAL_PLAIN_RE = new RegExp(START + String.raw`specials?` + END + String.raw`(?!\s*edition)`, "giu");
 
 /* ------------------------------------------------------------------------------------------ */
 /* Bracketed parts: [Group], (Digital), (2019), (part 2), {Special Edition}, 【…】                */

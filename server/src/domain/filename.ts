@@ -195,7 +195,8 @@ function readBrackets(s: string): Brackets {
     if (!isRound) {
       if (NOISE_RE.test(content) || RELEASE_TAG_RE.test(content) || YEAR_RE.test(content)) continue;
       if (DUPLICATE_RE.test(content)) continue;
-      if (volumeHits(content).length > 0) numbered.push(content); // "[Volume 11]"
+      if (volumeHits(content).length > 0)
+        numbered.push(content); // "[Volume 11]"
       else square ??= content;
       continue;
     }

@@ -11,11 +11,25 @@ import {
   type SeriesPageModel,
   type UnitFilter,
 } from "./grouping.ts";
-import { L, bigScenario, scenarioIndex, seriesFacts, snapshotOf, unit, unitsView, type ScenarioSpec } from "./page-fixtures.ts";
+import {
+  L,
+  bigScenario,
+  scenarioIndex,
+  seriesFacts,
+  snapshotOf,
+  unit,
+  unitsView,
+  type ScenarioSpec,
+} from "./page-fixtures.ts";
 import type { SeriesFacts, Unit, UnitsView } from "./types.ts";
 import { buildUnitsView } from "./units.ts";
 
-const opts = (over: Partial<GroupingOptions> = {}): GroupingOptions => ({ filter: "all", reversed: false, problemsOnly: false, ...over });
+const opts = (over: Partial<GroupingOptions> = {}): GroupingOptions => ({
+  filter: "all",
+  reversed: false,
+  problemsOnly: false,
+  ...over,
+});
 const viewOf = (spec: ScenarioSpec, series: Partial<SeriesFacts> = {}): UnitsView =>
   buildUnitsView(snapshotOf({ series: seriesFacts(series) }), scenarioIndex(spec));
 
@@ -58,7 +72,14 @@ describe("groupSeriesPage with an exact map", () => {
     const [b1] = model.groups;
     const ch2 = view.units.find((u) => u.kind === "chapter" && u.number === "2")!;
     expect(b1).toMatchObject({ collapsed: true, coverText: null, note: null });
-    expect(b1!.book).toMatchObject({ title: "Book 1", owned: true, ownedText: "Owned", pageCount: 190, plan: "book on disk", planText: "Book on disk" });
+    expect(b1!.book).toMatchObject({
+      title: "Book 1",
+      owned: true,
+      ownedText: "Owned",
+      pageCount: 190,
+      plan: "book on disk",
+      planText: "Book on disk",
+    });
     expect(b1!.duplicates).toEqual({ count: 1, fileIds: ch2.fileIds, note: "duplicates inside: 1 chapter file" });
     expect(b1!.book.primary).toEqual({ id: "read", label: "Read" });
     expect(b1!.book.menu.map((a) => a.id)).toEqual(["unmonitor", "interactive_search", "retire_duplicates"]);
@@ -68,7 +89,11 @@ describe("groupSeriesPage with an exact map", () => {
   it("an unowned book is expanded and says which chapters cover it", () => {
     const [, b2, b3] = model.groups;
     expect(b2).toMatchObject({ collapsed: false, coverText: "3 of 3 chapters on disk", duplicates: null });
-    expect(b2!.book).toMatchObject({ ownedText: "Not owned", pageCount: null, plan: "assemble when its chapters are complete" });
+    expect(b2!.book).toMatchObject({
+      ownedText: "Not owned",
+      pageCount: null,
+      plan: "assemble when its chapters are complete",
+    });
     expect(b2!.book.primary).toEqual({ id: "assemble_book", label: "Assemble book" });
     expect(b2!.book.menu.map((a) => a.id)).toEqual(["monitor", "interactive_search", "search_book_file"]);
     expect(b3).toMatchObject({ collapsed: false, coverText: "1 of 3 chapters on disk" });
@@ -90,7 +115,9 @@ describe("groupSeriesPage with an exact map", () => {
 
   it("uses the chapters-first wording when the user prefers it", () => {
     const m = groupSeriesPage({ ...view, planWording: "chapters_first" }, opts());
-    expect(m.groups[2]!.book.planText).toBe("Some chapters on disk: search the missing chapters, the book only if they fall short");
+    expect(m.groups[2]!.book.planText).toBe(
+      "Some chapters on disk: search the missing chapters, the book only if they fall short",
+    );
   });
 
   it("groups the same way in a chapters-form series", () => {
@@ -98,12 +125,26 @@ describe("groupSeriesPage with an exact map", () => {
   });
 
   it("a book with unknown boundaries says so", () => {
-    const v = viewOf({ map: "exact", books: [{ number: 1, chapters: [1] }, { number: 2, chapters: [] }], onDisk: [1] });
+    const v = viewOf({
+      map: "exact",
+      books: [
+        { number: 1, chapters: [1] },
+        { number: 2, chapters: [] },
+      ],
+      onDisk: [1],
+    });
     expect(groupSeriesPage(v, opts()).groups[1]).toMatchObject({ coverText: "chapters not known", children: [] });
   });
 
   it("marks an owned book redundant in an all-chapters series", () => {
-    const v = viewOf({ map: "exact", books: [{ number: 1, chapters: [1] }, { number: 2, chapters: [2], owned: true }], onDisk: [1, 2] });
+    const v = viewOf({
+      map: "exact",
+      books: [
+        { number: 1, chapters: [1] },
+        { number: 2, chapters: [2], owned: true },
+      ],
+      onDisk: [1, 2],
+    });
     expect(v.status).toBe("all chapters");
     const m = groupSeriesPage(v, opts());
     expect(m.groups.map((g) => g.note)).toEqual([null, REDUNDANT_NOTE]);
@@ -116,7 +157,11 @@ describe("groupSeriesPage without an exact map", () => {
     const m = groupSeriesPage(viewOf(mixed("none")), opts());
     expect(m).toMatchObject({ layout: "flat", notice: UNMAPPED_NOTICE, offerMapEditor: true, groups: [] });
     expect(shape(m)).toEqual(["Books: B1 B2 B3", "Chapters: c0 c1 c2 c3 c4 c5 c6 c7 c8 c9 c10", "loose: c3.5"]);
-    expect(modelRows(m).filter((r) => r.kind === "book").map((r) => r.primary?.id)).toEqual(["read", "search", "search"]);
+    expect(
+      modelRows(m)
+        .filter((r) => r.kind === "book")
+        .map((r) => r.primary?.id),
+    ).toEqual(["read", "search", "search"]);
   });
 
   it("a partial map is flat too, and a chapters form lists chapters first", () => {
@@ -127,7 +172,10 @@ describe("groupSeriesPage without an exact map", () => {
   });
 
   it("never offers assembly; a covered book is offered its boundaries instead", () => {
-    const v = unitsView([unit("book", 1, { plan: "assemble when its chapters are complete", coverage: "covered_by_chapters" })], { map: "partial" });
+    const v = unitsView(
+      [unit("book", 1, { plan: "assemble when its chapters are complete", coverage: "covered_by_chapters" })],
+      { map: "partial" },
+    );
     const row = groupSeriesPage(v, opts()).sections[0]!.rows[0]!;
     expect(row.primary).toEqual({ id: "edit_map", label: "Set boundaries" });
     expect(row.problem).toBe(false);
@@ -140,17 +188,37 @@ describe("filters, problems only and order", () => {
   const table: [string, UnitsView, Partial<GroupingOptions>, string[]][] = [
     ["exact / missing", exact, { filter: "missing" }, ["B3[c7 c9]", "loose: c0 c10 c3.5"]],
     ["exact / downloaded", exact, { filter: "downloaded" }, ["B1[c2]", "B2[c4 c5 c6]", "B3[c8]"]],
-    ["exact / monitored", exact, { filter: "monitored" }, ["B1[c1 c2 c3]", "B2[c4 c5 c6]", "B3[c7 c8]", "loose: c0 c10 c3.5"]],
+    [
+      "exact / monitored",
+      exact,
+      { filter: "monitored" },
+      ["B1[c1 c2 c3]", "B2[c4 c5 c6]", "B3[c7 c8]", "loose: c0 c10 c3.5"],
+    ],
     ["exact / problems only", exact, { problemsOnly: true }, ["B3[c7]", "loose: c0 c10 c3.5"]],
     ["exact / downloaded + problems", exact, { filter: "downloaded", problemsOnly: true }, []],
     ["exact / missing + problems", exact, { filter: "missing", problemsOnly: true }, ["B3[c7]", "loose: c0 c10 c3.5"]],
-    ["exact / reversed", exact, { reversed: true }, ["B3[c9 c8 c7]", "B2[c6 c5 c4]", "B1[c3 c2 c1]", "loose: c3.5 c10 c0"]],
+    [
+      "exact / reversed",
+      exact,
+      { reversed: true },
+      ["B3[c9 c8 c7]", "B2[c6 c5 c4]", "B1[c3 c2 c1]", "loose: c3.5 c10 c0"],
+    ],
     ["exact / missing reversed", exact, { filter: "missing", reversed: true }, ["B3[c9 c7]", "loose: c3.5 c10 c0"]],
     ["none / missing", none, { filter: "missing" }, ["Books: B2 B3", "Chapters: "]],
     ["none / downloaded", none, { filter: "downloaded" }, ["Books: B1", "Chapters: c2 c4 c5 c6 c8"]],
-    ["none / monitored", none, { filter: "monitored" }, ["Books: B1 B3", "Chapters: c0 c1 c2 c3 c4 c5 c6 c7 c8 c10", "loose: c3.5"]],
+    [
+      "none / monitored",
+      none,
+      { filter: "monitored" },
+      ["Books: B1 B3", "Chapters: c0 c1 c2 c3 c4 c5 c6 c7 c8 c10", "loose: c3.5"],
+    ],
     ["none / problems only", none, { problemsOnly: true }, ["Books: B3", "Chapters: "]],
-    ["none / reversed", none, { reversed: true }, ["Books: B3 B2 B1", "Chapters: c10 c9 c8 c7 c6 c5 c4 c3 c2 c1 c0", "loose: c3.5"]],
+    [
+      "none / reversed",
+      none,
+      { reversed: true },
+      ["Books: B3 B2 B1", "Chapters: c10 c9 c8 c7 c6 c5 c4 c3 c2 c1 c0", "loose: c3.5"],
+    ],
   ];
   it.each(table)("%s", (_name, view, over, expected) => {
     const m = groupSeriesPage(view, opts(over));
@@ -171,13 +239,25 @@ describe("edge series", () => {
   });
 
   it("a series owned only as books", () => {
-    const m = groupSeriesPage(viewOf({ map: "none", books: [{ number: 1, owned: true }, { number: 2, owned: true }] }), opts());
+    const m = groupSeriesPage(
+      viewOf({
+        map: "none",
+        books: [
+          { number: 1, owned: true },
+          { number: 2, owned: true },
+        ],
+      }),
+      opts(),
+    );
     expect(shape(m)).toEqual(["Books: B1 B2", "Chapters: "]);
     expect(m.status).toBe("all books");
   });
 
   it("a running series only as chapters", () => {
-    const m = groupSeriesPage(viewOf({ map: "none", books: [], chapters: [1, 2, 3], onDisk: [1] }, { status: "running" }), opts({ filter: "missing" }));
+    const m = groupSeriesPage(
+      viewOf({ map: "none", books: [], chapters: [1, 2, 3], onDisk: [1] }, { status: "running" }),
+      opts({ filter: "missing" }),
+    );
     expect(shape(m)).toEqual(["Chapters: c2 c3", "Books: "]);
   });
 
@@ -215,8 +295,19 @@ describe("grouping properties", () => {
     book: fc.option(fc.constantFrom(...pool)),
     owned: fc.boolean(),
     monitored: fc.boolean(),
-    coverage: fc.constantFrom(null, "covered_by_volume" as const, "covered_unmapped" as const, "covered_by_chapters" as const),
-    plan: fc.constantFrom(null, "book on disk" as const, "assemble when its chapters are complete" as const, "in part" as const, "missing" as const),
+    coverage: fc.constantFrom(
+      null,
+      "covered_by_volume" as const,
+      "covered_unmapped" as const,
+      "covered_by_chapters" as const,
+    ),
+    plan: fc.constantFrom(
+      null,
+      "book on disk" as const,
+      "assemble when its chapters are complete" as const,
+      "in part" as const,
+      "missing" as const,
+    ),
     estimatedBook: fc.option(fc.constantFrom(...pool)),
     fileIds: fc.array(fc.nat(50), { maxLength: 2 }),
     duplicateFileIds: fc.array(fc.nat(50), { maxLength: 2 }),

@@ -117,8 +117,7 @@ export interface SeriesPageModel {
   offerMapEditor: boolean;
 }
 
-export const UNMAPPED_NOTICE =
-  "The content of each book is unknown: chapters are kept and no book counts as covered.";
+export const UNMAPPED_NOTICE = "The content of each book is unknown: chapters are kept and no book counts as covered.";
 export const REDUNDANT_NOTE = "Redundant: the whole series completes from chapters.";
 export const LOOSE_TITLE = "Chapters without a book";
 
@@ -152,7 +151,8 @@ function matchesFilter(u: Pick<Unit, "owned" | "coverage" | "monitored">, filter
 function primaryAction(u: Unit, exact: boolean): RowAction | null {
   if (u.owned) return u.fileIds.length > 0 ? act("read", "Read") : null;
   // Assembly needs exact boundaries; the plan only says "assemble" under an exact map anyway.
-  if (u.kind === "book" && u.plan === "assemble when its chapters are complete" && exact) return act("assemble_book", "Assemble book");
+  if (u.kind === "book" && u.plan === "assemble when its chapters are complete" && exact)
+    return act("assemble_book", "Assemble book");
   if (isMissing(u)) return act("search", "Search");
   // Covered by chapters but not assemblable: only exact boundaries can turn it into a book.
   if (u.kind === "book" && u.coverage === "covered_by_chapters") return act("edit_map", "Set boundaries");
@@ -160,9 +160,19 @@ function primaryAction(u: Unit, exact: boolean): RowAction | null {
 }
 
 function menuActions(u: Unit, duplicates: DuplicatesInside | null): RowAction[] {
-  const menu = [u.monitored ? act("unmonitor", "Stop monitoring") : act("monitor", "Monitor"), act("interactive_search", "Interactive search")];
-  if (u.kind === "book" && !u.owned && u.plan === "assemble when its chapters are complete") menu.push(act("search_book_file", "Search the book file"));
-  if (duplicates) menu.push(act("retire_duplicates", `Retire ${duplicates.count} duplicate chapter file${duplicates.count === 1 ? "" : "s"}…`));
+  const menu = [
+    u.monitored ? act("unmonitor", "Stop monitoring") : act("monitor", "Monitor"),
+    act("interactive_search", "Interactive search"),
+  ];
+  if (u.kind === "book" && !u.owned && u.plan === "assemble when its chapters are complete")
+    menu.push(act("search_book_file", "Search the book file"));
+  if (duplicates)
+    menu.push(
+      act(
+        "retire_duplicates",
+        `Retire ${duplicates.count} duplicate chapter file${duplicates.count === 1 ? "" : "s"}…`,
+      ),
+    );
   return menu;
 }
 
@@ -183,7 +193,10 @@ function makeRow(u: Unit, view: UnitsView, duplicates: DuplicatesInside | null =
     fileIds: u.fileIds,
     problems: u.problems,
     problem: isProblem(u),
-    estimateHint: u.kind === "chapter" && u.book === null && u.estimatedBook !== null ? `estimated in book ${u.estimatedBook}, not mapped` : null,
+    estimateHint:
+      u.kind === "chapter" && u.book === null && u.estimatedBook !== null
+        ? `estimated in book ${u.estimatedBook}, not mapped`
+        : null,
     primary: primaryAction(u, exact),
     menu: menuActions(u, duplicates),
   };
@@ -201,7 +214,12 @@ function bookGroup(d: Draft, view: UnitsView): BookGroup {
   if (d.book.owned) {
     // Chapter files the owned book makes redundant, as the coverage index found them (exact map only).
     const ids = d.book.duplicateFileIds;
-    if (ids.length > 0) duplicates = { count: ids.length, fileIds: ids, note: `duplicates inside: ${ids.length} chapter file${ids.length === 1 ? "" : "s"}` };
+    if (ids.length > 0)
+      duplicates = {
+        count: ids.length,
+        fileIds: ids,
+        note: `duplicates inside: ${ids.length} chapter file${ids.length === 1 ? "" : "s"}`,
+      };
   }
   const coverText = d.book.owned
     ? null
@@ -221,7 +239,8 @@ function bookGroup(d: Draft, view: UnitsView): BookGroup {
 
 export function groupSeriesPage(view: UnitsView, options: GroupingOptions): SeriesPageModel {
   const exact = view.map === "exact";
-  const keepRow = (row: PageRow): boolean => matchesFilter(row, options.filter) && (!options.problemsOnly || row.problem);
+  const keepRow = (row: PageRow): boolean =>
+    matchesFilter(row, options.filter) && (!options.problemsOnly || row.problem);
 
   const groups: BookGroup[] = [];
   const sections: FlatSection[] = [];

@@ -34,12 +34,26 @@ describe("parseLabel", () => {
     expect(parseLabel(input)).toBe(expected);
   });
 
-  it.each([["-1"], ["1.2.3"], ["1e3"], ["one"], [""], ["1,5"], [".5"], ["5."], ["+3"], ["0x10"], [-1], [Number.NaN], [Number.POSITIVE_INFINITY], [1e21], [null], [undefined]])(
-    "%j is not a label",
-    (input) => {
-      expect(parseLabel(input as string)).toBeNull();
-    },
-  );
+  it.each([
+    ["-1"],
+    ["1.2.3"],
+    ["1e3"],
+    ["one"],
+    [""],
+    ["1,5"],
+    [".5"],
+    ["5."],
+    ["+3"],
+    ["0x10"],
+    [-1],
+    [Number.NaN],
+    [Number.POSITIVE_INFINITY],
+    [1e21],
+    [null],
+    [undefined],
+  ])("%j is not a label", (input) => {
+    expect(parseLabel(input as string)).toBeNull();
+  });
 
   it("label() throws on what parseLabel refuses", () => {
     expect(() => label("1.2.3")).toThrow(RangeError);
@@ -67,7 +81,9 @@ describe("compareLabels", () => {
   });
 
   it("is a total order consistent with exact decimal value (property)", () => {
-    const decimal = fc.tuple(fc.bigInt({ min: 0n, max: 10n ** 20n }), fc.nat({ max: 9999 })).map(([i, f]) => `${i}.${String(f).padStart(4, "0")}`);
+    const decimal = fc
+      .tuple(fc.bigInt({ min: 0n, max: 10n ** 20n }), fc.nat({ max: 9999 }))
+      .map(([i, f]) => `${i}.${String(f).padStart(4, "0")}`);
     fc.assert(
       fc.property(decimal, decimal, decimal, (x, y, z) => {
         const [a, b, c] = [label(x), label(y), label(z)];

@@ -28,7 +28,10 @@ const tokens = (s: string) =>
     .filter((t) => t !== "");
 
 /** The base language codes a release title marks, in table order; `original` resolves "Raw". */
-export function languageMarkers(releaseTitle: string, opts: { seriesTitle?: string; original?: string | null } = {}): string[] {
+export function languageMarkers(
+  releaseTitle: string,
+  opts: { seriesTitle?: string; original?: string | null } = {},
+): string[] {
   const bracketed = [...releaseTitle.matchAll(/[[({]([^\])}]*)[\])}]/g)].flatMap((m) => tokens(m[1] ?? ""));
   let loose = tokens(releaseTitle);
   const series = opts.seriesTitle ? tokens(opts.seriesTitle) : [];
@@ -36,15 +39,22 @@ export function languageMarkers(releaseTitle: string, opts: { seriesTitle?: stri
   if (series.length > 0 && series.every((t, i) => loose[i] === t)) loose = loose.slice(series.length);
   const found = new Set<string>();
   for (const [code, m] of Object.entries(TABLE)) {
-    if (bracketed.some((t) => m.codes.includes(t) || m.names.includes(t)) || loose.some((t) => m.names.includes(t))) found.add(code);
+    if (bracketed.some((t) => m.codes.includes(t) || m.names.includes(t)) || loose.some((t) => m.names.includes(t)))
+      found.add(code);
   }
   const original = opts.original ? opts.original.toLowerCase().split("-")[0] : "";
   if (original && (loose.includes("raw") || bracketed.includes("raw"))) found.add(original);
-  return Object.keys(TABLE).filter((c) => found.has(c)).concat([...found].filter((c) => !(c in TABLE)));
+  return Object.keys(TABLE)
+    .filter((c) => found.has(c))
+    .concat([...found].filter((c) => !(c in TABLE)));
 }
 
 /** The first of the ordered source languages the title marks, or null. */
-export function markedSourceLanguage(releaseTitle: string, sources: readonly string[], opts: { seriesTitle?: string; original?: string | null } = {}): string | null {
+export function markedSourceLanguage(
+  releaseTitle: string,
+  sources: readonly string[],
+  opts: { seriesTitle?: string; original?: string | null } = {},
+): string | null {
   const marks = languageMarkers(releaseTitle, opts);
   return sources.find((s) => marks.includes(s.toLowerCase().split("-")[0] ?? "")) ?? null;
 }

@@ -68,13 +68,21 @@ export function bookVerdict(book: BookFacts): BookVerdict {
     if (!s) continue;
     if (!s.release) {
       const codes = [...new Set(s.codes)].join(", ");
-      return { ok: false, code: "validation_failed", message: `Page ${page.name} did not pass validation (${codes}); nothing was imported` };
+      return {
+        ok: false,
+        code: "validation_failed",
+        message: `Page ${page.name} did not pass validation (${codes}); nothing was imported`,
+      };
     }
     translated += s.translated;
     echoed += s.echoed;
   }
   if (translated === 0) {
-    return { ok: false, code: "no_text_found", message: "No page had text that OCR could read and the provider translated" };
+    return {
+      ok: false,
+      code: "no_text_found",
+      message: "No page had text that OCR could read and the provider translated",
+    };
   }
   const source = baseLanguage(book.sourceLanguage);
   const target = baseLanguage(book.targetLanguage);
@@ -86,10 +94,18 @@ export function bookVerdict(book: BookFacts): BookVerdict {
   const detectedSource = detected(sourceTexts, source);
   const detectedTarget = detected(targetTexts, target);
   if (detectedSource !== source) {
-    return { ok: false, code: "language_not_confirmed", message: `The OCR text was not confirmed as ${source} (${detectedSource ?? "undetermined"})` };
+    return {
+      ok: false,
+      code: "language_not_confirmed",
+      message: `The OCR text was not confirmed as ${source} (${detectedSource ?? "undetermined"})`,
+    };
   }
   if (detectedTarget !== target) {
-    return { ok: false, code: "language_not_confirmed", message: `The translations were not confirmed as ${target} (${detectedTarget ?? "undetermined"})` };
+    return {
+      ok: false,
+      code: "language_not_confirmed",
+      message: `The translations were not confirmed as ${target} (${detectedTarget ?? "undetermined"})`,
+    };
   }
   return {
     ok: true,

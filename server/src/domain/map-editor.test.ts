@@ -6,14 +6,18 @@ const starts = (spec: Record<string, string>) => Object.entries(spec).map(([volu
 
 describe("entriesFromBookStarts: books before the last", () => {
   it("gives each book [its start, the next start), every whole number included", () => {
-    const result = entriesFromBookStarts(starts({ "1": "1", "2": "5", "3": "9" }), labels("1-3, 6, 9-12"), { lastEnd: "12" });
+    const result = entriesFromBookStarts(starts({ "1": "1", "2": "5", "3": "9" }), labels("1-3, 6, 9-12"), {
+      lastEnd: "12",
+    });
     expect(result.entries).toEqual(mapEntries({ "1": "1-4", "2": "5-8", "3": "9-12" }));
     expect(result.problems).toEqual([]);
     expect(result.warnings).toEqual([]);
   });
 
   it("includes known decimals and chapter zero but never invents decimals", () => {
-    const result = entriesFromBookStarts(starts({ "1": "0", "2": "3.5" }), labels("0, 1, 2, 2.5, 3.5, 4"), { lastEnd: "4" });
+    const result = entriesFromBookStarts(starts({ "1": "0", "2": "3.5" }), labels("0, 1, 2, 2.5, 3.5, 4"), {
+      lastEnd: "4",
+    });
     expect(result.entries).toEqual([
       { volume: "1", chapters: labels("0, 1, 2, 2.5, 3") },
       { volume: "2", chapters: labels("3.5, 4") },
@@ -40,7 +44,10 @@ describe("entriesFromBookStarts: the end of the last book", () => {
   });
 
   it("ends at the last known chapter when a finished work's last book is the edition's last", () => {
-    const result = entriesFromBookStarts(starts({ "1": "1", "2": "11", "3": "21" }), known, { finished: true, bookCount: 3 });
+    const result = entriesFromBookStarts(starts({ "1": "1", "2": "11", "3": "21" }), known, {
+      finished: true,
+      bookCount: 3,
+    });
     expect(result.entries[2]?.chapters).toEqual(labels("21-30, 30.5"));
     expect(result.lastEnd).toEqual({ chapter: "30.5", reason: "finished_last_book" });
   });
@@ -64,9 +71,22 @@ describe("entriesFromBookStarts: the end of the last book", () => {
 
 describe("entriesFromBookStarts: refusals", () => {
   it.each<[string, { volume: string; start: string }[], object, BookStartsProblemCode[]]>([
-    ["starts that do not increase with the volume", starts({ "1": "5", "2": "5" }), { lastEnd: "9" }, ["starts_not_increasing"]],
+    [
+      "starts that do not increase with the volume",
+      starts({ "1": "5", "2": "5" }),
+      { lastEnd: "9" },
+      ["starts_not_increasing"],
+    ],
     ["a later book starting earlier", starts({ "1": "10", "2": "1" }), { lastEnd: "20" }, ["starts_not_increasing"]],
-    ["a volume given twice", [{ volume: "1", start: "1" }, { volume: "01", start: "5" }], { lastEnd: "9" }, ["duplicate_volume"]],
+    [
+      "a volume given twice",
+      [
+        { volume: "1", start: "1" },
+        { volume: "01", start: "5" },
+      ],
+      { lastEnd: "9" },
+      ["duplicate_volume"],
+    ],
     ["an invalid volume", starts({ v1: "1" }), {}, ["invalid_volume"]],
     ["an invalid start", starts({ "1": "one" }), {}, ["invalid_chapter"]],
     ["an invalid end", starts({ "1": "1" }), { lastEnd: "end" }, ["invalid_chapter"]],

@@ -35,7 +35,13 @@ export interface BookStartsOptions {
   bookCount?: number | null;
 }
 
-export type BookStartsProblemCode = "invalid_volume" | "invalid_chapter" | "duplicate_volume" | "starts_not_increasing" | "end_before_start" | "too_many_chapters";
+export type BookStartsProblemCode =
+  | "invalid_volume"
+  | "invalid_chapter"
+  | "duplicate_volume"
+  | "starts_not_increasing"
+  | "end_before_start"
+  | "too_many_chapters";
 
 export interface BookStartsProblem {
   code: BookStartsProblemCode;
@@ -83,9 +89,20 @@ export function entriesFromBookStarts(
   for (const s of starts) {
     const volume = parseLabel(s.volume);
     const start = parseLabel(s.start);
-    if (volume === null) problems.push({ code: "invalid_volume", message: `book ${JSON.stringify(s.volume)} is not an exact number`, volume: s.volume });
-    else if (start === null) problems.push({ code: "invalid_chapter", message: `start ${JSON.stringify(s.start)} of book ${volume} is not an exact number`, volume });
-    else if (seen.has(volume)) problems.push({ code: "duplicate_volume", message: `book ${volume} is listed twice`, volume });
+    if (volume === null)
+      problems.push({
+        code: "invalid_volume",
+        message: `book ${JSON.stringify(s.volume)} is not an exact number`,
+        volume: s.volume,
+      });
+    else if (start === null)
+      problems.push({
+        code: "invalid_chapter",
+        message: `start ${JSON.stringify(s.start)} of book ${volume} is not an exact number`,
+        volume,
+      });
+    else if (seen.has(volume))
+      problems.push({ code: "duplicate_volume", message: `book ${volume} is listed twice`, volume });
     else {
       seen.add(volume);
       rows.push({ volume, start });
@@ -96,7 +113,11 @@ export function entriesFromBookStarts(
     const prev = rows[i - 1];
     const row = rows[i];
     if (prev && row && compareLabels(row.start, prev.start) <= 0) {
-      problems.push({ code: "starts_not_increasing", message: `book ${row.volume} starts at ${row.start}, not after book ${prev.volume} (${prev.start})`, volume: row.volume });
+      problems.push({
+        code: "starts_not_increasing",
+        message: `book ${row.volume} starts at ${row.start}, not after book ${prev.volume} (${prev.start})`,
+        volume: row.volume,
+      });
     }
   }
   const known = canonicalLabels(knownChapters);
@@ -104,10 +125,25 @@ export function entriesFromBookStarts(
   let lastEnd: BookStartsResult["lastEnd"] = { chapter: null, reason: "unknown" };
   if (options.lastEnd !== undefined && options.lastEnd !== null) {
     const end = parseLabel(options.lastEnd);
-    if (end === null) problems.push({ code: "invalid_chapter", message: `end ${JSON.stringify(options.lastEnd)} is not an exact number` });
-    else if (last && compareLabels(end, last.start) < 0) problems.push({ code: "end_before_start", message: `the last book ends at ${end}, before its start ${last.start}`, volume: last.volume });
+    if (end === null)
+      problems.push({
+        code: "invalid_chapter",
+        message: `end ${JSON.stringify(options.lastEnd)} is not an exact number`,
+      });
+    else if (last && compareLabels(end, last.start) < 0)
+      problems.push({
+        code: "end_before_start",
+        message: `the last book ends at ${end}, before its start ${last.start}`,
+        volume: last.volume,
+      });
     else lastEnd = { chapter: end, reason: "given" };
-  } else if (last && options.finished && options.bookCount != null && Number.isInteger(options.bookCount) && options.bookCount > 0) {
+  } else if (
+    last &&
+    options.finished &&
+    options.bookCount != null &&
+    Number.isInteger(options.bookCount) &&
+    options.bookCount > 0
+  ) {
     const top = known[known.length - 1];
     if (last.volume === wholeLabel(options.bookCount) && top !== undefined && compareLabels(top, last.start) >= 0) {
       lastEnd = { chapter: top, reason: "finished_last_book" };
@@ -128,24 +164,39 @@ export function entriesFromBookStarts(
       continue;
     }
     const inside = (c: Label): boolean =>
-      compareLabels(c, row.start) >= 0 && (next !== null ? compareLabels(c, next) < 0 : end !== null && compareLabels(c, end) <= 0);
+      compareLabels(c, row.start) >= 0 &&
+      (next !== null ? compareLabels(c, next) < 0 : end !== null && compareLabels(c, end) <= 0);
     const wholes = wholeNumbers(row.start, next, end ?? row.start, budget);
     if (wholes === null) {
-      problems.push({ code: "too_many_chapters", message: `at most ${MAX_MAP_CHAPTERS} chapters can be mapped`, volume: row.volume });
+      problems.push({
+        code: "too_many_chapters",
+        message: `at most ${MAX_MAP_CHAPTERS} chapters can be mapped`,
+        volume: row.volume,
+      });
       return fail();
     }
     const set = new Set<Label>([row.start, ...wholes, ...known.filter(inside)]);
     if (end !== null) set.add(end);
     budget -= set.size;
     if (budget < 0) {
-      problems.push({ code: "too_many_chapters", message: `at most ${MAX_MAP_CHAPTERS} chapters can be mapped`, volume: row.volume });
+      problems.push({
+        code: "too_many_chapters",
+        message: `at most ${MAX_MAP_CHAPTERS} chapters can be mapped`,
+        volume: row.volume,
+      });
       return fail();
     }
     entries.push({ volume: row.volume, chapters: sortLabels([...set]) });
   }
   const warnings: BookStartsResult["warnings"] =
     last && lastEnd.chapter === null
-      ? [{ code: "last_book_end_unknown", message: `the end of book ${last.volume} is not implied: give its last chapter`, volume: last.volume }]
+      ? [
+          {
+            code: "last_book_end_unknown",
+            message: `the end of book ${last.volume} is not implied: give its last chapter`,
+            volume: last.volume,
+          },
+        ]
       : [];
   return { entries, problems, warnings, lastEnd };
 }

@@ -10,7 +10,13 @@ describe("previewMapChange (PUT/DELETE …/chapter-map?dry_run=true)", () => {
 
   it("shows chapters becoming covered and files becoming duplicates when a map is saved", () => {
     const preview = previewMapChange(snapshot(base), mapEntries({ "1": "1-3", "2": "4-6" }));
-    expect(preview).toMatchObject({ revision: 0, mapBefore: "none", mapAfter: "exact", becomeDuplicateFileIds: [file2.id], stopDuplicateFileIds: [] });
+    expect(preview).toMatchObject({
+      revision: 0,
+      mapBefore: "none",
+      mapAfter: "exact",
+      becomeDuplicateFileIds: [file2.id],
+      stopDuplicateFileIds: [],
+    });
     const two = preview.chapters.find((c) => c.number === "2");
     expect(two).toEqual({
       number: "2",
@@ -22,14 +28,24 @@ describe("previewMapChange (PUT/DELETE …/chapter-map?dry_run=true)", () => {
     const four = preview.chapters.find((c) => c.number === "4");
     expect(four?.after).toEqual({ coverage: null, book: "2", wanted: true });
     const b1 = preview.books.find((b) => b.number === "1");
-    expect(b1).toMatchObject({ before: { coversChapters: false, chapters: null }, after: { coversChapters: true, chapters: ["1", "2", "3"] }, becomeDuplicates: [file2.id] });
+    expect(b1).toMatchObject({
+      before: { coversChapters: false, chapters: null },
+      after: { coversChapters: true, chapters: ["1", "2", "3"] },
+      becomeDuplicates: [file2.id],
+    });
   });
 
   it("shows duplicates disappearing when the map is removed ([] or null)", () => {
     const spec = { ...base, operator: { "1": "1-3", "2": "4-6" } };
     for (const entries of [[], null]) {
       const preview = previewMapChange(snapshot(spec), entries);
-      expect(preview).toMatchObject({ revision: 1, mapBefore: "exact", mapAfter: "none", becomeDuplicateFileIds: [], stopDuplicateFileIds: [file2.id] });
+      expect(preview).toMatchObject({
+        revision: 1,
+        mapBefore: "exact",
+        mapAfter: "none",
+        becomeDuplicateFileIds: [],
+        stopDuplicateFileIds: [file2.id],
+      });
       expect(preview.chapters.find((c) => c.number === "2")?.stopDuplicates).toEqual([file2.id]);
     }
   });

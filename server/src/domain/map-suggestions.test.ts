@@ -10,7 +10,13 @@ describe("catalogueSuggestions", () => {
     const catalogue = mapSource("catalogue", { "1": "1-3" }, { name: "catalogue:mu", revision: 4 });
     const official = mapSource("official", { "1": "1-3" }, { name: "official:plus" });
     const out = catalogueSuggestions(
-      [mapSource("operator", {}), mapSource("reading", { "2": "4-6" }), mapSource("estimate", { "3": "7" }), catalogue, official],
+      [
+        mapSource("operator", {}),
+        mapSource("reading", { "2": "4-6" }),
+        mapSource("estimate", { "3": "7" }),
+        catalogue,
+        official,
+      ],
       [],
     );
     expect(out.map((s) => [s.sourceId, s.name, s.kind, s.revision])).toEqual([
@@ -29,12 +35,19 @@ describe("catalogueSuggestions", () => {
 
   it("flags a contradiction inside one catalogue and keeps it out of the adoptable claims (rule 4)", () => {
     const [s] = catalogueSuggestions([mapSource("catalogue", { "7": "70-74", "8": "74-78" })], []);
-    expect(s?.entries[0]).toMatchObject({ volume: "7", conflicts: [{ chapter: "74", volumes: ["7", "8"], scope: "source" }], adoptable: ["70", "71", "72", "73"] });
+    expect(s?.entries[0]).toMatchObject({
+      volume: "7",
+      conflicts: [{ chapter: "74", volumes: ["7", "8"], scope: "source" }],
+      adoptable: ["70", "71", "72", "73"],
+    });
     expect(s?.entries[1]?.adoptable).toEqual(["75", "76", "77", "78"]);
   });
 
   it("flags catalogues that disagree, without blocking the operator's choice of one", () => {
-    const [a, b] = catalogueSuggestions([mapSource("catalogue", { "1": "1-5" }), mapSource("official", { "1": "1-4", "2": "5-8" })], []);
+    const [a, b] = catalogueSuggestions(
+      [mapSource("catalogue", { "1": "1-5" }), mapSource("official", { "1": "1-4", "2": "5-8" })],
+      [],
+    );
     expect(a?.entries[0]?.conflicts).toEqual([{ chapter: "5", volumes: ["1", "2"], scope: "catalogues" }]);
     expect(a?.entries[0]?.adoptable).toEqual(["1", "2", "3", "4", "5"]);
     expect(b?.entries[1]?.conflicts).toEqual([{ chapter: "5", volumes: ["1", "2"], scope: "catalogues" }]);
@@ -42,7 +55,11 @@ describe("catalogueSuggestions", () => {
 
   it("flags and blocks a claim the operator places in another book", () => {
     const [s] = catalogueSuggestions([mapSource("catalogue", { "2": "10-12" })], entries({ "1": "1-10" }));
-    expect(s?.entries[0]).toMatchObject({ status: "open", conflicts: [{ chapter: "10", volumes: ["1", "2"], scope: "operator" }], adoptable: ["11", "12"] });
+    expect(s?.entries[0]).toMatchObject({
+      status: "open",
+      conflicts: [{ chapter: "10", volumes: ["1", "2"], scope: "operator" }],
+      adoptable: ["11", "12"],
+    });
   });
 
   it.each([
@@ -103,7 +120,9 @@ describe("adoptSuggestion", () => {
     const [s] = catalogueSuggestions([catalogue], operator);
     const result = adoptSuggestion(operator, catalogue.entries);
     for (const e of s?.entries ?? []) {
-      const adopted = result.adopted.includes(e.volume) ? result.entries.find((x) => x.volume === e.volume)?.chapters : [];
+      const adopted = result.adopted.includes(e.volume)
+        ? result.entries.find((x) => x.volume === e.volume)?.chapters
+        : [];
       expect(adopted).toEqual(e.adoptable);
     }
   });

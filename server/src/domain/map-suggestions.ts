@@ -112,7 +112,8 @@ export function catalogueSuggestions(
           blocked.add(c);
         }
         const across = allClaims.get(c) ?? new Set<Label>();
-        if (across.size > inSource.size) conflicts.push({ chapter: c, volumes: sortLabels([...across]), scope: "catalogues" });
+        if (across.size > inSource.size)
+          conflicts.push({ chapter: c, volumes: sortLabels([...across]), scope: "catalogues" });
         const byOperator = [...(operatorClaims.get(c) ?? [])].filter((v) => v !== volume);
         if (byOperator.length > 0) {
           conflicts.push({ chapter: c, volumes: sortLabels([volume, ...byOperator]), scope: "operator" });
@@ -175,7 +176,8 @@ export function adoptSuggestion(
     }
     const kept: Label[] = [];
     for (const c of chapters) {
-      if ((suggestionClaims.get(c)?.size ?? 0) > 1) droppedClaims.push({ chapter: c, volume, reason: "conflict_in_suggestion" });
+      if ((suggestionClaims.get(c)?.size ?? 0) > 1)
+        droppedClaims.push({ chapter: c, volume, reason: "conflict_in_suggestion" });
       else if (operatorClaims.has(c)) droppedClaims.push({ chapter: c, volume, reason: "claimed_by_operator" });
       else kept.push(c);
     }

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { Label } from "./labels.ts";
-import { MAX_MAP_BOOKS, MAX_MAP_CHAPTERS, operationalMap, parseOperatorEntries, validateOperatorEntries, type MapProblemCode } from "./map-trust.ts";
+import {
+  MAX_MAP_BOOKS,
+  MAX_MAP_CHAPTERS,
+  operationalMap,
+  parseOperatorEntries,
+  validateOperatorEntries,
+  type MapProblemCode,
+} from "./map-trust.ts";
 import { labels, mapEntry, mapSource } from "./test-fixtures.ts";
 import type { MapSourceFacts, OperationalMap } from "./types.ts";
 
@@ -24,12 +31,15 @@ describe("operationalMap: which sources are operational (rule 1)", () => {
     expect(map.revision).toBe(0);
   });
 
-  it.each(["catalogue", "official", "estimate"] as const)("never uses a %s source, even a dense ordered one", (kind) => {
-    const map = operationalMap([mapSource(kind, { "1": "1-10", "2": "11-20" })], owned("1-20"));
-    expect(map.state).toBe("none");
-    expect(map.books.size).toBe(0);
-    expect(map.chapterToBook.size).toBe(0);
-  });
+  it.each(["catalogue", "official", "estimate"] as const)(
+    "never uses a %s source, even a dense ordered one",
+    (kind) => {
+      const map = operationalMap([mapSource(kind, { "1": "1-10", "2": "11-20" })], owned("1-20"));
+      expect(map.state).toBe("none");
+      expect(map.books.size).toBe(0);
+      expect(map.chapterToBook.size).toBe(0);
+    },
+  );
 
   it.each(["operator", "reading"] as const)("uses a %s source", (kind) => {
     const map = operationalMap([mapSource(kind, { "1": "1-3", "2": "4-5" })], owned("1-5"));
@@ -39,7 +49,11 @@ describe("operationalMap: which sources are operational (rule 1)", () => {
 
   it("keeps catalogue claims out while the operator maps other books", () => {
     const map = operationalMap(
-      [mapSource("operator", { "1": "1-3" }), mapSource("catalogue", { "1": "1-4", "2": "5-8" }), mapSource("estimate", { "2": "4-8" })],
+      [
+        mapSource("operator", { "1": "1-3" }),
+        mapSource("catalogue", { "1": "1-4", "2": "5-8" }),
+        mapSource("estimate", { "2": "4-8" }),
+      ],
       [],
     );
     expect(summary(map).books).toEqual({ "1": "1,2,3" });
@@ -61,7 +75,13 @@ describe("operationalMap: chapter zero, decimals and canonical labels (rule 7)",
   });
 
   it("re-canonicalises stored labels and ignores text that is not a label", () => {
-    const source: MapSourceFacts = { id: 1, kind: "operator", name: "operator", revision: 1, entries: [{ volume: "01" as Label, chapters: ["010", "10.50", "x", "11"] as Label[] }] };
+    const source: MapSourceFacts = {
+      id: 1,
+      kind: "operator",
+      name: "operator",
+      revision: 1,
+      entries: [{ volume: "01" as Label, chapters: ["010", "10.50", "x", "11"] as Label[] }],
+    };
     const map = operationalMap([source], []);
     expect(summary(map).books).toEqual({ "1": "10,10.5,11" });
   });
@@ -102,7 +122,10 @@ describe("operationalMap: operator and reading combined (operator first)", () =>
   });
 
   it("keeps readings of books the operator does not describe", () => {
-    const map = operationalMap([mapSource("operator", { "1": "1-3" }), mapSource("reading", { "2": "4-6", "3": "" })], []);
+    const map = operationalMap(
+      [mapSource("operator", { "1": "1-3" }), mapSource("reading", { "2": "4-6", "3": "" })],
+      [],
+    );
     expect(summary(map)).toMatchObject({ books: { "1": "1,2,3", "2": "4,5,6" }, unknown: ["3"] });
   });
 
@@ -166,7 +189,11 @@ describe("validateOperatorEntries", () => {
     ["a volume given twice (canonically)", [raw("3", ["1"]), raw("03", ["2"])], ["duplicate_volume"]],
     ["a chapter repeated in one book (canonically)", [raw("1", ["10.5", "10.50"])], ["duplicate_chapter"]],
     ["a chapter in two books", [raw("1", ["1", "2"]), raw("2", ["2", "3"])], ["chapter_in_two_volumes"]],
-    ["several problems at once", [raw("x", []), raw("1", ["a", "1"]), raw("2", ["1"])], ["invalid_volume", "invalid_chapter", "chapter_in_two_volumes"]],
+    [
+      "several problems at once",
+      [raw("x", []), raw("1", ["a", "1"]), raw("2", ["1"])],
+      ["invalid_volume", "invalid_chapter", "chapter_in_two_volumes"],
+    ],
   ])("%s", (_name, entries, codes) => {
     expect(validateOperatorEntries(entries).map((p) => p.code)).toEqual(codes);
   });

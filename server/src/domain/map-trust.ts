@@ -29,7 +29,13 @@ import type { MapEntryFacts, MapSourceFacts, MapSourceKind, MapState, Operationa
 // The rest of the map rules, re-exported so callers find every map-trust rule here.
 export { MAX_MAP_BOOKS, MAX_MAP_CHAPTERS, canonicalLabels, sameLabelSet } from "./map-labels.ts";
 export { adoptSuggestion, catalogueSuggestions, isSuggestionKind } from "./map-suggestions.ts";
-export type { AdoptionResult, CatalogueSuggestion, SuggestionConflict, SuggestionEntry, SuggestionStatus } from "./map-suggestions.ts";
+export type {
+  AdoptionResult,
+  CatalogueSuggestion,
+  SuggestionConflict,
+  SuggestionEntry,
+  SuggestionStatus,
+} from "./map-suggestions.ts";
 export { bookStartsOf, entriesFromBookStarts } from "./map-editor.ts";
 export type { BookStart, BookStartsOptions, BookStartsResult } from "./map-editor.ts";
 
@@ -206,7 +212,11 @@ export function parseOperatorEntries(input: readonly RawMapEntry[]): ParsedOpera
   for (const entry of input) {
     const volume = parseLabel(entry.volume);
     if (volume === null) {
-      problems.push({ code: "invalid_volume", message: `book ${JSON.stringify(entry.volume)} is not an exact number`, volume: entry.volume });
+      problems.push({
+        code: "invalid_volume",
+        message: `book ${JSON.stringify(entry.volume)} is not an exact number`,
+        volume: entry.volume,
+      });
       continue;
     }
     if (byVolume.has(volume)) {
@@ -218,11 +228,21 @@ export function parseOperatorEntries(input: readonly RawMapEntry[]): ParsedOpera
     for (const raw of entry.chapters) {
       const c = parseLabel(raw);
       if (c === null) {
-        problems.push({ code: "invalid_chapter", message: `chapter ${JSON.stringify(raw)} of book ${volume} is not an exact number`, volume, chapter: raw });
+        problems.push({
+          code: "invalid_chapter",
+          message: `chapter ${JSON.stringify(raw)} of book ${volume} is not an exact number`,
+          volume,
+          chapter: raw,
+        });
         continue;
       }
       if (seen.has(c)) {
-        problems.push({ code: "duplicate_chapter", message: `chapter ${c} is listed twice in book ${volume}`, volume, chapter: c });
+        problems.push({
+          code: "duplicate_chapter",
+          message: `chapter ${c} is listed twice in book ${volume}`,
+          volume,
+          chapter: c,
+        });
         continue;
       }
       seen.add(c);

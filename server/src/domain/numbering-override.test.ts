@@ -1,10 +1,22 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Label } from "./labels.ts";
-import { applyNumberingOverrides, isWithdrawal, observedKey, parseCorrection, type NumberingOverrideRule, type SourceNumbering } from "./numbering-override.ts";
+import {
+  applyNumberingOverrides,
+  isWithdrawal,
+  observedKey,
+  parseCorrection,
+  type NumberingOverrideRule,
+  type SourceNumbering,
+} from "./numbering-override.ts";
 import { chapterLabel, volumeLabel } from "./test-arbitraries.ts";
 
-const ch = (externalId: string, number: string | null, volume: string | null = null, part: number | null = null): SourceNumbering => ({
+const ch = (
+  externalId: string,
+  number: string | null,
+  volume: string | null = null,
+  part: number | null = null,
+): SourceNumbering => ({
   externalId,
   number: number as Label | null,
   volume: volume as Label | null,
@@ -13,7 +25,10 @@ const ch = (externalId: string, number: string | null, volume: string | null = n
 
 describe("applyNumberingOverrides", () => {
   it("applies a correction while the source still shows the observed number", () => {
-    const r = applyNumberingOverrides([ch("a", "12"), ch("b", "13")], [{ externalId: "b", observedNumber: "13", correction: { chapter: "12" as Label, part: 2 } }]);
+    const r = applyNumberingOverrides(
+      [ch("a", "12"), ch("b", "13")],
+      [{ externalId: "b", observedNumber: "13", correction: { chapter: "12" as Label, part: 2 } }],
+    );
     expect(r.chapters).toEqual([
       { ...ch("a", "12"), overridden: false },
       { ...ch("b", "12", null, 2), overridden: true },
@@ -23,13 +38,22 @@ describe("applyNumberingOverrides", () => {
   });
 
   it("compares observed numbers as labels: 10.50 is 10.5, 10.05 is not", () => {
-    const o = (observedNumber: string): NumberingOverrideRule => ({ externalId: "x", observedNumber, correction: { chapter: "11" as Label } });
+    const o = (observedNumber: string): NumberingOverrideRule => ({
+      externalId: "x",
+      observedNumber,
+      correction: { chapter: "11" as Label },
+    });
     expect(applyNumberingOverrides([ch("x", "10.5")], [o("10.50")]).applied).toEqual(["x"]);
-    expect(applyNumberingOverrides([ch("x", "10.5")], [o("10.05")]).invalidated).toEqual([{ externalId: "x", observedNumber: "10.05", sourceNumber: "10.5" }]);
+    expect(applyNumberingOverrides([ch("x", "10.5")], [o("10.05")]).invalidated).toEqual([
+      { externalId: "x", observedNumber: "10.05", sourceNumber: "10.5" },
+    ]);
   });
 
   it("invalidates (ignores and reports) an override when the source renumbered the release", () => {
-    const r = applyNumberingOverrides([ch("a", "14")], [{ externalId: "a", observedNumber: "13", correction: { chapter: "12" as Label } }]);
+    const r = applyNumberingOverrides(
+      [ch("a", "14")],
+      [{ externalId: "a", observedNumber: "13", correction: { chapter: "12" as Label } }],
+    );
     expect(r.chapters[0]).toEqual({ ...ch("a", "14"), overridden: false });
     expect(r.invalidated).toEqual([{ externalId: "a", observedNumber: "13", sourceNumber: "14" }]);
   });
@@ -43,17 +67,26 @@ describe("applyNumberingOverrides", () => {
   });
 
   it("replaces only the fields named; chapter null unnumbers the release", () => {
-    const r = applyNumberingOverrides([ch("a", "13", "2", 1)], [{ externalId: "a", observedNumber: "13", correction: { chapter: null } }]);
+    const r = applyNumberingOverrides(
+      [ch("a", "13", "2", 1)],
+      [{ externalId: "a", observedNumber: "13", correction: { chapter: null } }],
+    );
     expect(r.chapters[0]).toEqual({ ...ch("a", null, "2", 1), overridden: true });
-    const v = applyNumberingOverrides([ch("a", "13", "2", 1)], [{ externalId: "a", observedNumber: "13", correction: { volume: "3" as Label } }]);
+    const v = applyNumberingOverrides(
+      [ch("a", "13", "2", 1)],
+      [{ externalId: "a", observedNumber: "13", correction: { volume: "3" as Label } }],
+    );
     expect(v.chapters[0]).toEqual({ ...ch("a", "13", "3", 1), overridden: true });
   });
 
   it("reports overrides whose release is no longer listed, and ignores withdrawn ones", () => {
-    const r = applyNumberingOverrides([ch("a", "1")], [
-      { externalId: "gone", observedNumber: "5", correction: { chapter: "6" as Label } },
-      { externalId: "a", observedNumber: "1", correction: {} },
-    ]);
+    const r = applyNumberingOverrides(
+      [ch("a", "1")],
+      [
+        { externalId: "gone", observedNumber: "5", correction: { chapter: "6" as Label } },
+        { externalId: "a", observedNumber: "1", correction: {} },
+      ],
+    );
     expect(r.unmatched).toEqual(["gone"]);
     expect(r.applied).toEqual([]);
     expect(isWithdrawal({})).toBe(true);
@@ -77,14 +110,26 @@ describe("parseCorrection", () => {
 
 const numberArb = fc.option(chapterLabel, { nil: null });
 const chaptersArb = fc.uniqueArray(
-  fc.record({ externalId: fc.constantFrom("a", "b", "c", "d", "e", "f"), number: numberArb, volume: fc.option(volumeLabel, { nil: null }), part: fc.option(fc.integer({ min: 1, max: 3 }), { nil: null }) }),
+  fc.record({
+    externalId: fc.constantFrom("a", "b", "c", "d", "e", "f"),
+    number: numberArb,
+    volume: fc.option(volumeLabel, { nil: null }),
+    part: fc.option(fc.integer({ min: 1, max: 3 }), { nil: null }),
+  }),
   { selector: (c) => c.externalId, maxLength: 6 },
 );
 const overridesArb = fc.uniqueArray(
   fc.record({
     externalId: fc.constantFrom("a", "b", "c", "d", "e", "f", "g"),
     observedNumber: numberArb.map((n) => observedKey(n)),
-    correction: fc.record({ chapter: numberArb, volume: fc.option(volumeLabel, { nil: null }), part: fc.option(fc.integer({ min: 1, max: 3 }), { nil: null }) }, { requiredKeys: [] }),
+    correction: fc.record(
+      {
+        chapter: numberArb,
+        volume: fc.option(volumeLabel, { nil: null }),
+        part: fc.option(fc.integer({ min: 1, max: 3 }), { nil: null }),
+      },
+      { requiredKeys: [] },
+    ),
   }),
   { selector: (o) => o.externalId, maxLength: 7 },
 );
@@ -127,7 +172,10 @@ describe("numbering override properties", () => {
         expect(applyNumberingOverrides(chapters, []).chapters.every((c) => !c.overridden)).toBe(true);
         const first = applyNumberingOverrides(chapters, overrides);
         // The source shifts every number by a step that no label universe value equals after the shift.
-        const renumbered = chapters.map((c) => ({ ...c, number: (c.number === null ? "999" : `${c.number}1`.replace(/^(\d+)1$/, "$1.1")) as Label }));
+        const renumbered = chapters.map((c) => ({
+          ...c,
+          number: (c.number === null ? "999" : `${c.number}1`.replace(/^(\d+)1$/, "$1.1")) as Label,
+        }));
         const second = applyNumberingOverrides(renumbered, overrides);
         expect(second.applied.filter((id) => first.applied.includes(id))).toEqual([]);
       }),

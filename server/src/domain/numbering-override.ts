@@ -95,7 +95,10 @@ export function parseCorrection(raw: unknown): CorrectionParse {
 }
 
 /** Applies the overrides of one source mapping to the chapters that source lists. */
-export function applyNumberingOverrides<T extends SourceNumbering>(chapters: readonly T[], overrides: readonly NumberingOverrideRule[]): OverrideResult<T> {
+export function applyNumberingOverrides<T extends SourceNumbering>(
+  chapters: readonly T[],
+  overrides: readonly NumberingOverrideRule[],
+): OverrideResult<T> {
   const byId = new Map<string, NumberingOverrideRule>();
   for (const o of overrides) if (!isWithdrawal(o.correction)) byId.set(o.externalId, o);
   const applied: string[] = [];

@@ -44,16 +44,23 @@ describe("debianPackageOf", () => {
 
   it("every known model maps to a Debian-style package name", () => {
     fc.assert(
-      fc.property(fc.constantFrom("ja", "ko", "zh", "zh-Hant", "fr", "de", "es", "it", "pt", "ru", "en", "nl", "pl", "el"), (lang) => {
-        for (const m of ocrModels(lang)) expect(debianPackageOf(m)).toMatch(/^tesseract-ocr-[a-z]+(-[a-z]+)*$/);
-      }),
+      fc.property(
+        fc.constantFrom("ja", "ko", "zh", "zh-Hant", "fr", "de", "es", "it", "pt", "ru", "en", "nl", "pl", "el"),
+        (lang) => {
+          for (const m of ocrModels(lang)) expect(debianPackageOf(m)).toMatch(/^tesseract-ocr-[a-z]+(-[a-z]+)*$/);
+        },
+      ),
     );
   });
 });
 
 describe("missingModelMessage", () => {
   it("names the package, the model and what it reads", () => {
-    expect(missingModelMessage("jpn_vert", "ja")).toBe("Install the Debian package tesseract-ocr-jpn-vert (OCR model jpn_vert for Japanese vertical text)");
-    expect(missingModelMessage("kor", "ko")).toBe("Install the Debian package tesseract-ocr-kor (OCR model kor for Korean text)");
+    expect(missingModelMessage("jpn_vert", "ja")).toBe(
+      "Install the Debian package tesseract-ocr-jpn-vert (OCR model jpn_vert for Japanese vertical text)",
+    );
+    expect(missingModelMessage("kor", "ko")).toBe(
+      "Install the Debian package tesseract-ocr-kor (OCR model kor for Korean text)",
+    );
   });
 });

@@ -16,7 +16,12 @@ export interface OcrLanguagePlan {
   scripts: readonly Script[];
 }
 
-const plan = (name: string, horizontal: string, scripts: Script[], vertical: string | null = null): OcrLanguagePlan => ({ name, horizontal, vertical, scripts });
+const plan = (
+  name: string,
+  horizontal: string,
+  scripts: Script[],
+  vertical: string | null = null,
+): OcrLanguagePlan => ({ name, horizontal, vertical, scripts });
 const LATIN: Script[] = ["latin"];
 
 const BY_CODE: Readonly<Record<string, OcrLanguagePlan>> = {
@@ -43,10 +48,38 @@ const BY_CODE: Readonly<Record<string, OcrLanguagePlan>> = {
 
 /** ISO 639-3 (and 639-2/B) codes and regional Chinese variants → the keys above. */
 const ALIASES: Readonly<Record<string, string>> = {
-  jpn: "ja", kor: "ko", zho: "zh", chi: "zh", "zh-hans": "zh", "zh-cn": "zh", "zh-sg": "zh",
-  "zh-tw": "zh-hant", "zh-hk": "zh-hant", "zh-mo": "zh-hant", "zh-hant-tw": "zh-hant", "zh-hant-hk": "zh-hant",
-  eng: "en", fra: "fr", fre: "fr", deu: "de", ger: "de", spa: "es", ita: "it", por: "pt", "pt-br": "pt",
-  nld: "nl", dut: "nl", pol: "pl", ind: "id", vie: "vi", tur: "tr", swe: "sv", rus: "ru", ukr: "uk", ell: "el", gre: "el",
+  jpn: "ja",
+  kor: "ko",
+  zho: "zh",
+  chi: "zh",
+  "zh-hans": "zh",
+  "zh-cn": "zh",
+  "zh-sg": "zh",
+  "zh-tw": "zh-hant",
+  "zh-hk": "zh-hant",
+  "zh-mo": "zh-hant",
+  "zh-hant-tw": "zh-hant",
+  "zh-hant-hk": "zh-hant",
+  eng: "en",
+  fra: "fr",
+  fre: "fr",
+  deu: "de",
+  ger: "de",
+  spa: "es",
+  ita: "it",
+  por: "pt",
+  "pt-br": "pt",
+  nld: "nl",
+  dut: "nl",
+  pol: "pl",
+  ind: "id",
+  vie: "vi",
+  tur: "tr",
+  swe: "sv",
+  rus: "ru",
+  ukr: "uk",
+  ell: "el",
+  gre: "el",
 };
 
 /** The plan for a language code, or null when no tesseract model is known for it. */

@@ -44,42 +44,81 @@ describe("seriesOverview", () => {
 
   it("no gaps when every monitored unit is owned or covered; completion is the view's status", () => {
     const view = unitsView(
-      [unit("book", 1, { owned: true, fileIds: [5] }), unit("chapter", 1, { book: "1", coverage: "covered_by_volume" }), unit("book", 2, { monitored: false })],
+      [
+        unit("book", 1, { owned: true, fileIds: [5] }),
+        unit("chapter", 1, { book: "1", coverage: "covered_by_volume" }),
+        unit("book", 2, { monitored: false }),
+      ],
       { status: "all books" },
     );
-    expect(seriesOverview(view)).toMatchObject({ hasGaps: false, missingBooks: 0, missingChapters: 0, completion: "all books" });
+    expect(seriesOverview(view)).toMatchObject({
+      hasGaps: false,
+      missingBooks: 0,
+      missingChapters: 0,
+      completion: "all books",
+    });
   });
 
   it("cover: the first owned book in reading order, else the first owned main chapter, else an owned extra", () => {
     const chaptersFirst = (units: Parameters<typeof unitsView>[0]) => unitsView(units, { form: "chapters" });
     // Books first even in a chapters-form series whose chapters come first in reading order.
-    expect(seriesOverview(chaptersFirst([unit("chapter", 1, { owned: true, fileIds: [1] }), unit("book", 1), unit("book", 2, { owned: true, fileIds: [7, 8] })])).coverFileId).toBe(7);
-    expect(seriesOverview(chaptersFirst([unit("chapter", "0.5", { extra: true, owned: true, fileIds: [3] }), unit("chapter", 2, { owned: true, fileIds: [4] })])).coverFileId).toBe(4);
-    expect(seriesOverview(chaptersFirst([unit("chapter", "0.5", { extra: true, owned: true, fileIds: [3] })])).coverFileId).toBe(3);
+    expect(
+      seriesOverview(
+        chaptersFirst([
+          unit("chapter", 1, { owned: true, fileIds: [1] }),
+          unit("book", 1),
+          unit("book", 2, { owned: true, fileIds: [7, 8] }),
+        ]),
+      ).coverFileId,
+    ).toBe(7);
+    expect(
+      seriesOverview(
+        chaptersFirst([
+          unit("chapter", "0.5", { extra: true, owned: true, fileIds: [3] }),
+          unit("chapter", 2, { owned: true, fileIds: [4] }),
+        ]),
+      ).coverFileId,
+    ).toBe(4);
+    expect(
+      seriesOverview(chaptersFirst([unit("chapter", "0.5", { extra: true, owned: true, fileIds: [3] })])).coverFileId,
+    ).toBe(3);
     // An unowned unit's files are no cover (there are none), nor is an empty series.
     expect(seriesOverview(unitsView([unit("book", 1), unit("chapter", 1)])).coverFileId).toBeNull();
     expect(seriesOverview(unitsView([]))).toEqual({
-      coverFileId: null, completion: null, books: 0, booksOwned: 0, chapters: 0, chaptersOwned: 0, missingBooks: 0, missingChapters: 0, hasGaps: false,
+      coverFileId: null,
+      completion: null,
+      books: 0,
+      booksOwned: 0,
+      chapters: 0,
+      chaptersOwned: 0,
+      missingBooks: 0,
+      missingChapters: 0,
+      hasGaps: false,
     });
   });
 });
 
 describe("seriesOverview properties", () => {
-  const viewOf = (snap: Parameters<typeof buildUnitsView>[0]): UnitsView => buildUnitsView(snap, buildCoverageIndex(snap, { form: seriesForm(snap.series) }));
+  const viewOf = (snap: Parameters<typeof buildUnitsView>[0]): UnitsView =>
+    buildUnitsView(snap, buildCoverageIndex(snap, { form: seriesForm(snap.series) }));
 
   it("an estimate never changes anything: estimatedBook values do not matter", () => {
     fc.assert(
-      fc.property(snapshotArb, fc.array(fc.option(fc.integer({ min: 0, max: 9 }), { nil: null }), { minLength: 1, maxLength: 50 }), (snap, estimates) => {
-        const view = viewOf(snap);
-        const reEstimated: UnitsView = {
-          ...view,
-          units: view.units.map((u, i) => {
-            const e = estimates[i % estimates.length];
-            return { ...u, estimatedBook: e === null || e === undefined ? null : label(e) };
-          }),
-        };
-        expect(seriesOverview(reEstimated)).toEqual(seriesOverview(view));
-      }),
+      fc.property(
+        snapshotArb,
+        fc.array(fc.option(fc.integer({ min: 0, max: 9 }), { nil: null }), { minLength: 1, maxLength: 50 }),
+        (snap, estimates) => {
+          const view = viewOf(snap);
+          const reEstimated: UnitsView = {
+            ...view,
+            units: view.units.map((u, i) => {
+              const e = estimates[i % estimates.length];
+              return { ...u, estimatedBook: e === null || e === undefined ? null : label(e) };
+            }),
+          };
+          expect(seriesOverview(reEstimated)).toEqual(seriesOverview(view));
+        },
+      ),
       { numRuns: 300 },
     );
   });

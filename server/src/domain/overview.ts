@@ -35,11 +35,19 @@ export interface SeriesOverview {
 }
 
 /** Monitored, not on disk, covered by nothing. */
-export const isMissingUnit = (u: Pick<Unit, "monitored" | "owned" | "coverage">): boolean => u.monitored && !u.owned && u.coverage === null;
+export const isMissingUnit = (u: Pick<Unit, "monitored" | "owned" | "coverage">): boolean =>
+  u.monitored && !u.owned && u.coverage === null;
 
 export function seriesOverview(view: UnitsView): SeriesOverview {
-  let books = 0, booksOwned = 0, chapters = 0, chaptersOwned = 0, missingBooks = 0, missingChapters = 0;
-  let firstBook: number | null = null, firstChapter: number | null = null, firstExtra: number | null = null;
+  let books = 0,
+    booksOwned = 0,
+    chapters = 0,
+    chaptersOwned = 0,
+    missingBooks = 0,
+    missingChapters = 0;
+  let firstBook: number | null = null,
+    firstChapter: number | null = null,
+    firstExtra: number | null = null;
   for (const u of view.units) {
     const file = u.owned ? (u.fileIds[0] ?? null) : null;
     if (u.kind === "book") {

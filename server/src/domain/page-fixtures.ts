@@ -25,7 +25,16 @@ export function seriesFacts(over: Partial<SeriesFacts> = {}): SeriesFacts {
 }
 
 export function snapshotOf(over: Partial<SeriesSnapshot> = {}): SeriesSnapshot {
-  return { series: seriesFacts(), volumes: [], chapters: [], mapSources: [], files: [], releases: [], verifications: [], ...over };
+  return {
+    series: seriesFacts(),
+    volumes: [],
+    chapters: [],
+    mapSources: [],
+    files: [],
+    releases: [],
+    verifications: [],
+    ...over,
+  };
 }
 
 /** An operational map from `{ book: chapters }`; an empty list is an explicitly unknown book. */
@@ -146,7 +155,8 @@ export interface ScenarioSpec {
 export function scenarioIndex(spec: ScenarioSpec): CoverageIndex {
   const entries: Record<string, string[]> = {};
   // A "none" map has no operational entries at all.
-  if (spec.map !== "none") for (const b of spec.books) if (b.chapters) entries[String(b.number)] = b.chapters.map(String);
+  if (spec.map !== "none")
+    for (const b of spec.books) if (b.chapters) entries[String(b.number)] = b.chapters.map(String);
   const map = mapOf(spec.map, entries);
   const exact = spec.map === "exact";
   const onDisk = new Set((spec.onDisk ?? []).map((x) => L(x)));
@@ -167,7 +177,8 @@ export function scenarioIndex(spec: ScenarioSpec): CoverageIndex {
     const book = exact ? (map.chapterToBook.get(n) ?? null) : null;
     const fileIds = disk ? [fileId++] : [];
     const coveredByBook = exact && covering(book);
-    const coverage = !disk && coveredByBook ? "covered_by_volume" : !exact && !disk && anyOwned ? "covered_unmapped" : null;
+    const coverage =
+      !disk && coveredByBook ? "covered_by_volume" : !exact && !disk && anyOwned ? "covered_unmapped" : null;
     const estimatedBook = spec.estimates?.[n] ?? null;
     return chapterState(n, {
       book,

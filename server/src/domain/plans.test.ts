@@ -19,17 +19,57 @@ describe("bookPlan", () => {
     ["owned book", "exact", { owned: true, chapters: nine, chaptersMapped: 9 }, "book on disk"],
     ["owned book without a map", "none", { owned: true }, "book on disk"],
     ["owned suspect book", "exact", { owned: true, problems: ["suspect"], chapters: nine }, "book on disk"],
-    ["owned book whose chapters are complete too", "exact", { owned: true, chapters: nine, chaptersMapped: 9, chaptersOnDisk: 9 }, "book on disk"],
-    ["exact map, all chapters on disk, covered", "exact", { chapters: nine, chaptersMapped: 9, chaptersOnDisk: 9, coverage: "covered_by_chapters" }, "assemble when its chapters are complete"],
-    ["exact map, counts complete", "exact", { chapters: nine, chaptersMapped: 9, chaptersOnDisk: 9 }, "assemble when its chapters are complete"],
-    ["exact map, only extras mapped, covered", "exact", { chapters: [L("4.5")], chaptersMapped: 0, coverage: "covered_by_chapters" }, "assemble when its chapters are complete"],
+    [
+      "owned book whose chapters are complete too",
+      "exact",
+      { owned: true, chapters: nine, chaptersMapped: 9, chaptersOnDisk: 9 },
+      "book on disk",
+    ],
+    [
+      "exact map, all chapters on disk, covered",
+      "exact",
+      { chapters: nine, chaptersMapped: 9, chaptersOnDisk: 9, coverage: "covered_by_chapters" },
+      "assemble when its chapters are complete",
+    ],
+    [
+      "exact map, counts complete",
+      "exact",
+      { chapters: nine, chaptersMapped: 9, chaptersOnDisk: 9 },
+      "assemble when its chapters are complete",
+    ],
+    [
+      "exact map, only extras mapped, covered",
+      "exact",
+      { chapters: [L("4.5")], chaptersMapped: 0, coverage: "covered_by_chapters" },
+      "assemble when its chapters are complete",
+    ],
     ["exact map, 7 of 9 on disk", "exact", { chapters: nine, chaptersMapped: 9, chaptersOnDisk: 7 }, "in part"],
     ["exact map, none on disk", "exact", { chapters: nine, chaptersMapped: 9 }, "missing"],
-    ["exact map, ambiguous but complete", "exact", { chapters: nine, chaptersMapped: 9, chaptersOnDisk: 9, ambiguous: true }, "in part"],
-    ["exact map, covered between neighbours, entry unknown", "exact", { chapters: null, coverage: "covered_by_chapters" }, "in part"],
+    [
+      "exact map, ambiguous but complete",
+      "exact",
+      { chapters: nine, chaptersMapped: 9, chaptersOnDisk: 9, ambiguous: true },
+      "in part",
+    ],
+    [
+      "exact map, covered between neighbours, entry unknown",
+      "exact",
+      { chapters: null, coverage: "covered_by_chapters" },
+      "in part",
+    ],
     ["exact map, explicit empty entry", "exact", { chapters: [] }, "missing"],
-    ["partial map, entry complete on disk", "partial", { chapters: nine, chaptersMapped: 9, chaptersOnDisk: 9 }, "in part"],
-    ["partial map, entry partly on disk", "partial", { chapters: nine, chaptersMapped: 9, chaptersOnDisk: 2 }, "in part"],
+    [
+      "partial map, entry complete on disk",
+      "partial",
+      { chapters: nine, chaptersMapped: 9, chaptersOnDisk: 9 },
+      "in part",
+    ],
+    [
+      "partial map, entry partly on disk",
+      "partial",
+      { chapters: nine, chaptersMapped: 9, chaptersOnDisk: 2 },
+      "in part",
+    ],
     ["partial map, nothing on disk", "partial", { chapters: nine, chaptersMapped: 9 }, "missing"],
     ["no map, nothing known", "none", {}, "missing"],
     ["no map, an estimate says its chapters are on disk", "none", { estimatedChapters: nine }, "missing"],
@@ -76,15 +116,43 @@ describe("seriesCompletion (rule 7)", () => {
     ["no book", "exact", [], null],
     ["every book owned", "exact", [owned(1), owned(2)], "all books"],
     ["every book owned, no map", "none", [owned(1), owned(2)], "all books"],
-    ["every book owned and complete from chapters: books first", "exact", [owned(1, { chapters: nine, chaptersMapped: 9, chaptersOnDisk: 9 }), owned(2, { chapters: nine, chaptersMapped: 9, chaptersOnDisk: 9 })], "all books"],
+    [
+      "every book owned and complete from chapters: books first",
+      "exact",
+      [
+        owned(1, { chapters: nine, chaptersMapped: 9, chaptersOnDisk: 9 }),
+        owned(2, { chapters: nine, chaptersMapped: 9, chaptersOnDisk: 9 }),
+      ],
+      "all books",
+    ],
     ["every book complete from chapters", "exact", [complete(1), complete(2)], "all chapters"],
-    ["a stray owned book in a chapter-complete series", "exact", [complete(1), owned(2, { chapters: nine, chaptersMapped: 9, chaptersOnDisk: 9 })], "all chapters"],
-    ["an owned book whose chapters are incomplete", "exact", [complete(1), owned(2, { chapters: nine, chaptersMapped: 9, chaptersOnDisk: 3 })], null],
+    [
+      "a stray owned book in a chapter-complete series",
+      "exact",
+      [complete(1), owned(2, { chapters: nine, chaptersMapped: 9, chaptersOnDisk: 9 })],
+      "all chapters",
+    ],
+    [
+      "an owned book whose chapters are incomplete",
+      "exact",
+      [complete(1), owned(2, { chapters: nine, chaptersMapped: 9, chaptersOnDisk: 3 })],
+      null,
+    ],
     ["one book missing", "exact", [complete(1), bookState(2)], null],
     ["complete chapters but the map is partial", "partial", [complete(1), complete(2)], null],
     ["complete chapters but one book is ambiguous", "exact", [complete(1), complete(2, { ambiguous: true })], null],
-    ["a book without a slot does not block all books", "exact", [owned(1), owned(2), bookState(21, { slotId: null })], "all books"],
-    ["a book without a slot does not block all chapters", "exact", [complete(1), owned(21, { slotId: null })], "all chapters"],
+    [
+      "a book without a slot does not block all books",
+      "exact",
+      [owned(1), owned(2), bookState(21, { slotId: null })],
+      "all books",
+    ],
+    [
+      "a book without a slot does not block all chapters",
+      "exact",
+      [complete(1), owned(21, { slotId: null })],
+      "all chapters",
+    ],
     ["no slots at all: every book counts", "none", [owned(1, { slotId: null }), bookState(2, { slotId: null })], null],
     ["no slots at all, all owned", "none", [owned(1, { slotId: null }), owned(2, { slotId: null })], "all books"],
   ];
@@ -111,9 +179,17 @@ describe("planWording", () => {
     ["book on disk", "books_first", "Book on disk"],
     ["book on disk", "chapters_first", "Book on disk"],
     ["assemble when its chapters are complete", "books_first", "Chapters complete: assemble the book"],
-    ["assemble when its chapters are complete", "chapters_first", "Chapters complete: the book can be assembled from them"],
+    [
+      "assemble when its chapters are complete",
+      "chapters_first",
+      "Chapters complete: the book can be assembled from them",
+    ],
     ["in part", "books_first", "Some chapters on disk: search the book, then the missing chapters"],
-    ["in part", "chapters_first", "Some chapters on disk: search the missing chapters, the book only if they fall short"],
+    [
+      "in part",
+      "chapters_first",
+      "Some chapters on disk: search the missing chapters, the book only if they fall short",
+    ],
     ["missing", "books_first", "Search the book, then chapters"],
     ["missing", "chapters_first", "Search chapters, then the book"],
   ];
@@ -122,7 +198,12 @@ describe("planWording", () => {
   });
 
   it("covers every plan and preference, and the preference changes the search plans", () => {
-    expect(Object.keys(PLAN_WORDING).sort()).toEqual(["assemble when its chapters are complete", "book on disk", "in part", "missing"]);
+    expect(Object.keys(PLAN_WORDING).sort()).toEqual([
+      "assemble when its chapters are complete",
+      "book on disk",
+      "in part",
+      "missing",
+    ]);
     for (const plan of ["in part", "missing"] as const) {
       expect(planWording(plan, "books_first")).not.toBe(planWording(plan, "chapters_first"));
     }

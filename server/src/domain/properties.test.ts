@@ -37,7 +37,10 @@ describe("nothing derived from a suggestion, an estimate or a hint is evidence",
     check(
       2500,
       fc.property(snapshotArb, (snap) => {
-        const trusted = { ...snap, mapSources: snap.mapSources.filter((s) => s.kind === "operator" || s.kind === "reading") };
+        const trusted = {
+          ...snap,
+          mapSources: snap.mapSources.filter((s) => s.kind === "operator" || s.kind === "reading"),
+        };
         expect(buildCoverageIndex(snap)).toEqual(buildCoverageIndex(trusted));
       }),
     );
@@ -78,7 +81,11 @@ describe("nothing derived from a suggestion, an estimate or a hint is evidence",
     check(
       800,
       fc.property(snapshotArb, fc.integer({ min: 9, max: 12 }), (snap, extraBooks) => {
-        const added = Array.from({ length: extraBooks - 8 }, (_, i) => ({ id: 900 + i, number: String(9 + i) as Label, monitored: true }));
+        const added = Array.from({ length: extraBooks - 8 }, (_, i) => ({
+          id: 900 + i,
+          number: String(9 + i) as Label,
+          monitored: true,
+        }));
         const before = buildCoverageIndex(snap, { estimates: false });
         const after = buildCoverageIndex({ ...snap, volumes: [...snap.volumes, ...added] }, { estimates: false });
         expect(after.chapters).toEqual(before.chapters);
@@ -92,10 +99,22 @@ describe("saved boundaries", () => {
   it("never move when catalogue data or the chapters change", () => {
     check(
       1500,
-      fc.property(snapshotArb, sourcesArb(["catalogue", "official", "estimate"]), chaptersArb, (snap, suggestions, chapters) => {
-        const changed = { ...snap, chapters, mapSources: [...snap.mapSources.filter((s) => s.kind === "operator" || s.kind === "reading"), ...suggestions] };
-        expect(boundaries(buildCoverageIndex(changed))).toEqual(boundaries(buildCoverageIndex(snap)));
-      }),
+      fc.property(
+        snapshotArb,
+        sourcesArb(["catalogue", "official", "estimate"]),
+        chaptersArb,
+        (snap, suggestions, chapters) => {
+          const changed = {
+            ...snap,
+            chapters,
+            mapSources: [
+              ...snap.mapSources.filter((s) => s.kind === "operator" || s.kind === "reading"),
+              ...suggestions,
+            ],
+          };
+          expect(boundaries(buildCoverageIndex(changed))).toEqual(boundaries(buildCoverageIndex(snap)));
+        },
+      ),
     );
   });
 
@@ -123,7 +142,12 @@ describe("saved boundaries", () => {
         // Several operator sources are one voice (united per book), so their entries together are the map.
         const current = snap.mapSources.filter((s) => s.kind === "operator").flatMap((s) => s.entries);
         const preview = previewMapChange(snap, current);
-        expect(preview).toMatchObject({ chapters: [], books: [], becomeDuplicateFileIds: [], stopDuplicateFileIds: [] });
+        expect(preview).toMatchObject({
+          chapters: [],
+          books: [],
+          becomeDuplicateFileIds: [],
+          stopDuplicateFileIds: [],
+        });
       }),
     );
   });
@@ -137,7 +161,14 @@ describe("coverage invariants", () => {
         const index = buildCoverageIndex(snap);
         for (const c of index.chapters) {
           if (c.coverage === "covered_unmapped") expect(c.wanted).toBe(false);
-          if (c.wanted) expect([c.coverage, c.onDisk, c.monitored, c.slotId !== null, snap.series.monitored]).toEqual([null, false, true, true, true]);
+          if (c.wanted)
+            expect([c.coverage, c.onDisk, c.monitored, c.slotId !== null, snap.series.monitored]).toEqual([
+              null,
+              false,
+              true,
+              true,
+              true,
+            ]);
         }
         for (const b of index.books) {
           if (b.wanted) expect([b.owned, b.coverage, b.monitored]).toEqual([false, null, true]);
@@ -165,7 +196,12 @@ describe("coverage invariants", () => {
         const index = buildCoverageIndex(snap);
         const books = new Map(index.books.map((b) => [b.number, b]));
         const retiring = new Set(
-          snap.files.filter((f) => f.kind === "book" && f.origin !== "import" && f.origin !== "translation" && f.tagSource !== "estimate").map((f) => f.volume),
+          snap.files
+            .filter(
+              (f) =>
+                f.kind === "book" && f.origin !== "import" && f.origin !== "translation" && f.tagSource !== "estimate",
+            )
+            .map((f) => f.volume),
         );
         for (const c of index.chapters) {
           if (c.duplicateFileIds.length === 0) continue;
@@ -208,7 +244,8 @@ describe("verified books (spec Verified books 4 and 6)", () => {
         const without = buildCoverageIndex({ ...snap, verifications: [] });
         expect(withStale).toEqual(without);
         // The stale proofs the generator already made are inert too: every verified book's proof applies.
-        for (const b of index.books) if (b.verified) expect(snap.verifications.some((v) => v.volume === b.number)).toBe(true);
+        for (const b of index.books)
+          if (b.verified) expect(snap.verifications.some((v) => v.volume === b.number)).toBe(true);
       }),
     );
   });
@@ -238,7 +275,11 @@ describe("map editing rules", () => {
       800,
       fc.property(snapshotArb, (snap) => {
         const index = buildCoverageIndex(snap, { estimates: false });
-        const estimates = estimateBooks(snap.chapters, snap.volumes.map((v) => v.number), index.map);
+        const estimates = estimateBooks(
+          snap.chapters,
+          snap.volumes.map((v) => v.number),
+          index.map,
+        );
         for (const [chapter, book] of estimates) {
           expect(index.map.chapterToBook.has(chapter) || index.map.conflicts.has(chapter)).toBe(false);
           expect(index.map.books.has(book)).toBe(false);
@@ -255,7 +296,8 @@ describe("map editing rules", () => {
         fc.pre(validateOperatorEntries(operator).length === 0);
         const result = adoptSuggestion(operator, suggestion);
         expect(validateOperatorEntries(result.entries)).toEqual([]);
-        for (const e of operator) expect(result.entries.find((x) => x.volume === e.volume)?.chapters).toEqual(sortLabels(e.chapters));
+        for (const e of operator)
+          expect(result.entries.find((x) => x.volume === e.volume)?.chapters).toEqual(sortLabels(e.chapters));
       }),
     );
   });
@@ -263,15 +305,19 @@ describe("map editing rules", () => {
   it("turns increasing book starts into a valid operator map", () => {
     check(
       300,
-      fc.property(fc.uniqueArray(fc.integer({ min: 0, max: 40 }), { minLength: 1, maxLength: 8 }), fc.integer({ min: 0, max: 10 }), (starts, tail) => {
-        const sorted = [...starts].sort((a, b) => a - b);
-        const input = sorted.map((start, i) => ({ volume: String(i + 1), start: String(start) }));
-        const last = (sorted[sorted.length - 1] ?? 0) + tail;
-        const result = entriesFromBookStarts(input, [], { lastEnd: String(last) });
-        expect(result.problems).toEqual([]);
-        expect(validateOperatorEntries(result.entries)).toEqual([]);
-        expect(result.entries.flatMap((e) => e.chapters)).toHaveLength(last - (sorted[0] ?? 0) + 1);
-      }),
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 0, max: 40 }), { minLength: 1, maxLength: 8 }),
+        fc.integer({ min: 0, max: 10 }),
+        (starts, tail) => {
+          const sorted = [...starts].sort((a, b) => a - b);
+          const input = sorted.map((start, i) => ({ volume: String(i + 1), start: String(start) }));
+          const last = (sorted[sorted.length - 1] ?? 0) + tail;
+          const result = entriesFromBookStarts(input, [], { lastEnd: String(last) });
+          expect(result.problems).toEqual([]);
+          expect(validateOperatorEntries(result.entries)).toEqual([]);
+          expect(result.entries.flatMap((e) => e.chapters)).toHaveLength(last - (sorted[0] ?? 0) + 1);
+        },
+      ),
     );
   });
 });

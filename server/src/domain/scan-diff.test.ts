@@ -2,7 +2,13 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { diffScan, naturalCompare, needsHash, seriesFolderOf, type FoundFile, type KnownFile } from "./scan-diff.ts";
 
-const k = (id: number, path: string, sha256: string, size = 100, mtimeMs = 1000): KnownFile => ({ id, path, size, mtimeMs, sha256 });
+const k = (id: number, path: string, sha256: string, size = 100, mtimeMs = 1000): KnownFile => ({
+  id,
+  path,
+  size,
+  mtimeMs,
+  sha256,
+});
 const f = (path: string, size = 100, mtimeMs = 1000, sha256?: string): FoundFile => ({ path, size, mtimeMs, sha256 });
 
 /** Runs both phases the way a scanner does: hash exactly what needsHash asks for. */
@@ -15,7 +21,14 @@ function scan(known: KnownFile[], found: FoundFile[], disk: Record<string, strin
 describe("needsHash", () => {
   it("asks for new paths and for known paths whose size or mtime changed, nothing else", () => {
     const known = [k(1, "A/a.cbz", "h1"), k(2, "A/b.cbz", "h2"), k(3, "A/c.cbz", "h3"), k(4, "A/gone.cbz", "h4")];
-    const found = [f("A/a.cbz"), f("A/b.cbz", 101), f("A/c.cbz", 100, 2000), f("A/new.cbz"), f("A/new.cbz"), f("A/given.cbz", 1, 1, "hx")];
+    const found = [
+      f("A/a.cbz"),
+      f("A/b.cbz", 101),
+      f("A/c.cbz", 100, 2000),
+      f("A/new.cbz"),
+      f("A/new.cbz"),
+      f("A/given.cbz", 1, 1, "hx"),
+    ];
     expect(needsHash(known, found)).toEqual(["A/b.cbz", "A/c.cbz", "A/new.cbz"]);
   });
 
@@ -35,7 +48,13 @@ describe("diffScan", () => {
       k(4, "A/old name.cbz", "h4", 400),
       k(5, "A/deleted.cbz", "h5"),
     ];
-    const found = [f("A/v01.cbz"), f("A/v02.cbz", 120, 1500), f("A/v03.cbz", 100, 9000), f("B/new name.cbz", 400, 7777), f("A/v04.cbz", 50)];
+    const found = [
+      f("A/v01.cbz"),
+      f("A/v02.cbz", 120, 1500),
+      f("A/v03.cbz", 100, 9000),
+      f("B/new name.cbz", 400, 7777),
+      f("A/v04.cbz", 50),
+    ];
     const disk = { "A/v02.cbz": "h2b", "A/v03.cbz": "h3", "B/new name.cbz": "h4", "A/v04.cbz": "h6" };
     const { asked, diff } = scan(known, found, disk);
     expect(asked).toEqual(["A/v02.cbz", "A/v03.cbz", "B/new name.cbz", "A/v04.cbz"]);
@@ -85,7 +104,9 @@ describe("diffScan", () => {
   it("moves only to new paths: content landing on a known path changes that path", () => {
     const known = [k(1, "A/a.cbz", "ha"), k(2, "A/b.cbz", "hb")];
     const { diff } = scan(known, [f("A/b.cbz", 100, 5000)], { "A/b.cbz": "ha" });
-    expect(diff.changed).toEqual([{ id: 2, path: "A/b.cbz", size: 100, mtimeMs: 5000, sha256: "ha", contentChanged: true }]);
+    expect(diff.changed).toEqual([
+      { id: 2, path: "A/b.cbz", size: 100, mtimeMs: 5000, sha256: "ha", contentChanged: true },
+    ]);
     expect(diff.removed).toEqual([1]);
     expect(diff.moved).toEqual([]);
   });
@@ -103,7 +124,11 @@ describe("diffScan", () => {
 
   it("accounts for every known id and every found path exactly once (property)", () => {
     const path = fc.constantFrom("A/1.cbz", "A/2.cbz", "A/3.cbz", "B/1.cbz", "B/2.cbz", "C/x.cbz");
-    const content = fc.record({ size: fc.constantFrom(1, 2), mtimeMs: fc.constantFrom(10, 20), sha256: fc.constantFrom("h1", "h2", "h3") });
+    const content = fc.record({
+      size: fc.constantFrom(1, 2),
+      mtimeMs: fc.constantFrom(10, 20),
+      sha256: fc.constantFrom("h1", "h2", "h3"),
+    });
     fc.assert(
       fc.property(
         fc.uniqueArray(fc.tuple(path, content), { selector: (t) => t[0], maxLength: 6 }),
@@ -113,9 +138,19 @@ describe("diffScan", () => {
           const disk = Object.fromEntries(foundRows.map(([p, c]) => [p, c.sha256]));
           const found = foundRows.map(([p, c]) => ({ path: p, size: c.size, mtimeMs: c.mtimeMs }));
           const { diff } = scan(known, found, disk);
-          const ids = [...diff.unchanged.map((u) => u.id), ...diff.changed.map((c) => c.id), ...diff.moved.map((m) => m.id), ...diff.removed];
+          const ids = [
+            ...diff.unchanged.map((u) => u.id),
+            ...diff.changed.map((c) => c.id),
+            ...diff.moved.map((m) => m.id),
+            ...diff.removed,
+          ];
           expect(ids.sort((a, b) => a - b)).toEqual(known.map((x) => x.id));
-          const paths = [...diff.unchanged.map((u) => u.path), ...diff.changed.map((c) => c.path), ...diff.moved.map((m) => m.to), ...diff.added.map((a) => a.path)];
+          const paths = [
+            ...diff.unchanged.map((u) => u.path),
+            ...diff.changed.map((c) => c.path),
+            ...diff.moved.map((m) => m.to),
+            ...diff.added.map((a) => a.path),
+          ];
           expect(paths.sort()).toEqual(found.map((x) => x.path).sort());
           for (const m of diff.moved) {
             const from = known.find((x) => x.id === m.id);
@@ -146,7 +181,16 @@ describe("seriesFolderOf", () => {
 
 describe("naturalCompare", () => {
   it("orders page names naturally and case-insensitively", () => {
-    const pages = ["page10.jpg", "Page2.jpg", "page1.jpg", "page02.jpg", "page100.jpg", "cover.jpg", "page2.jpg", "p99999999999999999999.jpg"];
+    const pages = [
+      "page10.jpg",
+      "Page2.jpg",
+      "page1.jpg",
+      "page02.jpg",
+      "page100.jpg",
+      "cover.jpg",
+      "page2.jpg",
+      "p99999999999999999999.jpg",
+    ];
     expect([...pages].sort(naturalCompare)).toEqual([
       "cover.jpg",
       "p99999999999999999999.jpg",

@@ -43,8 +43,14 @@ export function effectiveBookCount(series: Pick<SeriesFacts, "knownBookCount" | 
 
 export function seriesFormDecision(series: SeriesFacts): FormDecision {
   const bookCount = effectiveBookCount(series);
-  const decide = (form: SeriesForm, rule: FormRule, reason: string): FormDecision => ({ form, rule, reason, bookCount });
-  if (series.formOverride !== null) return decide(series.formOverride, "override", `set by the operator: ${series.formOverride}`);
+  const decide = (form: SeriesForm, rule: FormRule, reason: string): FormDecision => ({
+    form,
+    rule,
+    reason,
+    bookCount,
+  });
+  if (series.formOverride !== null)
+    return decide(series.formOverride, "override", `set by the operator: ${series.formOverride}`);
   if (series.status === "running") return decide("chapters", "running", "running series: chapters until it ends");
   if (series.webtoon) return decide("chapters", "webtoon", "webtoon: no certain division into books");
   if (bookCount === null) return decide("chapters", "no_book_count", "no known book count");

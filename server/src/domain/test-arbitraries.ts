@@ -36,7 +36,10 @@ const chapterRun: fc.Arbitrary<Label[]> = fc
 export const mapEntriesArb: fc.Arbitrary<MapEntryFacts[]> = fc.array(
   fc.record({
     volume: volumeLabel,
-    chapters: fc.oneof({ arbitrary: chapterRun, weight: 3 }, { arbitrary: fc.uniqueArray(chapterLabel, { maxLength: 6 }), weight: 1 }),
+    chapters: fc.oneof(
+      { arbitrary: chapterRun, weight: 3 },
+      { arbitrary: fc.uniqueArray(chapterLabel, { maxLength: 6 }), weight: 1 },
+    ),
   }),
   { maxLength: 7 },
 );
@@ -45,8 +48,12 @@ const kinds: MapSourceKind[] = ["operator", "reading", "catalogue", "official", 
 
 export function sourcesArb(allowed: readonly MapSourceKind[] = kinds): fc.Arbitrary<MapSourceFacts[]> {
   return fc
-    .array(fc.record({ kind: fc.constantFrom(...allowed), entries: mapEntriesArb, revision: fc.nat({ max: 9 }) }), { maxLength: 5 })
-    .map((list) => list.map((s, i) => ({ id: 500 + i, kind: s.kind, name: s.kind, revision: s.revision, entries: s.entries })));
+    .array(fc.record({ kind: fc.constantFrom(...allowed), entries: mapEntriesArb, revision: fc.nat({ max: 9 }) }), {
+      maxLength: 5,
+    })
+    .map((list) =>
+      list.map((s, i) => ({ id: 500 + i, kind: s.kind, name: s.kind, revision: s.revision, entries: s.entries })),
+    );
 }
 
 export const chaptersArb: fc.Arbitrary<ChapterSlotFacts[]> = fc
@@ -77,7 +84,13 @@ type FileDraft = Partial<Omit<FileFacts, "id" | "path" | "sha256">> & {
 };
 
 /** A chapter file without tag or proof. */
-const chapterDraft = (over: Partial<FileDraft>): FileDraft => ({ kind: "chapter", tagSource: null, proof: "none", proofChapters: [], ...over });
+const chapterDraft = (over: Partial<FileDraft>): FileDraft => ({
+  kind: "chapter",
+  tagSource: null,
+  proof: "none",
+  proofChapters: [],
+  ...over,
+});
 
 const origins: FileOrigin[] = ["scan", "download", "assembled", "assembled", "import", "translation"];
 
@@ -98,7 +111,14 @@ const bookFileArb: fc.Arbitrary<FileDraft> = fc
     tagSource: fc.constantFrom<FileFacts["tagSource"]>("comicinfo", "filename", "estimate", null),
     proof: fc.constantFrom<FileDraft["proof"]>("none", "match", "match", "random"),
     proofChapters: fc.uniqueArray(chapterLabel, { maxLength: 5 }),
-    verify: fc.constantFrom<NonNullable<FileDraft["verify"]>>("none", "none", "match", "match", "stale_digest", "stale_map"),
+    verify: fc.constantFrom<NonNullable<FileDraft["verify"]>>(
+      "none",
+      "none",
+      "match",
+      "match",
+      "stale_digest",
+      "stale_map",
+    ),
   })
   .map((f) => ({ kind: "book", ...f }));
 
@@ -117,7 +137,9 @@ const seriesArb: fc.Arbitrary<SeriesFacts> = fc.record({
 
 /** Operator chapters of a volume, as a proof that matches the current operator map would list them. */
 function operatorChapters(sources: readonly MapSourceFacts[], volume: Label): Label[] {
-  return sources.filter((s) => s.kind === "operator").flatMap((s) => s.entries.filter((e) => e.volume === volume).flatMap((e) => e.chapters));
+  return sources
+    .filter((s) => s.kind === "operator")
+    .flatMap((s) => s.entries.filter((e) => e.volume === volume).flatMap((e) => e.chapters));
 }
 
 /** Anything goes: random claims, files and slots over a small label universe. */
@@ -127,40 +149,48 @@ const randomSnapshotArb: fc.Arbitrary<SeriesSnapshot> = fc
     volumes: volumesArb,
     chapters: chaptersArb,
     mapSources: sourcesArb(),
-    files: fc.array(fc.oneof({ arbitrary: chapterFileArb, weight: 3 }, { arbitrary: bookFileArb, weight: 1 }), { maxLength: 30 }),
+    files: fc.array(fc.oneof({ arbitrary: chapterFileArb, weight: 3 }, { arbitrary: bookFileArb, weight: 1 }), {
+      maxLength: 30,
+    }),
   })
   .map(build);
 
-function build({ series, volumes, chapters, mapSources, files }: {
+function build({
+  series,
+  volumes,
+  chapters,
+  mapSources,
+  files,
+}: {
   series: SeriesFacts;
   volumes: VolumeSlotFacts[];
   chapters: ChapterSlotFacts[];
   mapSources: MapSourceFacts[];
   files: FileDraft[];
 }): SeriesSnapshot {
-    const releases: ReleaseFacts[] = [];
-    const verifications = new Map<Label, VerificationFacts>();
-    const facts: FileFacts[] = files.map(({ proof, proofChapters, verify = "none", ...draft }, i) => {
-      const file = fileFacts({ ...draft, id: 1000 + i, path: `file-${i}.cbz`, sha256: `sha-${i}` });
-      if (file.kind === "book" && file.volume !== null && proof !== "none") {
-        const chapters = proof === "match" ? operatorChapters(mapSources, file.volume) : proofChapters;
-        releases.push({ ...assembledRelease(file, chapters), id: 2000 + i });
-      }
-      if (file.kind === "book" && file.volume !== null && verify !== "none") {
-        const current = operatorChapters(mapSources, file.volume);
-        verifications.set(file.volume, {
-          volume: file.volume,
-          fileId: file.id,
-          digest: verify === "stale_digest" ? "sha256:stale" : `sha256:${file.sha256}`,
-          chapters: verify === "stale_map" ? [...current, label(99)] : current,
-          sourceUrl: null,
-          note: "checked",
-          createdAt: "2024-01-01T00:00:00.000Z",
-        });
-      }
-      return file;
-    });
-    return { series, volumes, chapters, mapSources, files: facts, releases, verifications: [...verifications.values()] };
+  const releases: ReleaseFacts[] = [];
+  const verifications = new Map<Label, VerificationFacts>();
+  const facts: FileFacts[] = files.map(({ proof, proofChapters, verify = "none", ...draft }, i) => {
+    const file = fileFacts({ ...draft, id: 1000 + i, path: `file-${i}.cbz`, sha256: `sha-${i}` });
+    if (file.kind === "book" && file.volume !== null && proof !== "none") {
+      const chapters = proof === "match" ? operatorChapters(mapSources, file.volume) : proofChapters;
+      releases.push({ ...assembledRelease(file, chapters), id: 2000 + i });
+    }
+    if (file.kind === "book" && file.volume !== null && verify !== "none") {
+      const current = operatorChapters(mapSources, file.volume);
+      verifications.set(file.volume, {
+        volume: file.volume,
+        fileId: file.id,
+        digest: verify === "stale_digest" ? "sha256:stale" : `sha256:${file.sha256}`,
+        chapters: verify === "stale_map" ? [...current, label(99)] : current,
+        sourceUrl: null,
+        note: "checked",
+        createdAt: "2024-01-01T00:00:00.000Z",
+      });
+    }
+    return file;
+  });
+  return { series, volumes, chapters, mapSources, files: facts, releases, verifications: [...verifications.values()] };
 }
 
 /**
@@ -175,7 +205,10 @@ const structuredSnapshotArb: fc.Arbitrary<SeriesSnapshot> = fc
     length: fc.integer({ min: 4, max: 40 }),
     cuts: fc.uniqueArray(fc.integer({ min: 1, max: 39 }), { maxLength: 7 }),
     decimals: fc.uniqueArray(fc.integer({ min: 0, max: 39 }), { maxLength: 3 }),
-    entryMode: fc.array(fc.constantFrom("saved", "saved", "saved", "absent", "empty", "reading"), { minLength: 8, maxLength: 8 }),
+    entryMode: fc.array(fc.constantFrom("saved", "saved", "saved", "absent", "empty", "reading"), {
+      minLength: 8,
+      maxLength: 8,
+    }),
     conflict: fc.option(fc.integer({ min: 0, max: 39 }), { freq: 4 }),
     onDisk: fc.double({ min: 0.5, max: 1, noNaN: true }),
     seed: fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 48, maxLength: 48 }),
@@ -193,7 +226,9 @@ const structuredSnapshotArb: fc.Arbitrary<SeriesSnapshot> = fc
       extra: number.includes(".") && (seed[i] ?? 0) > 0.5,
     }));
     const starts = [0, ...cuts.filter((c) => c < length).sort((a, b) => a - b)];
-    const runs = starts.map((start, i) => chapters.map((c) => c.number).filter((n) => Number(n) >= start && Number(n) < (starts[i + 1] ?? Infinity)));
+    const runs = starts.map((start, i) =>
+      chapters.map((c) => c.number).filter((n) => Number(n) >= start && Number(n) < (starts[i + 1] ?? Infinity)),
+    );
     const operator: MapEntryFacts[] = [];
     const reading: MapEntryFacts[] = [];
     runs.forEach((run, i) => {
@@ -213,7 +248,10 @@ const structuredSnapshotArb: fc.Arbitrary<SeriesSnapshot> = fc
     const chapterFiles: FileDraft[] = chapters
       .filter((_, i) => (seed[(i * 7) % 48] ?? 0) < onDisk)
       .map((c) => chapterDraft({ chapter: c.number, part: c.parts > 1 ? 1 : null }));
-    const bookFiles = books.map((b, i) => ({ ...b, volume: b.volume === null ? null : label((Number(b.volume) % runs.length) + (i % 2)) }));
+    const bookFiles = books.map((b, i) => ({
+      ...b,
+      volume: b.volume === null ? null : label((Number(b.volume) % runs.length) + (i % 2)),
+    }));
     return build({ series, volumes, chapters, mapSources, files: [...chapterFiles, ...bookFiles] });
   });
 

@@ -38,7 +38,10 @@ export function nextId(): number {
  */
 export function labels(spec: string): Label[] {
   const out: Label[] = [];
-  for (const part of spec.split(",").map((p) => p.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const dash = part.indexOf("-");
     if (dash > 0) out.push(...expandRange(label(part.slice(0, dash)), label(part.slice(dash + 1)), 100_000));
     else out.push(label(part));
@@ -104,9 +107,22 @@ export function bookFile(volume: string, over: Partial<FileFacts> = {}): FileFac
 }
 
 /** A recorded proof for a book file: its current digest and the given chapters ("1-3" or labels). */
-export function proofFor(file: FileFacts, chapters: string | Label[], over: Partial<VerificationFacts> = {}): VerificationFacts {
+export function proofFor(
+  file: FileFacts,
+  chapters: string | Label[],
+  over: Partial<VerificationFacts> = {},
+): VerificationFacts {
   const list = typeof chapters === "string" ? labels(chapters) : chapters;
-  return { volume: file.volume ?? label(0), fileId: file.id, digest: `sha256:${file.sha256}`, chapters: list, sourceUrl: null, note: "checked page by page", createdAt: "2024-01-01T00:00:00.000Z", ...over };
+  return {
+    volume: file.volume ?? label(0),
+    fileId: file.id,
+    digest: `sha256:${file.sha256}`,
+    chapters: list,
+    sourceUrl: null,
+    note: "checked page by page",
+    createdAt: "2024-01-01T00:00:00.000Z",
+    ...over,
+  };
 }
 
 /** An active file holding one whole chapter. */
@@ -155,7 +171,11 @@ export function mapSource(
 }
 
 /** The volume release of an assembled book, with its provenance (assembled_from v1). */
-export function assembledRelease(file: FileFacts, chapters: string | Label[], over: Partial<AssembledFromV1> = {}): ReleaseFacts {
+export function assembledRelease(
+  file: FileFacts,
+  chapters: string | Label[],
+  over: Partial<AssembledFromV1> = {},
+): ReleaseFacts {
   const volume = file.volume ?? label("0");
   const from: AssembledFromV1 = {
     version: 1,
@@ -165,7 +185,16 @@ export function assembledRelease(file: FileFacts, chapters: string | Label[], ov
     files: [],
     ...over,
   };
-  return { id: nextId(), kind: "volume", volume, chapter: null, part: null, fileId: file.id, language: "en", assembledFrom: from };
+  return {
+    id: nextId(),
+    kind: "volume",
+    volume,
+    chapter: null,
+    part: null,
+    fileId: file.id,
+    language: "en",
+    assembledFrom: from,
+  };
 }
 
 type EntrySpec = Record<string, string> | MapEntryFacts[];

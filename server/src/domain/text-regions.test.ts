@@ -32,7 +32,8 @@ class Canvas implements GrayImage {
   }
   /** "Glyphs": black squares of `size` with a gap, in lines (horizontal) or columns right to left. */
   glyphs(x: number, y: number, size: number, per: number, count: number, vertical: boolean): this {
-    const step = Math.round(size * 1.15), across = Math.round(size * 1.6);
+    const step = Math.round(size * 1.15),
+      across = Math.round(size * 1.6);
     for (let k = 0; k < count; k++)
       for (let n = 0; n < per; n++) {
         if (vertical) this.rect(x - k * across, y + n * step, size, size, 0);
@@ -60,7 +61,11 @@ describe("findTextRegions", () => {
   });
 
   it("finds horizontal lines in a bubble and a boxed caption as kind caption", () => {
-    const c = new Canvas(400, 300).bubble(120, 180, 100, 60).glyphs(60, 160, 12, 8, 2, false).box(220, 20, 160, 60).glyphs(235, 40, 12, 9, 1, false);
+    const c = new Canvas(400, 300)
+      .bubble(120, 180, 100, 60)
+      .glyphs(60, 160, 12, 8, 2, false)
+      .box(220, 20, 160, 60)
+      .glyphs(235, 40, 12, 9, 1, false);
     const rs = noMask(findTextRegions(c));
     expect(rs).toHaveLength(2);
     expect(rs[0]).toMatchObject({ kind: "caption", vertical: false, x: 221, y: 21 });
@@ -106,14 +111,20 @@ describe("isVerticalLayout", () => {
     const out = [];
     for (let k = 0; k < count; k++)
       for (let n = 0; n < per; n++) {
-        const a = n * Math.round(size * 1.15), b = k * size * 1.6;
+        const a = n * Math.round(size * 1.15),
+          b = k * size * 1.6;
         const [x, y] = vertical ? [-b, a] : [a, b];
         out.push({ x0: x, y0: y, x1: x + size - 1, y1: y + size - 1 });
       }
     return out;
   };
   it.each([
-    [1, 1], [5, 1], [5, 2], [6, 3], [3, 6], [2, 5],
+    [1, 1],
+    [5, 1],
+    [5, 2],
+    [6, 3],
+    [3, 6],
+    [2, 5],
   ])("%i glyphs × %i lines/columns", (per, count) => {
     // One square alone is as wide as tall: horizontal by default.
     expect(isVerticalLayout(boxes(true, per, count))).toBe(!(per === 1 && count === 1));
@@ -125,7 +136,12 @@ describe("isVerticalLayout", () => {
 describe("readingOrder", () => {
   const r = (x: number, y: number, width = 50, height = 50) => ({ x, y, width, height });
   it("right to left inside a band, bands top to bottom", () => {
-    expect(readingOrder([r(0, 10), r(200, 0), r(100, 300), r(300, 320)])).toEqual([r(200, 0), r(0, 10), r(300, 320), r(100, 300)]);
+    expect(readingOrder([r(0, 10), r(200, 0), r(100, 300), r(300, 320)])).toEqual([
+      r(200, 0),
+      r(0, 10),
+      r(300, 320),
+      r(100, 300),
+    ]);
   });
 });
 
@@ -135,7 +151,15 @@ describe("properties", () => {
     h: fc.integer({ min: 40, max: 160 }),
     bg: fc.integer({ min: 0, max: 255 }),
     shapes: fc.array(
-      fc.record({ kind: fc.constantFrom("rect", "bubble", "box", "glyphs"), x: fc.nat(150), y: fc.nat(150), a: fc.integer({ min: 3, max: 60 }), b: fc.integer({ min: 3, max: 60 }), v: fc.integer({ min: 0, max: 255 }), vertical: fc.boolean() }),
+      fc.record({
+        kind: fc.constantFrom("rect", "bubble", "box", "glyphs"),
+        x: fc.nat(150),
+        y: fc.nat(150),
+        a: fc.integer({ min: 3, max: 60 }),
+        b: fc.integer({ min: 3, max: 60 }),
+        v: fc.integer({ min: 0, max: 255 }),
+        vertical: fc.boolean(),
+      }),
       { maxLength: 6 },
     ),
   });
@@ -175,13 +199,23 @@ describe("properties", () => {
   });
 
   it("a blank page, whatever its grey, has no regions", () => {
-    fc.assert(fc.property(fc.integer({ min: 8, max: 120 }), fc.integer({ min: 8, max: 120 }), fc.integer({ min: 0, max: 255 }), (w, h, v) => findTextRegions(new Canvas(w, h, v)).length === 0));
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 8, max: 120 }),
+        fc.integer({ min: 8, max: 120 }),
+        fc.integer({ min: 0, max: 255 }),
+        (w, h, v) => findTextRegions(new Canvas(w, h, v)).length === 0,
+      ),
+    );
   });
 
   it("is deterministic", () => {
-    fc.assert(fc.property(page, (p) => {
-      expect(noMask(findTextRegions(paint(p)))).toEqual(noMask(findTextRegions(paint(p))));
-    }), { numRuns: 50 });
+    fc.assert(
+      fc.property(page, (p) => {
+        expect(noMask(findTextRegions(paint(p)))).toEqual(noMask(findTextRegions(paint(p))));
+      }),
+      { numRuns: 50 },
+    );
   });
 });
 

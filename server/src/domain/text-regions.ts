@@ -85,7 +85,8 @@ function label(on: Uint8Array, w: number, h: number, eight: boolean): { labels: 
     labels[start] = id;
     while (sp > 0) {
       const p = stack[--sp]!;
-      const x = p % w, y = (p - x) / w;
+      const x = p % w,
+        y = (p - x) / w;
       c.area++;
       if (x < c.x0) c.x0 = x;
       if (x > c.x1) c.x1 = x;
@@ -153,15 +154,23 @@ export function isVerticalLayout(glyphs: readonly Rect[]): boolean {
   // Glyph size from the full-size glyphs: dakuten, dots and commas would shrink it.
   const s = median(sizes.filter((v) => v >= big * 0.4));
   const merge = Math.max(1, s * 0.3);
-  const xr = runs(glyphs.map((g) => [g.x0, g.x1]), merge);
-  const yr = runs(glyphs.map((g) => [g.y0, g.y1]), merge);
+  const xr = runs(
+    glyphs.map((g) => [g.x0, g.x1]),
+    merge,
+  );
+  const yr = runs(
+    glyphs.map((g) => [g.y0, g.y1]),
+    merge,
+  );
   const width = Math.max(...glyphs.map((g) => g.x1)) - Math.min(...glyphs.map((g) => g.x0)) + 1;
   const height = Math.max(...glyphs.map((g) => g.y1)) - Math.min(...glyphs.map((g) => g.y0)) + 1;
-  const oneX = xr.lengths.length === 1, oneY = yr.lengths.length === 1;
+  const oneX = xr.lengths.length === 1,
+    oneY = yr.lengths.length === 1;
   if (oneX && oneY) return height > width * 1.2;
   if (oneY) return height > 1.7 * s;
   if (oneX) return width < 1.7 * s;
-  const gx = median(xr.gaps), gy = median(yr.gaps);
+  const gx = median(xr.gaps),
+    gy = median(yr.gaps);
   if (gx !== gy) return gx > gy;
   return median(yr.lengths) > median(xr.lengths);
 }
@@ -175,9 +184,11 @@ function analyseCandidate(
   o: Required<TextRegionOptions>,
 ): { mask: Uint8Array; glyphs: Rect[]; fill: number; inkFraction: number } {
   const { width: W } = gray;
-  const bw = c.x1 - c.x0 + 1, bh = c.y1 - c.y0 + 1;
+  const bw = c.x1 - c.x0 + 1,
+    bh = c.y1 - c.y0 + 1;
   const inComp = new Uint8Array(bw * bh);
-  for (let y = 0; y < bh; y++) for (let x = 0; x < bw; x++) inComp[y * bw + x] = labels[(c.y0 + y) * W + c.x0 + x] === id ? 1 : 0;
+  for (let y = 0; y < bh; y++)
+    for (let x = 0; x < bw; x++) inComp[y * bw + x] = labels[(c.y0 + y) * W + c.x0 + x] === id ? 1 : 0;
   // Outside = not the component and reachable from the box edge; holes = the rest.
   const outside = new Uint8Array(bw * bh);
   const stack: number[] = [];
@@ -187,7 +198,8 @@ function analyseCandidate(
     const p = stack.pop()!;
     if (inComp[p] || outside[p]) continue;
     outside[p] = 1;
-    const x = p % bw, y = (p - x) / bw;
+    const x = p % bw,
+      y = (p - x) / bw;
     if (x > 0) stack.push(p - 1);
     if (x < bw - 1) stack.push(p + 1);
     if (y > 0) stack.push(p - bw);
@@ -195,13 +207,15 @@ function analyseCandidate(
   }
   const mask = new Uint8Array(bw * bh);
   const ink = new Uint8Array(bw * bh);
-  let filled = 0, inkCount = 0;
+  let filled = 0,
+    inkCount = 0;
   for (let i = 0; i < bw * bh; i++) {
     if (outside[i]) continue;
     mask[i] = 1;
     filled++;
     if (!inComp[i]) {
-      const x = i % bw, y = (i - x) / bw;
+      const x = i % bw,
+        y = (i - x) / bw;
       if (gray.data[(c.y0 + y) * W + c.x0 + x]! < o.inkLevel) {
         ink[i] = 1;
         inkCount++;
@@ -215,7 +229,8 @@ function analyseCandidate(
 }
 
 const overlapArea = (a: Rect, b: Rect): number =>
-  Math.max(0, Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0) + 1) * Math.max(0, Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0) + 1);
+  Math.max(0, Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0) + 1) *
+  Math.max(0, Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0) + 1);
 const rectArea = (r: Rect): number => (r.x1 - r.x0 + 1) * (r.y1 - r.y0 + 1);
 
 function bubblesAndBoxes(gray: GrayImage, o: Required<TextRegionOptions>): { found: (FoundRegion & { rect: Rect })[] } {
@@ -232,14 +247,18 @@ function bubblesAndBoxes(gray: GrayImage, o: Required<TextRegionOptions>): { fou
   for (const { c, id } of order) {
     if (found.some((f) => overlapArea(f.rect, c) > 0.5 * rectArea(c))) continue; // nested in a region taken
     const a = analyseCandidate(gray, labels, id, c, o);
-    const bw = c.x1 - c.x0 + 1, bh = c.y1 - c.y0 + 1;
+    const bw = c.x1 - c.x0 + 1,
+      bh = c.y1 - c.y0 + 1;
     // Text, not a drawing framed in white: some ink but not mostly ink, every glyph smaller than the shape.
     if (a.fill < 0.5 || a.inkFraction < 0.003 || a.inkFraction > 0.45) continue;
     const glyphs = a.glyphs.filter((g) => Math.max(g.x1 - g.x0, g.y1 - g.y0) + 1 >= o.minGlyph);
     if (glyphs.length === 0) continue;
     if (glyphs.some((g) => g.x1 - g.x0 + 1 > 0.8 * bw || g.y1 - g.y0 + 1 > 0.8 * bh)) continue;
     found.push({
-      x: c.x0, y: c.y0, width: bw, height: bh,
+      x: c.x0,
+      y: c.y0,
+      width: bw,
+      height: bh,
       kind: a.fill >= 0.92 ? "caption" : "bubble",
       vertical: isVerticalLayout(glyphs),
       mask: a.mask,
@@ -250,7 +269,11 @@ function bubblesAndBoxes(gray: GrayImage, o: Required<TextRegionOptions>): { fou
 }
 
 /** Text set directly on white paper: glyph-sized dark components with white around them, clustered. */
-function textOnPaper(gray: GrayImage, taken: readonly Rect[], o: Required<TextRegionOptions>): (FoundRegion & { rect: Rect })[] {
+function textOnPaper(
+  gray: GrayImage,
+  taken: readonly Rect[],
+  o: Required<TextRegionOptions>,
+): (FoundRegion & { rect: Rect })[] {
   const { width: W, height: H, data } = gray;
   const dark = new Uint8Array(W * H);
   for (let i = 0; i < W * H; i++) dark[i] = data[i]! < o.inkLevel ? 1 : 0;
@@ -262,7 +285,8 @@ function textOnPaper(gray: GrayImage, taken: readonly Rect[], o: Required<TextRe
     if (taken.some((t) => overlapArea(t, g) > 0)) continue;
     // The ring around the glyph box must be paper (or other ink), not grey art.
     const pad = Math.max(2, Math.round(size * 0.3));
-    let ring = 0, paper = 0;
+    let ring = 0,
+      paper = 0;
     for (let y = Math.max(0, g.y0 - pad); y <= Math.min(H - 1, g.y1 + pad); y++) {
       for (let x = Math.max(0, g.x0 - pad); x <= Math.min(W - 1, g.x1 + pad); x++) {
         if (x >= g.x0 && x <= g.x1 && y >= g.y0 && y <= g.y1) continue;
@@ -305,13 +329,23 @@ function textOnPaper(gray: GrayImage, taken: readonly Rect[], o: Required<TextRe
       y1: Math.min(H - 1, Math.max(...members.map((g) => g.y1)) + pad),
     };
     if (rectArea(rect) < Math.max(256, o.minAreaFraction * W * H * 0.25)) continue;
-    out.push({ x: rect.x0, y: rect.y0, width: rect.x1 - rect.x0 + 1, height: rect.y1 - rect.y0 + 1, kind: "caption", vertical: isVerticalLayout(members), rect });
+    out.push({
+      x: rect.x0,
+      y: rect.y0,
+      width: rect.x1 - rect.x0 + 1,
+      height: rect.y1 - rect.y0 + 1,
+      kind: "caption",
+      vertical: isVerticalLayout(members),
+      rect,
+    });
   }
   return out;
 }
 
 /** Manga reading order: bands top to bottom, right to left inside a band (see the file comment). */
-export function readingOrder<T extends { x: number; y: number; width: number; height: number }>(regions: readonly T[]): T[] {
+export function readingOrder<T extends { x: number; y: number; width: number; height: number }>(
+  regions: readonly T[],
+): T[] {
   const byTop = [...regions].sort((a, b) => a.y - b.y || b.x + b.width - (a.x + a.width));
   const bands: T[][] = [];
   for (const r of byTop) {
@@ -328,7 +362,11 @@ export function findTextRegions(gray: GrayImage, options?: TextRegionOptions): F
   if (gray.data.length < gray.width * gray.height) throw new RangeError("gray buffer smaller than width × height");
   if (gray.width < 8 || gray.height < 8) return [];
   const { found } = bubblesAndBoxes(gray, o);
-  const loose = textOnPaper(gray, found.map((f) => f.rect), o).filter((l) => !found.some((f) => overlapArea(f.rect, l.rect) > 0));
+  const loose = textOnPaper(
+    gray,
+    found.map((f) => f.rect),
+    o,
+  ).filter((l) => !found.some((f) => overlapArea(f.rect, l.rect) > 0));
   return readingOrder([...found, ...loose]).map(({ rect: _rect, ...r }) => r);
 }
 

@@ -31,7 +31,15 @@ export const MAX_OUTSTANDING_EXTERNAL = 2;
 export const MAX_RUNNING_LOCAL = 1;
 
 export const FALLBACK_REASONS = [
-  "queued", "no_foreign_source", "limit", "already_translating", "already_translated", "needs_retry", "cancelled", "native_obtainable", "disabled",
+  "queued",
+  "no_foreign_source",
+  "limit",
+  "already_translating",
+  "already_translated",
+  "needs_retry",
+  "cancelled",
+  "native_obtainable",
+  "disabled",
 ] as const;
 export type FallbackReason = (typeof FALLBACK_REASONS)[number];
 
@@ -90,12 +98,19 @@ export interface FallbackPlan {
 }
 
 /** The ordered source languages (base codes) after resolving `original`. */
-export function resolveSourceLanguages(input: Pick<FallbackInput, "seriesSourceLanguages" | "globalSourceLanguages" | "originalLanguage" | "destination">): string[] {
+export function resolveSourceLanguages(
+  input: Pick<FallbackInput, "seriesSourceLanguages" | "globalSourceLanguages" | "originalLanguage" | "destination">,
+): string[] {
   const list = input.seriesSourceLanguages.length > 0 ? input.seriesSourceLanguages : input.globalSourceLanguages;
   const dest = baseLanguage(input.destination);
   const out: string[] = [];
   for (const raw of list) {
-    const code = raw.trim().toLowerCase() === "original" ? (input.originalLanguage ? baseLanguage(input.originalLanguage) : "") : baseLanguage(raw);
+    const code =
+      raw.trim().toLowerCase() === "original"
+        ? input.originalLanguage
+          ? baseLanguage(input.originalLanguage)
+          : ""
+        : baseLanguage(raw);
     if (code !== "" && code !== dest && !out.includes(code)) out.push(code);
   }
   return out;
@@ -108,7 +123,11 @@ export function submitCapacity(engine: "external" | "local", outstanding: number
 
 const ELIGIBLE = new Set<string>(["no_offer", "only_other_languages", "all_offers_blocked"]);
 
-function nativeObtainable(entry: LedgerEntry | undefined, slotOffers: readonly PlanOffer[], native: ReadonlySet<string>): boolean {
+function nativeObtainable(
+  entry: LedgerEntry | undefined,
+  slotOffers: readonly PlanOffer[],
+  native: ReadonlySet<string>,
+): boolean {
   if (!entry) return true; // the normal pass did not consider it wanted: leave it alone
   const eligible = ELIGIBLE.has(entry.reason) || (entry.reason === "backing_off" && entry.detail.usable === 0);
   if (!eligible) return true;
@@ -149,7 +168,8 @@ export function planFallback(input: FallbackInput): FallbackPlan {
   const reasons: FallbackEntry[] = [];
   for (const slot of wanted) {
     const kind = slot.kind === "book" ? "volume" : "chapter";
-    const say = (reason: FallbackReason, sourceLanguage?: string) => reasons.push({ kind, number: slot.number, reason, ...(sourceLanguage ? { sourceLanguage } : {}) });
+    const say = (reason: FallbackReason, sourceLanguage?: string) =>
+      reasons.push({ kind, number: slot.number, reason, ...(sourceLanguage ? { sourceLanguage } : {}) });
     const slotOffers = offersForSlot(slot, input.offers);
     if (nativeObtainable(ledger.get(`${slot.kind}|${slot.number}`), slotOffers, native)) {
       say("native_obtainable");
@@ -159,7 +179,9 @@ export function planFallback(input: FallbackInput): FallbackPlan {
       say("disabled");
       continue;
     }
-    const mine = input.jobs.filter((j) => j.kind === kind && parseLabel(j.number) === slot.number && baseLanguage(j.targetLanguage) === dest);
+    const mine = input.jobs.filter(
+      (j) => j.kind === kind && parseLabel(j.number) === slot.number && baseLanguage(j.targetLanguage) === dest,
+    );
     const existing = existingReason(mine);
     if (existing) {
       say(existing);
@@ -174,17 +196,33 @@ export function planFallback(input: FallbackInput): FallbackPlan {
       say("limit", source.language);
       continue;
     }
-    jobs.push({ kind, number: slot.number, sourceLanguage: source.language, sourceMappingId: source.offer.mappingId, externalId: source.offer.externalId });
+    jobs.push({
+      kind,
+      number: slot.number,
+      sourceLanguage: source.language,
+      sourceMappingId: source.offer.mappingId,
+      externalId: source.offer.externalId,
+    });
     say("queued", source.language);
   }
   return { jobs, reasons };
 }
 
-function pickSource(offers: readonly PlanOffer[], languages: readonly string[], mappings: ReadonlyMap<number, FallbackMapping>): { offer: PlanOffer; language: string } | null {
+function pickSource(
+  offers: readonly PlanOffer[],
+  languages: readonly string[],
+  mappings: ReadonlyMap<number, FallbackMapping>,
+): { offer: PlanOffer; language: string } | null {
   for (const language of languages) {
     const usable = offers.filter((o) => {
       const m = mappings.get(o.mappingId);
-      return o.part === null && m !== undefined && m.state === "active" && baseLanguage(m.language) === language && baseLanguage(o.language) === language;
+      return (
+        o.part === null &&
+        m !== undefined &&
+        m.state === "active" &&
+        baseLanguage(m.language) === language &&
+        baseLanguage(o.language) === language
+      );
     });
     usable.sort(
       (a, b) =>

@@ -1,13 +1,31 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
-  ACTIVE_STATES, MAX_TRANSIENT_FAILURES, RETRY_CAP_MS, TERMINAL_STATES, TRANSLATION_STATES, formatJobId, jobKey, parseJobId, retryDelayMs, transition,
-  type JobFacts, type Moved, type TranslationEvent, type TranslationState,
+  ACTIVE_STATES,
+  MAX_TRANSIENT_FAILURES,
+  RETRY_CAP_MS,
+  TERMINAL_STATES,
+  TRANSLATION_STATES,
+  formatJobId,
+  jobKey,
+  parseJobId,
+  retryDelayMs,
+  transition,
+  type JobFacts,
+  type Moved,
+  type TranslationEvent,
+  type TranslationState,
 } from "./translation-jobs.ts";
 import { sha256Hex } from "./translation-sha256.ts";
 
 const job = (state: TranslationState, patch: Partial<JobFacts> = {}): JobFacts => ({
-  state, attempt: 0, targetLanguage: "en", pausedFrom: null, pausedReason: null, cancelPending: false, ...patch,
+  state,
+  attempt: 0,
+  targetLanguage: "en",
+  pausedFrom: null,
+  pausedReason: null,
+  cancelPending: false,
+  ...patch,
 });
 function moved(r: ReturnType<typeof transition>): Moved {
   if ("refused" in r) throw new Error(`refused: ${r.refused}`);
@@ -17,12 +35,15 @@ const refused = (r: ReturnType<typeof transition>): string | null => ("refused" 
 const types = (m: Moved) => m.effects.map((e) => e.type);
 
 describe("Translation job moves (spec table, one test per row)", () => {
-  it.each(ACTIVE_STATES)("any active (%s) + temporary connection failure → same job, retried automatically with the same processor id", (state) => {
-    const m = moved(transition(job(state, { attempt: 2 }), { type: "connection_failed", failures: 1 }));
-    expect(m.next).toEqual(job(state, { attempt: 2 }));
-    expect(m.effects).toEqual([{ type: "retry_later", delayMs: 5_000 }]);
-    expect(types(m)).not.toContain("new_attempt");
-  });
+  it.each(ACTIVE_STATES)(
+    "any active (%s) + temporary connection failure → same job, retried automatically with the same processor id",
+    (state) => {
+      const m = moved(transition(job(state, { attempt: 2 }), { type: "connection_failed", failures: 1 }));
+      expect(m.next).toEqual(job(state, { attempt: 2 }));
+      expect(m.effects).toEqual([{ type: "retry_later", delayMs: 5_000 }]);
+      expect(types(m)).not.toContain("new_attempt");
+    },
+  );
 
   it("failed + explicit retry → new attempt, retry number incremented; the old attempt's late results are ignored", () => {
     const m = moved(transition(job("failed", { attempt: 3 }), { type: "retry" }));
@@ -30,24 +51,29 @@ describe("Translation job moves (spec table, one test per row)", () => {
     expect(m.effects).toEqual([{ type: "new_attempt", attempt: 4 }]);
     expect(m.error).toBeNull();
     expect(refused(transition(m.next, { type: "result_fetched", attempt: 3 }))).toBe("translation_stale_attempt");
-    expect(refused(transition(m.next, { type: "processor_status", status: "completed", attempt: 3 }))).toBe("translation_stale_attempt");
+    expect(refused(transition(m.next, { type: "processor_status", status: "completed", attempt: 3 }))).toBe(
+      "translation_stale_attempt",
+    );
   });
 
-  it.each(ACTIVE_STATES.filter((s) => s !== "queued"))("active (%s) + cancel → cancelling, then cancelled; durable DELETE sent, publication prevented", (state) => {
-    const m = moved(transition(job(state), { type: "cancel" }));
-    expect(m.next).toEqual(job("cancelling", { cancelPending: true }));
-    expect(types(m)).toEqual(["stop_polling", "send_delete"]);
-    // Publication is prevented: a result arriving now is refused, never published.
-    expect(refused(transition(m.next, { type: "result_fetched" }))).toBe("translation_cancelled");
-    // The DELETE is retried after connection failures, never giving up.
-    const again = moved(transition(m.next, { type: "connection_failed", failures: 50 }));
-    expect(again.next.state).toBe("cancelling");
-    expect(again.next.cancelPending).toBe(true);
-    expect(again.effects).toEqual([{ type: "retry_later", delayMs: RETRY_CAP_MS }]);
-    const done = moved(transition(m.next, { type: "cancel_acknowledged" }));
-    expect(done.next).toEqual(job("cancelled"));
-    expect(types(done)).toContain("remove_output");
-  });
+  it.each(ACTIVE_STATES.filter((s) => s !== "queued"))(
+    "active (%s) + cancel → cancelling, then cancelled; durable DELETE sent, publication prevented",
+    (state) => {
+      const m = moved(transition(job(state), { type: "cancel" }));
+      expect(m.next).toEqual(job("cancelling", { cancelPending: true }));
+      expect(types(m)).toEqual(["stop_polling", "send_delete"]);
+      // Publication is prevented: a result arriving now is refused, never published.
+      expect(refused(transition(m.next, { type: "result_fetched" }))).toBe("translation_cancelled");
+      // The DELETE is retried after connection failures, never giving up.
+      const again = moved(transition(m.next, { type: "connection_failed", failures: 50 }));
+      expect(again.next.state).toBe("cancelling");
+      expect(again.next.cancelPending).toBe(true);
+      expect(again.effects).toEqual([{ type: "retry_later", delayMs: RETRY_CAP_MS }]);
+      const done = moved(transition(m.next, { type: "cancel_acknowledged" }));
+      expect(done.next).toEqual(job("cancelled"));
+      expect(types(done)).toContain("remove_output");
+    },
+  );
 
   it("active (queued, never sent) + cancel → cancelled at once: no processor knows the id", () => {
     const m = moved(transition(job("queued"), { type: "cancel" }));
@@ -56,26 +82,44 @@ describe("Translation job moves (spec table, one test per row)", () => {
   });
 
   it("cancelled + submit again with the same id → refused; a retry uses the next number", () => {
-    expect(refused(transition(job("cancelled", { attempt: 1 }), { type: "submit_again" }))).toBe("translation_cancelled");
-    expect(refused(transition(job("cancelling", { cancelPending: true }), { type: "submit_again" }))).toBe("translation_cancelled");
+    expect(refused(transition(job("cancelled", { attempt: 1 }), { type: "submit_again" }))).toBe(
+      "translation_cancelled",
+    );
+    expect(refused(transition(job("cancelling", { cancelPending: true }), { type: "submit_again" }))).toBe(
+      "translation_cancelled",
+    );
     expect(moved(transition(job("cancelled", { attempt: 1 }), { type: "retry" })).next.attempt).toBe(2);
   });
 
-  it.each(ACTIVE_STATES)("active (%s) + destination language changes, job has the old language → cancelled (imported files remain)", (state) => {
-    const m = moved(transition(job(state, { targetLanguage: "en" }), { type: "destination_changed", newLanguage: "de" }));
-    expect(m.next.state).toBe(state === "queued" ? "cancelled" : "cancelling");
-    expect(types(m)).not.toContain("publish");
-    expect(refused(transition(job(state, { targetLanguage: "en" }), { type: "destination_changed", newLanguage: "en-GB" }))).toBe("translation_not_affected");
-    expect(refused(transition(job("imported"), { type: "destination_changed", newLanguage: "de" }))).toBe("translation_not_affected");
-  });
+  it.each(ACTIVE_STATES)(
+    "active (%s) + destination language changes, job has the old language → cancelled (imported files remain)",
+    (state) => {
+      const m = moved(
+        transition(job(state, { targetLanguage: "en" }), { type: "destination_changed", newLanguage: "de" }),
+      );
+      expect(m.next.state).toBe(state === "queued" ? "cancelled" : "cancelling");
+      expect(types(m)).not.toContain("publish");
+      expect(
+        refused(
+          transition(job(state, { targetLanguage: "en" }), { type: "destination_changed", newLanguage: "en-GB" }),
+        ),
+      ).toBe("translation_not_affected");
+      expect(refused(transition(job("imported"), { type: "destination_changed", newLanguage: "de" }))).toBe(
+        "translation_not_affected",
+      );
+    },
+  );
 
-  it.each(ACTIVE_STATES)("active (%s) + either toggle switched off → paused; submissions, polling and publication stop", (state) => {
-    const m = moved(transition(job(state), { type: "toggle_off" }));
-    expect(m.next).toEqual(job("paused", { pausedFrom: state, pausedReason: "toggle_off" }));
-    expect(m.effects).toEqual([{ type: "stop_polling" }]);
-    expect(refused(transition(m.next, { type: "result_fetched" }))).not.toBeNull();
-    expect(refused(transition(m.next, { type: "upload_started" }))).not.toBeNull();
-  });
+  it.each(ACTIVE_STATES)(
+    "active (%s) + either toggle switched off → paused; submissions, polling and publication stop",
+    (state) => {
+      const m = moved(transition(job(state), { type: "toggle_off" }));
+      expect(m.next).toEqual(job("paused", { pausedFrom: state, pausedReason: "toggle_off" }));
+      expect(m.effects).toEqual([{ type: "stop_polling" }]);
+      expect(refused(transition(m.next, { type: "result_fetched" }))).not.toBeNull();
+      expect(refused(transition(m.next, { type: "upload_started" }))).not.toBeNull();
+    },
+  );
 
   it.each(ACTIVE_STATES)("active (%s) + native release appears → paused; the native release has priority", (state) => {
     const m = moved(transition(job(state), { type: "native_release" }));
@@ -105,7 +149,9 @@ describe("moves the table does not show", () => {
     expect(run.progress).toEqual({ pagesDone: 2, pagesTotal: 9 });
     // A late "queued" answer does not move a running job back.
     expect(moved(transition(run.next, { type: "processor_status", status: "queued" })).next.state).toBe("running");
-    const done = moved(transition(run.next, { type: "processor_status", status: "completed", pagesDone: 9, pagesTotal: 9 }));
+    const done = moved(
+      transition(run.next, { type: "processor_status", status: "completed", pagesDone: 9, pagesTotal: 9 }),
+    );
     expect(done.next.state).toBe("completed");
     expect(moved(transition(done.next, { type: "processor_status", status: "running" })).next.state).toBe("completed");
   });
@@ -115,21 +161,37 @@ describe("moves the table does not show", () => {
   });
 
   it("processor reports failed → failed with its error; an explicit retry is needed", () => {
-    const m = moved(transition(job("running"), { type: "processor_status", status: "failed", error: { code: "no_text_found", message: "x" } }));
+    const m = moved(
+      transition(job("running"), {
+        type: "processor_status",
+        status: "failed",
+        error: { code: "no_text_found", message: "x" },
+      }),
+    );
     expect(m.next.state).toBe("failed");
     expect(m.error).toEqual({ code: "no_text_found", message: "x" });
-    expect(refused(transition(m.next, { type: "processor_status", status: "running" }))).toBe("translation_invalid_move");
+    expect(refused(transition(m.next, { type: "processor_status", status: "running" }))).toBe(
+      "translation_invalid_move",
+    );
   });
 
   it("import failure → failed, output kept outside the library (not removed, not published)", () => {
-    const m = moved(transition(job("importing"), { type: "import_failed", code: "receipt_unconfirmed_regions", message: "2 regions" }));
+    const m = moved(
+      transition(job("importing"), {
+        type: "import_failed",
+        code: "receipt_unconfirmed_regions",
+        message: "2 regions",
+      }),
+    );
     expect(m.next.state).toBe("failed");
     expect(m.effects).toEqual([]);
     expect(m.error?.code).toBe("receipt_unconfirmed_regions");
   });
 
   it(`the ${MAX_TRANSIENT_FAILURES}th consecutive connection failure fails the attempt with processor_unreachable`, () => {
-    expect(moved(transition(job("running"), { type: "connection_failed", failures: MAX_TRANSIENT_FAILURES - 1 })).next.state).toBe("running");
+    expect(
+      moved(transition(job("running"), { type: "connection_failed", failures: MAX_TRANSIENT_FAILURES - 1 })).next.state,
+    ).toBe("running");
     const m = moved(transition(job("running"), { type: "connection_failed", failures: MAX_TRANSIENT_FAILURES }));
     expect(m.next.state).toBe("failed");
     expect(m.error?.code).toBe("processor_unreachable");
@@ -143,7 +205,8 @@ describe("moves the table does not show", () => {
   });
 
   it("cancel of a finished job is refused", () => {
-    for (const s of ["imported", "failed", "cancelled"] as const) expect(refused(transition(job(s), { type: "cancel" }))).toBe("translation_not_cancellable");
+    for (const s of ["imported", "failed", "cancelled"] as const)
+      expect(refused(transition(job(s), { type: "cancel" }))).toBe("translation_not_cancellable");
   });
 
   it("retry of a job that is not failed or cancelled is refused", () => {
@@ -156,7 +219,10 @@ describe("moves the table does not show", () => {
 describe("paused", () => {
   it("toggle on resumes a toggle-paused job where it stood; a paused import publishes again", () => {
     const p = job("paused", { pausedFrom: "running", pausedReason: "toggle_off" });
-    expect(moved(transition(p, { type: "toggle_on" }))).toMatchObject({ next: job("running"), effects: [{ type: "resume" }] });
+    expect(moved(transition(p, { type: "toggle_on" }))).toMatchObject({
+      next: job("running"),
+      effects: [{ type: "resume" }],
+    });
     const pi = job("paused", { pausedFrom: "importing", pausedReason: "toggle_off" });
     expect(types(moved(transition(pi, { type: "toggle_on" })))).toEqual(["resume", "publish"]);
   });
@@ -168,7 +234,9 @@ describe("paused", () => {
     expect(m.effects).toEqual([]);
     expect(refused(transition(m.next, { type: "result_fetched" }))).toBe("translation_invalid_move");
     expect(moved(transition(m.next, { type: "toggle_on" })).next.state).toBe("completed");
-    const sub = moved(transition(job("paused", { pausedFrom: "uploading", pausedReason: "toggle_off" }), { type: "submitted" }));
+    const sub = moved(
+      transition(job("paused", { pausedFrom: "uploading", pausedReason: "toggle_off" }), { type: "submitted" }),
+    );
     expect(sub.next.pausedFrom).toBe("submitted");
   });
 
@@ -178,24 +246,41 @@ describe("paused", () => {
     expect(n.pausedReason).toBe("native_release");
     expect(refused(transition(n, { type: "toggle_on" }))).toBe("translation_not_affected");
     expect(moved(transition(n, { type: "cancel" })).next).toEqual(job("cancelling", { cancelPending: true }));
-    expect(moved(transition(job("paused", { pausedFrom: "queued", pausedReason: "toggle_off" }), { type: "cancel" })).next.state).toBe("cancelled");
+    expect(
+      moved(transition(job("paused", { pausedFrom: "queued", pausedReason: "toggle_off" }), { type: "cancel" })).next
+        .state,
+    ).toBe("cancelled");
   });
 
   it("toggle off leaves a pending cancel running (the DELETE is sent even while disabled)", () => {
-    expect(refused(transition(job("cancelling", { cancelPending: true }), { type: "toggle_off" }))).toBe("translation_not_affected");
+    expect(refused(transition(job("cancelling", { cancelPending: true }), { type: "toggle_off" }))).toBe(
+      "translation_not_affected",
+    );
   });
 });
 
 describe("imported", () => {
   it("is final: no event but the (refused) ones changes it", () => {
-    const events: TranslationEvent[] = [{ type: "cancel" }, { type: "retry" }, { type: "toggle_off" }, { type: "native_release" }, { type: "result_fetched" }, { type: "submit_again" }];
+    const events: TranslationEvent[] = [
+      { type: "cancel" },
+      { type: "retry" },
+      { type: "toggle_off" },
+      { type: "native_release" },
+      { type: "result_fetched" },
+      { type: "submit_again" },
+    ];
     for (const e of events) expect(refused(transition(job("imported"), e))).not.toBeNull();
     expect(TERMINAL_STATES).toContain("imported");
   });
 });
 
 const answerArb: fc.Arbitrary<TranslationEvent> = fc.oneof(
-  fc.record({ type: fc.constant("processor_status" as const), status: fc.constantFrom("queued", "running", "completed", "failed", "cancelling", "cancelled" as const), pagesDone: fc.option(fc.nat(50)), pagesTotal: fc.option(fc.nat(50)) }),
+  fc.record({
+    type: fc.constant("processor_status" as const),
+    status: fc.constantFrom("queued", "running", "completed", "failed", "cancelling", "cancelled" as const),
+    pagesDone: fc.option(fc.nat(50)),
+    pagesTotal: fc.option(fc.nat(50)),
+  }),
   fc.constant({ type: "result_fetched" as const }),
   fc.record({ type: fc.constant("import_succeeded" as const), fileId: fc.nat() }),
   fc.record({ type: fc.constant("import_failed" as const), code: fc.constant("x"), message: fc.constant("y") }),
@@ -205,50 +290,77 @@ const answerArb: fc.Arbitrary<TranslationEvent> = fc.oneof(
   fc.constant({ type: "cancel_acknowledged" as const }),
 );
 // Consistent facts, as the runner stores them: only a paused job has pausedFrom/pausedReason.
-const facts: fc.Arbitrary<JobFacts> = fc.record({
-  state: fc.constantFrom(...TRANSLATION_STATES),
-  attempt: fc.integer({ min: 0, max: 1000 }),
-  targetLanguage: fc.constantFrom("en", "de"),
-  pausedFrom: fc.constantFrom(...ACTIVE_STATES),
-  pausedReason: fc.constantFrom("toggle_off" as const, "native_release" as const),
-  cancelPending: fc.boolean(),
-}).map((f) => (f.state === "paused" ? f : { ...f, pausedFrom: null, pausedReason: null, cancelPending: f.state === "cancelling" }));
+const facts: fc.Arbitrary<JobFacts> = fc
+  .record({
+    state: fc.constantFrom(...TRANSLATION_STATES),
+    attempt: fc.integer({ min: 0, max: 1000 }),
+    targetLanguage: fc.constantFrom("en", "de"),
+    pausedFrom: fc.constantFrom(...ACTIVE_STATES),
+    pausedReason: fc.constantFrom("toggle_off" as const, "native_release" as const),
+    cancelPending: fc.boolean(),
+  })
+  .map((f) =>
+    f.state === "paused" ? f : { ...f, pausedFrom: null, pausedReason: null, cancelPending: f.state === "cancelling" },
+  );
 
 describe("properties", () => {
   it("an answer of an older attempt never changes a newer attempt and never publishes", () => {
-    fc.assert(fc.property(facts, answerArb, fc.integer({ min: 1, max: 1000 }), (j, e, back) => {
-      const r = transition(j, { ...e, attempt: j.attempt - back } as TranslationEvent);
-      expect(refused(r)).toBe("translation_stale_attempt");
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(facts, answerArb, fc.integer({ min: 1, max: 1000 }), (j, e, back) => {
+        const r = transition(j, { ...e, attempt: j.attempt - back } as TranslationEvent);
+        expect(refused(r)).toBe("translation_stale_attempt");
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it("a cancelled (or cancelling) job never publishes, and a cancelled one never changes on an answer", () => {
-    fc.assert(fc.property(facts, answerArb, fc.boolean(), (j0, e, settled) => {
-      const j = { ...j0, state: settled ? ("cancelled" as const) : ("cancelling" as const) };
-      const r = transition(j, { ...e, attempt: j.attempt } as TranslationEvent);
-      if ("refused" in r) return;
-      expect(types(r)).not.toContain("publish");
-      expect(["cancelling", "cancelled"]).toContain(r.next.state);
-      expect(settled).toBe(false);
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(facts, answerArb, fc.boolean(), (j0, e, settled) => {
+        const j = { ...j0, state: settled ? ("cancelled" as const) : ("cancelling" as const) };
+        const r = transition(j, { ...e, attempt: j.attempt } as TranslationEvent);
+        if ("refused" in r) return;
+        expect(types(r)).not.toContain("publish");
+        expect(["cancelling", "cancelled"]).toContain(r.next.state);
+        expect(settled).toBe(false);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it("publish is emitted only on the way into importing, and the attempt changes only by an explicit retry", () => {
-    const anyEvent = fc.oneof(answerArb, fc.constantFrom<TranslationEvent>({ type: "retry" }, { type: "cancel" }, { type: "toggle_on" }, { type: "toggle_off" }, { type: "native_release" }, { type: "submit_again" }, { type: "upload_started" }, { type: "destination_changed", newLanguage: "de" }));
-    fc.assert(fc.property(facts, anyEvent, (j, e) => {
-      const r = transition(j, e);
-      if ("refused" in r) return;
-      if (types(r).includes("publish")) expect(r.next.state).toBe("importing");
-      if (r.next.attempt !== j.attempt) expect(e.type).toBe("retry");
-      if (r.next.state === "paused") expect(r.next.pausedFrom).not.toBeNull();
-      if (types(r).includes("send_delete")) expect(r.next.cancelPending).toBe(true);
-    }), { numRuns: 1000 });
+    const anyEvent = fc.oneof(
+      answerArb,
+      fc.constantFrom<TranslationEvent>(
+        { type: "retry" },
+        { type: "cancel" },
+        { type: "toggle_on" },
+        { type: "toggle_off" },
+        { type: "native_release" },
+        { type: "submit_again" },
+        { type: "upload_started" },
+        { type: "destination_changed", newLanguage: "de" },
+      ),
+    );
+    fc.assert(
+      fc.property(facts, anyEvent, (j, e) => {
+        const r = transition(j, e);
+        if ("refused" in r) return;
+        if (types(r).includes("publish")) expect(r.next.state).toBe("importing");
+        if (r.next.attempt !== j.attempt) expect(e.type).toBe("retry");
+        if (r.next.state === "paused") expect(r.next.pausedFrom).not.toBeNull();
+        if (types(r).includes("send_delete")) expect(r.next.cancelPending).toBe(true);
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
 
 describe("retry delays", () => {
   it("5 s × 2^(n−1), capped at 5 min", () => {
-    expect([1, 2, 3, 4, 5, 6, 7, 8, 100].map(retryDelayMs)).toEqual([5_000, 10_000, 20_000, 40_000, 80_000, 160_000, 300_000, 300_000, 300_000]);
+    expect([1, 2, 3, 4, 5, 6, 7, 8, 100].map(retryDelayMs)).toEqual([
+      5_000, 10_000, 20_000, 40_000, 80_000, 160_000, 300_000, 300_000, 300_000,
+    ]);
     expect(retryDelayMs(0)).toBe(5_000);
   });
 });
@@ -269,7 +381,8 @@ describe("job ids", () => {
   it("format and parse round-trip with the contract's regex", () => {
     const k = jobKey(t);
     expect(parseJobId(formatJobId(k, 7))).toEqual({ key: k, attempt: 7 });
-    for (const bad of [`${k}-01`, `${k}-`, `${k.toUpperCase()}-0`, `${k}0-0`, `${k}-1234567890`, "x-0", `${k}-0 `]) expect(parseJobId(bad)).toBeNull();
+    for (const bad of [`${k}-01`, `${k}-`, `${k.toUpperCase()}-0`, `${k}0-0`, `${k}-1234567890`, "x-0", `${k}-0 `])
+      expect(parseJobId(bad)).toBeNull();
     expect(parseJobId(`${k}-123456789`)).toEqual({ key: k, attempt: 123456789 });
   });
   it("the pure sha256 matches known digests (node:crypto cross-check: server/test/translation-settings-hash.test.ts)", () => {

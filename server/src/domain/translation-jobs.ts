@@ -27,12 +27,29 @@ import { parseLabel } from "./labels.ts";
 import { sha256Hex } from "./translation-sha256.ts";
 
 export const TRANSLATION_STATES = [
-  "queued", "uploading", "submitted", "running", "completed", "importing", "imported", "failed", "cancelling", "cancelled", "paused",
+  "queued",
+  "uploading",
+  "submitted",
+  "running",
+  "completed",
+  "importing",
+  "imported",
+  "failed",
+  "cancelling",
+  "cancelled",
+  "paused",
 ] as const;
 export type TranslationState = (typeof TRANSLATION_STATES)[number];
 
 /** States in which the job still works towards an import (the spec's "active"). */
-export const ACTIVE_STATES: readonly TranslationState[] = ["queued", "uploading", "submitted", "running", "completed", "importing"];
+export const ACTIVE_STATES: readonly TranslationState[] = [
+  "queued",
+  "uploading",
+  "submitted",
+  "running",
+  "completed",
+  "importing",
+];
 /** States a job never leaves by itself (failed and cancelled leave only by an explicit retry). */
 export const TERMINAL_STATES: readonly TranslationState[] = ["imported", "failed", "cancelled"];
 
@@ -52,7 +69,13 @@ export type TranslationEvent =
   | { type: "upload_started" }
   | ({ type: "uploaded"; sha256: string } & Fenced)
   | ({ type: "submitted" } & Fenced)
-  | ({ type: "processor_status"; status: ProcessorStatus; pagesDone?: number | null; pagesTotal?: number | null; error?: JobError | null } & Fenced)
+  | ({
+      type: "processor_status";
+      status: ProcessorStatus;
+      pagesDone?: number | null;
+      pagesTotal?: number | null;
+      error?: JobError | null;
+    } & Fenced)
   | ({ type: "connection_failed"; failures: number } & Fenced)
   | ({ type: "result_fetched" } & Fenced)
   | ({ type: "import_succeeded"; fileId: number } & Fenced)
@@ -129,8 +152,14 @@ export function baseLanguage(code: string): string {
 function cancelMove(job: JobFacts): Moved {
   const from = job.state === "paused" ? job.pausedFrom : job.state;
   // A queued attempt was never sent to the processor: nothing to cancel there.
-  if (from === "queued") return move(job, { state: "cancelled", pausedFrom: null, pausedReason: null, cancelPending: false }, [{ type: "remove_output" }]);
-  return move(job, { state: "cancelling", pausedFrom: null, pausedReason: null, cancelPending: true }, [{ type: "stop_polling" }, { type: "send_delete" }]);
+  if (from === "queued")
+    return move(job, { state: "cancelled", pausedFrom: null, pausedReason: null, cancelPending: false }, [
+      { type: "remove_output" },
+    ]);
+  return move(job, { state: "cancelling", pausedFrom: null, pausedReason: null, cancelPending: true }, [
+    { type: "stop_polling" },
+    { type: "send_delete" },
+  ]);
 }
 
 /** The state a processor status moves a submitted/running job to (null: no move). */
@@ -141,21 +170,35 @@ function statusState(status: ProcessorStatus): TranslationState | null {
   return null;
 }
 
-function onProcessorStatus(job: JobFacts, e: Extract<TranslationEvent, { type: "processor_status" }>): TransitionResult {
+function onProcessorStatus(
+  job: JobFacts,
+  e: Extract<TranslationEvent, { type: "processor_status" }>,
+): TransitionResult {
   const progress = { pagesDone: e.pagesDone ?? null, pagesTotal: e.pagesTotal ?? null };
   if (job.state === "cancelling") {
     // Only the processor's own "cancelled" settles a pending cancel; anything else is ignored (never published).
-    return e.status === "cancelled" ? move(job, { state: "cancelled", cancelPending: false }, [{ type: "stop_polling" }, { type: "remove_output" }]) : refuse("translation_cancelling");
+    return e.status === "cancelled"
+      ? move(job, { state: "cancelled", cancelPending: false }, [{ type: "stop_polling" }, { type: "remove_output" }])
+      : refuse("translation_cancelling");
   }
   const polled = job.state === "paused" ? job.pausedFrom : job.state;
-  if (polled !== "submitted" && polled !== "running" && polled !== "completed") return refuse("translation_invalid_move");
+  if (polled !== "submitted" && polled !== "running" && polled !== "completed")
+    return refuse("translation_invalid_move");
   if (e.status === "failed") {
     const error = e.error ?? { code: "processor_failed", message: "The processor reported the job as failed" };
-    return move(job, { state: "failed", pausedFrom: null, pausedReason: null }, [{ type: "stop_polling" }], { error, progress });
+    return move(job, { state: "failed", pausedFrom: null, pausedReason: null }, [{ type: "stop_polling" }], {
+      error,
+      progress,
+    });
   }
   if (e.status === "cancelled" || e.status === "cancelling") {
     // Cancelled on the processor's side (e.g. by its operator): no publication, nothing left to send.
-    return move(job, { state: "cancelled", pausedFrom: null, pausedReason: null, cancelPending: false }, [{ type: "stop_polling" }, { type: "remove_output" }], { progress });
+    return move(
+      job,
+      { state: "cancelled", pausedFrom: null, pausedReason: null, cancelPending: false },
+      [{ type: "stop_polling" }, { type: "remove_output" }],
+      { progress },
+    );
   }
   let target = statusState(e.status)!;
   // A completed job stays completed even when a stale "running" answer arrives late.
@@ -178,14 +221,17 @@ function onConnectionFailed(job: JobFacts, failures: number): TransitionResult {
 }
 
 function onPause(job: JobFacts, reason: PausedReason): TransitionResult {
-  if (isActive(job.state)) return move(job, { state: "paused", pausedFrom: job.state, pausedReason: reason }, [{ type: "stop_polling" }]);
+  if (isActive(job.state))
+    return move(job, { state: "paused", pausedFrom: job.state, pausedReason: reason }, [{ type: "stop_polling" }]);
   // A native release outranks a switched-off toggle: toggle_on alone must not resume it.
-  if (job.state === "paused" && reason === "native_release" && job.pausedReason !== "native_release") return move(job, { pausedReason: reason });
+  if (job.state === "paused" && reason === "native_release" && job.pausedReason !== "native_release")
+    return move(job, { pausedReason: reason });
   return refuse("translation_not_affected");
 }
 
 export function transition(job: JobFacts, event: TranslationEvent): TransitionResult {
-  if ("attempt" in event && event.attempt !== undefined && event.attempt !== job.attempt) return refuse("translation_stale_attempt");
+  if ("attempt" in event && event.attempt !== undefined && event.attempt !== job.attempt)
+    return refuse("translation_stale_attempt");
   const s = job.state;
   switch (event.type) {
     case "upload_started":
@@ -197,47 +243,62 @@ export function transition(job: JobFacts, event: TranslationEvent): TransitionRe
     case "submitted":
       if (s === "uploading" || s === "queued") return move(job, { state: "submitted" });
       // A submit already on its way when the toggle went off may finish (spec rule 9).
-      if (s === "paused" && (job.pausedFrom === "uploading" || job.pausedFrom === "queued")) return move(job, { pausedFrom: "submitted" });
+      if (s === "paused" && (job.pausedFrom === "uploading" || job.pausedFrom === "queued"))
+        return move(job, { pausedFrom: "submitted" });
       return refuse(s === "cancelled" || s === "cancelling" ? "translation_cancelled" : "translation_invalid_move");
     case "processor_status":
       return onProcessorStatus(job, event);
     case "connection_failed":
       return onConnectionFailed(job, event.failures);
     case "result_fetched":
-      return s === "completed" ? move(job, { state: "importing" }, [{ type: "stop_polling" }, { type: "publish" }]) : refuse(s === "cancelling" || s === "cancelled" ? "translation_cancelled" : "translation_invalid_move");
+      return s === "completed"
+        ? move(job, { state: "importing" }, [{ type: "stop_polling" }, { type: "publish" }])
+        : refuse(s === "cancelling" || s === "cancelled" ? "translation_cancelled" : "translation_invalid_move");
     case "import_succeeded":
       // A publication already running when the job was paused may finish (it is atomic).
       if (s === "importing" || (s === "paused" && job.pausedFrom === "importing")) {
-        return move(job, { state: "imported", pausedFrom: null, pausedReason: null }, [{ type: "remove_sources" }, { type: "remove_output" }]);
+        return move(job, { state: "imported", pausedFrom: null, pausedReason: null }, [
+          { type: "remove_sources" },
+          { type: "remove_output" },
+        ]);
       }
       return refuse("translation_invalid_move");
     case "import_failed":
       // The output stays in staging, outside the library, for inspection; an explicit retry is needed.
       if (s === "importing" || (s === "paused" && job.pausedFrom === "importing")) {
-        return move(job, { state: "failed", pausedFrom: null, pausedReason: null }, [], { error: { code: event.code, message: event.message } });
+        return move(job, { state: "failed", pausedFrom: null, pausedReason: null }, [], {
+          error: { code: event.code, message: event.message },
+        });
       }
       return refuse("translation_invalid_move");
     case "retry":
       if (s !== "failed" && s !== "cancelled") return refuse("translation_not_retryable");
-      return move(job, { state: "queued", attempt: job.attempt + 1, pausedFrom: null, pausedReason: null, cancelPending: false }, [
-        { type: "new_attempt", attempt: job.attempt + 1 },
-      ], { error: null, progress: { pagesDone: null, pagesTotal: null } });
+      return move(
+        job,
+        { state: "queued", attempt: job.attempt + 1, pausedFrom: null, pausedReason: null, cancelPending: false },
+        [{ type: "new_attempt", attempt: job.attempt + 1 }],
+        { error: null, progress: { pagesDone: null, pagesTotal: null } },
+      );
     case "cancel":
       if (s === "cancelling") return move(job, {}); // idempotent: the DELETE is already pending
       if (isActive(s) || s === "paused") return cancelMove(job);
       return refuse("translation_not_cancellable");
     case "cancel_acknowledged":
-      return s === "cancelling" ? move(job, { state: "cancelled", cancelPending: false }, [{ type: "stop_polling" }, { type: "remove_output" }]) : refuse("translation_invalid_move");
+      return s === "cancelling"
+        ? move(job, { state: "cancelled", cancelPending: false }, [{ type: "stop_polling" }, { type: "remove_output" }])
+        : refuse("translation_invalid_move");
     case "destination_changed":
       if (!(isActive(s) || s === "paused")) return refuse("translation_not_affected");
-      if (baseLanguage(job.targetLanguage) === baseLanguage(event.newLanguage)) return refuse("translation_not_affected");
+      if (baseLanguage(job.targetLanguage) === baseLanguage(event.newLanguage))
+        return refuse("translation_not_affected");
       return cancelMove(job);
     case "toggle_off":
       return onPause(job, "toggle_off");
     case "native_release":
       return onPause(job, "native_release");
     case "toggle_on": {
-      if (s !== "paused" || job.pausedReason !== "toggle_off" || job.pausedFrom === null) return refuse("translation_not_affected");
+      if (s !== "paused" || job.pausedReason !== "toggle_off" || job.pausedFrom === null)
+        return refuse("translation_not_affected");
       const back = job.pausedFrom;
       const effects: Effect[] = [{ type: "resume" }];
       if (back === "importing") effects.push({ type: "publish" });

@@ -1,6 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MACHINE_TRANSLATION_TAG, comicInfoProvenance, validateReceipt, type ReceiptJob } from "./translation-receipt.ts";
+import {
+  MACHINE_TRANSLATION_TAG,
+  comicInfoProvenance,
+  validateReceipt,
+  type ReceiptJob,
+} from "./translation-receipt.ts";
 
 const SHA = "a".repeat(64);
 const job: ReceiptJob = { sourceSha256: SHA, sourceLanguage: "fr", targetLanguage: "en-US", pageCount: 12 };
@@ -22,7 +27,8 @@ describe("validateReceipt", () => {
   it("accepts a receipt matching the job (regional job codes compare by base code)", () => {
     const r = validateReceipt(good(), job);
     expect(r.ok).toBe(true);
-    if (r.ok) expect(r.receipt).toMatchObject({ sourceSha256: SHA, pageCount: 12, translatedRegions: 40, model: "gpt-test-1" });
+    if (r.ok)
+      expect(r.receipt).toMatchObject({ sourceSha256: SHA, pageCount: 12, translatedRegions: 40, model: "gpt-test-1" });
   });
 
   it("keeps only the known keys: an echoed credential never reaches the returned receipt", () => {
@@ -46,11 +52,23 @@ describe("validateReceipt", () => {
     ["a page count differing from the source", { ...good(), page_count: 11 }, "receipt_page_count"],
     ["zero translated regions", { ...good(), translated_regions: 0 }, "receipt_nothing_translated"],
     ["untranslated regions", { ...good(), untranslated_regions: 2 }, "receipt_untranslated_regions"],
-    ["unconfirmed source regions", { ...good(), unconfirmed_regions: [{ page: 3, region: 1 }] }, "receipt_unconfirmed_regions"],
+    [
+      "unconfirmed source regions",
+      { ...good(), unconfirmed_regions: [{ page: 3, region: 1 }] },
+      "receipt_unconfirmed_regions",
+    ],
     ["a regional detected language", { ...good(), detected_target_language: "en-US" }, "receipt_invalid"],
     ["an upper-case detected language", { ...good(), detected_source_language: "FR" }, "receipt_invalid"],
-    ["a detected source language other than the job's", { ...good(), detected_source_language: "ja" }, "receipt_language_not_confirmed"],
-    ["a detected target language other than the job's", { ...good(), detected_target_language: "fr" }, "receipt_language_not_confirmed"],
+    [
+      "a detected source language other than the job's",
+      { ...good(), detected_source_language: "ja" },
+      "receipt_language_not_confirmed",
+    ],
+    [
+      "a detected target language other than the job's",
+      { ...good(), detected_target_language: "fr" },
+      "receipt_language_not_confirmed",
+    ],
   ])("refuses %s", (_name, receipt, code) => {
     expect(codeOf(validateReceipt(receipt, job))).toBe(code);
   });
@@ -60,16 +78,27 @@ describe("validateReceipt", () => {
   });
 
   it("property: any single changed count or language is refused, never accepted", () => {
-    fc.assert(fc.property(
-      fc.constantFrom("page_count", "translated_regions", "untranslated_regions", "detected_source_language", "detected_target_language", "source_language", "target_language"),
-      fc.oneof(fc.integer({ min: -5, max: 100 }), fc.constantFrom("de", "ja", "", "x-y")),
-      (key, value) => {
-        const g = good() as Record<string, unknown>;
-        if (g[key] === value || (key === "translated_regions" && typeof value === "number" && value > 0)) return;
-        const r = validateReceipt({ ...g, [key]: value }, job);
-        expect(r.ok).toBe(false);
-      },
-    ), { numRuns: 300 });
+    fc.assert(
+      fc.property(
+        fc.constantFrom(
+          "page_count",
+          "translated_regions",
+          "untranslated_regions",
+          "detected_source_language",
+          "detected_target_language",
+          "source_language",
+          "target_language",
+        ),
+        fc.oneof(fc.integer({ min: -5, max: 100 }), fc.constantFrom("de", "ja", "", "x-y")),
+        (key, value) => {
+          const g = good() as Record<string, unknown>;
+          if (g[key] === value || (key === "translated_regions" && typeof value === "number" && value > 0)) return;
+          const r = validateReceipt({ ...g, [key]: value }, job);
+          expect(r.ok).toBe(false);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it("error messages stay short and printable even with hostile values", () => {

@@ -45,18 +45,43 @@ describe("checkPages", () => {
 
 describe("detectScript", () => {
   it.each([
-    [EN, "latin"], [FR, "latin"], [DE, "latin"], [JA, "japanese"], ["カタカナ", "japanese"], ["日本", "han"], [ZH, "han"],
-    [KO, "hangul"], ["韓國 사람", "hangul"], [RU, "cyrillic"], [EL, "greek"], ["مرحبا بك", "arabic"],
-    ["Hello ありがとう", "mixed"], ["Привет hello", "mixed"], ["שלום", "mixed"], ["123 !?… 456", "none"], ["", "none"],
+    [EN, "latin"],
+    [FR, "latin"],
+    [DE, "latin"],
+    [JA, "japanese"],
+    ["カタカナ", "japanese"],
+    ["日本", "han"],
+    [ZH, "han"],
+    [KO, "hangul"],
+    ["韓國 사람", "hangul"],
+    [RU, "cyrillic"],
+    [EL, "greek"],
+    ["مرحبا بك", "arabic"],
+    ["Hello ありがとう", "mixed"],
+    ["Привет hello", "mixed"],
+    ["שלום", "mixed"],
+    ["123 !?… 456", "none"],
+    ["", "none"],
     ["ＡＢＣ full width", "latin"],
   ] as const)("%s → %s", (text, script) => expect(detectScript(text)).toBe(script));
 });
 
 describe("identifyLanguage", () => {
   it.each([
-    [EN, "en"], [FR, "fr"], [DE, "de"], [ES, "es"], [IT, "it"], [PT, "pt"], [NL, "nl"],
-    [JA, "ja"], [ZH, "zh"], [KO, "ko"], [EL, "el"], ["ドン", "ja"],
-    [RU, "cyrillic-script"], ["مرحبا بك", "arabic-script"],
+    [EN, "en"],
+    [FR, "fr"],
+    [DE, "de"],
+    [ES, "es"],
+    [IT, "it"],
+    [PT, "pt"],
+    [NL, "nl"],
+    [JA, "ja"],
+    [ZH, "zh"],
+    [KO, "ko"],
+    [EL, "el"],
+    ["ドン", "ja"],
+    [RU, "cyrillic-script"],
+    ["مرحبا بك", "arabic-script"],
   ])("%s → %s", (text, lang) => {
     const g = identifyLanguage(text);
     expect(g).not.toBe("undetermined");
@@ -66,8 +91,9 @@ describe("identifyLanguage", () => {
     expect(identifyLanguage(RU, ["ru", "en"])).toEqual({ language: "ru", confidence: 1 });
     expect(identifyLanguage(RU, ["en"])).toBe("undetermined");
   });
-  it.each([["What?!"], ["No way, dude."], ["Hello ありがとう"], ["…!?"], ["xqzv bnmk wrtp lkjh gfds"]])("%s is undetermined", (t) =>
-    expect(identifyLanguage(t)).toBe("undetermined"),
+  it.each([["What?!"], ["No way, dude."], ["Hello ありがとう"], ["…!?"], ["xqzv bnmk wrtp lkjh gfds"]])(
+    "%s is undetermined",
+    (t) => expect(identifyLanguage(t)).toBe("undetermined"),
   );
   it("confidence is within 0..1 and at least the threshold", () => {
     for (const t of [EN, FR, DE, ES, IT, PT, NL]) {
@@ -92,7 +118,10 @@ describe("findMarker / checkRegion markers", () => {
     ["2) " + EN, "marker_list"],
   ] as const)("%s → %s", (translation, code) => {
     expect(findMarker(translation, JA)).toBe(code);
-    expect(checkRegion({ source: JA, translation, sourceLanguage: "ja", targetLanguage: "en" })).toMatchObject({ verdict: "refused", code });
+    expect(checkRegion({ source: JA, translation, sourceLanguage: "ja", targetLanguage: "en" })).toMatchObject({
+      verdict: "refused",
+      code,
+    });
   });
   it("numbering the source already had is not a marker", () => {
     expect(findMarker("1. First, we eat.", "1. まず食べる")).toBeNull();
@@ -105,13 +134,21 @@ describe("checkRegion", () => {
     checkRegion({ source, translation, sourceLanguage, targetLanguage });
 
   it.each([
-    [JA, EN, "ja", "en"], [JA, FR, "ja", "fr"], [KO, DE, "ko", "de"], [ZH, ES, "zh", "es"],
-    [EN, JA, "en", "ja"], [EN, KO, "en", "ko"], [EN, RU, "en", "ru"], [FR, EN, "fr", "en-US"],
+    [JA, EN, "ja", "en"],
+    [JA, FR, "ja", "fr"],
+    [KO, DE, "ko", "de"],
+    [ZH, ES, "zh", "es"],
+    [EN, JA, "en", "ja"],
+    [EN, KO, "en", "ko"],
+    [EN, RU, "en", "ru"],
+    [FR, EN, "fr", "en-US"],
   ])("%s → %s is translated", (s, t, sl, tl) => expect(region(s, t, sl, tl)).toMatchObject({ verdict: "translated" }));
 
   it.each([
-    [JA, "", "empty"], [JA, "   \n ", "empty"],
-    [JA, JA, "echo"], [JA, ` ${JA}  `, "echo"],
+    [JA, "", "empty"],
+    [JA, "   \n ", "empty"],
+    [JA, JA, "echo"],
+    [JA, ` ${JA}  `, "echo"],
     [JA, "もう言っただろ", "source_script"],
     [JA, "I told you ありがとう already, we have to leave", "source_script"],
     [KO, "이미 말했잖아 we have to leave this place now", "source_script"],
@@ -138,18 +175,24 @@ describe("checkRegion", () => {
     ["short English echo", "BOOM!", "en"],
     ["French echo into English", FR, "en"],
     ["gibberish echo", "xqzv bnmk wrtp lkjh gfds pqwz", "en"],
-  ])("%s is refused", (_, text, target) => expect(region(text, text, "ja", target)).toMatchObject({ verdict: "refused", code: "echo" }));
+  ])("%s is refused", (_, text, target) =>
+    expect(region(text, text, "ja", target)).toMatchObject({ verdict: "refused", code: "echo" }),
+  );
 });
 
 describe("summarisePage", () => {
   const ok = checkRegion({ source: JA, translation: EN, sourceLanguage: "ja", targetLanguage: "en" });
   const echo = checkRegion({ source: EN, translation: EN, sourceLanguage: "ja", targetLanguage: "en" });
-  const short = (t: string) => checkRegion({ source: "え？", translation: t, sourceLanguage: "ja", targetLanguage: "en" });
+  const short = (t: string) =>
+    checkRegion({ source: "え？", translation: t, sourceLanguage: "ja", targetLanguage: "en" });
 
   it("counts and releases a clean page; echoes are not translated", () =>
     expect(summarisePage([ok, echo, ok])).toEqual({ translated: 2, echoed: 1, refused: 0, release: true, codes: [] }));
   it("a refused region holds the page", () => {
-    const s = summarisePage([ok, checkRegion({ source: JA, translation: "<|1|>Hi", sourceLanguage: "ja", targetLanguage: "en" })]);
+    const s = summarisePage([
+      ok,
+      checkRegion({ source: JA, translation: "<|1|>Hi", sourceLanguage: "ja", targetLanguage: "en" }),
+    ]);
     expect(s).toMatchObject({ translated: 1, refused: 1, release: false, codes: ["marker_numbering"] });
   });
   it("short regions are judged on the pooled page text", () => {
@@ -158,7 +201,11 @@ describe("summarisePage", () => {
     expect(summarisePage(regions)).toMatchObject({ translated: 3, refused: 0, release: true });
   });
   it("a pool still too short stays undetermined and holds the page", () =>
-    expect(summarisePage([ok, short("What?!")])).toMatchObject({ refused: 1, release: false, codes: ["language_undetermined"] }));
+    expect(summarisePage([ok, short("What?!")])).toMatchObject({
+      refused: 1,
+      release: false,
+      codes: ["language_undetermined"],
+    }));
   it("an empty page does not release", () => expect(summarisePage([]).release).toBe(false));
 });
 
@@ -170,7 +217,12 @@ describe("properties", () => {
   it("a translation containing any marker is never translated", () =>
     fc.assert(
       fc.property(texts, fc.string(), marker, fc.string(), texts, langs, langs, (src, pre, m, post, t, sl, tl) => {
-        const r = checkRegion({ source: src, translation: `${pre}${t}${m}${post}`, sourceLanguage: sl, targetLanguage: tl });
+        const r = checkRegion({
+          source: src,
+          translation: `${pre}${t}${m}${post}`,
+          sourceLanguage: sl,
+          targetLanguage: tl,
+        });
         expect(r.verdict).toBe("refused");
       }),
     ));
@@ -178,7 +230,9 @@ describe("properties", () => {
     fc.assert(
       fc.property(texts, fc.stringMatching(/^\s*$/), langs, langs, fc.array(texts), (src, blank, sl, tl, others) => {
         const r = checkRegion({ source: src, translation: blank, sourceLanguage: sl, targetLanguage: tl });
-        const rest = others.map((t) => checkRegion({ source: JA, translation: t, sourceLanguage: "ja", targetLanguage: "en" }));
+        const rest = others.map((t) =>
+          checkRegion({ source: JA, translation: t, sourceLanguage: "ja", targetLanguage: "en" }),
+        );
         expect(r).toMatchObject({ verdict: "refused", code: "empty" });
         expect(summarisePage([...rest, r]).release).toBe(false);
       }),
@@ -186,8 +240,15 @@ describe("properties", () => {
   it("an undetermined region whose pool stays undetermined never releases the page", () =>
     fc.assert(
       fc.property(fc.stringMatching(/^[A-Za-z?! ]{1,12}$/), fc.array(fc.constant(EN), { maxLength: 3 }), (t, goods) => {
-        const r: RegionResult = checkRegion({ source: "え？", translation: t, sourceLanguage: "ja", targetLanguage: "en" });
-        const rest = goods.map((g) => checkRegion({ source: JA, translation: g, sourceLanguage: "ja", targetLanguage: "en" }));
+        const r: RegionResult = checkRegion({
+          source: "え？",
+          translation: t,
+          sourceLanguage: "ja",
+          targetLanguage: "en",
+        });
+        const rest = goods.map((g) =>
+          checkRegion({ source: JA, translation: g, sourceLanguage: "ja", targetLanguage: "en" }),
+        );
         if (r.code === "language_undetermined") expect(summarisePage([...rest, r]).release).toBe(false);
         else expect(r.verdict).toBe("refused");
       }),
@@ -201,11 +262,23 @@ describe("properties", () => {
   it("page checks accept identical pages and reject any single change", () =>
     fc.assert(
       fc.property(
-        fc.uniqueArray(fc.record({ name: fc.string({ minLength: 1 }), width: fc.integer({ min: 1, max: 5000 }), height: fc.integer({ min: 1, max: 5000 }) }), { selector: (p) => p.name, minLength: 1, maxLength: 20 }),
+        fc.uniqueArray(
+          fc.record({
+            name: fc.string({ minLength: 1 }),
+            width: fc.integer({ min: 1, max: 5000 }),
+            height: fc.integer({ min: 1, max: 5000 }),
+          }),
+          { selector: (p) => p.name, minLength: 1, maxLength: 20 },
+        ),
         fc.nat(),
         fc.integer({ min: 1, max: 100 }),
         (pages, i, delta) => {
-          expect(checkPages(pages, pages.map((p) => ({ ...p })))).toEqual({ ok: true });
+          expect(
+            checkPages(
+              pages,
+              pages.map((p) => ({ ...p })),
+            ),
+          ).toEqual({ ok: true });
           const j = i % pages.length;
           const changed = pages.map((p, k) => (k === j ? { ...p, height: p.height + delta } : p));
           expect(checkPages(pages, changed)).toMatchObject({ ok: false, code: "page_geometry" });

@@ -20,7 +20,8 @@
  */
 
 export type PageGeometry = { name: string; width: number; height: number };
-export type PageCheck = { ok: true } | { ok: false; code: "page_count" | "page_names" | "page_geometry"; detail: string };
+export type PageCheck =
+  { ok: true } | { ok: false; code: "page_count" | "page_names" | "page_geometry"; detail: string };
 
 const validSize = (n: number) => Number.isInteger(n) && n > 0;
 
@@ -32,9 +33,14 @@ export function checkPages(source: readonly PageGeometry[], output: readonly Pag
   for (const [i, s] of source.entries()) {
     const o = output[i];
     if (!o) return { ok: false, code: "page_count", detail: `page ${i + 1} missing` };
-    if (s.name !== o.name) return { ok: false, code: "page_names", detail: `page ${i + 1}: expected "${s.name}", got "${o.name}"` };
+    if (s.name !== o.name)
+      return { ok: false, code: "page_names", detail: `page ${i + 1}: expected "${s.name}", got "${o.name}"` };
     if (!validSize(o.width) || !validSize(o.height) || o.width !== s.width || o.height !== s.height) {
-      return { ok: false, code: "page_geometry", detail: `${s.name}: expected ${s.width}x${s.height}, got ${o.width}x${o.height}` };
+      return {
+        ok: false,
+        code: "page_geometry",
+        detail: `${s.name}: expected ${s.width}x${s.height}, got ${o.width}x${o.height}`,
+      };
     }
   }
   return { ok: true };
@@ -83,45 +89,90 @@ export function detectScript(text: string): Script {
 const base = (lang: string) => lang.trim().toLowerCase().split(/[-_]/)[0] ?? "";
 
 const SCRIPT_OF: Readonly<Record<string, Script>> = {
-  ja: "japanese", zh: "han", ko: "hangul", el: "greek",
-  ru: "cyrillic", uk: "cyrillic", bg: "cyrillic", sr: "cyrillic", be: "cyrillic", mk: "cyrillic", kk: "cyrillic",
-  ar: "arabic", fa: "arabic", ur: "arabic",
+  ja: "japanese",
+  zh: "han",
+  ko: "hangul",
+  el: "greek",
+  ru: "cyrillic",
+  uk: "cyrillic",
+  bg: "cyrillic",
+  sr: "cyrillic",
+  be: "cyrillic",
+  mk: "cyrillic",
+  kk: "cyrillic",
+  ar: "arabic",
+  fa: "arabic",
+  ur: "arabic",
 };
 
 /** Stop words and characteristic letter sequences of the Latin-script languages we can judge. */
 const LATIN: Readonly<Record<string, { stop: ReadonlySet<string>; grams: readonly string[]; chars: string }>> = {
   en: {
-    stop: new Set("the and you to of is it that in was what this for are not with have be my me we he she they do don't i'm it's your all just but can so no there".split(" ")),
-    grams: ["th", "wh", "ing", "ght", "ould", "ey "], chars: "",
+    stop: new Set(
+      "the and you to of is it that in was what this for are not with have be my me we he she they do don't i'm it's your all just but can so no there".split(
+        " ",
+      ),
+    ),
+    grams: ["th", "wh", "ing", "ght", "ould", "ey "],
+    chars: "",
   },
   fr: {
-    stop: new Set("le la les de des et est un une je tu il elle nous vous ne pas que qui ce en du au pour sur mais c'est j'ai avec moi ils elles on cet cette ici déjà aussi tout rien bien oui non te me se sa son ses mon ma mes ton ta tes".split(" ")),
-    grams: ["eau", "oux", " qu'", " l'", " d'", " j'", " n'", " c'", "ais", "ait", "ez "], chars: "àâçéèêëîïôùûœ",
+    stop: new Set(
+      "le la les de des et est un une je tu il elle nous vous ne pas que qui ce en du au pour sur mais c'est j'ai avec moi ils elles on cet cette ici déjà aussi tout rien bien oui non te me se sa son ses mon ma mes ton ta tes".split(
+        " ",
+      ),
+    ),
+    grams: ["eau", "oux", " qu'", " l'", " d'", " j'", " n'", " c'", "ais", "ait", "ez "],
+    chars: "àâçéèêëîïôùûœ",
   },
   de: {
-    stop: new Set("der die das und ist ich du nicht ein eine zu es sie wir mit den dem auf was wie mir mich aber auch noch hier".split(" ")),
-    grams: ["sch", "ch", "ei", "ung", "cht", "ie"], chars: "äöüß",
+    stop: new Set(
+      "der die das und ist ich du nicht ein eine zu es sie wir mit den dem auf was wie mir mich aber auch noch hier".split(
+        " ",
+      ),
+    ),
+    grams: ["sch", "ch", "ei", "ung", "cht", "ie"],
+    chars: "äöüß",
   },
   es: {
-    stop: new Set("el la los las de que y es en un una no por para con se lo me te mi yo tu qué pero esto está muy ya nos les del al hay eso aquí antes este esta sí".split(" ")),
-    grams: ["ción", "ll", "os ", "que", "ado"], chars: "ñ¿¡",
+    stop: new Set(
+      "el la los las de que y es en un una no por para con se lo me te mi yo tu qué pero esto está muy ya nos les del al hay eso aquí antes este esta sí".split(
+        " ",
+      ),
+    ),
+    grams: ["ción", "ll", "os ", "que", "ado"],
+    chars: "ñ¿¡",
   },
   it: {
-    stop: new Set("il lo la gli le di che e è un una non per con mi ti io tu sono questo cosa ma ho del della sei già ci questo qui anche".split(" ")),
-    grams: ["zione", "gli", "cch", "ell", "tt"], chars: "àèìòù",
+    stop: new Set(
+      "il lo la gli le di che e è un una non per con mi ti io tu sono questo cosa ma ho del della sei già ci questo qui anche".split(
+        " ",
+      ),
+    ),
+    grams: ["zione", "gli", "cch", "ell", "tt"],
+    chars: "àèìòù",
   },
   pt: {
-    stop: new Set("o a os as de que e é um uma não por para com se me eu você isso está do da no na mas muito já nós eles ele ela isso aqui deste sim tem antes".split(" ")),
-    grams: ["ção", "ões", "nh", "lh", "ão"], chars: "ãõçâê",
+    stop: new Set(
+      "o a os as de que e é um uma não por para com se me eu você isso está do da no na mas muito já nós eles ele ela isso aqui deste sim tem antes".split(
+        " ",
+      ),
+    ),
+    grams: ["ção", "ões", "nh", "lh", "ão"],
+    chars: "ãõçâê",
   },
   nl: {
-    stop: new Set("de het een en is ik je niet dat van wat te zijn we hij zij maar met voor op er dit hier ook".split(" ")),
-    grams: ["ij", "oe", "aa", "sch", "cht"], chars: "",
+    stop: new Set(
+      "de het een en is ik je niet dat van wat te zijn we hij zij maar met voor op er dit hier ook".split(" "),
+    ),
+    grams: ["ij", "oe", "aa", "sch", "cht"],
+    chars: "",
   },
 };
 
 export const LATIN_LANGUAGES: readonly string[] = Object.keys(LATIN);
-export const destinationScript = (lang: string): Script | undefined => (LATIN[base(lang)] ? "latin" : SCRIPT_OF[base(lang)]);
+export const destinationScript = (lang: string): Script | undefined =>
+  LATIN[base(lang)] ? "latin" : SCRIPT_OF[base(lang)];
 export const MIN_LETTERS = 20;
 /** Below this confidence a guess is ambiguous, which is never a pass. */
 export const MIN_CONFIDENCE = 0.5;
@@ -138,7 +189,9 @@ export function identifyLanguage(text: string, candidates?: readonly string[]): 
   const script = detectScript(text);
   if (script === "none" || script === "mixed") return "undetermined";
   if (script !== "latin") {
-    const langs = Object.entries(SCRIPT_OF).filter(([, s]) => s === script).map(([l]) => l);
+    const langs = Object.entries(SCRIPT_OF)
+      .filter(([, s]) => s === script)
+      .map(([l]) => l);
     const allowed = cands ? langs.filter((l) => cands.includes(l)) : langs;
     if (allowed.length === 1 && allowed[0]) return { language: allowed[0], confidence: 1 };
     if (cands && allowed.length === 0) return "undetermined";
@@ -164,14 +217,27 @@ export function identifyLanguage(text: string, candidates?: readonly string[]): 
     .sort((a, b) => b.score - a.score);
   const [best, second] = scores;
   if (!best || best.stop < 0.15 || best.score <= 0) return "undetermined";
-  const margin = second ? Math.max(0, (best.score - Math.max(0, second.score)) / best.score) : Math.min(1, best.stop / 0.3);
+  const margin = second
+    ? Math.max(0, (best.score - Math.max(0, second.score)) / best.score)
+    : Math.min(1, best.stop / 0.3);
   const confidence = Math.round(margin * 100) / 100;
   return confidence < MIN_CONFIDENCE ? "undetermined" : { language: best.language, confidence };
 }
 
 export type RegionCode =
-  | "empty" | "marker_numbering" | "marker_think" | "marker_fence" | "marker_json" | "marker_list"
-  | "echo" | "source_script" | "source_language" | "script_mismatch" | "wrong_language" | "target_unsupported" | "language_undetermined";
+  | "empty"
+  | "marker_numbering"
+  | "marker_think"
+  | "marker_fence"
+  | "marker_json"
+  | "marker_list"
+  | "echo"
+  | "source_script"
+  | "source_language"
+  | "script_mismatch"
+  | "wrong_language"
+  | "target_unsupported"
+  | "language_undetermined";
 
 export type RegionEvidence = { sourceScript: Script; translationScript: Script; guess?: LanguageGuess };
 
@@ -200,10 +266,22 @@ export function findMarker(translation: string, source = ""): RegionCode | null 
 const normalise = (s: string) => s.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim();
 
 /** Validates one translated text region against its source. */
-export function checkRegion(input: { source: string; translation: string; sourceLanguage: string; targetLanguage: string }): RegionResult {
+export function checkRegion(input: {
+  source: string;
+  translation: string;
+  sourceLanguage: string;
+  targetLanguage: string;
+}): RegionResult {
   const target = base(input.targetLanguage);
-  const evidence: RegionEvidence = { sourceScript: detectScript(input.source), translationScript: detectScript(input.translation) };
-  const refuse = (code: RegionCode, extra: Partial<RegionEvidence> = {}): RegionResult => ({ verdict: "refused", code, evidence: { ...evidence, ...extra } });
+  const evidence: RegionEvidence = {
+    sourceScript: detectScript(input.source),
+    translationScript: detectScript(input.translation),
+  };
+  const refuse = (code: RegionCode, extra: Partial<RegionEvidence> = {}): RegionResult => ({
+    verdict: "refused",
+    code,
+    evidence: { ...evidence, ...extra },
+  });
   if (normalise(input.translation) === "") return refuse("empty");
   const marker = findMarker(input.translation, input.source);
   if (marker) return refuse(marker);
@@ -211,13 +289,16 @@ export function checkRegion(input: { source: string; translation: string; source
     // Only readable English kept as is in an English destination; judged on the source alone.
     const guess = identifyLanguage(input.source);
     const english = guess !== "undetermined" && guess.language === "en" && guess.confidence >= MIN_CONFIDENCE;
-    return english && target === "en" ? { verdict: "echo_accepted", code: "echo", evidence: { ...evidence, guess } } : refuse("echo", { guess });
+    return english && target === "en"
+      ? { verdict: "echo_accepted", code: "echo", evidence: { ...evidence, guess } }
+      : refuse("echo", { guess });
   }
   const expected: Script | undefined = LATIN[target] ? "latin" : SCRIPT_OF[target];
   if (!expected) return refuse("target_unsupported");
   if (evidence.translationScript !== expected) {
     const sourceExpected = LATIN[base(input.sourceLanguage)] ? "latin" : SCRIPT_OF[base(input.sourceLanguage)];
-    const sourceLike = evidence.translationScript === evidence.sourceScript || evidence.translationScript === sourceExpected;
+    const sourceLike =
+      evidence.translationScript === evidence.sourceScript || evidence.translationScript === sourceExpected;
     // A letter of the source region's own non-Latin script left in the translation.
     const sourceFamilies = [...scriptCounts(input.source).keys()].filter((f) => f !== "latin");
     const leaked = [...scriptCounts(input.translation).keys()].some((f) => sourceFamilies.includes(f));
@@ -225,13 +306,25 @@ export function checkRegion(input: { source: string; translation: string; source
   }
   const guess = identifyLanguage(input.translation, expected === "latin" ? undefined : [target]);
   if (guess === "undetermined") {
-    return { verdict: "refused", code: "language_undetermined", evidence: { ...evidence, guess }, pending: { text: input.translation, language: target } };
+    return {
+      verdict: "refused",
+      code: "language_undetermined",
+      evidence: { ...evidence, guess },
+      pending: { text: input.translation, language: target },
+    };
   }
-  if (guess.language !== target) return refuse(guess.language === base(input.sourceLanguage) ? "source_language" : "wrong_language", { guess });
+  if (guess.language !== target)
+    return refuse(guess.language === base(input.sourceLanguage) ? "source_language" : "wrong_language", { guess });
   return { verdict: "translated", evidence: { ...evidence, guess } };
 }
 
-export type PageSummary = { translated: number; echoed: number; refused: number; release: boolean; codes: RegionCode[] };
+export type PageSummary = {
+  translated: number;
+  echoed: number;
+  refused: number;
+  release: boolean;
+  codes: RegionCode[];
+};
 
 /**
  * Counts a page's regions. Short regions the identifier could not judge are judged once more on
@@ -247,7 +340,9 @@ export function summarisePage(regions: readonly RegionResult[]): PageSummary {
     const guess = identifyLanguage(rs.map((r) => r.pending?.text ?? "").join("\n"));
     if (guess !== "undetermined" && guess.language === language) for (const r of rs) resolved.add(r);
   }
-  let translated = 0, echoed = 0, refused = 0;
+  let translated = 0,
+    echoed = 0,
+    refused = 0;
   const codes: RegionCode[] = [];
   for (const r of regions) {
     if (r.verdict === "translated" || resolved.has(r)) translated++;

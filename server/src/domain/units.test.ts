@@ -40,22 +40,50 @@ const mixed = (map: "exact" | "partial" | "none"): ScenarioSpec => ({
 describe("buildUnitsView: series shapes", () => {
   it("an empty series", () => {
     const v = buildUnitsView(snapshotOf({ series: seriesFacts({ id: 3, status: "running" }) }), coverageIndex());
-    expect(v).toEqual({ seriesId: 3, form: "chapters", map: "none", status: null, planWording: "books_first", units: [] });
+    expect(v).toEqual({
+      seriesId: 3,
+      form: "chapters",
+      map: "none",
+      status: null,
+      planWording: "books_first",
+      units: [],
+    });
   });
 
   it("a series owned only as books", () => {
-    const v = view({ map: "none", books: [{ number: 2, owned: true, pageCount: 201 }, { number: 1, owned: true }, { number: 10, owned: true }] });
+    const v = view({
+      map: "none",
+      books: [
+        { number: 2, owned: true, pageCount: 201 },
+        { number: 1, owned: true },
+        { number: 10, owned: true },
+      ],
+    });
     expect(v.form).toBe("books");
     expect(v.status).toBe("all books");
     expect(order(v.units)).toEqual(["B1", "B2", "B10"]);
     expect(v.units[1]).toEqual({
-      kind: "book", number: "2", book: null, owned: true, monitored: true, coverage: null, plan: "book on disk",
-      estimatedBook: null, pageCount: 201, fileIds: [1000], duplicateFileIds: [], problems: [], extra: false,
+      kind: "book",
+      number: "2",
+      book: null,
+      owned: true,
+      monitored: true,
+      coverage: null,
+      plan: "book on disk",
+      estimatedBook: null,
+      pageCount: 201,
+      fileIds: [1000],
+      duplicateFileIds: [],
+      problems: [],
+      extra: false,
     });
   });
 
   it("a running series only as chapters", () => {
-    const v = view({ map: "none", books: [], chapters: [3, 1, 2, "1.5"], onDisk: [1, 2] }, { status: "running", knownBookCount: null });
+    const v = view(
+      { map: "none", books: [], chapters: [3, 1, 2, "1.5"], onDisk: [1, 2] },
+      { status: "running", knownBookCount: null },
+    );
     expect(v.form).toBe("chapters");
     expect(v.status).toBeNull();
     expect(order(v.units)).toEqual(["c1", "c1.5", "c2", "c3"]);
@@ -66,10 +94,30 @@ describe("buildUnitsView: series shapes", () => {
   it("a mixed series with an exact map (books form): each book then its chapters", () => {
     const v = view(mixed("exact"));
     expect(v.map).toBe("exact");
-    expect(order(v.units)).toEqual(["c0", "B1", "c1", "c2", "c3", "B2", "c4", "c5", "c6", "B3", "c7", "c8", "c9", "c10", "c3.5"]);
+    expect(order(v.units)).toEqual([
+      "c0",
+      "B1",
+      "c1",
+      "c2",
+      "c3",
+      "B2",
+      "c4",
+      "c5",
+      "c6",
+      "B3",
+      "c7",
+      "c8",
+      "c9",
+      "c10",
+      "c3.5",
+    ]);
     const byKey = new Map(v.units.map((u) => [`${u.kind}${u.number}`, u]));
     expect(byKey.get("book1")).toMatchObject({ plan: "book on disk", pageCount: 190, owned: true });
-    expect(byKey.get("book2")).toMatchObject({ plan: "assemble when its chapters are complete", coverage: "covered_by_chapters", pageCount: null });
+    expect(byKey.get("book2")).toMatchObject({
+      plan: "assemble when its chapters are complete",
+      coverage: "covered_by_chapters",
+      pageCount: null,
+    });
     expect(byKey.get("book3")).toMatchObject({ plan: "in part", coverage: null });
     expect(byKey.get("chapter1")).toMatchObject({ book: "1", owned: false, coverage: "covered_by_volume" });
     // On disk inside an owned book: still covered by it (this is how the page finds duplicates).
@@ -83,13 +131,45 @@ describe("buildUnitsView: series shapes", () => {
   it("a mixed series with an exact map (chapters form): its chapters then the book", () => {
     const v = view(mixed("exact"), { formOverride: "chapters" });
     expect(v.form).toBe("chapters");
-    expect(order(v.units)).toEqual(["c0", "c1", "c2", "c3", "B1", "c4", "c5", "c6", "B2", "c7", "c8", "c9", "B3", "c10", "c3.5"]);
+    expect(order(v.units)).toEqual([
+      "c0",
+      "c1",
+      "c2",
+      "c3",
+      "B1",
+      "c4",
+      "c5",
+      "c6",
+      "B2",
+      "c7",
+      "c8",
+      "c9",
+      "B3",
+      "c10",
+      "c3.5",
+    ]);
   });
 
   it("a mixed series without a map: books, then chapters, extras last", () => {
     const v = view(mixed("none"));
     expect(v.map).toBe("none");
-    expect(order(v.units)).toEqual(["B1", "B2", "B3", "c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9", "c10", "c3.5"]);
+    expect(order(v.units)).toEqual([
+      "B1",
+      "B2",
+      "B3",
+      "c0",
+      "c1",
+      "c2",
+      "c3",
+      "c4",
+      "c5",
+      "c6",
+      "c7",
+      "c8",
+      "c9",
+      "c10",
+      "c3.5",
+    ]);
     expect(v.units.filter((u) => u.kind === "chapter").every((u) => u.book === null)).toBe(true);
     expect(v.units.find((u) => u.number === "2" && u.kind === "book")?.plan).toBe("missing");
     expect(v.status).toBeNull();
@@ -97,42 +177,102 @@ describe("buildUnitsView: series shapes", () => {
 
   it("a mixed series with a partial map in chapters form: chapters, then books", () => {
     const v = view(mixed("partial"), { status: "running" });
-    expect(order(v.units)).toEqual(["c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9", "c10", "B1", "B2", "B3", "c3.5"]);
+    expect(order(v.units)).toEqual([
+      "c0",
+      "c1",
+      "c2",
+      "c3",
+      "c4",
+      "c5",
+      "c6",
+      "c7",
+      "c8",
+      "c9",
+      "c10",
+      "B1",
+      "B2",
+      "B3",
+      "c3.5",
+    ]);
     expect(v.units.find((u) => u.number === "2" && u.kind === "book")?.plan).toBe("in part");
   });
 
   it("a webtoon is chapters", () => {
-    const v = view({ map: "none", books: [], chapters: labels("1-4"), onDisk: [1, 2, 3, 4] }, { webtoon: true, knownBookCount: 2 });
+    const v = view(
+      { map: "none", books: [], chapters: labels("1-4"), onDisk: [1, 2, 3, 4] },
+      { webtoon: true, knownBookCount: 2 },
+    );
     expect(v.form).toBe("chapters");
     expect(order(v.units)).toEqual(["c1", "c2", "c3", "c4"]);
   });
 
   it("an all-chapters series", () => {
-    const v = view({ map: "exact", books: [{ number: 1, chapters: [1, 2] }, { number: 2, chapters: [3] }], onDisk: [1, 2, 3] });
+    const v = view({
+      map: "exact",
+      books: [
+        { number: 1, chapters: [1, 2] },
+        { number: 2, chapters: [3] },
+      ],
+      onDisk: [1, 2, 3],
+    });
     expect(v.status).toBe("all chapters");
   });
 });
 
 describe("buildUnitsView: placement and rows", () => {
   it("places a loose chapter by the last book whose range starts below it: inside the range or after the run", () => {
-    const index = scenarioIndex({ map: "exact", books: [{ number: 1, chapters: [1, 2] }, { number: 2, chapters: [4, 6] }], chapters: ["5", "0.5", 7, 3] });
-    expect(order(buildUnitsView(snapshotOf(), index).units)).toEqual(["c0.5", "B1", "c1", "c2", "c3", "B2", "c4", "c5", "c6", "c7"]);
+    const index = scenarioIndex({
+      map: "exact",
+      books: [
+        { number: 1, chapters: [1, 2] },
+        { number: 2, chapters: [4, 6] },
+      ],
+      chapters: ["5", "0.5", 7, 3],
+    });
+    expect(order(buildUnitsView(snapshotOf(), index).units)).toEqual([
+      "c0.5",
+      "B1",
+      "c1",
+      "c2",
+      "c3",
+      "B2",
+      "c4",
+      "c5",
+      "c6",
+      "c7",
+    ]);
     const chaptersForm = buildUnitsView(snapshotOf({ series: seriesFacts({ formOverride: "chapters" }) }), index);
     expect(order(chaptersForm.units)).toEqual(["c0.5", "c1", "c2", "B1", "c3", "c4", "c5", "c6", "B2", "c7"]);
   });
 
   it("keeps book label order when the map's ranges are not monotonic", () => {
-    const index = scenarioIndex({ map: "exact", books: [{ number: 1, chapters: [5, 6] }, { number: 2, chapters: [1, 2] }], chapters: [3, 7] });
+    const index = scenarioIndex({
+      map: "exact",
+      books: [
+        { number: 1, chapters: [5, 6] },
+        { number: 2, chapters: [1, 2] },
+      ],
+      chapters: [3, 7],
+    });
     expect(order(buildUnitsView(snapshotOf(), index).units)).toEqual(["B1", "c5", "c6", "B2", "c1", "c2", "c3", "c7"]);
   });
 
   it("books with unknown boundaries keep their place in label order", () => {
-    const index = scenarioIndex({ map: "exact", books: [{ number: 1, chapters: [1] }, { number: 2, chapters: [] }, { number: 3, chapters: [2] }] });
+    const index = scenarioIndex({
+      map: "exact",
+      books: [
+        { number: 1, chapters: [1] },
+        { number: 2, chapters: [] },
+        { number: 3, chapters: [2] },
+      ],
+    });
     expect(order(buildUnitsView(snapshotOf(), index).units)).toEqual(["B1", "c1", "B2", "B3", "c2"]);
   });
 
   it("page count only for owned books", () => {
-    const index = coverageIndex({ books: [bookState(1, { pageCount: 120 }), bookState(2, { owned: true, pageCount: 90, fileIds: [5] })] });
+    const index = coverageIndex({
+      books: [bookState(1, { pageCount: 120 }), bookState(2, { owned: true, pageCount: 90, fileIds: [5] })],
+    });
     expect(buildUnitsView(snapshotOf(), index).units.map((u) => u.pageCount)).toEqual([null, 90]);
   });
 
@@ -160,14 +300,25 @@ describe("buildUnitsView: placement and rows", () => {
     const index = coverageIndex({
       map: mapOf("exact", { "1": ["1", "2", "3"] }),
       chapters: [
-        chapterState(1, { book: L(1), onDisk: true, fileIds: [1], coverage: "covered_by_volume", duplicateFileIds: [1] }),
+        chapterState(1, {
+          book: L(1),
+          onDisk: true,
+          fileIds: [1],
+          coverage: "covered_by_volume",
+          duplicateFileIds: [1],
+        }),
         // Inside a hand-imported book: covered, but its file is no duplicate.
         chapterState(2, { book: L(1), onDisk: true, fileIds: [2], coverage: "covered_by_volume" }),
         chapterState(3, { book: L(1), coverage: "covered_by_volume" }),
         chapterState(4, { onDisk: true, fileIds: [4], coverage: "covered_unmapped" }),
       ],
     });
-    expect(buildUnitsView(snapshotOf(), index).units.map((u) => u.coverage)).toEqual(["covered_by_volume", null, "covered_by_volume", "covered_unmapped"]);
+    expect(buildUnitsView(snapshotOf(), index).units.map((u) => u.coverage)).toEqual([
+      "covered_by_volume",
+      null,
+      "covered_by_volume",
+      "covered_unmapped",
+    ]);
   });
 
   it("passes book problems through", () => {
@@ -177,19 +328,37 @@ describe("buildUnitsView: placement and rows", () => {
 
   it("shows stray chapter files as trailing extras, one row per chapter label", () => {
     const file = (id: number, chapter: string | null): FileFacts => ({
-      id, path: `/x/${id}.cbz`, kind: "chapter", volume: null, chapter: chapter === null ? null : L(chapter), chapterEnd: null,
-      part: null, pageCount: 20, sha256: "0", origin: "download", language: "en", tagSource: null,
+      id,
+      path: `/x/${id}.cbz`,
+      kind: "chapter",
+      volume: null,
+      chapter: chapter === null ? null : L(chapter),
+      chapterEnd: null,
+      part: null,
+      pageCount: 20,
+      sha256: "0",
+      origin: "download",
+      language: "en",
+      tagSource: null,
     });
-    const index: CoverageIndex = { ...scenarioIndex({ map: "none", books: [], chapters: [1, 2], onDisk: [1] }), strayFileIds: [50, 51, 52, 1, 54] };
+    const index: CoverageIndex = {
+      ...scenarioIndex({ map: "none", books: [], chapters: [1, 2], onDisk: [1] }),
+      strayFileIds: [50, 51, 52, 1, 54],
+    };
     const book = { ...file(54, "97"), kind: "book" as const };
-    const snapshot = snapshotOf({ files: [file(50, "99"), file(51, "99"), file(52, null), file(1, "1"), file(53, "98"), book] });
+    const snapshot = snapshotOf({
+      files: [file(50, "99"), file(51, "99"), file(52, null), file(1, "1"), file(53, "98"), book],
+    });
     const v = buildUnitsView(snapshot, index);
     expect(order(v.units)).toEqual(["c1", "c2", "c99"]);
     expect(v.units[2]).toMatchObject({ extra: true, owned: true, book: null, fileIds: [50, 51], monitored: false });
   });
 
   it("copies the plan wording preference and series id", () => {
-    const v = buildUnitsView(snapshotOf({ series: seriesFacts({ id: 42, planWording: "chapters_first" }) }), coverageIndex());
+    const v = buildUnitsView(
+      snapshotOf({ series: seriesFacts({ id: 42, planWording: "chapters_first" }) }),
+      coverageIndex(),
+    );
     expect(v).toMatchObject({ seriesId: 42, planWording: "chapters_first" });
   });
 });
@@ -232,7 +401,9 @@ describe("buildUnitsView properties", () => {
         // Same index without estimates: identical units apart from estimatedBook.
         const plain = { ...index, chapters: index.chapters.map((c) => ({ ...c, estimatedBook: null })) };
         const w = buildUnitsView(snapshotOf({ series: seriesFacts({ formOverride: form }) }), plain);
-        expect(w.units.map((u) => ({ ...u, estimatedBook: null }))).toEqual(v.units.map((u) => ({ ...u, estimatedBook: null })));
+        expect(w.units.map((u) => ({ ...u, estimatedBook: null }))).toEqual(
+          v.units.map((u) => ({ ...u, estimatedBook: null })),
+        );
         // With an exact map a chapter sits in its book's run.
         if (v.map === "exact") {
           let current: string | null = null;
@@ -253,14 +424,26 @@ describe("with the real coverage index (coverage.ts)", () => {
     const snap = snapshot(spec);
     return { snap, view: buildUnitsView(snap, buildCoverageIndex(snap, { form: seriesForm(snap.series) })) };
   };
-  const finished = { series: { status: "finished" as const, knownBookCount: 3 }, volumes: "1-3", chapters: "1-9", operator: { "1": "1-3", "2": "4-6", "3": "7-9" } };
+  const finished = {
+    series: { status: "finished" as const, knownBookCount: 3 },
+    volumes: "1-3",
+    chapters: "1-9",
+    operator: { "1": "1-3", "2": "4-6", "3": "7-9" },
+  };
 
   it("a mixed series with an exact map: plans, duplicates inside and the page groups", () => {
     const dup = chapterFile("2");
-    const { view } = build({ ...finished, files: [bookFile("1"), dup, chapterFile("4"), chapterFile("5"), chapterFile("6"), chapterFile("8")] });
+    const { view } = build({
+      ...finished,
+      files: [bookFile("1"), dup, chapterFile("4"), chapterFile("5"), chapterFile("6"), chapterFile("8")],
+    });
     expect(view).toMatchObject({ form: "books", map: "exact", status: null });
     expect(order(view.units)).toEqual(["B1", "c1", "c2", "c3", "B2", "c4", "c5", "c6", "B3", "c7", "c8", "c9"]);
-    expect(view.units.filter((u) => u.kind === "book").map((u) => u.plan)).toEqual(["book on disk", "assemble when its chapters are complete", "in part"]);
+    expect(view.units.filter((u) => u.kind === "book").map((u) => u.plan)).toEqual([
+      "book on disk",
+      "assemble when its chapters are complete",
+      "in part",
+    ]);
     const page = groupSeriesPage(view, { filter: "all", reversed: false, problemsOnly: false });
     expect(page.groups[0]!.duplicates?.fileIds).toEqual([dup.id]);
     expect(page.groups[0]!.book.pageCount).toBe(200);
@@ -275,7 +458,9 @@ describe("with the real coverage index (coverage.ts)", () => {
     const ch = (n: string) => view.units.find((u) => u.kind === "chapter" && u.number === n)!;
     expect(ch("1").coverage).toBe("covered_by_volume");
     expect(ch("2")).toMatchObject({ owned: true, coverage: null });
-    expect(groupSeriesPage(view, { filter: "all", reversed: false, problemsOnly: false }).groups[0]!.duplicates).toBeNull();
+    expect(
+      groupSeriesPage(view, { filter: "all", reversed: false, problemsOnly: false }).groups[0]!.duplicates,
+    ).toBeNull();
   });
 
   it("without a map: flat, chapters covered_unmapped by the owned book", () => {
@@ -296,11 +481,29 @@ describe("with the real coverage index (coverage.ts)", () => {
 
   it("a running series keeps its uncollected tail after the last book, outside every group", () => {
     const { view } = build({
-      series: { status: "running", knownBookCount: 2 }, volumes: "1-2", chapters: "1-12", operator: { "1": "1-5", "2": "6-10" },
+      series: { status: "running", knownBookCount: 2 },
+      volumes: "1-2",
+      chapters: "1-12",
+      operator: { "1": "1-5", "2": "6-10" },
       files: labels("1-12").map((l) => chapterFile(l)),
     });
     expect(view).toMatchObject({ form: "chapters", map: "exact" });
-    expect(order(view.units)).toEqual(["c1", "c2", "c3", "c4", "c5", "B1", "c6", "c7", "c8", "c9", "c10", "B2", "c11", "c12"]);
+    expect(order(view.units)).toEqual([
+      "c1",
+      "c2",
+      "c3",
+      "c4",
+      "c5",
+      "B1",
+      "c6",
+      "c7",
+      "c8",
+      "c9",
+      "c10",
+      "B2",
+      "c11",
+      "c12",
+    ]);
     const page = groupSeriesPage(view, { filter: "all", reversed: false, problemsOnly: false });
     expect(page.loose?.children.map((r) => r.number)).toEqual(["11", "12"]);
   });

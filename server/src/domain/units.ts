@@ -57,7 +57,11 @@ function chapterProblems(ch: ChapterState, index: CoverageIndex): string[] {
   const out: string[] = [];
   if (ch.ambiguous) {
     const books = index.map.conflicts.get(ch.number);
-    out.push(books && books.length > 0 ? `claimed by books ${books.join(", ")}: not assigned` : "claimed by several books: not assigned");
+    out.push(
+      books && books.length > 0
+        ? `claimed by books ${books.join(", ")}: not assigned`
+        : "claimed by several books: not assigned",
+    );
   }
   if (ch.parts > 1 && ch.partsOnDisk.length > 0 && !ch.onDisk) {
     const have = new Set(ch.partsOnDisk);
@@ -114,8 +118,19 @@ function strayUnits(files: readonly FileFacts[], strayIds: readonly number[], li
     if (row) row.fileIds.push(f.id);
     else
       byLabel.set(f.chapter, {
-        kind: "chapter", number: f.chapter, book: null, owned: true, monitored: false, coverage: null, plan: null,
-        estimatedBook: null, pageCount: null, fileIds: [f.id], duplicateFileIds: [], problems: ["file without a chapter slot"], extra: true,
+        kind: "chapter",
+        number: f.chapter,
+        book: null,
+        owned: true,
+        monitored: false,
+        coverage: null,
+        plan: null,
+        estimatedBook: null,
+        pageCount: null,
+        fileIds: [f.id],
+        duplicateFileIds: [],
+        problems: ["file without a chapter slot"],
+        extra: true,
       });
   }
   return [...byLabel.values()];
@@ -142,7 +157,8 @@ function interleave(form: SeriesForm, books: Unit[], chapters: Unit[], ranges: M
   let next = 0;
   let anchor = -1;
   for (const ch of chapters) {
-    while (next < starts.length && compareLabels(starts[next]!.range.first, ch.number) < 0) anchor = Math.max(anchor, starts[next++]!.i);
+    while (next < starts.length && compareLabels(starts[next]!.range.first, ch.number) < 0)
+      anchor = Math.max(anchor, starts[next++]!.i);
     const own = ch.book === null ? undefined : runIndex.get(ch.book);
     if (own !== undefined) inner[own]!.push(ch);
     else if (anchor < 0) leading.push(ch);
@@ -160,7 +176,13 @@ function interleave(form: SeriesForm, books: Unit[], chapters: Unit[], ranges: M
   return out;
 }
 
-function orderUnits(form: SeriesForm, exact: boolean, books: Unit[], chapters: Unit[], ranges: Map<Label, Range>): Unit[] {
+function orderUnits(
+  form: SeriesForm,
+  exact: boolean,
+  books: Unit[],
+  chapters: Unit[],
+  ranges: Map<Label, Range>,
+): Unit[] {
   const sortedBooks = [...books].sort(byNumber);
   const trailing: Unit[] = [];
   const body: Unit[] = [];

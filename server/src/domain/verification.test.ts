@@ -1,7 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { label } from "./labels.ts";
 import { bookFile, labels, proofFor } from "./test-fixtures.ts";
-import { bookSuspectReason, digestOf, editionBookPages, fileSuspectReason, isOversized, judgeBookFile, proofStatus, sameChapters } from "./verification.ts";
+import {
+  bookSuspectReason,
+  digestOf,
+  editionBookPages,
+  fileSuspectReason,
+  isOversized,
+  judgeBookFile,
+  proofStatus,
+  sameChapters,
+} from "./verification.ts";
 
 describe("suspect books (spec Verified books 1)", () => {
   it.each([
@@ -11,7 +20,11 @@ describe("suspect books (spec Verified books 1)", () => {
     ["a machine translation", { origin: "translation" as const, pageCount: 200 }, "machine translation"],
     ["a pack above 600 pages", { origin: "download" as const, pageCount: 601 }, "oversized pack"],
     ["an assembly of normal size", { origin: "assembled" as const, pageCount: 200 }, null],
-    ["an oversized assembly without provenance for its volume", { origin: "assembled" as const, pageCount: 900 }, "oversized pack"],
+    [
+      "an oversized assembly without provenance for its volume",
+      { origin: "assembled" as const, pageCount: 900 },
+      "oversized pack",
+    ],
   ])("%s", (_name, file, expected) => {
     expect(fileSuspectReason(file, "none", null)).toBe(expected);
   });
@@ -31,7 +44,15 @@ describe("suspect books (spec Verified books 1)", () => {
   });
 
   it("a book is suspect only when every copy is, never when a copy is a proven assembly", () => {
-    expect(bookSuspectReason([{ origin: "import", pageCount: 200 }, { origin: "download", pageCount: 200 }], false)).toBeNull();
+    expect(
+      bookSuspectReason(
+        [
+          { origin: "import", pageCount: 200 },
+          { origin: "download", pageCount: 200 },
+        ],
+        false,
+      ),
+    ).toBeNull();
     expect(bookSuspectReason([{ origin: "import", pageCount: 200 }], true)).toBeNull();
     expect(bookSuspectReason([{ origin: "translation", pageCount: 200 }], false)).toBe("machine translation");
     expect(bookSuspectReason([], false)).toBeNull();
@@ -69,9 +90,16 @@ describe("what a proof lifts (rules 5 and 6)", () => {
     const sound = { origin: "download" as const, pageCount: 200 };
     expect(judgeBookFile(sound, "none", null, true)).toMatchObject({ covers: true, retires: true, suspect: null });
     expect(judgeBookFile(sound, "none", null, false)).toMatchObject({ covers: true, retires: true, suspect: null });
-    expect(judgeBookFile({ origin: "assembled", pageCount: 900 }, "proven", null, false)).toMatchObject({ covers: true, retires: true });
+    expect(judgeBookFile({ origin: "assembled", pageCount: 900 }, "proven", null, false)).toMatchObject({
+      covers: true,
+      retires: true,
+    });
   });
   it("never lets a proof restore an assembly whose boundaries changed (re-assembly does)", () => {
-    expect(judgeBookFile({ origin: "assembled", pageCount: 200 }, "boundaries_changed", null, true)).toMatchObject({ covers: false, retires: false, suspect: null });
+    expect(judgeBookFile({ origin: "assembled", pageCount: 200 }, "boundaries_changed", null, true)).toMatchObject({
+      covers: false,
+      retires: false,
+      suspect: null,
+    });
   });
 });

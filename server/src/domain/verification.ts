@@ -21,7 +21,13 @@
  */
 import { sameLabelSet } from "./map-labels.ts";
 import type { Label } from "./labels.ts";
-import { OVERSIZED_BOOK_PAGES, type FileFacts, type FileOrigin, type SuspectReason, type VerificationFacts } from "./types.ts";
+import {
+  OVERSIZED_BOOK_PAGES,
+  type FileFacts,
+  type FileOrigin,
+  type SuspectReason,
+  type VerificationFacts,
+} from "./types.ts";
 
 export type { SuspectReason } from "./types.ts";
 
@@ -95,7 +101,11 @@ export function sameChapters(a: readonly string[], b: readonly string[]): boolea
  * A proof applies while a copy of its volume has the proof's digest and the volume's operational
  * map entry (undefined = none or an explicitly unknown one) equals the proof's chapters (rule 4).
  */
-export function proofStatus(proof: Pick<VerificationFacts, "digest" | "chapters">, volumeFiles: readonly Pick<FileFacts, "sha256">[], entry: readonly Label[] | undefined): ProofStatus {
+export function proofStatus(
+  proof: Pick<VerificationFacts, "digest" | "chapters">,
+  volumeFiles: readonly Pick<FileFacts, "sha256">[],
+  entry: readonly Label[] | undefined,
+): ProofStatus {
   if (!volumeFiles.some((f) => digestOf(f.sha256) === digestOf(proof.digest))) return "digest_changed";
   if (entry === undefined || !sameChapters(proof.chapters, entry)) return "map_changed";
   return "applies";
@@ -115,7 +125,12 @@ export interface BookFileJudgement {
  * size); an assembly whose boundaries changed covers nothing; a suspect copy covers only while
  * verified and never retires; any other copy covers and retires (a proof adds nothing to it).
  */
-export function judgeBookFile(file: Pick<FileFacts, "origin" | "pageCount">, proof: BookFileProof, editionPages: number | null, verified: boolean): BookFileJudgement {
+export function judgeBookFile(
+  file: Pick<FileFacts, "origin" | "pageCount">,
+  proof: BookFileProof,
+  editionPages: number | null,
+  verified: boolean,
+): BookFileJudgement {
   const suspect = fileSuspectReason(file, proof, editionPages);
   if (proof === "proven") return { suspect, verified, covers: true, retires: true };
   // "Changed boundaries disable that coverage" (spec "Coverage rules"): re-assembly, not a proof, fixes it.

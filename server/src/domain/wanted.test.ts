@@ -17,17 +17,43 @@ const H = 60 * 60 * 1000;
 const NOW = Date.UTC(2026, 0, 1);
 
 const ch = (n: string, over: Partial<WantedSlot> = {}): WantedSlot => ({
-  kind: "chapter", number: label(n), monitored: true, owned: false, coverage: null, parts: 1, partsOnDisk: [], ...over,
+  kind: "chapter",
+  number: label(n),
+  monitored: true,
+  owned: false,
+  coverage: null,
+  parts: 1,
+  partsOnDisk: [],
+  ...over,
 });
 const book = (n: string, over: Partial<WantedSlot> = {}): WantedSlot => ({ ...ch(n, over), kind: "book", ...over });
 const offer = (n: string, over: Partial<PlanOffer> = {}): PlanOffer => ({
-  mappingId: 1, kind: "chapter", chapter: label(n), volume: null, part: null, language: "en", scanlator: null,
+  mappingId: 1,
+  kind: "chapter",
+  chapter: label(n),
+  volume: null,
+  part: null,
+  language: "en",
+  scanlator: null,
   externalId: `m${over.mappingId ?? 1}-c${n}${over.part ? `p${over.part}` : ""}${over.scanlator ? `-${over.scanlator}` : ""}`,
-  pageCount: 20, uploadedAt: NOW - H, ...over,
+  pageCount: 20,
+  uploadedAt: NOW - H,
+  ...over,
 });
 const input = (over: Partial<PlanInput> = {}): PlanInput => ({
-  slots: [], offers: [], mappings: [{ id: 1, priority: 1, degraded: 0, failed: 0 }, { id: 2, priority: 0, degraded: 0, failed: 0 }],
-  degraded: [], active: [], languages: ["en"], maxDownloads: 10, backoff: { emptyPasses: 0, nextPassAt: null }, now: NOW, ...over,
+  slots: [],
+  offers: [],
+  mappings: [
+    { id: 1, priority: 1, degraded: 0, failed: 0 },
+    { id: 2, priority: 0, degraded: 0, failed: 0 },
+  ],
+  degraded: [],
+  active: [],
+  languages: ["en"],
+  maxDownloads: 10,
+  backoff: { emptyPasses: 0, nextPassAt: null },
+  now: NOW,
+  ...over,
 });
 const reasons = (out: ReturnType<typeof planWanted>) => out.ledger.map((e) => `${e.kind} ${e.number}: ${e.reason}`);
 
@@ -56,7 +82,12 @@ describe("reasons", () => {
         active: [{ kind: "chapter", chapter: label("4"), volume: null, part: null }],
       }),
     );
-    expect(reasons(out)).toEqual(["chapter 1: no_offer", "chapter 2: only_other_languages", "chapter 3: queued", "chapter 4: already_queued"]);
+    expect(reasons(out)).toEqual([
+      "chapter 1: no_offer",
+      "chapter 2: only_other_languages",
+      "chapter 3: queued",
+      "chapter 4: already_queued",
+    ]);
     expect(out.downloads.map((d) => d.externalId)).toEqual(["m1-c3"]);
     expect(out.ledger[1]!.detail).toMatchObject({ offers: 1, usable: 0, languages: ["fr"] });
   });
@@ -68,11 +99,15 @@ describe("reasons", () => {
 
   it("a degraded download blocks its release and its mapping for that slot: the other source is queued", () => {
     const offers = [offer("5", { mappingId: 1 }), offer("5", { mappingId: 2 })];
-    const degraded = [{ mappingId: 1, externalId: "m1-c5", kind: "chapter" as const, chapter: label("5"), volume: null }];
+    const degraded = [
+      { mappingId: 1, externalId: "m1-c5", kind: "chapter" as const, chapter: label("5"), volume: null },
+    ];
     const out = planWanted(input({ slots: [ch("5")], offers, degraded }));
     expect(out.downloads.map((d) => [d.mappingId, d.externalId])).toEqual([[2, "m2-c5"]]);
     // Another upload on the same mapping (new externalId) is still not asked: another SOURCE it must be.
-    const again = planWanted(input({ slots: [ch("5")], offers: [offer("5", { mappingId: 1, externalId: "m1-c5-new" })], degraded }));
+    const again = planWanted(
+      input({ slots: [ch("5")], offers: [offer("5", { mappingId: 1, externalId: "m1-c5-new" })], degraded }),
+    );
     expect(reasons(again)).toEqual(["chapter 5: all_offers_blocked"]);
     expect(again.ledger[0]!.detail).toMatchObject({ offers: 1, usable: 1, blocked: 1 });
   });
@@ -86,11 +121,15 @@ describe("reasons", () => {
 });
 
 describe("split chapters", () => {
-  const parts = (mappingId: number, ps: number[], scanlator: string | null = null) => ps.map((part) => offer("7", { mappingId, part, scanlator }));
+  const parts = (mappingId: number, ps: number[], scanlator: string | null = null) =>
+    ps.map((part) => offer("7", { mappingId, part, scanlator }));
 
   it("every part from one source, queued together", () => {
     const out = planWanted(input({ slots: [ch("7", { parts: 2 })], offers: [...parts(1, [1]), ...parts(2, [1, 2])] }));
-    expect(out.downloads.map((d) => [d.mappingId, d.part])).toEqual([[2, 1], [2, 2]]);
+    expect(out.downloads.map((d) => [d.mappingId, d.part])).toEqual([
+      [2, 1],
+      [2, 2],
+    ]);
     expect(out.ledger[0]).toMatchObject({ reason: "queued", detail: { parts: [1, 2] } });
   });
 
@@ -111,7 +150,9 @@ describe("split chapters", () => {
   });
 
   it("the limit never splits a chapter's parts", () => {
-    const out = planWanted(input({ slots: [ch("6"), ch("7", { parts: 2 })], offers: [offer("6"), ...parts(1, [1, 2])], maxDownloads: 2 }));
+    const out = planWanted(
+      input({ slots: [ch("6"), ch("7", { parts: 2 })], offers: [offer("6"), ...parts(1, [1, 2])], maxDownloads: 2 }),
+    );
     expect(reasons(out)).toEqual(["chapter 6: queued", "chapter 7: limit_reached"]);
     expect(out.downloads).toHaveLength(1);
   });
@@ -130,11 +171,25 @@ describe("ranking", () => {
     const a = offer("1", { mappingId: 1, externalId: "a", uploadedAt: NOW - 5 * H });
     const b = offer("1", { mappingId: 2, externalId: "b", uploadedAt: NOW });
     expect(pick({ offers: [a, b] })).toBe("a"); // priority 1 beats 0 (higher first)
-    const sick = [{ id: 1, priority: 0, degraded: 2, failed: 0 }, { id: 2, priority: 0, degraded: 0, failed: 1 }];
+    const sick = [
+      { id: 1, priority: 0, degraded: 2, failed: 0 },
+      { id: 2, priority: 0, degraded: 0, failed: 1 },
+    ];
     expect(pick({ offers: [a, b], mappings: sick })).toBe("b");
-    const even = [{ id: 1, priority: 0, degraded: 0, failed: 0 }, { id: 2, priority: 0, degraded: 0, failed: 0 }];
+    const even = [
+      { id: 1, priority: 0, degraded: 0, failed: 0 },
+      { id: 2, priority: 0, degraded: 0, failed: 0 },
+    ];
     expect(pick({ offers: [a, b], mappings: even })).toBe("b"); // newest
-    expect(pick({ offers: [{ ...a, uploadedAt: null }, { ...b, uploadedAt: null }], mappings: even })).toBe("a"); // stable: mapping id
+    expect(
+      pick({
+        offers: [
+          { ...a, uploadedAt: null },
+          { ...b, uploadedAt: null },
+        ],
+        mappings: even,
+      }),
+    ).toBe("a"); // stable: mapping id
   });
 
   it("chooseForSlot excludes the given sources (recovery asks ANOTHER source)", () => {
@@ -148,7 +203,12 @@ describe("limit and back-off", () => {
   it("at most maxDownloads, in reading order; the rest limit_reached", () => {
     const slots = ["3", "1", "2", "10"].map((n) => ch(n));
     const out = planWanted(input({ slots, offers: slots.map((s) => offer(s.number)), maxDownloads: 2 }));
-    expect(reasons(out)).toEqual(["chapter 1: queued", "chapter 2: queued", "chapter 3: limit_reached", "chapter 10: limit_reached"]);
+    expect(reasons(out)).toEqual([
+      "chapter 1: queued",
+      "chapter 2: queued",
+      "chapter 3: limit_reached",
+      "chapter 10: limit_reached",
+    ]);
     expect(out.backoff).toEqual({ emptyPasses: 0, nextPassAt: null });
   });
 
@@ -171,16 +231,27 @@ describe("limit and back-off", () => {
     const backoff = { emptyPasses: 2, nextPassAt: NOW + H };
     const out = planWanted(input({ slots: [ch("1")], offers: [offer("1")], backoff }));
     expect(out.downloads).toEqual([]);
-    expect(out.ledger[0]).toMatchObject({ reason: "backing_off", detail: { nextPassAt: new Date(NOW + H).toISOString() } });
+    expect(out.ledger[0]).toMatchObject({
+      reason: "backing_off",
+      detail: { nextPassAt: new Date(NOW + H).toISOString() },
+    });
     expect(out.backoff).toEqual(backoff);
-    expect(planWanted(input({ slots: [ch("1")], offers: [offer("1")], backoff, force: true })).downloads).toHaveLength(1);
+    expect(planWanted(input({ slots: [ch("1")], offers: [offer("1")], backoff, force: true })).downloads).toHaveLength(
+      1,
+    );
   });
 
   it("in-flight downloads and nothing wanted reset the back-off", () => {
     const backoff = { emptyPasses: 3, nextPassAt: NOW - 1 };
     const active = [{ kind: "chapter" as const, chapter: label("1"), volume: null, part: null }];
-    expect(planWanted(input({ slots: [ch("1")], active, backoff })).backoff).toEqual({ emptyPasses: 0, nextPassAt: null });
-    expect(planWanted(input({ slots: [ch("1", { owned: true })], backoff })).backoff).toEqual({ emptyPasses: 0, nextPassAt: null });
+    expect(planWanted(input({ slots: [ch("1")], active, backoff })).backoff).toEqual({
+      emptyPasses: 0,
+      nextPassAt: null,
+    });
+    expect(planWanted(input({ slots: [ch("1", { owned: true })], backoff })).backoff).toEqual({
+      emptyPasses: 0,
+      nextPassAt: null,
+    });
   });
 });
 
@@ -193,7 +264,13 @@ const arbSlot: fc.Arbitrary<WantedSlot> = fc.record({
   number: arbLabel,
   monitored: fc.boolean(),
   owned: fc.boolean(),
-  coverage: fc.constantFrom<Coverage | null>(null, null, "covered_unmapped", "covered_by_volume", "covered_by_chapters"),
+  coverage: fc.constantFrom<Coverage | null>(
+    null,
+    null,
+    "covered_unmapped",
+    "covered_by_volume",
+    "covered_by_chapters",
+  ),
   parts: fc.integer({ min: 1, max: 3 }),
   partsOnDisk: fc.subarray([1, 2, 3]),
 });
@@ -209,18 +286,46 @@ const arbOffer: fc.Arbitrary<PlanOffer> = fc
     uploadedAt: fc.option(fc.integer({ min: 0, max: 1000 })),
   })
   .map((o) => ({
-    mappingId: o.mappingId, kind: o.kind, chapter: o.kind === "chapter" ? o.n : null, volume: o.kind === "volume" ? o.n : null,
-    part: o.kind === "chapter" ? o.part : null, language: o.language, scanlator: o.scanlator, externalId: `e${o.id}-${o.n}-${o.part}`, pageCount: null, uploadedAt: o.uploadedAt,
+    mappingId: o.mappingId,
+    kind: o.kind,
+    chapter: o.kind === "chapter" ? o.n : null,
+    volume: o.kind === "volume" ? o.n : null,
+    part: o.kind === "chapter" ? o.part : null,
+    language: o.language,
+    scanlator: o.scanlator,
+    externalId: `e${o.id}-${o.n}-${o.part}`,
+    pageCount: null,
+    uploadedAt: o.uploadedAt,
   }));
 const arbInput: fc.Arbitrary<PlanInput> = fc.record({
   slots: fc.uniqueArray(arbSlot, { selector: (s) => `${s.kind}:${s.number}`, maxLength: 10 }),
   offers: fc.array(arbOffer, { maxLength: 25 }),
   mappings: fc.constant([1, 2, 3].map((id) => ({ id, priority: id % 2, degraded: 0, failed: id - 1 }))),
-  degraded: fc.array(arbOffer.map((o) => ({ mappingId: o.mappingId, externalId: o.externalId, kind: o.kind, chapter: o.chapter, volume: o.volume })), { maxLength: 4 }),
-  active: fc.array(fc.record({ kind: fc.constantFrom<"chapter" | "volume">("chapter", "volume"), chapter: arbLabel, volume: arbLabel, part: fc.constant(null) }), { maxLength: 2 }),
+  degraded: fc.array(
+    arbOffer.map((o) => ({
+      mappingId: o.mappingId,
+      externalId: o.externalId,
+      kind: o.kind,
+      chapter: o.chapter,
+      volume: o.volume,
+    })),
+    { maxLength: 4 },
+  ),
+  active: fc.array(
+    fc.record({
+      kind: fc.constantFrom<"chapter" | "volume">("chapter", "volume"),
+      chapter: arbLabel,
+      volume: arbLabel,
+      part: fc.constant(null),
+    }),
+    { maxLength: 2 },
+  ),
   languages: fc.constantFrom(["en"], ["en", "fr"], ["fr", "en"]),
   maxDownloads: fc.integer({ min: 0, max: 6 }),
-  backoff: fc.record({ emptyPasses: fc.integer({ min: 0, max: 10 }), nextPassAt: fc.option(fc.integer({ min: NOW - H, max: NOW + H })) }),
+  backoff: fc.record({
+    emptyPasses: fc.integer({ min: 0, max: 10 }),
+    nextPassAt: fc.option(fc.integer({ min: NOW - H, max: NOW + H })),
+  }),
   now: fc.constant(NOW),
   force: fc.boolean(),
 });
@@ -259,7 +364,10 @@ describe("properties", () => {
           expect(new Set(ds.map((d) => `${d.mappingId}/${d.scanlator}/${d.language}`)).size).toBe(1);
           if (ds.some((d) => d.part !== null)) expect(ds.every((d) => d.part !== null)).toBe(true);
         }
-        const queuedSlots = out.ledger.filter((e) => e.reason === "queued").map(slotOf).sort();
+        const queuedSlots = out.ledger
+          .filter((e) => e.reason === "queued")
+          .map(slotOf)
+          .sort();
         expect([...groups.keys()].sort()).toEqual(queuedSlots);
       }),
       { numRuns: 300 },
@@ -269,8 +377,13 @@ describe("properties", () => {
   it("deterministic and independent of the order offers arrive in", () => {
     fc.assert(
       fc.property(arbInput, fc.integer(), (inp, seed) => {
-        const shuffled = [...inp.offers].sort((a, b) => ((a.externalId.length * 31 + seed) % 7) - ((b.externalId.length * 17 + seed) % 7) || a.mappingId - b.mappingId);
-        const ids = (o: ReturnType<typeof planWanted>) => o.downloads.map((d) => `${d.mappingId}/${d.externalId}`).sort();
+        const shuffled = [...inp.offers].sort(
+          (a, b) =>
+            ((a.externalId.length * 31 + seed) % 7) - ((b.externalId.length * 17 + seed) % 7) ||
+            a.mappingId - b.mappingId,
+        );
+        const ids = (o: ReturnType<typeof planWanted>) =>
+          o.downloads.map((d) => `${d.mappingId}/${d.externalId}`).sort();
         expect(ids(planWanted({ ...inp, offers: shuffled }))).toEqual(ids(planWanted(inp)));
       }),
       { numRuns: 200 },
@@ -296,25 +409,49 @@ describe("properties", () => {
 });
 
 describe("recovery of degraded library files", () => {
-  const file = (over: Partial<{ mappingId: number | null; replacing: boolean }> = {}) => ({ fileId: 40, slot: ch("5", { owned: true }), mappingId: 1, replacing: false, ...over });
+  const file = (over: Partial<{ mappingId: number | null; replacing: boolean }> = {}) => ({
+    fileId: 40,
+    slot: ch("5", { owned: true }),
+    mappingId: 1,
+    replacing: false,
+    ...over,
+  });
 
   it("queues a replacement from another source, never from the one that delivered the file", () => {
-    const out = planWanted(input({ offers: [offer("5", { mappingId: 1 }), offer("5", { mappingId: 2 })], degradedFiles: [file()] }));
+    const out = planWanted(
+      input({ offers: [offer("5", { mappingId: 1 }), offer("5", { mappingId: 2 })], degradedFiles: [file()] }),
+    );
     expect(out.downloads).toEqual([expect.objectContaining({ mappingId: 2, replacesFileId: 40 })]);
-    expect(out.ledger).toEqual([expect.objectContaining({ kind: "chapter", number: "5", reason: "replacing", detail: expect.objectContaining({ replacesFileId: 40 }) })]);
+    expect(out.ledger).toEqual([
+      expect.objectContaining({
+        kind: "chapter",
+        number: "5",
+        reason: "replacing",
+        detail: expect.objectContaining({ replacesFileId: 40 }),
+      }),
+    ]);
   });
 
   it("with no other source the file stays and the ledger says so; a live replacement is not queued twice", () => {
     const only = planWanted(input({ offers: [offer("5", { mappingId: 1 })], degradedFiles: [file()] }));
     expect(only.downloads).toEqual([]);
     expect(only.ledger[0]!.reason).toBe("no_other_source");
-    const live = planWanted(input({ offers: [offer("5", { mappingId: 2 })], degradedFiles: [file({ replacing: true })] }));
+    const live = planWanted(
+      input({ offers: [offer("5", { mappingId: 2 })], degradedFiles: [file({ replacing: true })] }),
+    );
     expect(live.downloads).toEqual([]);
     expect(live.ledger[0]!.reason).toBe("replacing");
   });
 
   it("counts against the pass limit", () => {
-    const out = planWanted(input({ slots: [ch("1")], offers: [offer("1"), offer("5", { mappingId: 2 })], degradedFiles: [file()], maxDownloads: 1 }));
+    const out = planWanted(
+      input({
+        slots: [ch("1")],
+        offers: [offer("1"), offer("5", { mappingId: 2 })],
+        degradedFiles: [file()],
+        maxDownloads: 1,
+      }),
+    );
     expect(reasons(out)).toEqual(["chapter 1: queued", "chapter 5: limit_reached"]);
   });
 });

@@ -183,7 +183,11 @@ function offersOf(slot: WantedSlot, offers: readonly PlanOffer[]): PlanOffer[] {
 }
 
 function activeFor(slot: WantedSlot, active: readonly PlanActive[]): boolean {
-  return active.some((a) => (slot.kind === "chapter" ? a.kind === "chapter" && sameLabel(a.chapter, slot.number) : a.kind === "volume" && sameLabel(a.volume, slot.number)));
+  return active.some((a) =>
+    slot.kind === "chapter"
+      ? a.kind === "chapter" && sameLabel(a.chapter, slot.number)
+      : a.kind === "volume" && sameLabel(a.volume, slot.number),
+  );
 }
 
 interface Candidate {
@@ -210,7 +214,8 @@ function candidatesOf(slot: WantedSlot, offers: readonly PlanOffer[]): Candidate
   for (const group of groups.values()) {
     const first = group[0]!;
     const newestOf = (xs: PlanOffer[]) => Math.max(...xs.map((o) => o.uploadedAt ?? -Infinity));
-    const byNewest = (a: PlanOffer, b: PlanOffer) => (b.uploadedAt ?? -Infinity) - (a.uploadedAt ?? -Infinity) || a.externalId.localeCompare(b.externalId);
+    const byNewest = (a: PlanOffer, b: PlanOffer) =>
+      (b.uploadedAt ?? -Infinity) - (a.uploadedAt ?? -Infinity) || a.externalId.localeCompare(b.externalId);
     const whole = group.filter((o) => o.part === null).sort(byNewest);
     const base = { mappingId: first.mappingId, scanlator: first.scanlator, language: first.language };
     if (whole.length > 0) {
@@ -265,9 +270,15 @@ export function chooseForSlot(
   const blockedKeys = new Set(input.degraded.map((d) => `${d.mappingId}\u0000${d.externalId}`));
   const degradedHere = new Set(excludeMappings);
   for (const d of input.degraded) {
-    if (slot.kind === "chapter" ? d.kind === "chapter" && sameLabel(d.chapter, slot.number) : d.kind === "volume" && sameLabel(d.volume, slot.number)) degradedHere.add(d.mappingId);
+    if (
+      slot.kind === "chapter"
+        ? d.kind === "chapter" && sameLabel(d.chapter, slot.number)
+        : d.kind === "volume" && sameLabel(d.volume, slot.number)
+    )
+      degradedHere.add(d.mappingId);
   }
-  const isBlocked = (o: PlanOffer) => blockedKeys.has(`${o.mappingId}\u0000${o.externalId}`) || degradedHere.has(o.mappingId);
+  const isBlocked = (o: PlanOffer) =>
+    blockedKeys.has(`${o.mappingId}\u0000${o.externalId}`) || degradedHere.has(o.mappingId);
   const detail: LedgerDetail = {
     offers: all.length,
     usable: usable.length,
@@ -279,21 +290,31 @@ export function chooseForSlot(
   const mappings = new Map(input.mappings.map((m) => [m.id, m]));
   const candidates = candidatesOf(slot, usable).sort(rank(input.languages, mappings));
   // A candidate with any blocked release is out as a whole: a split chapter comes from one source.
-  const open = candidates.filter((c) => !c.queue.some(isBlocked) && !(degradedHere.has(c.mappingId)));
+  const open = candidates.filter((c) => !c.queue.some(isBlocked) && !degradedHere.has(c.mappingId));
   if (open.length === 0) return { pick: null, reason: "all_offers_blocked", detail };
   const complete = open.find((c) => c.missing.length === 0 && c.queue.length > 0);
   if (!complete) {
     const best = open[0]!;
-    return { pick: null, reason: "parts_incomplete", detail: { ...detail, parts: best.missing, candidate: candidateDetail(best) } };
+    return {
+      pick: null,
+      reason: "parts_incomplete",
+      detail: { ...detail, parts: best.missing, candidate: candidateDetail(best) },
+    };
   }
   return { pick: complete.queue, reason: null, detail: { ...detail, candidate: candidateDetail(complete) } };
 }
 
 function candidateDetail(c: Candidate): LedgerDetail["candidate"] {
-  return { mappingId: c.mappingId, externalId: c.queue[0]?.externalId ?? "", scanlator: c.scanlator, language: c.language };
+  return {
+    mappingId: c.mappingId,
+    externalId: c.queue[0]?.externalId ?? "",
+    scanlator: c.scanlator,
+    language: c.language,
+  };
 }
 
-const slotOrder = (a: WantedSlot, b: WantedSlot): number => (a.kind === b.kind ? compareLabels(a.number, b.number) : a.kind === "chapter" ? -1 : 1);
+const slotOrder = (a: WantedSlot, b: WantedSlot): number =>
+  a.kind === b.kind ? compareLabels(a.number, b.number) : a.kind === "chapter" ? -1 : 1;
 
 function toDownload(slot: WantedSlot, o: PlanOffer): PlannedDownload {
   return {
@@ -323,12 +344,22 @@ export function planWanted(input: PlanInput): PlanOutput {
   for (const slot of wanted) {
     if (activeFor(slot, input.active)) {
       inFlight += 1;
-      ledger.push({ kind: slot.kind, number: slot.number, reason: "already_queued", detail: chooseForSlot(slot, input).detail });
+      ledger.push({
+        kind: slot.kind,
+        number: slot.number,
+        reason: "already_queued",
+        detail: chooseForSlot(slot, input).detail,
+      });
       continue;
     }
     const choice = chooseForSlot(slot, input);
     if (backingOff) {
-      ledger.push({ kind: slot.kind, number: slot.number, reason: "backing_off", detail: { ...choice.detail, nextPassAt: new Date(input.backoff.nextPassAt!).toISOString() } });
+      ledger.push({
+        kind: slot.kind,
+        number: slot.number,
+        reason: "backing_off",
+        detail: { ...choice.detail, nextPassAt: new Date(input.backoff.nextPassAt!).toISOString() },
+      });
       continue;
     }
     if (choice.pick === null) {
@@ -342,13 +373,27 @@ export function planWanted(input: PlanInput): PlanOutput {
     }
     downloads.push(...choice.pick.map((o) => toDownload(slot, o)));
     const parts = choice.pick.map((o) => o.part).filter((p): p is number => p !== null);
-    ledger.push({ kind: slot.kind, number: slot.number, reason: "queued", detail: parts.length > 0 ? { ...choice.detail, parts } : choice.detail });
+    ledger.push({
+      kind: slot.kind,
+      number: slot.number,
+      reason: "queued",
+      detail: parts.length > 0 ? { ...choice.detail, parts } : choice.detail,
+    });
   }
 
   // Recovery after the wanted slots, within the same limit: a degraded file is still readable.
   for (const f of input.degradedFiles ?? []) {
-    const entry = (reason: WantedReason, detail: LedgerDetail): LedgerEntry => ({ kind: f.slot.kind, number: f.slot.number, reason, detail: { ...detail, replacesFileId: f.fileId } });
-    const choice = chooseForSlot({ ...f.slot, partsOnDisk: [] }, input, new Set(f.mappingId === null ? [] : [f.mappingId]));
+    const entry = (reason: WantedReason, detail: LedgerDetail): LedgerEntry => ({
+      kind: f.slot.kind,
+      number: f.slot.number,
+      reason,
+      detail: { ...detail, replacesFileId: f.fileId },
+    });
+    const choice = chooseForSlot(
+      { ...f.slot, partsOnDisk: [] },
+      input,
+      new Set(f.mappingId === null ? [] : [f.mappingId]),
+    );
     if (f.replacing) ledger.push(entry("replacing", choice.detail));
     else if (choice.pick === null || choice.pick.length !== 1) ledger.push(entry("no_other_source", choice.detail));
     else if (backingOff) ledger.push(entry("backing_off", choice.detail));
@@ -365,7 +410,10 @@ export function planWanted(input: PlanInput): PlanOutput {
     backoff =
       wanted.length === 0 || obtainable
         ? { emptyPasses: 0, nextPassAt: null }
-        : { emptyPasses: input.backoff.emptyPasses + 1, nextPassAt: input.now + backoffDelay(input.backoff.emptyPasses) };
+        : {
+            emptyPasses: input.backoff.emptyPasses + 1,
+            nextPassAt: input.now + backoffDelay(input.backoff.emptyPasses),
+          };
   }
   return { downloads, ledger, backoff };
 }

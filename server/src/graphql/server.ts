@@ -24,10 +24,18 @@ function maskError(error: unknown, log: (m: string) => void): Error {
   // A variable coercion error (e.g. an unknown enum value) arrives wrapped in another GraphQLError:
   // it is the client's mistake, said in words, not an internal failure.
   if (error instanceof GraphQLError && original instanceof GraphQLError) {
-    return new GraphQLError(error.message, { nodes: error.nodes, path: error.path, extensions: { code: "bad_request", status: 400 } });
+    return new GraphQLError(error.message, {
+      nodes: error.nodes,
+      path: error.path,
+      extensions: { code: "bad_request", status: 400 },
+    });
   }
-  log(`internal error in GraphQL: ${original instanceof Error ? (original.stack ?? original.message) : String(original)}`);
-  return new GraphQLError("The service failed unexpectedly; see its log.", { extensions: { code: "internal", status: 500 } });
+  log(
+    `internal error in GraphQL: ${original instanceof Error ? (original.stack ?? original.message) : String(original)}`,
+  );
+  return new GraphQLError("The service failed unexpectedly; see its log.", {
+    extensions: { code: "internal", status: 500 },
+  });
 }
 
 function sameOrigin(origin: string, host: string | undefined): boolean {
@@ -79,14 +87,22 @@ export function createGraphQL(ctx: AppContext, services: Services) {
           // A browser page of another site must not ride on the session cookie (cross-site WebSocket).
           if (req.headers.origin && !sameOrigin(req.headers.origin, req.headers.host)) return false;
           const params = (wsCtx.connectionParams ?? {}) as { apiKey?: unknown };
-          const apiKey = typeof params.apiKey === "string" ? params.apiKey : (req.headers["x-api-key"] as string | undefined);
+          const apiKey =
+            typeof params.apiKey === "string" ? params.apiKey : (req.headers["x-api-key"] as string | undefined);
           return authenticate(ctx.secrets, { apiKey: apiKey ?? null, cookie: req.headers.cookie ?? null }) !== null;
         },
         execute: (args) => (args.rootValue as Enveloped).execute(args),
         subscribe: (args) => (args.rootValue as Enveloped).subscribe(args),
         onSubscribe: async (wsCtx, _id, payload) => {
           const req = wsCtx.extra.request as IncomingMessage;
-          const { schema: s, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+          const {
+            schema: s,
+            execute,
+            subscribe,
+            contextFactory,
+            parse,
+            validate,
+          } = yoga.getEnveloped({
             ...wsCtx,
             req,
             socket: wsCtx.extra.socket,

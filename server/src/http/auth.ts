@@ -41,7 +41,10 @@ export function sessionUser(secrets: Secrets, token: string | undefined, now = D
 }
 
 /** The service's normal authentication: `X-Api-Key` or the web session cookie. */
-export function authenticate(secrets: Secrets, headers: { apiKey?: string | null; cookie?: string | null }): string | null {
+export function authenticate(
+  secrets: Secrets,
+  headers: { apiKey?: string | null; cookie?: string | null },
+): string | null {
   if (headers.apiKey) return safeEqual(headers.apiKey, secrets.apiKey) ? "api-key" : null;
   return sessionUser(secrets, parseCookies(headers.cookie).get(SESSION_COOKIE));
 }

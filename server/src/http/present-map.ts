@@ -27,7 +27,12 @@ export function restMap(m: MapView) {
 }
 
 const chapterSide = (s: ChapterCoverageSide) => ({ coverage: s.coverage, book: s.book, wanted: s.wanted });
-const bookSide = (s: BookCoverageSide) => ({ coverage: s.coverage, covers_chapters: s.coversChapters, chapters: s.chapters, wanted: s.wanted });
+const bookSide = (s: BookCoverageSide) => ({
+  coverage: s.coverage,
+  covers_chapters: s.coversChapters,
+  chapters: s.chapters,
+  wanted: s.wanted,
+});
 
 export function restMapChange(revision: number, p: MapChangePreview) {
   return {

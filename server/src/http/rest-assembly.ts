@@ -25,7 +25,12 @@ export const restAssemblyResult = (r: AssemblyResult) => ({
   path: r.path,
   sha256: r.sha256,
   page_count: r.pageCount,
-  retired: r.retired.map((x) => ({ file_id: x.fileId, recycle_entry_id: x.recycleEntryId, from: x.from, bin_path: x.binPath })),
+  retired: r.retired.map((x) => ({
+    file_id: x.fileId,
+    recycle_entry_id: x.recycleEntryId,
+    from: x.from,
+    bin_path: x.binPath,
+  })),
 });
 
 const restOutcome = (b: BookOutcome) => ({
@@ -48,7 +53,12 @@ export function assemblyRoutes(app: Hono, services: Services): void {
   app.post("/api/manga/:id/assemble", async (c) => {
     if (dryRun(c)) {
       const p = await assembly.previewSeries(pathId(c));
-      return c.json({ series_id: p.seriesId, books: p.books.map(restOutcome), confirmation: p.confirmation, expires_at: p.expiresAt });
+      return c.json({
+        series_id: p.seriesId,
+        books: p.books.map(restOutcome),
+        confirmation: p.confirmation,
+        expires_at: p.expiresAt,
+      });
     }
     const r = await assembly.assembleSeries(pathId(c), await confirmation(c));
     return c.json({ series_id: r.seriesId, books: r.books.map(restOutcome), remaining: r.remaining });

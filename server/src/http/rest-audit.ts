@@ -5,7 +5,13 @@
  */
 import type { Hono } from "hono";
 import { isAppError } from "../errors.ts";
-import type { AuditFileView, AuditPageView, RetiredFile, SourceRejectionPreview, SourceRejectionResult } from "../services/audit-service.ts";
+import type {
+  AuditFileView,
+  AuditPageView,
+  RetiredFile,
+  SourceRejectionPreview,
+  SourceRejectionResult,
+} from "../services/audit-service.ts";
 import type { DuplicatePreview } from "../services/audit-duplicates.ts";
 import { asId } from "../services/input.ts";
 import type { Services } from "../services/index.ts";
@@ -33,14 +39,31 @@ export function restAuditFile(f: AuditFileView) {
   };
 }
 
-const restAuditPage = (p: AuditPageView) => ({ series_id: p.seriesId, page: p.page, page_size: p.pageSize, total: p.total, files: p.files.map(restAuditFile) });
-const restRetired = (r: RetiredFile) => ({ file_id: r.fileId, recycle_entry_id: r.recycleEntryId, from: r.from, bin_path: r.binPath });
+const restAuditPage = (p: AuditPageView) => ({
+  series_id: p.seriesId,
+  page: p.page,
+  page_size: p.pageSize,
+  total: p.total,
+  files: p.files.map(restAuditFile),
+});
+const restRetired = (r: RetiredFile) => ({
+  file_id: r.fileId,
+  recycle_entry_id: r.recycleEntryId,
+  from: r.from,
+  bin_path: r.binPath,
+});
 const restPreview = (p: { files: AuditFileView[]; confirmation: string; expiresAt: string }) => ({
   files: p.files.map(restAuditFile),
   confirmation: p.confirmation,
   expires_at: p.expiresAt,
 });
-const restRejectionPreview = (p: SourceRejectionPreview) => ({ provider: p.provider, source_id: p.sourceId, language: p.language, offers: p.offers, ...restPreview(p) });
+const restRejectionPreview = (p: SourceRejectionPreview) => ({
+  provider: p.provider,
+  source_id: p.sourceId,
+  language: p.language,
+  offers: p.offers,
+  ...restPreview(p),
+});
 const restRejection = (r: SourceRejectionResult) => ({
   provider: r.provider,
   source_id: r.sourceId,
@@ -69,7 +92,9 @@ export function auditRoutes(app: Hono, services: Services): void {
     return c.json(restAuditPage(page));
   });
 
-  app.post("/api/manga/:id/audit/retire/preview", async (c) => c.json(restPreview(await audit.previewRetirement(pathId(c), await jsonBody(c)))));
+  app.post("/api/manga/:id/audit/retire/preview", async (c) =>
+    c.json(restPreview(await audit.previewRetirement(pathId(c), await jsonBody(c)))),
+  );
   app.post("/api/manga/:id/audit/retire", async (c) => {
     const r = await audit.retireFiles(pathId(c), await jsonBody(c));
     return c.json({ retired: r.retired.map(restRetired) });
@@ -78,7 +103,9 @@ export function auditRoutes(app: Hono, services: Services): void {
   app.post("/api/manga/:id/audit/reject-source/preview", async (c) =>
     c.json(restRejectionPreview(await audit.previewSourceRejection(pathId(c), await jsonBody(c)))),
   );
-  app.post("/api/manga/:id/audit/reject-source", async (c) => c.json(restRejection(await audit.rejectSource(pathId(c), await jsonBody(c)))));
+  app.post("/api/manga/:id/audit/reject-source", async (c) =>
+    c.json(restRejection(await audit.rejectSource(pathId(c), await jsonBody(c)))),
+  );
 
   app.post("/api/manga/:id/volumes/:volume/duplicates/preview", async (c) =>
     c.json(restDuplicatePreview(await audit.previewDuplicateRetirement(pathId(c), c.req.param("volume")))),
@@ -90,10 +117,17 @@ export function auditRoutes(app: Hono, services: Services): void {
 
   app.get("/api/files/:fileId/thumbnail", async (c) => {
     try {
-      const t = await audit.thumbnail(asId(c.req.param("fileId"), "file id"), c.req.query("page"), c.req.header("if-none-match"));
+      const t = await audit.thumbnail(
+        asId(c.req.param("fileId"), "file id"),
+        c.req.query("page"),
+        c.req.header("if-none-match"),
+      );
       // Revalidated every time (the URL stays when the file changes); the ETag is the file fingerprint.
       if (t.notModified) return c.body(null, 304, { etag: t.etag, "cache-control": "private, no-cache" });
-      const headers: Record<string, string> = { "content-type": t.contentType, "cache-control": t.etag ? "private, no-cache" : "no-store" };
+      const headers: Record<string, string> = {
+        "content-type": t.contentType,
+        "cache-control": t.etag ? "private, no-cache" : "no-store",
+      };
       if (t.etag) headers.etag = t.etag;
       return c.body(new Uint8Array(t.data), 200, headers);
     } catch (e) {

@@ -48,11 +48,15 @@ export function restDownload(d: DownloadView) {
 }
 
 export function downloadRoutes(app: Hono, services: Services): void {
-  app.get("/api/manga/:id/downloads", async (c) => c.json((await services.downloads.list(pathId(c))).map(restDownload)));
+  app.get("/api/manga/:id/downloads", async (c) =>
+    c.json((await services.downloads.list(pathId(c))).map(restDownload)),
+  );
   // The queue across series: ?state=queued&state=fetching (or state=queued,fetching).
   app.get("/api/downloads", async (c) => {
     const states = (c.req.queries("state") ?? []).flatMap((s) => s.split(",")).filter((s) => s !== "");
     return c.json((await services.downloadPipeline.list(states as DownloadView["state"][])).map(restDownload));
   });
-  app.post("/api/downloads/:id/cancel", async (c) => c.json(restDownload(await services.downloadPipeline.cancel(pathId(c)))));
+  app.post("/api/downloads/:id/cancel", async (c) =>
+    c.json(restDownload(await services.downloadPipeline.cancel(pathId(c)))),
+  );
 }

@@ -8,7 +8,12 @@ import { jsonBody } from "./request.ts";
 export function restIndexerSettings(v: IndexerSettingsView) {
   const q = v.qbittorrent;
   return {
-    prowlarr: { enabled: v.prowlarr.enabled, url: v.prowlarr.url, api_key: v.prowlarr.apiKey, api_key_set: v.prowlarr.apiKeySet },
+    prowlarr: {
+      enabled: v.prowlarr.enabled,
+      url: v.prowlarr.url,
+      api_key: v.prowlarr.apiKey,
+      api_key_set: v.prowlarr.apiKeySet,
+    },
     qbittorrent: {
       enabled: q.enabled,
       url: q.url,
@@ -45,9 +50,15 @@ export function restTorrentJob(j: TorrentJobRow) {
 
 export function indexerRoutes(app: Hono, services: Services): void {
   app.get("/api/settings/indexer", async (c) => c.json(restIndexerSettings(await services.bookChannel.settings())));
-  app.put("/api/settings/indexer", async (c) => c.json(restIndexerSettings(await services.bookChannel.updateSettings(await jsonBody(c)))));
+  app.put("/api/settings/indexer", async (c) =>
+    c.json(restIndexerSettings(await services.bookChannel.updateSettings(await jsonBody(c)))),
+  );
   app.get("/api/torrents", async (c) => {
     const seriesId = c.req.query("series_id");
-    return c.json((await services.bookChannel.jobs(seriesId === undefined ? undefined : asId(seriesId, "series_id"))).map(restTorrentJob));
+    return c.json(
+      (await services.bookChannel.jobs(seriesId === undefined ? undefined : asId(seriesId, "series_id"))).map(
+        restTorrentJob,
+      ),
+    );
   });
 }

@@ -11,7 +11,12 @@ export const restOutcome = (o: MonitorOutcome) => ({
   books: o.books.map((b) => ({ series_id: b.seriesId, volume: b.volume, outcome: b.outcome, code: b.code })),
 });
 
-const restStatus = (s: MonitorStatus) => ({ last_run: s.lastRun, next_run: s.nextRun, running: s.running, last_outcome: s.lastOutcome && restOutcome(s.lastOutcome) });
+const restStatus = (s: MonitorStatus) => ({
+  last_run: s.lastRun,
+  next_run: s.nextRun,
+  running: s.running,
+  last_outcome: s.lastOutcome && restOutcome(s.lastOutcome),
+});
 
 export function monitorRoutes(app: Hono, services: Services): void {
   app.get("/api/monitor/assembly", (c) => c.json(restStatus(services.assemblyMonitor.status())));

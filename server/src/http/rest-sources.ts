@@ -9,7 +9,14 @@ import { jsonBody, pathId } from "./request.ts";
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 export function restHealth(h: MappingHealth) {
-  return { status: h.status, recent: h.recent, published: h.published, degraded: h.degraded, failed: h.failed, last_problem_at: iso(h.lastProblemAt) };
+  return {
+    status: h.status,
+    recent: h.recent,
+    published: h.published,
+    degraded: h.degraded,
+    failed: h.failed,
+    last_problem_at: iso(h.lastProblemAt),
+  };
 }
 
 export function restMapping(m: MappingView) {
@@ -42,7 +49,11 @@ export function restRefresh(r: MappingRefresh) {
     updated: r.updated,
     removed: r.removed,
     overrides_applied: r.overridesApplied,
-    overrides_invalidated: r.overridesInvalidated.map((o) => ({ external_id: o.externalId, observed_number: o.observedNumber, source_number: o.sourceNumber })),
+    overrides_invalidated: r.overridesInvalidated.map((o) => ({
+      external_id: o.externalId,
+      observed_number: o.observedNumber,
+      source_number: o.sourceNumber,
+    })),
   };
 }
 
@@ -56,12 +67,24 @@ const restWork = (w: ProviderWork & { linked: boolean; rejected: boolean }) => (
   rejected: w.rejected,
 });
 
-const restSearch = (s: SearchResultView) => ({ provider_id: s.providerId, provider: s.provider, works: s.works.map(restWork) });
+const restSearch = (s: SearchResultView) => ({
+  provider_id: s.providerId,
+  provider: s.provider,
+  works: s.works.map(restWork),
+});
 
 export function restSourceSettings(v: SourceSettingsView) {
   const s = v.suwayomi;
   return {
-    suwayomi: { enabled: s.enabled, url: s.url, auth: s.auth, username: s.username, password: s.password, password_set: s.passwordSet, configured: s.configured },
+    suwayomi: {
+      enabled: s.enabled,
+      url: s.url,
+      auth: s.auth,
+      username: s.username,
+      password: s.password,
+      password_set: s.passwordSet,
+      configured: s.configured,
+    },
     drop_folder: { path: v.dropFolder.path },
   };
 }
@@ -69,7 +92,9 @@ export function restSourceSettings(v: SourceSettingsView) {
 export function sourceRoutes(app: Hono, services: Services): void {
   const s = services.sources;
   app.get("/api/manga/:id/sources", async (c) => c.json((await s.list(pathId(c))).map(restMapping)));
-  app.post("/api/manga/:id/sources/search", async (c) => c.json(restSearch(await s.search(pathId(c), await jsonBody(c), c.req.raw.signal))));
+  app.post("/api/manga/:id/sources/search", async (c) =>
+    c.json(restSearch(await s.search(pathId(c), await jsonBody(c), c.req.raw.signal))),
+  );
   app.post("/api/manga/:id/sources/refresh", async (c) => {
     const r = await s.refresh(pathId(c), c.req.raw.signal);
     return c.json({ series_id: r.seriesId, mappings: r.mappings.map(restRefresh) });
@@ -78,15 +103,29 @@ export function sourceRoutes(app: Hono, services: Services): void {
     const r = await s.link(pathId(c), await jsonBody(c), c.req.raw.signal);
     return c.json({ mapping: restMapping(r.mapping), refresh: restRefresh(r.refresh) }, 201);
   });
-  app.patch("/api/manga/:id/sources/:mapping_id", async (c) => c.json(restMapping(await s.setPriority(pathId(c), pathId(c, "mapping_id"), await jsonBody(c)))));
+  app.patch("/api/manga/:id/sources/:mapping_id", async (c) =>
+    c.json(restMapping(await s.setPriority(pathId(c), pathId(c, "mapping_id"), await jsonBody(c)))),
+  );
 
   app.get("/api/providers", async (c) =>
     c.json(
-      (await s.providers()).map((p) => ({ id: p.id, name: p.name, kind: p.kind, display_name: p.displayName, language: p.language, base_url: p.baseUrl, enabled: p.enabled, priority: p.priority, available: p.available })),
+      (await s.providers()).map((p) => ({
+        id: p.id,
+        name: p.name,
+        kind: p.kind,
+        display_name: p.displayName,
+        language: p.language,
+        base_url: p.baseUrl,
+        enabled: p.enabled,
+        priority: p.priority,
+        available: p.available,
+      })),
     ),
   );
   app.get("/api/providers/suwayomi/sources", async (c) => c.json(await s.suwayomiSources(c.req.query("lang"))));
 
   app.get("/api/settings/sources", async (c) => c.json(restSourceSettings(await services.sourceSettings.get())));
-  app.put("/api/settings/sources", async (c) => c.json(restSourceSettings(await services.sourceSettings.update(await jsonBody(c)))));
+  app.put("/api/settings/sources", async (c) =>
+    c.json(restSourceSettings(await services.sourceSettings.update(await jsonBody(c)))),
+  );
 }

@@ -16,6 +16,10 @@ export function restTranslationSettings(v: TranslationSettingsView) {
 }
 
 export function translationSettingsRoutes(app: Hono, services: Services): void {
-  app.get("/api/settings/translation", async (c) => c.json(restTranslationSettings(await services.translationSettings.get())));
-  app.put("/api/settings/translation", async (c) => c.json(restTranslationSettings(await services.translationSettings.update(await jsonBody(c)))));
+  app.get("/api/settings/translation", async (c) =>
+    c.json(restTranslationSettings(await services.translationSettings.get())),
+  );
+  app.put("/api/settings/translation", async (c) =>
+    c.json(restTranslationSettings(await services.translationSettings.update(await jsonBody(c)))),
+  );
 }

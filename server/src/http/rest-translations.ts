@@ -42,23 +42,42 @@ function dispositionName(header: string | undefined): string | null {
 export function translationRoutes(app: Hono, services: Services): void {
   app.get("/api/translations", async (c) => {
     const manga = c.req.query("manga_id");
-    const jobs = await services.translations.list(manga === undefined || manga === "" ? undefined : asId(manga, "manga_id"));
+    const jobs = await services.translations.list(
+      manga === undefined || manga === "" ? undefined : asId(manga, "manga_id"),
+    );
     return c.json(jobs.map(restTranslationJob));
   });
   app.post("/api/manga/:id/translations/search", async (c) => {
     const r = await services.translations.search(pathId(c));
-    return c.json({ created: r.created.map(restTranslationJob), skipped: r.skipped, queued_downloads: r.queuedDownloads });
+    return c.json({
+      created: r.created.map(restTranslationJob),
+      skipped: r.skipped,
+      queued_downloads: r.queuedDownloads,
+    });
   });
   app.post("/api/manga/:id/translations/upload", async (c) => {
     const header = c.req.header("content-length");
-    if (header === undefined || !/^\d{1,15}$/.test(header)) throw new AppError("length_required", "the upload needs a Content-Length header (no chunked bodies)");
+    if (header === undefined || !/^\d{1,15}$/.test(header))
+      throw new AppError("length_required", "the upload needs a Content-Length header (no chunked bodies)");
     const job = await services.translations.upload(
       pathId(c),
-      { sourceLanguage: c.req.query("source_language"), volume: c.req.query("volume"), chapter: c.req.query("chapter") },
-      { stream: c.req.raw.body, length: Number(header), fileName: dispositionName(c.req.header("content-disposition")) },
+      {
+        sourceLanguage: c.req.query("source_language"),
+        volume: c.req.query("volume"),
+        chapter: c.req.query("chapter"),
+      },
+      {
+        stream: c.req.raw.body,
+        length: Number(header),
+        fileName: dispositionName(c.req.header("content-disposition")),
+      },
     );
     return c.json(restTranslationJob(job), 201);
   });
-  app.post("/api/translations/:job/retry", async (c) => c.json(restTranslationJob(await services.translations.retry(c.req.param("job"))), 201));
-  app.post("/api/translations/:job/cancel", async (c) => c.json(restTranslationJob(await services.translations.cancel(c.req.param("job")))));
+  app.post("/api/translations/:job/retry", async (c) =>
+    c.json(restTranslationJob(await services.translations.retry(c.req.param("job"))), 201),
+  );
+  app.post("/api/translations/:job/cancel", async (c) =>
+    c.json(restTranslationJob(await services.translations.cancel(c.req.param("job")))),
+  );
 }

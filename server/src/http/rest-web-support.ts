@@ -37,14 +37,20 @@ export function webSupportRoutes(app: Hono, services: Services): void {
     c.json(restBookStartsPlan(await services.maps.previewBookStarts(pathId(c), await jsonBody(c)))),
   );
 
-  app.put("/api/manga/:id/monitoring", async (c) => c.json(restUnit(await services.monitoring.setMonitored(pathId(c), await jsonBody(c)))));
+  app.put("/api/manga/:id/monitoring", async (c) =>
+    c.json(restUnit(await services.monitoring.setMonitored(pathId(c), await jsonBody(c)))),
+  );
 
   app.get("/api/files/:id/pages", async (c) => c.json(restFilePages(await services.filePages.pages(pathId(c)))));
   app.get("/api/files/:id/pages/:index", async (c) => {
     const p = await services.filePages.page(pathId(c), pathId(c, "index"), c.req.header("if-none-match"));
     // The ETag names the recorded bytes and the page: a page never changes under its ETag.
     if (p.notModified) return c.body(null, 304, { etag: p.etag, "cache-control": CACHEABLE });
-    const headers: Record<string, string> = { "content-type": p.contentType, "cache-control": p.etag ? CACHEABLE : "no-store", "x-content-type-options": "nosniff" };
+    const headers: Record<string, string> = {
+      "content-type": p.contentType,
+      "cache-control": p.etag ? CACHEABLE : "no-store",
+      "x-content-type-options": "nosniff",
+    };
     if (p.etag) headers.etag = p.etag;
     return c.body(new Uint8Array(p.data), 200, headers);
   });

@@ -25,13 +25,19 @@ export function restApp(ctx: AppContext, services: Services, graphql: (req: Requ
   const app = new Hono();
   app.onError((e) => problemResponse(e, ctx.log));
   app.notFound((c) =>
-    c.req.path.startsWith("/api/") ? problemResponse(new AppError("not_found", `no route for ${c.req.method} ${c.req.path}`)) : c.text("Not found", 404),
+    c.req.path.startsWith("/api/")
+      ? problemResponse(new AppError("not_found", `no route for ${c.req.method} ${c.req.path}`))
+      : c.text("Not found", 404),
   );
 
   // Session endpoints are the only ones reachable without a credential.
   app.post("/api/session", async (c) => {
     const body = (await jsonBody(c)) as { username?: unknown; password?: unknown };
-    if (body.username !== "admin" || typeof body.password !== "string" || !ctx.secrets.checkAdminPassword(body.password)) {
+    if (
+      body.username !== "admin" ||
+      typeof body.password !== "string" ||
+      !ctx.secrets.checkAdminPassword(body.password)
+    ) {
       throw new AppError("bad_credentials");
     }
     const { cookie } = issueSession(ctx.secrets, "admin");
@@ -57,7 +63,9 @@ export function restApp(ctx: AppContext, services: Services, graphql: (req: Requ
   app.get("/api/manga", async (c) => c.json((await services.series.list()).map(restSeries)));
   app.post("/api/manga", async (c) => c.json(restSeries(await services.series.create(await jsonBody(c))), 201));
   app.get("/api/manga/:id", async (c) => c.json(restSeries(await services.series.get(pathId(c)))));
-  app.patch("/api/manga/:id", async (c) => c.json(restSeries(await services.series.update(pathId(c), await jsonBody(c)))));
+  app.patch("/api/manga/:id", async (c) =>
+    c.json(restSeries(await services.series.update(pathId(c), await jsonBody(c)))),
+  );
 
   app.get("/api/manga/:id/units", async (c) => c.json(restUnits(await services.units.units(pathId(c)))));
 

@@ -45,7 +45,11 @@ type AdapterEvent =
   | { event: "error"; code?: unknown; message?: unknown }
   | { event: "done" };
 
-const extOf = (name: string) => (path.extname(name).toLowerCase().match(/^\.[a-z0-9]{1,5}$/)?.[0] ?? ".png");
+const extOf = (name: string) =>
+  path
+    .extname(name)
+    .toLowerCase()
+    .match(/^\.[a-z0-9]{1,5}$/)?.[0] ?? ".png";
 
 /** The environment the engine inherits: the processor's own, minus anything that could carry the processor token. */
 function childEnv(): NodeJS.ProcessEnv {
@@ -69,17 +73,31 @@ export function createExternalEngine(o: ExternalEngineOptions): ProcessorEngine 
       throw new Error("--config must hold a JSON object (the engine configuration)");
     }
   }
-  const fingerprint = createHash("sha256").update(JSON.stringify([ADAPTER_VERSION, o.configText ?? "", o.cpu])).digest("hex");
+  const fingerprint = createHash("sha256")
+    .update(JSON.stringify([ADAPTER_VERSION, o.configText ?? "", o.cpu]))
+    .digest("hex");
 
   /** Runs the adapter over the pages still missing; resolves when it reported done. */
-  function runAdapter(job: EngineJob, jobJson: string, signal: AbortSignal, onEvent: (e: AdapterEvent) => Promise<void>): Promise<void> {
+  function runAdapter(
+    job: EngineJob,
+    jobJson: string,
+    signal: AbortSignal,
+    onEvent: (e: AdapterEvent) => Promise<void>,
+  ): Promise<void> {
     return new Promise((resolve, reject) => {
-      const child = spawn(o.python, [o.adapterScript ?? ADAPTER_SCRIPT], { cwd: o.root, env: childEnv(), stdio: ["pipe", "pipe", "pipe", "pipe"] });
+      const child = spawn(o.python, [o.adapterScript ?? ADAPTER_SCRIPT], {
+        cwd: o.root,
+        env: childEnv(),
+        stdio: ["pipe", "pipe", "pipe", "pipe"],
+      });
       let failure: EngineError | null = null;
       let done = false;
       let chain = Promise.resolve();
       const logStream = (s: Readable | null, what: string) => {
-        if (s) createInterface({ input: s }).on("line", (l) => log(`engine ${job.id} ${what}: ${redact(l, job.ai.apiKey).slice(0, 500)}`));
+        if (s)
+          createInterface({ input: s }).on("line", (l) =>
+            log(`engine ${job.id} ${what}: ${redact(l, job.ai.apiKey).slice(0, 500)}`),
+          );
       };
       logStream(child.stdout, "out");
       logStream(child.stderr, "err");
@@ -95,8 +113,18 @@ export function createExternalEngine(o: ExternalEngineOptions): ProcessorEngine 
         if (e.event === "done") done = true;
         else if (e.event === "error") {
           const code = typeof e.code === "string" && /^[a-z_]{1,40}$/.test(e.code) ? e.code : "engine_failed";
-          failure ??= new EngineError(code, redact(String(e.message ?? "the engine failed"), job.ai.apiKey).slice(0, 1000));
-        } else chain = chain.then(() => onEvent(e)).catch((x: unknown) => void (failure ??= x instanceof EngineError ? x : new EngineError("engine_protocol", (x as Error).message)));
+          failure ??= new EngineError(
+            code,
+            redact(String(e.message ?? "the engine failed"), job.ai.apiKey).slice(0, 1000),
+          );
+        } else
+          chain = chain
+            .then(() => onEvent(e))
+            .catch(
+              (x: unknown) =>
+                void (failure ??=
+                  x instanceof EngineError ? x : new EngineError("engine_protocol", (x as Error).message)),
+            );
       });
       let killTimer: NodeJS.Timeout | null = null;
       const abort = () => {
@@ -104,14 +132,24 @@ export function createExternalEngine(o: ExternalEngineOptions): ProcessorEngine 
         killTimer = setTimeout(() => child.kill("SIGKILL"), KILL_GRACE_MS);
       };
       signal.addEventListener("abort", abort, { once: true });
-      child.on("error", (e) => (failure ??= new EngineError("engine_unavailable", `cannot start ${path.basename(o.python)}: ${(e as NodeJS.ErrnoException).code ?? e.message}`)));
+      child.on(
+        "error",
+        (e) =>
+          (failure ??= new EngineError(
+            "engine_unavailable",
+            `cannot start ${path.basename(o.python)}: ${(e as NodeJS.ErrnoException).code ?? e.message}`,
+          )),
+      );
       child.on("close", (code) => {
         signal.removeEventListener("abort", abort);
         if (killTimer) clearTimeout(killTimer);
         void chain.then(() => {
           if (signal.aborted) return reject(new Error("interrupted"));
           if (failure) return reject(failure);
-          if (!done || code !== 0) return reject(new EngineError("engine_failed", `the engine stopped (exit code ${code ?? "signal"}) before it finished`));
+          if (!done || code !== 0)
+            return reject(
+              new EngineError("engine_failed", `the engine stopped (exit code ${code ?? "signal"}) before it finished`),
+            );
           resolve();
         });
       });
@@ -164,26 +202,60 @@ export function createExternalEngine(o: ExternalEngineOptions): ProcessorEngine 
             if (e.event === "progress") return;
             if (e.event !== "page_done") return;
             const page = pages.find((p) => p.index === e.index);
-            if (!page || path.resolve(String(e.output)) !== page.output) throw new EngineError("engine_protocol", `the adapter reported an unknown page ${String(e.index)}`);
-            const regions = (Array.isArray(e.regions) ? e.regions : []).map((r) => ({ source: String(r.source ?? ""), translation: String(r.translation ?? "") }));
-            done.set(page.index, await checkpoints.write({ index: page.index, name: page.name, model: null, regions }, await readFile(page.output)));
+            if (!page || path.resolve(String(e.output)) !== page.output)
+              throw new EngineError("engine_protocol", `the adapter reported an unknown page ${String(e.index)}`);
+            const regions = (Array.isArray(e.regions) ? e.regions : []).map((r) => ({
+              source: String(r.source ?? ""),
+              translation: String(r.translation ?? ""),
+            }));
+            done.set(
+              page.index,
+              await checkpoints.write(
+                { index: page.index, name: page.name, model: null, regions },
+                await readFile(page.output),
+              ),
+            );
             onProgress(done.size, total);
           });
         }
-        if (done.size !== total) throw new EngineError("engine_failed", `the engine finished ${done.size} of ${total} pages`);
+        if (done.size !== total)
+          throw new EngineError("engine_failed", `the engine finished ${done.size} of ${total} pages`);
         const ordered = [...Array(total).keys()].map((i) => done.get(i)!);
-        const outputs = await Promise.all(ordered.map(async (c) => ({ c, data: await readFile(checkpoints.imagePath(c)) })));
-        const geometryCheck = checkPages(sourceGeometry, await Promise.all(outputs.map(({ c, data }) => geometry(data, c.name))));
-        if (!geometryCheck.ok) throw new EngineError("validation_failed", `${geometryCheck.code}: ${geometryCheck.detail}`);
+        const outputs = await Promise.all(
+          ordered.map(async (c) => ({ c, data: await readFile(checkpoints.imagePath(c)) })),
+        );
+        const geometryCheck = checkPages(
+          sourceGeometry,
+          await Promise.all(outputs.map(({ c, data }) => geometry(data, c.name))),
+        );
+        if (!geometryCheck.ok)
+          throw new EngineError("validation_failed", `${geometryCheck.code}: ${geometryCheck.detail}`);
         const checked: CheckedPage[] = ordered.map((c) => ({
           name: c.name,
           sources: c.regions.map((r) => r.source),
           translations: c.regions.map((r) => r.translation),
-          results: c.regions.map((r) => checkRegion({ source: r.source, translation: r.translation, sourceLanguage: job.sourceLanguage, targetLanguage: job.targetLanguage })),
+          results: c.regions.map((r) =>
+            checkRegion({
+              source: r.source,
+              translation: r.translation,
+              sourceLanguage: job.sourceLanguage,
+              targetLanguage: job.targetLanguage,
+            }),
+          ),
         }));
-        const verdict = bookVerdict({ sourceSha256: job.sourceSha256, sourceLanguage: job.sourceLanguage, targetLanguage: job.targetLanguage, model: job.ai.model, pages: checked });
+        const verdict = bookVerdict({
+          sourceSha256: job.sourceSha256,
+          sourceLanguage: job.sourceLanguage,
+          targetLanguage: job.targetLanguage,
+          model: job.ai.model,
+          pages: checked,
+        });
         if (!verdict.ok) throw new EngineError(verdict.code, verdict.message);
-        await writeResultZip(job.output, outputs.map(({ c, data }) => ({ name: c.name, data })), verdict.receipt);
+        await writeResultZip(
+          job.output,
+          outputs.map(({ c, data }) => ({ name: c.name, data })),
+          verdict.receipt,
+        );
         return job.output;
       } finally {
         await archive.close();

@@ -55,7 +55,8 @@ export function parseSubmit(json: unknown): SubmitRequest {
   const o = (json && typeof json === "object" ? json : bad("body")) as Record<string, unknown>;
   const ai = (o.ai && typeof o.ai === "object" ? o.ai : bad("ai")) as Record<string, unknown>;
   if (typeof o.source_sha256 !== "string" || !SHA.test(o.source_sha256)) bad("source_sha256");
-  for (const f of ["source_language", "target_language"] as const) if (typeof o[f] !== "string" || !LANGUAGE.test(o[f] as string)) bad(f);
+  for (const f of ["source_language", "target_language"] as const)
+    if (typeof o[f] !== "string" || !LANGUAGE.test(o[f] as string)) bad(f);
   let url: URL | null;
   try {
     url = typeof ai.base_url === "string" ? new URL(ai.base_url) : null;
@@ -75,7 +76,15 @@ export function parseSubmit(json: unknown): SubmitRequest {
 
 /** The request identity (api-contract): everything that changes the output, never the API key. */
 export function requestIdentity(r: SubmitRequest, engineFingerprint: string): string {
-  const parts = ["v1", r.source_sha256, r.source_language, r.target_language, r.ai.base_url, r.ai.model, engineFingerprint];
+  const parts = [
+    "v1",
+    r.source_sha256,
+    r.source_language,
+    r.target_language,
+    r.ai.base_url,
+    r.ai.model,
+    engineFingerprint,
+  ];
   return createHash("sha256").update(JSON.stringify(parts)).digest("hex");
 }
 
@@ -132,7 +141,9 @@ export function createJobManager(o: JobManagerOptions) {
     const entry = { controller, cancelled: false, done: Promise.resolve() };
     running.set(record.id, entry);
     entry.done = execute(record, controller.signal, () => entry.cancelled)
-      .catch((e: unknown) => log(`job ${record.id}: ${redact((e as Error).message, credentials.get(record.id)?.apiKey)}`))
+      .catch((e: unknown) =>
+        log(`job ${record.id}: ${redact((e as Error).message, credentials.get(record.id)?.apiKey)}`),
+      )
       .finally(() => {
         running.delete(record.id);
         pump();
@@ -168,13 +179,18 @@ export function createJobManager(o: JobManagerOptions) {
         record.progress = { pagesDone, pagesTotal };
         store.save(record).catch(() => undefined);
       });
-      if (path.resolve(written) !== path.resolve(output)) throw new EngineError("engine_failed", "the engine wrote its result elsewhere");
+      if (path.resolve(written) !== path.resolve(output))
+        throw new EngineError("engine_failed", "the engine wrote its result elsewhere");
       if (signal.aborted && wasCancelled()) {
         await rm(output, { force: true }).catch(() => undefined);
         return finish({ status: "cancelled" });
       }
       const total = record.progress?.pagesTotal ?? null;
-      await finish({ status: "completed", error: null, progress: total === null ? record.progress : { pagesDone: total, pagesTotal: total } });
+      await finish({
+        status: "completed",
+        error: null,
+        progress: total === null ? record.progress : { pagesDone: total, pagesTotal: total },
+      });
       log(`job ${record.id}: completed`);
     } catch (e) {
       if (wasCancelled()) return finish({ status: "cancelled" });
@@ -200,12 +216,16 @@ export function createJobManager(o: JobManagerOptions) {
     /** PUT /jobs/{id}/source: persisted and verified before the acknowledgement. */
     async upload(id: string, stream: Readable, headers: { length: string | undefined; type: string | undefined }) {
       const r = store.get(id);
-      if (r?.status === "cancelled" || r?.status === "cancelling") throw new ProtocolError(409, "cancelled", "the job was cancelled; use the next retry number");
+      if (r?.status === "cancelled" || r?.status === "cancelling")
+        throw new ProtocolError(409, "cancelled", "the job was cancelled; use the next retry number");
       if (headers.length === undefined) throw new ProtocolError(411, "length_required", "Content-Length is required");
-      if ((headers.type ?? "").split(";")[0]?.trim().toLowerCase() !== "application/zip") throw new ProtocolError(415, "unsupported_media_type", "the source must be application/zip");
+      if ((headers.type ?? "").split(";")[0]?.trim().toLowerCase() !== "application/zip")
+        throw new ProtocolError(415, "unsupported_media_type", "the source must be application/zip");
       const declared = Number(headers.length);
-      if (!Number.isSafeInteger(declared) || declared < 0) throw new ProtocolError(400, "invalid_length", "Content-Length is not a byte count");
-      if (declared > o.maxSourceBytes) throw new ProtocolError(413, "source_too_large", `the source exceeds ${o.maxSourceBytes} bytes`);
+      if (!Number.isSafeInteger(declared) || declared < 0)
+        throw new ProtocolError(400, "invalid_length", "Content-Length is not a byte count");
+      if (declared > o.maxSourceBytes)
+        throw new ProtocolError(413, "source_too_large", `the source exceeds ${o.maxSourceBytes} bytes`);
       let got: { sha256: string; size: number; path: string };
       try {
         got = await store.receiveSource(stream, o.maxSourceBytes);
@@ -213,7 +233,8 @@ export function createJobManager(o: JobManagerOptions) {
         if (e instanceof SourceTooLarge) throw new ProtocolError(413, "source_too_large", e.message);
         throw new ProtocolError(400, "upload_incomplete", "the upload ended before its Content-Length");
       }
-      if (got.size !== declared) throw new ProtocolError(400, "upload_incomplete", `received ${got.size} of ${declared} bytes`);
+      if (got.size !== declared)
+        throw new ProtocolError(400, "upload_incomplete", `received ${got.size} of ${declared} bytes`);
       try {
         const a = await openArchive(got.path, o.archiveLimits);
         const pages = a.pages.length;
@@ -224,11 +245,17 @@ export function createJobManager(o: JobManagerOptions) {
         if (!store.all().some((x) => x.sourceSha256 === got.sha256)) await rm(got.path, { force: true });
         if (e instanceof ProtocolError) throw e;
         const code = (e as { code?: unknown }).code;
-        throw new ProtocolError(422, "source_unreadable", `the source is not a readable CBZ (${typeof code === "string" ? code : "unreadable"})`);
+        throw new ProtocolError(
+          422,
+          "source_unreadable",
+          `the source is not a readable CBZ (${typeof code === "string" ? code : "unreadable"})`,
+        );
       }
       const cur = store.get(id) ?? newRecord(id);
-      if (cur.status === "cancelled" || cur.status === "cancelling") throw new ProtocolError(409, "cancelled", "the job was cancelled; use the next retry number");
-      if (cur.request && cur.sourceSha256 !== got.sha256) throw new ProtocolError(409, "request_changed", "the job was submitted with another source");
+      if (cur.status === "cancelled" || cur.status === "cancelling")
+        throw new ProtocolError(409, "cancelled", "the job was cancelled; use the next retry number");
+      if (cur.request && cur.sourceSha256 !== got.sha256)
+        throw new ProtocolError(409, "request_changed", "the job was submitted with another source");
       cur.sourceSha256 = got.sha256;
       if (cur.status === "new") cur.status = "uploaded";
       await store.save(cur);
@@ -238,14 +265,18 @@ export function createJobManager(o: JobManagerOptions) {
     /** POST /jobs/{id}: the record is on disk before the answer; the work runs in the background. */
     async submit(id: string, json: unknown): Promise<StatusBody> {
       const r = store.get(id);
-      if (r?.status === "cancelled" || r?.status === "cancelling") throw new ProtocolError(409, "cancelled", "the job was cancelled; use the next retry number");
+      if (r?.status === "cancelled" || r?.status === "cancelling")
+        throw new ProtocolError(409, "cancelled", "the job was cancelled; use the next retry number");
       const req = parseSubmit(json);
-      if (!r?.sourceSha256 || !(await statOrNull(store.inputPath(r.sourceSha256)))) throw new ProtocolError(409, "source_missing", "upload the source first");
-      if (req.source_sha256 !== r.sourceSha256) throw new ProtocolError(409, "source_mismatch", "source_sha256 differs from the uploaded source");
+      if (!r?.sourceSha256 || !(await statOrNull(store.inputPath(r.sourceSha256))))
+        throw new ProtocolError(409, "source_missing", "upload the source first");
+      if (req.source_sha256 !== r.sourceSha256)
+        throw new ProtocolError(409, "source_mismatch", "source_sha256 differs from the uploaded source");
       const identity = requestIdentity(req, engine.fingerprint);
       const ai: AiSettings = { baseUrl: req.ai.base_url, model: req.ai.model, apiKey: req.ai.api_key };
       if (submitted(r)) {
-        if (r.request.identity !== identity) throw new ProtocolError(409, "request_changed", "another request was submitted under this id");
+        if (r.request.identity !== identity)
+          throw new ProtocolError(409, "request_changed", "another request was submitted under this id");
         // Same request again: after a restart this brings the key back and the job resumes.
         if (!TERMINAL.has(r.status) && !credentials.has(id)) {
           credentials.set(id, ai);
@@ -253,7 +284,12 @@ export function createJobManager(o: JobManagerOptions) {
         }
         return body(r);
       }
-      r.request = { identity, sourceLanguage: req.source_language, targetLanguage: req.target_language, model: req.ai.model };
+      r.request = {
+        identity,
+        sourceLanguage: req.source_language,
+        targetLanguage: req.target_language,
+        model: req.ai.model,
+      };
       r.submittedAt = Date.now();
       r.error = null;
       r.progress = null;

@@ -15,7 +15,13 @@ const log = (line: string) => process.stderr.write(`[processor] ${line}\n`);
 async function engineFor(o: LaunchOptions): Promise<ProcessorEngine> {
   if (o.enginePython && o.engineRoot) {
     const configText = o.config ? await readFile(path.resolve(o.config), "utf8") : null;
-    return createExternalEngine({ python: o.enginePython, root: path.resolve(o.engineRoot), configText, cpu: o.cpu, log });
+    return createExternalEngine({
+      python: o.enginePython,
+      root: path.resolve(o.engineRoot),
+      configText,
+      cpu: o.cpu,
+      log,
+    });
   }
   if (o.config) log("--config applies to the external engine only; the built-in local path ignores it");
   // Loaded only here: the local path brings OCR and image libraries with it.
@@ -38,7 +44,9 @@ async function main(): Promise<number> {
   }
   const token = process.env.TRANSLATION_PROCESSOR_TOKEN || null;
   if (!token && !isLoopback(o.host)) {
-    process.stderr.write(`Refusing to listen on ${o.host} without a token: set TRANSLATION_PROCESSOR_TOKEN (the service's processor access token) or listen on 127.0.0.1.\n`);
+    process.stderr.write(
+      `Refusing to listen on ${o.host} without a token: set TRANSLATION_PROCESSOR_TOKEN (the service's processor access token) or listen on 127.0.0.1.\n`,
+    );
     return 2;
   }
   const engine = await engineFor(o);
@@ -52,7 +60,9 @@ async function main(): Promise<number> {
     maxSourceBytes: o.maxSourceBytes ?? undefined,
     log,
   });
-  process.stdout.write(`Reference processor (protocol v1) listening on ${proc.url}${token ? "" : " (no token: loopback only)"}\n`);
+  process.stdout.write(
+    `Reference processor (protocol v1) listening on ${proc.url}${token ? "" : " (no token: loopback only)"}\n`,
+  );
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log(`${signal}: stopping (running work is kept for resumption)`);

@@ -41,7 +41,8 @@ export function parseHost(value: string): { host: string; port: number } {
   const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+))(?::(\d{1,5}))?$/.exec(value);
   const host = m?.[1] ?? m?.[2];
   const port = m?.[3] === undefined ? 8095 : Number(m[3]);
-  if (!host || !(port >= 0 && port <= 65535)) throw new UsageError(`--host must be host[:port], got ${JSON.stringify(value)}`);
+  if (!host || !(port >= 0 && port <= 65535))
+    throw new UsageError(`--host must be host[:port], got ${JSON.stringify(value)}`);
   return { host, port };
 }
 
@@ -74,9 +75,11 @@ export function parseLaunchOptions(argv: string[]): LaunchOptions {
   const { host, port } = parseHost(values.host ?? "127.0.0.1:8095");
   const python = values["engine-python"] ?? null;
   const root = values["engine-root"] ?? null;
-  if ((python === null) !== (root === null)) throw new UsageError("--engine-python and --engine-root go together (the external engine needs both)");
+  if ((python === null) !== (root === null))
+    throw new UsageError("--engine-python and --engine-root go together (the external engine needs both)");
   const max = values["max-source-bytes"];
-  if (max !== undefined && !/^[1-9]\d{0,15}$/.test(max)) throw new UsageError("--max-source-bytes must be a positive whole number");
+  if (max !== undefined && !/^[1-9]\d{0,15}$/.test(max))
+    throw new UsageError("--max-source-bytes must be a positive whole number");
   return {
     state: values.state ?? "./processor-state",
     host,

@@ -14,12 +14,21 @@ const MAX_JSON_BYTES = 64 * 1024;
 
 function sendJson(res: ServerResponse, status: number, json: unknown, problem = false): void {
   const text = JSON.stringify(json);
-  res.writeHead(status, { "content-type": problem ? "application/problem+json" : "application/json", "content-length": Buffer.byteLength(text), "cache-control": "no-store" });
+  res.writeHead(status, {
+    "content-type": problem ? "application/problem+json" : "application/json",
+    "content-length": Buffer.byteLength(text),
+    "cache-control": "no-store",
+  });
   res.end(text);
 }
 
 function sendProblem(res: ServerResponse, e: ProtocolError): void {
-  sendJson(res, e.status, { type: "about:blank", title: e.message, status: e.status, code: e.code, message: e.message }, true);
+  sendJson(
+    res,
+    e.status,
+    { type: "about:blank", title: e.message, status: e.status, code: e.code, message: e.message },
+    true,
+  );
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
@@ -65,7 +74,10 @@ async function route(jobs: JobManager, token: string | null, req: IncomingMessag
     return sendJson(res, 202, await jobs.cancel(id));
   }
   if (sub === "/source" && method === "PUT") {
-    const ack = await jobs.upload(id, req, { length: req.headers["content-length"], type: req.headers["content-type"] });
+    const ack = await jobs.upload(id, req, {
+      length: req.headers["content-length"],
+      type: req.headers["content-type"],
+    });
     return sendJson(res, 200, ack);
   }
   if (sub === "/result" && method === "GET") {
@@ -79,7 +91,11 @@ async function route(jobs: JobManager, token: string | null, req: IncomingMessag
 }
 
 /** The HTTP server over a job manager; `token` null means no auth (loopback only, checked by main). */
-export function createProcessorServer(jobs: JobManager, token: string | null, log: (line: string) => void = () => undefined): Server {
+export function createProcessorServer(
+  jobs: JobManager,
+  token: string | null,
+  log: (line: string) => void = () => undefined,
+): Server {
   return createServer((req, res) => {
     route(jobs, token, req, res).catch((e: unknown) => {
       if (res.headersSent) {

@@ -38,7 +38,16 @@ export interface ProcessorStore {
 }
 
 export function newRecord(id: string): JobRecord {
-  return { id, status: "new", sourceSha256: null, request: null, progress: null, error: null, submittedAt: null, updatedAt: Date.now() };
+  return {
+    id,
+    status: "new",
+    sourceSha256: null,
+    request: null,
+    progress: null,
+    error: null,
+    submittedAt: null,
+    updatedAt: Date.now(),
+  };
 }
 
 function parseRecord(text: string, id: string): JobRecord | null {
@@ -56,7 +65,12 @@ function parseRecord(text: string, id: string): JobRecord | null {
  * cancelling is cancelled (its work stopped with the process).
  */
 export async function openStore(root: string): Promise<ProcessorStore> {
-  const dirs = { jobs: path.join(root, "jobs"), inputs: path.join(root, "inputs"), outputs: path.join(root, "outputs"), uploads: path.join(root, "uploads") };
+  const dirs = {
+    jobs: path.join(root, "jobs"),
+    inputs: path.join(root, "inputs"),
+    outputs: path.join(root, "outputs"),
+    uploads: path.join(root, "uploads"),
+  };
   for (const d of Object.values(dirs)) await mkdir(d, { recursive: true, mode: 0o700 });
   await rm(dirs.uploads, { recursive: true, force: true });
   await mkdir(dirs.uploads, { recursive: true, mode: 0o700 });
@@ -71,7 +85,9 @@ export async function openStore(root: string): Promise<ProcessorStore> {
     record.updatedAt = Date.now();
     records.set(record.id, record);
     // Serialised per id: each write takes the newest in-memory state, so the last one wins on disk.
-    const next = (chains.get(record.id) ?? Promise.resolve()).catch(() => undefined).then(() => writeJsonAtomic(fileOf(record.id), records.get(record.id)));
+    const next = (chains.get(record.id) ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() => writeJsonAtomic(fileOf(record.id), records.get(record.id)));
     chains.set(record.id, next);
     return next;
   };

@@ -24,7 +24,11 @@ describe("bencode", () => {
     const info = Buffer.from("d4:name1:x6:lengthi3ee"); // "name" before "length": not canonical
     const bytes = Buffer.concat([Buffer.from("d4:info"), info, Buffer.from("e")]);
     expect(parseTorrent(bytes).infoHash).toBe(createHash("sha1").update(info).digest("hex"));
-    expect(createHash("sha1").update(bencode(bdecode(info))).digest("hex")).not.toBe(parseTorrent(bytes).infoHash);
+    expect(
+      createHash("sha1")
+        .update(bencode(bdecode(info)))
+        .digest("hex"),
+    ).not.toBe(parseTorrent(bytes).infoHash);
   });
 
   it("refuses malformed input", () => {
@@ -41,7 +45,9 @@ describe("bencode", () => {
         fc.integer(),
         fc.uint8Array({ maxLength: 20 }).map((a) => Buffer.from(a)),
         fc.array(tie("v"), { maxLength: 4 }),
-        fc.dictionary(fc.string({ unit: "grapheme-ascii", maxLength: 6 }), tie("v"), { maxKeys: 4 }).map((d) => Object.assign(Object.create(null) as object, d) as { [k: string]: BValue }),
+        fc
+          .dictionary(fc.string({ unit: "grapheme-ascii", maxLength: 6 }), tie("v"), { maxKeys: 4 })
+          .map((d) => Object.assign(Object.create(null) as object, d) as { [k: string]: BValue }),
       ),
     })).v;
     fc.assert(

@@ -29,7 +29,8 @@ function digitsAt(buf: Buffer, start: number, stop: number): { n: number; end: n
   const end = buf.indexOf(stop, start);
   if (end < 0) throw new BencodeError(`unterminated number at byte ${start}`);
   const text = buf.toString("latin1", start, end);
-  if (!/^(0|-?[1-9]\d{0,15})$/.test(text)) throw new BencodeError(`malformed number ${JSON.stringify(text.slice(0, 20))} at byte ${start}`);
+  if (!/^(0|-?[1-9]\d{0,15})$/.test(text))
+    throw new BencodeError(`malformed number ${JSON.stringify(text.slice(0, 20))} at byte ${start}`);
   return { n: Number(text), end };
 }
 
@@ -43,7 +44,8 @@ function decodeAt(buf: Buffer, pos: number, depth: number, wantSpans: boolean): 
   }
   if (c >= 0x30 && c <= 0x39) {
     const { n: len, end } = digitsAt(buf, pos, 0x3a);
-    if (len < 0 || end + 1 + len > buf.length) throw new BencodeError(`string of ${len} bytes at byte ${pos} runs past the end`);
+    if (len < 0 || end + 1 + len > buf.length)
+      throw new BencodeError(`string of ${len} bytes at byte ${pos} runs past the end`);
     return { value: buf.subarray(end + 1, end + 1 + len), end: end + 1 + len };
   }
   if (c === 0x6c /* l */) {
@@ -96,7 +98,9 @@ export function bencode(value: BValue): Buffer {
     } else {
       parts.push(Buffer.from("d"));
       // Keys sorted as raw bytes, as the format requires.
-      for (const k of Object.keys(v).sort((a, b) => Buffer.compare(Buffer.from(a, "latin1"), Buffer.from(b, "latin1")))) {
+      for (const k of Object.keys(v).sort((a, b) =>
+        Buffer.compare(Buffer.from(a, "latin1"), Buffer.from(b, "latin1")),
+      )) {
         walk(Buffer.from(k, "latin1"));
         walk(v[k] as BValue);
       }
@@ -122,14 +126,18 @@ export function parseTorrent(bytes: Buffer): TorrentMeta {
   const span = top.spans?.get("info");
   const root = top.value as { [key: string]: BValue };
   const info = span ? root.info : undefined;
-  if (!span || typeof info !== "object" || Buffer.isBuffer(info) || Array.isArray(info)) throw new BencodeError("no info dictionary");
+  if (!span || typeof info !== "object" || Buffer.isBuffer(info) || Array.isArray(info))
+    throw new BencodeError("no info dictionary");
   const infoHash = createHash("sha1").update(bytes.subarray(span[0], span[1])).digest("hex");
   const name = Buffer.isBuffer(info.name) ? info.name.toString("utf8") : "";
   const files: TorrentMeta["files"] = [];
   if (Array.isArray(info.files)) {
     for (const f of info.files) {
       if (typeof f !== "object" || Buffer.isBuffer(f) || Array.isArray(f) || !Array.isArray(f.path)) continue;
-      files.push({ path: f.path.map((p) => (Buffer.isBuffer(p) ? p.toString("utf8") : "")).join("/"), length: typeof f.length === "number" ? f.length : 0 });
+      files.push({
+        path: f.path.map((p) => (Buffer.isBuffer(p) ? p.toString("utf8") : "")).join("/"),
+        length: typeof f.length === "number" ? f.length : 0,
+      });
     }
   } else {
     files.push({ path: name, length: typeof info.length === "number" ? info.length : 0 });

@@ -21,7 +21,8 @@ describe("DropFolderProvider on a real folder", () => {
     pages = await drawnPages(3, 5, { width: 200, height: 290 });
     const work = path.join(root, "Blue Harbor");
     await mkdir(work, { recursive: true });
-    const cbz = (n: number) => zipBuffer(pages.slice(0, n).map((data, i) => ({ name: `${String(i + 1).padStart(3, "0")}.jpg`, data })));
+    const cbz = (n: number) =>
+      zipBuffer(pages.slice(0, n).map((data, i) => ({ name: `${String(i + 1).padStart(3, "0")}.jpg`, data })));
     await writeFile(path.join(work, "Blue Harbor - c012.cbz"), await cbz(3));
     await writeFile(path.join(work, "[Team A] Blue Harbor v02 c010.5.cbz"), await cbz(2));
     await writeFile(path.join(work, "Blue Harbor - c000.cbz"), await cbz(1));
@@ -49,7 +50,9 @@ describe("DropFolderProvider on a real folder", () => {
 
   it("finds works by folder name, never a link or a top-level file", async () => {
     expect((await provider.search("")).map((w) => w.sourceId)).toEqual(["Blue Harbor", "Red Cliff"]);
-    expect(await provider.search("harbor")).toEqual([{ sourceId: "Blue Harbor", title: "Blue Harbor", language: "en", sourceName: "Drop folder", thumbnailUrl: null }]);
+    expect(await provider.search("harbor")).toEqual([
+      { sourceId: "Blue Harbor", title: "Blue Harbor", language: "en", sourceName: "Drop folder", thumbnailUrl: null },
+    ]);
     expect(await new DropFolderProvider({ root: path.join(dir, "missing") }).search("x")).toEqual([]);
   });
 
@@ -88,6 +91,12 @@ describe("DropFolderProvider on a real folder", () => {
     await expect(provider.pages("Blue Harbor", "../../outside/secret.jpg")).rejects.toMatchObject({ transient: false });
     await expect(provider.pages("Blue Harbor", "Blue Harbor - c013.cbz")).rejects.toMatchObject({ transient: false });
     await expect(provider.pages("Blue Harbor", "notes.txt")).rejects.toMatchObject({ transient: false });
-    expect([safeSegment("a"), safeSegment(".."), safeSegment("a/b"), safeSegment(".x"), safeSegment("")]).toEqual([true, false, false, false, false]);
+    expect([safeSegment("a"), safeSegment(".."), safeSegment("a/b"), safeSegment(".x"), safeSegment("")]).toEqual([
+      true,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });

@@ -17,13 +17,27 @@ import path from "node:path";
 import { parseFileName } from "../domain/filename.ts";
 import type { Label } from "../domain/labels.ts";
 import { naturalCompare, openArchive, withArchive, type ArchiveOpenOptions } from "../library/archive-reader.ts";
-import { ProviderError, type ChapterPages, type FetchedPage, type ProviderChapter, type ProviderWork, type SourceProvider } from "./provider.ts";
+import {
+  ProviderError,
+  type ChapterPages,
+  type FetchedPage,
+  type ProviderChapter,
+  type ProviderWork,
+  type SourceProvider,
+} from "./provider.ts";
 
 export const DROP_FOLDER_PROVIDER_NAME = "drop-folder";
 
 const ARCHIVE_RE = /\.(cbz|zip)$/i;
 const IMAGE_RE = /\.(jpe?g|png|webp|gif|avif)$/i;
-const CONTENT_TYPES: Record<string, string> = { jpg: "image/jpeg", jpeg: "image/jpeg", png: "image/png", webp: "image/webp", gif: "image/gif", avif: "image/avif" };
+const CONTENT_TYPES: Record<string, string> = {
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  png: "image/png",
+  webp: "image/webp",
+  gif: "image/gif",
+  avif: "image/avif",
+};
 
 export interface DropFolderOptions {
   root: string;
@@ -83,7 +97,8 @@ export class DropFolderProvider implements SourceProvider {
       dir = st.isDirectory();
     }
     const real = await realpath(abs);
-    if (real !== abs || !(real === root || real.startsWith(root + path.sep))) throw refuse("path escapes the drop folder");
+    if (real !== abs || !(real === root || real.startsWith(root + path.sep)))
+      throw refuse("path escapes the drop folder");
     return { abs, dir };
   }
 
@@ -101,7 +116,13 @@ export class DropFolderProvider implements SourceProvider {
     return works
       .map((e) => e.name)
       .sort(naturalCompare)
-      .map((name) => ({ sourceId: name, title: name, language: options.language ?? this.language, sourceName: "Drop folder", thumbnailUrl: null }));
+      .map((name) => ({
+        sourceId: name,
+        title: name,
+        language: options.language ?? this.language,
+        sourceName: "Drop folder",
+        thumbnailUrl: null,
+      }));
   }
 
   async listChapters(sourceId: string): Promise<ProviderChapter[]> {
@@ -172,7 +193,8 @@ export class DropFolderProvider implements SourceProvider {
     return {
       count,
       fetch: async (index: number): Promise<FetchedPage> => {
-        if (!Number.isInteger(index) || index < 1 || index > count) throw refuse(`page ${index} out of range 1..${count}`);
+        if (!Number.isInteger(index) || index < 1 || index > count)
+          throw refuse(`page ${index} out of range 1..${count}`);
         const { abs } = await this.inside([sourceId, externalId]);
         // One open per page keeps no handle alive between pages; the reader checks the directory again.
         const a = await openArchive(abs, this.limits).catch((e: unknown) => {

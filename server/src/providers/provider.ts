@@ -84,7 +84,10 @@ export type BookChannelOutcome = "grabbed" | "already_grabbed" | "no_result" | "
 export interface BookChannel {
   enabled(): Promise<boolean>;
   /** Searches the indexers and adds torrents for these wanted books; one outcome per book. */
-  fetchBooks(seriesId: number, books: readonly Label[]): Promise<{ book: Label; outcome: BookChannelOutcome; detail: string }[]>;
+  fetchBooks(
+    seriesId: number,
+    books: readonly Label[],
+  ): Promise<{ book: Label; outcome: BookChannelOutcome; detail: string }[]>;
   /** Polls the client, imports the requested books of completed torrents, then runs the retention action. */
   poll(): Promise<void>;
 }

@@ -27,7 +27,8 @@ export interface ProwlarrResult {
   publishDate: string | null;
 }
 
-export type TorrentSource = { kind: "torrent"; bytes: Buffer; infoHash: string } | { kind: "magnet"; uri: string; infoHash: string };
+export type TorrentSource =
+  { kind: "torrent"; bytes: Buffer; infoHash: string } | { kind: "magnet"; uri: string; infoHash: string };
 
 export interface ProwlarrOptions {
   url: string;
@@ -59,7 +60,8 @@ export function prowlarrClient(options: ProwlarrOptions) {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const maxTorrentBytes = options.maxTorrentBytes ?? 10 * 1024 * 1024;
   const scrub = (text: string) => (options.apiKey ? text.split(options.apiKey).join("••••") : text);
-  const fail = (message: string, transient: boolean, status: number | null = null) => new ProviderError(scrub(message), transient, status);
+  const fail = (message: string, transient: boolean, status: number | null = null) =>
+    new ProviderError(scrub(message), transient, status);
 
   async function get(url: URL, signal?: AbortSignal): Promise<Response> {
     const timeout = AbortSignal.timeout(timeoutMs);
@@ -70,7 +72,10 @@ export function prowlarrClient(options: ProwlarrOptions) {
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
     } catch (e) {
-      throw fail(`Prowlarr ${redactUrl(url.toString())}: ${(e as Error).name === "TimeoutError" ? "timed out" : (e as Error).message}`, true);
+      throw fail(
+        `Prowlarr ${redactUrl(url.toString())}: ${(e as Error).name === "TimeoutError" ? "timed out" : (e as Error).message}`,
+        true,
+      );
     }
   }
 
@@ -114,7 +119,9 @@ export function prowlarrClient(options: ProwlarrOptions) {
         seen.add(key);
         out.push(r);
       }
-      options.log?.(`prowlarr: ${out.length} results for ${JSON.stringify(query)} (${body.length} before de-duplication)`);
+      options.log?.(
+        `prowlarr: ${out.length} results for ${JSON.stringify(query)} (${body.length} before de-duplication)`,
+      );
       return out;
     },
 
@@ -125,7 +132,11 @@ export function prowlarrClient(options: ProwlarrOptions) {
     async torrentOf(result: ProwlarrResult, signal?: AbortSignal): Promise<TorrentSource> {
       if (result.downloadUrl) {
         let url = sameOrigin(result.downloadUrl);
-        if (!url) throw fail(`the download link of "${result.title}" leaves Prowlarr's origin (${redactUrl(result.downloadUrl)}): not followed`, false);
+        if (!url)
+          throw fail(
+            `the download link of "${result.title}" leaves Prowlarr's origin (${redactUrl(result.downloadUrl)}): not followed`,
+            false,
+          );
         for (let hop = 0; hop < 5; hop++) {
           const res = await get(url, signal);
           if (res.status >= 300 && res.status < 400) {
@@ -133,16 +144,25 @@ export function prowlarrClient(options: ProwlarrOptions) {
             const location = res.headers.get("location") ?? "";
             if (location.toLowerCase().startsWith("magnet:")) return magnetSource(location, result.title);
             const next = sameOrigin(location);
-            if (!next) throw fail(`the download of "${result.title}" redirects off Prowlarr's origin (${redactUrl(new URL(location, url).toString())}): not followed`, false);
+            if (!next)
+              throw fail(
+                `the download of "${result.title}" redirects off Prowlarr's origin (${redactUrl(new URL(location, url).toString())}): not followed`,
+                false,
+              );
             url = next;
             continue;
           }
           if (!res.ok) {
             await res.body?.cancel();
-            throw fail(`Prowlarr download of "${result.title}" answered ${res.status}`, transientStatus(res.status), res.status);
+            throw fail(
+              `Prowlarr download of "${result.title}" answered ${res.status}`,
+              transientStatus(res.status),
+              res.status,
+            );
           }
           const bytes = Buffer.from(await res.arrayBuffer());
-          if (bytes.length > maxTorrentBytes) throw fail(`the .torrent of "${result.title}" is ${bytes.length} bytes (limit ${maxTorrentBytes})`, false);
+          if (bytes.length > maxTorrentBytes)
+            throw fail(`the .torrent of "${result.title}" is ${bytes.length} bytes (limit ${maxTorrentBytes})`, false);
           try {
             return { kind: "torrent", bytes, infoHash: parseTorrent(bytes).infoHash };
           } catch (e) {

@@ -39,7 +39,15 @@ export interface QbtAddOptions {
 }
 
 /** States in which every byte is on disk (seeding, or stopped/queued after completion). */
-const COMPLETE_STATES = new Set(["uploading", "stalledUP", "pausedUP", "stoppedUP", "queuedUP", "forcedUP", "checkingUP"]);
+const COMPLETE_STATES = new Set([
+  "uploading",
+  "stalledUP",
+  "pausedUP",
+  "stoppedUP",
+  "queuedUP",
+  "forcedUP",
+  "checkingUP",
+]);
 /** States after the client stopped seeding on its own share limits. */
 const SEEDED_STATES = new Set(["pausedUP", "stoppedUP"]);
 
@@ -52,15 +60,25 @@ export function qbittorrentClient(options: QbtOptions) {
   const base = new URL(options.url.endsWith("/") ? options.url : `${options.url}/`);
   const timeoutMs = options.timeoutMs ?? 30_000;
   let cookie: string | null = null;
-  const fail = (message: string, transient: boolean, status: number | null = null) => new ProviderError(`qBittorrent: ${message}`, transient, status);
+  const fail = (message: string, transient: boolean, status: number | null = null) =>
+    new ProviderError(`qBittorrent: ${message}`, transient, status);
 
-  async function send(pathname: string, init: { method?: string; body?: FormData | URLSearchParams; query?: Record<string, string> } = {}): Promise<Response> {
+  async function send(
+    pathname: string,
+    init: { method?: string; body?: FormData | URLSearchParams; query?: Record<string, string> } = {},
+  ): Promise<Response> {
     const url = new URL(`api/v2/${pathname}`, base);
     for (const [k, v] of Object.entries(init.query ?? {})) url.searchParams.set(k, v);
     const headers: Record<string, string> = { referer: base.origin, origin: base.origin };
     if (cookie) headers.cookie = cookie;
     try {
-      return await fetch(url, { method: init.method ?? "GET", headers, body: init.body, redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
+      return await fetch(url, {
+        method: init.method ?? "GET",
+        headers,
+        body: init.body,
+        redirect: "manual",
+        signal: AbortSignal.timeout(timeoutMs),
+      });
     } catch (e) {
       throw fail(`${pathname}: ${(e as Error).name === "TimeoutError" ? "timed out" : (e as Error).message}`, true);
     }
@@ -68,11 +86,20 @@ export function qbittorrentClient(options: QbtOptions) {
 
   async function login(): Promise<void> {
     cookie = null;
-    const res = await send("auth/login", { method: "POST", body: new URLSearchParams({ username: options.username, password: options.password }) });
+    const res = await send("auth/login", {
+      method: "POST",
+      body: new URLSearchParams({ username: options.username, password: options.password }),
+    });
     const text = await res.text();
     // 5.2 answers 204; older versions 200 with "Ok." (and "Fails." with 200 on wrong credentials).
     if (!(res.status === 204 || (res.status === 200 && text.trim() === "Ok."))) {
-      throw fail(res.status === 403 ? "login refused (too many failed attempts: the client banned this address)" : "login failed: wrong user name or password", transientStatus(res.status), res.status);
+      throw fail(
+        res.status === 403
+          ? "login refused (too many failed attempts: the client banned this address)"
+          : "login failed: wrong user name or password",
+        transientStatus(res.status),
+        res.status,
+      );
     }
     const session = res.headers
       .getSetCookie()
@@ -132,7 +159,12 @@ export function qbittorrentClient(options: QbtOptions) {
      */
     async add(source: TorrentSource, opts: QbtAddOptions): Promise<{ duplicate: boolean; torrent: QbtTorrent }> {
       const form = new FormData();
-      if (source.kind === "torrent") form.append("torrents", new Blob([new Uint8Array(source.bytes)], { type: "application/x-bittorrent" }), `${source.infoHash}.torrent`);
+      if (source.kind === "torrent")
+        form.append(
+          "torrents",
+          new Blob([new Uint8Array(source.bytes)], { type: "application/x-bittorrent" }),
+          `${source.infoHash}.torrent`,
+        );
       else form.append("urls", source.uri);
       if (opts.savePath) form.append("savepath", opts.savePath);
       form.append("category", opts.category);
@@ -145,17 +177,26 @@ export function qbittorrentClient(options: QbtOptions) {
       let duplicate = false;
       if (res.status === 409) duplicate = true;
       else if (!res.ok) throw fail(`torrents/add answered ${res.status}`, transientStatus(res.status), res.status);
-      else if (text.trim() === "Fails.") duplicate = true; // ≤ 5.1: also what a duplicate gets
+      else if (text.trim() === "Fails.")
+        duplicate = true; // ≤ 5.1: also what a duplicate gets
       else if (text.trim().startsWith("{")) {
         const body = JSON.parse(text) as { added_torrent_ids?: unknown };
-        const ids = Array.isArray(body.added_torrent_ids) ? body.added_torrent_ids.map((x) => String(x).toLowerCase()) : [];
-        if (ids.length > 0 && !ids.includes(source.infoHash)) throw fail(`the client added ${ids.join(", ")}, not the computed info-hash ${source.infoHash}`, false);
+        const ids = Array.isArray(body.added_torrent_ids)
+          ? body.added_torrent_ids.map((x) => String(x).toLowerCase())
+          : [];
+        if (ids.length > 0 && !ids.includes(source.infoHash))
+          throw fail(`the client added ${ids.join(", ")}, not the computed info-hash ${source.infoHash}`, false);
         if (ids.length === 0) duplicate = true;
       }
       const found = (await info([source.infoHash])).find((t) => t.hash === source.infoHash);
       if (!found) {
         // A magnet's metadata may take a moment, but the hash is known at once: absence is a mismatch.
-        throw fail(duplicate ? `torrents/add refused the torrent and the client does not hold ${source.infoHash}` : `the client does not report the computed info-hash ${source.infoHash}`, false);
+        throw fail(
+          duplicate
+            ? `torrents/add refused the torrent and the client does not hold ${source.infoHash}`
+            : `the client does not report the computed info-hash ${source.infoHash}`,
+          false,
+        );
       }
       return { duplicate, torrent: found };
     },
@@ -173,7 +214,10 @@ export function qbittorrentClient(options: QbtOptions) {
     },
 
     async delete(hashes: readonly string[], deleteFiles: boolean): Promise<void> {
-      const res = await call("torrents/delete", { method: "POST", body: new URLSearchParams({ hashes: hashes.join("|"), deleteFiles: String(deleteFiles) }) });
+      const res = await call("torrents/delete", {
+        method: "POST",
+        body: new URLSearchParams({ hashes: hashes.join("|"), deleteFiles: String(deleteFiles) }),
+      });
       await ok("torrents/delete", res);
       await res.body?.cancel();
     },

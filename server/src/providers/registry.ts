@@ -36,7 +36,11 @@ export function providerRegistry(ctx: AppContext, settings: SourceSettingsServic
   let client: { fingerprint: string; client: SuwayomiClient } | null = null;
 
   async function ensureDropFolderRow(): Promise<ProviderRow> {
-    return ctx.db.provider.upsert({ where: { name: DROP_FOLDER_PROVIDER_NAME }, create: { name: DROP_FOLDER_PROVIDER_NAME, kind: "drop_folder" }, update: {} });
+    return ctx.db.provider.upsert({
+      where: { name: DROP_FOLDER_PROVIDER_NAME },
+      create: { name: DROP_FOLDER_PROVIDER_NAME, kind: "drop_folder" },
+      update: {},
+    });
   }
 
   /** The shared client for the current settings, or null when Suwayomi is not usable. */
@@ -64,7 +68,8 @@ export function providerRegistry(ctx: AppContext, settings: SourceSettingsServic
 
   async function suwayomiSources(lang?: string, signal?: AbortSignal): Promise<SuwayomiSource[]> {
     const c = await suwayomiClient();
-    if (!c) throw new AppError("provider_unavailable", "Suwayomi is not enabled or not configured (settings → sources)");
+    if (!c)
+      throw new AppError("provider_unavailable", "Suwayomi is not enabled or not configured (settings → sources)");
     return c.sources(lang, signal);
   }
 
@@ -96,8 +101,17 @@ export function providerRegistry(ctx: AppContext, settings: SourceSettingsServic
      * source id. A Suwayomi source gets its row on first use, after Suwayomi confirms it exists.
      */
     async resolve(ref: string, signal?: AbortSignal): Promise<ResolvedProvider> {
-      const name = ref === DROP_FOLDER_PROVIDER_NAME || ref.startsWith(SUWAYOMI_PREFIX) ? ref : /^\d{1,25}$/.test(ref) ? suwayomiProviderName(ref) : null;
-      if (name === null) throw new AppError("provider_not_found", `no provider ${JSON.stringify(ref.slice(0, 80))}: use "drop-folder" or a Suwayomi source id`);
+      const name =
+        ref === DROP_FOLDER_PROVIDER_NAME || ref.startsWith(SUWAYOMI_PREFIX)
+          ? ref
+          : /^\d{1,25}$/.test(ref)
+            ? suwayomiProviderName(ref)
+            : null;
+      if (name === null)
+        throw new AppError(
+          "provider_not_found",
+          `no provider ${JSON.stringify(ref.slice(0, 80))}: use "drop-folder" or a Suwayomi source id`,
+        );
       if (name === DROP_FOLDER_PROVIDER_NAME) {
         const row = await ensureDropFolderRow();
         return { row, provider: await instance(row) };
@@ -107,9 +121,16 @@ export function providerRegistry(ctx: AppContext, settings: SourceSettingsServic
       const sourceId = name.slice(SUWAYOMI_PREFIX.length);
       const source = (await suwayomiSources(undefined, signal)).find((s) => s.id === sourceId);
       if (!source) throw new AppError("provider_not_found", `Suwayomi has no source ${sourceId}`);
-      await putSetting(ctx, SUWAYOMI_SOURCES_KEY, { ...(await knownSources()), [source.id]: { name: source.name, lang: source.lang } });
+      await putSetting(ctx, SUWAYOMI_SOURCES_KEY, {
+        ...(await knownSources()),
+        [source.id]: { name: source.name, lang: source.lang },
+      });
       const conn = await settings.suwayomiConnection();
-      const row = await ctx.db.provider.upsert({ where: { name }, create: { name, kind: "suwayomi", baseUrl: conn?.baseUrl ?? null }, update: {} });
+      const row = await ctx.db.provider.upsert({
+        where: { name },
+        create: { name, kind: "suwayomi", baseUrl: conn?.baseUrl ?? null },
+        update: {},
+      });
       return { row, provider: await instance(row) };
     },
 
@@ -117,7 +138,9 @@ export function providerRegistry(ctx: AppContext, settings: SourceSettingsServic
     async describe(row: ProviderRow): Promise<{ displayName: string; language: string | null }> {
       if (row.kind === "drop_folder") return { displayName: "Drop folder", language: null };
       const meta = (await knownSources())[row.name.slice(SUWAYOMI_PREFIX.length)];
-      return meta ? { displayName: `${meta.name} (${meta.lang})`, language: meta.lang } : { displayName: row.name, language: null };
+      return meta
+        ? { displayName: `${meta.name} (${meta.lang})`, language: meta.lang }
+        : { displayName: row.name, language: null };
     },
 
     async setPriority(providerId: number, priority: number): Promise<ProviderRow> {

@@ -70,17 +70,38 @@ describe("SuwayomiProvider against a Suwayomi-compatible server", () => {
             fakeChapter({ id: 70, chapterNumber: 0, name: "Chapter 0: Prologue", pages }),
             fakeChapter({ id: 71, chapterNumber: 4.5, name: "Ch.4.5", scanlator: "Team A", pages }),
             fakeChapter({ id: 72, chapterNumber: 10, name: "Vol.2 Ch.10", scanlator: "Team A", pages }),
-            fakeChapter({ id: 73, chapterNumber: 10, name: "Vol.2 Ch.10", scanlator: "Team B", pages, pageCountKnown: false }),
+            fakeChapter({
+              id: 73,
+              chapterNumber: 10,
+              name: "Vol.2 Ch.10",
+              scanlator: "Team B",
+              pages,
+              pageCountKnown: false,
+            }),
             fakeChapter({ id: 74, chapterNumber: -1, name: "Oneshot", pages }),
-            fakeChapter({ id: 75, chapterNumber: 11, name: "Ch.11", pages: [p[0], flakyPage(p[1], 2), slowPage(p[2], 300), truncatedPage(p[3])] }),
-            fakeChapter({ id: 76, chapterNumber: 12, name: "Ch.12", pages: [p[0], foreignPage(p[1], `${otherUrl}/evil.jpg`)] }),
+            fakeChapter({
+              id: 75,
+              chapterNumber: 11,
+              name: "Ch.11",
+              pages: [p[0], flakyPage(p[1], 2), slowPage(p[2], 300), truncatedPage(p[3])],
+            }),
+            fakeChapter({
+              id: 76,
+              chapterNumber: 12,
+              name: "Ch.12",
+              pages: [p[0], foreignPage(p[1], `${otherUrl}/evil.jpg`)],
+            }),
           ],
         }),
         fakeWork({ id: 8, title: "Blue Harbor Side Stories" }),
         fakeWork({ id: 9, title: "Red Cliff" }),
       ],
     });
-    const client = new SuwayomiClient({ baseUrl: fake.url, auth: { kind: "basic", username: "reader", password: "s3cret" }, timeoutMs: 2000 });
+    const client = new SuwayomiClient({
+      baseUrl: fake.url,
+      auth: { kind: "basic", username: "reader", password: "s3cret" },
+      timeoutMs: 2000,
+    });
     const [source] = await client.sources("en");
     provider = new SuwayomiProvider(client, source!);
   });
@@ -139,7 +160,11 @@ describe("SuwayomiProvider against a Suwayomi-compatible server", () => {
   });
 
   it("times out slow pages (transient) and honours the caller's abort", async () => {
-    const slowClient = new SuwayomiClient({ baseUrl: fake.url, auth: { kind: "basic", username: "reader", password: "s3cret" }, timeoutMs: 100 });
+    const slowClient = new SuwayomiClient({
+      baseUrl: fake.url,
+      auth: { kind: "basic", username: "reader", password: "s3cret" },
+      timeoutMs: 100,
+    });
     const slow = new SuwayomiProvider(slowClient, provider.source);
     const ch = await slow.pages("7", "75");
     const err = await ch.fetch(3).catch((e: unknown) => e);
@@ -165,7 +190,10 @@ describe("SuwayomiProvider against a Suwayomi-compatible server", () => {
   it("answers 401 as a non-transient failure without credentials", async () => {
     const anon = new SuwayomiClient({ baseUrl: fake.url, auth: { kind: "none" } });
     await expect(anon.sources()).rejects.toMatchObject({ transient: false, status: 401 });
-    const wrong = new SuwayomiClient({ baseUrl: fake.url, auth: { kind: "basic", username: "reader", password: "nope" } });
+    const wrong = new SuwayomiClient({
+      baseUrl: fake.url,
+      auth: { kind: "basic", username: "reader", password: "nope" },
+    });
     await expect(wrong.sources()).rejects.toMatchObject({ transient: false, status: 401 });
   });
 
@@ -185,12 +213,24 @@ describe("SuwayomiProvider against a Suwayomi-compatible server", () => {
   });
 
   it("refuses a page larger than the cap without keeping it", async () => {
-    const small = new SuwayomiProvider(new SuwayomiClient({ baseUrl: fake.url, auth: { kind: "basic", username: "reader", password: "s3cret" }, maxPageBytes: 1000 }), provider.source);
-    await expect((await small.pages("7", "70")).fetch(1)).rejects.toMatchObject({ transient: false, message: expect.stringContaining("larger than 1000") });
+    const small = new SuwayomiProvider(
+      new SuwayomiClient({
+        baseUrl: fake.url,
+        auth: { kind: "basic", username: "reader", password: "s3cret" },
+        maxPageBytes: 1000,
+      }),
+      provider.source,
+    );
+    await expect((await small.pages("7", "70")).fetch(1)).rejects.toMatchObject({
+      transient: false,
+      message: expect.stringContaining("larger than 1000"),
+    });
   });
 
   it("refuses credentials in the URL and non-http schemes", () => {
-    expect(() => new SuwayomiClient({ baseUrl: "http://u:p@127.0.0.1:1", auth: { kind: "none" } })).toThrow(ProviderError);
+    expect(() => new SuwayomiClient({ baseUrl: "http://u:p@127.0.0.1:1", auth: { kind: "none" } })).toThrow(
+      ProviderError,
+    );
     expect(() => new SuwayomiClient({ baseUrl: "file:///etc", auth: { kind: "none" } })).toThrow(ProviderError);
   });
 });

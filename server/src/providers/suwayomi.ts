@@ -16,7 +16,14 @@
  */
 import { parseFileName } from "../domain/filename.ts";
 import { compareLabels, parseLabel, type Label } from "../domain/labels.ts";
-import { ProviderError, type ChapterPages, type FetchedPage, type ProviderChapter, type ProviderWork, type SourceProvider } from "./provider.ts";
+import {
+  ProviderError,
+  type ChapterPages,
+  type FetchedPage,
+  type ProviderChapter,
+  type ProviderWork,
+  type SourceProvider,
+} from "./provider.ts";
 
 export type SuwayomiAuth = { kind: "none" } | { kind: "basic"; username: string; password: string };
 
@@ -62,11 +69,17 @@ export function floatLabel(x: number): Label | null {
 }
 
 /** The numbering a Suwayomi chapter carries: number from the float (name's text when it agrees), volume and part from the name. */
-export function chapterNumbering(chapterNumber: number, name: string): { number: Label | null; volume: Label | null; part: number | null } {
+export function chapterNumbering(
+  chapterNumber: number,
+  name: string,
+): { number: Label | null; volume: Label | null; part: number | null } {
   const fromFloat = floatLabel(chapterNumber);
   const parsed = parseFileName(name);
   const nameChapter = parsed.chapterEnd === null ? parsed.chapter : null;
-  const agrees = fromFloat !== null && nameChapter !== null && Math.abs(Number(nameChapter) - chapterNumber) < 1e-4 * Math.max(1, chapterNumber);
+  const agrees =
+    fromFloat !== null &&
+    nameChapter !== null &&
+    Math.abs(Number(nameChapter) - chapterNumber) < 1e-4 * Math.max(1, chapterNumber);
   const number = agrees ? nameChapter : fromFloat;
   const volume = parsed.volumeEnd === null ? parsed.volume : null;
   const part = number !== null && nameChapter !== null && compareLabels(nameChapter, number) === 0 ? parsed.part : null;
@@ -92,13 +105,18 @@ export class SuwayomiClient {
     } catch {
       throw new ProviderError(`Suwayomi URL is not a URL: ${JSON.stringify(conn.baseUrl)}`, false);
     }
-    if (base.protocol !== "http:" && base.protocol !== "https:") throw new ProviderError("Suwayomi URL must be http or https", false);
-    if (base.username || base.password) throw new ProviderError("put Suwayomi credentials in the settings, not in the URL", false);
+    if (base.protocol !== "http:" && base.protocol !== "https:")
+      throw new ProviderError("Suwayomi URL must be http or https", false);
+    if (base.username || base.password)
+      throw new ProviderError("put Suwayomi credentials in the settings, not in the URL", false);
     base.search = "";
     base.hash = "";
     if (!base.pathname.endsWith("/")) base.pathname += "/";
     this.base = base;
-    this.authHeader = conn.auth.kind === "basic" ? `Basic ${Buffer.from(`${conn.auth.username}:${conn.auth.password}`).toString("base64")}` : null;
+    this.authHeader =
+      conn.auth.kind === "basic"
+        ? `Basic ${Buffer.from(`${conn.auth.username}:${conn.auth.password}`).toString("base64")}`
+        : null;
     this.timeoutMs = conn.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxPageBytes = conn.maxPageBytes ?? DEFAULT_MAX_PAGE_BYTES;
   }
@@ -110,7 +128,8 @@ export class SuwayomiClient {
   }
 
   private async request(url: URL, init: RequestInit, signal: AbortSignal | undefined): Promise<Response> {
-    if (url.origin !== this.base.origin) throw new ProviderError(`refused: ${url.origin} is not the Suwayomi origin`, false);
+    if (url.origin !== this.base.origin)
+      throw new ProviderError(`refused: ${url.origin} is not the Suwayomi origin`, false);
     const headers = new Headers(init.headers);
     if (this.authHeader) headers.set("authorization", this.authHeader);
     const timeout = AbortSignal.timeout(this.timeoutMs);
@@ -123,7 +142,11 @@ export class SuwayomiClient {
     }
     if (res.status >= 300 && res.status < 400) {
       await res.body?.cancel();
-      throw new ProviderError(`Suwayomi answered a redirect (${res.status}); redirects are not followed`, false, res.status);
+      throw new ProviderError(
+        `Suwayomi answered a redirect (${res.status}); redirects are not followed`,
+        false,
+        res.status,
+      );
     }
     if (!res.ok) {
       await res.body?.cancel();
@@ -141,7 +164,15 @@ export class SuwayomiClient {
   }
 
   async gql<T>(query: string, variables: Record<string, unknown>, signal?: AbortSignal): Promise<T> {
-    const res = await this.request(this.resolve("api/graphql"), { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify({ query, variables }) }, signal);
+    const res = await this.request(
+      this.resolve("api/graphql"),
+      {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify({ query, variables }),
+      },
+      signal,
+    );
     let answer: GqlAnswer<T>;
     try {
       answer = (await res.json()) as GqlAnswer<T>;
@@ -149,7 +180,14 @@ export class SuwayomiClient {
       if (signal?.aborted) throw signal.reason;
       throw new ProviderError(`Suwayomi answered malformed JSON: ${(e as Error).message}`, false);
     }
-    if (answer.errors?.length) throw new ProviderError(`Suwayomi GraphQL error: ${answer.errors.map((x) => x.message).join("; ").slice(0, 300)}`, false);
+    if (answer.errors?.length)
+      throw new ProviderError(
+        `Suwayomi GraphQL error: ${answer.errors
+          .map((x) => x.message)
+          .join("; ")
+          .slice(0, 300)}`,
+        false,
+      );
     if (!answer.data) throw new ProviderError("Suwayomi GraphQL answer without data", false);
     return answer.data;
   }
@@ -178,7 +216,8 @@ export class SuwayomiClient {
       throw new ProviderError(`page larger than ${this.maxPageBytes} bytes`, false);
     }
     const bytes = await this.readCapped(res, signal);
-    if (Number.isFinite(declared) && bytes.length !== declared) throw new ProviderError(`page truncated: ${bytes.length} of ${declared} bytes`, true);
+    if (Number.isFinite(declared) && bytes.length !== declared)
+      throw new ProviderError(`page truncated: ${bytes.length} of ${declared} bytes`, true);
     return { bytes, contentType: res.headers.get("content-type") };
   }
 
@@ -225,7 +264,8 @@ const MANGA_FIELDS = "id title thumbnailUrl";
 const CHAPTER_FIELDS = "id name uploadDate chapterNumber scanlator sourceOrder pageCount mangaId";
 
 function intId(text: string, what: string): number {
-  if (!/^\d{1,15}$/.test(text)) throw new ProviderError(`not a Suwayomi ${what} id: ${JSON.stringify(text.slice(0, 50))}`, false);
+  if (!/^\d{1,15}$/.test(text))
+    throw new ProviderError(`not a Suwayomi ${what} id: ${JSON.stringify(text.slice(0, 50))}`, false);
   return Number(text);
 }
 
@@ -256,7 +296,14 @@ export class SuwayomiProvider implements SourceProvider {
       );
       const answer = data.fetchSourceManga;
       if (!answer) break;
-      for (const m of answer.mangas) out.push({ sourceId: String(m.id), title: m.title, language: this.source.lang, sourceName: this.source.name, thumbnailUrl: m.thumbnailUrl ?? null });
+      for (const m of answer.mangas)
+        out.push({
+          sourceId: String(m.id),
+          title: m.title,
+          language: this.source.lang,
+          sourceName: this.source.name,
+          thumbnailUrl: m.thumbnailUrl ?? null,
+        });
       if (!answer.hasNextPage) break;
     }
     return out;
@@ -282,14 +329,20 @@ export class SuwayomiProvider implements SourceProvider {
   }
 
   async pages(sourceId: string, externalId: string, options: { signal?: AbortSignal } = {}): Promise<ChapterPages> {
-    const data = await this.client.gql<{ fetchChapterPages: { chapter: { mangaId: number | string }; pages: string[] } | null }>(
+    const data = await this.client.gql<{
+      fetchChapterPages: { chapter: { mangaId: number | string }; pages: string[] } | null;
+    }>(
       "mutation Pages($input: FetchChapterPagesInput!) { fetchChapterPages(input: $input) { chapter { id mangaId pageCount } pages } }",
       { input: { chapterId: intId(externalId, "chapter") } },
       options.signal,
     );
     const answer = data.fetchChapterPages;
     if (!answer || !Array.isArray(answer.pages)) throw new ProviderError("Suwayomi answered no page list", false);
-    if (String(answer.chapter.mangaId) !== sourceId) throw new ProviderError(`chapter ${externalId} belongs to manga ${answer.chapter.mangaId}, not ${sourceId}`, false);
+    if (String(answer.chapter.mangaId) !== sourceId)
+      throw new ProviderError(
+        `chapter ${externalId} belongs to manga ${answer.chapter.mangaId}, not ${sourceId}`,
+        false,
+      );
     const paths = answer.pages;
     // Checked up front too, so a chapter with a foreign page fails before any byte is fetched.
     for (const p of paths) {
@@ -300,7 +353,8 @@ export class SuwayomiProvider implements SourceProvider {
           return null;
         }
       })();
-      if (!url || url.origin !== this.client.base.origin) throw new ProviderError(`refused: a page of chapter ${externalId} is not on the Suwayomi origin`, false);
+      if (!url || url.origin !== this.client.base.origin)
+        throw new ProviderError(`refused: a page of chapter ${externalId} is not on the Suwayomi origin`, false);
     }
     return {
       count: paths.length,

@@ -23,7 +23,10 @@ function verdictFacts(row: { state: string; needsReplacement: boolean; verdict: 
   let reasons: string[] = [];
   let blackShare: number | null = null;
   try {
-    const v = row.verdict === null ? null : (JSON.parse(row.verdict) as { reasons?: unknown; figures?: { blackShare?: unknown } });
+    const v =
+      row.verdict === null
+        ? null
+        : (JSON.parse(row.verdict) as { reasons?: unknown; figures?: { blackShare?: unknown } });
     if (v && Array.isArray(v.reasons)) reasons = v.reasons.filter((r): r is string => typeof r === "string");
     const share = v?.figures?.blackShare;
     if (typeof share === "number" && Number.isFinite(share)) blackShare = share;
@@ -58,7 +61,8 @@ export async function loadAuditFacts(db: Db, seriesId: number, seriesLanguage: s
     language: str(language),
     sourceMappingId: intOrNull(sourceMappingId),
     provider: providerName === null || providerName === undefined ? null : { name: str(providerName) },
-    sourceMapping: mappingSourceId === null || mappingSourceId === undefined ? null : { sourceId: str(mappingSourceId) },
+    sourceMapping:
+      mappingSourceId === null || mappingSourceId === undefined ? null : { sourceId: str(mappingSourceId) },
   }));
   const downloads = await db.download.findMany({
     where: { seriesId, fileId: { not: null } },
@@ -71,11 +75,17 @@ export async function loadAuditFacts(db: Db, seriesId: number, seriesLanguage: s
   for (const r of releases) {
     const fileId = r.fileId as number;
     const source: AuditSource | null = r.provider
-      ? { provider: r.provider.name, sourceId: r.sourceMapping?.sourceId ?? null, mappingId: r.sourceMapping ? r.sourceMappingId : null }
+      ? {
+          provider: r.provider.name,
+          sourceId: r.sourceMapping?.sourceId ?? null,
+          mappingId: r.sourceMapping ? r.sourceMappingId : null,
+        }
       : null;
     const known = sourceByFile.get(fileId);
     const better =
-      !known || (known.source === null && source !== null) || (known.source !== null && known.source.mappingId === null && source !== null && source.mappingId !== null);
+      !known ||
+      (known.source === null && source !== null) ||
+      (known.source !== null && known.source.mappingId === null && source !== null && source.mappingId !== null);
     if (better) sourceByFile.set(fileId, { source, language: r.language });
   }
   // The latest download that published the file carries its verdict.
@@ -177,7 +187,12 @@ export async function mappingStates(db: Db, ids: readonly number[]) {
     select: { id: true, seriesId: true, providerId: true, sourceId: true, language: true, priority: true, state: true },
     orderBy: { id: "asc" },
   });
-  const offers = await db.offer.groupBy({ by: ["sourceMappingId"], where: { sourceMappingId: { in: [...ids] } }, _count: { _all: true }, _max: { id: true } });
+  const offers = await db.offer.groupBy({
+    by: ["sourceMappingId"],
+    where: { sourceMappingId: { in: [...ids] } },
+    _count: { _all: true },
+    _max: { id: true },
+  });
   const byMapping = new Map(offers.map((o) => [o.sourceMappingId, { count: o._count._all, newest: o._max.id }]));
   return rows.map((r) => ({ ...r, offers: byMapping.get(r.id) ?? { count: 0, newest: null } }));
 }
@@ -185,7 +200,13 @@ export async function mappingStates(db: Db, ids: readonly number[]) {
 /** Files a preview may move: active and on disk. */
 export function requireMovable(files: readonly FileIdentity[]): void {
   for (const f of files) {
-    if (f.state !== "active") throw new AppError("nothing_to_retire", `file ${f.id} is ${f.state}: there is nothing to move`, { file_id: f.id });
-    if (f.disk === null) throw new AppError("nothing_to_retire", `file ${f.id} is not on disk (a scan will mark it missing)`, { file_id: f.id });
+    if (f.state !== "active")
+      throw new AppError("nothing_to_retire", `file ${f.id} is ${f.state}: there is nothing to move`, {
+        file_id: f.id,
+      });
+    if (f.disk === null)
+      throw new AppError("nothing_to_retire", `file ${f.id} is not on disk (a scan will mark it missing)`, {
+        file_id: f.id,
+      });
   }
 }

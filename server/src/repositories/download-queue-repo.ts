@@ -19,7 +19,12 @@ export function downloadQueueRepo(db: Db) {
     },
     /** Waiting rows whose back-off ended go back to queued. */
     async releaseDue(now: Date): Promise<number> {
-      return (await db.download.updateMany({ where: { state: "waiting", OR: [{ nextAttemptAt: null }, { nextAttemptAt: { lte: now } }] }, data: { state: "queued" } })).count;
+      return (
+        await db.download.updateMany({
+          where: { state: "waiting", OR: [{ nextAttemptAt: null }, { nextAttemptAt: { lte: now } }] },
+          data: { state: "queued" },
+        })
+      ).count;
     },
     /** Queued rows a worker may take (oldest first), with their mapping's provider. */
     claimable(take: number) {
@@ -31,31 +36,51 @@ export function downloadQueueRepo(db: Db) {
       });
     },
     /** Rows a previous process left mid-way (fetching, judging, publishing). */
-    interrupted: () => db.download.findMany({ where: { state: { in: ["fetching", "judging", "publishing"] } }, orderBy: { id: "asc" } }),
+    interrupted: () =>
+      db.download.findMany({ where: { state: { in: ["fetching", "judging", "publishing"] } }, orderBy: { id: "asc" } }),
     /** The earliest back-off end of a waiting row. */
     async nextWake(): Promise<Date | null> {
-      const row = await db.download.findFirst({ where: { state: "waiting", nextAttemptAt: { not: null } }, orderBy: { nextAttemptAt: "asc" }, select: { nextAttemptAt: true } });
+      const row = await db.download.findFirst({
+        where: { state: "waiting", nextAttemptAt: { not: null } },
+        orderBy: { nextAttemptAt: "asc" },
+        select: { nextAttemptAt: true },
+      });
       return row?.nextAttemptAt ?? null;
     },
     list(filter: { states?: readonly string[]; seriesId?: number }, take = 500) {
       return db.download.findMany({
-        where: { ...(filter.states ? { state: { in: [...filter.states] } } : {}), ...(filter.seriesId !== undefined ? { seriesId: filter.seriesId } : {}) },
+        where: {
+          ...(filter.states ? { state: { in: [...filter.states] } } : {}),
+          ...(filter.seriesId !== undefined ? { seriesId: filter.seriesId } : {}),
+        },
         orderBy: [{ id: "desc" }],
         take,
         include: { sourceMapping: { select: { provider: { select: { name: true } } } } },
       });
     },
     /** The library file a publication of this release created (a restart after the commit). */
-    async publishedFileOf(row: { seriesId: number; sourceMappingId: number | null; externalId: string | null; createdAt: Date }): Promise<number | null> {
+    async publishedFileOf(row: {
+      seriesId: number;
+      sourceMappingId: number | null;
+      externalId: string | null;
+      createdAt: Date;
+    }): Promise<number | null> {
       if (row.sourceMappingId === null || row.externalId === null) return null;
       const rel = await db.chapterRelease.findFirst({
-        where: { seriesId: row.seriesId, sourceMappingId: row.sourceMappingId, externalId: row.externalId, fileId: { not: null }, createdAt: { gte: row.createdAt } },
+        where: {
+          seriesId: row.seriesId,
+          sourceMappingId: row.sourceMappingId,
+          externalId: row.externalId,
+          fileId: { not: null },
+          createdAt: { gte: row.createdAt },
+        },
         orderBy: { id: "desc" },
         select: { fileId: true },
       });
       return rel?.fileId ?? null;
     },
-    liveOfSeries: (seriesId: number) => db.download.findMany({ where: { seriesId, state: { in: [...LIVE_JOB_STATES] } } }),
+    liveOfSeries: (seriesId: number) =>
+      db.download.findMany({ where: { seriesId, state: { in: [...LIVE_JOB_STATES] } } }),
   };
 }
 

@@ -13,7 +13,11 @@ function entryRows(sourceId: number, entries: MapEntryFacts[]) {
 export function mapRepo(db: Db) {
   return {
     async sources(seriesId: number): Promise<MapSourceFacts[]> {
-      const rows = await db.mapSource.findMany({ where: { seriesId }, include: { entries: true }, orderBy: { id: "asc" } });
+      const rows = await db.mapSource.findMany({
+        where: { seriesId },
+        include: { entries: true },
+        orderBy: { id: "asc" },
+      });
       return rows.map((s) => ({
         id: s.id,
         kind: mapKind(s.kind),
@@ -35,7 +39,9 @@ export function mapRepo(db: Db) {
      */
     async replaceOperator(seriesId: number, expected: number, entries: MapEntryFacts[] | null): Promise<number | null> {
       return db.$transaction(async (tx) => {
-        const current = await tx.mapSource.findUnique({ where: { seriesId_name: { seriesId, name: OPERATOR_SOURCE } } });
+        const current = await tx.mapSource.findUnique({
+          where: { seriesId_name: { seriesId, name: OPERATOR_SOURCE } },
+        });
         if ((current?.revision ?? 0) !== expected) return null;
         const next = expected + 1;
         let sourceId: number;
@@ -49,7 +55,13 @@ export function mapRepo(db: Db) {
           await tx.mapEntry.deleteMany({ where: { sourceId } });
         } else {
           const created = await tx.mapSource.create({
-            data: { seriesId, kind: "operator", name: OPERATOR_SOURCE, revision: next, data: JSON.stringify({ entries }) },
+            data: {
+              seriesId,
+              kind: "operator",
+              name: OPERATOR_SOURCE,
+              revision: next,
+              data: JSON.stringify({ entries }),
+            },
           });
           sourceId = created.id;
         }

@@ -14,13 +14,7 @@ import type {
   SeriesStatus,
   VolumeSlotFacts,
 } from "../domain/types.ts";
-import type {
-  ChapterRelease,
-  ChapterSlot,
-  MapEntry,
-  Series,
-  VolumeSlot,
-} from "../generated/prisma/client.ts";
+import type { ChapterRelease, ChapterSlot, MapEntry, Series, VolumeSlot } from "../generated/prisma/client.ts";
 import { intOrNull, str, strOrNull } from "./json-rows.ts";
 
 export function labelOrNull(v: string | null): Label | null {
@@ -62,7 +56,9 @@ export function volumeFacts(row: Pick<VolumeSlot, "id" | "number" | "monitored">
   return { id: row.id, number: storedLabel(row.number), monitored: row.monitored };
 }
 
-export function chapterFacts(row: Pick<ChapterSlot, "id" | "number" | "monitored" | "parts" | "extra">): ChapterSlotFacts {
+export function chapterFacts(
+  row: Pick<ChapterSlot, "id" | "number" | "monitored" | "parts" | "extra">,
+): ChapterSlotFacts {
   return { id: row.id, number: storedLabel(row.number), monitored: row.monitored, parts: row.parts, extra: row.extra };
 }
 
@@ -88,7 +84,8 @@ export function mapKind(kind: string): MapSourceKind {
 }
 
 /** The library_file columns of a file's facts, in the order `fileFacts` reads them. */
-export const FILE_FACT_COLUMNS = "id, path, kind, volume, chapter, chapter_end, part, page_count, sha256, origin, language, tag_source";
+export const FILE_FACT_COLUMNS =
+  "id, path, kind, volume, chapter, chapter_end, part, page_count, sha256, origin, language, tag_source";
 
 /**
  * A file's facts from one row of a JSON select (json-rows.ts) that starts with FILE_FACT_COLUMNS;
@@ -133,7 +130,10 @@ export function parseAssembledFrom(text: string | null): AssembledFromV1 | null 
   }
 }
 
-export type ReleaseRow = Pick<ChapterRelease, "id" | "kind" | "volume" | "chapter" | "part" | "fileId" | "language" | "assembledFrom">;
+export type ReleaseRow = Pick<
+  ChapterRelease,
+  "id" | "kind" | "volume" | "chapter" | "part" | "fileId" | "language" | "assembledFrom"
+>;
 
 export function releaseFacts(row: ReleaseRow): ReleaseFacts {
   return {

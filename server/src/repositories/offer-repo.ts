@@ -16,16 +16,24 @@ export interface OfferInput {
 /** Offers: the releases a source mapping has. Written only by a refresh, as one replacement per mapping. */
 export function offerRepo(db: Db) {
   return {
-    ofSeries: (seriesId: number) => db.offer.findMany({ where: { seriesId }, orderBy: [{ sourceMappingId: "asc" }, { id: "asc" }] }),
+    ofSeries: (seriesId: number) =>
+      db.offer.findMany({ where: { seriesId }, orderBy: [{ sourceMappingId: "asc" }, { id: "asc" }] }),
     ofMapping: (sourceMappingId: number) => db.offer.findMany({ where: { sourceMappingId }, orderBy: { id: "asc" } }),
     /**
      * Makes the mapping's offers exactly `offers` in one transaction: upserts by externalId, removes
      * what the source no longer lists. Only while the mapping is still active (a rejection meanwhile
      * deleted it: nothing is re-added). Counts what changed.
      */
-    async replaceForMapping(seriesId: number, sourceMappingId: number, offers: readonly OfferInput[]): Promise<{ added: number; updated: number; removed: number } | null> {
+    async replaceForMapping(
+      seriesId: number,
+      sourceMappingId: number,
+      offers: readonly OfferInput[],
+    ): Promise<{ added: number; updated: number; removed: number } | null> {
       return db.$transaction(async (tx) => {
-        const mapping = await tx.sourceMapping.findUnique({ where: { id: sourceMappingId }, select: { state: true, seriesId: true } });
+        const mapping = await tx.sourceMapping.findUnique({
+          where: { id: sourceMappingId },
+          select: { state: true, seriesId: true },
+        });
         if (!mapping || mapping.state !== "active" || mapping.seriesId !== seriesId) return null;
         const existing = await tx.offer.findMany({ where: { sourceMappingId } });
         const byId = new Map(existing.map((o) => [o.externalId, o]));
@@ -38,8 +46,14 @@ export function offerRepo(db: Db) {
             await tx.offer.create({ data: { seriesId, sourceMappingId, ...o } });
             added++;
           } else if (
-            old.kind !== o.kind || old.volume !== o.volume || old.chapter !== o.chapter || old.part !== o.part || old.language !== o.language ||
-            old.scanlator !== o.scanlator || old.pageCount !== o.pageCount || (old.uploadedAt?.getTime() ?? null) !== (o.uploadedAt?.getTime() ?? null)
+            old.kind !== o.kind ||
+            old.volume !== o.volume ||
+            old.chapter !== o.chapter ||
+            old.part !== o.part ||
+            old.language !== o.language ||
+            old.scanlator !== o.scanlator ||
+            old.pageCount !== o.pageCount ||
+            (old.uploadedAt?.getTime() ?? null) !== (o.uploadedAt?.getTime() ?? null)
           ) {
             await tx.offer.update({ where: { id: old.id }, data: o });
             updated++;

@@ -27,7 +27,10 @@ export function slotRepo(db: Db) {
       chapters: { number: Label; parts?: number; extra?: boolean }[],
       monitored: boolean,
     ): Promise<number> {
-      const existing = await db.chapterSlot.findMany({ where: { seriesId }, select: { id: true, number: true, parts: true, extra: true } });
+      const existing = await db.chapterSlot.findMany({
+        where: { seriesId },
+        select: { id: true, number: true, parts: true, extra: true },
+      });
       const byNumber = new Map(existing.map((r) => [r.number, r]));
       const add = new Map<string, { number: Label; parts: number; extra: boolean }>();
       for (const c of chapters) {
@@ -36,20 +39,26 @@ export function slotRepo(db: Db) {
         if (row) {
           const extra = c.extra === true && !row.extra;
           if (parts > row.parts || extra) {
-            await db.chapterSlot.update({ where: { id: row.id }, data: { parts: Math.max(parts, row.parts), ...(extra ? { extra } : {}) } });
+            await db.chapterSlot.update({
+              where: { id: row.id },
+              data: { parts: Math.max(parts, row.parts), ...(extra ? { extra } : {}) },
+            });
             row.parts = Math.max(parts, row.parts);
             row.extra ||= extra;
           }
           continue;
         }
         const prev = add.get(c.number);
-        add.set(c.number, { number: c.number, parts: Math.max(parts, prev?.parts ?? 1), extra: c.extra ?? prev?.extra ?? false });
+        add.set(c.number, {
+          number: c.number,
+          parts: Math.max(parts, prev?.parts ?? 1),
+          extra: c.extra ?? prev?.extra ?? false,
+        });
       }
       if (add.size === 0) return 0;
       await db.chapterSlot.createMany({ data: [...add.values()].map((c) => ({ seriesId, monitored, ...c })) });
       return add.size;
     },
-
   };
 }
 

@@ -30,8 +30,16 @@ export async function loadSnapshot(db: Db, seriesId: number): Promise<SeriesSnap
     orderBy: { id: "asc" },
   });
   const verifications = await verificationRepo(db).ofSeries(seriesId);
-  const volumes = await bulk(db, "id, number, monitored", Prisma.sql`volume_slot WHERE series_id = ${seriesId} ORDER BY id`);
-  const chapters = await bulk(db, "id, number, monitored, parts, extra", Prisma.sql`chapter_slot WHERE series_id = ${seriesId} ORDER BY id`);
+  const volumes = await bulk(
+    db,
+    "id, number, monitored",
+    Prisma.sql`volume_slot WHERE series_id = ${seriesId} ORDER BY id`,
+  );
+  const chapters = await bulk(
+    db,
+    "id, number, monitored, parts, extra",
+    Prisma.sql`chapter_slot WHERE series_id = ${seriesId} ORDER BY id`,
+  );
   const entries = await bulk(
     db,
     "id, source_id, volume, chapters",
@@ -58,9 +66,17 @@ export async function loadSnapshot(db: Db, seriesId: number): Promise<SeriesSnap
 
   return {
     series: seriesFacts(series),
-    volumes: volumes.map(([id, number, monitored]) => volumeFacts({ id: Number(id), number: str(number), monitored: bool(monitored) })),
+    volumes: volumes.map(([id, number, monitored]) =>
+      volumeFacts({ id: Number(id), number: str(number), monitored: bool(monitored) }),
+    ),
     chapters: chapters.map(([id, number, monitored, parts, extra]) =>
-      chapterFacts({ id: Number(id), number: str(number), monitored: bool(monitored), parts: Number(parts), extra: bool(extra) }),
+      chapterFacts({
+        id: Number(id),
+        number: str(number),
+        monitored: bool(monitored),
+        parts: Number(parts),
+        extra: bool(extra),
+      }),
     ),
     mapSources: [...bySource.values()],
     files: files.map(fileFacts),

@@ -2,7 +2,16 @@ import type { Db } from "../db/client.ts";
 import { Prisma } from "../generated/prisma/client.ts";
 import type { MapSourceFacts, SeriesSnapshot } from "../domain/types.ts";
 import { bool, intOrNull, jsonRows as bulk, str, strOrNull } from "./json-rows.ts";
-import { chapterFacts, entryFacts, FILE_FACT_COLUMNS, fileFacts, mapKind, releaseFacts, seriesFacts, volumeFacts } from "./mappers.ts";
+import {
+  chapterFacts,
+  entryFacts,
+  FILE_FACT_COLUMNS,
+  fileFacts,
+  mapKind,
+  releaseFacts,
+  seriesFacts,
+  volumeFacts,
+} from "./mappers.ts";
 import { verificationFacts } from "./verification-repo.ts";
 
 /** Series per round of statements: keeps the IN lists far below SQLite's bound-parameter limit. */
@@ -34,14 +43,26 @@ async function loadChunk(db: Db, ids: number[], out: Map<number, SeriesSnapshot>
     orderBy: { id: "asc" },
   });
   const proofs = await db.verification.findMany({ where: { seriesId: { in: found } }, orderBy: { id: "asc" } });
-  const volumes = await bulk(db, "series_id, id, number, monitored", Prisma.sql`volume_slot WHERE series_id IN (${inList}) ORDER BY id`);
-  const chapters = await bulk(db, "series_id, id, number, monitored, parts, extra", Prisma.sql`chapter_slot WHERE series_id IN (${inList}) ORDER BY id`);
+  const volumes = await bulk(
+    db,
+    "series_id, id, number, monitored",
+    Prisma.sql`volume_slot WHERE series_id IN (${inList}) ORDER BY id`,
+  );
+  const chapters = await bulk(
+    db,
+    "series_id, id, number, monitored, parts, extra",
+    Prisma.sql`chapter_slot WHERE series_id IN (${inList}) ORDER BY id`,
+  );
   const entries = await bulk(
     db,
     "id, source_id, volume, chapters",
     Prisma.sql`map_entry WHERE source_id IN (SELECT id FROM map_source WHERE series_id IN (${inList})) ORDER BY id`,
   );
-  const files = await bulk(db, `${FILE_FACT_COLUMNS}, series_id`, Prisma.sql`library_file WHERE series_id IN (${inList}) AND state = 'active' ORDER BY id`);
+  const files = await bulk(
+    db,
+    `${FILE_FACT_COLUMNS}, series_id`,
+    Prisma.sql`library_file WHERE series_id IN (${inList}) AND state = 'active' ORDER BY id`,
+  );
   const releases = await bulk(
     db,
     "series_id, id, kind, volume, chapter, part, file_id, language, assembled_from",
@@ -50,7 +71,15 @@ async function loadChunk(db: Db, ids: number[], out: Map<number, SeriesSnapshot>
 
   const snaps = new Map<number, SeriesSnapshot>();
   for (const row of rows) {
-    snaps.set(row.id, { series: seriesFacts(row), volumes: [], chapters: [], mapSources: [], files: [], releases: [], verifications: [] });
+    snaps.set(row.id, {
+      series: seriesFacts(row),
+      volumes: [],
+      chapters: [],
+      mapSources: [],
+      files: [],
+      releases: [],
+      verifications: [],
+    });
   }
   const of = (seriesId: unknown) => snaps.get(Number(seriesId));
   const bySource = new Map<number, MapSourceFacts>();
@@ -70,7 +99,15 @@ async function loadChunk(db: Db, ids: number[], out: Map<number, SeriesSnapshot>
     of(seriesId)?.volumes.push(volumeFacts({ id: Number(id), number: str(number), monitored: bool(monitored) }));
   }
   for (const [seriesId, id, number, monitored, parts, extra] of chapters) {
-    of(seriesId)?.chapters.push(chapterFacts({ id: Number(id), number: str(number), monitored: bool(monitored), parts: Number(parts), extra: bool(extra) }));
+    of(seriesId)?.chapters.push(
+      chapterFacts({
+        id: Number(id),
+        number: str(number),
+        monitored: bool(monitored),
+        parts: Number(parts),
+        extra: bool(extra),
+      }),
+    );
   }
   for (const f of files) of(f[f.length - 1])?.files.push(fileFacts(f));
   for (const [seriesId, id, kind, volume, chapter, part, fileId, language, assembledFrom] of releases) {

@@ -6,11 +6,19 @@ export function sourceRepo(db: Db) {
   return {
     mapping: (id: number) => db.sourceMapping.findUnique({ where: { id }, include: withProvider }),
     mappingsOf: (seriesId: number) =>
-      db.sourceMapping.findMany({ where: { seriesId }, include: withProvider, orderBy: [{ priority: "desc" }, { id: "asc" }] }),
+      db.sourceMapping.findMany({
+        where: { seriesId },
+        include: withProvider,
+        orderBy: [{ priority: "desc" }, { id: "asc" }],
+      }),
     /** Active mappings of a series that no rejection names (a refresh touches nothing else). */
     async activeMappingsOf(seriesId: number) {
       const [mappings, rejections] = await Promise.all([
-        db.sourceMapping.findMany({ where: { seriesId, state: "active" }, include: withProvider, orderBy: [{ priority: "desc" }, { id: "asc" }] }),
+        db.sourceMapping.findMany({
+          where: { seriesId, state: "active" },
+          include: withProvider,
+          orderBy: [{ priority: "desc" }, { id: "asc" }],
+        }),
         db.sourceRejection.findMany({ where: { seriesId }, select: { providerId: true, sourceId: true } }),
       ]);
       const rejected = new Set(rejections.map((r) => `${r.providerId}\u0000${r.sourceId}`));
@@ -20,9 +28,17 @@ export function sourceRepo(db: Db) {
       db.sourceRejection.findUnique({ where: { seriesId_providerId_sourceId: { seriesId, providerId, sourceId } } }),
     rejectionsOf: (seriesId: number) => db.sourceRejection.findMany({ where: { seriesId } }),
     findMapping: (seriesId: number, providerId: number, sourceId: string) =>
-      db.sourceMapping.findUnique({ where: { seriesId_providerId_sourceId: { seriesId, providerId, sourceId } }, include: withProvider }),
-    createMapping: (data: { seriesId: number; providerId: number; sourceId: string; language: string; priority: number }) =>
-      db.sourceMapping.create({ data: { ...data, state: "active" }, include: withProvider }),
+      db.sourceMapping.findUnique({
+        where: { seriesId_providerId_sourceId: { seriesId, providerId, sourceId } },
+        include: withProvider,
+      }),
+    createMapping: (data: {
+      seriesId: number;
+      providerId: number;
+      sourceId: string;
+      language: string;
+      priority: number;
+    }) => db.sourceMapping.create({ data: { ...data, state: "active" }, include: withProvider }),
     async setPriority(id: number, seriesId: number, priority: number): Promise<boolean> {
       return (await db.sourceMapping.updateMany({ where: { id, seriesId }, data: { priority } })).count === 1;
     },
@@ -32,8 +48,16 @@ export function sourceRepo(db: Db) {
       return new Map(rows.map((r) => [r.sourceMappingId, r._count._all]));
     },
     /** Numbering overrides of one mapping (spec "Numbering override"). */
-    overridesOf: (sourceMappingId: number) => db.numberingOverride.findMany({ where: { sourceMappingId }, orderBy: { id: "asc" } }),
-    upsertOverride: (data: { seriesId: number; sourceMappingId: number; externalId: string; observedNumber: string; correction: string; evidence: string }) =>
+    overridesOf: (sourceMappingId: number) =>
+      db.numberingOverride.findMany({ where: { sourceMappingId }, orderBy: { id: "asc" } }),
+    upsertOverride: (data: {
+      seriesId: number;
+      sourceMappingId: number;
+      externalId: string;
+      observedNumber: string;
+      correction: string;
+      evidence: string;
+    }) =>
       db.numberingOverride.upsert({
         where: { sourceMappingId_externalId: { sourceMappingId: data.sourceMappingId, externalId: data.externalId } },
         create: data,

@@ -4,7 +4,15 @@
  */
 import type { Db } from "../db/client.ts";
 
-export const TORRENT_STATES = ["added", "downloading", "completed", "importing", "imported", "failed", "removed"] as const;
+export const TORRENT_STATES = [
+  "added",
+  "downloading",
+  "completed",
+  "importing",
+  "imported",
+  "failed",
+  "removed",
+] as const;
 export type TorrentState = (typeof TORRENT_STATES)[number];
 
 /** States the poll still looks at (an imported job waits for its retention action). */
@@ -31,24 +39,49 @@ export interface TorrentJobRow {
 
 type Raw = Omit<TorrentJobRow, "books" | "imported" | "state"> & { books: string; imported: string; state: string };
 
-const row = (r: Raw): TorrentJobRow => ({ ...r, books: JSON.parse(r.books) as string[], imported: JSON.parse(r.imported) as number[], state: r.state as TorrentState });
+const row = (r: Raw): TorrentJobRow => ({
+  ...r,
+  books: JSON.parse(r.books) as string[],
+  imported: JSON.parse(r.imported) as number[],
+  state: r.state as TorrentState,
+});
 
 export function torrentRepo(db: Db) {
   return {
-    async create(input: { seriesId: number; infoHash: string; title: string; indexer: string | null; books: string[]; retention: string; purpose?: "native" | "translation"; sourceLanguage?: string }): Promise<TorrentJobRow> {
+    async create(input: {
+      seriesId: number;
+      infoHash: string;
+      title: string;
+      indexer: string | null;
+      books: string[];
+      retention: string;
+      purpose?: "native" | "translation";
+      sourceLanguage?: string;
+    }): Promise<TorrentJobRow> {
       return row(await db.torrentJob.create({ data: { ...input, books: JSON.stringify(input.books) } }));
     },
     async list(seriesId?: number): Promise<TorrentJobRow[]> {
-      return (await db.torrentJob.findMany({ where: seriesId === undefined ? {} : { seriesId }, orderBy: { id: "desc" } })).map(row);
+      return (
+        await db.torrentJob.findMany({ where: seriesId === undefined ? {} : { seriesId }, orderBy: { id: "desc" } })
+      ).map(row);
     },
     async open(): Promise<TorrentJobRow[]> {
-      return (await db.torrentJob.findMany({ where: { state: { in: [...OPEN_STATES] } }, orderBy: { id: "asc" } })).map(row);
+      return (await db.torrentJob.findMany({ where: { state: { in: [...OPEN_STATES] } }, orderBy: { id: "asc" } })).map(
+        row,
+      );
     },
     async hashesOf(seriesId: number): Promise<Set<string>> {
-      return new Set((await db.torrentJob.findMany({ where: { seriesId }, select: { infoHash: true } })).map((r) => r.infoHash));
+      return new Set(
+        (await db.torrentJob.findMany({ where: { seriesId }, select: { infoHash: true } })).map((r) => r.infoHash),
+      );
     },
     /** Moves a job on only from `expected`; false when someone else moved it first. */
-    async transition(id: number, expected: TorrentState, next: TorrentState, fields: { contentPath?: string; imported?: number[]; error?: string | null } = {}): Promise<boolean> {
+    async transition(
+      id: number,
+      expected: TorrentState,
+      next: TorrentState,
+      fields: { contentPath?: string; imported?: number[]; error?: string | null } = {},
+    ): Promise<boolean> {
       const data = {
         state: next,
         ...(fields.contentPath !== undefined ? { contentPath: fields.contentPath } : {}),

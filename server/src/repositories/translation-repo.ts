@@ -31,21 +31,32 @@ export function translationRepo(db: Db) {
     create: (job: NewTranslationJob) => db.translationJob.create({ data: { ...job, state: job.state ?? "queued" } }),
     get: (id: number) => db.translationJob.findUnique({ where: { id } }),
     /** By public id parts (`<key>-<attempt>`). */
-    byKey: (jobKey: string, attempt: number) => db.translationJob.findUnique({ where: { jobKey_attempt: { jobKey, attempt } } }),
+    byKey: (jobKey: string, attempt: number) =>
+      db.translationJob.findUnique({ where: { jobKey_attempt: { jobKey, attempt } } }),
     /** The newest attempt of a key (the one a retry starts from). */
     newest: (jobKey: string) => db.translationJob.findFirst({ where: { jobKey }, orderBy: { attempt: "desc" } }),
     /** Newest first; every attempt is listed (older attempts keep their own outcome). */
     list: (seriesId?: number, take = 1000) =>
-      db.translationJob.findMany({ where: seriesId === undefined ? {} : { seriesId }, orderBy: [{ id: "desc" }], take }),
+      db.translationJob.findMany({
+        where: seriesId === undefined ? {} : { seriesId },
+        orderBy: [{ id: "desc" }],
+        take,
+      }),
     /** Rows of a series in one of `states`. */
     inStates: (states: readonly string[], where: { seriesId?: number } = {}) =>
-      db.translationJob.findMany({ where: { state: { in: [...states] }, ...(where.seriesId !== undefined ? { seriesId: where.seriesId } : {}) }, orderBy: { id: "asc" } }),
+      db.translationJob.findMany({
+        where: { state: { in: [...states] }, ...(where.seriesId !== undefined ? { seriesId: where.seriesId } : {}) },
+        orderBy: { id: "asc" },
+      }),
     /**
      * Moves the row only when it is still in `expected` at `attempt`; false when someone else moved
      * it first (the caller reads it again and decides anew).
      */
     async move(id: number, expected: { state: string; attempt: number }, data: TranslationJobUpdate): Promise<boolean> {
-      return (await db.translationJob.updateMany({ where: { id, state: expected.state, attempt: expected.attempt }, data })).count === 1;
+      return (
+        (await db.translationJob.updateMany({ where: { id, state: expected.state, attempt: expected.attempt }, data }))
+          .count === 1
+      );
     },
     /** How many rows are in `states` (overall, or per engine). */
     count: (states: readonly string[], engine?: string) =>

@@ -20,7 +20,15 @@ export function verificationFacts(row: VerificationRow): VerificationFacts | nul
   const chapters = parseJsonArray<string>(row.chapters)
     .map((c) => (typeof c === "string" ? parseLabel(c) : null))
     .filter((c): c is Label => c !== null);
-  return { volume, fileId: row.fileId, digest: row.digest, chapters, sourceUrl: row.sourceUrl, note: row.note, createdAt: row.createdAt.toISOString() };
+  return {
+    volume,
+    fileId: row.fileId,
+    digest: row.digest,
+    chapters,
+    sourceUrl: row.sourceUrl,
+    note: row.note,
+    createdAt: row.createdAt.toISOString(),
+  };
 }
 
 /**
@@ -36,7 +44,14 @@ export function verificationRepo(db: Db) {
     },
     /** Records the proof of one book, replacing an earlier one. */
     async put(seriesId: number, p: Omit<VerificationFacts, "createdAt">): Promise<VerificationFacts> {
-      const data = { fileId: p.fileId, digest: p.digest, chapters: JSON.stringify(p.chapters), sourceUrl: p.sourceUrl, note: p.note, createdAt: new Date() };
+      const data = {
+        fileId: p.fileId,
+        digest: p.digest,
+        chapters: JSON.stringify(p.chapters),
+        sourceUrl: p.sourceUrl,
+        note: p.note,
+        createdAt: new Date(),
+      };
       const row = await db.verification.upsert({
         where: { seriesId_volume: { seriesId, volume: p.volume } },
         create: { seriesId, volume: p.volume, ...data },

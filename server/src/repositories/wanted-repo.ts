@@ -7,7 +7,12 @@ export function wantedRepo(db: Db) {
     state: (seriesId: number) => db.wantedState.findUnique({ where: { seriesId } }),
     entries: (seriesId: number) => db.wantedEntry.findMany({ where: { seriesId } }),
     /** Replaces the series' ledger and back-off in one transaction. */
-    async write(seriesId: number, ledger: readonly LedgerEntry[], backoff: { emptyPasses: number; nextPassAt: Date | null }, at: Date): Promise<void> {
+    async write(
+      seriesId: number,
+      ledger: readonly LedgerEntry[],
+      backoff: { emptyPasses: number; nextPassAt: Date | null },
+      at: Date,
+    ): Promise<void> {
       const seen = new Set<string>();
       const rows = ledger.filter((e) => {
         const key = `${e.kind}:${e.number}`;
@@ -17,7 +22,15 @@ export function wantedRepo(db: Db) {
       });
       await db.$transaction([
         db.wantedEntry.deleteMany({ where: { seriesId } }),
-        db.wantedEntry.createMany({ data: rows.map((e) => ({ seriesId, kind: e.kind, number: e.number, reason: e.reason, detail: JSON.stringify(e.detail) })) }),
+        db.wantedEntry.createMany({
+          data: rows.map((e) => ({
+            seriesId,
+            kind: e.kind,
+            number: e.number,
+            reason: e.reason,
+            detail: JSON.stringify(e.detail),
+          })),
+        }),
         db.wantedState.upsert({
           where: { seriesId },
           create: { seriesId, lastPassAt: at, emptyPasses: backoff.emptyPasses, nextPassAt: backoff.nextPassAt },

@@ -34,7 +34,10 @@ export interface MonitorStatus {
   lastOutcome: MonitorOutcome | null;
 }
 
-export function assemblyMonitor(ctx: AppContext, deps: { assembly: Pick<AssemblyService, "preview" | "assemble" | "previewSeries">; scanning(): boolean }) {
+export function assemblyMonitor(
+  ctx: AppContext,
+  deps: { assembly: Pick<AssemblyService, "preview" | "assemble" | "previewSeries">; scanning(): boolean },
+) {
   let lastRun: Date | null = null;
   let nextRun: Date | null = null;
   let lastOutcome: MonitorOutcome | null = null;
@@ -43,13 +46,20 @@ export function assemblyMonitor(ctx: AppContext, deps: { assembly: Pick<Assembly
 
   async function cycle(): Promise<MonitorOutcome> {
     const out: MonitorOutcome = { attempted: 0, assembled: 0, deferred: 0, failed: 0, books: [] };
-    const series = await ctx.db.series.findMany({ where: { assembleBooksAutomatically: true }, select: { id: true }, orderBy: { id: "asc" } });
+    const series = await ctx.db.series.findMany({
+      where: { assembleBooksAutomatically: true },
+      select: { id: true },
+      orderBy: { id: "asc" },
+    });
     for (const { id } of series) {
       if (out.attempted >= MAX_BOOKS_PER_CYCLE) break;
-      const ready = (await deps.assembly.previewSeries(id)).books.filter((b) => b.status === "ready").map((b) => b.volume);
+      const ready = (await deps.assembly.previewSeries(id)).books
+        .filter((b) => b.status === "ready")
+        .map((b) => b.volume);
       // An import under way could change these books' files: try again next cycle.
       if (deps.scanning() || (await activeDownloads(ctx.db, id)) > 0) {
-        for (const volume of ready) out.books.push({ seriesId: id, volume, outcome: "deferred", code: "download_active" });
+        for (const volume of ready)
+          out.books.push({ seriesId: id, volume, outcome: "deferred", code: "download_active" });
         out.deferred += ready.length;
         continue;
       }
@@ -85,7 +95,12 @@ export function assemblyMonitor(ctx: AppContext, deps: { assembly: Pick<Assembly
   return {
     runNow,
     status(): MonitorStatus {
-      return { lastRun: lastRun?.toISOString() ?? null, nextRun: nextRun?.toISOString() ?? null, running: current !== null, lastOutcome };
+      return {
+        lastRun: lastRun?.toISOString() ?? null,
+        nextRun: nextRun?.toISOString() ?? null,
+        running: current !== null,
+        lastOutcome,
+      };
     },
     /** Starts the loop: a cycle every `intervalMs`, the next one scheduled after the last ends. */
     start(intervalMs: number): void {

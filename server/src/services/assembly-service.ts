@@ -88,7 +88,15 @@ export interface AssemblyProvenance extends AssembledFromV1 {
   fileName: string;
   pageCount: number;
   pages: { chapter: Label; firstPage: number; pages: number }[];
-  sources: { fileId: number; chapter: Label; part: number | null; releaseId: number | null; provider: string | null; sourceId: string | null; language: string | null }[];
+  sources: {
+    fileId: number;
+    chapter: Label;
+    part: number | null;
+    releaseId: number | null;
+    provider: string | null;
+    sourceId: string | null;
+    language: string | null;
+  }[];
 }
 
 function volumeOf(v: unknown): Label {
@@ -109,13 +117,22 @@ export function assemblyService(ctx: AppContext, publication: Publisher) {
     const index = buildCoverageIndex(snapshot, { form: seriesForm(snapshot.series), estimates: false });
     const releases = await db.chapterRelease.findMany({
       where: { seriesId, fileId: { not: null } },
-      select: { id: true, fileId: true, sourceMappingId: true, externalId: true, language: true, provider: { select: { name: true } }, sourceMapping: { select: { sourceId: true } } },
+      select: {
+        id: true,
+        fileId: true,
+        sourceMappingId: true,
+        externalId: true,
+        language: true,
+        provider: { select: { name: true } },
+        sourceMapping: { select: { sourceId: true } },
+      },
       orderBy: { id: "asc" },
     });
     const releaseOf = new Map<number, (typeof releases)[number]>();
     for (const r of releases) if (r.fileId !== null && !releaseOf.has(r.fileId)) releaseOf.set(r.fileId, r);
     const sourceOf = new Map<number, string>();
-    for (const [fileId, r] of releaseOf) if (r.sourceMappingId !== null) sourceOf.set(fileId, `mapping:${r.sourceMappingId}`);
+    for (const [fileId, r] of releaseOf)
+      if (r.sourceMappingId !== null) sourceOf.set(fileId, `mapping:${r.sourceMappingId}`);
     return { snapshot, index, releaseOf, sourceOf };
   }
 
@@ -123,17 +140,27 @@ export function assemblyService(ctx: AppContext, publication: Publisher) {
 
   function plan(loaded: Loaded, volume: Label): AssemblyPlan {
     const d = planAssembly(loaded.snapshot, loaded.index, volume, loaded.sourceOf);
-    if (!d.ok) throw new AppError(d.code satisfies AssemblyRefusal, d.detail, d.chapters ? { chapters: d.chapters } : {});
+    if (!d.ok)
+      throw new AppError(d.code satisfies AssemblyRefusal, d.detail, d.chapters ? { chapters: d.chapters } : {});
     return d.plan;
   }
 
   async function binding(p: AssemblyPlan): Promise<BookBinding> {
-    return { volume: p.volume, chapters: p.chapters.map((c) => c.number), files: await fileIdentities(db, ctx.config.libraryRoot, p.fileIds) };
+    return {
+      volume: p.volume,
+      chapters: p.chapters.map((c) => c.number),
+      files: await fileIdentities(db, ctx.config.libraryRoot, p.fileIds),
+    };
   }
 
   async function requireNoDownload(seriesId: number): Promise<void> {
     const active = await activeDownloads(db, seriesId);
-    if (active > 0) throw new AppError("download_active", `${active} download(s) of this series are under way: try again when they end`, { active_downloads: active });
+    if (active > 0)
+      throw new AppError(
+        "download_active",
+        `${active} download(s) of this series are under way: try again when they end`,
+        { active_downloads: active },
+      );
   }
 
   async function folderOf(seriesId: number): Promise<string> {
@@ -142,7 +169,10 @@ export function assemblyService(ctx: AppContext, publication: Publisher) {
     return s.folder;
   }
 
-  async function preview(seriesId: number, volume: Label): Promise<{ preview: Omit<AssemblyPreview, "confirmation" | "expiresAt">; bound: BookBinding }> {
+  async function preview(
+    seriesId: number,
+    volume: Label,
+  ): Promise<{ preview: Omit<AssemblyPreview, "confirmation" | "expiresAt">; bound: BookBinding }> {
     const loaded = await load(seriesId);
     const p = plan(loaded, volume);
     const bound = await binding(p);
@@ -161,16 +191,26 @@ export function assemblyService(ctx: AppContext, publication: Publisher) {
 
   /** The book as signed, if nothing it binds changed: re-plan, compare, build, publish. */
   async function assembleBound(seriesId: number, signed: BookBinding): Promise<AssemblyResult> {
-    const progress = (step: string, done: number, total: number) => ctx.events.publishAssembly({ seriesId, volume: signed.volume, step, done, total });
+    const progress = (step: string, done: number, total: number) =>
+      ctx.events.publishAssembly({ seriesId, volume: signed.volume, step, done, total });
     await requireNoDownload(seriesId);
     const loaded = await load(seriesId);
     const p = plan(loaded, signed.volume);
     const now = await binding(p);
     if (now.chapters.join(",") !== signed.chapters.join(",")) {
-      throw new AppError("snapshot_stale", `the boundaries of book ${signed.volume} changed since the preview: preview again`, { chapters: now.chapters });
+      throw new AppError(
+        "snapshot_stale",
+        `the boundaries of book ${signed.volume} changed since the preview: preview again`,
+        { chapters: now.chapters },
+      );
     }
     const changed = fileChanges(signed.files, now.files);
-    if (changed.length > 0) throw new AppError("assembly_changed_files", `chapter files ${changed.join(", ")} changed since the preview: preview again`, { file_ids: changed });
+    if (changed.length > 0)
+      throw new AppError(
+        "assembly_changed_files",
+        `chapter files ${changed.join(", ")} changed since the preview: preview again`,
+        { file_ids: changed },
+      );
     const { snapshot } = loaded;
     const folder = await folderOf(seriesId);
     try {
@@ -190,8 +230,25 @@ export function assemblyService(ctx: AppContext, publication: Publisher) {
           seriesId,
           stagedPath: built.stagedPath,
           targetRelPath: `${folder}/${p.fileName}`,
-          file: { kind: "book", volume: p.volume, chapter: null, chapterEnd: null, part: null, pageCount: built.pageCount, language: p.language, origin: "assembled", tagSource: "comicinfo" },
-          release: { kind: "volume", volume: p.volume, chapter: null, part: null, language: p.language, assembledFrom: JSON.stringify(provenance) },
+          file: {
+            kind: "book",
+            volume: p.volume,
+            chapter: null,
+            chapterEnd: null,
+            part: null,
+            pageCount: built.pageCount,
+            language: p.language,
+            origin: "assembled",
+            tagSource: "comicinfo",
+          },
+          release: {
+            kind: "volume",
+            volume: p.volume,
+            chapter: null,
+            part: null,
+            language: p.language,
+            assembledFrom: JSON.stringify(provenance),
+          },
           retireAfter: { fileIds: p.fileIds, reason: `assembled into v${volumeTag(p.volume)}` },
         });
       } catch (e) {
@@ -244,7 +301,8 @@ export function assemblyService(ctx: AppContext, publication: Publisher) {
       const volume = volumeOf(volumeText);
       await folderOf(seriesId);
       const signed = confirmations.verify<BookBinding>(token, ASSEMBLY_KINDS.book, seriesId);
-      if (signed.volume !== volume) throw new AppError("confirmation_invalid", `the confirmation is for book ${signed.volume}, not ${volume}`);
+      if (signed.volume !== volume)
+        throw new AppError("confirmation_invalid", `the confirmation is for book ${signed.volume}, not ${volume}`);
       return exclusive(seriesId, () => assembleBound(seriesId, signed));
     },
 
@@ -284,10 +342,12 @@ export function assemblyService(ctx: AppContext, publication: Publisher) {
 function fileChanges(signed: FileIdentity[], now: FileIdentity[]): number[] {
   const current = new Map(now.map((f) => [f.id, f]));
   const key = (f: FileIdentity) => canonicalJson([f.path, f.sha256, f.size, f.mtimeMs, f.state, f.disk]);
-  const out = signed.filter((f) => {
-    const c = current.get(f.id);
-    return !c || key(c) !== key(f);
-  }).map((f) => f.id);
+  const out = signed
+    .filter((f) => {
+      const c = current.get(f.id);
+      return !c || key(c) !== key(f);
+    })
+    .map((f) => f.id);
   const signedIds = new Set(signed.map((f) => f.id));
   for (const f of now) if (!signedIds.has(f.id)) out.push(f.id);
   return out.sort((a, b) => a - b);
@@ -314,7 +374,12 @@ function provenanceOf(
   snapshot: SeriesSnapshot,
   p: AssemblyPlan,
   built: { pageCount: number; chapters: { number: Label; firstPage: number; pages: number }[] },
-  loaded: { releaseOf: Map<number, { id: number; language: string; provider: { name: string } | null; sourceMapping: { sourceId: string } | null }> },
+  loaded: {
+    releaseOf: Map<
+      number,
+      { id: number; language: string; provider: { name: string } | null; sourceMapping: { sourceId: string } | null }
+    >;
+  },
 ): AssemblyProvenance {
   const files = new Map(snapshot.files.map((f) => [f.id, f]));
   const sources = p.chapters.flatMap((c) =>
@@ -331,7 +396,9 @@ function provenanceOf(
       };
     }),
   );
-  const providers = [...new Set(sources.map((s) => (s.provider ? `${s.provider}${s.sourceId ? ` ${s.sourceId}` : ""}` : "local files")))];
+  const providers = [
+    ...new Set(sources.map((s) => (s.provider ? `${s.provider}${s.sourceId ? ` ${s.sourceId}` : ""}` : "local files"))),
+  ];
   const languages = [...new Set(sources.map((s) => s.language ?? "unknown"))];
   return {
     version: 1,

@@ -67,9 +67,14 @@ export function duplicateRetirement(deps: Deps) {
       const state = bookState(index, volume);
       const { book, suspect } = state;
       if (!book) throw new AppError("not_found", `series ${seriesId} has no book ${volume}`);
-      if (!book.owned) throw new AppError("nothing_to_retire", `book ${volume} is not owned: no chapter file is inside it`);
+      if (!book.owned)
+        throw new AppError("nothing_to_retire", `book ${volume} is not owned: no chapter file is inside it`);
       if (suspect) {
-        throw new AppError("book_suspect", `book ${volume} is suspect (${suspect}): its chapter files are never retired through it`, { suspect_reason: suspect });
+        throw new AppError(
+          "book_suspect",
+          `book ${volume} is suspect (${suspect}): its chapter files are never retired through it`,
+          { suspect_reason: suspect },
+        );
       }
       if (state.duplicates.length === 0) {
         const why =
@@ -82,19 +87,33 @@ export function duplicateRetirement(deps: Deps) {
       const bound = await bind(volume, index, state);
       requireMovable(bound.duplicates);
       const { token, expiresAt } = confirmations.sign(DUPLICATES_KIND, seriesId, bound);
-      return { volume, files: await deps.pick(seriesId, state.duplicates, index), confirmation: token, expiresAt: expiresAt.toISOString() };
+      return {
+        volume,
+        files: await deps.pick(seriesId, state.duplicates, index),
+        confirmation: token,
+        expiresAt: expiresAt.toISOString(),
+      };
     },
 
     /** POST /api/manga/{id}/volumes/{volume}/duplicates/retire */
     async confirm(seriesId: number, volumeText: unknown, body: unknown): Promise<{ retired: RetiredFile[] }> {
       const volume = asLabel(volumeText, "volume");
       await deps.coverage(seriesId);
-      const signed = confirmations.verify<{ volume: string; duplicates: { id: number }[] }>(asObject(body).confirmation, DUPLICATES_KIND, seriesId);
-      if (signed.volume !== volume) throw new AppError("confirmation_invalid", `the confirmation is for book ${signed.volume}, not ${volume}`);
+      const signed = confirmations.verify<{ volume: string; duplicates: { id: number }[] }>(
+        asObject(body).confirmation,
+        DUPLICATES_KIND,
+        seriesId,
+      );
+      if (signed.volume !== volume)
+        throw new AppError("confirmation_invalid", `the confirmation is for book ${signed.volume}, not ${volume}`);
       return deps.exclusive(seriesId, async () => {
         await deps.requireNoDownload(seriesId);
         const { index } = await deps.coverage(seriesId);
-        requireSameSnapshot(signed, await bind(volume, index, bookState(index, volume)), "the book, its map entry or its duplicates");
+        requireSameSnapshot(
+          signed,
+          await bind(volume, index, bookState(index, volume)),
+          "the book, its map entry or its duplicates",
+        );
         const ids = signed.duplicates.map((f) => f.id);
         return { retired: await deps.retire(seriesId, ids, `duplicate of book ${volume}`) };
       });

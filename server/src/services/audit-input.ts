@@ -3,7 +3,15 @@
  * arguments): both hand over plain values and get the same coded errors.
  */
 import { AppError } from "../errors.ts";
-import { AUDIT_FLAGS, AUDIT_SORT_KEYS, DEFAULT_AUDIT_SORT, parseAuditSort, type AuditFilter, type AuditFlag, type AuditSort } from "../domain/audit.ts";
+import {
+  AUDIT_FLAGS,
+  AUDIT_SORT_KEYS,
+  DEFAULT_AUDIT_SORT,
+  parseAuditSort,
+  type AuditFilter,
+  type AuditFlag,
+  type AuditSort,
+} from "../domain/audit.ts";
 import type { ThumbnailSide } from "../library/thumbnails.ts";
 
 /** Most files one reviewed retirement may move. */
@@ -38,7 +46,11 @@ function asPage(v: unknown): number {
 function asSort(v: unknown): AuditSort {
   if (!given(v)) return DEFAULT_AUDIT_SORT;
   const sort = typeof v === "string" ? parseAuditSort(v) : null;
-  if (!sort) throw field("sort", `sort must be one of ${AUDIT_SORT_KEYS.join(", ")}, optionally with a leading "-" for descending`);
+  if (!sort)
+    throw field(
+      "sort",
+      `sort must be one of ${AUDIT_SORT_KEYS.join(", ")}, optionally with a leading "-" for descending`,
+    );
   return sort;
 }
 
@@ -48,7 +60,8 @@ function asFlags(v: unknown): AuditFlag[] | undefined {
   if (!list) throw field("flags", "flags must be a list of flags");
   return list.map((x) => {
     const s = typeof x === "string" ? x.trim() : x;
-    if (!(AUDIT_FLAGS as readonly unknown[]).includes(s)) throw field("flags", `unknown flag ${JSON.stringify(x)}: one of ${AUDIT_FLAGS.join(", ")}`);
+    if (!(AUDIT_FLAGS as readonly unknown[]).includes(s))
+      throw field("flags", `unknown flag ${JSON.stringify(x)}: one of ${AUDIT_FLAGS.join(", ")}`);
     return s as AuditFlag;
   });
 }
@@ -62,7 +75,8 @@ function asBoolean(name: string, v: unknown): boolean | undefined {
 
 function asText(name: string, v: unknown, max = 500): string | undefined {
   if (!given(v)) return undefined;
-  if (typeof v !== "string" || v.length > max) throw field(name, `${name} must be a string of at most ${max} characters`);
+  if (typeof v !== "string" || v.length > max)
+    throw field(name, `${name} must be a string of at most ${max} characters`);
   return v;
 }
 
@@ -90,7 +104,8 @@ export function parseFileIds(v: unknown): number[] {
     throw field("file_ids", `file_ids must list 1 to ${MAX_SELECTION} file ids`);
   }
   const ids = v.map((x) => {
-    if (typeof x !== "number" || !Number.isInteger(x) || x <= 0 || x > 2 ** 31 - 1) throw field("file_ids", "file_ids must be positive integers");
+    if (typeof x !== "number" || !Number.isInteger(x) || x <= 0 || x > 2 ** 31 - 1)
+      throw field("file_ids", "file_ids must be positive integers");
     return x;
   });
   return [...new Set(ids)].sort((a, b) => a - b);

@@ -10,13 +10,28 @@ import path from "node:path";
 import { stateDirs } from "../config.ts";
 import { AppError } from "../errors.ts";
 import { buildCoverageIndex } from "../domain/coverage.ts";
-import { auditEntries, auditPage, filterAuditEntries, sortAuditEntries, type AuditEntry, type AuditFlag } from "../domain/audit.ts";
+import {
+  auditEntries,
+  auditPage,
+  filterAuditEntries,
+  sortAuditEntries,
+  type AuditEntry,
+  type AuditFlag,
+} from "../domain/audit.ts";
 import { seriesForm } from "../domain/series-form.ts";
 import type { CoverageIndex, SeriesSnapshot } from "../domain/types.ts";
 import { createKeyedLock } from "../library/keyed-lock.ts";
 import { createThumbnails, fingerprintOf, type Thumbnails } from "../library/thumbnails.ts";
 import { loadSnapshot } from "../repositories/snapshot-repo.ts";
-import { activeDownloads, fileIdentities, loadAuditFacts, mappingStates, releasesAndMappings, requireMovable, type FileIdentity } from "../repositories/audit-repo.ts";
+import {
+  activeDownloads,
+  fileIdentities,
+  loadAuditFacts,
+  mappingStates,
+  releasesAndMappings,
+  requireMovable,
+  type FileIdentity,
+} from "../repositories/audit-repo.ts";
 import { DUPLICATES_KIND, duplicateRetirement } from "./audit-duplicates.ts";
 import { parseAuditQuery, parseFileIds, parseSide, type AuditQueryInput } from "./audit-input.ts";
 import { createConfirmations, requireSameSnapshot } from "./confirmation.ts";
@@ -70,7 +85,11 @@ export interface SourceRejectionResult {
   retired: RetiredFile[];
 }
 
-export const CONFIRM_KINDS = { retire: "audit.retire", rejectSource: "audit.reject_source", duplicates: DUPLICATES_KIND } as const;
+export const CONFIRM_KINDS = {
+  retire: "audit.retire",
+  rejectSource: "audit.reject_source",
+  duplicates: DUPLICATES_KIND,
+} as const;
 
 function view(e: AuditEntry): AuditFileView {
   const url = (side: string) => `/api/files/${e.id}/thumbnail?page=${side}`;
@@ -81,7 +100,8 @@ export function auditService(ctx: AppContext, publication: Retirer, options: { t
   const { db } = ctx;
   const confirmations = createConfirmations(ctx.secrets);
   const locks = createKeyedLock();
-  const thumbnails = options.thumbnails ?? createThumbnails({ dir: stateDirs(ctx.config).thumbnails, limits: ctx.config.archiveLimits });
+  const thumbnails =
+    options.thumbnails ?? createThumbnails({ dir: stateDirs(ctx.config).thumbnails, limits: ctx.config.archiveLimits });
 
   async function requireSeries(id: number) {
     const row = await db.series.findUnique({ where: { id }, select: { id: true, language: true } });
@@ -105,12 +125,20 @@ export function auditService(ctx: AppContext, publication: Retirer, options: { t
 
   async function pick(seriesId: number, ids: readonly number[], index?: CoverageIndex): Promise<AuditFileView[]> {
     const byId = new Map((await entries(seriesId, index)).map((e) => [e.id, e]));
-    return ids.map((id) => byId.get(id)).filter((e): e is AuditEntry => e !== undefined).map(view);
+    return ids
+      .map((id) => byId.get(id))
+      .filter((e): e is AuditEntry => e !== undefined)
+      .map(view);
   }
 
   async function requireNoDownload(seriesId: number): Promise<void> {
     const active = await activeDownloads(db, seriesId);
-    if (active > 0) throw new AppError("download_active", `${active} download(s) of this series are under way: try again when they end`, { active_downloads: active });
+    if (active > 0)
+      throw new AppError(
+        "download_active",
+        `${active} download(s) of this series are under way: try again when they end`,
+        { active_downloads: active },
+      );
   }
 
   /** Runs a confirm alone for its series: two confirms of one preview cannot both pass the re-check. */
@@ -133,9 +161,15 @@ export function auditService(ctx: AppContext, publication: Retirer, options: { t
   /* ---- rejection of one exact provider/source mapping ---- */
 
   async function findMapping(seriesId: number, provider: string, sourceId: string) {
-    const row = await db.sourceMapping.findFirst({ where: { seriesId, sourceId, provider: { name: provider } }, select: { id: true, state: true } });
+    const row = await db.sourceMapping.findFirst({
+      where: { seriesId, sourceId, provider: { name: provider } },
+      select: { id: true, state: true },
+    });
     if (!row || row.state !== "active") {
-      throw new AppError("mapping_not_found", `series ${seriesId} has no active mapping ${JSON.stringify(sourceId)} of provider ${JSON.stringify(provider)}`);
+      throw new AppError(
+        "mapping_not_found",
+        `series ${seriesId} has no active mapping ${JSON.stringify(sourceId)} of provider ${JSON.stringify(provider)}`,
+      );
     }
     return row.id;
   }
@@ -170,7 +204,9 @@ export function auditService(ctx: AppContext, publication: Retirer, options: { t
       await requireNoDownload(seriesId);
       const snapshot = await retirementSnapshot(seriesId, ids);
       if (snapshot.unknown.length > 0) {
-        throw new AppError("file_not_found", `series ${seriesId} has no file ${snapshot.unknown.join(", ")}`, { file_ids: snapshot.unknown });
+        throw new AppError("file_not_found", `series ${seriesId} has no file ${snapshot.unknown.join(", ")}`, {
+          file_ids: snapshot.unknown,
+        });
       }
       requireMovable(snapshot.files);
       const { token, expiresAt } = confirmations.sign(CONFIRM_KINDS.retire, seriesId, snapshot);
@@ -179,7 +215,11 @@ export function auditService(ctx: AppContext, publication: Retirer, options: { t
 
     async retireFiles(seriesId: number, body: unknown): Promise<{ retired: RetiredFile[] }> {
       await requireSeries(seriesId);
-      const signed = confirmations.verify<{ files: FileIdentity[] }>(asObject(body).confirmation, CONFIRM_KINDS.retire, seriesId);
+      const signed = confirmations.verify<{ files: FileIdentity[] }>(
+        asObject(body).confirmation,
+        CONFIRM_KINDS.retire,
+        seriesId,
+      );
       const ids = signed.files.map((f) => f.id);
       return exclusive(seriesId, async () => {
         await requireNoDownload(seriesId);
@@ -206,7 +246,10 @@ export function auditService(ctx: AppContext, publication: Retirer, options: { t
         sourceId,
         language: snapshot.mapping?.language ?? "",
         offers: snapshot.mapping?.offers.count ?? 0,
-        files: await pick(seriesId, snapshot.files.map((f) => f.id)),
+        files: await pick(
+          seriesId,
+          snapshot.files.map((f) => f.id),
+        ),
         confirmation: token,
         expiresAt: expiresAt.toISOString(),
       };
@@ -220,15 +263,26 @@ export function auditService(ctx: AppContext, publication: Retirer, options: { t
       if (!mapping) throw new AppError("confirmation_invalid", "the confirmation names no mapping");
       return exclusive(seriesId, async () => {
         await requireNoDownload(seriesId);
-        requireSameSnapshot(signed, { ...(await rejectionSnapshot(mapping.id)), reason: signed.reason }, "the mapping, its offers or its files");
-        const provider = await db.provider.findUniqueOrThrow({ where: { id: mapping.providerId }, select: { name: true } });
+        requireSameSnapshot(
+          signed,
+          { ...(await rejectionSnapshot(mapping.id)), reason: signed.reason },
+          "the mapping, its offers or its files",
+        );
+        const provider = await db.provider.findUniqueOrThrow({
+          where: { id: mapping.providerId },
+          select: { name: true },
+        });
         // Files first: should the move fail, the mapping is still there to preview again.
         const movable = signed.files.filter((f) => f.state === "active").map((f) => f.id);
         const retired = await retire(seriesId, movable, `source rejected: ${provider.name} ${mapping.sourceId}`);
         const key = { seriesId, providerId: mapping.providerId, sourceId: mapping.sourceId };
         const [offers] = await db.$transaction([
           db.offer.deleteMany({ where: { sourceMappingId: mapping.id } }),
-          db.sourceRejection.upsert({ where: { seriesId_providerId_sourceId: key }, create: { ...key, reason: signed.reason }, update: { reason: signed.reason } }),
+          db.sourceRejection.upsert({
+            where: { seriesId_providerId_sourceId: key },
+            create: { ...key, reason: signed.reason },
+            update: { reason: signed.reason },
+          }),
           // Removed, not only marked: nothing that lists mappings can pick it up again.
           db.sourceMapping.delete({ where: { id: mapping.id } }),
         ]);
@@ -246,13 +300,22 @@ export function auditService(ctx: AppContext, publication: Retirer, options: { t
      */
     async thumbnail(fileId: number, side: unknown, ifNoneMatch?: string | null) {
       const s = parseSide(side);
-      const row = await db.libraryFile.findUnique({ where: { id: fileId }, select: { path: true, sha256: true, size: true, mtimeMs: true, state: true } });
+      const row = await db.libraryFile.findUnique({
+        where: { id: fileId },
+        select: { path: true, sha256: true, size: true, mtimeMs: true, state: true },
+      });
       if (!row || row.state !== "active") throw new AppError("file_not_found", `no library file ${fileId} on disk`);
       const fp = { sha256: row.sha256, size: Number(row.size), mtimeMs: Number(row.mtimeMs) };
       const etag = `"${fingerprintOf(fp)}-${s}"`;
-      if (ifNoneMatch && ifNoneMatch.split(",").some((t) => t.trim() === etag)) return { notModified: true as const, etag };
+      if (ifNoneMatch && ifNoneMatch.split(",").some((t) => t.trim() === etag))
+        return { notModified: true as const, etag };
       const t = await thumbnails.get(path.join(ctx.config.libraryRoot, ...row.path.split("/")), fp, s);
-      return { notModified: false as const, etag: t.fingerprint ? etag : null, data: t.data, contentType: t.contentType };
+      return {
+        notModified: false as const,
+        etag: t.fingerprint ? etag : null,
+        data: t.data,
+        contentType: t.contentType,
+      };
     },
   };
 }

@@ -26,7 +26,13 @@ import type { TranslationService } from "./translation-service.ts";
 
 /** What the channel needs of the translation service, and the hook the fallback calls it through. */
 export type ForeignTranslations = Pick<TranslationService, "createFromStaged"> & {
-  useForeignBooks?(fetch: (seriesId: number, books: readonly Label[], sources: readonly string[]) => Promise<{ book: Label; outcome: string; detail: string }[]>): void;
+  useForeignBooks?(
+    fetch: (
+      seriesId: number,
+      books: readonly Label[],
+      sources: readonly string[],
+    ) => Promise<{ book: Label; outcome: string; detail: string }[]>,
+  ): void;
 };
 
 /** A book with more than this many times (or less than its inverse) the median page count is another edition's. */
@@ -51,10 +57,14 @@ export async function stageForeignBooks(
   files: QbtFile[],
   mount: MountMapping,
 ): Promise<ImportOutcome> {
-  if (!translations) throw new AppError("invalid_field", "a translation torrent completed but the translation service is not wired");
+  if (!translations)
+    throw new AppError("invalid_field", "a translation torrent completed but the translation service is not wired");
   const series = await ctx.repos.series.get(job.seriesId);
   if (!series) throw new AppError("series_not_found", `series ${job.seriesId} does not exist`);
-  const full = await ctx.db.series.findUnique({ where: { id: series.id }, select: { editionBookCount: true, language: true } });
+  const full = await ctx.db.series.findUnique({
+    where: { id: series.id },
+    select: { editionBookCount: true, language: true },
+  });
   const mountReal = await realpath(mount.localPath).catch(() => {
     throw new AppError("torrent_path_outside_mount", `the mount's local path ${mount.localPath} is not on disk`);
   });
@@ -67,32 +77,55 @@ export async function stageForeignBooks(
   let highest: Label | null = null;
   for (const f of [...files].sort((a, b) => a.name.localeCompare(b.name))) {
     const clientFile = path.posix.join(torrent.savePath, f.name);
-    if (clientFile !== content && !clientFile.startsWith(`${content}/`)) throw new AppError("torrent_path_outside_mount", `${JSON.stringify(f.name)} lies outside the torrent's content path`);
+    if (clientFile !== content && !clientFile.startsWith(`${content}/`))
+      throw new AppError(
+        "torrent_path_outside_mount",
+        `${JSON.stringify(f.name)} lies outside the torrent's content path`,
+      );
     const p = parseFileName(path.posix.basename(f.name), { series: series.title });
     if (p.kind !== "book" || p.volume === null || p.volumeEnd !== null || p.extra || p.special) continue;
     if (highest === null || compareLabels(p.volume, highest) > 0) highest = p.volume;
     const book = requested.find((b) => labelEquals(b, p.volume as Label));
     if (book === undefined || found.has(book)) continue;
     if (ARCHIVE.test(f.name)) found.set(book, mapClientPath(clientFile, mount));
-    else if (OTHER_BOOK.test(f.name)) refused.push(`v${book}: unsupported_format: ${path.posix.basename(f.name)} is not an image ZIP/CBZ (only those are translation sources)`);
+    else if (OTHER_BOOK.test(f.name))
+      refused.push(
+        `v${book}: unsupported_format: ${path.posix.basename(f.name)} is not an image ZIP/CBZ (only those are translation sources)`,
+      );
   }
 
-  const out: ImportOutcome = { imported: [...job.imported], notFound: requested.filter((b) => !found.has(b) && !refused.some((r) => r.startsWith(`v${b}:`))), alreadyOwned: [], failed: [...refused] };
+  const out: ImportOutcome = {
+    imported: [...job.imported],
+    notFound: requested.filter((b) => !found.has(b) && !refused.some((r) => r.startsWith(`v${b}:`))),
+    alreadyOwned: [],
+    failed: [...refused],
+  };
   // The torrent numbers books beyond the series' edition: another edition, whose numbering is not ours.
-  const otherEdition = full?.editionBookCount != null && highest !== null && compareLabels(highest, String(full.editionBookCount) as Label) > 0;
-  const owned = await ctx.db.libraryFile.findMany({ where: { seriesId: series.id, kind: "book", state: "active" }, select: { pageCount: true } });
+  const otherEdition =
+    full?.editionBookCount != null &&
+    highest !== null &&
+    compareLabels(highest, String(full.editionBookCount) as Label) > 0;
+  const owned = await ctx.db.libraryFile.findMany({
+    where: { seriesId: series.id, kind: "book", state: "active" },
+    select: { pageCount: true },
+  });
   const mid = median(owned.map((o) => o.pageCount).filter((n): n is number => typeof n === "number" && n > 0));
   const incoming = path.join(stateDirs(ctx.config).staging, "translations", "incoming");
   for (const [book, local] of found) {
     const key = jobKey({ seriesId: series.id, kind: "volume", number: book, destination: series.language });
     // Staged before a restart: its job exists already, nothing to stage twice.
-    const existing = await ctx.db.translationJob.findFirst({ where: { jobKey: key, origin: "indexer", state: { notIn: ["failed", "cancelled"] } }, select: { id: true } });
+    const existing = await ctx.db.translationJob.findFirst({
+      where: { jobKey: key, origin: "indexer", state: { notIn: ["failed", "cancelled"] } },
+      select: { id: true },
+    });
     if (existing) {
       if (!out.imported.includes(existing.id)) out.imported.push(existing.id);
       continue;
     }
     if (otherEdition) {
-      out.failed.push(`v${book}: needs_explicit_assignment: the torrent numbers books up to ${highest} but the series' edition has ${full?.editionBookCount}`);
+      out.failed.push(
+        `v${book}: needs_explicit_assignment: the torrent numbers books up to ${highest} but the series' edition has ${full?.editionBookCount}`,
+      );
       continue;
     }
     const staged = path.join(incoming, `${randomUUID()}.cbz`);
@@ -102,14 +135,26 @@ export async function stageForeignBooks(
       const pages = await checkArchive(ctx, staged);
       if (mid !== null && (pages > mid * PAGE_RATIO_LIMIT || pages * PAGE_RATIO_LIMIT < mid)) {
         await rm(staged, { force: true });
-        out.failed.push(`v${book}: needs_explicit_assignment: ${pages} pages where the series' books have ${mid} (median): another edition?`);
+        out.failed.push(
+          `v${book}: needs_explicit_assignment: ${pages} pages where the series' books have ${mid} (median): another edition?`,
+        );
         continue;
       }
       const view = await translations.createFromStaged({
-        jobKey: key, seriesId: series.id, kind: "volume", number: book, sourceLanguage: job.sourceLanguage ?? "", targetLanguage: series.language,
-        origin: "indexer", sourceSha256: await sha256File(staged), received: staged,
+        jobKey: key,
+        seriesId: series.id,
+        kind: "volume",
+        number: book,
+        sourceLanguage: job.sourceLanguage ?? "",
+        targetLanguage: series.language,
+        origin: "indexer",
+        sourceSha256: await sha256File(staged),
+        received: staged,
       });
-      const row = await ctx.db.translationJob.findUnique({ where: { jobKey_attempt: { jobKey: key, attempt: view.attempt } }, select: { id: true } });
+      const row = await ctx.db.translationJob.findUnique({
+        where: { jobKey_attempt: { jobKey: key, attempt: view.attempt } },
+        select: { id: true },
+      });
       if (row) out.imported.push(row.id);
     } catch (e) {
       // createFromStaged discards its own source; a refusal before it leaves ours to drop.
@@ -127,7 +172,11 @@ export async function translationsImported(ctx: AppContext, job: TorrentJobRow):
   const rows = await ctx.db.translationJob.findMany({ where: { id: { in: job.imported } }, select: { jobKey: true } });
   if (rows.length !== job.imported.length) return false;
   for (const r of rows) {
-    const newest = await ctx.db.translationJob.findFirst({ where: { jobKey: r.jobKey }, orderBy: { attempt: "desc" }, select: { state: true } });
+    const newest = await ctx.db.translationJob.findFirst({
+      where: { jobKey: r.jobKey },
+      orderBy: { attempt: "desc" },
+      select: { state: true },
+    });
     if (newest?.state !== "imported") return false;
   }
   return true;

@@ -29,9 +29,11 @@ const outside = (what: string): never => {
 
 /** A client path → the local path under the mount, refusing anything that is not strictly inside it. */
 export function mapClientPath(clientPath: string, mount: MountMapping): string {
-  if (!path.posix.isAbsolute(clientPath) || clientPath.split("/").includes("..") || clientPath.includes("\0")) outside(`${JSON.stringify(clientPath)} is not a plain absolute path`);
+  if (!path.posix.isAbsolute(clientPath) || clientPath.split("/").includes("..") || clientPath.includes("\0"))
+    outside(`${JSON.stringify(clientPath)} is not a plain absolute path`);
   const rel = path.posix.relative(mount.clientPath, path.posix.normalize(clientPath));
-  if (rel.startsWith("..") || path.posix.isAbsolute(rel)) outside(`${JSON.stringify(clientPath)} is outside the client's ${JSON.stringify(mount.clientPath)}`);
+  if (rel.startsWith("..") || path.posix.isAbsolute(rel))
+    outside(`${JSON.stringify(clientPath)} is outside the client's ${JSON.stringify(mount.clientPath)}`);
   return rel === "" ? mount.localPath : path.join(mount.localPath, ...rel.split("/"));
 }
 
@@ -49,7 +51,8 @@ export async function checkLocal(local: string, mount: MountMapping, mountReal: 
     if (st.isSymbolicLink()) outside(`${at} is a symbolic link`);
   }
   const real = await realpath(local);
-  if (real !== mountReal && !real.startsWith(mountReal + path.sep)) outside(`${local} resolves outside the mount (${mountReal})`);
+  if (real !== mountReal && !real.startsWith(mountReal + path.sep))
+    outside(`${local} resolves outside the mount (${mountReal})`);
 }
 
 /** Copies without following a link at the last step (O_NOFOLLOW), only a regular file, never over an existing name. */
@@ -99,7 +102,9 @@ export async function importTorrentBooks(
 ): Promise<ImportOutcome> {
   const series = await ctx.repos.series.get(job.seriesId);
   if (!series) throw new AppError("series_not_found", `series ${job.seriesId} does not exist`);
-  const mountReal = await realpath(mount.localPath).catch(() => outside(`the mount's local path ${mount.localPath} is not on disk`));
+  const mountReal = await realpath(mount.localPath).catch(() =>
+    outside(`the mount's local path ${mount.localPath} is not on disk`),
+  );
   const contentLocal = mapClientPath(torrent.contentPath, mount);
   await checkLocal(contentLocal, mount, mountReal);
   const content = path.posix.normalize(torrent.contentPath);
@@ -109,18 +114,27 @@ export async function importTorrentBooks(
   for (const f of [...files].sort((a, b) => a.name.localeCompare(b.name))) {
     if (!/\.(cbz|zip)$/i.test(f.name)) continue;
     const clientFile = path.posix.join(torrent.savePath, f.name);
-    if (clientFile !== content && !clientFile.startsWith(`${content}/`)) outside(`${JSON.stringify(f.name)} lies outside the torrent's content path`);
+    if (clientFile !== content && !clientFile.startsWith(`${content}/`))
+      outside(`${JSON.stringify(f.name)} lies outside the torrent's content path`);
     const p = parseFileName(path.posix.basename(f.name), { series: series.title });
     if (p.kind !== "book" || p.volume === null || p.volumeEnd !== null || p.extra || p.special) continue;
     const book = requested.find((b) => labelEquals(b, p.volume as Label));
     if (book !== undefined && !found.has(book)) found.set(book, mapClientPath(clientFile, mount));
   }
 
-  const out: ImportOutcome = { imported: [...job.imported], notFound: requested.filter((b) => !found.has(b)), alreadyOwned: [], failed: [] };
+  const out: ImportOutcome = {
+    imported: [...job.imported],
+    notFound: requested.filter((b) => !found.has(b)),
+    alreadyOwned: [],
+    failed: [],
+  };
   const staging = path.join(stateDirs(ctx.config).staging, "torrents");
   for (const [book, local] of found) {
     // Owned meanwhile (another source, or this job before a restart): nothing to import twice.
-    const owned = await ctx.db.libraryFile.findFirst({ where: { seriesId: series.id, kind: "book", volume: book, state: "active" }, select: { id: true } });
+    const owned = await ctx.db.libraryFile.findFirst({
+      where: { seriesId: series.id, kind: "book", volume: book, state: "active" },
+      select: { id: true },
+    });
     if (owned) {
       out.alreadyOwned.push(book);
       continue;
@@ -134,8 +148,26 @@ export async function importTorrentBooks(
         seriesId: series.id,
         stagedPath: staged,
         targetRelPath: `${series.folder}/${safeName(`${series.title} v${volumeTag(book)}`, 170)}.cbz`,
-        file: { kind: "book", volume: book, chapter: null, chapterEnd: null, part: null, pageCount, language: series.language, origin: "download", tagSource: "filename" },
-        release: { kind: "volume", volume: book, chapter: null, part: null, language: series.language, assembledFrom: null, externalId: `btih:${job.infoHash}` },
+        file: {
+          kind: "book",
+          volume: book,
+          chapter: null,
+          chapterEnd: null,
+          part: null,
+          pageCount,
+          language: series.language,
+          origin: "download",
+          tagSource: "filename",
+        },
+        release: {
+          kind: "volume",
+          volume: book,
+          chapter: null,
+          part: null,
+          language: series.language,
+          assembledFrom: null,
+          externalId: `btih:${job.infoHash}`,
+        },
       });
       out.imported.push(published.fileId);
     } catch (e) {

@@ -59,7 +59,11 @@ export function candidates<R extends Release>(seriesTitle: string, releases: rea
  * Releases for the library: a title that marks only other languages than the series' is a
  * foreign release (a translation source at most), never a native one. Unmarked titles stay.
  */
-export function nativeOnly<R extends Release>(seriesTitle: string, language: string, pool: readonly Candidate<R>[]): Candidate<R>[] {
+export function nativeOnly<R extends Release>(
+  seriesTitle: string,
+  language: string,
+  pool: readonly Candidate<R>[],
+): Candidate<R>[] {
   const base = language.toLowerCase().split("-")[0] ?? "";
   return pool.filter((c) => {
     const marks = languageMarkers(c.release.title, { seriesTitle });
@@ -68,7 +72,12 @@ export function nativeOnly<R extends Release>(seriesTitle: string, language: str
 }
 
 /** Foreign releases for translation: the title marks one of the ordered source languages (the first wins). */
-export function foreignCandidates<R extends Release>(seriesTitle: string, sources: readonly string[], original: string | null, releases: readonly R[]): (Candidate<R> & { language: string })[] {
+export function foreignCandidates<R extends Release>(
+  seriesTitle: string,
+  sources: readonly string[],
+  original: string | null,
+  releases: readonly R[],
+): (Candidate<R> & { language: string })[] {
   const out: (Candidate<R> & { language: string })[] = [];
   for (const c of candidates(seriesTitle, releases)) {
     const language = markedSourceLanguage(c.release.title, sources, { seriesTitle, original });
@@ -77,7 +86,8 @@ export function foreignCandidates<R extends Release>(seriesTitle: string, source
   return out;
 }
 
-export const covered = (c: Candidate<Release>, wanted: readonly Label[]): Label[] => wanted.filter((w) => c.books.some((b) => labelEquals(b, w)));
+export const covered = (c: Candidate<Release>, wanted: readonly Label[]): Label[] =>
+  wanted.filter((w) => c.books.some((b) => labelEquals(b, w)));
 
 /**
  * The next torrent to take for the books still wanted: the smallest that holds at least one of
@@ -91,7 +101,8 @@ export function pickNext<C extends Candidate<Release>>(pool: readonly C[], wante
     if (
       best === null ||
       c.release.size < best.c.release.size ||
-      (c.release.size === best.c.release.size && (n > best.n || (n === best.n && (c.release.seeders ?? 0) > (best.c.release.seeders ?? 0))))
+      (c.release.size === best.c.release.size &&
+        (n > best.n || (n === best.n && (c.release.seeders ?? 0) > (best.c.release.seeders ?? 0))))
     ) {
       best = { c, n };
     }

@@ -55,7 +55,16 @@ export interface IndexerSettingsView {
 
 export const DEFAULT_SETTINGS: StoredIndexerSettings = {
   prowlarr: { enabled: false, url: null },
-  qbittorrent: { enabled: false, url: null, username: null, category: "manga-library", tag: "manga-library", savePath: null, mount: null, retention: "keep_seeding" },
+  qbittorrent: {
+    enabled: false,
+    url: null,
+    username: null,
+    category: "manga-library",
+    tag: "manga-library",
+    savePath: null,
+    mount: null,
+    retention: "keep_seeding",
+  },
 };
 
 const invalid = invalidField;
@@ -64,13 +73,15 @@ const httpUrl = optionalHttpUrl;
 function text(v: unknown, field: string, max = 200): string | null {
   if (v === null || v === "") return null;
   // eslint-disable-next-line no-control-regex -- control characters never belong in these values
-  if (typeof v !== "string" || v.length > max || /[\u0000-\u001f]/.test(v)) return invalid(field, `must be a string of at most ${max} characters`);
+  if (typeof v !== "string" || v.length > max || /[\u0000-\u001f]/.test(v))
+    return invalid(field, `must be a string of at most ${max} characters`);
   return v;
 }
 
 function absolute(v: unknown, field: string, posix: boolean): string {
   const t = text(v, field, 1000);
-  if (t === null || !(posix ? path.posix.isAbsolute(t) : path.isAbsolute(t))) return invalid(field, "must be an absolute path");
+  if (t === null || !(posix ? path.posix.isAbsolute(t) : path.isAbsolute(t)))
+    return invalid(field, "must be an absolute path");
   if (t.split(/[\\/]/).includes("..")) return invalid(field, "must not contain ..");
   return posix ? path.posix.normalize(t).replace(/(.)\/$/, "$1") : path.resolve(t);
 }
@@ -90,25 +101,49 @@ function secret(v: unknown, field: string): string | null | undefined {
 function parseStored(raw: string | undefined): StoredIndexerSettings {
   if (!raw) return DEFAULT_SETTINGS;
   const v = JSON.parse(raw) as Partial<StoredIndexerSettings>;
-  return { prowlarr: { ...DEFAULT_SETTINGS.prowlarr, ...v.prowlarr }, qbittorrent: { ...DEFAULT_SETTINGS.qbittorrent, ...v.qbittorrent } };
+  return {
+    prowlarr: { ...DEFAULT_SETTINGS.prowlarr, ...v.prowlarr },
+    qbittorrent: { ...DEFAULT_SETTINGS.qbittorrent, ...v.qbittorrent },
+  };
 }
 
 export function isActive(c: IndexerConfig): boolean {
   const p = c.prowlarr;
   const q = c.qbittorrent;
-  return p.enabled && p.url !== null && c.prowlarrApiKey !== null && q.enabled && q.url !== null && q.username !== null && c.qbittorrentPassword !== null && q.mount !== null;
+  return (
+    p.enabled &&
+    p.url !== null &&
+    c.prowlarrApiKey !== null &&
+    q.enabled &&
+    q.url !== null &&
+    q.username !== null &&
+    c.qbittorrentPassword !== null &&
+    q.mount !== null
+  );
 }
 
 export function indexerSettingsStore(ctx: AppContext) {
   async function load(): Promise<IndexerConfig> {
     const row = await ctx.db.setting.findUnique({ where: { key: SETTING_KEY } });
-    return { ...parseStored(row?.value), prowlarrApiKey: ctx.secrets.getIntegrationSecret(SECRET_PROWLARR_KEY), qbittorrentPassword: ctx.secrets.getIntegrationSecret(SECRET_QBT_PASSWORD) };
+    return {
+      ...parseStored(row?.value),
+      prowlarrApiKey: ctx.secrets.getIntegrationSecret(SECRET_PROWLARR_KEY),
+      qbittorrentPassword: ctx.secrets.getIntegrationSecret(SECRET_QBT_PASSWORD),
+    };
   }
 
   function view(c: IndexerConfig): IndexerSettingsView {
     return {
-      prowlarr: { ...c.prowlarr, apiKey: c.prowlarrApiKey === null ? null : MASK, apiKeySet: c.prowlarrApiKey !== null },
-      qbittorrent: { ...c.qbittorrent, password: c.qbittorrentPassword === null ? null : MASK, passwordSet: c.qbittorrentPassword !== null },
+      prowlarr: {
+        ...c.prowlarr,
+        apiKey: c.prowlarrApiKey === null ? null : MASK,
+        apiKeySet: c.prowlarrApiKey !== null,
+      },
+      qbittorrent: {
+        ...c.qbittorrent,
+        password: c.qbittorrentPassword === null ? null : MASK,
+        passwordSet: c.qbittorrentPassword !== null,
+      },
       active: isActive(c),
     };
   }
@@ -120,7 +155,10 @@ export function indexerSettingsStore(ctx: AppContext) {
     async update(body: unknown): Promise<IndexerSettingsView> {
       const b = asObject(body);
       const current = await load();
-      const next: StoredIndexerSettings = { prowlarr: { ...current.prowlarr }, qbittorrent: { ...current.qbittorrent } };
+      const next: StoredIndexerSettings = {
+        prowlarr: { ...current.prowlarr },
+        qbittorrent: { ...current.qbittorrent },
+      };
       let apiKey: string | null | undefined;
       let password: string | null | undefined;
       if (b.prowlarr !== undefined) {
@@ -137,7 +175,8 @@ export function indexerSettingsStore(ctx: AppContext) {
         if (q.username !== undefined) n.username = text(q.username, "qbittorrent.username");
         if (q.category !== undefined) {
           const c = text(q.category, "qbittorrent.category", 100);
-          if (c === null || /[\\/]/.test(c)) return invalid("qbittorrent.category", "must be a non-empty name without slashes");
+          if (c === null || /[\\/]/.test(c))
+            return invalid("qbittorrent.category", "must be a non-empty name without slashes");
           n.category = c;
         }
         if (q.tag !== undefined) {
@@ -145,22 +184,32 @@ export function indexerSettingsStore(ctx: AppContext) {
           if (t !== null && t.includes(",")) return invalid("qbittorrent.tag", "must be one tag (no comma)");
           n.tag = t;
         }
-        if (q.save_path !== undefined) n.savePath = q.save_path === null || q.save_path === "" ? null : absolute(q.save_path, "qbittorrent.save_path", true);
+        if (q.save_path !== undefined)
+          n.savePath =
+            q.save_path === null || q.save_path === "" ? null : absolute(q.save_path, "qbittorrent.save_path", true);
         if (q.mount !== undefined) {
           if (q.mount === null) n.mount = null;
           else {
             const m = asObject(q.mount, "qbittorrent.mount");
-            n.mount = { clientPath: absolute(m.client_path, "qbittorrent.mount.client_path", true), localPath: absolute(m.local_path, "qbittorrent.mount.local_path", false) };
+            n.mount = {
+              clientPath: absolute(m.client_path, "qbittorrent.mount.client_path", true),
+              localPath: absolute(m.local_path, "qbittorrent.mount.local_path", false),
+            };
           }
         }
         if (q.retention !== undefined) {
-          if (typeof q.retention !== "string" || !(RETENTIONS as readonly string[]).includes(q.retention)) return invalid("qbittorrent.retention", `must be one of ${RETENTIONS.join(", ")}`);
+          if (typeof q.retention !== "string" || !(RETENTIONS as readonly string[]).includes(q.retention))
+            return invalid("qbittorrent.retention", `must be one of ${RETENTIONS.join(", ")}`);
           n.retention = q.retention as Retention;
         }
         password = secret(q.password, "qbittorrent.password");
       }
       const value = JSON.stringify(next);
-      await ctx.db.setting.upsert({ where: { key: SETTING_KEY }, create: { key: SETTING_KEY, value }, update: { value } });
+      await ctx.db.setting.upsert({
+        where: { key: SETTING_KEY },
+        create: { key: SETTING_KEY, value },
+        update: { value },
+      });
       if (apiKey !== undefined) await ctx.secrets.setIntegrationSecret(SECRET_PROWLARR_KEY, apiKey);
       if (password !== undefined) await ctx.secrets.setIntegrationSecret(SECRET_QBT_PASSWORD, password);
       return view(await load());

@@ -20,7 +20,13 @@ import { torrentRepo, type TorrentJobRow, type TorrentState } from "../repositor
 import { candidates, covered, foreignCandidates, nativeOnly, pickNext, type Candidate } from "./book-channel-select.ts";
 import { stageForeignBooks, translationsImported, type ForeignTranslations } from "./book-channel-foreign.ts";
 import { importTorrentBooks } from "./book-channel-import.ts";
-import { indexerSettingsStore, isActive, type IndexerConfig, type IndexerSettingsView, type Retention } from "./book-channel-settings.ts";
+import {
+  indexerSettingsStore,
+  isActive,
+  type IndexerConfig,
+  type IndexerSettingsView,
+  type Retention,
+} from "./book-channel-settings.ts";
 import type { AppContext } from "./context.ts";
 
 export type { TorrentJobRow } from "../repositories/torrent-repo.ts";
@@ -33,7 +39,11 @@ const IN_FLIGHT: readonly TorrentState[] = ["added", "downloading", "completed",
 
 const messageOf = (e: unknown) => (e instanceof AppError ? `${e.code}: ${e.message}` : (e as Error).message);
 
-export function bookChannelService(ctx: AppContext, publication: Pick<Publication, "publish">, translations?: ForeignTranslations) {
+export function bookChannelService(
+  ctx: AppContext,
+  publication: Pick<Publication, "publish">,
+  translations?: ForeignTranslations,
+) {
   const settings = indexerSettingsStore(ctx);
   const jobs = torrentRepo(ctx.db);
   // One client per configuration, so its session cookie is reused between calls.
@@ -43,7 +53,15 @@ export function bookChannelService(ctx: AppContext, publication: Pick<Publicatio
   function torrentClient(c: IndexerConfig): QbtClient {
     const q = c.qbittorrent;
     const key = JSON.stringify([q.url, q.username, c.qbittorrentPassword]);
-    if (qbt?.key !== key) qbt = { key, client: qbittorrentClient({ url: q.url ?? "", username: q.username ?? "", password: c.qbittorrentPassword ?? "" }) };
+    if (qbt?.key !== key)
+      qbt = {
+        key,
+        client: qbittorrentClient({
+          url: q.url ?? "",
+          username: q.username ?? "",
+          password: c.qbittorrentPassword ?? "",
+        }),
+      };
     return qbt.client;
   }
 
@@ -57,14 +75,21 @@ export function bookChannelService(ctx: AppContext, publication: Pick<Publicatio
   async function grab(seriesId: number, books: readonly Label[], purpose: Purpose): Promise<BookResult[]> {
     const c = await settings.load();
     const wanted = [...new Set(books)];
-    if (!isActive(c)) return wanted.map((book) => ({ book, outcome: "disabled", detail: "the indexer/torrent channel is off or not configured" }));
+    if (!isActive(c))
+      return wanted.map((book) => ({
+        book,
+        outcome: "disabled",
+        detail: "the indexer/torrent channel is off or not configured",
+      }));
     const series = await ctx.repos.series.get(seriesId);
     if (!series) throw new AppError("series_not_found", `series ${seriesId} does not exist`);
     const results = new Map<Label, Omit<BookResult, "book">>();
 
     const existing = await jobs.list(seriesId);
     for (const job of existing.filter((j) => IN_FLIGHT.includes(j.state) && j.purpose === purpose.kind)) {
-      for (const b of job.books) if (wanted.includes(b)) results.set(b, { outcome: "already_grabbed", detail: `torrent job ${job.id}: "${job.title}"` });
+      for (const b of job.books)
+        if (wanted.includes(b))
+          results.set(b, { outcome: "already_grabbed", detail: `torrent job ${job.id}: "${job.title}"` });
     }
     let remaining = wanted.filter((b) => !results.has(b));
     if (remaining.length > 0) {
@@ -87,16 +112,33 @@ export function bookChannelService(ctx: AppContext, publication: Pick<Publicatio
             const source = await prowlarr.torrentOf(release);
             if (known.has(source.infoHash)) continue;
             const q = c.qbittorrent;
-            const { duplicate, torrent } = await client.add(source, { savePath: q.savePath, category: q.category, tag: q.tag });
-            if (duplicate && torrent.category !== q.category) throw new Error(`the client already holds ${source.infoHash} outside the category "${q.category}": not taken over`);
+            const { duplicate, torrent } = await client.add(source, {
+              savePath: q.savePath,
+              category: q.category,
+              tag: q.tag,
+            });
+            if (duplicate && torrent.category !== q.category)
+              throw new Error(
+                `the client already holds ${source.infoHash} outside the category "${q.category}": not taken over`,
+              );
             const take = covered(chosen, remaining);
             const job = await jobs.create({
-              seriesId, infoHash: source.infoHash, title: release.title, indexer: release.indexer, books: take, retention: q.retention,
-              ...(purpose.kind === "translation" ? { purpose: "translation" as const, sourceLanguage: chosen.language ?? "" } : {}),
+              seriesId,
+              infoHash: source.infoHash,
+              title: release.title,
+              indexer: release.indexer,
+              books: take,
+              retention: q.retention,
+              ...(purpose.kind === "translation"
+                ? { purpose: "translation" as const, sourceLanguage: chosen.language ?? "" }
+                : {}),
             });
             known.add(source.infoHash);
-            ctx.log(`book channel: series ${seriesId}: added "${release.title}" (${source.infoHash}) for ${purpose.kind} books ${take.join(", ")} as job ${job.id}`);
-            for (const b of take) results.set(b, { outcome: "grabbed", detail: `"${release.title}" (${source.infoHash})` });
+            ctx.log(
+              `book channel: series ${seriesId}: added "${release.title}" (${source.infoHash}) for ${purpose.kind} books ${take.join(", ")} as job ${job.id}`,
+            );
+            for (const b of take)
+              results.set(b, { outcome: "grabbed", detail: `"${release.title}" (${source.infoHash})` });
             remaining = remaining.filter((b) => !take.includes(b));
           } catch (e) {
             errors.push(`"${release.title}": ${prowlarr.scrub(messageOf(e))}`);
@@ -107,7 +149,12 @@ export function bookChannelService(ctx: AppContext, publication: Pick<Publicatio
       }
       for (const e of errors) ctx.log(`book channel: series ${seriesId}: ${e}`);
       for (const b of remaining) {
-        results.set(b, errors.length > 0 ? { outcome: "failed", detail: errors.join("; ") } : { outcome: "no_result", detail: "no indexer result names this book of the series" });
+        results.set(
+          b,
+          errors.length > 0
+            ? { outcome: "failed", detail: errors.join("; ") }
+            : { outcome: "no_result", detail: "no indexer result names this book of the series" },
+        );
       }
     }
     return wanted.map((book) => ({ book, ...(results.get(book) as Omit<BookResult, "book">) }));
@@ -120,8 +167,17 @@ export function bookChannelService(ctx: AppContext, publication: Pick<Publicatio
    * the books and carry a marker of one of the ordered source languages; the torrent's books are
    * staged as translation sources on completion, never published.
    */
-  async function fetchForeignBooks(seriesId: number, books: readonly Label[], sources: readonly string[]): Promise<BookResult[]> {
-    if (sources.length === 0 || !translations) return [...new Set(books)].map((book) => ({ book, outcome: "disabled", detail: "no source language or no translation service" }));
+  async function fetchForeignBooks(
+    seriesId: number,
+    books: readonly Label[],
+    sources: readonly string[],
+  ): Promise<BookResult[]> {
+    if (sources.length === 0 || !translations)
+      return [...new Set(books)].map((book) => ({
+        book,
+        outcome: "disabled",
+        detail: "no source language or no translation service",
+      }));
     return grab(seriesId, books, { kind: "translation", sources });
   }
 
@@ -132,7 +188,12 @@ export function bookChannelService(ctx: AppContext, publication: Pick<Publicatio
   }
 
   /** The retention action, only ever for an imported job. */
-  async function retain(job: TorrentJobRow, t: QbtTorrent | undefined, client: QbtClient, c: IndexerConfig): Promise<void> {
+  async function retain(
+    job: TorrentJobRow,
+    t: QbtTorrent | undefined,
+    client: QbtClient,
+    c: IndexerConfig,
+  ): Promise<void> {
     const retention = (job.retention ?? c.qbittorrent.retention) as Retention;
     if (retention === "keep_seeding") return;
     // A translation torrent is kept until every translation made from it is imported.
@@ -140,10 +201,16 @@ export function bookChannelService(ctx: AppContext, publication: Pick<Publicatio
     if (t && retention === "remove_when_seeded" && !isSeeded(t)) return;
     // The torrent was fetched for the library only; its copies are in the library now.
     if (t) await client.delete([job.infoHash], true);
-    if (await jobs.transition(job.id, "imported", "removed")) ctx.log(`book channel: torrent job ${job.id}: removed from the client (${retention})`);
+    if (await jobs.transition(job.id, "imported", "removed"))
+      ctx.log(`book channel: torrent job ${job.id}: removed from the client (${retention})`);
   }
 
-  async function step(job: TorrentJobRow, t: QbtTorrent | undefined, client: QbtClient, c: IndexerConfig): Promise<void> {
+  async function step(
+    job: TorrentJobRow,
+    t: QbtTorrent | undefined,
+    client: QbtClient,
+    c: IndexerConfig,
+  ): Promise<void> {
     let state = job.state;
     if (state === "imported") return retain(job, t, client, c);
     if (!t) return fail(job, state, new Error(`the torrent ${job.infoHash} is no longer in the client`));
@@ -160,7 +227,8 @@ export function bookChannelService(ctx: AppContext, publication: Pick<Publicatio
     const mount = c.qbittorrent.mount;
     let outcome: Awaited<ReturnType<typeof importTorrentBooks>>;
     try {
-      if (!mount) throw new AppError("invalid_field", "qbittorrent.mount is not configured", { field: "qbittorrent.mount" });
+      if (!mount)
+        throw new AppError("invalid_field", "qbittorrent.mount is not configured", { field: "qbittorrent.mount" });
       const files = await client.files(job.infoHash);
       outcome =
         job.purpose === "translation"
@@ -174,17 +242,22 @@ export function bookChannelService(ctx: AppContext, publication: Pick<Publicatio
       }
       return fail(job, "importing", e);
     }
-    if (outcome.failed.length > 0) return fail(job, "importing", new Error(outcome.failed.join("; ")), outcome.imported);
+    if (outcome.failed.length > 0)
+      return fail(job, "importing", new Error(outcome.failed.join("; ")), outcome.imported);
     const note = outcome.notFound.length > 0 ? `books not in the torrent: ${outcome.notFound.join(", ")}` : null;
     if (!(await jobs.transition(job.id, "importing", "imported", { imported: outcome.imported, error: note }))) return;
-    ctx.log(`book channel: torrent job ${job.id}: imported ${outcome.imported.length} file(s)${note ? `; ${note}` : ""}`);
+    ctx.log(
+      `book channel: torrent job ${job.id}: imported ${outcome.imported.length} file(s)${note ? `; ${note}` : ""}`,
+    );
     await retain({ ...job, state: "imported" }, t, client, c);
   }
 
   async function runPoll(): Promise<void> {
     const c = await settings.load();
     if (!isActive(c)) return;
-    const open = (await jobs.open()).filter((j) => !(j.state === "imported" && (j.retention ?? c.qbittorrent.retention) === "keep_seeding"));
+    const open = (await jobs.open()).filter(
+      (j) => !(j.state === "imported" && (j.retention ?? c.qbittorrent.retention) === "keep_seeding"),
+    );
     if (open.length === 0) return;
     const client = torrentClient(c);
     let infos: QbtTorrent[];
@@ -196,7 +269,12 @@ export function bookChannelService(ctx: AppContext, publication: Pick<Publicatio
     }
     for (const job of open) {
       try {
-        await step(job, infos.find((t) => t.hash === job.infoHash), client, c);
+        await step(
+          job,
+          infos.find((t) => t.hash === job.infoHash),
+          client,
+          c,
+        );
       } catch (e) {
         // The client went away mid-step: the job keeps its state and the next poll retries.
         ctx.log(`book channel: torrent job ${job.id}: ${messageOf(e)}`);
@@ -223,7 +301,8 @@ export function bookChannelService(ctx: AppContext, publication: Pick<Publicatio
     updateSettings: (body: unknown): Promise<IndexerSettingsView> => settings.update(body),
     /** Torrent jobs, newest first; of one series when given (404 for an unknown series). */
     async jobs(seriesId?: number): Promise<TorrentJobRow[]> {
-      if (seriesId !== undefined && !(await ctx.repos.series.get(seriesId))) throw new AppError("series_not_found", `series ${seriesId} does not exist`);
+      if (seriesId !== undefined && !(await ctx.repos.series.get(seriesId)))
+        throw new AppError("series_not_found", `series ${seriesId} does not exist`);
       return jobs.list(seriesId);
     },
   };

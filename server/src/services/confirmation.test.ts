@@ -31,13 +31,23 @@ describe("confirmation tokens", () => {
     const { token } = c.sign("audit.retire", 5, snapshot);
     const [prefix, body, mac] = token.split(".") as [string, string, string];
     const forgedBody = Buffer.from(
-      canonicalJson({ kind: "audit.retire", seriesId: 5, expiresAt: now + 60_000, snapshot: { ...snapshot, files: [] } }),
+      canonicalJson({
+        kind: "audit.retire",
+        seriesId: 5,
+        expiresAt: now + 60_000,
+        snapshot: { ...snapshot, files: [] },
+      }),
     ).toString("base64url");
     const cases: [string, unknown, string, number][] = [
       ["other operation", token, "audit.reject_source", 5],
       ["other series", token, "audit.retire", 6],
       ["payload changed, old MAC", `${prefix}.${forgedBody}.${mac}`, "audit.retire", 5],
-      ["MAC of another key", createConfirmations(key("k2"), { now: () => now }).sign("audit.retire", 5, snapshot).token, "audit.retire", 5],
+      [
+        "MAC of another key",
+        createConfirmations(key("k2"), { now: () => now }).sign("audit.retire", 5, snapshot).token,
+        "audit.retire",
+        5,
+      ],
       ["MAC cut short", `${prefix}.${body}.${mac.slice(0, -2)}`, "audit.retire", 5],
       ["no MAC", `${prefix}.${body}`, "audit.retire", 5],
       ["other version", `c2.${body}.${mac}`, "audit.retire", 5],
@@ -46,11 +56,17 @@ describe("confirmation tokens", () => {
       ["empty", "", "audit.retire", 5],
       ["valid MAC over garbage", `c1.Zm9v.${key("k1").sign("confirmation:c1:Zm9v")}`, "audit.retire", 5],
     ];
-    for (const [name, t, kind, series] of cases) expect(codeOf(() => c.verify(t, kind, series)), name).toBe("400 confirmation_invalid");
+    for (const [name, t, kind, series] of cases)
+      expect(
+        codeOf(() => c.verify(t, kind, series)),
+        name,
+      ).toBe("400 confirmation_invalid");
   });
 
   it("a session cookie signed with the same key is not a token", () => {
-    const body = Buffer.from(canonicalJson({ kind: "audit.retire", seriesId: 5, expiresAt: now + 1, snapshot })).toString("base64url");
+    const body = Buffer.from(
+      canonicalJson({ kind: "audit.retire", seriesId: 5, expiresAt: now + 1, snapshot }),
+    ).toString("base64url");
     const sessionMac = key("k1").sign(`session:${body}`);
     expect(codeOf(() => c.verify(`c1.${body}.${sessionMac}`, "audit.retire", 5))).toBe("400 confirmation_invalid");
   });
@@ -74,8 +90,12 @@ describe("snapshots", () => {
 
   it("requireSameSnapshot passes equal states and answers 409 snapshot_stale otherwise", () => {
     const a = { files: [{ id: 1, sha256: "x", disk: { size: "3" } }] };
-    expect(codeOf(() => requireSameSnapshot(a, { files: [{ disk: { size: "3" }, sha256: "x", id: 1 }] }))).toBe("no error");
-    expect(codeOf(() => requireSameSnapshot(a, { files: [{ id: 1, sha256: "y", disk: { size: "3" } }] }))).toBe("409 snapshot_stale");
+    expect(codeOf(() => requireSameSnapshot(a, { files: [{ disk: { size: "3" }, sha256: "x", id: 1 }] }))).toBe(
+      "no error",
+    );
+    expect(codeOf(() => requireSameSnapshot(a, { files: [{ id: 1, sha256: "y", disk: { size: "3" } }] }))).toBe(
+      "409 snapshot_stale",
+    );
     expect(codeOf(() => requireSameSnapshot(a, { files: [] }))).toBe("409 snapshot_stale");
   });
 });

@@ -35,12 +35,20 @@ export function canonicalJson(value: unknown): string {
     if (typeof v === "bigint") return v.toString();
     if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
     const o = v as Record<string, unknown>;
-    return Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]]));
+    return Object.fromEntries(
+      Object.keys(o)
+        .sort()
+        .map((k) => [k, o[k]]),
+    );
   });
 }
 
 /** 409 snapshot_stale unless the current state equals the signed one. */
-export function requireSameSnapshot(signed: unknown, current: unknown, what = "the reviewed files, releases or mappings"): void {
+export function requireSameSnapshot(
+  signed: unknown,
+  current: unknown,
+  what = "the reviewed files, releases or mappings",
+): void {
   if (canonicalJson(signed) !== canonicalJson(current)) {
     throw new AppError("snapshot_stale", `${what} changed since the preview: preview again`);
   }
@@ -57,7 +65,10 @@ export interface Confirmations {
   verify<T>(token: unknown, kind: string, seriesId: number): T;
 }
 
-export function createConfirmations(secrets: Pick<Secrets, "sign">, options: { ttlMs?: number; now?: () => number } = {}): Confirmations {
+export function createConfirmations(
+  secrets: Pick<Secrets, "sign">,
+  options: { ttlMs?: number; now?: () => number } = {},
+): Confirmations {
   const ttl = options.ttlMs ?? CONFIRMATION_TTL_MS;
   const now = options.now ?? Date.now;
   const mac = (body: string) => secrets.sign(`confirmation:${PREFIX}:${body}`);
@@ -71,20 +82,23 @@ export function createConfirmations(secrets: Pick<Secrets, "sign">, options: { t
     },
 
     verify<T>(token: unknown, kind: string, seriesId: number): T {
-      if (typeof token !== "string" || token.length > MAX_TOKEN_LENGTH) throw invalid("confirmation must be the token a preview returned");
+      if (typeof token !== "string" || token.length > MAX_TOKEN_LENGTH)
+        throw invalid("confirmation must be the token a preview returned");
       const m = TOKEN_RE.exec(token);
       if (!m) throw invalid("the confirmation token is malformed");
       const [, body, given] = m as unknown as [string, string, string];
       const expected = Buffer.from(mac(body));
       const actual = Buffer.from(given);
-      if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) throw invalid("the confirmation token was not issued by this service");
+      if (expected.length !== actual.length || !timingSafeEqual(expected, actual))
+        throw invalid("the confirmation token was not issued by this service");
       let payload: Payload;
       try {
         payload = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as Payload;
       } catch {
         throw invalid("the confirmation token is malformed");
       }
-      if (payload.kind !== kind) throw invalid(`the confirmation token is for another operation (${String(payload.kind)})`);
+      if (payload.kind !== kind)
+        throw invalid(`the confirmation token is for another operation (${String(payload.kind)})`);
       if (payload.seriesId !== seriesId) throw invalid("the confirmation token is for another series");
       if (!(typeof payload.expiresAt === "number" && payload.expiresAt > now())) {
         throw new AppError("snapshot_stale", "the confirmation expired: preview again");

@@ -10,7 +10,14 @@ import type { Secrets } from "../secrets.ts";
 import type { EventBus } from "../events.ts";
 
 export function createRepos(db: Db) {
-  return { series: seriesRepo(db), maps: mapRepo(db), slots: slotRepo(db), files: fileRepo(db), downloads: downloadRepo(db), verifications: verificationRepo(db) };
+  return {
+    series: seriesRepo(db),
+    maps: mapRepo(db),
+    slots: slotRepo(db),
+    files: fileRepo(db),
+    downloads: downloadRepo(db),
+    verifications: verificationRepo(db),
+  };
 }
 
 export type Repos = ReturnType<typeof createRepos>;

@@ -37,6 +37,8 @@ export async function seedDemoLibraryIfEmpty(ctx: AppContext, services: Services
       await services.maps.replace(row.id, { revision, entries: demo.operatorMap }, false);
     }
   }
-  ctx.log(`demo library: ${plan.series.length} series written to ${ctx.config.libraryRoot} in ${Date.now() - started} ms`);
+  ctx.log(
+    `demo library: ${plan.series.length} series written to ${ctx.config.libraryRoot} in ${Date.now() - started} ms`,
+  );
   return true;
 }

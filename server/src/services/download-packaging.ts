@@ -11,7 +11,13 @@ import { comicInfoXml, type ComicInfoFields, type ComicInfoPage } from "../libra
 import { StoredZipWriter } from "../library/stored-zip-writer.ts";
 import { imageInfo, sniffImageType, type PageImageType } from "./image-header.ts";
 
-const EXTENSIONS: Record<PageImageType, string> = { "image/jpeg": "jpg", "image/png": "png", "image/gif": "gif", "image/webp": "webp", "image/avif": "avif" };
+const EXTENSIONS: Record<PageImageType, string> = {
+  "image/jpeg": "jpg",
+  "image/png": "png",
+  "image/gif": "gif",
+  "image/webp": "webp",
+  "image/avif": "avif",
+};
 const ENTRY_MTIME = new Date(Date.UTC(2024, 0, 1));
 
 /**
@@ -25,8 +31,10 @@ export function checkPage(bytes: Buffer, index: number): PageImageType {
   const bad = (why: string) => new AppError("image_unreadable", `page ${index}: ${why}`, { page: index });
   if (type === null) throw bad("not an image of a page format");
   const tail = bytes.subarray(Math.max(0, bytes.length - 1024));
-  if (type === "image/jpeg" && tail.lastIndexOf(Buffer.from([0xff, 0xd9])) < 0) throw bad("the JPEG is truncated (no end marker)");
-  if (type === "image/png" && tail.lastIndexOf(Buffer.from("IEND", "latin1")) < 0) throw bad("the PNG is truncated (no IEND)");
+  if (type === "image/jpeg" && tail.lastIndexOf(Buffer.from([0xff, 0xd9])) < 0)
+    throw bad("the JPEG is truncated (no end marker)");
+  if (type === "image/png" && tail.lastIndexOf(Buffer.from("IEND", "latin1")) < 0)
+    throw bad("the PNG is truncated (no IEND)");
   if (type === "image/gif" && bytes[bytes.length - 1] !== 0x3b) throw bad("the GIF is truncated (no trailer)");
   if (type === "image/webp" && bytes.readUInt32LE(4) + 8 > bytes.length) throw bad("the WebP is truncated");
   return type;
@@ -39,7 +47,10 @@ export function pageNames(pages: readonly Buffer[]): string[] {
 }
 
 /** The ComicInfo.xml of a downloaded chapter (or volume) with its Pages list. */
-export function chapterComicInfo(fields: Omit<ComicInfoFields, "Pages" | "PageCount">, pages: readonly Buffer[]): string {
+export function chapterComicInfo(
+  fields: Omit<ComicInfoFields, "Pages" | "PageCount">,
+  pages: readonly Buffer[],
+): string {
   const list: ComicInfoPage[] = pages.map((b, i) => {
     const info = imageInfo(b.subarray(0, 64 * 1024));
     const p: ComicInfoPage = { Image: i, ImageSize: b.length };

@@ -19,7 +19,8 @@ export interface DownloadsConfig {
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const text = env[name];
   if (text === undefined || text === "") return fallback;
-  if (!/^\d{1,12}$/.test(text) || Number(text) <= 0) throw new Error(`${name} must be a positive whole number, got ${JSON.stringify(text)}`);
+  if (!/^\d{1,12}$/.test(text) || Number(text) <= 0)
+    throw new Error(`${name} must be a positive whole number, got ${JSON.stringify(text)}`);
   return Number(text);
 }
 

@@ -54,11 +54,21 @@ export class JobStopped extends Error {
 
 const PROGRESS_WRITE_MS = 250;
 
-export const stagingDirOf = (ctx: AppContext, id: number) => path.join(stateDirs(ctx.config).staging, "downloads", String(id));
+export const stagingDirOf = (ctx: AppContext, id: number) =>
+  path.join(stateDirs(ctx.config).staging, "downloads", String(id));
 
 /** Applies a job event: the state machine decides, the row moves only from `from`. */
-export async function applyEvent(deps: JobDeps, row: Download, from: JobState, event: JobEvent, extra: Record<string, unknown> = {}): Promise<JobState | null> {
-  const t = transition(from, event, { baseMs: deps.ctx.config.downloads.retryBaseMs, capMs: deps.ctx.config.downloads.retryCapMs });
+export async function applyEvent(
+  deps: JobDeps,
+  row: Download,
+  from: JobState,
+  event: JobEvent,
+  extra: Record<string, unknown> = {},
+): Promise<JobState | null> {
+  const t = transition(from, event, {
+    baseMs: deps.ctx.config.downloads.retryBaseMs,
+    capMs: deps.ctx.config.downloads.retryCapMs,
+  });
   if (!t) return null;
   const data: Record<string, unknown> = { state: t.next, ...extra };
   for (const e of t.effects) {
@@ -68,23 +78,42 @@ export async function applyEvent(deps: JobDeps, row: Download, from: JobState, e
   }
   // Staging first: once the row says published/cancelled/queued, nothing of this attempt is left behind.
   // (A claimed row has one owner, so no other attempt's staging is removed here.)
-  if (t.effects.some((e) => e.type === "remove_staging")) await rm(stagingDirOf(deps.ctx, row.id), { recursive: true, force: true });
+  if (t.effects.some((e) => e.type === "remove_staging"))
+    await rm(stagingDirOf(deps.ctx, row.id), { recursive: true, force: true });
   if (!(await deps.queue.move(row.id, from, data))) return null;
   publishEvent(deps.ctx, { ...row, state: t.next, ...(data as Partial<Download>) });
   if (t.effects.some((e) => e.type === "queue_replacement")) {
-    await deps.afterDegraded(row).catch((err: unknown) => deps.ctx.log(`download ${row.id}: queueing a replacement failed: ${(err as Error).message}`));
+    await deps
+      .afterDegraded(row)
+      .catch((err: unknown) =>
+        deps.ctx.log(`download ${row.id}: queueing a replacement failed: ${(err as Error).message}`),
+      );
   }
   return t.next;
 }
 
-export function publishEvent(ctx: AppContext, row: Pick<Download, "id" | "seriesId" | "state" | "pagesDone" | "pagesTotal" | "error">): void {
-  ctx.events.downloads.publish({ downloadId: row.id, seriesId: row.seriesId, state: row.state, pagesDone: row.pagesDone, pagesTotal: row.pagesTotal, error: row.error });
+export function publishEvent(
+  ctx: AppContext,
+  row: Pick<Download, "id" | "seriesId" | "state" | "pagesDone" | "pagesTotal" | "error">,
+): void {
+  ctx.events.downloads.publish({
+    downloadId: row.id,
+    seriesId: row.seriesId,
+    state: row.state,
+    pagesDone: row.pagesDone,
+    pagesTotal: row.pagesTotal,
+    error: row.error,
+  });
   if (row.state !== "fetching") ctx.events.publish("series_changed", row.seriesId);
 }
 
 /** The library name of a downloaded release, as the file-name parser reads it back. */
-export function downloadFileName(title: string, row: Pick<Download, "kind" | "volume" | "chapter" | "part" | "scanlator">): string {
-  const number = row.kind === "volume" ? `v${paddedLabel(row.volume ?? "0", 2)}` : `c${paddedLabel(row.chapter ?? "0")}`;
+export function downloadFileName(
+  title: string,
+  row: Pick<Download, "kind" | "volume" | "chapter" | "part" | "scanlator">,
+): string {
+  const number =
+    row.kind === "volume" ? `v${paddedLabel(row.volume ?? "0", 2)}` : `c${paddedLabel(row.chapter ?? "0")}`;
   const part = row.part !== null ? ` (part ${row.part})` : "";
   const group = row.scanlator ? ` [${safeName(row.scanlator, 60).replace(/[[\]]/g, "")}]` : "";
   return `${safeName(`${title} - ${number}${part}${group}`)}.cbz`;
@@ -97,7 +126,11 @@ export async function runJob(deps: JobDeps, claimed: Download, signal: AbortSign
   const stopped = () => (signal.aborted ? (signal.reason as JobStopped) : null);
   try {
     const found = await deps.lookup.forMapping(claimed.sourceMappingId!);
-    if (!found) throw new AppError("mapping_not_found", `source mapping ${claimed.sourceMappingId} is gone or its provider is not configured`);
+    if (!found)
+      throw new AppError(
+        "mapping_not_found",
+        `source mapping ${claimed.sourceMappingId} is gone or its provider is not configured`,
+      );
     const chapter = await found.provider.pages(found.mapping.sourceId, claimed.externalId!, { signal });
     if (chapter.count <= 0) throw new ProviderError("the provider lists no page for this chapter", false);
     await deps.queue.move(claimed.id, "fetching", { pagesTotal: chapter.count, pagesDone: 0 });
@@ -133,7 +166,11 @@ export async function runJob(deps: JobDeps, claimed: Download, signal: AbortSign
       // The row is degraded already (judge wrote it): run the machine's effects for it.
       await rm(stagingDirOf(ctx, claimed.id), { recursive: true, force: true });
       publishEvent(ctx, { ...claimed, state: "degraded", pagesDone: pages.length, pagesTotal: pages.length });
-      await deps.afterDegraded(claimed).catch((err: unknown) => ctx.log(`download ${claimed.id}: queueing a replacement failed: ${(err as Error).message}`));
+      await deps
+        .afterDegraded(claimed)
+        .catch((err: unknown) =>
+          ctx.log(`download ${claimed.id}: queueing a replacement failed: ${(err as Error).message}`),
+        );
       return;
     }
     state = "publishing";
@@ -154,14 +191,29 @@ export async function runJob(deps: JobDeps, claimed: Download, signal: AbortSign
       publishEvent(ctx, { ...claimed, state: "failed", error: isAppError(e) ? `${e.code}: ${e.message}` : String(e) });
       return;
     }
-    const text = e instanceof ProviderError ? `provider: ${e.message}` : isAppError(e) ? `${e.code}: ${e.message}` : `internal: ${(e as Error).message}`;
-    if (!isAppError(e) && !(e instanceof ProviderError)) ctx.log(`download ${claimed.id}: ${(e as Error).stack ?? String(e)}`);
-    const event: JobEvent = e instanceof ProviderError && e.transient ? { type: "transient", attempts: claimed.attempts, error: text } : { type: "permanent", error: text };
+    const text =
+      e instanceof ProviderError
+        ? `provider: ${e.message}`
+        : isAppError(e)
+          ? `${e.code}: ${e.message}`
+          : `internal: ${(e as Error).message}`;
+    if (!isAppError(e) && !(e instanceof ProviderError))
+      ctx.log(`download ${claimed.id}: ${(e as Error).stack ?? String(e)}`);
+    const event: JobEvent =
+      e instanceof ProviderError && e.transient
+        ? { type: "transient", attempts: claimed.attempts, error: text }
+        : { type: "permanent", error: text };
     await applyEvent(deps, claimed, current, event);
   }
 }
 
-async function packageAndPublish(deps: JobDeps, row: Download, pages: Buffer[], providerName: string, mapping: ProviderMapping): Promise<number> {
+async function packageAndPublish(
+  deps: JobDeps,
+  row: Download,
+  pages: Buffer[],
+  providerName: string,
+  mapping: ProviderMapping,
+): Promise<number> {
   const { ctx } = deps;
   const series = await ctx.repos.series.get(row.seriesId);
   if (!series) throw new AppError("series_not_found", `series ${row.seriesId} does not exist`);
@@ -181,7 +233,13 @@ async function packageAndPublish(deps: JobDeps, row: Download, pages: Buffer[], 
     pages,
   );
   await writeChapterCbz(stagedPath, pages, xml);
-  const replaces = row.replacesFileId === null ? null : await ctx.db.libraryFile.findFirst({ where: { id: row.replacesFileId, state: "active" }, select: { id: true } });
+  const replaces =
+    row.replacesFileId === null
+      ? null
+      : await ctx.db.libraryFile.findFirst({
+          where: { id: row.replacesFileId, state: "active" },
+          select: { id: true },
+        });
   const result = await deps.publication.publish({
     seriesId: row.seriesId,
     stagedPath,
@@ -209,7 +267,14 @@ async function packageAndPublish(deps: JobDeps, row: Download, pages: Buffer[], 
       externalId: row.externalId,
       scanlator: row.scanlator,
     },
-    ...(replaces ? { retireAfter: { fileIds: [replaces.id], reason: `replaced by download ${row.id} from ${providerName} (the old file was degraded)` } } : {}),
+    ...(replaces
+      ? {
+          retireAfter: {
+            fileIds: [replaces.id],
+            reason: `replaced by download ${row.id} from ${providerName} (the old file was degraded)`,
+          },
+        }
+      : {}),
   });
   return result.fileId;
 }

@@ -20,7 +20,18 @@ export function registryLookup(ctx: AppContext): ProviderLookup {
       const m = await ctx.db.sourceMapping.findUnique({ where: { id: mappingId } });
       if (!m || m.state !== "active") return null;
       const provider = await registry.forProviderId(m.providerId);
-      return provider ? { provider, mapping: { id: m.id, seriesId: m.seriesId, providerId: m.providerId, sourceId: m.sourceId, language: m.language } } : null;
+      return provider
+        ? {
+            provider,
+            mapping: {
+              id: m.id,
+              seriesId: m.seriesId,
+              providerId: m.providerId,
+              sourceId: m.sourceId,
+              language: m.language,
+            },
+          }
+        : null;
     },
   };
 }
@@ -41,7 +52,11 @@ function wantedMonitor(ctx: AppContext, wanted: WantedService) {
 
   async function cycle() {
     const out = { series: 0, queued: 0, failed: 0 };
-    const series = await ctx.db.series.findMany({ where: { monitored: true }, select: { id: true }, orderBy: { id: "asc" } });
+    const series = await ctx.db.series.findMany({
+      where: { monitored: true },
+      select: { id: true },
+      orderBy: { id: "asc" },
+    });
     for (const { id } of series) {
       try {
         // Not forced: a series backing off only has its ledger refreshed.
@@ -52,7 +67,10 @@ function wantedMonitor(ctx: AppContext, wanted: WantedService) {
         ctx.log(`wanted: series ${id}: ${(e as Error).message}`);
       }
     }
-    await wanted.bookChannel()?.poll().catch((e: unknown) => ctx.log(`wanted: book channel poll failed: ${(e as Error).message}`));
+    await wanted
+      .bookChannel()
+      ?.poll()
+      .catch((e: unknown) => ctx.log(`wanted: book channel poll failed: ${(e as Error).message}`));
     return out;
   }
 
@@ -66,7 +84,12 @@ function wantedMonitor(ctx: AppContext, wanted: WantedService) {
 
   return {
     runNow,
-    status: (): WantedMonitorStatus => ({ lastRun: lastRun?.toISOString() ?? null, nextRun: nextRun?.toISOString() ?? null, running: current !== null, lastOutcome }),
+    status: (): WantedMonitorStatus => ({
+      lastRun: lastRun?.toISOString() ?? null,
+      nextRun: nextRun?.toISOString() ?? null,
+      running: current !== null,
+      lastOutcome,
+    }),
     start(intervalMs: number): void {
       const schedule = () => {
         nextRun = new Date(Date.now() + intervalMs);
@@ -99,7 +122,10 @@ export function downloadServices(ctx: AppContext, publication: Publication) {
 }
 
 /** Starts the workers (after the publication's recovery) and the Wanted schedule; returns the stop. */
-export async function startDownloads(ctx: AppContext, services: ReturnType<typeof downloadServices> & { bookChannel?: BookChannel }): Promise<() => Promise<void>> {
+export async function startDownloads(
+  ctx: AppContext,
+  services: ReturnType<typeof downloadServices> & { bookChannel?: BookChannel },
+): Promise<() => Promise<void>> {
   services.wanted.useBookChannel(services.bookChannel);
   await services.downloadPipeline.start();
   services.wantedMonitor.start(ctx.config.downloads.wantedIntervalSeconds * 1000);

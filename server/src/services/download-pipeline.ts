@@ -19,7 +19,13 @@ import type { Publication } from "../library/publication.ts";
 import { downloadQueueRepo } from "../repositories/download-queue-repo.ts";
 import type { AppContext } from "./context.ts";
 import { applyEvent, JobStopped, runJob, type JobDeps, type ProviderLookup } from "./download-pipeline-job.ts";
-import { downloadView, DOWNLOAD_STATES, type DownloadService, type DownloadState, type DownloadView } from "./download-service.ts";
+import {
+  downloadView,
+  DOWNLOAD_STATES,
+  type DownloadService,
+  type DownloadState,
+  type DownloadView,
+} from "./download-service.ts";
 
 export type { ProviderLookup, ProviderMapping } from "./download-pipeline-job.ts";
 
@@ -31,7 +37,11 @@ interface Running {
 
 export function downloadPipeline(
   ctx: AppContext,
-  deps: { downloads: Pick<DownloadService, "judge">; publication: Pick<Publication, "publish">; lookup: ProviderLookup },
+  deps: {
+    downloads: Pick<DownloadService, "judge">;
+    publication: Pick<Publication, "publish">;
+    lookup: ProviderLookup;
+  },
 ) {
   const queue = downloadQueueRepo(ctx.db);
   const running = new Map<number, Running>();
@@ -42,7 +52,14 @@ export function downloadPipeline(
   let ticking: Promise<void> | null = null;
   let again = false;
 
-  const jobDeps = (): JobDeps => ({ ctx, queue, downloads: deps.downloads, publication: deps.publication, lookup, afterDegraded: (r) => afterDegraded(r) });
+  const jobDeps = (): JobDeps => ({
+    ctx,
+    queue,
+    downloads: deps.downloads,
+    publication: deps.publication,
+    lookup,
+    afterDegraded: (r) => afterDegraded(r),
+  });
 
   async function resume(): Promise<{ requeued: number; published: number; cancelled: number }> {
     const out = { requeued: 0, published: 0, cancelled: 0 };
@@ -63,7 +80,8 @@ export function downloadPipeline(
       const row = /^\d+$/.test(name) ? await queue.get(Number(name)) : null;
       if (!row || row.state !== "publishing") await rm(path.join(dir, name), { recursive: true, force: true });
     }
-    if (out.requeued + out.published + out.cancelled > 0) ctx.log(`downloads: resumed ${out.requeued}, found published ${out.published}, cancelled ${out.cancelled}`);
+    if (out.requeued + out.published + out.cancelled > 0)
+      ctx.log(`downloads: resumed ${out.requeued}, found published ${out.published}, cancelled ${out.cancelled}`);
     return out;
   }
 
@@ -89,7 +107,8 @@ export function downloadPipeline(
       const providerId = row.sourceMapping?.providerId ?? 0;
       if ((perProvider.get(providerId) ?? 0) >= cfg.perProvider || running.has(row.id)) continue;
       const attempts = row.attempts + 1;
-      if (!(await queue.move(row.id, "queued", { state: "fetching", attempts, pagesDone: 0, nextAttemptAt: null }))) continue;
+      if (!(await queue.move(row.id, "queued", { state: "fetching", attempts, pagesDone: 0, nextAttemptAt: null })))
+        continue;
       perProvider.set(providerId, (perProvider.get(providerId) ?? 0) + 1);
       const { sourceMapping: _m, ...plain } = row;
       const claimed: Download = { ...plain, state: "fetching", attempts, pagesDone: 0 };
@@ -129,7 +148,10 @@ export function downloadPipeline(
   }
 
   async function view(id: number): Promise<DownloadView> {
-    const row = await ctx.db.download.findUniqueOrThrow({ where: { id }, include: { sourceMapping: { select: { provider: { select: { name: true } } } } } });
+    const row = await ctx.db.download.findUniqueOrThrow({
+      where: { id },
+      include: { sourceMapping: { select: { provider: { select: { name: true } } } } },
+    });
     return downloadView(row);
   }
 
@@ -164,7 +186,8 @@ export function downloadPipeline(
     /** The queue across series, newest first, optionally only some states. */
     async list(states?: readonly DownloadState[]): Promise<DownloadView[]> {
       for (const s of states ?? []) {
-        if (!(DOWNLOAD_STATES as readonly string[]).includes(s)) throw new AppError("invalid_field", `unknown download state ${JSON.stringify(s)}`, { field: "state" });
+        if (!(DOWNLOAD_STATES as readonly string[]).includes(s))
+          throw new AppError("invalid_field", `unknown download state ${JSON.stringify(s)}`, { field: "state" });
       }
       return (await queue.list({ states: states && states.length > 0 ? states : undefined })).map(downloadView);
     },

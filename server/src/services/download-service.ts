@@ -25,7 +25,17 @@ import type { Download } from "../generated/prisma/client.ts";
 import { statsOfPages } from "../library/page-stats.ts";
 import type { AppContext } from "./context.ts";
 
-export const DOWNLOAD_STATES = ["queued", "waiting", "fetching", "judging", "degraded", "publishing", "published", "failed", "cancelled"] as const;
+export const DOWNLOAD_STATES = [
+  "queued",
+  "waiting",
+  "fetching",
+  "judging",
+  "degraded",
+  "publishing",
+  "published",
+  "failed",
+  "cancelled",
+] as const;
 export type DownloadState = (typeof DOWNLOAD_STATES)[number];
 /** States before packaging: the pages may still be judged. */
 export const JUDGEABLE_STATES: readonly DownloadState[] = ["queued", "fetching", "judging"];
@@ -120,15 +130,23 @@ export function downloadService(ctx: AppContext) {
      * needs a replacement) or passed on to `publishing`. A page that is no readable image fails the
      * download (state `failed`, the coded error recorded) and the error is rethrown.
      */
-    async judge(downloadId: number, pages: readonly Buffer[]): Promise<{ download: DownloadView; verdict: ConformityVerdict }> {
-      if (judging.has(downloadId)) throw new AppError("download_not_judgeable", `download ${downloadId} is being judged already`);
+    async judge(
+      downloadId: number,
+      pages: readonly Buffer[],
+    ): Promise<{ download: DownloadView; verdict: ConformityVerdict }> {
+      if (judging.has(downloadId))
+        throw new AppError("download_not_judgeable", `download ${downloadId} is being judged already`);
       judging.add(downloadId);
       try {
         const row = await requireRow(downloadId);
         if (!(JUDGEABLE_STATES as readonly string[]).includes(row.state)) {
-          throw new AppError("download_not_judgeable", `download ${downloadId} is ${row.state}: only ${JUDGEABLE_STATES.join(", ")} downloads are judged`, {
-            state: row.state,
-          });
+          throw new AppError(
+            "download_not_judgeable",
+            `download ${downloadId} is ${row.state}: only ${JUDGEABLE_STATES.join(", ")} downloads are judged`,
+            {
+              state: row.state,
+            },
+          );
         }
         if (pages.length === 0) throw new AppError("bad_request", "a download without pages cannot be judged");
         if (!(await store.transition(row.id, row.state, { state: "judging" }))) {
@@ -154,7 +172,8 @@ export function downloadService(ctx: AppContext) {
           needsReplacement: degraded,
           error: null,
         });
-        if (!written) throw new AppError("download_not_judgeable", `download ${downloadId} changed state while it was judged`);
+        if (!written)
+          throw new AppError("download_not_judgeable", `download ${downloadId} changed state while it was judged`);
         if (degraded) {
           const f = verdict.figures;
           ctx.log(
@@ -170,13 +189,23 @@ export function downloadService(ctx: AppContext) {
 
     /** The downloads of a series, newest first. */
     async list(seriesId: number): Promise<DownloadView[]> {
-      if (!(await ctx.repos.series.get(seriesId))) throw new AppError("series_not_found", `series ${seriesId} does not exist`);
-      const rows = await ctx.db.download.findMany({ where: { seriesId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], include: { sourceMapping: { select: { provider: { select: { name: true } } } } } });
+      if (!(await ctx.repos.series.get(seriesId)))
+        throw new AppError("series_not_found", `series ${seriesId} does not exist`);
+      const rows = await ctx.db.download.findMany({
+        where: { seriesId },
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+        include: { sourceMapping: { select: { provider: { select: { name: true } } } } },
+      });
       return rows.map(downloadView);
     },
 
     async get(id: number): Promise<DownloadView> {
-      return downloadView(await ctx.db.download.findUniqueOrThrow({ where: { id: (await requireRow(id)).id }, include: { sourceMapping: { select: { provider: { select: { name: true } } } } } }));
+      return downloadView(
+        await ctx.db.download.findUniqueOrThrow({
+          where: { id: (await requireRow(id)).id },
+          include: { sourceMapping: { select: { provider: { select: { name: true } } } } },
+        }),
+      );
     },
   };
 }

@@ -28,8 +28,14 @@ export function externalPriority(ctx: AppContext, publication: Pick<Publication,
     const out: Replaced[] = [];
     for (const r of assemblyReplacements(snapshot, index)) {
       const retired = await publication.retire(r.assembledFileIds, REPLACED_REASON);
-      out.push({ ...r, seriesId, retired: retired.map((x) => ({ fileId: x.fileId, recycleEntryId: x.recycleEntryId })) });
-      ctx.log(`assembly: book ${r.volume} of series ${seriesId} replaced by an external volume (files ${r.externalFileIds.join(", ")})`);
+      out.push({
+        ...r,
+        seriesId,
+        retired: retired.map((x) => ({ fileId: x.fileId, recycleEntryId: x.recycleEntryId })),
+      });
+      ctx.log(
+        `assembly: book ${r.volume} of series ${seriesId} replaced by an external volume (files ${r.externalFileIds.join(", ")})`,
+      );
     }
     if (out.length > 0) ctx.events.publish("series_changed", seriesId);
     return out;
@@ -37,7 +43,11 @@ export function externalPriority(ctx: AppContext, publication: Pick<Publication,
 
   /** Every series that has an active assembled book (few): the scan does not say which it touched. */
   async function applyAll(): Promise<Replaced[]> {
-    const rows = await ctx.db.libraryFile.findMany({ where: { state: "active", origin: "assembled", kind: "book" }, select: { seriesId: true }, distinct: ["seriesId"] });
+    const rows = await ctx.db.libraryFile.findMany({
+      where: { state: "active", origin: "assembled", kind: "book" },
+      select: { seriesId: true },
+      distinct: ["seriesId"],
+    });
     const out: Replaced[] = [];
     for (const { seriesId } of rows) out.push(...(await applySeries(seriesId)));
     return out;
@@ -49,13 +59,19 @@ export function externalPriority(ctx: AppContext, publication: Pick<Publication,
 export type ExternalPriority = ReturnType<typeof externalPriority>;
 
 /** The scan, followed by the priority step (a failure of the step is logged, the scan stands). */
-export function scanWithPriority<S extends { scan(): Promise<unknown> }>(ctx: AppContext, scan: S, priority: ExternalPriority): S & { running(): boolean } {
+export function scanWithPriority<S extends { scan(): Promise<unknown> }>(
+  ctx: AppContext,
+  scan: S,
+  priority: ExternalPriority,
+): S & { running(): boolean } {
   let running = 0;
   const run = async () => {
     running += 1;
     try {
       const result = await scan.scan();
-      await priority.applyAll().catch((e: unknown) => ctx.log(`assembly: external priority after scan failed: ${(e as Error).message}`));
+      await priority
+        .applyAll()
+        .catch((e: unknown) => ctx.log(`assembly: external priority after scan failed: ${(e as Error).message}`));
       return result;
     } finally {
       running -= 1;
@@ -73,7 +89,9 @@ export function publicationWithPriority(ctx: AppContext, publication: Publicatio
     async publish(input: PublishInput): Promise<PublishResult> {
       const result = await publication.publish(input);
       if (input.file.kind === "book" && input.file.origin !== "assembled") {
-        await priority.applySeries(input.seriesId).catch((e: unknown) => ctx.log(`assembly: external priority after publish failed: ${(e as Error).message}`));
+        await priority
+          .applySeries(input.seriesId)
+          .catch((e: unknown) => ctx.log(`assembly: external priority after publish failed: ${(e as Error).message}`));
       }
       return result;
     },

@@ -47,8 +47,7 @@ export interface FilePages {
 }
 
 export type PageBytes =
-  | { notModified: true; etag: string }
-  | { notModified: false; etag: string | null; data: Buffer; contentType: string };
+  { notModified: true; etag: string } | { notModified: false; etag: string | null; data: Buffer; contentType: string };
 
 /** Listings kept (a few books being read at once). */
 export const LISTING_CACHE = 16;
@@ -95,7 +94,18 @@ export function filePagesService(ctx: AppContext) {
   async function record(fileId: number): Promise<FileRecord> {
     const row = await ctx.db.libraryFile.findUnique({
       where: { id: fileId },
-      select: { id: true, seriesId: true, path: true, kind: true, volume: true, chapter: true, sha256: true, size: true, mtimeMs: true, state: true },
+      select: {
+        id: true,
+        seriesId: true,
+        path: true,
+        kind: true,
+        volume: true,
+        chapter: true,
+        sha256: true,
+        size: true,
+        mtimeMs: true,
+        state: true,
+      },
     });
     if (!row || row.state !== "active") throw new AppError("file_not_found", `no library file ${fileId} on disk`);
     const fp = { sha256: row.sha256, size: Number(row.size), mtimeMs: Number(row.mtimeMs) };
@@ -115,7 +125,12 @@ export function filePagesService(ctx: AppContext) {
   return {
     async pages(fileId: number): Promise<FilePages> {
       const f = await record(fileId);
-      const head = { fileId: f.id, seriesId: f.seriesId, kind: f.kind === "book" ? ("book" as const) : ("chapter" as const), number: f.kind === "book" ? f.volume : f.chapter };
+      const head = {
+        fileId: f.id,
+        seriesId: f.seriesId,
+        kind: f.kind === "book" ? ("book" as const) : ("chapter" as const),
+        number: f.kind === "book" ? f.volume : f.chapter,
+      };
       const cached = listings.get(f.key);
       if (cached && (await unchanged(f))) {
         listings.delete(f.key);
@@ -126,7 +141,13 @@ export function filePagesService(ctx: AppContext) {
         const out: FilePage[] = [];
         for (const [i, p] of archive.pages.entries()) {
           const info = await pageInfo(archive, p);
-          out.push({ index: i + 1, name: p.name, width: info?.width ?? null, height: info?.height ?? null, url: pageUrl(f.id, i + 1) });
+          out.push({
+            index: i + 1,
+            name: p.name,
+            width: info?.width ?? null,
+            height: info?.height ?? null,
+            url: pageUrl(f.id, i + 1),
+          });
         }
         return out;
       });
@@ -141,16 +162,20 @@ export function filePagesService(ctx: AppContext) {
     /** One page's bytes; `ifNoneMatch` naming the current ETag answers notModified without opening the archive. */
     async page(fileId: number, index: number, ifNoneMatch?: string | null): Promise<PageBytes> {
       const f = await record(fileId);
-      if (!Number.isSafeInteger(index) || index < 1) throw new AppError("page_not_found", `page ${index} does not exist (pages count from 1)`);
+      if (!Number.isSafeInteger(index) || index < 1)
+        throw new AppError("page_not_found", `page ${index} does not exist (pages count from 1)`);
       const same = await unchanged(f);
       const etag = same ? `"${f.key}-p${index}"` : null;
-      if (etag && ifNoneMatch && ifNoneMatch.split(",").some((t) => t.trim() === etag || t.trim() === `W/${etag}`)) return { notModified: true, etag };
+      if (etag && ifNoneMatch && ifNoneMatch.split(",").some((t) => t.trim() === etag || t.trim() === `W/${etag}`))
+        return { notModified: true, etag };
       const data = await withArchive(f.abs, ctx.config.archiveLimits, async (archive) => {
-        if (index > archive.pages.length) throw new AppError("page_not_found", `file ${fileId} has ${archive.pages.length} pages, not ${index}`);
+        if (index > archive.pages.length)
+          throw new AppError("page_not_found", `file ${fileId} has ${archive.pages.length} pages, not ${index}`);
         return archive.readPage(index - 1);
       });
       const contentType = sniffImageType(data);
-      if (!contentType) throw new AppError("image_unreadable", `page ${index} is not a JPEG, PNG, WebP, GIF or AVIF image`);
+      if (!contentType)
+        throw new AppError("image_unreadable", `page ${index} is not a JPEG, PNG, WebP, GIF or AVIF image`);
       return { notModified: false, etag, data, contentType };
     },
   };

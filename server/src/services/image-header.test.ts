@@ -2,7 +2,8 @@ import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { imageInfo, sniffImageType } from "./image-header.ts";
 
-const base = (width: number, height: number) => sharp({ create: { width, height, channels: 3, background: { r: 40, g: 120, b: 200 } } });
+const base = (width: number, height: number) =>
+  sharp({ create: { width, height, channels: 3, background: { r: 40, g: 120, b: 200 } } });
 
 describe("imageInfo from the first bytes", () => {
   it("reads type and size of JPEG, PNG, GIF, WebP (lossy and lossless) and AVIF as sharp decodes them", async () => {
@@ -18,7 +19,11 @@ describe("imageInfo from the first bytes", () => {
     ];
     for (const [type, data] of cases) {
       const meta = await sharp(data).metadata();
-      expect(imageInfo(data.subarray(0, 8192)), `${type} ${meta.width}x${meta.height}`).toEqual({ contentType: type, width: meta.width, height: meta.height });
+      expect(imageInfo(data.subarray(0, 8192)), `${type} ${meta.width}x${meta.height}`).toEqual({
+        contentType: type,
+        width: meta.width,
+        height: meta.height,
+      });
     }
   });
 
@@ -32,7 +37,11 @@ describe("imageInfo from the first bytes", () => {
   it("a header cut short gives the type without a size; other bytes give null", async () => {
     const jpeg = await base(50, 60).jpeg().withMetadata({ orientation: 1 }).toBuffer();
     expect(imageInfo(jpeg.subarray(0, 40))).toEqual({ contentType: "image/jpeg", width: null, height: null });
-    expect(imageInfo((await base(10, 10).png().toBuffer()).subarray(0, 12))).toEqual({ contentType: "image/png", width: null, height: null });
+    expect(imageInfo((await base(10, 10).png().toBuffer()).subarray(0, 12))).toEqual({
+      contentType: "image/png",
+      width: null,
+      height: null,
+    });
     expect(imageInfo(Buffer.from("<svg xmlns='http://www.w3.org/2000/svg'/>"))).toBeNull();
     expect(sniffImageType(Buffer.alloc(0))).toBeNull();
     expect(sniffImageType(Buffer.from("II*\0"))).toBeNull(); // TIFF is not a page format

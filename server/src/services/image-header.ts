@@ -20,7 +20,8 @@ export interface PageImageInfo {
 /** Bytes read from the start of an entry to find its size; JPEG EXIF/ICC blocks can push SOF this far. */
 export const IMAGE_HEADER_PREFIX_BYTES = 64 * 1024;
 
-const ascii = (b: Buffer, at: number, len: number): string => (at + len <= b.length ? b.toString("latin1", at, at + len) : "");
+const ascii = (b: Buffer, at: number, len: number): string =>
+  at + len <= b.length ? b.toString("latin1", at, at + len) : "";
 
 /** The content type from the magic bytes; null when the bytes are none of the page formats. */
 export function sniffImageType(b: Buffer): PageImageType | null {
@@ -32,7 +33,8 @@ export function sniffImageType(b: Buffer): PageImageType | null {
   return null;
 }
 
-const size = (width: number, height: number): { width: number; height: number } | null => (width > 0 && height > 0 ? { width, height } : null);
+const size = (width: number, height: number): { width: number; height: number } | null =>
+  width > 0 && height > 0 ? { width, height } : null;
 
 /** EXIF orientation 5–8 turns the picture a quarter: width and height swap. */
 function exifTurns(b: Buffer, start: number, end: number): boolean {
@@ -110,8 +112,13 @@ export function imageInfo(prefix: Buffer): PageImageInfo | null {
   let s: { width: number; height: number } | null;
   try {
     if (contentType === "image/jpeg") s = jpegSize(prefix);
-    else if (contentType === "image/png") s = prefix.length >= 24 && ascii(prefix, 12, 4) === "IHDR" ? size(prefix.readUInt32BE(16), prefix.readUInt32BE(20)) : null;
-    else if (contentType === "image/gif") s = prefix.length >= 10 ? size(prefix.readUInt16LE(6), prefix.readUInt16LE(8)) : null;
+    else if (contentType === "image/png")
+      s =
+        prefix.length >= 24 && ascii(prefix, 12, 4) === "IHDR"
+          ? size(prefix.readUInt32BE(16), prefix.readUInt32BE(20))
+          : null;
+    else if (contentType === "image/gif")
+      s = prefix.length >= 10 ? size(prefix.readUInt16LE(6), prefix.readUInt16LE(8)) : null;
     else if (contentType === "image/webp") s = webpSize(prefix);
     else s = avifSize(prefix);
   } catch {

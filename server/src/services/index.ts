@@ -25,11 +25,15 @@ import { translationSettingsService, type TranslationSettingsService } from "./t
 /** The use cases. REST routes and GraphQL resolvers both call these and nothing else. */
 export function createServices(ctx: AppContext) {
   const publication = publicationWithPriority(ctx, createPublication(ctx));
-  const assembly = assemblyService(ctx, publication), scan = scanWithPriority(ctx, scanService(ctx), externalPriority(ctx, publication));
+  const assembly = assemblyService(ctx, publication),
+    scan = scanWithPriority(ctx, scanService(ctx), externalPriority(ctx, publication));
   const units = unitsService(ctx);
   const dl = downloadServices(ctx, publication);
-  const sourceSettings = sourceSettingsService(ctx), providers = providerRegistry(ctx, sourceSettings), sources = sourcesService(ctx, providers);
-  const translations = translationServices(ctx, dl.wanted), translationSettings = translationSettingsService(ctx);
+  const sourceSettings = sourceSettingsService(ctx),
+    providers = providerRegistry(ctx, sourceSettings),
+    sources = sourcesService(ctx, providers);
+  const translations = translationServices(ctx, dl.wanted),
+    translationSettings = translationSettingsService(ctx);
   const worker = translationWorker(ctx, { publication });
   // A job created, retried, cancelled or resumed wakes the worker, which sleeps while idle.
   translations.translations.useWorker(() => worker.kick());
@@ -77,7 +81,8 @@ function followTranslationToggles(
       await jobs.pauseAll("toggle_off");
       return;
     }
-    for (const s of await ctx.db.series.findMany({ where: { translationFallbackEnabled: true }, select: { id: true } })) await jobs.resumeAll(s.id);
+    for (const s of await ctx.db.series.findMany({ where: { translationFallbackEnabled: true }, select: { id: true } }))
+      await jobs.resumeAll(s.id);
   });
   series.onUpdated(async (before, after) => {
     if (after.language !== before.language) await jobs.onDestinationChanged(after.id, after.language);

@@ -7,32 +7,39 @@ import { parseLabel, type Label } from "../domain/labels.ts";
 import type { MapEntryFacts } from "../domain/types.ts";
 
 export function asObject(v: unknown, what = "body"): Record<string, unknown> {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) throw new AppError("bad_request", `${what} must be a JSON object`);
+  if (typeof v !== "object" || v === null || Array.isArray(v))
+    throw new AppError("bad_request", `${what} must be a JSON object`);
   return v as Record<string, unknown>;
 }
 
 /** Exact decimal labels travel as strings ("0", "10.5"), never floats. */
 export function asLabel(v: unknown, field: string): Label {
-  if (typeof v !== "string") throw new AppError("invalid_label", `${field} must be an exact decimal string such as "7" or "10.5"`, { field });
+  if (typeof v !== "string")
+    throw new AppError("invalid_label", `${field} must be an exact decimal string such as "7" or "10.5"`, { field });
   const l = parseLabel(v);
-  if (l === null) throw new AppError("invalid_label", `${field} is not an exact decimal number: ${JSON.stringify(v)}`, { field });
+  if (l === null)
+    throw new AppError("invalid_label", `${field} is not an exact decimal number: ${JSON.stringify(v)}`, { field });
   return l;
 }
 
 export function asRevision(v: unknown): number {
   if (typeof v !== "number" || !Number.isInteger(v) || v < 0) {
-    throw new AppError("bad_request", "revision must be the non-negative integer read with the map", { field: "revision" });
+    throw new AppError("bad_request", "revision must be the non-negative integer read with the map", {
+      field: "revision",
+    });
   }
   return v;
 }
 
 export function asEntries(v: unknown, field = "entries"): MapEntryFacts[] {
-  if (!Array.isArray(v)) throw new AppError("bad_request", `${field} must be an array of { volume, chapters }`, { field });
+  if (!Array.isArray(v))
+    throw new AppError("bad_request", `${field} must be an array of { volume, chapters }`, { field });
   if (v.length > 5000) throw new AppError("bad_request", `${field} has too many entries`, { field });
   return v.map((raw, i) => {
     const o = asObject(raw, `${field}[${i}]`);
     const volume = asLabel(o.volume, `${field}[${i}].volume`);
-    if (!Array.isArray(o.chapters)) throw new AppError("bad_request", `${field}[${i}].chapters must be an array (empty = unknown)`, { field });
+    if (!Array.isArray(o.chapters))
+      throw new AppError("bad_request", `${field}[${i}].chapters must be an array (empty = unknown)`, { field });
     if (o.chapters.length > 5000) throw new AppError("bad_request", `${field}[${i}].chapters is too long`, { field });
     const chapters = o.chapters.map((c, j) => asLabel(c, `${field}[${i}].chapters[${j}]`));
     return { volume, chapters };
@@ -41,7 +48,8 @@ export function asEntries(v: unknown, field = "entries"): MapEntryFacts[] {
 
 export function asId(v: string | number | undefined, what = "id"): number {
   const n = typeof v === "number" ? v : Number(v);
-  if (!Number.isInteger(n) || n <= 0 || n > 2 ** 31 - 1) throw new AppError("bad_request", `${what} must be a positive integer`);
+  if (!Number.isInteger(n) || n <= 0 || n > 2 ** 31 - 1)
+    throw new AppError("bad_request", `${what} must be a positive integer`);
   return n;
 }
 
@@ -55,11 +63,16 @@ export function optionalBoolean(o: Record<string, unknown>, key: string): boolea
 export function optionalString(o: Record<string, unknown>, key: string, max = 500): string | undefined {
   const v = o[key];
   if (v === undefined) return undefined;
-  if (typeof v !== "string" || v.length > max) throw new AppError("invalid_field", `${key} must be a string of at most ${max} characters`, { field: key });
+  if (typeof v !== "string" || v.length > max)
+    throw new AppError("invalid_field", `${key} must be a string of at most ${max} characters`, { field: key });
   return v;
 }
 
-export function optionalEnum<T extends string>(o: Record<string, unknown>, key: string, values: readonly T[]): T | undefined {
+export function optionalEnum<T extends string>(
+  o: Record<string, unknown>,
+  key: string,
+  values: readonly T[],
+): T | undefined {
   const v = o[key];
   if (v === undefined) return undefined;
   if (typeof v !== "string" || !(values as readonly string[]).includes(v)) {
@@ -90,7 +103,8 @@ export function optionalLanguage(o: Record<string, unknown>, key: string): strin
 export function optionalLanguageList(o: Record<string, unknown>, key: string): string[] | undefined {
   const v = o[key];
   if (v === undefined) return undefined;
-  if (!Array.isArray(v) || v.length > 20) throw new AppError("invalid_field", `${key} must be a list of language codes`, { field: key });
+  if (!Array.isArray(v) || v.length > 20)
+    throw new AppError("invalid_field", `${key} must be a list of language codes`, { field: key });
   return v.map((x, i) => {
     if (typeof x !== "string" || !(x === "original" || /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/.test(x))) {
       throw new AppError("invalid_field", `${key}[${i}] must be "original" or a language code`, { field: key });

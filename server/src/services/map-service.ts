@@ -45,18 +45,24 @@ export interface BookStartsPlan {
 
 /** `starts: [{ volume, start }]` as strings (labels are judged by the rule core, which reports them as problems). */
 function asBookStarts(v: unknown): BookStart[] {
-  if (!Array.isArray(v)) throw new AppError("bad_request", "starts must be an array of { volume, start }", { field: "starts" });
+  if (!Array.isArray(v))
+    throw new AppError("bad_request", "starts must be an array of { volume, start }", { field: "starts" });
   if (v.length > 5000) throw new AppError("bad_request", "starts has too many books", { field: "starts" });
   return v.map((raw, i) => {
     const o = asObject(raw, `starts[${i}]`);
     if (typeof o.volume !== "string" || typeof o.start !== "string") {
-      throw new AppError("invalid_label", `starts[${i}] must have the book and its first chapter as exact decimal strings`, { field: `starts[${i}]` });
+      throw new AppError(
+        "invalid_label",
+        `starts[${i}] must have the book and its first chapter as exact decimal strings`,
+        { field: `starts[${i}]` },
+      );
     }
     return { volume: o.volume, start: o.start };
   });
 }
 
-export type MapChangeResult = { dryRun: true; revision: number; preview: MapChangePreview } | { dryRun: false; map: MapView };
+export type MapChangeResult =
+  { dryRun: true; revision: number; preview: MapChangePreview } | { dryRun: false; map: MapView };
 
 function preview(snapshot: SeriesSnapshot, entries: MapEntryFacts[] | null): MapChangePreview {
   return previewMapChange(snapshot, entries, { form: seriesForm(snapshot.series) });
@@ -102,16 +108,28 @@ export function mapService(ctx: AppContext) {
   async function checkRevision(id: number, revision: number): Promise<void> {
     const current = await repos.maps.operatorRevision(id);
     if (current !== revision) {
-      throw new AppError("map_revision_stale", `the map is at revision ${current}, not ${revision}: reload it and review again`, {
-        current_revision: current,
-      });
+      throw new AppError(
+        "map_revision_stale",
+        `the map is at revision ${current}, not ${revision}: reload it and review again`,
+        {
+          current_revision: current,
+        },
+      );
     }
   }
 
   /** Mapped books and chapters become slots: the operator has told us they exist. */
   async function ensureSlots(id: number, entries: MapEntryFacts[], monitored: boolean): Promise<void> {
-    await repos.slots.ensureVolumes(id, entries.map((e) => e.volume), monitored);
-    await repos.slots.ensureChapters(id, entries.flatMap((e) => e.chapters.map((number) => ({ number }))), monitored);
+    await repos.slots.ensureVolumes(
+      id,
+      entries.map((e) => e.volume),
+      monitored,
+    );
+    await repos.slots.ensureChapters(
+      id,
+      entries.flatMap((e) => e.chapters.map((number) => ({ number }))),
+      monitored,
+    );
   }
 
   return {
@@ -168,19 +186,37 @@ export function mapService(ctx: AppContext) {
       const revision = asRevision(o.revision);
       const starts = asBookStarts(o.starts);
       const lastEnd = o.last_end === undefined || o.last_end === null ? null : o.last_end;
-      if (lastEnd !== null && typeof lastEnd !== "string") throw new AppError("invalid_label", "last_end must be an exact decimal string or null", { field: "last_end" });
+      if (lastEnd !== null && typeof lastEnd !== "string")
+        throw new AppError("invalid_label", "last_end must be an exact decimal string or null", { field: "last_end" });
       await checkRevision(id, revision);
       const snapshot = await loadSnapshot(ctx.db, id);
       if (!snapshot) throw new AppError("series_not_found");
       const known = [
         ...snapshot.chapters.map((c) => c.number),
-        ...snapshot.files.flatMap((f) => (f.kind === "chapter" ? [f.chapter, f.chapterEnd] : [])).filter((c): c is string => c !== null),
+        ...snapshot.files
+          .flatMap((f) => (f.kind === "chapter" ? [f.chapter, f.chapterEnd] : []))
+          .filter((c): c is string => c !== null),
       ];
       const s = snapshot.series;
-      const r = entriesFromBookStarts(starts, known, { lastEnd, finished: s.status === "finished", bookCount: s.editionBookCount ?? s.knownBookCount });
-      const problems: BookStartsPlan["problems"] = r.problems.map((p) => ({ code: p.code, message: p.message, volume: p.volume ?? null }));
+      const r = entriesFromBookStarts(starts, known, {
+        lastEnd,
+        finished: s.status === "finished",
+        bookCount: s.editionBookCount ?? s.knownBookCount,
+      });
+      const problems: BookStartsPlan["problems"] = r.problems.map((p) => ({
+        code: p.code,
+        message: p.message,
+        volume: p.volume ?? null,
+      }));
       // The entries must also pass what a save checks (e.g. the number of books).
-      if (problems.length === 0) problems.push(...validateOperatorEntries(r.entries).map((p) => ({ code: p.code, message: p.message, volume: p.volume ?? null })));
+      if (problems.length === 0)
+        problems.push(
+          ...validateOperatorEntries(r.entries).map((p) => ({
+            code: p.code,
+            message: p.message,
+            volume: p.volume ?? null,
+          })),
+        );
       const ok = problems.length === 0;
       const entries = ok ? sortedEntries(r.entries) : [];
       return {
@@ -211,7 +247,8 @@ export function mapService(ctx: AppContext) {
         if (s.kind !== "operator" && s.kind !== "reading") continue;
         for (const e of s.entries) {
           if (compareLabels(e.volume, volume) === 0) continue;
-          for (const c of reading.chapters) if (e.chapters.some((x) => compareLabels(x, c) === 0)) clashes.push(`${c} (vol ${e.volume})`);
+          for (const c of reading.chapters)
+            if (e.chapters.some((x) => compareLabels(x, c) === 0)) clashes.push(`${c} (vol ${e.volume})`);
         }
       }
       if (clashes.length > 0) {
@@ -234,7 +271,9 @@ export function mapService(ctx: AppContext) {
       const source = optionalString(o, "source", 120) ?? "";
       const m = /^(catalogue|official):[\w.\- ]{1,100}$/.exec(source);
       if (!m) {
-        throw new AppError("suggestion_source_invalid", 'source must be "catalogue:<name>" or "official:<name>"', { field: "source" });
+        throw new AppError("suggestion_source_invalid", 'source must be "catalogue:<name>" or "official:<name>"', {
+          field: "source",
+        });
       }
       const entries = asEntries(o.entries);
       await repos.maps.replaceSuggestion(id, m[1] as "catalogue" | "official", source, JSON.stringify(body), entries);

@@ -16,15 +16,18 @@ import { asLabel, asObject } from "./input.ts";
 import type { UnitsService } from "./units-service.ts";
 
 export function monitoringService(ctx: AppContext, units: UnitsService) {
-  const find = (list: Unit[], kind: Unit["kind"], number: string) => list.find((u) => u.kind === kind && compareLabels(u.number, number) === 0);
+  const find = (list: Unit[], kind: Unit["kind"], number: string) =>
+    list.find((u) => u.kind === kind && compareLabels(u.number, number) === 0);
 
   return {
     async setMonitored(seriesId: number, body: unknown): Promise<Unit> {
       const o = asObject(body);
-      if (o.kind !== "book" && o.kind !== "chapter") throw new AppError("invalid_field", 'kind must be "book" or "chapter"', { field: "kind" });
+      if (o.kind !== "book" && o.kind !== "chapter")
+        throw new AppError("invalid_field", 'kind must be "book" or "chapter"', { field: "kind" });
       const kind = o.kind;
       const number = asLabel(o.number, "number");
-      if (typeof o.monitored !== "boolean") throw new AppError("invalid_field", "monitored must be true or false", { field: "monitored" });
+      if (typeof o.monitored !== "boolean")
+        throw new AppError("invalid_field", "monitored must be true or false", { field: "monitored" });
       const monitored = o.monitored;
 
       const before = await units.units(seriesId);
@@ -32,7 +35,8 @@ export function monitoringService(ctx: AppContext, units: UnitsService) {
         throw new AppError("unit_not_found", `series ${seriesId} has no ${kind} ${number}`, { kind, number });
       }
       const where = { seriesId_number: { seriesId, number } };
-      if (kind === "book") await ctx.db.volumeSlot.upsert({ where, create: { seriesId, number, monitored }, update: { monitored } });
+      if (kind === "book")
+        await ctx.db.volumeSlot.upsert({ where, create: { seriesId, number, monitored }, update: { monitored } });
       else await ctx.db.chapterSlot.upsert({ where, create: { seriesId, number, monitored }, update: { monitored } });
       ctx.events.publish("series_changed", seriesId);
 

@@ -34,9 +34,16 @@ export function numberingService(ctx: AppContext, sources: SourcesService) {
       evidence: string,
     ): Promise<NumberingOverrideOutcome> {
       const mapping = await repo.mapping(mappingId);
-      if (!mapping || mapping.seriesId !== seriesId) throw new AppError("mapping_not_found", `series ${seriesId} has no source mapping ${mappingId}`);
-      if (!externalId || externalId.length > 500) throw new AppError("invalid_field", "externalId must be the provider's release id", { field: "externalId" });
-      if (observedNumber !== null && parseLabel(observedNumber) === null) throw new AppError("invalid_label", `observedNumber is not an exact decimal: ${JSON.stringify(observedNumber)}`, { field: "observedNumber" });
+      if (!mapping || mapping.seriesId !== seriesId)
+        throw new AppError("mapping_not_found", `series ${seriesId} has no source mapping ${mappingId}`);
+      if (!externalId || externalId.length > 500)
+        throw new AppError("invalid_field", "externalId must be the provider's release id", { field: "externalId" });
+      if (observedNumber !== null && parseLabel(observedNumber) === null)
+        throw new AppError(
+          "invalid_label",
+          `observedNumber is not an exact decimal: ${JSON.stringify(observedNumber)}`,
+          { field: "observedNumber" },
+        );
       const parsed = parseCorrection(correction);
       if (!parsed.ok) throw new AppError("invalid_field", parsed.error, { field: "correction" });
       let action: NumberingOverrideOutcome["action"];
@@ -45,16 +52,27 @@ export function numberingService(ctx: AppContext, sources: SourcesService) {
       } else {
         const why = evidence.trim();
         if (!why) throw new AppError("invalid_field", "an override needs its evidence", { field: "evidence" });
-        await repo.upsertOverride({ seriesId, sourceMappingId: mappingId, externalId, observedNumber: observedKey(observedNumber), correction: JSON.stringify(parsed.correction), evidence: why.slice(0, 2000) });
+        await repo.upsertOverride({
+          seriesId,
+          sourceMappingId: mappingId,
+          externalId,
+          observedNumber: observedKey(observedNumber),
+          correction: JSON.stringify(parsed.correction),
+          evidence: why.slice(0, 2000),
+        });
         action = "set";
       }
-      const refresh = mapping.state === "active" && action !== "none" ? await sources.refreshOne(seriesId, mappingId).catch(() => null) : null;
+      const refresh =
+        mapping.state === "active" && action !== "none"
+          ? await sources.refreshOne(seriesId, mappingId).catch(() => null)
+          : null;
       return { action, refresh };
     },
 
     async overridesOf(seriesId: number, mappingId: number) {
       const mapping = await repo.mapping(mappingId);
-      if (!mapping || mapping.seriesId !== seriesId) throw new AppError("mapping_not_found", `series ${seriesId} has no source mapping ${mappingId}`);
+      if (!mapping || mapping.seriesId !== seriesId)
+        throw new AppError("mapping_not_found", `series ${seriesId} has no source mapping ${mappingId}`);
       return repo.overridesOf(mappingId);
     },
   };

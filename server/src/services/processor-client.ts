@@ -73,8 +73,16 @@ function parseStatus(id: string, json: unknown): ProcessorStatus {
   if (!STATUSES.has(status)) throw new ProcessorError(true, `processor answered an unknown status for ${id}`);
   const p = o.progress as { pages_done?: unknown; pages_total?: unknown } | null | undefined;
   const e = o.error as { code?: unknown; message?: unknown } | null | undefined;
-  const progress = p && Number.isInteger(p.pages_done) && Number.isInteger(p.pages_total) ? { pagesDone: p.pages_done as number, pagesTotal: p.pages_total as number } : null;
-  return { id, status: status as ProcessorStatus["status"], progress, error: e ? { code: String(e.code ?? "processor_failed"), message: String(e.message ?? "") } : null };
+  const progress =
+    p && Number.isInteger(p.pages_done) && Number.isInteger(p.pages_total)
+      ? { pagesDone: p.pages_done as number, pagesTotal: p.pages_total as number }
+      : null;
+  return {
+    id,
+    status: status as ProcessorStatus["status"],
+    progress,
+    error: e ? { code: String(e.code ?? "processor_failed"), message: String(e.message ?? "") } : null,
+  };
 }
 
 export function processorClient(cfg: ProcessorConfig) {
@@ -97,7 +105,9 @@ export function processorClient(cfg: ProcessorConfig) {
     return new Promise((resolve, reject) => {
       const req = transport.request(url, { method: s.method, headers, timeout: timeoutMs }, resolve);
       req.on("timeout", () => req.destroy(new ProcessorError(true, `${what}: no answer within ${timeoutMs} ms`)));
-      req.on("error", (e: NodeJS.ErrnoException) => reject(e instanceof ProcessorError ? e : new ProcessorError(true, `${what}: ${e.code ?? "connection failed"}`)));
+      req.on("error", (e: NodeJS.ErrnoException) =>
+        reject(e instanceof ProcessorError ? e : new ProcessorError(true, `${what}: ${e.code ?? "connection failed"}`)),
+      );
       if (!s.body) req.end();
       else if (Buffer.isBuffer(s.body)) req.end(s.body);
       else pipeline(createReadStream(s.body.file), req).catch((e: NodeJS.ErrnoException) => req.destroy(e));
@@ -114,7 +124,9 @@ export function processorClient(cfg: ProcessorConfig) {
         chunks.push(c);
       }
     } catch (e) {
-      throw e instanceof ProcessorError ? e : new ProcessorError(true, `${what}: connection lost while reading the answer`);
+      throw e instanceof ProcessorError
+        ? e
+        : new ProcessorError(true, `${what}: connection lost while reading the answer`);
     }
     const text = Buffer.concat(chunks).toString("utf8");
     try {
@@ -129,7 +141,12 @@ export function processorClient(cfg: ProcessorConfig) {
     const json = (await readJson(res, what).catch(() => null)) as { code?: unknown; message?: unknown } | null;
     const status = res.statusCode ?? 0;
     const code = typeof json?.code === "string" ? json.code.slice(0, 64) : null;
-    throw new ProcessorError(status >= 500 || status === 408 || status === 429, `${what}: processor answered ${status}${code ? ` (${code})` : ""}`, status, code);
+    throw new ProcessorError(
+      status >= 500 || status === 408 || status === 429,
+      `${what}: processor answered ${status}${code ? ` (${code})` : ""}`,
+      status,
+      code,
+    );
   }
 
   return {
@@ -151,7 +168,12 @@ export function processorClient(cfg: ProcessorConfig) {
       checkId(id);
       const what = `PUT /jobs/${id}/source`;
       const size = (await stat(file)).size;
-      const res = await send({ method: "PUT", sub: `${id}/source`, headers: { "content-type": "application/zip" }, body: { file, size } });
+      const res = await send({
+        method: "PUT",
+        sub: `${id}/source`,
+        headers: { "content-type": "application/zip" },
+        body: { file, size },
+      });
       if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) >= 300) return fail(res, what);
       await readJson(res, what);
     },
@@ -160,7 +182,12 @@ export function processorClient(cfg: ProcessorConfig) {
     async submit(id: string, body: SubmitBody): Promise<ProcessorStatus> {
       checkId(id);
       const what = `POST /jobs/${id}`;
-      const res = await send({ method: "POST", sub: id, headers: { "content-type": "application/json" }, body: Buffer.from(JSON.stringify(body), "utf8") });
+      const res = await send({
+        method: "POST",
+        sub: id,
+        headers: { "content-type": "application/json" },
+        body: Buffer.from(JSON.stringify(body), "utf8"),
+      });
       if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) >= 300) return fail(res, what);
       return parseStatus(id, await readJson(res, what));
     },
@@ -174,7 +201,12 @@ export function processorClient(cfg: ProcessorConfig) {
       const declared = Number(res.headers["content-length"] ?? NaN);
       if (Number.isFinite(declared) && declared > maxResultBytes) {
         res.destroy();
-        throw new ProcessorError(false, `${what}: result of ${declared} bytes exceeds the limit of ${maxResultBytes}`, 200, "result_too_large");
+        throw new ProcessorError(
+          false,
+          `${what}: result of ${declared} bytes exceeds the limit of ${maxResultBytes}`,
+          200,
+          "result_too_large",
+        );
       }
       await mkdir(path.dirname(dest), { recursive: true });
       let size = 0;
@@ -184,16 +216,25 @@ export function processorClient(cfg: ProcessorConfig) {
           async function* (source: AsyncIterable<Buffer>) {
             for await (const c of source) {
               size += c.length;
-              if (size > maxResultBytes) throw new ProcessorError(false, `${what}: result exceeds the limit of ${maxResultBytes} bytes`, 200, "result_too_large");
+              if (size > maxResultBytes)
+                throw new ProcessorError(
+                  false,
+                  `${what}: result exceeds the limit of ${maxResultBytes} bytes`,
+                  200,
+                  "result_too_large",
+                );
               yield c;
             }
           },
           createWriteStream(dest, { flags: "wx" }),
         );
-        if (Number.isFinite(declared) && size !== declared) throw new ProcessorError(true, `${what}: result ended after ${size} of ${declared} bytes`);
+        if (Number.isFinite(declared) && size !== declared)
+          throw new ProcessorError(true, `${what}: result ended after ${size} of ${declared} bytes`);
       } catch (e) {
         await rm(dest, { force: true });
-        throw e instanceof ProcessorError ? e : new ProcessorError(true, `${what}: connection lost while reading the result`);
+        throw e instanceof ProcessorError
+          ? e
+          : new ProcessorError(true, `${what}: connection lost while reading the result`);
       }
       return dest;
     },

@@ -22,7 +22,9 @@ export interface ScanResult {
 const ARCHIVE_EXT = /\.(cbz|zip)$/i;
 
 /** Relative paths (forward slashes) of every archive under the library root, one folder per series. */
-async function walk(root: string): Promise<{ folders: string[]; files: { path: string; size: number; mtimeMs: number }[] }> {
+async function walk(
+  root: string,
+): Promise<{ folders: string[]; files: { path: string; size: number; mtimeMs: number }[] }> {
   const folders: string[] = [];
   const files: { path: string; size: number; mtimeMs: number }[] = [];
   for (const entry of await readdir(root, { withFileTypes: true })) {
@@ -83,7 +85,15 @@ export function scanService(ctx: AppContext) {
   }
 
   async function run(): Promise<ScanResult> {
-    const result: ScanResult = { added: 0, changed: 0, moved: 0, removed: 0, unchanged: 0, seriesCreated: 0, errors: [] };
+    const result: ScanResult = {
+      added: 0,
+      changed: 0,
+      moved: 0,
+      removed: 0,
+      unchanged: 0,
+      seriesCreated: 0,
+      errors: [],
+    };
     const { folders, files } = await walk(config.libraryRoot);
 
     const seriesByFolder = new Map<string, { id: number; monitored: boolean }>();
@@ -100,21 +110,27 @@ export function scanService(ctx: AppContext) {
     const knownByPath = new Map(known.map((k) => [k.path, k]));
     const withHashes = [];
     for (const f of files) {
-      const sha256 = toHash.has(f.path) ? await sha256File(path.join(config.libraryRoot, f.path)) : knownByPath.get(f.path)?.sha256;
+      const sha256 = toHash.has(f.path)
+        ? await sha256File(path.join(config.libraryRoot, f.path))
+        : knownByPath.get(f.path)?.sha256;
       withHashes.push({ ...f, sha256 });
     }
     const diff = diffScan(known, withHashes);
     result.unchanged = diff.unchanged.length;
 
     const touched = new Set<number>();
-    const slotHints = new Map<number, { volumes: Label[]; chapters: { number: Label; parts: number; extra: boolean }[] }>();
+    const slotHints = new Map<
+      number,
+      { volumes: Label[]; chapters: { number: Label; parts: number; extra: boolean }[] }
+    >();
     const hint = (seriesId: number, n: ReturnType<typeof numberingFromSources>) => {
       const h = slotHints.get(seriesId) ?? { volumes: [], chapters: [] };
       slotHints.set(seriesId, h);
       if (n.kind === "book" && n.volume) h.volumes.push(n.volume);
       if (n.chapter) {
         const parts = n.part ? Math.max(2, n.part) : 1;
-        for (const c of expandRange(n.chapter, n.chapterEnd ?? n.chapter)) h.chapters.push({ number: c, parts, extra: n.extra });
+        for (const c of expandRange(n.chapter, n.chapterEnd ?? n.chapter))
+          h.chapters.push({ number: c, parts, extra: n.extra });
       }
     };
     const seriesOf = (relPath: string) => {
@@ -144,7 +160,11 @@ export function scanService(ctx: AppContext) {
         hint(seriesId, numbering);
       } catch (e) {
         const code = (e as { code?: unknown }).code;
-        result.errors.push({ path: f.path, code: typeof code === "string" ? code : "archive_unreadable", message: (e as Error).message });
+        result.errors.push({
+          path: f.path,
+          code: typeof code === "string" ? code : "archive_unreadable",
+          message: (e as Error).message,
+        });
         if (knownByPath.has(f.path)) await repos.files.markMissing([(knownByPath.get(f.path) as { id: number }).id]);
       }
     }

@@ -32,7 +32,9 @@ export function seriesPageService(ctx: AppContext, units: UnitsService) {
     async overviews(seriesIds: readonly number[]): Promise<Map<number, SeriesOverviewView>> {
       const out = new Map<number, SeriesOverviewView>();
       for (const [id, snapshot] of await loadSnapshots(ctx.db, seriesIds)) {
-        const o = seriesOverview(buildUnitsView(snapshot, buildCoverageIndex(snapshot, { form: seriesForm(snapshot.series) })));
+        const o = seriesOverview(
+          buildUnitsView(snapshot, buildCoverageIndex(snapshot, { form: seriesForm(snapshot.series) })),
+        );
         out.set(id, { ...o, coverUrl: o.coverFileId === null ? null : coverUrlOf(o.coverFileId) });
       }
       return out;

@@ -83,7 +83,8 @@ function parsePatch(o: Record<string, unknown>) {
     assembleBooksAutomatically: optionalBoolean(o, "assemble_books_automatically"),
     translationFallbackEnabled: optionalBoolean(o, "translation_fallback_enabled"),
     form: formOverride,
-    translationSourceLanguages: translationSourceLanguages === undefined ? undefined : JSON.stringify(translationSourceLanguages),
+    translationSourceLanguages:
+      translationSourceLanguages === undefined ? undefined : JSON.stringify(translationSourceLanguages),
   };
   if (patch.title === "") throw new AppError("invalid_field", "title must not be empty", { field: "title" });
   return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<typeof patch>;
@@ -123,7 +124,8 @@ export function seriesService(ctx: AppContext) {
       const title = optionalString(o, "title", 300)?.trim();
       if (!title) throw new AppError("invalid_field", "title is required", { field: "title" });
       const folder = safeName(optionalString(o, "folder", 300) ?? title);
-      if (await repos.series.byFolder(folder)) throw new AppError("series_folder_taken", `the folder "${folder}" already holds a series`);
+      if (await repos.series.byFolder(folder))
+        throw new AppError("series_folder_taken", `the folder "${folder}" already holds a series`);
       const patch = parsePatch({ ...o, title });
       await mkdir(path.join(ctx.config.libraryRoot, folder), { recursive: true });
       const row = await repos.series.create({ ...patch, title, folder });

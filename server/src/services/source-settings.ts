@@ -35,7 +35,9 @@ export interface StoredSourceSettings {
   suwayomi: { enabled: boolean; url: string | null; auth: SuwayomiAuthMode; username: string | null };
 }
 
-export const DEFAULT_SOURCE_SETTINGS: StoredSourceSettings = { suwayomi: { enabled: false, url: null, auth: "none", username: null } };
+export const DEFAULT_SOURCE_SETTINGS: StoredSourceSettings = {
+  suwayomi: { enabled: false, url: null, auth: "none", username: null },
+};
 
 export interface SourceSettingsView {
   suwayomi: StoredSourceSettings["suwayomi"] & {
@@ -73,7 +75,12 @@ export function sourceSettingsService(ctx: AppContext) {
   const view = (s: StoredSourceSettings): SourceSettingsView => {
     const pw = password();
     return {
-      suwayomi: { ...s.suwayomi, password: pw === null ? null : SECRET_MASK, passwordSet: pw !== null, configured: configured(s.suwayomi, pw) },
+      suwayomi: {
+        ...s.suwayomi,
+        password: pw === null ? null : SECRET_MASK,
+        passwordSet: pw !== null,
+        configured: configured(s.suwayomi, pw),
+      },
       dropFolder: { path: ctx.config.dropFolder },
     };
   };
@@ -90,22 +97,34 @@ export function sourceSettingsService(ctx: AppContext) {
       let newPassword: string | null | undefined;
       if (body.suwayomi !== undefined) {
         const o = asObject(body.suwayomi, "suwayomi");
-        if (o.enabled !== undefined) next.suwayomi.enabled = typeof o.enabled === "boolean" ? o.enabled : invalid("suwayomi.enabled", "must be true or false");
+        if (o.enabled !== undefined)
+          next.suwayomi.enabled =
+            typeof o.enabled === "boolean" ? o.enabled : invalid("suwayomi.enabled", "must be true or false");
         if (o.url !== undefined) next.suwayomi.url = httpUrl(o.url, "suwayomi.url");
-        if (o.auth !== undefined) next.suwayomi.auth = o.auth === "none" || o.auth === "basic" ? o.auth : invalid("suwayomi.auth", 'must be "none" or "basic"');
+        if (o.auth !== undefined)
+          next.suwayomi.auth =
+            o.auth === "none" || o.auth === "basic" ? o.auth : invalid("suwayomi.auth", 'must be "none" or "basic"');
         const username = optionalText(o, "username", "suwayomi.username");
         if (username !== undefined) next.suwayomi.username = username;
         if (o.password !== undefined && o.password !== SECRET_MASK) {
-          if (o.password !== null && (typeof o.password !== "string" || o.password.length === 0 || o.password.length > 500)) invalid("suwayomi.password", "must be a non-empty string or null");
+          if (
+            o.password !== null &&
+            (typeof o.password !== "string" || o.password.length === 0 || o.password.length > 500)
+          )
+            invalid("suwayomi.password", "must be a non-empty string or null");
           newPassword = o.password as string | null;
         }
       }
       const pw = newPassword === undefined ? password() : newPassword;
-      if (next.suwayomi.enabled && next.suwayomi.url === null) invalid("suwayomi.url", "is required to enable Suwayomi");
-      if (next.suwayomi.enabled && next.suwayomi.auth === "basic" && (next.suwayomi.username === null || pw === null)) invalid("suwayomi.auth", "basic needs a username and a password");
+      if (next.suwayomi.enabled && next.suwayomi.url === null)
+        invalid("suwayomi.url", "is required to enable Suwayomi");
+      if (next.suwayomi.enabled && next.suwayomi.auth === "basic" && (next.suwayomi.username === null || pw === null))
+        invalid("suwayomi.auth", "basic needs a username and a password");
       if (newPassword !== undefined) await ctx.secrets.setIntegrationSecret(SUWAYOMI_PASSWORD_SECRET, newPassword);
       await putSetting(ctx, SOURCES_SETTING_KEY, next);
-      ctx.log(`source settings updated (suwayomi ${next.suwayomi.enabled ? "enabled" : "disabled"}, auth ${next.suwayomi.auth})`);
+      ctx.log(
+        `source settings updated (suwayomi ${next.suwayomi.enabled ? "enabled" : "disabled"}, auth ${next.suwayomi.auth})`,
+      );
       return view(next);
     },
 
@@ -114,7 +133,10 @@ export function sourceSettingsService(ctx: AppContext) {
       const s = (await read()).suwayomi;
       const pw = password();
       if (!configured(s, pw) || s.url === null) return null;
-      return { baseUrl: s.url, auth: s.auth === "basic" ? { kind: "basic", username: s.username ?? "", password: pw ?? "" } : { kind: "none" } };
+      return {
+        baseUrl: s.url,
+        auth: s.auth === "basic" ? { kind: "basic", username: s.username ?? "", password: pw ?? "" } : { kind: "none" },
+      };
     },
   };
 }

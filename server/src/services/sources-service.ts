@@ -80,18 +80,34 @@ export function healthOf(states: readonly { state: string; updatedAt: Date }[]):
   const failed = done.filter((d) => d.state === "failed").length;
   const problems = degraded + failed;
   const lastProblem = done.find((d) => PROBLEM_STATES.has(d.state));
-  const status: MappingHealthStatus = done.length === 0 ? "unknown" : problems >= 2 && problems * 2 >= done.length ? "failing" : problems > 0 ? "degraded" : "ok";
-  return { status, recent: done.length, published: done.length - problems, degraded, failed, lastProblemAt: lastProblem?.updatedAt ?? null };
+  const status: MappingHealthStatus =
+    done.length === 0
+      ? "unknown"
+      : problems >= 2 && problems * 2 >= done.length
+        ? "failing"
+        : problems > 0
+          ? "degraded"
+          : "ok";
+  return {
+    status,
+    recent: done.length,
+    published: done.length - problems,
+    degraded,
+    failed,
+    lastProblemAt: lastProblem?.updatedAt ?? null,
+  };
 }
 
 function priorityOf(v: unknown): number {
-  if (typeof v !== "number" || !Number.isInteger(v) || v < -1000 || v > 1000) throw new AppError("invalid_field", "priority must be a whole number from -1000 to 1000", { field: "priority" });
+  if (typeof v !== "number" || !Number.isInteger(v) || v < -1000 || v > 1000)
+    throw new AppError("invalid_field", "priority must be a whole number from -1000 to 1000", { field: "priority" });
   return v;
 }
 
 /** A provider failure as a coded error (the message never carries credentials: the client builds none into it). */
 function providerFailure(e: unknown): never {
-  if (e instanceof ProviderError) throw new AppError("provider_failed", e.message, { transient: e.transient, status: e.status });
+  if (e instanceof ProviderError)
+    throw new AppError("provider_failed", e.message, { transient: e.transient, status: e.status });
   throw e;
 }
 
@@ -108,11 +124,18 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
   }
 
   async function views(seriesId: number): Promise<MappingView[]> {
-    const [mappings, counts, downloads] = await Promise.all([sources.mappingsOf(seriesId), sources.offerCounts(seriesId), sources.recentDownloads(seriesId, 500)]);
+    const [mappings, counts, downloads] = await Promise.all([
+      sources.mappingsOf(seriesId),
+      sources.offerCounts(seriesId),
+      sources.recentDownloads(seriesId, 500),
+    ]);
     const out: MappingView[] = [];
     for (const m of mappings) {
       const mine = downloads.filter((d) => d.sourceMappingId === m.id).slice(0, RECENT_DOWNLOADS);
-      const [{ displayName }, provider] = await Promise.all([registry.describe(m.provider), registry.forProviderId(m.providerId)]);
+      const [{ displayName }, provider] = await Promise.all([
+        registry.describe(m.provider),
+        registry.forProviderId(m.providerId),
+      ]);
       out.push({
         id: m.id,
         seriesId: m.seriesId,
@@ -139,16 +162,38 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
   }
 
   /** Refreshes one mapping's offers; never throws for a provider failure (it is reported). */
-  type MappingRow = { id: number; seriesId: number; providerId: number; sourceId: string; language: string; provider: ProviderRow };
+  type MappingRow = {
+    id: number;
+    seriesId: number;
+    providerId: number;
+    sourceId: string;
+    language: string;
+    provider: ProviderRow;
+  };
   function refreshMapping(m: MappingRow, signal?: AbortSignal): Promise<MappingRefresh> {
     return refreshing.run([`mapping:${m.id}`], () => refreshUnlocked(m, signal));
   }
 
   async function refreshUnlocked(m: MappingRow, signal?: AbortSignal): Promise<MappingRefresh> {
-    const base = { mappingId: m.id, provider: m.provider.name, sourceId: m.sourceId, added: 0, updated: 0, removed: 0, overridesApplied: 0, overridesInvalidated: [] as InvalidatedOverride[] };
+    const base = {
+      mappingId: m.id,
+      provider: m.provider.name,
+      sourceId: m.sourceId,
+      added: 0,
+      updated: 0,
+      removed: 0,
+      overridesApplied: 0,
+      overridesInvalidated: [] as InvalidatedOverride[],
+    };
     const provider = await registry.forProviderId(m.providerId);
     const count = async () => (await offers.ofMapping(m.id)).length;
-    if (!provider) return { ...base, status: "unavailable", error: "the provider is disabled or not configured", offers: await count() };
+    if (!provider)
+      return {
+        ...base,
+        status: "unavailable",
+        error: "the provider is disabled or not configured",
+        offers: await count(),
+      };
     let listed;
     try {
       listed = await provider.listChapters(m.sourceId, { signal });
@@ -159,10 +204,15 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
     }
     const rules = (await sources.overridesOf(m.id)).flatMap((o) => {
       const parsed = parseCorrection(JSON.parse(o.correction) as unknown);
-      return parsed.ok ? [{ externalId: o.externalId, observedNumber: o.observedNumber, correction: parsed.correction }] : [];
+      return parsed.ok
+        ? [{ externalId: o.externalId, observedNumber: o.observedNumber, correction: parsed.correction }]
+        : [];
     });
     const numbered = applyNumberingOverrides(listed, rules);
-    if (numbered.invalidated.length > 0) ctx.log(`mapping ${m.id}: ${numbered.invalidated.length} numbering override(s) no longer match the source and were ignored`);
+    if (numbered.invalidated.length > 0)
+      ctx.log(
+        `mapping ${m.id}: ${numbered.invalidated.length} numbering override(s) no longer match the source and were ignored`,
+      );
     const rows: OfferInput[] = numbered.chapters.map((c) => ({
       kind: c.number === null && c.volume !== null && c.part === null ? "volume" : "chapter",
       volume: c.volume,
@@ -176,8 +226,17 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
       uploadedAt: c.uploadedAt,
     }));
     const changed = await offers.replaceForMapping(m.seriesId, m.id, rows);
-    if (changed === null) return { ...base, status: "unavailable", error: "the mapping was rejected or removed meanwhile", offers: 0 };
-    return { ...base, ...changed, status: "ok", error: null, offers: rows.length, overridesApplied: numbered.applied.length, overridesInvalidated: numbered.invalidated };
+    if (changed === null)
+      return { ...base, status: "unavailable", error: "the mapping was rejected or removed meanwhile", offers: 0 };
+    return {
+      ...base,
+      ...changed,
+      status: "ok",
+      error: null,
+      offers: rows.length,
+      overridesApplied: numbered.applied.length,
+      overridesInvalidated: numbered.invalidated,
+    };
   }
 
   return {
@@ -204,7 +263,11 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
     },
 
     /** Links the work the operator confirmed; refused for a rejected mapping; then a first refresh. */
-    async link(seriesId: number, body: unknown, signal?: AbortSignal): Promise<{ mapping: MappingView; refresh: MappingRefresh }> {
+    async link(
+      seriesId: number,
+      body: unknown,
+      signal?: AbortSignal,
+    ): Promise<{ mapping: MappingView; refresh: MappingRefresh }> {
       await requireSeries(seriesId);
       const o = asObject(body);
       const ref = optionalString(o, "provider", 200);
@@ -212,12 +275,20 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
       const language = optionalString(o, "language", 20)?.trim();
       if (!ref) throw new AppError("invalid_field", "provider is required", { field: "provider" });
       if (!sourceId) throw new AppError("invalid_field", "source_id is required", { field: "source_id" });
-      if (!language || !LANGUAGE_RE.test(language)) throw new AppError("invalid_field", 'language must be a language code such as "en"', { field: "language" });
+      if (!language || !LANGUAGE_RE.test(language))
+        throw new AppError("invalid_field", 'language must be a language code such as "en"', { field: "language" });
       const priority = o.priority === undefined ? 0 : priorityOf(o.priority);
       const { row } = await registry.resolve(ref, signal).catch((e: unknown) => providerFailure(e));
       const rejection = await sources.rejection(seriesId, row.id, sourceId);
-      if (rejection) throw new AppError("source_rejected", `${row.name} ${sourceId} was rejected for this series: ${rejection.reason}`, { provider: row.name, source_id: sourceId });
-      const mapping = (await sources.findMapping(seriesId, row.id, sourceId)) ?? (await sources.createMapping({ seriesId, providerId: row.id, sourceId, language, priority }));
+      if (rejection)
+        throw new AppError(
+          "source_rejected",
+          `${row.name} ${sourceId} was rejected for this series: ${rejection.reason}`,
+          { provider: row.name, source_id: sourceId },
+        );
+      const mapping =
+        (await sources.findMapping(seriesId, row.id, sourceId)) ??
+        (await sources.createMapping({ seriesId, providerId: row.id, sourceId, language, priority }));
       const refresh = await refreshMapping(mapping, signal);
       ctx.events.publish("series_changed", seriesId);
       return { mapping: await view(seriesId, mapping.id), refresh };
@@ -231,7 +302,8 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
     async setPriority(seriesId: number, mappingId: number, body: unknown): Promise<MappingView> {
       await requireSeries(seriesId);
       const priority = priorityOf(asObject(body).priority);
-      if (!(await sources.setPriority(mappingId, seriesId, priority))) throw new AppError("mapping_not_found", `series ${seriesId} has no source mapping ${mappingId}`);
+      if (!(await sources.setPriority(mappingId, seriesId, priority)))
+        throw new AppError("mapping_not_found", `series ${seriesId} has no source mapping ${mappingId}`);
       ctx.events.publish("series_changed", seriesId);
       return view(seriesId, mappingId);
     },
@@ -257,11 +329,18 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
     /** Provider rows with their display names and availability. */
     async providers() {
       const rows = await registry.list();
-      return Promise.all(rows.map(async (r) => ({ ...r, ...(await registry.describe(r)), available: (await registry.forProviderId(r.id)) !== null })));
+      return Promise.all(
+        rows.map(async (r) => ({
+          ...r,
+          ...(await registry.describe(r)),
+          available: (await registry.forProviderId(r.id)) !== null,
+        })),
+      );
     },
 
     async suwayomiSources(lang?: string) {
-      if (lang !== undefined && !LANGUAGE_RE.test(lang)) throw new AppError("invalid_field", 'lang must be a language code such as "en"', { field: "lang" });
+      if (lang !== undefined && !LANGUAGE_RE.test(lang))
+        throw new AppError("invalid_field", 'lang must be a language code such as "en"', { field: "lang" });
       return registry.suwayomiSources(lang).catch((e: unknown) => providerFailure(e));
     },
   };

@@ -32,7 +32,12 @@ export interface FallbackOutcome {
 }
 
 /** Fetches one foreign release's pages and packages them as a CBZ in staging; returns its path and hash. */
-async function stageForeignRelease(ctx: AppContext, mappingId: number, externalId: string, label: { kind: "volume" | "chapter"; number: string; language: string; title: string }) {
+async function stageForeignRelease(
+  ctx: AppContext,
+  mappingId: number,
+  externalId: string,
+  label: { kind: "volume" | "chapter"; number: string; language: string; title: string },
+) {
   const found = await registryLookup(ctx).forMapping(mappingId);
   if (!found) throw new Error(`source mapping ${mappingId} has no configured provider`);
   const chapter = await found.provider.pages(found.mapping.sourceId, externalId);
@@ -45,13 +50,21 @@ async function stageForeignRelease(ctx: AppContext, mappingId: number, externalI
   if (pages.length === 0) throw new Error("the provider lists no page");
   const file = path.join(stateDirs(ctx.config).staging, "translations", "incoming", `${randomUUID()}.cbz`);
   await mkdir(path.dirname(file), { recursive: true });
-  const xml = chapterComicInfo({
-    Series: label.title, LanguageISO: label.language,
-    // ComicInfo's Volume is an integer: a fractional book number stays in the Title only.
-    ...(label.kind === "volume" ? (/^\d+$/.test(label.number) ? { Volume: Number(label.number) } : {}) : { Number: label.number }),
-    Title: `${label.kind === "volume" ? "Volume" : "Chapter"} ${label.number}`,
-    Notes: `Translation source from ${found.provider.name} (work ${found.mapping.sourceId}, release ${externalId}).`,
-  }, pages);
+  const xml = chapterComicInfo(
+    {
+      Series: label.title,
+      LanguageISO: label.language,
+      // ComicInfo's Volume is an integer: a fractional book number stays in the Title only.
+      ...(label.kind === "volume"
+        ? /^\d+$/.test(label.number)
+          ? { Volume: Number(label.number) }
+          : {}
+        : { Number: label.number }),
+      Title: `${label.kind === "volume" ? "Volume" : "Chapter"} ${label.number}`,
+      Notes: `Translation source from ${found.provider.name} (work ${found.mapping.sourceId}, release ${externalId}).`,
+    },
+    pages,
+  );
   await writeChapterCbz(file, pages, xml);
   return { path: file, sha256: await sha256File(file) };
 }
@@ -65,11 +78,22 @@ export interface PassFacts {
 }
 
 /** Loads the jobs and mappings, asks the pure planner (domain/translation-fallback.ts), stages and creates the planned jobs. */
-export async function planFallbackFor(ctx: AppContext, translations: TranslationService, series: Series, pass: PassFacts): Promise<FallbackOutcome> {
+export async function planFallbackFor(
+  ctx: AppContext,
+  translations: TranslationService,
+  series: Series,
+  pass: PassFacts,
+): Promise<FallbackOutcome> {
   const out: FallbackOutcome = { created: [], skipped: [], languages: [] };
   const [jobs, mappings, global] = await Promise.all([
-    ctx.db.translationJob.findMany({ where: { seriesId: series.id }, select: { kind: true, number: true, targetLanguage: true, state: true } }),
-    ctx.db.sourceMapping.findMany({ where: { seriesId: series.id }, include: { provider: { select: { priority: true } } } }),
+    ctx.db.translationJob.findMany({
+      where: { seriesId: series.id },
+      select: { kind: true, number: true, targetLanguage: true, state: true },
+    }),
+    ctx.db.sourceMapping.findMany({
+      where: { seriesId: series.id },
+      include: { provider: { select: { priority: true } } },
+    }),
     getSetting<{ source_languages?: unknown }>(ctx, "translation", {}),
   ]);
   let own: unknown;
@@ -89,20 +113,49 @@ export async function planFallbackFor(ctx: AppContext, translations: Translation
     slots: pass.slots,
     ledger: pass.entries,
     offers: pass.offers,
-    mappings: mappings.map((m) => ({ id: m.id, language: m.language, state: m.state, priority: m.provider.priority * 10_000 + m.priority })),
-    jobs: jobs.map((j) => ({ kind: j.kind === "chapter" ? "chapter" : "volume", number: j.number, targetLanguage: j.targetLanguage, state: j.state as TranslationState })),
+    mappings: mappings.map((m) => ({
+      id: m.id,
+      language: m.language,
+      state: m.state,
+      priority: m.provider.priority * 10_000 + m.priority,
+    })),
+    jobs: jobs.map((j) => ({
+      kind: j.kind === "chapter" ? "chapter" : "volume",
+      number: j.number,
+      targetLanguage: j.targetLanguage,
+      state: j.state as TranslationState,
+    })),
     maxPerPass: FALLBACK_PER_PASS,
   });
-  out.languages = resolveSourceLanguages({ seriesSourceLanguages: strings(own), globalSourceLanguages: strings(global.source_languages), originalLanguage: series.originalLanguage, destination: series.language });
-  for (const r of plan.reasons) if (r.reason !== "queued") out.skipped.push({ kind: r.kind, number: r.number, reason: r.reason });
+  out.languages = resolveSourceLanguages({
+    seriesSourceLanguages: strings(own),
+    globalSourceLanguages: strings(global.source_languages),
+    originalLanguage: series.originalLanguage,
+    destination: series.language,
+  });
+  for (const r of plan.reasons)
+    if (r.reason !== "queued") out.skipped.push({ kind: r.kind, number: r.number, reason: r.reason });
   for (const p of plan.jobs) {
     const key = jobKey({ seriesId: series.id, kind: p.kind, number: p.number, destination: series.language });
     let staged: { path: string; sha256: string } | null = null;
     try {
-      staged = await stageForeignRelease(ctx, p.sourceMappingId, p.externalId, { kind: p.kind, number: p.number, language: p.sourceLanguage, title: series.title });
+      staged = await stageForeignRelease(ctx, p.sourceMappingId, p.externalId, {
+        kind: p.kind,
+        number: p.number,
+        language: p.sourceLanguage,
+        title: series.title,
+      });
       const view = await translations.createFromStaged({
-        jobKey: key, seriesId: series.id, kind: p.kind, number: p.number, sourceLanguage: p.sourceLanguage, targetLanguage: series.language,
-        origin: "source", sourceMappingId: p.sourceMappingId, sourceSha256: staged.sha256, received: staged.path,
+        jobKey: key,
+        seriesId: series.id,
+        kind: p.kind,
+        number: p.number,
+        sourceLanguage: p.sourceLanguage,
+        targetLanguage: series.language,
+        origin: "source",
+        sourceMappingId: p.sourceMappingId,
+        sourceSha256: staged.sha256,
+        received: staged.path,
       });
       const row = await translations.repo.byKey(key, view.attempt);
       if (row) out.created.push(row);

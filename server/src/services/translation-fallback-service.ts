@@ -8,7 +8,12 @@
  */
 import type { AppContext } from "./context.ts";
 import type { WantedService } from "./wanted-service.ts";
-import { jobView, translationService, type TranslationSearchResult, type TranslationService } from "./translation-service.ts";
+import {
+  jobView,
+  translationService,
+  type TranslationSearchResult,
+  type TranslationService,
+} from "./translation-service.ts";
 import { readWorkerSettings } from "./translation-worker-settings.ts";
 import { FALLBACK_PER_PASS, planFallbackFor, type PassFacts } from "./translation-fallback-plan.ts";
 
@@ -16,7 +21,11 @@ import { FALLBACK_PER_PASS, planFallbackFor, type PassFacts } from "./translatio
 const NATIVE_OBTAINABLE = new Set(["queued", "already_queued", "limit_reached", "replacing"]);
 
 /** The indexer channel's search for foreign books (book-channel.ts registers it when wired). */
-type ForeignBooksFetch = (seriesId: number, books: readonly string[], sources: readonly string[]) => Promise<{ book: string; outcome: string; detail: string }[]>;
+type ForeignBooksFetch = (
+  seriesId: number,
+  books: readonly string[],
+  sources: readonly string[],
+) => Promise<{ book: string; outcome: string; detail: string }[]>;
 
 export function translationFallback(ctx: AppContext, translations: TranslationService) {
   /** Runs after every Wanted pass of the series (wanted-service.ts calls it with the pass's ledger). */
@@ -28,17 +37,29 @@ export function translationFallback(ctx: AppContext, translations: TranslationSe
    * as numbered foreign books or packs (within the pass's remaining limit). Books a native torrent
    * is already fetching are left alone; a grabbed torrent becomes translation jobs on completion.
    */
-  async function searchIndexer(seriesId: number, planned: Awaited<ReturnType<typeof planFallbackFor>>, out: TranslationSearchResult): Promise<void> {
+  async function searchIndexer(
+    seriesId: number,
+    planned: Awaited<ReturnType<typeof planFallbackFor>>,
+    out: TranslationSearchResult,
+  ): Promise<void> {
     const room = FALLBACK_PER_PASS - planned.created.length;
     if (!foreignBooks || room <= 0 || planned.languages.length === 0) return;
-    const native = await ctx.db.torrentJob.findMany({ where: { seriesId, purpose: "native", state: { in: ["added", "downloading", "completed", "importing"] } }, select: { books: true } });
+    const native = await ctx.db.torrentJob.findMany({
+      where: { seriesId, purpose: "native", state: { in: ["added", "downloading", "completed", "importing"] } },
+      select: { books: true },
+    });
     const busy = new Set(native.flatMap((j) => JSON.parse(j.books) as string[]));
-    const books = planned.skipped.filter((s) => s.kind === "volume" && s.reason === "no_foreign_source" && !busy.has(s.number)).map((s) => s.number).slice(0, room);
+    const books = planned.skipped
+      .filter((s) => s.kind === "volume" && s.reason === "no_foreign_source" && !busy.has(s.number))
+      .map((s) => s.number)
+      .slice(0, room);
     if (books.length === 0) return;
     try {
       for (const r of await foreignBooks(seriesId, books, planned.languages)) {
         if (r.outcome !== "grabbed" && r.outcome !== "already_grabbed") continue;
-        const entry = out.skipped.find((s) => s.kind === "volume" && s.number === r.book && s.reason === "no_foreign_source");
+        const entry = out.skipped.find(
+          (s) => s.kind === "volume" && s.number === r.book && s.reason === "no_foreign_source",
+        );
         if (entry) entry.reason = r.outcome === "grabbed" ? "indexer_torrent_added" : "indexer_torrent_in_progress";
       }
     } catch (e) {
@@ -54,13 +75,18 @@ export function translationFallback(ctx: AppContext, translations: TranslationSe
     const settings = await readWorkerSettings(ctx);
     if (!settings.enabled || !series.translationFallbackEnabled) {
       await translations.pauseAll("toggle_off", seriesId);
-      out.skipped.push({ kind: "series", number: String(seriesId), reason: settings.enabled ? "series_fallback_off" : "fallback_off" });
+      out.skipped.push({
+        kind: "series",
+        number: String(seriesId),
+        reason: settings.enabled ? "series_fallback_off" : "fallback_off",
+      });
       lastResult.set(seriesId, out);
       return out;
     }
     await translations.resumeAll(seriesId);
     for (const e of pass.entries) {
-      if (NATIVE_OBTAINABLE.has(e.reason)) await translations.nativeRelease(seriesId, e.kind === "book" ? "volume" : "chapter", e.number);
+      if (NATIVE_OBTAINABLE.has(e.reason))
+        await translations.nativeRelease(seriesId, e.kind === "book" ? "volume" : "chapter", e.number);
     }
     const planned = await planFallbackFor(ctx, translations, series, pass);
     out.skipped.push(...planned.skipped);
@@ -95,5 +121,11 @@ export function translationServices(ctx: AppContext, wanted: WantedService) {
   });
   const fallback = translationFallback(ctx, base);
   wanted.useTranslationFallback((seriesId, pass) => fallback.afterPass(seriesId, pass).then(() => undefined));
-  return { translations: { ...base, search: (seriesId: number) => fallback.search(wanted, seriesId), useForeignBooks: fallback.useForeignBooks } };
+  return {
+    translations: {
+      ...base,
+      search: (seriesId: number) => fallback.search(wanted, seriesId),
+      useForeignBooks: fallback.useForeignBooks,
+    },
+  };
 }

@@ -65,20 +65,37 @@ export async function importTranslation(
   // A crash after the publication committed but before the job was marked imported: the book is
   // already in the library under this attempt's release id; publishing again would duplicate it.
   const externalId = `translation:${formatJobId(row.jobKey, row.attempt)}`;
-  const done = await ctx.db.chapterRelease.findFirst({ where: { seriesId: row.seriesId, externalId, file: { state: "active" } }, select: { fileId: true } });
+  const done = await ctx.db.chapterRelease.findFirst({
+    where: { seriesId: row.seriesId, externalId, file: { state: "active" } },
+    select: { fileId: true },
+  });
   if (done?.fileId) return done.fileId;
-  if (!row.sourcePath || !row.sourceSha256) throw new ImportRefused("source_missing", "the job has no source archive in staging");
+  if (!row.sourcePath || !row.sourceSha256)
+    throw new ImportRefused("source_missing", "the job has no source archive in staging");
   const source = await withOpen(row.sourcePath, ctx, async (a) => {
     const dims = [];
     for (let i = 0; i < a.pages.length; i++) dims.push(await geometry(a, i));
     return { names: a.pages.map((p) => p.name), dims };
   });
-  const job: ReceiptJob = { sourceSha256: row.sourceSha256, sourceLanguage: row.sourceLanguage, targetLanguage: row.targetLanguage, pageCount: source.names.length };
+  const job: ReceiptJob = {
+    sourceSha256: row.sourceSha256,
+    sourceLanguage: row.sourceLanguage,
+    targetLanguage: row.targetLanguage,
+    pageCount: source.names.length,
+  };
 
   const { pages, receipt } = await withOpen(files.result, ctx, async (a) => {
-    const extra = [...a.ignored.filter((n) => n !== RECEIPT_ENTRY), ...(a.comicInfoXml !== null ? ["ComicInfo.xml"] : [])];
-    if (extra.length > 0) throw new ImportRefused("result_extra_entry", `the result holds entries besides the pages and ${RECEIPT_ENTRY}: ${extra.slice(0, 3).join(", ").slice(0, 120)}`);
-    if (!a.ignored.includes(RECEIPT_ENTRY)) throw new ImportRefused("receipt_missing", `the result has no ${RECEIPT_ENTRY}`);
+    const extra = [
+      ...a.ignored.filter((n) => n !== RECEIPT_ENTRY),
+      ...(a.comicInfoXml !== null ? ["ComicInfo.xml"] : []),
+    ];
+    if (extra.length > 0)
+      throw new ImportRefused(
+        "result_extra_entry",
+        `the result holds entries besides the pages and ${RECEIPT_ENTRY}: ${extra.slice(0, 3).join(", ").slice(0, 120)}`,
+      );
+    if (!a.ignored.includes(RECEIPT_ENTRY))
+      throw new ImportRefused("receipt_missing", `the result has no ${RECEIPT_ENTRY}`);
     let parsed: unknown;
     try {
       parsed = JSON.parse((await a.readEntry(RECEIPT_ENTRY)).toString("utf8"));
@@ -87,21 +104,35 @@ export async function importTranslation(
     }
     const check = validateReceipt(parsed, job);
     if (!check.ok) throw new ImportRefused(check.code, check.message);
-    if (a.pages.length !== source.names.length) throw new ImportRefused("result_page_count", `the result holds ${a.pages.length} pages, the source ${source.names.length}`);
+    if (a.pages.length !== source.names.length)
+      throw new ImportRefused(
+        "result_page_count",
+        `the result holds ${a.pages.length} pages, the source ${source.names.length}`,
+      );
     const out: Buffer[] = [];
     for (const [i, p] of a.pages.entries()) {
-      if (p.name !== source.names[i]) throw new ImportRefused("result_page_names", `page ${i + 1} is ${p.name.slice(0, 80)}, the source's is ${(source.names[i] ?? "").slice(0, 80)}`);
+      if (p.name !== source.names[i])
+        throw new ImportRefused(
+          "result_page_names",
+          `page ${i + 1} is ${p.name.slice(0, 80)}, the source's is ${(source.names[i] ?? "").slice(0, 80)}`,
+        );
       const dim = await geometry(a, i);
       const want = source.dims[i];
       if (!dim || !want || dim.width !== want.width || dim.height !== want.height) {
-        throw new ImportRefused("result_geometry_changed", `page ${i + 1} is ${dim?.width ?? "?"}×${dim?.height ?? "?"}, the source's ${want?.width ?? "?"}×${want?.height ?? "?"}`);
+        throw new ImportRefused(
+          "result_geometry_changed",
+          `page ${i + 1} is ${dim?.width ?? "?"}×${dim?.height ?? "?"}, the source's ${want?.width ?? "?"}×${want?.height ?? "?"}`,
+        );
       }
       out.push(await a.readPage(i));
     }
     return { pages: out, receipt: check.receipt };
   });
 
-  const series = await ctx.db.series.findUniqueOrThrow({ where: { id: row.seriesId }, select: { title: true, folder: true } });
+  const series = await ctx.db.series.findUniqueOrThrow({
+    where: { id: row.seriesId },
+    select: { title: true, folder: true },
+  });
   const isBook = row.kind === "volume";
   const whole = /^\d{1,6}$/.test(row.number) ? Number(row.number) : undefined;
   const xml = chapterComicInfo(
@@ -115,7 +146,8 @@ export async function importTranslation(
   await rm(files.output, { force: true });
   await writeChapterCbz(files.output, pages, xml);
   // Cancelled, paused or retried while the CBZ was written: nothing enters the library.
-  if (!(await files.isCurrent())) throw new ImportRefused("translation_not_current", "the job changed during the import");
+  if (!(await files.isCurrent()))
+    throw new ImportRefused("translation_not_current", "the job changed during the import");
   const label = isBook ? `v${paddedLabel(row.number, 2)}` : `c${paddedLabel(row.number)}`;
   const published = await publication.publish({
     seriesId: row.seriesId,

@@ -34,7 +34,11 @@ export function localCheckpointDir(config: Pick<Config, "libraryRoot" | "dataDir
 
 const RUNNING: readonly string[] = ["submitted", "running"];
 
-export function localRunner(ctx: AppContext, host: LocalRunnerHost, makeEngine: () => LocalEngine = () => createLocalEngine({ archiveLimits: ctx.config.archiveLimits, log: ctx.log })) {
+export function localRunner(
+  ctx: AppContext,
+  host: LocalRunnerHost,
+  makeEngine: () => LocalEngine = () => createLocalEngine({ archiveLimits: ctx.config.archiveLimits, log: ctx.log }),
+) {
   let engine: LocalEngine | null = null;
   let current: { rowId: number; attempt: number; abort: AbortController; done: Promise<void> } | null = null;
 
@@ -50,17 +54,35 @@ export function localRunner(ctx: AppContext, host: LocalRunnerHost, makeEngine: 
       chain = chain.then(async () => {
         if (!cur || abort.signal.aborted) return;
         if (cur.pagesDone === done && cur.pagesTotal === total && cur.state === "running") return;
-        const moved = await host.apply(cur, { type: "processor_status", status: "running", pagesDone: done, pagesTotal: total, attempt: cur.attempt });
+        const moved = await host.apply(cur, {
+          type: "processor_status",
+          status: "running",
+          pagesDone: done,
+          pagesTotal: total,
+          attempt: cur.attempt,
+        });
         if (moved) cur = moved;
         else abort.abort(); // the row moved meanwhile (paused, cancelled, retried): stop between pages
       });
     };
     try {
       engine ??= makeEngine();
-      if (!s.ai) throw new LocalTranslationError("ai_not_configured", "Set the AI provider's base URL, model and key in Settings → Translation");
+      if (!s.ai)
+        throw new LocalTranslationError(
+          "ai_not_configured",
+          "Set the AI provider's base URL, model and key in Settings → Translation",
+        );
       await engine.run({
-        jobId: jobId(cur), source: cur.sourcePath ?? "", sourceSha256: cur.sourceSha256 ?? "", sourceLanguage: cur.sourceLanguage, targetLanguage: cur.targetLanguage,
-        ai: s.ai, checkpointDir: localCheckpointDir(ctx.config, cur.jobKey), output: host.resultPath(cur), signal: abort.signal, onProgress: progress,
+        jobId: jobId(cur),
+        source: cur.sourcePath ?? "",
+        sourceSha256: cur.sourceSha256 ?? "",
+        sourceLanguage: cur.sourceLanguage,
+        targetLanguage: cur.targetLanguage,
+        ai: s.ai,
+        checkpointDir: localCheckpointDir(ctx.config, cur.jobKey),
+        output: host.resultPath(cur),
+        signal: abort.signal,
+        onProgress: progress,
       });
       await chain;
       if (!cur || abort.signal.aborted) return;
@@ -74,12 +96,21 @@ export function localRunner(ctx: AppContext, host: LocalRunnerHost, makeEngine: 
       if (e instanceof LocalTranslationError && e.transient) {
         const n = fresh.transientFailures + 1;
         ctx.log(`translation ${jobId(fresh)}: ${e.message} (will retry)`);
-        await host.apply(fresh, { type: "connection_failed", failures: n, attempt: fresh.attempt }, { transientFailures: n });
+        await host.apply(
+          fresh,
+          { type: "connection_failed", failures: n, attempt: fresh.attempt },
+          { transientFailures: n },
+        );
         return;
       }
       const code = e instanceof LocalTranslationError ? e.code : "local_engine_failed";
       ctx.log(`translation ${jobId(fresh)}: ${code}: ${(e as Error).message}`);
-      await host.apply(fresh, { type: "processor_status", status: "failed", error: { code, message: (e as Error).message }, attempt: fresh.attempt });
+      await host.apply(fresh, {
+        type: "processor_status",
+        status: "failed",
+        error: { code, message: (e as Error).message },
+        attempt: fresh.attempt,
+      });
     }
   }
 
@@ -97,7 +128,11 @@ export function localRunner(ctx: AppContext, host: LocalRunnerHost, makeEngine: 
       }
       if (row.state === "cancelling") {
         // Nothing was sent anywhere: the cancel is settled once no run of this row is going on.
-        await host.apply(row, { type: "cancel_acknowledged", attempt: row.attempt }, { transientFailures: 0, nextAttemptAt: null });
+        await host.apply(
+          row,
+          { type: "cancel_acknowledged", attempt: row.attempt },
+          { transientFailures: 0, nextAttemptAt: null },
+        );
         return;
       }
       if (!gateOpen) return;

@@ -5,7 +5,17 @@
  * of a row is decided by the pure machine (domain/translation-jobs.ts) and stored with a guarded
  * update (same state, same attempt); the worker (translation-worker*.ts) does the network.
  */
-import { ACTIVE_STATES, formatJobId, jobKey, parseJobId, transition, type JobFacts, type PausedReason, type TranslationEvent, type TranslationState } from "../domain/translation-jobs.ts";
+import {
+  ACTIVE_STATES,
+  formatJobId,
+  jobKey,
+  parseJobId,
+  transition,
+  type JobFacts,
+  type PausedReason,
+  type TranslationEvent,
+  type TranslationState,
+} from "../domain/translation-jobs.ts";
 import { parseLabel, type Label } from "../domain/labels.ts";
 import { AppError } from "../errors.ts";
 import { translationRepo, type NewTranslationJob, type TranslationJobRow } from "../repositories/translation-repo.ts";
@@ -48,13 +58,24 @@ export interface TranslationSearchResult {
  */
 export function publicStatus(state: TranslationState, pausedFrom: TranslationState | null): TranslationStatus {
   switch (state) {
-    case "queued": case "uploading": case "submitted": return "queued";
-    case "running": case "completed": case "importing": return "running";
-    case "imported": return "completed";
-    case "failed": return "failed";
-    case "cancelling": return "cancelling";
-    case "cancelled": return "cancelled";
-    case "paused": return pausedFrom === null || pausedFrom === "paused" ? "queued" : publicStatus(pausedFrom, null);
+    case "queued":
+    case "uploading":
+    case "submitted":
+      return "queued";
+    case "running":
+    case "completed":
+    case "importing":
+      return "running";
+    case "imported":
+      return "completed";
+    case "failed":
+      return "failed";
+    case "cancelling":
+      return "cancelling";
+    case "cancelled":
+      return "cancelled";
+    case "paused":
+      return pausedFrom === null || pausedFrom === "paused" ? "queued" : publicStatus(pausedFrom, null);
   }
 }
 
@@ -69,7 +90,8 @@ export function jobView(r: TranslationJobRow): TranslationJobView {
     sourceLanguage: r.sourceLanguage,
     targetLanguage: r.targetLanguage,
     sourceSha256: r.sourceSha256,
-    progress: r.pagesDone === null && r.pagesTotal === null ? null : { pagesDone: r.pagesDone ?? 0, pagesTotal: r.pagesTotal },
+    progress:
+      r.pagesDone === null && r.pagesTotal === null ? null : { pagesDone: r.pagesDone ?? 0, pagesTotal: r.pagesTotal },
     error: r.errorCode === null ? null : { code: r.errorCode, message: r.errorMessage ?? "" },
     attempt: r.attempt,
     engine: r.engine,
@@ -102,7 +124,14 @@ function refusal(operation: "retry" | "cancel", code: string, detail: string): A
 
 /** Tells subscribers (GraphQL translationProgress) and the library listeners that a job changed. */
 export function announce(ctx: AppContext, r: TranslationJobRow): void {
-  ctx.events.translations.publish({ jobId: formatJobId(r.jobKey, r.attempt), seriesId: r.seriesId, state: r.state, pagesDone: r.pagesDone, pagesTotal: r.pagesTotal, errorCode: r.errorCode });
+  ctx.events.translations.publish({
+    jobId: formatJobId(r.jobKey, r.attempt),
+    seriesId: r.seriesId,
+    state: r.state,
+    pagesDone: r.pagesDone,
+    pagesTotal: r.pagesTotal,
+    errorCode: r.errorCode,
+  });
   ctx.events.publish("series_changed", r.seriesId);
 }
 
@@ -137,7 +166,11 @@ export function translationService(ctx: AppContext, deps: TranslationServiceDeps
 
   async function byPublicId(id: string): Promise<TranslationJobRow> {
     const parsed = parseJobId(id);
-    if (!parsed) throw new AppError("translation_job_id_invalid", `${JSON.stringify(id)} is not <32 lowercase hex>-<retry number>`);
+    if (!parsed)
+      throw new AppError(
+        "translation_job_id_invalid",
+        `${JSON.stringify(id)} is not <32 lowercase hex>-<retry number>`,
+      );
     const row = await repo.byKey(parsed.key, parsed.attempt);
     if (!row) throw new AppError("translation_job_not_found", `no translation job ${id}`);
     return row;
@@ -147,20 +180,29 @@ export function translationService(ctx: AppContext, deps: TranslationServiceDeps
    * Applies `event` to the row through the machine and stores `next` only from the state and
    * attempt it was read in. A lost race reads the row again (a few times) and decides anew.
    */
-  async function apply(row: TranslationJobRow, event: TranslationEvent): Promise<{ row: TranslationJobRow; refused: string | null }> {
+  async function apply(
+    row: TranslationJobRow,
+    event: TranslationEvent,
+  ): Promise<{ row: TranslationJobRow; refused: string | null }> {
     let current = row;
     for (let tries = 0; tries < 5; tries++) {
       const r = transition(factsOf(current), event);
       if ("refused" in r) return { row: current, refused: r.refused };
       const { next } = r;
-      const moved = await repo.move(current.id, { state: current.state, attempt: current.attempt }, {
-        state: next.state,
-        pausedFrom: next.pausedFrom,
-        pausedReason: next.pausedReason,
-        cancelPending: next.cancelPending,
-        ...(r.error !== undefined ? { errorCode: r.error?.code ?? null, errorMessage: r.error?.message ?? null } : {}),
-        ...(r.progress ? { pagesDone: r.progress.pagesDone, pagesTotal: r.progress.pagesTotal } : {}),
-      });
+      const moved = await repo.move(
+        current.id,
+        { state: current.state, attempt: current.attempt },
+        {
+          state: next.state,
+          pausedFrom: next.pausedFrom,
+          pausedReason: next.pausedReason,
+          cancelPending: next.cancelPending,
+          ...(r.error !== undefined
+            ? { errorCode: r.error?.code ?? null, errorMessage: r.error?.message ?? null }
+            : {}),
+          ...(r.progress ? { pagesDone: r.progress.pagesDone, pagesTotal: r.progress.pagesTotal } : {}),
+        },
+      );
       const fresh = await repo.get(current.id);
       if (!fresh) throw new AppError("translation_job_not_found");
       if (moved) {
@@ -173,22 +215,36 @@ export function translationService(ctx: AppContext, deps: TranslationServiceDeps
   }
 
   async function target(seriesId: number, q: UploadQuery): Promise<{ kind: "volume" | "chapter"; number: Label }> {
-    const hasVolume = q.volume !== undefined && q.volume !== "", hasChapter = q.chapter !== undefined && q.chapter !== "";
+    const hasVolume = q.volume !== undefined && q.volume !== "",
+      hasChapter = q.chapter !== undefined && q.chapter !== "";
     if (hasVolume === hasChapter) throw new AppError("bad_request", "give exactly one of volume=<n> or chapter=<n>");
     const kind = hasVolume ? ("volume" as const) : ("chapter" as const);
     const text = (hasVolume ? q.volume : q.chapter)!;
-    if (RANGE_RE.test(text)) throw new AppError("translation_pack_refused", `${kind} ${JSON.stringify(text)} is a range: split the pack into one archive per ${kind === "volume" ? "book" : "chapter"} first`);
+    if (RANGE_RE.test(text))
+      throw new AppError(
+        "translation_pack_refused",
+        `${kind} ${JSON.stringify(text)} is a range: split the pack into one archive per ${kind === "volume" ? "book" : "chapter"} first`,
+      );
     const number = parseLabel(text);
-    if (number === null) throw new AppError("invalid_label", `${kind} must be an exact decimal number such as "3" or "10.5"`, { field: kind });
+    if (number === null)
+      throw new AppError("invalid_label", `${kind} must be an exact decimal number such as "3" or "10.5"`, {
+        field: kind,
+      });
     const series = await ctx.db.series.findUnique({ where: { id: seriesId }, select: { editionBookCount: true } });
     if (!series) throw new AppError("series_not_found", `series ${seriesId} does not exist`);
-    const slot = kind === "volume"
-      ? await ctx.db.volumeSlot.findUnique({ where: { seriesId_number: { seriesId, number } } })
-      : await ctx.db.chapterSlot.findUnique({ where: { seriesId_number: { seriesId, number } } });
+    const slot =
+      kind === "volume"
+        ? await ctx.db.volumeSlot.findUnique({ where: { seriesId_number: { seriesId, number } } })
+        : await ctx.db.chapterSlot.findUnique({ where: { seriesId_number: { seriesId, number } } });
     // The managed edition: a book beyond edition_book_count is another edition's numbering.
-    const beyondEdition = kind === "volume" && series.editionBookCount !== null && Number(number) > series.editionBookCount;
+    const beyondEdition =
+      kind === "volume" && series.editionBookCount !== null && Number(number) > series.editionBookCount;
     if (!slot || beyondEdition) {
-      throw new AppError("translation_target_unknown", `the managed edition of series ${seriesId} has no ${kind === "volume" ? "book" : "chapter"} ${number}`, { kind, number });
+      throw new AppError(
+        "translation_target_unknown",
+        `the managed edition of series ${seriesId} has no ${kind === "volume" ? "book" : "chapter"} ${number}`,
+        { kind, number },
+      );
     }
     return { kind, number };
   }
@@ -197,13 +253,23 @@ export function translationService(ctx: AppContext, deps: TranslationServiceDeps
   async function nextAttempt(key: string): Promise<number> {
     const newest = await repo.newest(key);
     if (!newest) return 0;
-    if ((ACTIVE_STATES as readonly string[]).includes(newest.state) || newest.state === "paused" || newest.state === "cancelling") {
-      throw new AppError("translation_job_active", `job ${formatJobId(newest.jobKey, newest.attempt)} is ${newest.state}: cancel it first`, { job: formatJobId(newest.jobKey, newest.attempt) });
+    if (
+      (ACTIVE_STATES as readonly string[]).includes(newest.state) ||
+      newest.state === "paused" ||
+      newest.state === "cancelling"
+    ) {
+      throw new AppError(
+        "translation_job_active",
+        `job ${formatJobId(newest.jobKey, newest.attempt)} is ${newest.state}: cancel it first`,
+        { job: formatJobId(newest.jobKey, newest.attempt) },
+      );
     }
     return newest.attempt + 1;
   }
 
-  async function createJob(job: Omit<NewTranslationJob, "attempt" | "sourcePath"> & { received: string }): Promise<TranslationJobRow> {
+  async function createJob(
+    job: Omit<NewTranslationJob, "attempt" | "sourcePath"> & { received: string },
+  ): Promise<TranslationJobRow> {
     let placed: string | null = null;
     try {
       const attempt = await nextAttempt(job.jobKey);
@@ -216,14 +282,16 @@ export function translationService(ctx: AppContext, deps: TranslationServiceDeps
     } catch (e) {
       await discardSource(placed ?? job.received);
       // Two uploads for one target at once: the unique (key, attempt) lets one win.
-      if ((e as { code?: string }).code === "P2002") throw new AppError("translation_job_active", "another job for this target was just created");
+      if ((e as { code?: string }).code === "P2002")
+        throw new AppError("translation_job_active", "another job for this target was just created");
       throw e;
     }
   }
 
   const self = {
     async list(seriesId?: number): Promise<TranslationJobView[]> {
-      if (seriesId !== undefined && !(await ctx.repos.series.get(seriesId))) throw new AppError("series_not_found", `series ${seriesId} does not exist`);
+      if (seriesId !== undefined && !(await ctx.repos.series.get(seriesId)))
+        throw new AppError("series_not_found", `series ${seriesId} does not exist`);
       return (await repo.list(seriesId)).map(jobView);
     },
 
@@ -237,13 +305,22 @@ export function translationService(ctx: AppContext, deps: TranslationServiceDeps
      * then the body: staged, hashed, opened with the hardened reader, packs refused by name.
      */
     async upload(seriesId: number, q: UploadQuery, body: UploadBody): Promise<TranslationJobView> {
-      if (body.length === null) throw new AppError("length_required", "the upload needs a Content-Length header (no chunked bodies)");
+      if (body.length === null)
+        throw new AppError("length_required", "the upload needs a Content-Length header (no chunked bodies)");
       const t = await target(seriesId, q);
       const series = (await ctx.db.series.findUnique({ where: { id: seriesId } }))!;
       let source = q.sourceLanguage ?? "";
       if (source === "original") source = series.originalLanguage ?? "";
-      if (!LANGUAGE_RE.test(source)) throw new AppError("invalid_field", "source_language must be a language code such as \"ja\" (or \"original\" when the work's language is known)", { field: "source_language" });
-      if (source.split("-")[0] === series.language.split("-")[0]) throw new AppError("invalid_field", `the source language equals the series language (${series.language})`, { field: "source_language" });
+      if (!LANGUAGE_RE.test(source))
+        throw new AppError(
+          "invalid_field",
+          'source_language must be a language code such as "ja" (or "original" when the work\'s language is known)',
+          { field: "source_language" },
+        );
+      if (source.split("-")[0] === series.language.split("-")[0])
+        throw new AppError("invalid_field", `the source language equals the series language (${series.language})`, {
+          field: "source_language",
+        });
       const key = jobKey({ seriesId, kind: t.kind, number: t.number, destination: series.language });
       await nextAttempt(key); // refuse before reading a large body when a job is under way
       const received = await receiveBody(ctx.config, body.stream, body.length);
@@ -254,8 +331,16 @@ export function translationService(ctx: AppContext, deps: TranslationServiceDeps
         throw e;
       }
       const row = await createJob({
-        jobKey: key, seriesId, kind: t.kind, number: t.number, sourceLanguage: source, targetLanguage: series.language,
-        engine: await deps.engine(), origin: "upload", sourceSha256: received.sha256, received: received.path,
+        jobKey: key,
+        seriesId,
+        kind: t.kind,
+        number: t.number,
+        sourceLanguage: source,
+        targetLanguage: series.language,
+        engine: await deps.engine(),
+        origin: "upload",
+        sourceSha256: received.sha256,
+        received: received.path,
       });
       return jobView(row);
     },
@@ -264,25 +349,44 @@ export function translationService(ctx: AppContext, deps: TranslationServiceDeps
     async retry(id: string): Promise<TranslationJobView> {
       const row = await byPublicId(id);
       const r = transition(factsOf(row), { type: "retry" });
-      if ("refused" in r) throw refusal("retry", r.refused, `job ${id} is ${row.state}: only a failed or cancelled job can be retried`);
+      if ("refused" in r)
+        throw refusal("retry", r.refused, `job ${id} is ${row.state}: only a failed or cancelled job can be retried`);
       const newest = await repo.newest(row.jobKey);
-      if (newest && newest.attempt !== row.attempt) throw new AppError("translation_not_retryable", `job ${id} was already retried as ${formatJobId(newest.jobKey, newest.attempt)}`);
-      if (!row.sourcePath) throw new AppError("translation_not_retryable", `job ${id} has no source archive in staging to retry from`);
+      if (newest && newest.attempt !== row.attempt)
+        throw new AppError(
+          "translation_not_retryable",
+          `job ${id} was already retried as ${formatJobId(newest.jobKey, newest.attempt)}`,
+        );
+      if (!row.sourcePath)
+        throw new AppError("translation_not_retryable", `job ${id} has no source archive in staging to retry from`);
       const attempt = r.next.attempt;
       const sourcePath = await copySource(ctx.config, row.sourcePath, row.jobKey, attempt).catch((e: unknown) => {
-        throw new AppError("translation_not_retryable", `the source archive of job ${id} is gone from staging (${(e as NodeJS.ErrnoException).code ?? "error"})`);
+        throw new AppError(
+          "translation_not_retryable",
+          `the source archive of job ${id} is gone from staging (${(e as NodeJS.ErrnoException).code ?? "error"})`,
+        );
       });
       try {
         const created = await repo.create({
-          jobKey: row.jobKey, attempt, seriesId: row.seriesId, kind: row.kind === "chapter" ? "chapter" : "volume", number: row.number,
-          sourceLanguage: row.sourceLanguage, targetLanguage: row.targetLanguage, engine: await deps.engine(),
-          origin: row.origin as NewTranslationJob["origin"], sourceMappingId: row.sourceMappingId, sourcePath, sourceSha256: row.sourceSha256,
+          jobKey: row.jobKey,
+          attempt,
+          seriesId: row.seriesId,
+          kind: row.kind === "chapter" ? "chapter" : "volume",
+          number: row.number,
+          sourceLanguage: row.sourceLanguage,
+          targetLanguage: row.targetLanguage,
+          engine: await deps.engine(),
+          origin: row.origin as NewTranslationJob["origin"],
+          sourceMappingId: row.sourceMappingId,
+          sourcePath,
+          sourceSha256: row.sourceSha256,
         });
         kick();
         announce(ctx, created);
         return jobView(created);
       } catch (e) {
-        if ((e as { code?: string }).code === "P2002") throw new AppError("translation_not_retryable", `job ${id} was already retried`);
+        if ((e as { code?: string }).code === "P2002")
+          throw new AppError("translation_not_retryable", `job ${id} was already retried`);
         await discardSource(sourcePath);
         throw e;
       }
@@ -336,7 +440,9 @@ export function translationService(ctx: AppContext, deps: TranslationServiceDeps
     },
 
     /** Creates a job whose source archive is already staged (the fallback's foreign releases). */
-    async createFromStaged(job: Omit<NewTranslationJob, "attempt" | "sourcePath" | "engine"> & { received: string }): Promise<TranslationJobView> {
+    async createFromStaged(
+      job: Omit<NewTranslationJob, "attempt" | "sourcePath" | "engine"> & { received: string },
+    ): Promise<TranslationJobView> {
       return jobView(await createJob({ ...job, engine: await deps.engine() }));
     },
 

@@ -78,11 +78,13 @@ const httpUrl = (v: unknown, field: string): string => optionalHttpUrl(v, field)
 
 function languages(v: unknown): string[] {
   if (!Array.isArray(v)) return invalid("source_languages", 'must be an array of language codes or "original"');
-  if (v.length > MAX_SOURCE_LANGUAGES) return invalid("source_languages", `holds at most ${MAX_SOURCE_LANGUAGES} codes`);
+  if (v.length > MAX_SOURCE_LANGUAGES)
+    return invalid("source_languages", `holds at most ${MAX_SOURCE_LANGUAGES} codes`);
   const out: string[] = [];
   for (const raw of v) {
     const code = typeof raw === "string" ? raw.trim() : "";
-    if (code !== "original" && !LANGUAGE_RE.test(code)) invalid("source_languages", `holds an invalid language code: ${JSON.stringify(String(raw).slice(0, 20))}`);
+    if (code !== "original" && !LANGUAGE_RE.test(code))
+      invalid("source_languages", `holds an invalid language code: ${JSON.stringify(String(raw).slice(0, 20))}`);
     if (!out.includes(code)) out.push(code);
   }
   return out;
@@ -92,7 +94,8 @@ function languages(v: unknown): string[] {
 function secretInput(v: unknown, field: string): string | null | undefined {
   if (v === undefined) return undefined;
   if (v === null || v === "") return null;
-  if (typeof v !== "string" || v.length > 2000) return invalid(field, "must be a string of at most 2000 characters, or null");
+  if (typeof v !== "string" || v.length > 2000)
+    return invalid(field, "must be a string of at most 2000 characters, or null");
   if (v.startsWith(TRANSLATION_MASK)) return undefined;
   return v;
 }
@@ -113,7 +116,8 @@ function normalise(s: Partial<StoredTranslationSettings> | null | undefined): St
 export type EnabledListener = (enabled: boolean) => void | Promise<void>;
 
 export function translationSettingsService(ctx: AppContext) {
-  const read = async () => normalise(await getSetting<Partial<StoredTranslationSettings> | null>(ctx, TRANSLATION_SETTING_KEY, null));
+  const read = async () =>
+    normalise(await getSetting<Partial<StoredTranslationSettings> | null>(ctx, TRANSLATION_SETTING_KEY, null));
   const secret = (name: string) => ctx.secrets.getIntegrationSecret(name);
   const enabledListeners: EnabledListener[] = [];
 
@@ -133,7 +137,11 @@ export function translationSettingsService(ctx: AppContext) {
   const refuseServiceLogin = (value: string | null | undefined, field: string) => {
     if (typeof value !== "string") return;
     if (value === ctx.secrets.apiKey || ctx.secrets.checkAdminPassword(value)) {
-      throw new AppError("secret_is_service_login", `${field} is this service's own API key or login password: enter the AI provider's key or the processor's token instead`, { field });
+      throw new AppError(
+        "secret_is_service_login",
+        `${field} is this service's own API key or login password: enter the AI provider's key or the processor's token instead`,
+        { field },
+      );
     }
   };
 
@@ -146,7 +154,8 @@ export function translationSettingsService(ctx: AppContext) {
       const body = asObject(raw);
       const current = await read();
       const next = normalise(current);
-      if (body.enabled !== undefined) next.enabled = typeof body.enabled === "boolean" ? body.enabled : invalid("enabled", "must be true or false");
+      if (body.enabled !== undefined)
+        next.enabled = typeof body.enabled === "boolean" ? body.enabled : invalid("enabled", "must be true or false");
       if (body.source_languages !== undefined) next.source_languages = languages(body.source_languages);
       let apiKey: string | null | undefined;
       let token: string | null | undefined;
@@ -154,7 +163,8 @@ export function translationSettingsService(ctx: AppContext) {
         const o = asObject(body.ai, "ai");
         if (o.base_url !== undefined) next.ai.base_url = httpUrl(o.base_url, "ai.base_url");
         if (o.model !== undefined) {
-          if (o.model !== null && (typeof o.model !== "string" || o.model.length > 200)) invalid("ai.model", "must be a string of at most 200 characters");
+          if (o.model !== null && (typeof o.model !== "string" || o.model.length > 200))
+            invalid("ai.model", "must be a string of at most 200 characters");
           next.ai.model = ((o.model as string | null) ?? "").trim();
         }
         apiKey = secretInput(o.api_key, "ai.api_key");
@@ -178,7 +188,9 @@ export function translationSettingsService(ctx: AppContext) {
       if (apiKey !== undefined) await ctx.secrets.setIntegrationSecret(AI_KEY_SECRET, apiKey);
       if (token !== undefined) await ctx.secrets.setIntegrationSecret(PROCESSOR_TOKEN_SECRET, token);
       await putSetting(ctx, TRANSLATION_SETTING_KEY, next);
-      ctx.log(`translation settings updated (fallback ${next.enabled ? "enabled" : "disabled"}, engine ${engineOf(next)})`);
+      ctx.log(
+        `translation settings updated (fallback ${next.enabled ? "enabled" : "disabled"}, engine ${engineOf(next)})`,
+      );
       if (next.enabled !== current.enabled) for (const l of enabledListeners) await l(next.enabled);
       return view(next);
     },
@@ -186,7 +198,12 @@ export function translationSettingsService(ctx: AppContext) {
     /** The settings with their secrets, for the worker and the processor client. Never answer or log this. */
     async resolved(): Promise<ResolvedTranslationSettings> {
       const s = await read();
-      return { ...s, apiKey: secret(AI_KEY_SECRET), processorToken: secret(PROCESSOR_TOKEN_SECRET), engine: engineOf(s) };
+      return {
+        ...s,
+        apiKey: secret(AI_KEY_SECRET),
+        processorToken: secret(PROCESSOR_TOKEN_SECRET),
+        engine: engineOf(s),
+      };
     },
 
     /** "external" when a processor URL is set, else "local" (the engine new jobs use). */

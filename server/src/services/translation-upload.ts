@@ -19,7 +19,11 @@ import { withArchive } from "../library/archive-reader.ts";
 export const SOURCE_FILE_NAME = "source.cbz";
 
 /** Where one attempt keeps its source archive (and, for the worker, its result and checkpoints). */
-export function translationStagingDir(config: Pick<Config, "libraryRoot" | "dataDir">, jobKey: string, attempt: number): string {
+export function translationStagingDir(
+  config: Pick<Config, "libraryRoot" | "dataDir">,
+  jobKey: string,
+  attempt: number,
+): string {
   return path.join(stateDirs(config).staging, "translations", `${jobKey}-${attempt}`);
 }
 
@@ -37,9 +41,16 @@ export interface StagedSource {
  * Streams `body` (exactly `length` bytes) to a new file in staging and hashes it. A body longer or
  * shorter than its Content-Length is refused and its partial file removed.
  */
-export async function receiveBody(config: Config, body: ReadableStream<Uint8Array> | null, length: number): Promise<{ path: string; sha256: string; size: number }> {
+export async function receiveBody(
+  config: Config,
+  body: ReadableStream<Uint8Array> | null,
+  length: number,
+): Promise<{ path: string; sha256: string; size: number }> {
   if (length > config.archiveLimits.maxTotalBytes) {
-    throw new AppError("archive_too_large", `the body is ${length} bytes; the archive limit is ${config.archiveLimits.maxTotalBytes}`);
+    throw new AppError(
+      "archive_too_large",
+      `the body is ${length} bytes; the archive limit is ${config.archiveLimits.maxTotalBytes}`,
+    );
   }
   await mkdir(incomingDir(config), { recursive: true });
   const file = path.join(incomingDir(config), `${randomUUID()}.cbz`);
@@ -80,12 +91,20 @@ function namesPack(name: string | null | undefined): boolean {
  * name or ComicInfo names a pack. Returns the page count.
  */
 export async function checkSourceArchive(config: Config, file: string, fileName: string | null): Promise<number> {
-  if (namesPack(fileName)) throw new AppError("translation_pack_refused", `${JSON.stringify(fileName)} names several books or chapters: split it into one archive per book first`);
+  if (namesPack(fileName))
+    throw new AppError(
+      "translation_pack_refused",
+      `${JSON.stringify(fileName)} names several books or chapters: split it into one archive per book first`,
+    );
   return withArchive(file, config.archiveLimits, async (archive) => {
-    if (archive.pages.length === 0) throw new AppError("translation_source_empty", "the archive holds no page image (image ZIP/CBZ only)");
+    if (archive.pages.length === 0)
+      throw new AppError("translation_source_empty", "the archive holds no page image (image ZIP/CBZ only)");
     const ci = archive.comicInfoXml === null ? null : parseComicInfo(archive.comicInfoXml);
     if (ci && (namesPack(ci.title) || namesPack(ci.series))) {
-      throw new AppError("translation_pack_refused", "the archive's ComicInfo names several books or chapters: split it into one archive per book first");
+      throw new AppError(
+        "translation_pack_refused",
+        "the archive's ComicInfo names several books or chapters: split it into one archive per book first",
+      );
     }
     for (let i = 0; i < archive.pages.length; i++) await archive.readPage(i);
     return archive.pages.length;

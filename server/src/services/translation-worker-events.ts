@@ -16,7 +16,8 @@ export interface TranslationProgressEvent {
 export function createTranslationEvents() {
   const pubsub = createPubSub<{ translation: [TranslationProgressEvent] }>();
   return {
-    publish: (e: Omit<TranslationProgressEvent, "at">): void => pubsub.publish("translation", { ...e, at: new Date().toISOString() }),
+    publish: (e: Omit<TranslationProgressEvent, "at">): void =>
+      pubsub.publish("translation", { ...e, at: new Date().toISOString() }),
     subscribe: () => pubsub.subscribe("translation"),
   };
 }

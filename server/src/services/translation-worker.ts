@@ -17,7 +17,14 @@
  */
 import { rm } from "node:fs/promises";
 import path from "node:path";
-import { formatJobId, transition, type JobFacts, type PausedReason, type TranslationEvent, type TranslationState } from "../domain/translation-jobs.ts";
+import {
+  formatJobId,
+  transition,
+  type JobFacts,
+  type PausedReason,
+  type TranslationEvent,
+  type TranslationState,
+} from "../domain/translation-jobs.ts";
 import type { TranslationJob } from "../generated/prisma/client.ts";
 import type { Publication } from "../library/publication.ts";
 import { translationRepo } from "../repositories/translation-repo.ts";
@@ -30,7 +37,16 @@ import { localCheckpointDir, localRunner } from "./translation-local-runner.ts";
 import { retryDelayMs } from "../domain/translation-jobs.ts";
 
 export const MAX_OUTSTANDING = 2;
-const WORKING: readonly string[] = ["queued", "uploading", "submitted", "running", "completed", "importing", "paused", "cancelling"];
+const WORKING: readonly string[] = [
+  "queued",
+  "uploading",
+  "submitted",
+  "running",
+  "completed",
+  "importing",
+  "paused",
+  "cancelling",
+];
 const OUTSTANDING: readonly string[] = ["uploading", "submitted", "running", "completed", "importing"];
 const STEPS: readonly string[] = ["uploading", "submitted", "running", "completed", "importing"];
 export const RESULT_FILE = "result.zip";
@@ -70,16 +86,38 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
   const stagingOf = (row: TranslationJob) => translationStagingDir(ctx.config, row.jobKey, row.attempt);
 
   function announce(row: TranslationJob): void {
-    ctx.events.translations.publish({ jobId: jobId(row), seriesId: row.seriesId, state: row.state, pagesDone: row.pagesDone, pagesTotal: row.pagesTotal, errorCode: row.errorCode });
+    ctx.events.translations.publish({
+      jobId: jobId(row),
+      seriesId: row.seriesId,
+      state: row.state,
+      pagesDone: row.pagesDone,
+      pagesTotal: row.pagesTotal,
+      errorCode: row.errorCode,
+    });
   }
 
   /** Applies one event with a guarded write; null when refused or when the row moved meanwhile. */
-  async function apply(row: TranslationJob, event: TranslationEvent, extra: Partial<TranslationJob> = {}): Promise<TranslationJob | null> {
+  async function apply(
+    row: TranslationJob,
+    event: TranslationEvent,
+    extra: Partial<TranslationJob> = {},
+  ): Promise<TranslationJob | null> {
     const r = transition(facts(row), event);
     if ("refused" in r) return null;
-    const data: Partial<TranslationJob> = { state: r.next.state, pausedFrom: r.next.pausedFrom, pausedReason: r.next.pausedReason, cancelPending: r.next.cancelPending, ...extra };
-    if (r.error !== undefined) Object.assign(data, { errorCode: r.error?.code ?? null, errorMessage: r.error?.message ?? null });
-    if (r.progress) Object.assign(data, { pagesDone: r.progress.pagesDone ?? row.pagesDone, pagesTotal: r.progress.pagesTotal ?? row.pagesTotal });
+    const data: Partial<TranslationJob> = {
+      state: r.next.state,
+      pausedFrom: r.next.pausedFrom,
+      pausedReason: r.next.pausedReason,
+      cancelPending: r.next.cancelPending,
+      ...extra,
+    };
+    if (r.error !== undefined)
+      Object.assign(data, { errorCode: r.error?.code ?? null, errorMessage: r.error?.message ?? null });
+    if (r.progress)
+      Object.assign(data, {
+        pagesDone: r.progress.pagesDone ?? row.pagesDone,
+        pagesTotal: r.progress.pagesTotal ?? row.pagesTotal,
+      });
     for (const eff of r.effects) {
       if (eff.type === "retry_later") data.nextAttemptAt = new Date(Date.now() + eff.delayMs * tuning.retryScale);
     }
@@ -90,9 +128,11 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
         await rm(stagingOf(next), { recursive: true, force: true });
         await rm(localCheckpointDir(ctx.config, next.jobKey), { recursive: true, force: true });
       }
-      if (eff.type === "remove_output") await Promise.all([RESULT_FILE, OUTPUT_FILE].map((f) => rm(path.join(stagingOf(next), f), { force: true })));
+      if (eff.type === "remove_output")
+        await Promise.all([RESULT_FILE, OUTPUT_FILE].map((f) => rm(path.join(stagingOf(next), f), { force: true })));
     }
-    if (data.state !== row.state || data.pagesDone !== row.pagesDone || data.errorCode !== row.errorCode) announce(next);
+    if (data.state !== row.state || data.pagesDone !== row.pagesDone || data.errorCode !== row.errorCode)
+      announce(next);
     if (next.state !== row.state) ctx.events.publish("series_changed", row.seriesId);
     return next;
   }
@@ -115,17 +155,39 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
     ctx.log(`translation ${jobId(row)}: ${message}`);
     // A permanent refusal of upload or submit: the machine has no processor event for these states,
     // so the row fails directly, still guarded by state and attempt.
-    if (await repo.move(row.id, { state: row.state, attempt: row.attempt }, { state: "failed", errorCode: code, errorMessage: message, nextAttemptAt: null })) {
+    if (
+      await repo.move(
+        row.id,
+        { state: row.state, attempt: row.attempt },
+        { state: "failed", errorCode: code, errorMessage: message, nextAttemptAt: null },
+      )
+    ) {
       announce({ ...row, state: "failed", errorCode: code });
       ctx.events.publish("series_changed", row.seriesId);
     }
   }
 
-  const okAgain = (row: TranslationJob) => (row.transientFailures > 0 || row.nextAttemptAt ? { transientFailures: 0, nextAttemptAt: null } : {});
+  const okAgain = (row: TranslationJob) =>
+    row.transientFailures > 0 || row.nextAttemptAt ? { transientFailures: 0, nextAttemptAt: null } : {};
 
-  async function submit(client: ProcessorClient, row: TranslationJob, s: WorkerSettings): Promise<TranslationJob | null> {
-    if (!s.ai) throw new ProcessorError(false, "the AI provider (base URL, model, key) is not configured", null, "ai_not_configured");
-    const body = { source_sha256: row.sourceSha256 ?? "", source_language: row.sourceLanguage, target_language: row.targetLanguage, ai: { base_url: s.ai.baseUrl, model: s.ai.model, api_key: s.ai.apiKey } };
+  async function submit(
+    client: ProcessorClient,
+    row: TranslationJob,
+    s: WorkerSettings,
+  ): Promise<TranslationJob | null> {
+    if (!s.ai)
+      throw new ProcessorError(
+        false,
+        "the AI provider (base URL, model, key) is not configured",
+        null,
+        "ai_not_configured",
+      );
+    const body = {
+      source_sha256: row.sourceSha256 ?? "",
+      source_language: row.sourceLanguage,
+      target_language: row.targetLanguage,
+      ai: { base_url: s.ai.baseUrl, model: s.ai.model, api_key: s.ai.apiKey },
+    };
     let status: ProcessorStatus;
     try {
       status = await client.submit(jobId(row), body);
@@ -135,12 +197,20 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
       await client.uploadSource(jobId(row), row.sourcePath ?? "");
       status = await client.submit(jobId(row), body);
     }
-    const moved = row.state === "uploading" ? await apply(row, { type: "submitted", attempt: row.attempt }, okAgain(row)) : row;
+    const moved =
+      row.state === "uploading" ? await apply(row, { type: "submitted", attempt: row.attempt }, okAgain(row)) : row;
     return moved ? onStatus(moved, status) : null;
   }
 
   async function onStatus(row: TranslationJob, st: ProcessorStatus): Promise<TranslationJob | null> {
-    const ev: TranslationEvent = { type: "processor_status", status: st.status, pagesDone: st.progress?.pagesDone ?? null, pagesTotal: st.progress?.pagesTotal ?? null, error: st.error, attempt: row.attempt };
+    const ev: TranslationEvent = {
+      type: "processor_status",
+      status: st.status,
+      pagesDone: st.progress?.pagesDone ?? null,
+      pagesTotal: st.progress?.pagesTotal ?? null,
+      error: st.error,
+      attempt: row.attempt,
+    };
     const r = transition(facts(row), ev);
     if ("refused" in r) return row;
     return apply(row, ev, okAgain(row));
@@ -153,7 +223,11 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
     try {
       if (row.state === "cancelling") {
         await client.cancel(id);
-        await apply(row, { type: "cancel_acknowledged", attempt: row.attempt }, { transientFailures: 0, nextAttemptAt: null });
+        await apply(
+          row,
+          { type: "cancel_acknowledged", attempt: row.attempt },
+          { transientFailures: 0, nextAttemptAt: null },
+        );
         return;
       }
       let cur: TranslationJob | null = row;
@@ -189,11 +263,16 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
     const dir = stagingOf(row);
     const result = path.join(dir, RESULT_FILE);
     let cur: TranslationJob | null = row;
-    if (cur.state === "completed") cur = await apply(cur, { type: "result_fetched", attempt: cur.attempt }, okAgain(cur));
+    if (cur.state === "completed")
+      cur = await apply(cur, { type: "result_fetched", attempt: cur.attempt }, okAgain(cur));
     // Cancelled, paused or retried meanwhile: nothing is published (the cached result waits).
     if (!cur || cur.state !== "importing") return;
     try {
-      const fileId = await importTranslation(ctx, deps.publication, cur, { result, output: path.join(dir, OUTPUT_FILE), isCurrent: async () => (await repo.get(row.id))?.state === "importing" });
+      const fileId = await importTranslation(ctx, deps.publication, cur, {
+        result,
+        output: path.join(dir, OUTPUT_FILE),
+        isCurrent: async () => (await repo.get(row.id))?.state === "importing",
+      });
       await apply(cur, { type: "import_succeeded", fileId, attempt: cur.attempt }, { fileId });
     } catch (e) {
       if (!(e instanceof ImportRefused)) throw e;
@@ -217,11 +296,21 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
 
   /** One cycle; false when there is nothing to work on (the worker then sleeps until kicked). */
   async function tick(): Promise<boolean> {
-    const rows = await ctx.db.translationJob.findMany({ where: { engine: { in: ["external", "local"] }, state: { in: [...WORKING] } }, orderBy: { id: "asc" }, include: { series: { select: { translationFallbackEnabled: true } } } });
+    const rows = await ctx.db.translationJob.findMany({
+      where: { engine: { in: ["external", "local"] }, state: { in: [...WORKING] } },
+      orderBy: { id: "asc" },
+      include: { series: { select: { translationFallbackEnabled: true } } },
+    });
     if (rows.length === 0) return false;
     const s = await readSettings();
     const now = Date.now();
-    let outstanding = rows.filter((r) => r.engine === "external").filter((r) => OUTSTANDING.includes(r.state) || (r.state === "paused" && ["submitted", "running", "completed", "importing"].includes(r.pausedFrom ?? ""))).length;
+    let outstanding = rows
+      .filter((r) => r.engine === "external")
+      .filter(
+        (r) =>
+          OUTSTANDING.includes(r.state) ||
+          (r.state === "paused" && ["submitted", "running", "completed", "importing"].includes(r.pausedFrom ?? "")),
+      ).length;
     for (const { series, ...row } of rows) {
       if (!started) return true;
       if (busy.has(row.id) || (row.nextAttemptAt && row.nextAttemptAt.getTime() > now)) continue;

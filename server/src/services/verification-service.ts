@@ -48,7 +48,9 @@ export function asProofInput(v: unknown): ProofInput {
     throw new AppError("invalid_field", 'digest must be "sha256:<64 hex digits>"', { field: "digest" });
   }
   if (!Array.isArray(o.chapters) || o.chapters.length === 0 || o.chapters.length > MAX_CHAPTERS) {
-    throw new AppError("invalid_field", "chapters must be a non-empty array of exact chapter labels", { field: "chapters" });
+    throw new AppError("invalid_field", "chapters must be a non-empty array of exact chapter labels", {
+      field: "chapters",
+    });
   }
   const chapters = o.chapters.map((c, i) => asLabel(c, `chapters[${i}]`));
   const sourceUrl = o.source_url === null ? undefined : optionalString(o, "source_url", 2000);
@@ -56,7 +58,8 @@ export function asProofInput(v: unknown): ProofInput {
     throw new AppError("invalid_field", "source_url must be an http(s) URL", { field: "source_url" });
   }
   const note = optionalString(o, "note", 4000);
-  if (note === undefined || note.trim() === "") throw new AppError("invalid_field", "note must say how the book was checked", { field: "note" });
+  if (note === undefined || note.trim() === "")
+    throw new AppError("invalid_field", "note must say how the book was checked", { field: "note" });
   return { digest: o.digest.toLowerCase(), chapters, sourceUrl: sourceUrl ?? null, note };
 }
 
@@ -116,17 +119,33 @@ export function verificationService(ctx: AppContext) {
       if (!book?.owned) throw new AppError("book_not_owned", `series ${seriesId} owns no book ${volume}`);
       const entry = index.map.books.get(volume);
       if (entry === undefined) {
-        throw new AppError("map_entry_not_registered", `book ${volume} has no registered map entry: save it in the operator map or submit a reading first`);
+        throw new AppError(
+          "map_entry_not_registered",
+          `book ${volume} has no registered map entry: save it in the operator map or submit a reading first`,
+        );
       }
       const file = snapshot.files.find((f) => book.fileIds.includes(f.id) && digestOf(f.sha256) === input.digest);
       if (!file) {
         const current = snapshot.files.filter((f) => book.fileIds.includes(f.id)).map((f) => digestOf(f.sha256));
-        throw new AppError("digest_stale", `the digest is not the current content of book ${volume}`, { current_digests: current });
+        throw new AppError("digest_stale", `the digest is not the current content of book ${volume}`, {
+          current_digests: current,
+        });
       }
       if (!sameChapters(input.chapters, entry)) {
-        throw new AppError("proof_chapters_mismatch", `the chapters differ from the map's chapters for book ${volume}`, { map_chapters: entry });
+        throw new AppError(
+          "proof_chapters_mismatch",
+          `the chapters differ from the map's chapters for book ${volume}`,
+          { map_chapters: entry },
+        );
       }
-      await ctx.repos.verifications.put(seriesId, { volume, fileId: file.id, digest: input.digest, chapters: entry, sourceUrl: input.sourceUrl, note: input.note });
+      await ctx.repos.verifications.put(seriesId, {
+        volume,
+        fileId: file.id,
+        digest: input.digest,
+        chapters: entry,
+        sourceUrl: input.sourceUrl,
+        note: input.note,
+      });
       ctx.events.publish("series_changed", seriesId);
       const after = await load(seriesId);
       const row = rows(after.snapshot, after.index.books).find((r) => r.volume === volume);

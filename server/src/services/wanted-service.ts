@@ -9,7 +9,15 @@ import { buildCoverageIndex } from "../domain/coverage.ts";
 import { LIVE_JOB_STATES } from "../domain/download-jobs.ts";
 import { parseLabel, type Label } from "../domain/labels.ts";
 import { seriesForm } from "../domain/series-form.ts";
-import { planWanted, type DegradedFile, type LedgerDetail, type LedgerEntry, type PlanInput, type WantedReason, type WantedSlot } from "../domain/wanted.ts";
+import {
+  planWanted,
+  type DegradedFile,
+  type LedgerDetail,
+  type LedgerEntry,
+  type PlanInput,
+  type WantedReason,
+  type WantedSlot,
+} from "../domain/wanted.ts";
 import { AppError } from "../errors.ts";
 import type { BookChannel } from "../providers/provider.ts";
 import { loadSnapshot } from "../repositories/snapshot-repo.ts";
@@ -44,7 +52,12 @@ const lab = (v: string | null): Label | null => (v === null ? null : parseLabel(
 export function wantedService(ctx: AppContext, deps: { kick(): void }) {
   const repo = wantedRepo(ctx.db);
   let bookChannel: BookChannel | undefined;
-  let translationFallback: ((seriesId: number, pass: { entries: LedgerEntry[]; slots: WantedSlot[]; offers: PlanInput["offers"]; nativeLanguages: string[] }) => Promise<void>) | undefined;
+  let translationFallback:
+    | ((
+        seriesId: number,
+        pass: { entries: LedgerEntry[]; slots: WantedSlot[]; offers: PlanInput["offers"]; nativeLanguages: string[] },
+      ) => Promise<void>)
+    | undefined;
   const running = new Map<number, Promise<WantedPassResult>>();
 
   async function planInput(seriesId: number, force: boolean): Promise<PlanInput> {
@@ -53,29 +66,79 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
     const index = buildCoverageIndex(snapshot, { form: seriesForm(snapshot.series), estimates: false });
     const seriesOn = snapshot.series.monitored;
     const slots: WantedSlot[] = [
-      ...index.chapters.map((c) => ({ kind: "chapter" as const, number: c.number, monitored: seriesOn && c.monitored, owned: c.onDisk, coverage: c.coverage, parts: c.parts, partsOnDisk: c.partsOnDisk })),
-      ...index.books.map((b) => ({ kind: "book" as const, number: b.number, monitored: seriesOn && b.monitored, owned: b.owned, coverage: b.coverage, parts: 1, partsOnDisk: [] })),
+      ...index.chapters.map((c) => ({
+        kind: "chapter" as const,
+        number: c.number,
+        monitored: seriesOn && c.monitored,
+        owned: c.onDisk,
+        coverage: c.coverage,
+        parts: c.parts,
+        partsOnDisk: c.partsOnDisk,
+      })),
+      ...index.books.map((b) => ({
+        kind: "book" as const,
+        number: b.number,
+        monitored: seriesOn && b.monitored,
+        owned: b.owned,
+        coverage: b.coverage,
+        parts: 1,
+        partsOnDisk: [],
+      })),
     ];
     const [offers, mappings, downloads, state, setting] = await Promise.all([
       ctx.db.offer.findMany({ where: { seriesId, sourceMapping: { state: "active", provider: { enabled: true } } } }),
-      ctx.db.sourceMapping.findMany({ where: { seriesId, state: "active" }, include: { provider: { select: { priority: true } } } }),
-      ctx.db.download.findMany({ where: { seriesId }, select: { state: true, kind: true, chapter: true, volume: true, part: true, sourceMappingId: true, externalId: true, fileId: true, needsReplacement: true, replacesFileId: true, updatedAt: true } }),
+      ctx.db.sourceMapping.findMany({
+        where: { seriesId, state: "active" },
+        include: { provider: { select: { priority: true } } },
+      }),
+      ctx.db.download.findMany({
+        where: { seriesId },
+        select: {
+          state: true,
+          kind: true,
+          chapter: true,
+          volume: true,
+          part: true,
+          sourceMappingId: true,
+          externalId: true,
+          fileId: true,
+          needsReplacement: true,
+          replacesFileId: true,
+          updatedAt: true,
+        },
+      }),
       repo.state(seriesId),
       ctx.db.setting.findUnique({ where: { key: "downloads.languages" } }),
     ]);
     const since = Date.now() - HEALTH_WINDOW_MS;
-    const health = (id: number, st: string) => downloads.filter((d) => d.sourceMappingId === id && d.state === st && d.updatedAt.getTime() >= since).length;
+    const health = (id: number, st: string) =>
+      downloads.filter((d) => d.sourceMappingId === id && d.state === st && d.updatedAt.getTime() >= since).length;
     const live = downloads.filter((d) => (LIVE_JOB_STATES as readonly string[]).includes(d.state));
     const kindOf = (k: string) => (k === "volume" ? ("volume" as const) : ("chapter" as const));
 
     // Recovery: active files whose download was judged degraded (the audit's `degraded` flag) or flagged later.
     const bad = downloads.filter((d) => d.fileId !== null && (d.needsReplacement || d.state === "degraded"));
-    const activeFiles = new Set((await ctx.db.libraryFile.findMany({ where: { id: { in: bad.map((d) => d.fileId!) }, state: "active" }, select: { id: true } })).map((f) => f.id));
+    const activeFiles = new Set(
+      (
+        await ctx.db.libraryFile.findMany({
+          where: { id: { in: bad.map((d) => d.fileId!) }, state: "active" },
+          select: { id: true },
+        })
+      ).map((f) => f.id),
+    );
     const degradedFiles: DegradedFile[] = bad
       .filter((d) => activeFiles.has(d.fileId!))
       .map((d) => ({
         fileId: d.fileId!,
-        slot: { kind: d.kind === "volume" ? "book" : "chapter", number: (d.kind === "volume" ? lab(d.volume) : lab(d.chapter)) ?? ("0" as Label), monitored: true, owned: true, coverage: null, parts: 1, partsOnDisk: [] },
+        slot: {
+          kind: d.kind === "volume" ? "book" : "chapter",
+          number: (d.kind === "volume" ? lab(d.volume) : lab(d.chapter)) ?? ("0" as Label),
+          monitored: true,
+          owned: true,
+          coverage: null,
+          parts: 1,
+          partsOnDisk: [],
+        },
         mappingId: d.sourceMappingId,
         replacing: live.some((l) => l.replacesFileId === d.fileId),
       }));
@@ -83,21 +146,41 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
     let languages = [snapshot.series.language];
     try {
       const extra = setting ? (JSON.parse(setting.value) as unknown) : [];
-      if (Array.isArray(extra)) languages = [...new Set([...languages, ...extra.filter((x): x is string => typeof x === "string")])];
+      if (Array.isArray(extra))
+        languages = [...new Set([...languages, ...extra.filter((x): x is string => typeof x === "string")])];
     } catch {
       // A damaged setting: the series language alone.
     }
     return {
       slots,
       offers: offers.map((o) => ({
-        mappingId: o.sourceMappingId, kind: kindOf(o.kind), chapter: lab(o.chapter), volume: lab(o.volume), part: o.part, language: o.language,
-        scanlator: o.scanlator, externalId: o.externalId, pageCount: o.pageCount, uploadedAt: o.uploadedAt?.getTime() ?? null,
+        mappingId: o.sourceMappingId,
+        kind: kindOf(o.kind),
+        chapter: lab(o.chapter),
+        volume: lab(o.volume),
+        part: o.part,
+        language: o.language,
+        scanlator: o.scanlator,
+        externalId: o.externalId,
+        pageCount: o.pageCount,
+        uploadedAt: o.uploadedAt?.getTime() ?? null,
       })),
       // Higher first: the provider's priority, then the mapping's (−1000…1000) within it.
-      mappings: mappings.map((m) => ({ id: m.id, priority: m.provider.priority * 10_000 + m.priority, degraded: health(m.id, "degraded"), failed: health(m.id, "failed") })),
+      mappings: mappings.map((m) => ({
+        id: m.id,
+        priority: m.provider.priority * 10_000 + m.priority,
+        degraded: health(m.id, "degraded"),
+        failed: health(m.id, "failed"),
+      })),
       degraded: downloads
         .filter((d) => d.state === "degraded" && d.sourceMappingId !== null && d.externalId !== null)
-        .map((d) => ({ mappingId: d.sourceMappingId!, externalId: d.externalId!, kind: kindOf(d.kind), chapter: lab(d.chapter), volume: lab(d.volume) })),
+        .map((d) => ({
+          mappingId: d.sourceMappingId!,
+          externalId: d.externalId!,
+          kind: kindOf(d.kind),
+          chapter: lab(d.chapter),
+          volume: lab(d.volume),
+        })),
       active: live.map((d) => ({ kind: kindOf(d.kind), chapter: lab(d.chapter), volume: lab(d.volume), part: d.part })),
       languages,
       maxDownloads: ctx.config.downloads.maxPerPass,
@@ -116,38 +199,91 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
       plan.downloads.map((d) =>
         ctx.db.download.create({
           data: {
-            seriesId, sourceMappingId: d.mappingId, kind: d.kind, volume: d.volume, chapter: d.chapter, part: d.part, language: d.language,
-            scanlator: d.scanlator, externalId: d.externalId, state: "queued", pagesTotal: d.pageCount, replacesFileId: d.replacesFileId ?? null,
+            seriesId,
+            sourceMappingId: d.mappingId,
+            kind: d.kind,
+            volume: d.volume,
+            chapter: d.chapter,
+            part: d.part,
+            language: d.language,
+            scanlator: d.scanlator,
+            externalId: d.externalId,
+            state: "queued",
+            pagesTotal: d.pageCount,
+            replacesFileId: d.replacesFileId ?? null,
           },
         }),
       ),
     );
     const idsBySlot = new Map<string, number[]>();
-    plan.downloads.forEach((d, i) => idsBySlot.set(`${d.slot.kind}:${d.slot.number}`, [...(idsBySlot.get(`${d.slot.kind}:${d.slot.number}`) ?? []), created[i]!.id]));
+    plan.downloads.forEach((d, i) =>
+      idsBySlot.set(`${d.slot.kind}:${d.slot.number}`, [
+        ...(idsBySlot.get(`${d.slot.kind}:${d.slot.number}`) ?? []),
+        created[i]!.id,
+      ]),
+    );
     const ledger = plan.ledger.map((e) => {
       const ids = idsBySlot.get(`${e.kind}:${e.number}`);
-      return ids && (e.reason === "queued" || e.reason === "replacing") ? { ...e, detail: { ...e.detail, downloadIds: ids } } : e;
+      return ids && (e.reason === "queued" || e.reason === "replacing")
+        ? { ...e, detail: { ...e.detail, downloadIds: ids } }
+        : e;
     });
-    await repo.write(seriesId, ledger, { emptyPasses: plan.backoff.emptyPasses, nextPassAt: plan.backoff.nextPassAt === null ? null : new Date(plan.backoff.nextPassAt) }, now);
+    await repo.write(
+      seriesId,
+      ledger,
+      {
+        emptyPasses: plan.backoff.emptyPasses,
+        nextPassAt: plan.backoff.nextPassAt === null ? null : new Date(plan.backoff.nextPassAt),
+      },
+      now,
+    );
     if (created.length > 0) {
       deps.kick();
-      for (const row of created) ctx.events.downloads.publish({ downloadId: row.id, seriesId, state: "queued", pagesDone: 0, pagesTotal: row.pagesTotal, error: null });
+      for (const row of created)
+        ctx.events.downloads.publish({
+          downloadId: row.id,
+          seriesId,
+          state: "queued",
+          pagesDone: 0,
+          pagesTotal: row.pagesTotal,
+          error: null,
+        });
       ctx.events.publish("series_changed", seriesId);
     }
-    await handToBookChannel(seriesId, ledger.filter((e) => e.kind === "book" && e.reason === "no_offer"));
+    await handToBookChannel(
+      seriesId,
+      ledger.filter((e) => e.kind === "book" && e.reason === "no_offer"),
+    );
     // Issue 7: the translation fallback runs after the normal sources (it never fails the pass).
-    await translationFallback?.(seriesId, { entries: ledger, slots: input.slots, offers: input.offers, nativeLanguages: input.languages }).catch((e: unknown) => ctx.log(`wanted: translation fallback for series ${seriesId} failed: ${(e as Error).message}`));
+    await translationFallback?.(seriesId, {
+      entries: ledger,
+      slots: input.slots,
+      offers: input.offers,
+      nativeLanguages: input.languages,
+    }).catch((e: unknown) =>
+      ctx.log(`wanted: translation fallback for series ${seriesId} failed: ${(e as Error).message}`),
+    );
     return { ...(await ledgerOf(seriesId)), queued: created.length };
   }
 
-  async function handToBookChannel(seriesId: number, books: { kind: string; number: Label; detail: LedgerDetail }[]): Promise<void> {
+  async function handToBookChannel(
+    seriesId: number,
+    books: { kind: string; number: Label; detail: LedgerDetail }[],
+  ): Promise<void> {
     if (!bookChannel || books.length === 0) return;
     try {
       if (!(await bookChannel.enabled())) return;
-      const outcomes = await bookChannel.fetchBooks(seriesId, books.map((b) => b.number));
+      const outcomes = await bookChannel.fetchBooks(
+        seriesId,
+        books.map((b) => b.number),
+      );
       for (const o of outcomes) {
         const entry = books.find((b) => b.number === o.book);
-        if (entry) await repo.patchDetail(seriesId, "book", o.book, { ...entry.detail, bookChannel: { outcome: o.outcome, detail: o.detail } });
+        if (entry)
+          await repo.patchDetail(seriesId, "book", o.book, {
+            ...entry.detail,
+            bookChannel: { outcome: o.outcome, detail: o.detail },
+          });
       }
     } catch (e) {
       ctx.log(`wanted: book channel for series ${seriesId} failed: ${(e as Error).message}`);
@@ -155,7 +291,8 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
   }
 
   async function ledgerOf(seriesId: number): Promise<WantedLedgerView> {
-    if (!(await ctx.repos.series.get(seriesId))) throw new AppError("series_not_found", `series ${seriesId} does not exist`);
+    if (!(await ctx.repos.series.get(seriesId)))
+      throw new AppError("series_not_found", `series ${seriesId} does not exist`);
     const [state, rows] = await Promise.all([repo.state(seriesId), repo.entries(seriesId)]);
     const parse = (text: string) => {
       try {
@@ -165,9 +302,27 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
       }
     };
     const entries = rows
-      .map((r) => ({ kind: r.kind === "book" ? ("book" as const) : ("chapter" as const), number: r.number, reason: r.reason as WantedReason, detail: parse(r.detail), updatedAt: r.updatedAt }))
-      .sort((a, b) => (a.kind === b.kind ? (parseFloat(a.number) - parseFloat(b.number)) || a.number.localeCompare(b.number) : a.kind === "chapter" ? -1 : 1));
-    return { seriesId, lastPassAt: state?.lastPassAt ?? null, nextPassAt: state?.nextPassAt ?? null, emptyPasses: state?.emptyPasses ?? 0, entries };
+      .map((r) => ({
+        kind: r.kind === "book" ? ("book" as const) : ("chapter" as const),
+        number: r.number,
+        reason: r.reason as WantedReason,
+        detail: parse(r.detail),
+        updatedAt: r.updatedAt,
+      }))
+      .sort((a, b) =>
+        a.kind === b.kind
+          ? parseFloat(a.number) - parseFloat(b.number) || a.number.localeCompare(b.number)
+          : a.kind === "chapter"
+            ? -1
+            : 1,
+      );
+    return {
+      seriesId,
+      lastPassAt: state?.lastPassAt ?? null,
+      nextPassAt: state?.nextPassAt ?? null,
+      emptyPasses: state?.emptyPasses ?? 0,
+      entries,
+    };
   }
 
   return {

@@ -12,7 +12,8 @@ import { StoredZipWriter } from "../library/stored-zip-writer.ts";
 
 const TMP_PREFIX = ".tmp-";
 
-const tempBeside = (target: string) => path.join(path.dirname(target), `${TMP_PREFIX}${path.basename(target)}-${randomBytes(4).toString("hex")}`);
+const tempBeside = (target: string) =>
+  path.join(path.dirname(target), `${TMP_PREFIX}${path.basename(target)}-${randomBytes(4).toString("hex")}`);
 
 /** Writes `target` through a temporary beside it: `write` fills it, then fsync, rename, fsync of the folder. */
 async function publishThroughTemp(target: string, write: (fh: FileHandle) => Promise<void>): Promise<void> {

@@ -36,7 +36,11 @@ describe("numbered lines", () => {
   it("round-trips a page's texts in one request, in order", async () => {
     const texts = ["こんにちは", "元気\nですか", "ありがとう"];
     const result = await translatePage(ai, { ...JA, texts });
-    expect(result.translations).toEqual([fakeTranslation("こんにちは"), fakeTranslation("元気 ですか"), fakeTranslation("ありがとう")]);
+    expect(result.translations).toEqual([
+      fakeTranslation("こんにちは"),
+      fakeTranslation("元気 ですか"),
+      fakeTranslation("ありがとう"),
+    ]);
     expect(result.model).toBe("fake-model-1");
     expect(chat.requests).toHaveLength(1);
     expect(chat.requests[0]?.content).toBe("<|1|> こんにちは\n<|2|> 元気 ですか\n<|3|> ありがとう");
@@ -57,7 +61,10 @@ describe("numbered lines", () => {
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     const port = (server.address() as { port: number }).port;
     try {
-      await translatePage({ baseUrl: `http://127.0.0.1:${port}/v1/`, model: "m", apiKey: KEY }, { ...JA, texts: ["やあ"] });
+      await translatePage(
+        { baseUrl: `http://127.0.0.1:${port}/v1/`, model: "m", apiKey: KEY },
+        { ...JA, texts: ["やあ"] },
+      );
     } finally {
       await new Promise<void>((r) => server.close(() => r()));
     }
@@ -92,12 +99,15 @@ describe("numbered lines", () => {
     expect(result.translations[1]).toBe(fakeTranslation("いいえ"));
   });
 
-  it.each<ChatFault>(["missing_index", "extra_index", "duplicate_index"])("refuses an answer with %s as ai_answer_malformed", async (fault) => {
-    chat.setFault(fault);
-    const error = await failure(translatePage(ai, { ...JA, texts: ["一", "二", "三"] }));
-    expect(error.code).toBe("ai_answer_malformed");
-    expect(error.transient).toBe(false);
-  });
+  it.each<ChatFault>(["missing_index", "extra_index", "duplicate_index"])(
+    "refuses an answer with %s as ai_answer_malformed",
+    async (fault) => {
+      chat.setFault(fault);
+      const error = await failure(translatePage(ai, { ...JA, texts: ["一", "二", "三"] }));
+      expect(error.code).toBe("ai_answer_malformed");
+      expect(error.transient).toBe(false);
+    },
+  );
 
   it("passes empty and echoed lines through for the validation to judge", async () => {
     chat.setFault("empty");
@@ -121,7 +131,10 @@ describe("prompt bounds", () => {
       `<|1|> ${"あ".repeat(10)}\n<|2|> ${"い".repeat(10)}`,
       `<|1|> ${"う".repeat(10)}\n<|2|> ${"え".repeat(12)}`,
     ]);
-    expect(result.translations).toEqual([...texts.slice(0, 3).map((t) => fakeTranslation(t)), fakeTranslation("え".repeat(12))]);
+    expect(result.translations).toEqual([
+      ...texts.slice(0, 3).map((t) => fakeTranslation(t)),
+      fakeTranslation("え".repeat(12)),
+    ]);
   });
 
   it("bounds the number of regions per request", async () => {
@@ -181,7 +194,9 @@ describe("HTTP failures", () => {
         probe.close(() => resolve(p));
       });
     });
-    const error = await failure(translatePage({ ...ai, baseUrl: `http://127.0.0.1:${port}/v1` }, { ...JA, texts: ["一"] }));
+    const error = await failure(
+      translatePage({ ...ai, baseUrl: `http://127.0.0.1:${port}/v1` }, { ...JA, texts: ["一"] }),
+    );
     expect(error.code).toBe("ai_request_failed");
     expect(error.transient).toBe(true);
     expect(error.message).not.toContain(KEY);
@@ -226,7 +241,12 @@ describe("the fake's validation faults reach the worker validation as intended",
     chat.setFault(fault);
     const source = "おまえはもうしんでいる";
     const { translations } = await translatePage(ai, { ...JA, texts: [source, "なに"] });
-    const result = checkRegion({ source, translation: translations[0] ?? "", sourceLanguage: "ja", targetLanguage: "en" });
+    const result = checkRegion({
+      source,
+      translation: translations[0] ?? "",
+      sourceLanguage: "ja",
+      targetLanguage: "en",
+    });
     expect(result.verdict).toBe("refused");
     expect(result.code).toBe(code);
   });
@@ -234,8 +254,18 @@ describe("the fake's validation faults reach the worker validation as intended",
   it("a custom translation passes the validation", async () => {
     const fake = await startFakeChat({ translate: () => "You are already dead, and you do not even know it yet." });
     try {
-      const { translations } = await translatePage({ ...ai, baseUrl: fake.baseUrl }, { ...JA, texts: ["おまえはもうしんでいる"] });
-      expect(checkRegion({ source: "おまえはもうしんでいる", translation: translations[0] ?? "", sourceLanguage: "ja", targetLanguage: "en" }).verdict).toBe("translated");
+      const { translations } = await translatePage(
+        { ...ai, baseUrl: fake.baseUrl },
+        { ...JA, texts: ["おまえはもうしんでいる"] },
+      );
+      expect(
+        checkRegion({
+          source: "おまえはもうしんでいる",
+          translation: translations[0] ?? "",
+          sourceLanguage: "ja",
+          targetLanguage: "en",
+        }).verdict,
+      ).toBe("translated");
     } finally {
       await fake.close();
     }

@@ -60,7 +60,13 @@ function contentOf(json: CompletionBody): string | null {
   // Some providers answer a list of parts; only text parts are the answer.
   if (Array.isArray(content)) {
     return content
-      .filter((p): p is { type: string; text: string } => typeof p === "object" && p !== null && (p as { type?: unknown }).type === "text" && typeof (p as { text?: unknown }).text === "string")
+      .filter(
+        (p): p is { type: string; text: string } =>
+          typeof p === "object" &&
+          p !== null &&
+          (p as { type?: unknown }).type === "text" &&
+          typeof (p as { text?: unknown }).text === "string",
+      )
       .map((p) => p.text)
       .join("");
   }
@@ -77,7 +83,12 @@ const JSON_SCHEMA = {
     properties: {
       translations: {
         type: "array",
-        items: { type: "object", additionalProperties: false, required: ["index", "text"], properties: { index: { type: "integer" }, text: { type: "string" } } },
+        items: {
+          type: "object",
+          additionalProperties: false,
+          required: ["index", "text"],
+          properties: { index: { type: "integer" }, text: { type: "string" } },
+        },
       },
     },
   },
@@ -95,12 +106,16 @@ function jsonAnswerToLines(content: string): string {
     throw new LocalTranslationError("ai_answer_malformed", "The AI answer is not the JSON object that was asked for.");
   }
   const list = (parsed as { translations?: unknown }).translations;
-  if (!Array.isArray(list)) throw new LocalTranslationError("ai_answer_malformed", "The AI answer has no translations list.");
+  if (!Array.isArray(list))
+    throw new LocalTranslationError("ai_answer_malformed", "The AI answer has no translations list.");
   return list
     .map((item: unknown) => {
       const { index, text } = (item ?? {}) as { index?: unknown; text?: unknown };
       if (typeof index !== "number" || !Number.isInteger(index) || typeof text !== "string") {
-        throw new LocalTranslationError("ai_answer_malformed", "The AI answer has a translation without an integer index and a text.");
+        throw new LocalTranslationError(
+          "ai_answer_malformed",
+          "The AI answer has a translation without an integer index and a text.",
+        );
       }
       // A newline inside a text would look like a continuation line: keep it on one line.
       return `<|${index}|> ${text.replace(/\n/g, " ")}`;
@@ -120,7 +135,12 @@ async function requestOnce(
   if (options.jsonMode) payload.response_format = { type: "json_schema", json_schema: JSON_SCHEMA };
   const failure = (error: unknown): LocalTranslationError => {
     if (signal?.aborted) return new LocalTranslationError("interrupted", "The translation request was aborted.");
-    if (timeout.aborted) return new LocalTranslationError("ai_request_failed", `The AI provider did not answer within ${Math.round(options.timeoutMs / 1000)} s.`, true);
+    if (timeout.aborted)
+      return new LocalTranslationError(
+        "ai_request_failed",
+        `The AI provider did not answer within ${Math.round(options.timeoutMs / 1000)} s.`,
+        true,
+      );
     const cause = (error as { cause?: { code?: unknown } }).cause;
     const code = typeof cause?.code === "string" ? ` (${cause.code})` : "";
     return new LocalTranslationError("ai_request_failed", `The AI provider could not be reached${code}.`, true);
@@ -142,7 +162,11 @@ async function requestOnce(
   if (status < 200 || status > 299) {
     const transient = status === 429 || status === 408 || status >= 500;
     const text = redact(providerMessage(body), ai.apiKey);
-    throw new LocalTranslationError("ai_request_failed", `The AI provider refused the request: HTTP ${status}${text ? `: ${text}` : ""}`, transient);
+    throw new LocalTranslationError(
+      "ai_request_failed",
+      `The AI provider refused the request: HTTP ${status}${text ? `: ${text}` : ""}`,
+      transient,
+    );
   }
   let json: CompletionBody;
   try {
@@ -152,7 +176,10 @@ async function requestOnce(
   }
   const content = contentOf(json);
   if (content === null) throw new LocalTranslationError("ai_answer_malformed", "The AI answer has no message content.");
-  return { content: options.jsonMode ? jsonAnswerToLines(content) : content, model: typeof json.model === "string" && json.model ? json.model : ai.model };
+  return {
+    content: options.jsonMode ? jsonAnswerToLines(content) : content,
+    model: typeof json.model === "string" && json.model ? json.model : ai.model,
+  };
 }
 
 /** A chat translator with its own timeout, prompt bounds and answer mode. */
@@ -163,10 +190,20 @@ export function createChatTranslator(options: ChatClientOptions = {}): ChatTrans
     const translations: string[] = new Array<string>(request.texts.length).fill("");
     let model: string | undefined;
     const system = systemPrompt(request.sourceLanguage, request.targetLanguage);
-    const jsonHint = settings.jsonMode ? '\nAnswer with a JSON object {"translations": [{"index": 1, "text": "…"}, …]}, one entry per numbered line.' : "";
+    const jsonHint = settings.jsonMode
+      ? '\nAnswer with a JSON object {"translations": [{"index": 1, "text": "…"}, …]}, one entry per numbered line.'
+      : "";
     for (const batch of buildBatches(request.texts, limits)) {
       if (signal?.aborted) throw new LocalTranslationError("interrupted", "The translation request was aborted.");
-      const answer = await requestOnce(ai, [{ role: "system", content: system + jsonHint }, { role: "user", content: batch.content }], settings, signal);
+      const answer = await requestOnce(
+        ai,
+        [
+          { role: "system", content: system + jsonHint },
+          { role: "user", content: batch.content },
+        ],
+        settings,
+        signal,
+      );
       model ??= answer.model;
       const texts = parseNumberedAnswer(answer.content, batch.positions.length);
       batch.positions.forEach((position, i) => {

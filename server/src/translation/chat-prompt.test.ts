@@ -1,7 +1,14 @@
 /** The numbered-lines prompt: bounds, think-tag stripping and the index check, as pure functions. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { buildBatches, DEFAULT_LIMITS, languageName, parseNumberedAnswer, stripThinking, systemPrompt } from "./chat-prompt.ts";
+import {
+  buildBatches,
+  DEFAULT_LIMITS,
+  languageName,
+  parseNumberedAnswer,
+  stripThinking,
+  systemPrompt,
+} from "./chat-prompt.ts";
 import { LocalTranslationError } from "./types.ts";
 
 const malformed = (fn: () => unknown): string => {
@@ -89,7 +96,10 @@ describe("buildBatches", () => {
           expect(batches.flatMap((b) => b.positions)).toEqual(texts.map((_, i) => i));
           for (const b of batches) {
             expect(b.positions.length).toBeLessThanOrEqual(maxRegionsPerRequest);
-            const chars = b.content.split("\n").map((l) => l.replace(/^<\|\d+\|> /, "")).join("").length;
+            const chars = b.content
+              .split("\n")
+              .map((l) => l.replace(/^<\|\d+\|> /, ""))
+              .join("").length;
             // A single region may exceed the request bound on its own (it is capped per region instead).
             if (b.positions.length > 1) expect(chars).toBeLessThanOrEqual(maxCharsPerRequest);
           }

@@ -18,15 +18,54 @@ export interface PromptLimits {
   maxRegionsPerRequest: number;
 }
 
-export const DEFAULT_LIMITS: PromptLimits = { maxCharsPerRegion: 1_000, maxCharsPerRequest: 4_000, maxRegionsPerRequest: 50 };
+export const DEFAULT_LIMITS: PromptLimits = {
+  maxCharsPerRegion: 1_000,
+  maxCharsPerRequest: 4_000,
+  maxRegionsPerRequest: 50,
+};
 
 const LANGUAGE_NAMES: Readonly<Record<string, string>> = {
-  ja: "Japanese", zh: "Chinese", ko: "Korean", en: "English", fr: "French", de: "German", es: "Spanish",
-  it: "Italian", pt: "Portuguese", nl: "Dutch", pl: "Polish", cs: "Czech", sk: "Slovak", hu: "Hungarian",
-  ro: "Romanian", sv: "Swedish", da: "Danish", nb: "Norwegian", no: "Norwegian", fi: "Finnish", tr: "Turkish",
-  vi: "Vietnamese", id: "Indonesian", ms: "Malay", tl: "Tagalog", th: "Thai", ar: "Arabic", fa: "Persian",
-  he: "Hebrew", hi: "Hindi", el: "Greek", ru: "Russian", uk: "Ukrainian", bg: "Bulgarian", sr: "Serbian",
-  be: "Belarusian", mk: "Macedonian", kk: "Kazakh", hr: "Croatian", sl: "Slovenian", ca: "Catalan",
+  ja: "Japanese",
+  zh: "Chinese",
+  ko: "Korean",
+  en: "English",
+  fr: "French",
+  de: "German",
+  es: "Spanish",
+  it: "Italian",
+  pt: "Portuguese",
+  nl: "Dutch",
+  pl: "Polish",
+  cs: "Czech",
+  sk: "Slovak",
+  hu: "Hungarian",
+  ro: "Romanian",
+  sv: "Swedish",
+  da: "Danish",
+  nb: "Norwegian",
+  no: "Norwegian",
+  fi: "Finnish",
+  tr: "Turkish",
+  vi: "Vietnamese",
+  id: "Indonesian",
+  ms: "Malay",
+  tl: "Tagalog",
+  th: "Thai",
+  ar: "Arabic",
+  fa: "Persian",
+  he: "Hebrew",
+  hi: "Hindi",
+  el: "Greek",
+  ru: "Russian",
+  uk: "Ukrainian",
+  bg: "Bulgarian",
+  sr: "Serbian",
+  be: "Belarusian",
+  mk: "Macedonian",
+  kk: "Kazakh",
+  hr: "Croatian",
+  sl: "Slovenian",
+  ca: "Catalan",
 };
 
 /** "ja" → "Japanese", "pt-BR" → "Portuguese (pt-BR)"; an unknown code stays the code. */
@@ -60,12 +99,19 @@ function promptText(text: string, limits: PromptLimits): string {
  * The page's texts in consecutive batches within the bounds; each batch is the list of original
  * positions it carries (in order) and its user message.
  */
-export function buildBatches(texts: readonly string[], limits: PromptLimits = DEFAULT_LIMITS): { positions: number[]; content: string }[] {
+export function buildBatches(
+  texts: readonly string[],
+  limits: PromptLimits = DEFAULT_LIMITS,
+): { positions: number[]; content: string }[] {
   const batches: { positions: number[]; lines: string[]; chars: number }[] = [];
   texts.forEach((raw, position) => {
     const text = promptText(raw, limits);
     let current = batches.at(-1);
-    if (!current || current.positions.length >= limits.maxRegionsPerRequest || (current.chars + text.length > limits.maxCharsPerRequest && current.positions.length > 0)) {
+    if (
+      !current ||
+      current.positions.length >= limits.maxRegionsPerRequest ||
+      (current.chars + text.length > limits.maxCharsPerRequest && current.positions.length > 0)
+    ) {
       current = { positions: [], lines: [], chars: 0 };
       batches.push(current);
     }
@@ -120,7 +166,10 @@ export function parseNumberedAnswer(content: string, count: number): string[] {
       duplicated.length > 0 ? `repeated ${[...new Set(duplicated)].join(", ")}` : "",
       unexpected.length > 0 ? `unexpected ${[...new Set(unexpected)].join(", ")}` : "",
     ].filter(Boolean);
-    throw new LocalTranslationError("ai_answer_malformed", `The AI answer does not match the ${count} numbered lines it was sent (${parts.join("; ")}).`);
+    throw new LocalTranslationError(
+      "ai_answer_malformed",
+      `The AI answer does not match the ${count} numbered lines it was sent (${parts.join("; ")}).`,
+    );
   }
   return Array.from({ length: count }, (_, i) => byIndex.get(i + 1) ?? "");
 }

@@ -5,8 +5,24 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { checkRegion } from "../domain/translation-validation.ts";
 import { identityHash, openCheckpoints, type CheckpointIdentity } from "./checkpoints.ts";
 
-const ID: CheckpointIdentity = { sourceSha256: "b".repeat(64), sourceLanguage: "ja", targetLanguage: "en", aiBaseUrl: "http://127.0.0.1:1/v1", model: "m", ocrSettings: "o1", renderSettings: "r1" };
-const region = { box: { x: 1, y: 2, width: 3, height: 4 }, kind: "bubble" as const, vertical: true, confidence: 91, source: "どこ", translation: "Where?", result: checkRegion({ source: "どこ", translation: "Where?", sourceLanguage: "ja", targetLanguage: "en" }) };
+const ID: CheckpointIdentity = {
+  sourceSha256: "b".repeat(64),
+  sourceLanguage: "ja",
+  targetLanguage: "en",
+  aiBaseUrl: "http://127.0.0.1:1/v1",
+  model: "m",
+  ocrSettings: "o1",
+  renderSettings: "r1",
+};
+const region = {
+  box: { x: 1, y: 2, width: 3, height: 4 },
+  kind: "bubble" as const,
+  vertical: true,
+  confidence: 91,
+  source: "どこ",
+  translation: "Where?",
+  result: checkRegion({ source: "どこ", translation: "Where?", sourceLanguage: "ja", targetLanguage: "en" }),
+};
 
 let root: string;
 beforeEach(async () => {
@@ -31,7 +47,14 @@ describe("page checkpoints", () => {
   it("a changed identity (model, endpoint, languages, source, settings) finds nothing and removes the stale pages", async () => {
     const cp = await openCheckpoints(root, ID);
     await cp.write({ index: 0, name: "001.png", model: "m", regions: [] }, Buffer.from("x"));
-    for (const change of [{ model: "m2" }, { aiBaseUrl: "http://other/v1" }, { targetLanguage: "fr" }, { sourceSha256: "c".repeat(64) }, { ocrSettings: "o2" }, { renderSettings: "r2" }]) {
+    for (const change of [
+      { model: "m2" },
+      { aiBaseUrl: "http://other/v1" },
+      { targetLanguage: "fr" },
+      { sourceSha256: "c".repeat(64) },
+      { ocrSettings: "o2" },
+      { renderSettings: "r2" },
+    ]) {
       expect(identityHash({ ...ID, ...change })).not.toBe(identityHash(ID));
     }
     const other = await openCheckpoints(root, { ...ID, model: "m2" });
@@ -62,6 +85,13 @@ describe("page checkpoints", () => {
     await cp.write({ index: 0, name: "001.png", model: "m", regions: [region] }, Buffer.from("x"));
     const json = await readFile(path.join(cp.dir, "page-0001.json"), "utf8");
     expect(json).not.toContain("127.0.0.1");
-    expect(Object.keys(JSON.parse(json) as object).sort()).toEqual(["imageSha256", "index", "model", "name", "regions", "version"]);
+    expect(Object.keys(JSON.parse(json) as object).sort()).toEqual([
+      "imageSha256",
+      "index",
+      "model",
+      "name",
+      "regions",
+      "version",
+    ]);
   });
 });

@@ -64,7 +64,15 @@ const sha256 = (b: Buffer | string) => createHash("sha256").update(b).digest("he
 
 /** 24 hex digits of sha256 over the identity's fields in a fixed order. */
 export function identityHash(id: CheckpointIdentity): string {
-  const fields = [id.sourceSha256.toLowerCase(), id.sourceLanguage, id.targetLanguage, id.aiBaseUrl.replace(/\/+$/, ""), id.model, id.ocrSettings, id.renderSettings];
+  const fields = [
+    id.sourceSha256.toLowerCase(),
+    id.sourceLanguage,
+    id.targetLanguage,
+    id.aiBaseUrl.replace(/\/+$/, ""),
+    id.model,
+    id.ocrSettings,
+    id.renderSettings,
+  ];
   return sha256(`checkpoint-v1\n${fields.join("\n")}`).slice(0, 24);
 }
 
@@ -73,14 +81,24 @@ const stem = (index: number) => `page-${String(index + 1).padStart(4, "0")}`;
 function isRecord<R>(v: unknown, index: number, name: string): v is PageRecord<R> {
   if (typeof v !== "object" || v === null) return false;
   const r = v as Partial<PageRecord<R>>;
-  return r.version === 1 && r.index === index && r.name === name && typeof r.imageSha256 === "string" && /^[0-9a-f]{64}$/.test(r.imageSha256) && Array.isArray(r.regions);
+  return (
+    r.version === 1 &&
+    r.index === index &&
+    r.name === name &&
+    typeof r.imageSha256 === "string" &&
+    /^[0-9a-f]{64}$/.test(r.imageSha256) &&
+    Array.isArray(r.regions)
+  );
 }
 
 /**
  * Opens the checkpoints of one identity under `root` (the job's folder). `identity` is the identity
  * itself, or its hash when the caller computes one of its own (the processor's request identity).
  */
-export async function openCheckpoints<R = CheckpointRegion>(root: string, identity: CheckpointIdentity | { hash: string }): Promise<Checkpoints<R>> {
+export async function openCheckpoints<R = CheckpointRegion>(
+  root: string,
+  identity: CheckpointIdentity | { hash: string },
+): Promise<Checkpoints<R>> {
   const hash = "hash" in identity ? identity.hash : identityHash(identity);
   const dir = path.join(root, hash);
   await ensureDir(dir);

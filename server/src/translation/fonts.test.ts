@@ -24,7 +24,9 @@ describe("findSansFont", () => {
     expect(await findSansFont()).toBe(file); // cached
     const family = await fontFamily(file);
     for (const text of ["Hello", "Γειά σου", "Привет"]) {
-      const { info } = await sharp({ text: { text, fontfile: file, font: `${family} 24`, dpi: 72, rgba: true } }).png().toBuffer({ resolveWithObject: true });
+      const { info } = await sharp({ text: { text, fontfile: file, font: `${family} 24`, dpi: 72, rgba: true } })
+        .png()
+        .toBuffer({ resolveWithObject: true });
       expect(info.width).toBeGreaterThan(20);
     }
   });
@@ -43,11 +45,15 @@ describe("findSansFont", () => {
     const dir = path.join(tmp, "next");
     await mkdir(dir, { recursive: true });
     await symlink(await findSansFont(), path.join(dir, "LiberationSans-Regular.ttf"));
-    expect(await locateSansFont({ dirs: [dir, path.join(tmp, "absent")], fontconfig: false })).toBe(path.join(dir, "LiberationSans-Regular.ttf"));
+    expect(await locateSansFont({ dirs: [dir, path.join(tmp, "absent")], fontconfig: false })).toBe(
+      path.join(dir, "LiberationSans-Regular.ttf"),
+    );
   });
 
   it("without any font it names the Debian package to install", async () => {
-    const error = await locateSansFont({ dirs: [path.join(tmp, "absent")], fontconfig: false }).catch((e: unknown) => e);
+    const error = await locateSansFont({ dirs: [path.join(tmp, "absent")], fontconfig: false }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(LocalTranslationError);
     expect((error as LocalTranslationError).code).toBe("font_missing");
     expect((error as LocalTranslationError).message).toBe(FONT_MISSING_MESSAGE);

@@ -51,12 +51,20 @@ export async function findPreferredFont(dirs: readonly string[]): Promise<string
 /** Through fontconfig: a regular, upright, proportional sans face covering en, el and ru. */
 async function findWithFontconfig(): Promise<string | null> {
   try {
-    const { stdout } = await run("fc-list", ["-f", "%{family[0]}|%{style[0]}|%{file}\n", ":lang=en:lang=el:lang=ru"], { timeout: 10_000 });
+    const { stdout } = await run("fc-list", ["-f", "%{family[0]}|%{style[0]}|%{file}\n", ":lang=en:lang=el:lang=ru"], {
+      timeout: 10_000,
+    });
     const faces = stdout
       .split("\n")
       .map((line) => line.split("|"))
       .filter((p): p is [string, string, string] => p.length === 3)
-      .filter(([family, style, file]) => /sans/i.test(family) && !/mono|serif|narrow|condensed|cjk/i.test(family) && /^(regular|book|normal)$/i.test(style) && /\.(ttf|otf)$/i.test(file));
+      .filter(
+        ([family, style, file]) =>
+          /sans/i.test(family) &&
+          !/mono|serif|narrow|condensed|cjk/i.test(family) &&
+          /^(regular|book|normal)$/i.test(style) &&
+          /\.(ttf|otf)$/i.test(file),
+      );
     faces.sort((a, b) => a[2].localeCompare(b[2]));
     return faces[0]?.[2] ?? null;
   } catch {
@@ -65,8 +73,12 @@ async function findWithFontconfig(): Promise<string | null> {
 }
 
 /** The font search with explicit places (for tests); `findSansFont` is the cached system answer. */
-export async function locateSansFont(options: { dirs?: readonly string[]; fontconfig?: boolean } = {}): Promise<string> {
-  const found = (await findPreferredFont(options.dirs ?? FONT_DIRS)) ?? (options.fontconfig === false ? null : await findWithFontconfig());
+export async function locateSansFont(
+  options: { dirs?: readonly string[]; fontconfig?: boolean } = {},
+): Promise<string> {
+  const found =
+    (await findPreferredFont(options.dirs ?? FONT_DIRS)) ??
+    (options.fontconfig === false ? null : await findWithFontconfig());
   if (!found) throw new LocalTranslationError("font_missing", FONT_MISSING_MESSAGE);
   return found;
 }

@@ -17,19 +17,33 @@ let fontFile: string;
 
 /** A grey page with a darker stripe pattern, so painted-over and untouched pixels are told apart. */
 async function page(format: "png" | "jpeg" | "webp"): Promise<Buffer> {
-  const stripes = Array.from({ length: 20 }, (_, i) => `<rect x="${i * 32}" y="0" width="8" height="${H}" fill="rgb(90,90,90)"/>`).join("");
+  const stripes = Array.from(
+    { length: 20 },
+    (_, i) => `<rect x="${i * 32}" y="0" width="8" height="${H}" fill="rgb(90,90,90)"/>`,
+  ).join("");
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}"><rect width="100%" height="100%" fill="rgb(${GREY},${GREY},${GREY})"/>${stripes}</svg>`;
   return sharp(Buffer.from(svg)).toFormat(format).toBuffer();
 }
 
 /** Greyscale pixels of a box of an image. */
 async function grey(image: Buffer, box: Box): Promise<{ data: Buffer; width: number; height: number }> {
-  const { data, info } = await sharp(image).extract({ left: box.x, top: box.y, width: box.width, height: box.height }).greyscale().raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await sharp(image)
+    .extract({ left: box.x, top: box.y, width: box.width, height: box.height })
+    .greyscale()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   return { data, width: info.width, height: info.height };
 }
 
 /** Rows and columns holding dark ink (< 128), as a bounding box, plus the ink pixel count. */
-function ink(img: { data: Buffer; width: number; height: number }): { count: number; top: number; bottom: number; left: number; right: number; firstLineHeight: number } {
+function ink(img: { data: Buffer; width: number; height: number }): {
+  count: number;
+  top: number;
+  bottom: number;
+  left: number;
+  right: number;
+  firstLineHeight: number;
+} {
   let count = 0;
   let top = Infinity;
   let bottom = -1;
@@ -105,7 +119,9 @@ describe("letterPage", () => {
   it("sets a long text in a smaller size than a short one in the same box", async () => {
     const source = await page("png");
     const short = ink(await grey(await letterPage(source, [{ region: BOX, text: "HI" }], { fontFile }), BOX));
-    const long = ink(await grey(await letterPage(source, [{ region: BOX, text: "HI THERE ".repeat(12) }], { fontFile }), BOX));
+    const long = ink(
+      await grey(await letterPage(source, [{ region: BOX, text: "HI THERE ".repeat(12) }], { fontFile }), BOX),
+    );
     // Capital letters only: the first ink band is one line's cap height.
     expect(long.firstLineHeight).toBeGreaterThan(5);
     expect(short.firstLineHeight).toBeGreaterThan(2 * long.firstLineHeight);
@@ -123,7 +139,11 @@ describe("letterPage", () => {
     expect(fitted.fits).toBe(false);
     expect(fitted.size).toBe(MIN_FONT_PX);
     const source = await page("png");
-    const out = await letterPage(source, [{ region: small, text: "An extraordinarily long sentence that cannot possibly fit" }], { fontFile });
+    const out = await letterPage(
+      source,
+      [{ region: small, text: "An extraordinarily long sentence that cannot possibly fit" }],
+      { fontFile },
+    );
     expect(ink(await grey(out, small)).count).toBeGreaterThan(20);
     const around: Box = { x: small.x - 10, y: small.y - 10, width: small.width + 20, height: small.height + 20 };
     const [a, b] = await Promise.all([grey(source, around), grey(out, around)]);
@@ -156,10 +176,15 @@ describe("letterPage", () => {
     const src = await page("png");
     const mask = new Uint8Array(BOX.width * BOX.height);
     const [rx, ry] = [BOX.width / 2, BOX.height / 2];
-    for (let y = 0; y < BOX.height; y++) for (let x = 0; x < BOX.width; x++) mask[y * BOX.width + x] = ((x + 0.5 - rx) / rx) ** 2 + ((y + 0.5 - ry) / ry) ** 2 <= 1 ? 1 : 0;
+    for (let y = 0; y < BOX.height; y++)
+      for (let x = 0; x < BOX.width; x++)
+        mask[y * BOX.width + x] = ((x + 0.5 - rx) / rx) ** 2 + ((y + 0.5 - ry) / ry) ** 2 <= 1 ? 1 : 0;
     const out = await letterPage(src, [{ region: BOX, text: "Where are you going tonight?", mask }], { fontFile });
     const [before, after] = [await grey(src, BOX), await grey(out, BOX)];
-    let changedOutside = 0, inkInside = 0, whiteInside = 0, inside = 0;
+    let changedOutside = 0,
+      inkInside = 0,
+      whiteInside = 0,
+      inside = 0;
     for (let i = 0; i < mask.length; i++) {
       if (!mask[i]) changedOutside += Math.abs((after.data[i] ?? 0) - (before.data[i] ?? 0)) > 8 ? 1 : 0;
       else {
@@ -196,7 +221,10 @@ describe("letterPage", () => {
 describe("the lettering reads back", () => {
   let worker: Worker;
   beforeAll(async () => {
-    const langPath = path.join(path.dirname(createRequire(import.meta.url).resolve("@tesseract.js-data/eng/package.json")), "4.0.0_best_int");
+    const langPath = path.join(
+      path.dirname(createRequire(import.meta.url).resolve("@tesseract.js-data/eng/package.json")),
+      "4.0.0_best_int",
+    );
     expect(existsSync(path.join(langPath, "eng.traineddata.gz")), "the @tesseract.js-data/eng model").toBe(true);
     worker = await createWorker("eng", OEM.LSTM_ONLY, { langPath, gzip: true, cacheMethod: "none" });
     await worker.setParameters({ tessedit_pageseg_mode: PSM.SINGLE_BLOCK, user_defined_dpi: "300" });
@@ -207,10 +235,17 @@ describe("the lettering reads back", () => {
 
   it.each([
     ["a short line", "Where are you going?", BOX],
-    ["a wrapped sentence in a narrow box", "I told you already, we must leave before the storm arrives tonight.", { x: 100, y: 40, width: 220, height: 300 }],
+    [
+      "a wrapped sentence in a narrow box",
+      "I told you already, we must leave before the storm arrives tonight.",
+      { x: 100, y: 40, width: 220, height: 300 },
+    ],
   ])("OCR reads %s", async (_label, text, box) => {
     const out = await letterPage(await page("png"), [{ region: box, text }], { fontFile });
-    const crop = await sharp(out).extract({ left: box.x, top: box.y, width: box.width, height: box.height }).png().toBuffer();
+    const crop = await sharp(out)
+      .extract({ left: box.x, top: box.y, width: box.width, height: box.height })
+      .png()
+      .toBuffer();
     const { data } = await worker.recognize(crop);
     const words = (s: string) => s.toLowerCase().match(/[a-z]+/g) ?? [];
     const read = new Set(words(data.text));

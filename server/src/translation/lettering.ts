@@ -34,8 +34,26 @@ interface Rendered {
 
 type Wrap = "word" | "word-char";
 
-async function render(markup: string, fontFile: string, family: string, size: number, width: number, wrap: Wrap): Promise<Rendered> {
-  const { data, info } = await sharp({ text: { text: markup, fontfile: fontFile, font: `${family} ${size}`, width, wrap, align: "centre", dpi: 72, rgba: true } })
+async function render(
+  markup: string,
+  fontFile: string,
+  family: string,
+  size: number,
+  width: number,
+  wrap: Wrap,
+): Promise<Rendered> {
+  const { data, info } = await sharp({
+    text: {
+      text: markup,
+      fontfile: fontFile,
+      font: `${family} ${size}`,
+      width,
+      wrap,
+      align: "centre",
+      dpi: 72,
+      rgba: true,
+    },
+  })
     .png()
     .toBuffer({ resolveWithObject: true });
   return { png: data, width: info.width, height: info.height };
@@ -47,7 +65,12 @@ async function render(markup: string, fontFile: string, family: string, size: nu
  * whether it fits at all. Wrapped between words; only a word too wide for the box even at the
  * minimum size (a long compound) makes it break inside words.
  */
-export async function fitText(text: string, fontFile: string, width: number, height: number): Promise<Rendered & { size: number; fits: boolean }> {
+export async function fitText(
+  text: string,
+  fontFile: string,
+  width: number,
+  height: number,
+): Promise<Rendered & { size: number; fits: boolean }> {
   const family = await fontFamily(fontFile);
   const markup = escapeMarkup(text);
   const fits = (r: Rendered) => r.width <= width && r.height <= height;
@@ -87,12 +110,23 @@ function clamp(box: Box, pageWidth: number, pageHeight: number): Box | null {
  */
 async function whiteFill(item: LetteringItem, box: Box): Promise<Buffer> {
   const mask = item.mask;
-  if (!mask || mask.length !== box.width * box.height || box.width !== item.region.width || box.height !== item.region.height) {
-    return sharp({ create: { width: box.width, height: box.height, channels: 4, background: { r: 255, g: 255, b: 255, alpha: 1 } } }).png().toBuffer();
+  if (
+    !mask ||
+    mask.length !== box.width * box.height ||
+    box.width !== item.region.width ||
+    box.height !== item.region.height
+  ) {
+    return sharp({
+      create: { width: box.width, height: box.height, channels: 4, background: { r: 255, g: 255, b: 255, alpha: 1 } },
+    })
+      .png()
+      .toBuffer();
   }
   const rgba = Buffer.alloc(box.width * box.height * 4, 255);
   for (let i = 0; i < mask.length; i++) rgba[i * 4 + 3] = mask[i] ? 255 : 0;
-  return sharp(rgba, { raw: { width: box.width, height: box.height, channels: 4 } }).png().toBuffer();
+  return sharp(rgba, { raw: { width: box.width, height: box.height, channels: 4 } })
+    .png()
+    .toBuffer();
 }
 
 async function layers(item: LetteringItem, box: Box, fontFile: string): Promise<sharp.OverlayOptions[]> {
@@ -114,7 +148,11 @@ async function layers(item: LetteringItem, box: Box, fontFile: string): Promise<
     height = Math.min(height, inner.height);
     input = await sharp(fitted.png).extract({ left, top: 0, width, height }).png().toBuffer();
   }
-  out.push({ input, left: inner.x + Math.floor((inner.width - width) / 2), top: inner.y + Math.floor((inner.height - height) / 2) });
+  out.push({
+    input,
+    left: inner.x + Math.floor((inner.width - width) / 2),
+    top: inner.y + Math.floor((inner.height - height) / 2),
+  });
   return out;
 }
 

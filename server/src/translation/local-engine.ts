@@ -13,7 +13,13 @@
 import sharp from "sharp";
 import { bookVerdict, pageSummary, type CheckedPage } from "../domain/local-translation.ts";
 import { checkRegion, LATIN_LANGUAGES } from "../domain/translation-validation.ts";
-import { ArchiveError, openArchive, sharpInputOptions, type ArchiveHandle, type ArchiveLimits } from "../library/archive-reader.ts";
+import {
+  ArchiveError,
+  openArchive,
+  sharpInputOptions,
+  type ArchiveHandle,
+  type ArchiveLimits,
+} from "../library/archive-reader.ts";
 import { writeResultZip } from "./atomic-files.ts";
 import { openCheckpoints, type CheckpointRegion, type Checkpoints, type PageRecord } from "./checkpoints.ts";
 import { translatePage } from "./chat-client.ts";
@@ -22,7 +28,16 @@ import { letterPage } from "./lettering.ts";
 import { createOcrPool } from "./ocr.ts";
 import { findRegions } from "./page-image.ts";
 import { missingModels } from "./tessdata.ts";
-import { LocalTranslationError, type ChatTranslator, type LocalEngine, type LocalJob, type LocalResult, type OcrPool, type PageLetterer, type TextRegion } from "./types.ts";
+import {
+  LocalTranslationError,
+  type ChatTranslator,
+  type LocalEngine,
+  type LocalJob,
+  type LocalResult,
+  type OcrPool,
+  type PageLetterer,
+  type TextRegion,
+} from "./types.ts";
 
 /** Bump when OCR or rendering changes in a way that makes old checkpoints wrong. */
 export const OCR_SETTINGS = "tesseract.js-7 lstm dpi300 block/vert-block v1";
@@ -53,24 +68,39 @@ function throwIfAborted(signal?: AbortSignal): void {
 }
 
 /** The prerequisites of one job, each missing one an actionable error (checked before any work). */
-export async function checkPrerequisites(job: Pick<LocalJob, "sourceLanguage" | "targetLanguage" | "ai">, deps: Pick<LocalEngineDeps, "fontFile" | "missingModels" | "supportsDestination">): Promise<string> {
+export async function checkPrerequisites(
+  job: Pick<LocalJob, "sourceLanguage" | "targetLanguage" | "ai">,
+  deps: Pick<LocalEngineDeps, "fontFile" | "missingModels" | "supportsDestination">,
+): Promise<string> {
   if (!deps.supportsDestination(job.targetLanguage)) {
     // Latin languages the offline identifier does not know are refused too: their pages could never pass validation.
     const known = [...LATIN_LANGUAGES, "el", "ru", "uk", "bg", "sr"].join(", ");
-    throw new LocalTranslationError("target_script_unsupported", `The local path letters and checks Latin, Greek and Cyrillic destinations it can identify (${known}, …); ${job.targetLanguage} needs an external processor (Settings → Translation → processor URL)`);
+    throw new LocalTranslationError(
+      "target_script_unsupported",
+      `The local path letters and checks Latin, Greek and Cyrillic destinations it can identify (${known}, …); ${job.targetLanguage} needs an external processor (Settings → Translation → processor URL)`,
+    );
   }
   const missing = deps.missingModels(job.sourceLanguage);
   if (missing.length > 0) {
-    throw new LocalTranslationError("ocr_model_missing", `No OCR model for ${job.sourceLanguage}: ${missing.map((m) => m.message).join("; ")}`);
+    throw new LocalTranslationError(
+      "ocr_model_missing",
+      `No OCR model for ${job.sourceLanguage}: ${missing.map((m) => m.message).join("; ")}`,
+    );
   }
   if (!job.ai.baseUrl || !job.ai.model || !job.ai.apiKey) {
-    throw new LocalTranslationError("ai_not_configured", "Set the AI provider's base URL, model and key in Settings → Translation");
+    throw new LocalTranslationError(
+      "ai_not_configured",
+      "Set the AI provider's base URL, model and key in Settings → Translation",
+    );
   }
   return deps.fontFile();
 }
 
 async function sameGeometry(a: Buffer, b: Buffer): Promise<boolean> {
-  const [ma, mb] = await Promise.all([sharp(a, sharpInputOptions()).metadata(), sharp(b, sharpInputOptions()).metadata()]);
+  const [ma, mb] = await Promise.all([
+    sharp(a, sharpInputOptions()).metadata(),
+    sharp(b, sharpInputOptions()).metadata(),
+  ]);
   return ma.width === mb.width && ma.height === mb.height;
 }
 
@@ -88,7 +118,13 @@ export function createLocalEngine(options: LocalEngineOptions = {}): LocalEngine
   const log = options.log ?? (() => undefined);
 
   /** Reads, translates, validates and letters one page; the record is what the checkpoint keeps. */
-  async function processPage(job: LocalJob, fontFile: string, index: number, name: string, page: Buffer): Promise<{ record: Omit<PageRecord, "version" | "imageSha256">; image: Buffer }> {
+  async function processPage(
+    job: LocalJob,
+    fontFile: string,
+    index: number,
+    name: string,
+    page: Buffer,
+  ): Promise<{ record: Omit<PageRecord, "version" | "imageSha256">; image: Buffer }> {
     const regions = await deps.findRegions(page);
     throwIfAborted(job.signal);
     const read = regions.length > 0 ? await deps.ocr.read(page, regions, job.sourceLanguage, job.signal) : [];
@@ -97,30 +133,67 @@ export function createLocalEngine(options: LocalEngineOptions = {}): LocalEngine
     const texts = read.map((r) => r.text);
     let last: CheckedPage | null = null;
     for (let attempt = 1; attempt <= PAGE_ATTEMPTS; attempt++) {
-      const answer = await deps.translate(job.ai, { sourceLanguage: job.sourceLanguage, targetLanguage: job.targetLanguage, texts }, job.signal);
+      const answer = await deps.translate(
+        job.ai,
+        { sourceLanguage: job.sourceLanguage, targetLanguage: job.targetLanguage, texts },
+        job.signal,
+      );
       throwIfAborted(job.signal);
-      const results = read.map((r, k) => checkRegion({ source: r.text, translation: answer.translations[k] ?? "", sourceLanguage: job.sourceLanguage, targetLanguage: job.targetLanguage }));
+      const results = read.map((r, k) =>
+        checkRegion({
+          source: r.text,
+          translation: answer.translations[k] ?? "",
+          sourceLanguage: job.sourceLanguage,
+          targetLanguage: job.targetLanguage,
+        }),
+      );
       last = { name, sources: texts, translations: answer.translations, results };
       const summary = pageSummary(last);
       if (!summary || !summary.release) {
-        log(`translation ${job.jobId}: page ${name} refused by validation (${summary?.codes.join(", ") ?? "no regions"}), attempt ${attempt}`);
+        log(
+          `translation ${job.jobId}: page ${name} refused by validation (${summary?.codes.join(", ") ?? "no regions"}), attempt ${attempt}`,
+        );
         continue;
       }
       // Accepted echoes (English kept as is) keep their original lettering.
-      const items = read.flatMap((r, k) => (results[k]?.verdict === "echo_accepted" ? [] : [{ region: { x: r.x, y: r.y, width: r.width, height: r.height }, text: answer.translations[k] ?? "", mask: r.mask }]));
+      const items = read.flatMap((r, k) =>
+        results[k]?.verdict === "echo_accepted"
+          ? []
+          : [
+              {
+                region: { x: r.x, y: r.y, width: r.width, height: r.height },
+                text: answer.translations[k] ?? "",
+                mask: r.mask,
+              },
+            ],
+      );
       const image = await deps.letter(page, items, { fontFile });
-      if (!(await sameGeometry(page, image))) throw new LocalTranslationError("validation_failed", `Lettering changed the size of page ${name}`);
+      if (!(await sameGeometry(page, image)))
+        throw new LocalTranslationError("validation_failed", `Lettering changed the size of page ${name}`);
       const kept: CheckpointRegion[] = read.map((r, k) => ({
-        box: { x: r.x, y: r.y, width: r.width, height: r.height }, kind: r.kind, vertical: r.vertical, confidence: r.confidence,
-        source: r.text, translation: answer.translations[k] ?? "", result: results[k]!,
+        box: { x: r.x, y: r.y, width: r.width, height: r.height },
+        kind: r.kind,
+        vertical: r.vertical,
+        confidence: r.confidence,
+        source: r.text,
+        translation: answer.translations[k] ?? "",
+        result: results[k]!,
       }));
       return { record: { index, name, model: answer.model, regions: kept }, image };
     }
     const codes = [...new Set(pageSummary(last!)?.codes ?? [])].join(", ");
-    throw new LocalTranslationError("validation_failed", `Page ${name} did not pass validation (${codes}); nothing was imported`);
+    throw new LocalTranslationError(
+      "validation_failed",
+      `Page ${name} did not pass validation (${codes}); nothing was imported`,
+    );
   }
 
-  async function pages(job: LocalJob, archive: ArchiveHandle, checkpoints: Checkpoints, fontFile: string): Promise<{ checked: CheckedPage[]; images: string[]; models: string[]; fromCheckpoints: number }> {
+  async function pages(
+    job: LocalJob,
+    archive: ArchiveHandle,
+    checkpoints: Checkpoints,
+    fontFile: string,
+  ): Promise<{ checked: CheckedPage[]; images: string[]; models: string[]; fromCheckpoints: number }> {
     const checked: CheckedPage[] = [];
     const images: string[] = [];
     const models: string[] = [];
@@ -137,7 +210,12 @@ export function createLocalEngine(options: LocalEngineOptions = {}): LocalEngine
       }
       images.push(checkpoints.imagePath(record));
       if (record.model) models.push(record.model);
-      checked.push({ name: entry.name, sources: record.regions.map((r) => r.source), translations: record.regions.map((r) => r.translation), results: record.regions.map((r) => r.result) });
+      checked.push({
+        name: entry.name,
+        sources: record.regions.map((r) => r.source),
+        translations: record.regions.map((r) => r.translation),
+        results: record.regions.map((r) => r.result),
+      });
       job.onProgress?.(index + 1, total);
     }
     return { checked, images, models, fromCheckpoints };
@@ -151,22 +229,43 @@ export function createLocalEngine(options: LocalEngineOptions = {}): LocalEngine
       try {
         archive = await openArchive(job.source, options.archiveLimits);
       } catch (e) {
-        if (e instanceof ArchiveError) throw new LocalTranslationError("source_unreadable", `The source archive cannot be read: ${e.message}`);
+        if (e instanceof ArchiveError)
+          throw new LocalTranslationError("source_unreadable", `The source archive cannot be read: ${e.message}`);
         throw e;
       }
       try {
         const checkpoints = await openCheckpoints(job.checkpointDir, {
-          sourceSha256: job.sourceSha256, sourceLanguage: job.sourceLanguage, targetLanguage: job.targetLanguage,
-          aiBaseUrl: job.ai.baseUrl, model: job.ai.model, ocrSettings: OCR_SETTINGS, renderSettings: RENDER_SETTINGS,
+          sourceSha256: job.sourceSha256,
+          sourceLanguage: job.sourceLanguage,
+          targetLanguage: job.targetLanguage,
+          aiBaseUrl: job.ai.baseUrl,
+          model: job.ai.model,
+          ocrSettings: OCR_SETTINGS,
+          renderSettings: RENDER_SETTINGS,
         });
         const { checked, images, models, fromCheckpoints } = await pages(job, archive, checkpoints, fontFile);
-        const verdict = bookVerdict({ sourceSha256: job.sourceSha256, sourceLanguage: job.sourceLanguage, targetLanguage: job.targetLanguage, model: models[0] ?? job.ai.model, pages: checked });
-        if (!verdict.ok) throw new LocalTranslationError(verdict.code === "language_not_confirmed" ? "validation_failed" : verdict.code, verdict.message);
+        const verdict = bookVerdict({
+          sourceSha256: job.sourceSha256,
+          sourceLanguage: job.sourceLanguage,
+          targetLanguage: job.targetLanguage,
+          model: models[0] ?? job.ai.model,
+          pages: checked,
+        });
+        if (!verdict.ok)
+          throw new LocalTranslationError(
+            verdict.code === "language_not_confirmed" ? "validation_failed" : verdict.code,
+            verdict.message,
+          );
         throwIfAborted(job.signal);
-        await writeResultZip(job.output, archive.pages.map((p, i) => ({ name: p.name, data: { file: images[i]! } })), verdict.receipt);
+        await writeResultZip(
+          job.output,
+          archive.pages.map((p, i) => ({ name: p.name, data: { file: images[i]! } })),
+          verdict.receipt,
+        );
         return { receipt: verdict.receipt, pagesFromCheckpoints: fromCheckpoints };
       } catch (e) {
-        if (e instanceof ArchiveError) throw new LocalTranslationError("source_unreadable", `The source archive cannot be read: ${e.message}`);
+        if (e instanceof ArchiveError)
+          throw new LocalTranslationError("source_unreadable", `The source archive cannot be read: ${e.message}`);
         // Whatever an aborted step threw (an aborted provider request, say), it is the interruption.
         if (job.signal?.aborted) throw interrupted();
         throw e;

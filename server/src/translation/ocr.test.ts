@@ -31,10 +31,12 @@ afterAll(async () => {
   if (empty) await rm(empty, { recursive: true, force: true });
 });
 
-const W = 800, H = 1100;
+const W = 800,
+  H = 1100;
 const english = () =>
   renderMangaPage({
-    width: W, height: H,
+    width: W,
+    height: H,
     captions: [{ x: 40, y: 40, width: 380, height: 90, text: "Meanwhile, in Tokyo" }],
     bubbles: [
       { x: 450, y: 160, width: 320, height: 200, text: ["WHERE ARE", "YOU GOING?"] },
@@ -43,7 +45,9 @@ const english = () =>
   });
 const japanese = (format: "png" | "jpeg" | "webp" = "png") =>
   renderMangaPage({
-    width: W, height: H, format,
+    width: W,
+    height: H,
+    format,
     bubbles: [
       { x: 520, y: 60, width: 220, height: 340, text: ["どこへ行くの"], vertical: true },
       { x: 80, y: 420, width: 220, height: 340, text: ["大丈夫ですか"], vertical: true },
@@ -65,12 +69,20 @@ describe("English page", () => {
   it("finds the caption and both bubbles in reading order and reads them exactly", async () => {
     const page = await english();
     const regions = await findRegions(page);
-    expect(regions.map((r) => [r.kind, r.vertical])).toEqual([["caption", false], ["bubble", false], ["bubble", false]]);
+    expect(regions.map((r) => [r.kind, r.vertical])).toEqual([
+      ["caption", false],
+      ["bubble", false],
+      ["bubble", false],
+    ]);
     near(regions[0]!, 40, 40, 380, 90);
     near(regions[1]!, 450, 160, 320, 200);
     near(regions[2]!, 60, 620, 360, 200);
     const read = await pool.read(page, regions, "en");
-    expect(read.map((r) => r.text)).toEqual(["Meanwhile, in Tokyo", "WHERE ARE YOU GOING?", "We have to find my brother."]);
+    expect(read.map((r) => r.text)).toEqual([
+      "Meanwhile, in Tokyo",
+      "WHERE ARE YOU GOING?",
+      "We have to find my brother.",
+    ]);
     for (const r of read) expect(r.confidence).toBeGreaterThanOrEqual(75);
   });
 });
@@ -79,7 +91,12 @@ describe("Japanese page", () => {
   it("reads vertical bubbles with jpn_vert and a horizontal caption with jpn; Latin text is dropped", async () => {
     const page = await japanese();
     const regions = await findRegions(page);
-    expect(regions.map((r) => [r.kind, r.vertical])).toEqual([["bubble", true], ["bubble", true], ["caption", false], ["caption", false]]);
+    expect(regions.map((r) => [r.kind, r.vertical])).toEqual([
+      ["bubble", true],
+      ["bubble", true],
+      ["caption", false],
+      ["caption", false],
+    ]);
     near(regions[0]!, 520, 60, 220, 340);
     near(regions[1]!, 80, 420, 220, 340);
     const read = await pool.read(page, regions, "ja");
@@ -100,7 +117,12 @@ describe("Japanese page", () => {
 
   it.each(["jpeg", "webp"] as const)("finds the same regions on a %s page", async (format) => {
     const regions = await findRegions(await japanese(format));
-    expect(regions.map((r) => [r.kind, r.vertical])).toEqual([["bubble", true], ["bubble", true], ["caption", false], ["caption", false]]);
+    expect(regions.map((r) => [r.kind, r.vertical])).toEqual([
+      ["bubble", true],
+      ["bubble", true],
+      ["caption", false],
+      ["caption", false],
+    ]);
   });
 });
 
@@ -111,7 +133,12 @@ describe("regions and crops", () => {
   });
 
   it("crops are binarised, padded white, glyphs scaled to about 32 px", async () => {
-    const page = await renderMangaPage({ width: 600, height: 300, background: "white", captions: [{ x: 20, y: 20, width: 400, height: 60, text: "HELLO THERE", fontSize: 16 }] });
+    const page = await renderMangaPage({
+      width: 600,
+      height: 300,
+      background: "white",
+      captions: [{ x: 20, y: 20, width: 400, height: 60, text: "HELLO THERE", fontSize: 16 }],
+    });
     const [region] = await findRegions(page);
     const crop = await cropForOcr(page, region!);
     const { data, info } = await sharp(crop).grayscale().raw().toBuffer({ resolveWithObject: true });
@@ -119,8 +146,14 @@ describe("regions and crops", () => {
     // DejaVu capitals are 0.73 em: 16 px type has ~12 px glyphs, scaled ×~2.7.
     expect(info.width).toBeGreaterThan(region!.width * 2.2);
     for (let x = 0; x < info.width; x++) expect(data[x]).toBe(255); // top padding row
-    let inkTop = -1, inkBottom = -1;
-    for (let y = 0; y < info.height; y++) for (let x = 0; x < info.width; x++) if (data[y * info.width + x] === 0) { if (inkTop < 0) inkTop = y; inkBottom = y; }
+    let inkTop = -1,
+      inkBottom = -1;
+    for (let y = 0; y < info.height; y++)
+      for (let x = 0; x < info.width; x++)
+        if (data[y * info.width + x] === 0) {
+          if (inkTop < 0) inkTop = y;
+          inkBottom = y;
+        }
     // The box outline is outside the caption's mask: only the letters are left.
     expect(inkBottom - inkTop + 1).toBeGreaterThanOrEqual(28);
     expect(inkBottom - inkTop + 1).toBeLessThanOrEqual(36);
@@ -129,21 +162,39 @@ describe("regions and crops", () => {
 
 describe("models", () => {
   it("searches TESSDATA_DIR (colon-separated) first, then the Debian folders", () => {
-    expect(tessdataDirs({ TESSDATA_DIR: "/a:/b" })).toEqual(["/a", "/b", "/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata"]);
-    expect(resolveModels("ja").models.map((m) => [m.name, m.gzip])).toEqual([["jpn", false], ["jpn_vert", false]]);
+    expect(tessdataDirs({ TESSDATA_DIR: "/a:/b" })).toEqual([
+      "/a",
+      "/b",
+      "/usr/share/tesseract-ocr/5/tessdata",
+      "/usr/share/tesseract-ocr/4.00/tessdata",
+    ]);
+    expect(resolveModels("ja").models.map((m) => [m.name, m.gzip])).toEqual([
+      ["jpn", false],
+      ["jpn_vert", false],
+    ]);
   });
 
   it("a missing model is ocr_model_missing naming the Debian package; bundled English hides nothing else", async () => {
     const dirs = [empty];
-    expect(missingModels("ja", { dirs }).map((m) => m.debianPackage)).toEqual(["tesseract-ocr-jpn", "tesseract-ocr-jpn-vert"]);
-    expect(() => resolveModels("ja", { dirs })).toThrow(/Install the Debian package tesseract-ocr-jpn-vert \(OCR model jpn_vert for Japanese vertical text\)/);
+    expect(missingModels("ja", { dirs }).map((m) => m.debianPackage)).toEqual([
+      "tesseract-ocr-jpn",
+      "tesseract-ocr-jpn-vert",
+    ]);
+    expect(() => resolveModels("ja", { dirs })).toThrow(
+      /Install the Debian package tesseract-ocr-jpn-vert \(OCR model jpn_vert for Japanese vertical text\)/,
+    );
     expect(resolveModels("en", { dirs }).horizontal).toMatchObject({ name: "eng", gzip: true });
-    expect(missingModels("en", { dirs, bundledEnglish: false }).map((m) => m.debianPackage)).toEqual(["tesseract-ocr-eng"]);
+    expect(missingModels("en", { dirs, bundledEnglish: false }).map((m) => m.debianPackage)).toEqual([
+      "tesseract-ocr-eng",
+    ]);
     const isolated = createOcrPool({ tessdata: { dirs } });
     try {
       const err = await isolated.read(await japanese(), [], "fr").catch((e: unknown) => e);
       expect(err).toBeInstanceOf(LocalTranslationError);
-      expect(err).toMatchObject({ code: "ocr_model_missing", message: "Install the Debian package tesseract-ocr-fra (OCR model fra for French text)" });
+      expect(err).toMatchObject({
+        code: "ocr_model_missing",
+        message: "Install the Debian package tesseract-ocr-fra (OCR model fra for French text)",
+      });
     } finally {
       await isolated.close();
     }

@@ -71,7 +71,10 @@ export function createOcrPool(options: OcrPoolOptions = {}): LocalOcrPool {
       // Checked again here: tesseract.js fetches a missing file from a CDN (never allowed).
       const file = path.join(model.langPath, `${model.name}.traineddata${model.gzip ? ".gz" : ""}`);
       if (!existsSync(file)) {
-        throw new LocalTranslationError("ocr_model_missing", `Install the Debian package ${debianPackageOf(model.name)} (OCR model ${model.name}: ${file} not found)`);
+        throw new LocalTranslationError(
+          "ocr_model_missing",
+          `Install the Debian package ${debianPackageOf(model.name)} (OCR model ${model.name}: ${file} not found)`,
+        );
       }
       const worker = (async () => {
         const w = await createWorker(model.name, OEM.LSTM_ONLY, {
@@ -109,13 +112,19 @@ export function createOcrPool(options: OcrPoolOptions = {}): LocalOcrPool {
     async warm(model, vertical) {
       await slotFor(model, vertical).worker;
     },
-    async read(page: Buffer, regions: readonly TextRegion[], language: string, signal?: AbortSignal): Promise<RecognisedRegion[]> {
+    async read(
+      page: Buffer,
+      regions: readonly TextRegion[],
+      language: string,
+      signal?: AbortSignal,
+    ): Promise<RecognisedRegion[]> {
       const models = resolveModels(language, options.tessdata);
       const scripts = ocrPlan(language)!.scripts;
       const gray = await decodeGray(page);
       const out: RecognisedRegion[] = [];
       for (const region of regions) {
-        if (signal?.aborted) throw new LocalTranslationError("interrupted", "OCR stopped: the job was paused or cancelled");
+        if (signal?.aborted)
+          throw new LocalTranslationError("interrupted", "OCR stopped: the job was paused or cancelled");
         const vertical = region.vertical && models.vertical !== null;
         const crop = await cropGrayForOcr(gray, region);
         const reading = await recognise(crop, vertical ? models.vertical! : models.horizontal, vertical);
@@ -136,6 +145,11 @@ export function createOcrPool(options: OcrPoolOptions = {}): LocalOcrPool {
 }
 
 /** Reads one prepared crop with a pool's warm worker (the benchmark's entry point). */
-export function recogniseCrop(pool: LocalOcrPool, crop: Buffer, model: ResolvedModel, vertical: boolean): Promise<CropReading> {
+export function recogniseCrop(
+  pool: LocalOcrPool,
+  crop: Buffer,
+  model: ResolvedModel,
+  vertical: boolean,
+): Promise<CropReading> {
   return pool.recognise(crop, model, vertical);
 }

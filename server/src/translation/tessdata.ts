@@ -24,7 +24,10 @@ export interface TessdataOptions {
   bundledEnglish?: boolean;
 }
 
-export const SYSTEM_TESSDATA_DIRS = ["/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata"] as const;
+export const SYSTEM_TESSDATA_DIRS = [
+  "/usr/share/tesseract-ocr/5/tessdata",
+  "/usr/share/tesseract-ocr/4.00/tessdata",
+] as const;
 
 export function tessdataDirs(env: NodeJS.ProcessEnv = process.env): string[] {
   const fromEnv = (env.TESSDATA_DIR ?? "").split(":").filter((d) => d.trim().length > 0);
@@ -54,7 +57,10 @@ export function findModel(model: string, options: TessdataOptions = {}): Resolve
 }
 
 /** The models a language needs that this machine lacks, each with its Debian package. */
-export function missingModels(language: string, options: TessdataOptions = {}): { model: string; debianPackage: string; message: string }[] {
+export function missingModels(
+  language: string,
+  options: TessdataOptions = {},
+): { model: string; debianPackage: string; message: string }[] {
   const models = ocrModels(language);
   if (models.length === 0) {
     return [{ model: "", debianPackage: "", message: `No OCR model is known for the source language "${language}"` }];
@@ -68,9 +74,13 @@ export function missingModels(language: string, options: TessdataOptions = {}): 
  * The models of a language (horizontal first, then vertical when the language has one), or
  * LocalTranslationError("ocr_model_missing") naming every Debian package to install.
  */
-export function resolveModels(language: string, options: TessdataOptions = {}): { horizontal: ResolvedModel; vertical: ResolvedModel | null; models: ResolvedModel[] } {
+export function resolveModels(
+  language: string,
+  options: TessdataOptions = {},
+): { horizontal: ResolvedModel; vertical: ResolvedModel | null; models: ResolvedModel[] } {
   const missing = missingModels(language, options);
-  if (missing.length > 0) throw new LocalTranslationError("ocr_model_missing", missing.map((m) => m.message).join("; "));
+  if (missing.length > 0)
+    throw new LocalTranslationError("ocr_model_missing", missing.map((m) => m.message).join("; "));
   const p = ocrPlan(language)!;
   const horizontal = findModel(p.horizontal, options)!;
   const vertical = p.vertical ? findModel(p.vertical, options) : null;

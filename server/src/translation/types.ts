@@ -78,7 +78,12 @@ export interface OcrPool {
    * padded, then read with one warm worker per model. Low-confidence regions and regions whose text
    * is not in the source's script are dropped.
    */
-  read(page: Buffer, regions: readonly TextRegion[], language: string, signal?: AbortSignal): Promise<RecognisedRegion[]>;
+  read(
+    page: Buffer,
+    regions: readonly TextRegion[],
+    language: string,
+    signal?: AbortSignal,
+  ): Promise<RecognisedRegion[]>;
   /** Terminates the warm workers. */
   close(): Promise<void>;
 }
@@ -116,7 +121,11 @@ export interface LetteringItem {
  * Fills each region white and sets its text in the sans-serif font, wrapped, with the largest size
  * that fits. Returns an image of the same width, height and format as `page`.
  */
-export type PageLetterer = (page: Buffer, items: readonly LetteringItem[], options: { fontFile: string }) => Promise<Buffer>;
+export type PageLetterer = (
+  page: Buffer,
+  items: readonly LetteringItem[],
+  options: { fontFile: string },
+) => Promise<Buffer>;
 
 /** One job for the local engine (the service's worker and the reference processor's built-in engine). */
 export interface LocalJob {

@@ -28,7 +28,14 @@ const { db, queries } = createDb(config.databaseUrl);
 const noSubscriptions = () => {
   throw new Error("no subscriptions in the crash child");
 };
-const events: EventBus = { publish: () => {}, subscribe: noSubscriptions, publishAssembly: () => {}, subscribeAssembly: noSubscriptions, downloads: { publish: () => {}, subscribe: noSubscriptions }, translations: { publish: () => {}, subscribe: noSubscriptions } };
+const events: EventBus = {
+  publish: () => {},
+  subscribe: noSubscriptions,
+  publishAssembly: () => {},
+  subscribeAssembly: noSubscriptions,
+  downloads: { publish: () => {}, subscribe: noSubscriptions },
+  translations: { publish: () => {}, subscribe: noSubscriptions },
+};
 // The child signs and checks its own confirmation: a fixed MAC is enough inside one process.
 const secrets = { sign: (payload: string) => Buffer.from(payload).toString("base64url").slice(-32) } as Secrets;
 const ctx: AppContext = { config, db, queries, repos: createRepos(db), secrets, events, log: (m) => console.error(m) };

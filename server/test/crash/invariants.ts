@@ -39,7 +39,12 @@ async function walk(root: string, skipDotDirs: boolean): Promise<DiskFile[]> {
       } else {
         const abs = path.join(root, childRel);
         const [st, bytes] = await Promise.all([lstat(abs), readFile(abs)]);
-        out.push({ rel: childRel, size: st.size, sha256: createHash("sha256").update(bytes).digest("hex"), ino: st.ino });
+        out.push({
+          rel: childRel,
+          size: st.size,
+          sha256: createHash("sha256").update(bytes).digest("hex"),
+          ino: st.ino,
+        });
       }
     }
   };
@@ -77,7 +82,8 @@ export async function violations(db: Db, config: Pick<Config, "libraryRoot" | "d
     activeByPath.set(r.path, (activeByPath.get(r.path) ?? 0) + 1);
     const d = onDisk.get(r.path);
     if (!d) out.push(`active file ${r.id} is not on disk at ${r.path}`);
-    else if (d.size !== Number(r.size) || d.sha256 !== r.sha256) out.push(`active file ${r.id} at ${r.path} differs from its record`);
+    else if (d.size !== Number(r.size) || d.sha256 !== r.sha256)
+      out.push(`active file ${r.id} at ${r.path} differs from its record`);
   }
   for (const [p, n] of activeByPath) if (n > 1) out.push(`${n} active rows for ${p}`);
   for (const d of state.library) if (!activeByPath.has(d.rel)) out.push(`library file ${d.rel} has no active row`);
@@ -88,24 +94,29 @@ export async function violations(db: Db, config: Pick<Config, "libraryRoot" | "d
   for (const e of recycled) {
     const d = inBin.get(e.binPath);
     if (!d) out.push(`recycle entry ${e.id} has no bytes at ${e.binPath}`);
-    else if (d.size !== Number(e.size) || d.sha256 !== e.sha256) out.push(`recycle entry ${e.id} differs from its bytes`);
+    else if (d.size !== Number(e.size) || d.sha256 !== e.sha256)
+      out.push(`recycle entry ${e.id} differs from its bytes`);
     const row = files.find((f) => f.id === e.fileId);
-    if (!row || row.state !== "recycled" || row.recycledAt === null) out.push(`recycle entry ${e.id}: its file row is ${row?.state ?? "gone"}`);
+    if (!row || row.state !== "recycled" || row.recycledAt === null)
+      out.push(`recycle entry ${e.id}: its file row is ${row?.state ?? "gone"}`);
   }
   for (const r of files.filter((f) => f.state === "recycled")) {
-    if (!entries.some((e) => e.fileId === r.id && (e.state === "recycled" || e.state === "purged"))) out.push(`recycled file ${r.id} has no bin entry`);
+    if (!entries.some((e) => e.fileId === r.id && (e.state === "recycled" || e.state === "purged")))
+      out.push(`recycled file ${r.id} has no bin entry`);
   }
   const binPaths = new Set(recycled.map((e) => e.binPath));
   for (const d of state.bin) if (!binPaths.has(d.rel)) out.push(`bin file ${d.rel} belongs to no recycled entry`);
 
   const libraryInodes = new Set(state.library.map((f) => f.ino));
-  for (const d of [...state.bin, ...state.staging]) if (libraryInodes.has(d.ino)) out.push(`${d.rel} is also in the library (a second name)`);
+  for (const d of [...state.bin, ...state.staging])
+    if (libraryInodes.has(d.ino)) out.push(`${d.rel} is also in the library (a second name)`);
   return out;
 }
 
 /** How often each content (sha256) occurs across the library, the bin and staging. */
 export function contentCounts(state: LibraryState): Map<string, number> {
   const counts = new Map<string, number>();
-  for (const f of [...state.library, ...state.bin, ...state.staging]) counts.set(f.sha256, (counts.get(f.sha256) ?? 0) + 1);
+  for (const f of [...state.library, ...state.bin, ...state.staging])
+    counts.set(f.sha256, (counts.get(f.sha256) ?? 0) + 1);
   return counts;
 }

@@ -63,8 +63,11 @@ let cjk: string | undefined;
 export function cjkFont(): string {
   const found = fcList(":lang=ja");
   // A Japanese sans face first (its glyph forms are the ones jpn models learnt), then any sans, any.
-  cjk ??= firstFamily(found, (f) => /sans/i.test(f) && /jp|japan/i.test(f) && !/mono/i.test(f)) ?? firstFamily(found, (f) => /sans/i.test(f) && !/mono/i.test(f));
-  if (cjk === undefined) throw new Error("No font with Japanese glyphs found by fc-list: install the Debian package fonts-noto-cjk");
+  cjk ??=
+    firstFamily(found, (f) => /sans/i.test(f) && /jp|japan/i.test(f) && !/mono/i.test(f)) ??
+    firstFamily(found, (f) => /sans/i.test(f) && !/mono/i.test(f));
+  if (cjk === undefined)
+    throw new Error("No font with Japanese glyphs found by fc-list: install the Debian package fonts-noto-cjk");
   return cjk;
 }
 
@@ -100,11 +103,18 @@ function artSvg(w: number, h: number): string {
   const rnd = lcg(w * 31 + h);
   const strokes: string[] = [];
   for (let i = 0; i < 6; i++) {
-    const x0 = rnd() * w, y0 = rnd() * h, x1 = rnd() * w, y1 = rnd() * h;
-    strokes.push(`<path d="M${x0.toFixed(0)},${y0.toFixed(0)} Q${(rnd() * w).toFixed(0)},${(rnd() * h).toFixed(0)} ${x1.toFixed(0)},${y1.toFixed(0)}" stroke="#141414" stroke-width="${(4 + rnd() * 8).toFixed(0)}" fill="none"/>`);
+    const x0 = rnd() * w,
+      y0 = rnd() * h,
+      x1 = rnd() * w,
+      y1 = rnd() * h;
+    strokes.push(
+      `<path d="M${x0.toFixed(0)},${y0.toFixed(0)} Q${(rnd() * w).toFixed(0)},${(rnd() * h).toFixed(0)} ${x1.toFixed(0)},${y1.toFixed(0)}" stroke="#141414" stroke-width="${(4 + rnd() * 8).toFixed(0)}" fill="none"/>`,
+    );
   }
   for (let i = 0; i < 3; i++) {
-    strokes.push(`<circle cx="${(rnd() * w).toFixed(0)}" cy="${(rnd() * h).toFixed(0)}" r="${(20 + rnd() * Math.min(w, h) * 0.08).toFixed(0)}" fill="#2a2a2a"/>`);
+    strokes.push(
+      `<circle cx="${(rnd() * w).toFixed(0)}" cy="${(rnd() * h).toFixed(0)}" r="${(20 + rnd() * Math.min(w, h) * 0.08).toFixed(0)}" fill="#2a2a2a"/>`,
+    );
   }
   return `
   <defs>
@@ -121,9 +131,12 @@ function bubbleSvg(b: BubbleSpec): string {
   const vertical = b.vertical ?? false;
   const size = b.fontSize ?? (vertical ? 30 : 26);
   const font = b.font ?? (vertical ? cjkFont() : sansFont());
-  const cx = b.x + b.width / 2, cy = b.y + b.height / 2;
+  const cx = b.x + b.width / 2,
+    cy = b.y + b.height / 2;
   const ls = lines(b.text);
-  const out = [`<ellipse cx="${cx}" cy="${cy}" rx="${b.width / 2 - 2}" ry="${b.height / 2 - 2}" fill="#ffffff" stroke="#000000" stroke-width="3"/>`];
+  const out = [
+    `<ellipse cx="${cx}" cy="${cy}" rx="${b.width / 2 - 2}" ry="${b.height / 2 - 2}" fill="#ffffff" stroke="#000000" stroke-width="3"/>`,
+  ];
   if (vertical) {
     // Columns right to left, top-aligned as manga letterers do; x is the column's centre line.
     const step = size * 1.5;
@@ -131,7 +144,9 @@ function bubbleSvg(b: BubbleSpec): string {
     const top = cy - (longest * size) / 2;
     ls.forEach((l, i) => {
       const x = cx + ((ls.length - 1) / 2) * step - i * step;
-      out.push(`<text x="${x.toFixed(1)}" y="${top.toFixed(1)}" writing-mode="tb" font-family="${esc(font)}" font-size="${size}" fill="#000000">${esc(l)}</text>`);
+      out.push(
+        `<text x="${x.toFixed(1)}" y="${top.toFixed(1)}" writing-mode="tb" font-family="${esc(font)}" font-size="${size}" fill="#000000">${esc(l)}</text>`,
+      );
     });
   } else {
     out.push(...horizontalLines(ls, cx, cy, size, font));

@@ -73,11 +73,19 @@ const LINE = /^[ \t]*<\|(\d+)\|>[ \t]?(.*)$/;
 
 /** The numbered lines of a user message, or null when it is not in that format. */
 function numberedLines(content: string): { index: number; text: string }[] | null {
-  const lines = content.split("\n").map((l) => LINE.exec(l)).filter((m): m is RegExpExecArray => m !== null);
+  const lines = content
+    .split("\n")
+    .map((l) => LINE.exec(l))
+    .filter((m): m is RegExpExecArray => m !== null);
   return lines.length > 0 ? lines.map((m) => ({ index: Number(m[1]), text: m[2] ?? "" })) : null;
 }
 
-function numberedAnswer(lines: { index: number; text: string }[], target: string, fault: ChatFault | undefined, translate: (t: string, target: string) => string): string {
+function numberedAnswer(
+  lines: { index: number; text: string }[],
+  target: string,
+  fault: ChatFault | undefined,
+  translate: (t: string, target: string) => string,
+): string {
   const text = (source: string): string => {
     if (fault === "echo") return source;
     if (fault === "empty") return "";
@@ -91,7 +99,9 @@ function numberedAnswer(lines: { index: number; text: string }[], target: string
   if (fault === "duplicate_index" && out[0]) out.push({ ...out[0] });
   if (fault === "leftover_marker" && out[0]) out[0] = { ...out[0], text: `${out[0].text} <|${out.length + 1}|>` };
   const answer = out.map((l) => `<|${l.index}|> ${l.text}`).join("\n");
-  return fault === "think_tags" ? `<think>\nThe user wants <|1|> translated. Let me think.\n</think>\n${answer}` : answer;
+  return fault === "think_tags"
+    ? `<think>\nThe user wants <|1|> translated. Let me think.\n</think>\n${answer}`
+    : answer;
 }
 
 export async function startFakeChat(options: FakeChatOptions = {}): Promise<FakeChat> {
@@ -101,20 +111,32 @@ export async function startFakeChat(options: FakeChatOptions = {}): Promise<Fake
   const server: Server = createServer((req, res) => {
     void (async () => {
       const raw = await body(req);
-      let parsed: { model?: string; messages?: { role: string; content: string }[]; response_format?: { type?: string } } = {};
+      let parsed: {
+        model?: string;
+        messages?: { role: string; content: string }[];
+        response_format?: { type?: string };
+      } = {};
       try {
         parsed = JSON.parse(raw || "{}") as typeof parsed;
       } catch {
         parsed = {};
       }
       const last = [...(parsed.messages ?? [])].reverse().find((m) => m.role === "user")?.content ?? "";
-      requests.push({ method: req.method ?? "", url: req.url ?? "", authorization: req.headers.authorization ?? null, model: parsed.model ?? null, content: last });
+      requests.push({
+        method: req.method ?? "",
+        url: req.url ?? "",
+        authorization: req.headers.authorization ?? null,
+        model: parsed.model ?? null,
+        content: last,
+      });
       const send = (status: number, json: unknown) => {
         res.writeHead(status, { "content-type": "application/json" });
         res.end(JSON.stringify(json));
       };
-      if (req.method !== "POST" || req.url !== "/v1/chat/completions") return send(404, { error: { message: "not found" } });
-      if (options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`) return send(401, { error: { message: "invalid api key", type: "invalid_request_error" } });
+      if (req.method !== "POST" || req.url !== "/v1/chat/completions")
+        return send(404, { error: { message: "not found" } });
+      if (options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`)
+        return send(401, { error: { message: "invalid api key", type: "invalid_request_error" } });
       if (!parsed.model) return send(400, { error: { message: "model is required" } });
       if (fault === "hang") {
         hanging.add(res);
@@ -122,18 +144,30 @@ export async function startFakeChat(options: FakeChatOptions = {}): Promise<Fake
         return;
       }
       // The provider's message echoes the key it was given, as some do: the client must redact it.
-      if (fault === "http_401") return send(401, { error: { message: `Incorrect API key provided: ${req.headers.authorization?.replace(/^Bearer /, "") ?? ""}`, type: "invalid_request_error" } });
-      if (fault === "http_500") return send(500, { error: { message: "the model is overloaded", type: "server_error" } });
+      if (fault === "http_401")
+        return send(401, {
+          error: {
+            message: `Incorrect API key provided: ${req.headers.authorization?.replace(/^Bearer /, "") ?? ""}`,
+            type: "invalid_request_error",
+          },
+        });
+      if (fault === "http_500")
+        return send(500, { error: { message: "the model is overloaded", type: "server_error" } });
       const target = options.target ?? "en";
       const lines = numberedLines(last);
-      let content = lines ? numberedAnswer(lines, target, fault, options.translate ?? fakeTranslation) : fakeTranslation(last, options.target);
+      let content = lines
+        ? numberedAnswer(lines, target, fault, options.translate ?? fakeTranslation)
+        : fakeTranslation(last, options.target);
       // JSON mode (response schema asked for): the same answer as `{"translations": [{index, text}]}`.
       if (lines && parsed.response_format?.type === "json_schema") {
         const answer = content.replace(/^<think>[\s\S]*?<\/think>\n/, "");
-        content = JSON.stringify({ translations: (numberedLines(answer) ?? []).map((l) => ({ index: l.index, text: l.text })) });
+        content = JSON.stringify({
+          translations: (numberedLines(answer) ?? []).map((l) => ({ index: l.index, text: l.text })),
+        });
       }
       const message: Record<string, string> = { role: "assistant", content };
-      if (lines) message.reasoning_content = `<think>${lines.map((l) => `<|${l.index}|> reasoning`).join("\n")}</think>`;
+      if (lines)
+        message.reasoning_content = `<think>${lines.map((l) => `<|${l.index}|> reasoning`).join("\n")}</think>`;
       send(200, {
         id: `chatcmpl-${requests.length}`,
         object: "chat.completion",

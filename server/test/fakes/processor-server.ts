@@ -25,7 +25,18 @@ export type BadReceipt =
   | "missing_model"
   | "extra_entry"
   | "geometry";
-export const BAD_RECEIPTS: readonly BadReceipt[] = ["wrong_sha", "wrong_languages", "page_count", "translated_zero", "untranslated", "unconfirmed", "detected_language", "missing_model", "extra_entry", "geometry"];
+export const BAD_RECEIPTS: readonly BadReceipt[] = [
+  "wrong_sha",
+  "wrong_languages",
+  "page_count",
+  "translated_zero",
+  "untranslated",
+  "unconfirmed",
+  "detected_language",
+  "missing_model",
+  "extra_entry",
+  "geometry",
+];
 
 export interface ProcessorRequestRecord {
   method: string;
@@ -124,7 +135,13 @@ async function buildResult(job: FakeJob, source: Buffer, bad: BadReceipt | null)
   const pages = await sourcePages(source);
   if (bad === "geometry" && pages[0]) {
     const meta = await sharp(pages[0].data).metadata();
-    pages[0] = { name: pages[0].name, data: await sharp(pages[0].data).resize((meta.width ?? 100) + 8, meta.height ?? 100, { fit: "fill" }).jpeg().toBuffer() };
+    pages[0] = {
+      name: pages[0].name,
+      data: await sharp(pages[0].data)
+        .resize((meta.width ?? 100) + 8, meta.height ?? 100, { fit: "fill" })
+        .jpeg()
+        .toBuffer(),
+    };
   }
   const receipt: Record<string, unknown> = {
     source_sha256: bad === "wrong_sha" ? "0".repeat(64) : job.sourceSha,
@@ -145,7 +162,16 @@ async function buildResult(job: FakeJob, source: Buffer, bad: BadReceipt | null)
 }
 
 export async function startFakeProcessor(options: FakeProcessorOptions = {}): Promise<FakeProcessor> {
-  const faults: ProcessorFaults = { dropUpload: 0, dropSubmit: 0, dropDelete: 0, pageMs: 20, fail: null, badReceipt: null, delayStatusMs: new Map(), ...options.faults };
+  const faults: ProcessorFaults = {
+    dropUpload: 0,
+    dropSubmit: 0,
+    dropDelete: 0,
+    pageMs: 20,
+    fail: null,
+    badReceipt: null,
+    delayStatusMs: new Map(),
+    ...options.faults,
+  };
   const maxSourceBytes = options.maxSourceBytes ?? 64 * 1024 * 1024;
   const requests: ProcessorRequestRecord[] = [];
   const jobs = new Map<string, FakeJob>();
@@ -155,10 +181,18 @@ export async function startFakeProcessor(options: FakeProcessorOptions = {}): Pr
   const aiKeysSeen: string[] = [];
   const state = { maxOutstanding: 0 };
 
-  const outstanding = () => [...jobs.values()].filter((j) => !cancelled.has(j.id) && !(j.status === "failed" || (j.status === "completed" && fetched.has(j.id)))).length;
+  const outstanding = () =>
+    [...jobs.values()].filter(
+      (j) => !cancelled.has(j.id) && !(j.status === "failed" || (j.status === "completed" && fetched.has(j.id))),
+    ).length;
   const noteOutstanding = () => (state.maxOutstanding = Math.max(state.maxOutstanding, outstanding()));
 
-  const statusBody = (j: FakeJob) => ({ id: j.id, status: j.status, progress: j.pagesTotal > 0 ? { pages_done: j.pagesDone, pages_total: j.pagesTotal } : null, error: j.error });
+  const statusBody = (j: FakeJob) => ({
+    id: j.id,
+    status: j.status,
+    progress: j.pagesTotal > 0 ? { pages_done: j.pagesDone, pages_total: j.pagesTotal } : null,
+    error: j.error,
+  });
 
   async function complete(job: FakeJob): Promise<void> {
     const src = sources.get(job.id);
@@ -186,7 +220,10 @@ export async function startFakeProcessor(options: FakeProcessorOptions = {}): Pr
       fetch(`${ai.base_url}/chat/completions`, {
         method: "POST",
         headers: { "content-type": "application/json", authorization: `Bearer ${ai.api_key}` },
-        body: JSON.stringify({ model: ai.model, messages: [{ role: "user", content: `page ${job.pagesDone + 1} text` }] }),
+        body: JSON.stringify({
+          model: ai.model,
+          messages: [{ role: "user", content: `page ${job.pagesDone + 1} text` }],
+        }),
       })
         .then(async (r) => {
           if (!r.ok) throw new Error(`provider ${r.status}`);
@@ -216,7 +253,8 @@ export async function startFakeProcessor(options: FakeProcessorOptions = {}): Pr
     };
     const url = new URL(req.url ?? "/", "http://x");
     const m = /^\/jobs\/([^/]+)(\/source|\/result)?$/.exec(url.pathname);
-    if (options.token && req.headers.authorization !== `Bearer ${options.token}`) return send(401, { code: "unauthorized", message: "bearer token required" });
+    if (options.token && req.headers.authorization !== `Bearer ${options.token}`)
+      return send(401, { code: "unauthorized", message: "bearer token required" });
     if (!m) return send(404, { code: "not_found", message: "no such path" });
     const id = m[1] ?? "";
     const sub = m[2] ?? "";
@@ -225,9 +263,12 @@ export async function startFakeProcessor(options: FakeProcessorOptions = {}): Pr
 
     if (req.method === "PUT" && sub === "/source") {
       if (cancelled.has(id)) return send(409, { code: "cancelled", message: "job was cancelled" });
-      if (req.headers["content-length"] === undefined) return send(411, { code: "length_required", message: "Content-Length required" });
-      if ((req.headers["content-type"] ?? "").split(";")[0]?.trim() !== "application/zip") return send(415, { code: "unsupported_media_type", message: "application/zip required" });
-      if (Number(req.headers["content-length"]) > maxSourceBytes) return send(413, { code: "too_large", message: "source too large" });
+      if (req.headers["content-length"] === undefined)
+        return send(411, { code: "length_required", message: "Content-Length required" });
+      if ((req.headers["content-type"] ?? "").split(";")[0]?.trim() !== "application/zip")
+        return send(415, { code: "unsupported_media_type", message: "application/zip required" });
+      if (Number(req.headers["content-length"]) > maxSourceBytes)
+        return send(413, { code: "too_large", message: "source too large" });
       if (faults.dropUpload > 0) {
         faults.dropUpload -= 1;
         // Take part of the body, then cut the connection.
@@ -244,7 +285,12 @@ export async function startFakeProcessor(options: FakeProcessorOptions = {}): Pr
       const raw = await readBody(req, 1024 * 1024);
       const text = raw === "too_large" ? "" : raw.toString("utf8");
       rec.bodyBytes = raw === "too_large" ? 0 : raw.length;
-      let b: { source_sha256?: string; source_language?: string; target_language?: string; ai?: { base_url?: string; model?: string; api_key?: string } };
+      let b: {
+        source_sha256?: string;
+        source_language?: string;
+        target_language?: string;
+        ai?: { base_url?: string; model?: string; api_key?: string };
+      };
       try {
         b = JSON.parse(text) as typeof b;
       } catch {
@@ -255,16 +301,48 @@ export async function startFakeProcessor(options: FakeProcessorOptions = {}): Pr
         faults.dropSubmit -= 1;
         return drop();
       }
-      if (cancelled.has(id)) return send(409, { code: "cancelled", message: "job was cancelled; use the next retry number" });
+      if (cancelled.has(id))
+        return send(409, { code: "cancelled", message: "job was cancelled; use the next retry number" });
       const src = sources.get(id);
       if (!src) return send(409, { code: "source_missing", message: "upload the source first" });
-      if (!b.source_sha256 || !b.source_language || !b.target_language || !b.ai?.base_url || !b.ai.model || !b.ai.api_key) return send(400, { code: "invalid_body", message: "missing fields" });
+      if (
+        !b.source_sha256 ||
+        !b.source_language ||
+        !b.target_language ||
+        !b.ai?.base_url ||
+        !b.ai.model ||
+        !b.ai.api_key
+      )
+        return send(400, { code: "invalid_body", message: "missing fields" });
       aiKeysSeen.push(b.ai.api_key);
-      const identity = JSON.stringify([b.source_sha256, b.source_language, b.target_language, b.ai.base_url, b.ai.model]);
-      if (job) return job.identity === identity ? send(202, statusBody(job)) : send(409, { code: "request_changed", message: "another request was submitted under this id" });
-      if (createHash("sha256").update(src).digest("hex") !== b.source_sha256) return send(409, { code: "source_mismatch", message: "source_sha256 differs from the uploaded source" });
+      const identity = JSON.stringify([
+        b.source_sha256,
+        b.source_language,
+        b.target_language,
+        b.ai.base_url,
+        b.ai.model,
+      ]);
+      if (job)
+        return job.identity === identity
+          ? send(202, statusBody(job))
+          : send(409, { code: "request_changed", message: "another request was submitted under this id" });
+      if (createHash("sha256").update(src).digest("hex") !== b.source_sha256)
+        return send(409, { code: "source_mismatch", message: "source_sha256 differs from the uploaded source" });
       const pagesTotal = (await sourcePages(src)).length;
-      const created: FakeJob = { id, status: "queued", identity, sourceSha: b.source_sha256, sourceLanguage: b.source_language, targetLanguage: b.target_language, model: b.ai.model, pagesDone: 0, pagesTotal, error: null, result: null, timer: null };
+      const created: FakeJob = {
+        id,
+        status: "queued",
+        identity,
+        sourceSha: b.source_sha256,
+        sourceLanguage: b.source_language,
+        targetLanguage: b.target_language,
+        model: b.ai.model,
+        pagesDone: 0,
+        pagesTotal,
+        error: null,
+        result: null,
+        timer: null,
+      };
       jobs.set(id, created);
       noteOutstanding();
       work(created, { base_url: b.ai.base_url, model: b.ai.model, api_key: b.ai.api_key });
@@ -278,7 +356,8 @@ export async function startFakeProcessor(options: FakeProcessorOptions = {}): Pr
       return send(200, statusBody(job));
     }
     if (req.method === "GET" && sub === "/result") {
-      if (!job || job.status !== "completed" || !job.result) return send(409, { code: "not_completed", message: "no result yet" });
+      if (!job || job.status !== "completed" || !job.result)
+        return send(409, { code: "not_completed", message: "no result yet" });
       fetched.add(id);
       rec.status = 200;
       res.writeHead(200, { "content-type": "application/zip", "content-length": String(job.result.length) });
@@ -301,7 +380,15 @@ export async function startFakeProcessor(options: FakeProcessorOptions = {}): Pr
   }
 
   const server: Server = createServer((req, res) => {
-    const rec: ProcessorRequestRecord = { method: req.method ?? "", url: req.url ?? "", headers: { ...req.headers }, bodyBytes: 0, json: null, status: 0, at: Date.now() };
+    const rec: ProcessorRequestRecord = {
+      method: req.method ?? "",
+      url: req.url ?? "",
+      headers: { ...req.headers },
+      bodyBytes: 0,
+      json: null,
+      status: 0,
+      at: Date.now(),
+    };
     requests.push(rec);
     handle(req, res, rec).catch((e: unknown) => {
       if (!res.headersSent) {

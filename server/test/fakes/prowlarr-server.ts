@@ -50,13 +50,19 @@ export async function startFakeProwlarr(options: { apiKey: string; releases: Fak
       const cats = url.searchParams.getAll("categories").map(Number);
       const hits = releases
         .map((r, i) => ({ r, i }))
-        .filter(({ r }) => r.title.toLowerCase().includes(query) && (r.categories ?? [7030]).some((c) => cats.includes(c) || cats.includes(Math.floor(c / 1000) * 1000)));
+        .filter(
+          ({ r }) =>
+            r.title.toLowerCase().includes(query) &&
+            (r.categories ?? [7030]).some((c) => cats.includes(c) || cats.includes(Math.floor(c / 1000) * 1000)),
+        );
       return json(
         200,
         hits.map(({ r, i }) => {
           const indexerId = r.indexerId ?? 1;
           const link = Buffer.from(`https://tracker.invalid/dl/${i}`).toString("base64url");
-          const downloadUrl = r.torrent ? `${base}/${indexerId}/download?apikey=${options.apiKey}&link=${link}&file=${encodeURIComponent(r.title)}&i=${i}` : (r.foreignDownloadUrl ?? null);
+          const downloadUrl = r.torrent
+            ? `${base}/${indexerId}/download?apikey=${options.apiKey}&link=${link}&file=${encodeURIComponent(r.title)}&i=${i}`
+            : (r.foreignDownloadUrl ?? null);
           return {
             guid: `https://tracker.invalid/details/${i}`,
             title: r.title,

@@ -70,7 +70,12 @@ export function makeTorrent(name: string, files: FakeTorrentFile[]): FakeTorrent
 async function cbzBytes(pages: number, seed: number): Promise<Buffer> {
   const images = await drawnPages(pages, seed, { width: 120, height: 170 });
   const zip = new ZipFile();
-  images.forEach((img, i) => zip.addBuffer(img, `${String(i + 1).padStart(3, "0")}.jpg`, { compress: false, mtime: new Date(Date.UTC(2024, 0, 1)) }));
+  images.forEach((img, i) =>
+    zip.addBuffer(img, `${String(i + 1).padStart(3, "0")}.jpg`, {
+      compress: false,
+      mtime: new Date(Date.UTC(2024, 0, 1)),
+    }),
+  );
   zip.end();
   const chunks: Buffer[] = [];
   for await (const c of zip.outputStream as AsyncIterable<Buffer>) chunks.push(c);
@@ -148,7 +153,8 @@ export async function startFakeQbittorrent(options: FakeQbtOptions): Promise<Fak
   const byBytes = new Map(options.catalogue.map((t) => [createHash("sha256").update(t.bytes).digest("hex"), t]));
   let port = 0;
   const cookieName = () => (options.dialect === "5.2" ? `QBT_SID_${port}` : "SID");
-  const toDisk = (clientPath: string) => path.join(options.diskRoot, path.posix.relative(options.clientRoot, clientPath));
+  const toDisk = (clientPath: string) =>
+    path.join(options.diskRoot, path.posix.relative(options.clientRoot, clientPath));
 
   async function complete(t: FakeTorrent, entry: FakeQbtTorrent): Promise<void> {
     await new Promise((r) => setTimeout(r, options.completeAfterMs ?? 30));
@@ -174,7 +180,8 @@ export async function startFakeQbittorrent(options: FakeQbtOptions): Promise<Fak
       const json = (v: unknown, status = 200) => send(status, JSON.stringify(v), "application/json");
       if (url.pathname === "/api/v2/auth/login" && req.method === "POST") {
         const form = await formOf(req, body);
-        if (form.get("username")?.[0] !== username || form.get("password")?.[0] !== password) return send(200, "Fails.");
+        if (form.get("username")?.[0] !== username || form.get("password")?.[0] !== password)
+          return send(200, "Fails.");
         const sid = randomBytes(16).toString("hex");
         sessions.add(sid);
         res.setHeader("set-cookie", `${cookieName()}=${sid}; HttpOnly; SameSite=Strict; path=/`);
@@ -194,7 +201,9 @@ export async function startFakeQbittorrent(options: FakeQbtOptions): Promise<Fak
           if (!t) return send(415, "Fails.");
           found.push(t);
         }
-        for (const u of String(form.get("urls")?.[0] ?? "").split("\n").filter(Boolean)) {
+        for (const u of String(form.get("urls")?.[0] ?? "")
+          .split("\n")
+          .filter(Boolean)) {
           const m = /xt=urn:btih:([0-9a-f]{40})/i.exec(u);
           const t = m?.[1] ? byHash.get(m[1].toLowerCase()) : undefined;
           if (!t) return send(415, "Fails.");
@@ -224,8 +233,17 @@ export async function startFakeQbittorrent(options: FakeQbtOptions): Promise<Fak
           done.set(t.infoHash, finished);
         }
         if (options.dialect === "5.2") {
-          if (added.length === 0) return json({ success_count: 0, failure_count: found.length, pending_count: 0, added_torrent_ids: [] }, 409);
-          return json({ success_count: added.length, failure_count: found.length - added.length, pending_count: 0, added_torrent_ids: added });
+          if (added.length === 0)
+            return json(
+              { success_count: 0, failure_count: found.length, pending_count: 0, added_torrent_ids: [] },
+              409,
+            );
+          return json({
+            success_count: added.length,
+            failure_count: found.length - added.length,
+            pending_count: 0,
+            added_torrent_ids: added,
+          });
         }
         return send(200, added.length === 0 ? "Fails." : "Ok.");
       }
@@ -237,7 +255,14 @@ export async function startFakeQbittorrent(options: FakeQbtOptions): Promise<Fak
         const t = byHash.get(url.searchParams.get("hash") ?? "");
         const entry = t && torrents.get(t.infoHash);
         if (!t || !entry) return send(404, "Torrent hash was not found");
-        return json(t.files.map((f, index) => ({ index, name: `${t.name}/${f.path}`, size: (f.pages ?? 0) * 1000 + 100, progress: entry.progress })));
+        return json(
+          t.files.map((f, index) => ({
+            index,
+            name: `${t.name}/${f.path}`,
+            size: (f.pages ?? 0) * 1000 + 100,
+            progress: entry.progress,
+          })),
+        );
       }
       if (url.pathname === "/api/v2/torrents/delete" && req.method === "POST") {
         const form = await formOf(req, body);

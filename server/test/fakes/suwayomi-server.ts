@@ -132,7 +132,9 @@ export async function drawnChapter(count: number, seed = 1): Promise<FakePage[]>
 /** `total` pages of which the last `cards` are black cards (4/25 = 16 %, 3/20 = 15 %). */
 export async function chapterWithBlackCards(total: number, cards: number, seed = 1): Promise<FakePage[]> {
   const drawn = await drawnChapter(total - cards, seed);
-  const black = await Promise.all(Array.from({ length: cards }, (_, i) => blackCard(seed + 100 + i, "noisy", { width: 400, height: 580 })));
+  const black = await Promise.all(
+    Array.from({ length: cards }, (_, i) => blackCard(seed + 100 + i, "noisy", { width: 400, height: 580 })),
+  );
   return [...drawn, ...black.map(jpeg)];
 }
 
@@ -148,28 +150,91 @@ export async function stripFragmentChapter(drawn: number, slices: number, seed =
 }
 
 export const truncatedPage = (page: FakePage): FakePage => ({ ...page, truncate: true });
-export const flakyPage = (page: FakePage, failTimes: number, failStatus = 500): FakePage => ({ ...page, failTimes, failStatus });
+export const flakyPage = (page: FakePage, failTimes: number, failStatus = 500): FakePage => ({
+  ...page,
+  failTimes,
+  failStatus,
+});
 export const slowPage = (page: FakePage, delayMs: number): FakePage => ({ ...page, delayMs });
 export const foreignPage = (page: FakePage, foreignUrl: string): FakePage => ({ ...page, foreignUrl });
 
 const SDL = /* GraphQL */ `
   scalar LongString
-  enum FetchSourceMangaType { SEARCH POPULAR LATEST }
-  input SourceConditionInput { id: LongString, lang: String, name: String, isNsfw: Boolean }
-  type SourceType { id: LongString!, name: String!, lang: String!, displayName: String! }
-  type SourceNodeList { nodes: [SourceType!]!, totalCount: Int! }
-  type MangaType { id: Int!, title: String!, thumbnailUrl: String, sourceId: LongString!, source: SourceType, url: String! }
-  type ChapterType {
-    id: Int!, name: String!, url: String!, uploadDate: LongString!, chapterNumber: Float!, scanlator: String,
-    sourceOrder: Int!, pageCount: Int!, mangaId: Int!
+  enum FetchSourceMangaType {
+    SEARCH
+    POPULAR
+    LATEST
   }
-  input FetchSourceMangaInput { clientMutationId: String, source: LongString!, type: FetchSourceMangaType!, page: Int!, query: String }
-  type FetchSourceMangaPayload { clientMutationId: String, mangas: [MangaType!]!, hasNextPage: Boolean! }
-  input FetchMangaAndChaptersInput { clientMutationId: String, id: Int!, fetchManga: Boolean, fetchChapters: Boolean }
-  type FetchMangaAndChaptersPayload { clientMutationId: String, manga: MangaType!, chapters: [ChapterType!]! }
-  input FetchChapterPagesInput { clientMutationId: String, chapterId: Int! }
-  type FetchChapterPagesPayload { clientMutationId: String, chapter: ChapterType!, pages: [String!]! }
-  type Query { sources(condition: SourceConditionInput): SourceNodeList! }
+  input SourceConditionInput {
+    id: LongString
+    lang: String
+    name: String
+    isNsfw: Boolean
+  }
+  type SourceType {
+    id: LongString!
+    name: String!
+    lang: String!
+    displayName: String!
+  }
+  type SourceNodeList {
+    nodes: [SourceType!]!
+    totalCount: Int!
+  }
+  type MangaType {
+    id: Int!
+    title: String!
+    thumbnailUrl: String
+    sourceId: LongString!
+    source: SourceType
+    url: String!
+  }
+  type ChapterType {
+    id: Int!
+    name: String!
+    url: String!
+    uploadDate: LongString!
+    chapterNumber: Float!
+    scanlator: String
+    sourceOrder: Int!
+    pageCount: Int!
+    mangaId: Int!
+  }
+  input FetchSourceMangaInput {
+    clientMutationId: String
+    source: LongString!
+    type: FetchSourceMangaType!
+    page: Int!
+    query: String
+  }
+  type FetchSourceMangaPayload {
+    clientMutationId: String
+    mangas: [MangaType!]!
+    hasNextPage: Boolean!
+  }
+  input FetchMangaAndChaptersInput {
+    clientMutationId: String
+    id: Int!
+    fetchManga: Boolean
+    fetchChapters: Boolean
+  }
+  type FetchMangaAndChaptersPayload {
+    clientMutationId: String
+    manga: MangaType!
+    chapters: [ChapterType!]!
+  }
+  input FetchChapterPagesInput {
+    clientMutationId: String
+    chapterId: Int!
+  }
+  type FetchChapterPagesPayload {
+    clientMutationId: String
+    chapter: ChapterType!
+    pages: [String!]!
+  }
+  type Query {
+    sources(condition: SourceConditionInput): SourceNodeList!
+  }
   type Mutation {
     fetchSourceManga(input: FetchSourceMangaInput!): FetchSourceMangaPayload
     fetchMangaAndChapters(input: FetchMangaAndChaptersInput!): FetchMangaAndChaptersPayload
@@ -185,7 +250,14 @@ function pagePath(work: FakeWork, sourceOrder: number, i: number): string {
 }
 
 function rootValue(state: { works: FakeWork[]; sources: FakeSource[] }) {
-  const mangaOf = (w: FakeWork) => ({ id: w.id, title: w.title, thumbnailUrl: w.thumbnailUrl, sourceId: w.source.id, source: sourceOf(w.source), url: `/manga/${w.id}` });
+  const mangaOf = (w: FakeWork) => ({
+    id: w.id,
+    title: w.title,
+    thumbnailUrl: w.thumbnailUrl,
+    sourceId: w.source.id,
+    source: sourceOf(w.source),
+    url: `/manga/${w.id}`,
+  });
   const sourceOf = (s: FakeSource) => ({ ...s, displayName: `${s.name} (${s.lang.toUpperCase()})` });
   const chapterOf = (w: FakeWork, c: FakeChapter, i: number) => ({
     id: c.id,
@@ -207,20 +279,38 @@ function rootValue(state: { works: FakeWork[]; sources: FakeSource[] }) {
   };
   return {
     sources: ({ condition }: { condition?: { lang?: string; id?: string } }) => {
-      const nodes = state.sources.filter((s) => (condition?.lang === undefined || s.lang === condition.lang) && (condition?.id === undefined || s.id === condition.id)).map(sourceOf);
+      const nodes = state.sources
+        .filter(
+          (s) =>
+            (condition?.lang === undefined || s.lang === condition.lang) &&
+            (condition?.id === undefined || s.id === condition.id),
+        )
+        .map(sourceOf);
       return { nodes, totalCount: nodes.length };
     },
-    fetchSourceManga: ({ input }: { input: { clientMutationId?: string; source: string; page: number; query?: string } }) => {
+    fetchSourceManga: ({
+      input,
+    }: {
+      input: { clientMutationId?: string; source: string; page: number; query?: string };
+    }) => {
       if (!state.sources.some((s) => s.id === input.source)) throw new Error(`source ${input.source} not found`);
       const q = (input.query ?? "").toLowerCase();
       const all = state.works.filter((w) => w.source.id === input.source && w.title.toLowerCase().includes(q));
       const start = (Math.max(1, input.page) - 1) * PAGE_SIZE;
-      return { clientMutationId: input.clientMutationId, mangas: all.slice(start, start + PAGE_SIZE).map(mangaOf), hasNextPage: start + PAGE_SIZE < all.length };
+      return {
+        clientMutationId: input.clientMutationId,
+        mangas: all.slice(start, start + PAGE_SIZE).map(mangaOf),
+        hasNextPage: start + PAGE_SIZE < all.length,
+      };
     },
     fetchMangaAndChapters: ({ input }: { input: { clientMutationId?: string; id: number } }) => {
       const w = state.works.find((x) => x.id === input.id);
       if (!w) throw new Error(`manga ${input.id} not found`);
-      return { clientMutationId: input.clientMutationId, manga: mangaOf(w), chapters: w.chapters.map((c, i) => chapterOf(w, c, i)) };
+      return {
+        clientMutationId: input.clientMutationId,
+        manga: mangaOf(w),
+        chapters: w.chapters.map((c, i) => chapterOf(w, c, i)),
+      };
     },
     fetchChapterPages: ({ input }: { input: { clientMutationId?: string; chapterId: number } }) => {
       const { w, c, i } = findChapter(input.chapterId);
@@ -240,13 +330,21 @@ function readBody(req: http.IncomingMessage): Promise<string> {
   });
 }
 
-export async function startFakeSuwayomi(options: { works: FakeWork[]; sources?: FakeSource[]; auth?: { username: string; password: string } }): Promise<FakeSuwayomi> {
+export async function startFakeSuwayomi(options: {
+  works: FakeWork[];
+  sources?: FakeSource[];
+  auth?: { username: string; password: string };
+}): Promise<FakeSuwayomi> {
   const works = options.works;
-  const sources = options.sources ?? [...new Map([DEFAULT_SOURCE, ...works.map((w) => w.source)].map((s) => [s.id, s])).values()];
+  const sources = options.sources ?? [
+    ...new Map([DEFAULT_SOURCE, ...works.map((w) => w.source)].map((s) => [s.id, s])).values(),
+  ];
   const schema: GraphQLSchema = buildSchema(SDL);
   const requests: string[] = [];
   let failure: FakeFailure = null;
-  const expectedAuth = options.auth ? `Basic ${Buffer.from(`${options.auth.username}:${options.auth.password}`).toString("base64")}` : null;
+  const expectedAuth = options.auth
+    ? `Basic ${Buffer.from(`${options.auth.username}:${options.auth.password}`).toString("base64")}`
+    : null;
 
   const takeFailure = (target: "graphql" | "pages"): number | null => {
     if (!failure || failure.target !== target || failure.times <= 0) return null;
@@ -259,7 +357,9 @@ export async function startFakeSuwayomi(options: { works: FakeWork[]; sources?: 
       const url = new URL(req.url ?? "/", "http://127.0.0.1");
       if (expectedAuth && req.headers.authorization !== expectedAuth) {
         requests.push(`${req.method} ${url.pathname} 401`);
-        res.writeHead(401, { "WWW-Authenticate": 'Basic realm="Suwayomi"', "Content-Type": "text/plain" }).end("Unauthorized");
+        res
+          .writeHead(401, { "WWW-Authenticate": 'Basic realm="Suwayomi"', "Content-Type": "text/plain" })
+          .end("Unauthorized");
         return;
       }
       if (req.method === "POST" && url.pathname === "/api/graphql") {
@@ -278,7 +378,13 @@ export async function startFakeSuwayomi(options: { works: FakeWork[]; sources?: 
           res.writeHead(status, { "Content-Type": "text/plain" }).end(`failure ${status}`);
           return;
         }
-        const result = await graphql({ schema, source: body.query ?? "", variableValues: body.variables, operationName: body.operationName, rootValue: rootValue({ works, sources }) });
+        const result = await graphql({
+          schema,
+          source: body.query ?? "",
+          variableValues: body.variables,
+          operationName: body.operationName,
+          rootValue: rootValue({ works, sources }),
+        });
         res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(result));
         return;
       }
@@ -304,11 +410,19 @@ export async function startFakeSuwayomi(options: { works: FakeWork[]; sources?: 
           return;
         }
         if (page.truncate) {
-          res.writeHead(200, { "Content-Type": page.contentType ?? "image/jpeg", "Content-Length": String(page.bytes.length) });
+          res.writeHead(200, {
+            "Content-Type": page.contentType ?? "image/jpeg",
+            "Content-Length": String(page.bytes.length),
+          });
           res.write(page.bytes.subarray(0, Math.floor(page.bytes.length / 2)), () => res.destroy());
           return;
         }
-        res.writeHead(200, { "Content-Type": page.contentType ?? "image/jpeg", "Content-Length": String(page.bytes.length) }).end(page.bytes);
+        res
+          .writeHead(200, {
+            "Content-Type": page.contentType ?? "image/jpeg",
+            "Content-Length": String(page.bytes.length),
+          })
+          .end(page.bytes);
         return;
       }
       requests.push(`${req.method} ${url.pathname} 404`);

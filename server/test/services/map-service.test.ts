@@ -14,7 +14,15 @@ import type { SeriesRow } from "../../src/repositories/series-repo.ts";
 import { loadSnapshot } from "../../src/repositories/snapshot-repo.ts";
 import type { AppContext } from "../../src/services/context.ts";
 import { mapService } from "../../src/services/map-service.ts";
-import { callLog, expectNoUnexpectedCalls, failing, seriesRow as anySeriesRow, strictContext, strictRepos, type StrictRepos } from "./strict-mocks.ts";
+import {
+  callLog,
+  expectNoUnexpectedCalls,
+  failing,
+  seriesRow as anySeriesRow,
+  strictContext,
+  strictRepos,
+  type StrictRepos,
+} from "./strict-mocks.ts";
 
 vi.mock("../../src/repositories/snapshot-repo.ts", () => ({ loadSnapshot: vi.fn() }));
 
@@ -24,9 +32,15 @@ const snapshotMock = vi.mocked(loadSnapshot);
 const calls = () => callLog(repos, { loadSnapshot: snapshotMock });
 
 /** Series 7 "Alpha": finished, two books. */
-const seriesRow = (over: Partial<SeriesRow> = {}): SeriesRow => anySeriesRow({ status: "finished", knownBookCount: 2, ...over });
+const seriesRow = (over: Partial<SeriesRow> = {}): SeriesRow =>
+  anySeriesRow({ status: "finished", knownBookCount: 2, ...over });
 
-const source = (kind: MapSourceFacts["kind"], name: string, entries: MapSourceFacts["entries"], revision = 1): MapSourceFacts => ({
+const source = (
+  kind: MapSourceFacts["kind"],
+  name: string,
+  entries: MapSourceFacts["entries"],
+  revision = 1,
+): MapSourceFacts => ({
   id: revision * 100 + name.length,
   kind,
   name,
@@ -64,7 +78,11 @@ function givenSeries(row = seriesRow(), snap: SeriesSnapshot = snapshot({ series
 describe("view", () => {
   it("refuses an unknown series without loading a snapshot", async () => {
     repos.series.get.mockResolvedValue(null);
-    await expect(service.view(8)).rejects.toMatchObject({ code: "series_not_found", status: 404, message: "series 8 does not exist" });
+    await expect(service.view(8)).rejects.toMatchObject({
+      code: "series_not_found",
+      status: 404,
+      message: "series 8 does not exist",
+    });
     expect(calls()).toEqual(["series.get"]);
   });
 
@@ -108,18 +126,51 @@ describe("replace (PUT chapter-map)", () => {
     ["a revision sent as a string", { revision: "2", entries: [] }, "bad_request", "revision"],
     ["no entries", { revision: 2 }, "bad_request", "entries"],
     ["an entry without a chapter list", { revision: 2, entries: [{ volume: "1" }] }, "bad_request", "entries"],
-    ["a volume sent as a number", { revision: 2, entries: [{ volume: 1, chapters: [] }] }, "invalid_label", "entries[0].volume"],
-    ["a chapter sent as a float", { revision: 2, entries: [{ volume: "1", chapters: [10.5] }] }, "invalid_label", "entries[0].chapters[0]"],
-    ["a chapter that is no number", { revision: 2, entries: [{ volume: "1", chapters: ["ten"] }] }, "invalid_label", "entries[0].chapters[0]"],
+    [
+      "a volume sent as a number",
+      { revision: 2, entries: [{ volume: 1, chapters: [] }] },
+      "invalid_label",
+      "entries[0].volume",
+    ],
+    [
+      "a chapter sent as a float",
+      { revision: 2, entries: [{ volume: "1", chapters: [10.5] }] },
+      "invalid_label",
+      "entries[0].chapters[0]",
+    ],
+    [
+      "a chapter that is no number",
+      { revision: 2, entries: [{ volume: "1", chapters: ["ten"] }] },
+      "invalid_label",
+      "entries[0].chapters[0]",
+    ],
   ])("refuses %s before reading the revision or writing", async (_name, body, code, field) => {
     givenSeries();
-    await expect(service.replace(7, body, false)).rejects.toMatchObject({ code, status: 400, extra: field ? { field } : {} });
+    await expect(service.replace(7, body, false)).rejects.toMatchObject({
+      code,
+      status: 400,
+      extra: field ? { field } : {},
+    });
     expect(calls()).toEqual(["series.get"]);
   });
 
   it.each([
-    ["a chapter in two books", [{ volume: "1", chapters: ["3"] }, { volume: "2", chapters: ["3"] }], "chapter_in_two_volumes"],
-    ["a book listed twice", [{ volume: "1", chapters: ["1"] }, { volume: "01", chapters: ["2"] }], "duplicate_volume"],
+    [
+      "a chapter in two books",
+      [
+        { volume: "1", chapters: ["3"] },
+        { volume: "2", chapters: ["3"] },
+      ],
+      "chapter_in_two_volumes",
+    ],
+    [
+      "a book listed twice",
+      [
+        { volume: "1", chapters: ["1"] },
+        { volume: "01", chapters: ["2"] },
+      ],
+      "duplicate_volume",
+    ],
     ["a chapter repeated in one book", [{ volume: "1", chapters: ["10.5", "10.50"] }], "duplicate_chapter"],
   ])("refuses %s as invalid_map with the problem listed, without writing", async (_name, entries, problem) => {
     givenSeries();
@@ -151,12 +202,18 @@ describe("replace (PUT chapter-map)", () => {
     givenSeries();
     repos.maps.operatorRevision.mockResolvedValueOnce(2).mockResolvedValueOnce(3);
     repos.maps.replaceOperator.mockResolvedValue(null);
-    await expect(service.replace(7, valid, false)).rejects.toMatchObject({ code: "map_revision_stale", extra: { current_revision: 3 } });
+    await expect(service.replace(7, valid, false)).rejects.toMatchObject({
+      code: "map_revision_stale",
+      extra: { current_revision: 3 },
+    });
     expect(calls()).toEqual(["series.get", "maps.operatorRevision", "maps.replaceOperator", "maps.operatorRevision"]);
   });
 
   it("saves canonical, sorted entries at the revision read, then makes the mapped books and chapters slots", async () => {
-    givenSeries(seriesRow({ monitored: false }), snapshot({ series: { id: 7 }, sources: [source("operator", "operator", [mapEntry("1", "1-2")], 3)] }));
+    givenSeries(
+      seriesRow({ monitored: false }),
+      snapshot({ series: { id: 7 }, sources: [source("operator", "operator", [mapEntry("1", "1-2")], 3)] }),
+    );
     repos.maps.operatorRevision.mockResolvedValue(2);
     repos.maps.replaceOperator.mockResolvedValue(3);
     repos.slots.ensureVolumes.mockResolvedValue(2);
@@ -164,7 +221,14 @@ describe("replace (PUT chapter-map)", () => {
 
     const result = await service.replace(
       7,
-      { revision: 2, entries: [{ volume: "2", chapters: ["10", "9"] }, { volume: "01", chapters: ["2", "01", "1.50"] }, { volume: "3", chapters: [] }] },
+      {
+        revision: 2,
+        entries: [
+          { volume: "2", chapters: ["10", "9"] },
+          { volume: "01", chapters: ["2", "01", "1.50"] },
+          { volume: "3", chapters: [] },
+        ],
+      },
       false,
     );
 
@@ -174,15 +238,36 @@ describe("replace (PUT chapter-map)", () => {
       { volume: "3", chapters: [] },
     ]);
     expect(repos.slots.ensureVolumes).toHaveBeenCalledWith(7, ["1", "2", "3"], false);
-    expect(repos.slots.ensureChapters).toHaveBeenCalledWith(7, ["1", "1.5", "2", "9", "10"].map((number) => ({ number })), false);
-    expect(calls()).toEqual(["series.get", "maps.operatorRevision", "maps.replaceOperator", "slots.ensureVolumes", "slots.ensureChapters", "loadSnapshot"]);
+    expect(repos.slots.ensureChapters).toHaveBeenCalledWith(
+      7,
+      ["1", "1.5", "2", "9", "10"].map((number) => ({ number })),
+      false,
+    );
+    expect(calls()).toEqual([
+      "series.get",
+      "maps.operatorRevision",
+      "maps.replaceOperator",
+      "slots.ensureVolumes",
+      "slots.ensureChapters",
+      "loadSnapshot",
+    ]);
     expect(result).toMatchObject({ dryRun: false, map: { seriesId: 7, revision: 3 } });
   });
 
   it("previews on a dry run without writing anything", async () => {
     givenSeries(seriesRow(), snapshot({ series: { id: 7, knownBookCount: 2 }, volumes: "1-2", chapters: "1-4" }));
     repos.maps.operatorRevision.mockResolvedValue(2);
-    const result = await service.replace(7, { revision: 2, entries: [{ volume: "1", chapters: ["1", "2"] }, { volume: "2", chapters: ["3", "4"] }] }, true);
+    const result = await service.replace(
+      7,
+      {
+        revision: 2,
+        entries: [
+          { volume: "1", chapters: ["1", "2"] },
+          { volume: "2", chapters: ["3", "4"] },
+        ],
+      },
+      true,
+    );
     expect(result).toMatchObject({ dryRun: true, revision: 2, preview: { mapBefore: "none", mapAfter: "exact" } });
     expect(calls()).toEqual(["series.get", "maps.operatorRevision", "loadSnapshot"]);
   });
@@ -202,7 +287,10 @@ describe("remove (DELETE chapter-map)", () => {
   it.each([false, true])("never calls replaceOperator with a stale revision (dry run %s)", async (dryRun) => {
     givenSeries();
     repos.maps.operatorRevision.mockResolvedValue(5);
-    await expect(service.remove(7, { revision: 4 }, dryRun)).rejects.toMatchObject({ code: "map_revision_stale", extra: { current_revision: 5 } });
+    await expect(service.remove(7, { revision: 4 }, dryRun)).rejects.toMatchObject({
+      code: "map_revision_stale",
+      extra: { current_revision: 5 },
+    });
     expect(calls()).toEqual(["series.get", "maps.operatorRevision"]);
   });
 
@@ -220,7 +308,10 @@ describe("remove (DELETE chapter-map)", () => {
     givenSeries();
     repos.maps.operatorRevision.mockResolvedValueOnce(4).mockResolvedValueOnce(6);
     repos.maps.replaceOperator.mockResolvedValue(null);
-    await expect(service.remove(7, { revision: 4 }, false)).rejects.toMatchObject({ code: "map_revision_stale", extra: { current_revision: 6 } });
+    await expect(service.remove(7, { revision: 4 }, false)).rejects.toMatchObject({
+      code: "map_revision_stale",
+      extra: { current_revision: 6 },
+    });
     expect(calls()).toEqual(["series.get", "maps.operatorRevision", "maps.replaceOperator", "maps.operatorRevision"]);
   });
 });
@@ -266,8 +357,19 @@ describe("addReading (POST chapter-map/readings)", () => {
 
     expect(repos.maps.upsertReading).toHaveBeenCalledWith(7, { volume: "2", chapters: ["4.5", "5", "6"] });
     expect(repos.slots.ensureVolumes).toHaveBeenCalledWith(7, ["2"], true);
-    expect(repos.slots.ensureChapters).toHaveBeenCalledWith(7, [{ number: "4.5" }, { number: "5" }, { number: "6" }], true);
-    expect(calls()).toEqual(["series.get", "maps.sources", "maps.upsertReading", "slots.ensureVolumes", "slots.ensureChapters", "loadSnapshot"]);
+    expect(repos.slots.ensureChapters).toHaveBeenCalledWith(
+      7,
+      [{ number: "4.5" }, { number: "5" }, { number: "6" }],
+      true,
+    );
+    expect(calls()).toEqual([
+      "series.get",
+      "maps.sources",
+      "maps.upsertReading",
+      "slots.ensureVolumes",
+      "slots.ensureChapters",
+      "loadSnapshot",
+    ]);
   });
 });
 
@@ -280,18 +382,32 @@ describe("addSuggestion (POST chapter-map/suggestions)", () => {
     ["a name with a slash", { source: "official:a/b", entries: [] }],
   ])("refuses %s as suggestion_source_invalid (422) without writing", async (_name, body) => {
     givenSeries();
-    await expect(service.addSuggestion(7, body)).rejects.toMatchObject({ code: "suggestion_source_invalid", status: 422, extra: { field: "source" } });
+    await expect(service.addSuggestion(7, body)).rejects.toMatchObject({
+      code: "suggestion_source_invalid",
+      status: 422,
+      extra: { field: "source" },
+    });
     expect(calls()).toEqual(["series.get"]);
   });
 
   it("stores a catalogue or official map verbatim as a suggestion, never as operator entries", async () => {
     givenSeries();
     repos.maps.replaceSuggestion.mockResolvedValue(41);
-    const body = { source: "official:Publisher", entries: [{ volume: "2", chapters: ["9", "8"] }], note: "kept verbatim" };
+    const body = {
+      source: "official:Publisher",
+      entries: [{ volume: "2", chapters: ["9", "8"] }],
+      note: "kept verbatim",
+    };
 
     await service.addSuggestion(7, body);
 
-    expect(repos.maps.replaceSuggestion).toHaveBeenCalledWith(7, "official", "official:Publisher", JSON.stringify(body), [{ volume: "2", chapters: ["9", "8"] }]);
+    expect(repos.maps.replaceSuggestion).toHaveBeenCalledWith(
+      7,
+      "official",
+      "official:Publisher",
+      JSON.stringify(body),
+      [{ volume: "2", chapters: ["9", "8"] }],
+    );
     expect(calls()).toEqual(["series.get", "maps.replaceSuggestion", "loadSnapshot"]);
   });
 });

@@ -8,7 +8,14 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { seriesService } from "../../src/services/series-service.ts";
-import { callLog, expectNoUnexpectedCalls, seriesRow, strictContext, strictRepos, type StrictRepos } from "./strict-mocks.ts";
+import {
+  callLog,
+  expectNoUnexpectedCalls,
+  seriesRow,
+  strictContext,
+  strictRepos,
+  type StrictRepos,
+} from "./strict-mocks.ts";
 
 let unexpected: string[];
 let repos: StrictRepos;
@@ -29,7 +36,14 @@ afterEach(() => {
 describe("list and get", () => {
   it("presents rows as series views, with the form decided by the series-form rules", async () => {
     repos.series.list.mockResolvedValue([
-      seriesRow({ id: 1, title: "Books", folder: "Books", status: "finished", knownBookCount: 3, translationSourceLanguages: '["original","ja"]' }),
+      seriesRow({
+        id: 1,
+        title: "Books",
+        folder: "Books",
+        status: "finished",
+        knownBookCount: 3,
+        translationSourceLanguages: '["original","ja"]',
+      }),
       seriesRow({ id: 2, title: "Strip", folder: "Strip", status: "finished", knownBookCount: 3, webtoon: true }),
       seriesRow({ id: 3, title: "Forced", folder: "Forced", form: "books" }),
     ]);
@@ -62,7 +76,11 @@ describe("list and get", () => {
 
   it("refuses an unknown id with series_not_found", async () => {
     repos.series.get.mockResolvedValue(null);
-    await expect(service.get(99)).rejects.toMatchObject({ code: "series_not_found", status: 404, message: "series 99 does not exist" });
+    await expect(service.get(99)).rejects.toMatchObject({
+      code: "series_not_found",
+      status: 404,
+      message: "series 99 does not exist",
+    });
     expect(repos.series.get).toHaveBeenCalledWith(99);
     expect(callLog(repos)).toEqual(["series.get"]);
   });
@@ -93,7 +111,11 @@ describe("create", () => {
     ["an unknown source language", { translation_source_languages: ["klingon!"] }, "translation_source_languages"],
   ])("refuses %s with invalid_field, writing nothing and creating no folder", async (_name, fields, field) => {
     repos.series.byFolder.mockResolvedValue(null);
-    await expect(service.create({ title: "Alpha", ...fields })).rejects.toMatchObject({ code: "invalid_field", status: 400, extra: { field } });
+    await expect(service.create({ title: "Alpha", ...fields })).rejects.toMatchObject({
+      code: "invalid_field",
+      status: 400,
+      extra: { field },
+    });
     expect(callLog(repos)).toEqual(["series.byFolder"]);
     expect(readdirSync(libraryRoot)).toEqual([]);
   });
@@ -112,32 +134,55 @@ describe("create", () => {
 
   it("checks the safe folder name, not the raw title", async () => {
     repos.series.byFolder.mockResolvedValue(seriesRow({ folder: "What! Part 1 2" }));
-    await expect(service.create({ title: "  What?! Part 1/2  " })).rejects.toMatchObject({ code: "series_folder_taken" });
+    await expect(service.create({ title: "  What?! Part 1/2  " })).rejects.toMatchObject({
+      code: "series_folder_taken",
+    });
     expect(repos.series.byFolder).toHaveBeenCalledWith("What! Part 1 2");
   });
 
   it("creates the series and its folder, and the book slots 1..N of a known book count", async () => {
     repos.series.byFolder.mockResolvedValue(null);
-    repos.series.create.mockResolvedValue(seriesRow({ id: 12, title: "What?! Part 1/2", folder: "What! Part 1 2", status: "finished", knownBookCount: 3 }));
+    repos.series.create.mockResolvedValue(
+      seriesRow({ id: 12, title: "What?! Part 1/2", folder: "What! Part 1 2", status: "finished", knownBookCount: 3 }),
+    );
     repos.slots.ensureVolumes.mockResolvedValue(3);
 
     const view = await service.create({ title: "  What?! Part 1/2  ", status: "finished", known_book_count: 3 });
 
-    expect(repos.series.create).toHaveBeenCalledWith({ title: "What?! Part 1/2", folder: "What! Part 1 2", status: "finished", knownBookCount: 3 });
+    expect(repos.series.create).toHaveBeenCalledWith({
+      title: "What?! Part 1/2",
+      folder: "What! Part 1 2",
+      status: "finished",
+      knownBookCount: 3,
+    });
     expect(repos.slots.ensureVolumes).toHaveBeenCalledWith(12, ["1", "2", "3"], true);
     expect(callLog(repos)).toEqual(["series.byFolder", "series.create", "slots.ensureVolumes"]);
     expect(existsSync(path.join(libraryRoot, "What! Part 1 2"))).toBe(true);
-    expect(view).toMatchObject({ id: 12, title: "What?! Part 1/2", folder: "What! Part 1 2", form: "books", status: "finished", knownBookCount: 3 });
+    expect(view).toMatchObject({
+      id: 12,
+      title: "What?! Part 1/2",
+      folder: "What! Part 1 2",
+      form: "books",
+      status: "finished",
+      knownBookCount: 3,
+    });
   });
 
   it("uses the folder given, and adds no slots without a book count", async () => {
     repos.series.byFolder.mockResolvedValue(null);
-    repos.series.create.mockResolvedValue(seriesRow({ id: 13, title: "Beta", folder: "beta-folder", monitored: false, webtoon: true }));
+    repos.series.create.mockResolvedValue(
+      seriesRow({ id: 13, title: "Beta", folder: "beta-folder", monitored: false, webtoon: true }),
+    );
 
     const view = await service.create({ title: "Beta", folder: "beta-folder", monitored: false, webtoon: true });
 
     expect(repos.series.byFolder).toHaveBeenCalledWith("beta-folder");
-    expect(repos.series.create).toHaveBeenCalledWith({ title: "Beta", folder: "beta-folder", monitored: false, webtoon: true });
+    expect(repos.series.create).toHaveBeenCalledWith({
+      title: "Beta",
+      folder: "beta-folder",
+      monitored: false,
+      webtoon: true,
+    });
     expect(callLog(repos)).toEqual(["series.byFolder", "series.create"]);
     expect(readdirSync(libraryRoot)).toEqual(["beta-folder"]);
     expect(view).toMatchObject({ id: 13, folder: "beta-folder", monitored: false, webtoon: true, form: "chapters" });
@@ -145,7 +190,9 @@ describe("create", () => {
 
   it("makes the book slots unmonitored when the series is", async () => {
     repos.series.byFolder.mockResolvedValue(null);
-    repos.series.create.mockResolvedValue(seriesRow({ id: 14, title: "Gamma", folder: "Gamma", knownBookCount: 2, monitored: false }));
+    repos.series.create.mockResolvedValue(
+      seriesRow({ id: 14, title: "Gamma", folder: "Gamma", knownBookCount: 2, monitored: false }),
+    );
     repos.slots.ensureVolumes.mockResolvedValue(2);
     await service.create({ title: "Gamma", known_book_count: 2, monitored: false });
     expect(repos.slots.ensureVolumes).toHaveBeenCalledWith(14, ["1", "2"], false);
@@ -155,7 +202,10 @@ describe("create", () => {
 describe("update (PATCH)", () => {
   it("refuses an unknown id before reading the patch", async () => {
     repos.series.get.mockResolvedValue(null);
-    await expect(service.update(99, { status: "nonsense" })).rejects.toMatchObject({ code: "series_not_found", status: 404 });
+    await expect(service.update(99, { status: "nonsense" })).rejects.toMatchObject({
+      code: "series_not_found",
+      status: 404,
+    });
     expect(callLog(repos)).toEqual(["series.get"]);
   });
 
@@ -168,7 +218,11 @@ describe("update (PATCH)", () => {
     ["a translation list that is not a list", { translation_source_languages: "ja" }, "translation_source_languages"],
   ])("refuses %s with invalid_field and writes nothing", async (_name, body, field) => {
     repos.series.get.mockResolvedValue(seriesRow());
-    await expect(service.update(7, body)).rejects.toMatchObject({ code: "invalid_field", status: 400, extra: { field } });
+    await expect(service.update(7, body)).rejects.toMatchObject({
+      code: "invalid_field",
+      status: 400,
+      extra: { field },
+    });
     expect(callLog(repos)).toEqual(["series.get"]);
   });
 

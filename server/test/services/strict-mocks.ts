@@ -12,7 +12,9 @@ import { createEventBus } from "../../src/events.ts";
 import { createRepos, type AppContext, type Repos } from "../../src/services/context.ts";
 
 type Procedure = (...args: never[]) => unknown;
-export type StrictRepos = { [R in keyof Repos]: { [M in keyof Repos[R]]: Repos[R][M] extends Procedure ? Mock<Repos[R][M]> : never } };
+export type StrictRepos = {
+  [R in keyof Repos]: { [M in keyof Repos[R]]: Repos[R][M] extends Procedure ? Mock<Repos[R][M]> : never };
+};
 
 /** An implementation for a mock nobody set up: records `name` in `unexpected` and throws. */
 export function failing(name: string, unexpected: string[]) {
@@ -28,7 +30,9 @@ export function strictRepos(unexpected: string[]): StrictRepos {
   return Object.fromEntries(
     Object.entries(shape).map(([repo, methods]) => [
       repo,
-      Object.fromEntries(Object.keys(methods).map((method) => [method, vi.fn(failing(`${repo}.${method}`, unexpected))])),
+      Object.fromEntries(
+        Object.keys(methods).map((method) => [method, vi.fn(failing(`${repo}.${method}`, unexpected))]),
+      ),
     ]),
   ) as unknown as StrictRepos;
 }
@@ -37,14 +41,18 @@ export function strictRepos(unexpected: string[]): StrictRepos {
  * Repository calls in the order they happened, as "repo.method", together with the calls of the
  * other mocked functions named in `others` (as their name).
  */
-export function callLog(repos: StrictRepos, others: Record<string, { mock: { invocationCallOrder: number[] } }> = {}): string[] {
+export function callLog(
+  repos: StrictRepos,
+  others: Record<string, { mock: { invocationCallOrder: number[] } }> = {},
+): string[] {
   const calls: { name: string; order: number }[] = [];
   for (const [repo, methods] of Object.entries(repos)) {
     for (const [method, fn] of Object.entries(methods as Record<string, Mock>)) {
       fn.mock.invocationCallOrder.forEach((order) => calls.push({ name: `${repo}.${method}`, order }));
     }
   }
-  for (const [name, fn] of Object.entries(others)) fn.mock.invocationCallOrder.forEach((order) => calls.push({ name, order }));
+  for (const [name, fn] of Object.entries(others))
+    fn.mock.invocationCallOrder.forEach((order) => calls.push({ name, order }));
   return calls.sort((a, b) => a.order - b.order).map((c) => c.name);
 }
 

@@ -60,9 +60,13 @@ describe("isUnauthenticated", () => {
 
   it("ignores other failures", () => {
     expect(isUnauthenticated(undefined)).toBe(false);
-    expect(isUnauthenticated(new CombinedError({ graphQLErrors: [{ message: "x", extensions: { code: "not_found" } }] }))).toBe(false);
     expect(
-      isUnauthenticated(new CombinedError({ networkError: new Error("boom"), response: new Response("", { status: 500 }) })),
+      isUnauthenticated(new CombinedError({ graphQLErrors: [{ message: "x", extensions: { code: "not_found" } }] })),
+    ).toBe(false);
+    expect(
+      isUnauthenticated(
+        new CombinedError({ networkError: new Error("boom"), response: new Response("", { status: 500 }) }),
+      ),
     ).toBe(false);
   });
 });

@@ -38,7 +38,8 @@ const NEXT: Record<string, string> = {
   recycle_entry_not_found: "The entry was already restored or purged. Reload the list.",
   thumbnails_busy: "Thumbnails are being made. Try again in a moment.",
   scan_in_progress: "A scan is running. Wait for it to finish.",
-  secret_is_service_login: "Never enter this service's own API key or login password here: use the key of the AI provider or the processor's own token.",
+  secret_is_service_login:
+    "Never enter this service's own API key or login password here: use the key of the AI provider or the processor's own token.",
   length_required: "The upload needs its size up front. Choose the file again and upload it as a whole.",
   translation_target_unknown: "That number is not in the managed edition: choose a book or chapter this series lists.",
   translation_pack_refused: "Split the pack into single books first, then upload each book on its own.",
@@ -50,8 +51,10 @@ const NEXT: Record<string, string> = {
   translation_cancelled: "That attempt was cancelled: retry to start a new attempt.",
   translation_job_not_found: "The job is gone. Reload the list.",
   translation_job_id_invalid: "Reload the list and try again.",
-  processor_unavailable: "The processor cannot be reached; the service keeps retrying with the same job. Check the processor URL and that it is running.",
-  processor_unreachable: "The processor could not be reached after several tries. Check the processor URL and token in the settings, then retry.",
+  processor_unavailable:
+    "The processor cannot be reached; the service keeps retrying with the same job. Check the processor URL and that it is running.",
+  processor_unreachable:
+    "The processor could not be reached after several tries. Check the processor URL and token in the settings, then retry.",
   processor_refused: "The processor refused the request. Check its token and log, then retry.",
   no_text_found: "The processor found no text to translate in the source. Check that you uploaded the right archive.",
   unauthenticated: "Sign in again.",
@@ -61,7 +64,8 @@ const NEXT: Record<string, string> = {
 const NETWORK_NEXT = "Check that the service is running, then try again.";
 
 export function adviceFor(code: string): string {
-  if (code.startsWith("archive_") || code.startsWith("image_")) return "The file is damaged or unsafe. Open Audit files to review and retire it.";
+  if (code.startsWith("archive_") || code.startsWith("image_"))
+    return "The file is damaged or unsafe. Open Audit files to review and retire it.";
   return NEXT[code] ?? "Try again; if it keeps failing, reload the page.";
 }
 
@@ -78,7 +82,10 @@ export function toProblem(error: unknown): Problem {
   }
   const problem = error as { code?: unknown; title?: unknown; detail?: unknown; message?: unknown } | null;
   if (problem && typeof problem.code === "string") {
-    const message = typeof problem.detail === "string" && problem.detail ? problem.detail : String(problem.title ?? problem.message ?? "The request failed.");
+    const message =
+      typeof problem.detail === "string" && problem.detail
+        ? problem.detail
+        : String(problem.title ?? problem.message ?? "The request failed.");
     return { code: problem.code, message, next: adviceFor(problem.code) };
   }
   const message = error instanceof Error ? error.message : "The request failed.";

@@ -3,11 +3,12 @@ import { createGraphqlClient, sameOriginWsUrl } from "./graphql";
 import { LIBRARY_QUERY } from "./queries";
 
 function fakeFetch(status: number, body: unknown, contentType = "application/json") {
-  return vi.fn<typeof fetch>(async () =>
-    new Response(typeof body === "string" ? body : JSON.stringify(body), {
-      status,
-      headers: { "content-type": contentType },
-    }),
+  return vi.fn<typeof fetch>(
+    async () =>
+      new Response(typeof body === "string" ? body : JSON.stringify(body), {
+        status,
+        headers: { "content-type": contentType },
+      }),
   );
 }
 

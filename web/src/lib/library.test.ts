@@ -69,7 +69,10 @@ describe("filterLibrary", () => {
   ];
 
   it("keeps only series with gaps when asked, in title order", () => {
-    expect(titles(filterLibrary(withGaps, { query: "", gapsOnly: true }))).toEqual(["Harbor of Paper Cranes", "Moss & Meteor"]);
+    expect(titles(filterLibrary(withGaps, { query: "", gapsOnly: true }))).toEqual([
+      "Harbor of Paper Cranes",
+      "Moss & Meteor",
+    ]);
     expect(titles(filterLibrary(withGaps, { query: "", gapsOnly: false }))).toHaveLength(3);
   });
 

@@ -2,11 +2,12 @@ import { describe, expect, it, vi } from "vitest";
 import { fetchSession, login, logout, problemMessage } from "./session";
 
 function answer(status: number, body?: unknown, contentType = "application/json") {
-  return vi.fn<typeof fetch>(async () =>
-    new Response(status === 204 || body === undefined ? null : JSON.stringify(body), {
-      status,
-      headers: body === undefined ? {} : { "content-type": contentType },
-    }),
+  return vi.fn<typeof fetch>(
+    async () =>
+      new Response(status === 204 || body === undefined ? null : JSON.stringify(body), {
+        status,
+        headers: body === undefined ? {} : { "content-type": contentType },
+      }),
   );
 }
 

@@ -77,7 +77,10 @@ export async function login(username: string, password: string, fetchImpl: Fetch
     case 429:
       return { ok: false, message: await problemMessage(response, "Too many attempts. Wait a moment and try again.") };
     default:
-      return { ok: false, message: await problemMessage(response, `Login failed (the server answered ${response.status}).`) };
+      return {
+        ok: false,
+        message: await problemMessage(response, `Login failed (the server answered ${response.status}).`),
+      };
   }
 }
 

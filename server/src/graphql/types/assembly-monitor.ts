@@ -32,7 +32,10 @@ const MonitorStatusRef = builder.objectRef<MonitorStatus>("AssemblyMonitor").imp
 });
 
 builder.queryFields((t) => ({
-  assemblyMonitor: t.field({ type: MonitorStatusRef, resolve: (_r, _a, { services }) => services.assemblyMonitor.status() }),
+  assemblyMonitor: t.field({
+    type: MonitorStatusRef,
+    resolve: (_r, _a, { services }) => services.assemblyMonitor.status(),
+  }),
 }));
 
 builder.mutationFields((t) => ({

@@ -1,12 +1,20 @@
 import type { AssemblyProgressEvent } from "../../events.ts";
-import type { AssemblyPreview, AssemblyResult, BookOutcome, SeriesAssemblyPreview, SeriesAssemblyResult } from "../../services/assembly-service.ts";
+import type {
+  AssemblyPreview,
+  AssemblyResult,
+  BookOutcome,
+  SeriesAssemblyPreview,
+  SeriesAssemblyResult,
+} from "../../services/assembly-service.ts";
 import { builder } from "../builder.ts";
 
 /** Book assembly: the same service as POST …/volumes/{volume}/assemble and …/assemble (dry runs are the preview mutations). */
 const AssemblyChapterRef = builder.objectRef<AssemblyPreview["chapters"][number]>("AssemblyChapter").implement({
   fields: (t) => ({
     number: t.exposeString("number"),
-    fileIds: t.exposeIntList("fileIds", { description: "Chapter files in reading order (parts of one source, or one whole file)." }),
+    fileIds: t.exposeIntList("fileIds", {
+      description: "Chapter files in reading order (parts of one source, or one whole file).",
+    }),
   }),
 });
 
@@ -25,8 +33,14 @@ const AssemblyPreviewRef = builder.objectRef<AssemblyPreview>("AssemblyPreview")
     fileName: t.exposeString("fileName", { description: "<Series> - v<NNN> [<lang>].cbz" }),
     path: t.exposeString("path"),
     chapters: t.field({ type: [AssemblyChapterRef], resolve: (p) => p.chapters }),
-    files: t.field({ type: [AssemblySourceFileRef], description: "The chapter files the book is made of and then retires.", resolve: (p) => p.files }),
-    confirmation: t.exposeString("confirmation", { description: "Bound to the book's boundaries and these files' hashes." }),
+    files: t.field({
+      type: [AssemblySourceFileRef],
+      description: "The chapter files the book is made of and then retires.",
+      resolve: (p) => p.files,
+    }),
+    confirmation: t.exposeString("confirmation", {
+      description: "Bound to the book's boundaries and these files' hashes.",
+    }),
     expiresAt: t.exposeString("expiresAt"),
   }),
 });
@@ -47,7 +61,11 @@ const AssemblyResultRef = builder.objectRef<AssemblyResult>("AssemblyResult").im
     path: t.exposeString("path"),
     sha256: t.exposeString("sha256"),
     pageCount: t.exposeInt("pageCount"),
-    retired: t.field({ type: [AssemblyRetiredRef], description: "Chapter files moved to the recycle bin.", resolve: (r) => r.retired }),
+    retired: t.field({
+      type: [AssemblyRetiredRef],
+      description: "Chapter files moved to the recycle bin.",
+      resolve: (r) => r.retired,
+    }),
   }),
 });
 
@@ -64,8 +82,16 @@ const BookOutcomeRef = builder.objectRef<BookOutcome>("AssemblyBookOutcome").imp
 const SeriesAssemblyPreviewRef = builder.objectRef<SeriesAssemblyPreview>("SeriesAssemblyPreview").implement({
   fields: (t) => ({
     seriesId: t.exposeInt("seriesId"),
-    books: t.field({ type: [BookOutcomeRef], description: "Every book not owned: ready or refused.", resolve: (p) => p.books }),
-    confirmation: t.string({ nullable: true, description: "Binds the ready books; null when none is.", resolve: (p) => p.confirmation }),
+    books: t.field({
+      type: [BookOutcomeRef],
+      description: "Every book not owned: ready or refused.",
+      resolve: (p) => p.books,
+    }),
+    confirmation: t.string({
+      nullable: true,
+      description: "Binds the ready books; null when none is.",
+      resolve: (p) => p.confirmation,
+    }),
     expiresAt: t.string({ nullable: true, resolve: (p) => p.expiresAt }),
   }),
 });
@@ -74,7 +100,9 @@ const SeriesAssemblyResultRef = builder.objectRef<SeriesAssemblyResult>("SeriesA
   fields: (t) => ({
     seriesId: t.exposeInt("seriesId"),
     books: t.field({ type: [BookOutcomeRef], resolve: (r) => r.books }),
-    remaining: t.exposeStringList("remaining", { description: "Books still not owned: preview again for a fresh look." }),
+    remaining: t.exposeStringList("remaining", {
+      description: "Books still not owned: preview again for a fresh look.",
+    }),
   }),
 });
 
@@ -98,8 +126,13 @@ builder.mutationFields((t) => ({
   }),
   assembleBook: t.field({
     type: AssemblyResultRef,
-    args: { seriesId: t.arg.int({ required: true }), volume: t.arg.string({ required: true }), confirmation: t.arg.string({ required: true }) },
-    resolve: (_r, { seriesId, volume, confirmation }, { services }) => services.assembly.assemble(seriesId, volume, confirmation),
+    args: {
+      seriesId: t.arg.int({ required: true }),
+      volume: t.arg.string({ required: true }),
+      confirmation: t.arg.string({ required: true }),
+    },
+    resolve: (_r, { seriesId, volume, confirmation }, { services }) =>
+      services.assembly.assemble(seriesId, volume, confirmation),
   }),
   previewSeriesAssembly: t.field({
     type: SeriesAssemblyPreviewRef,
@@ -113,7 +146,10 @@ builder.mutationFields((t) => ({
   }),
 }));
 
-async function* ofSeries(events: AsyncIterable<AssemblyProgressEvent>, seriesId: number): AsyncGenerator<AssemblyProgressEvent> {
+async function* ofSeries(
+  events: AsyncIterable<AssemblyProgressEvent>,
+  seriesId: number,
+): AsyncGenerator<AssemblyProgressEvent> {
   for await (const e of events) if (e.seriesId === seriesId) yield e;
 }
 

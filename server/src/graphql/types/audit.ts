@@ -1,6 +1,13 @@
 import type { AuditSource } from "../../domain/audit.ts";
 import type { DuplicatePreview } from "../../services/audit-duplicates.ts";
-import type { AuditFileView, AuditPageView, Preview, RetiredFile, SourceRejectionPreview, SourceRejectionResult } from "../../services/audit-service.ts";
+import type {
+  AuditFileView,
+  AuditPageView,
+  Preview,
+  RetiredFile,
+  SourceRejectionPreview,
+  SourceRejectionResult,
+} from "../../services/audit-service.ts";
 import { builder } from "../builder.ts";
 import { UnitKindEnum } from "./enums.ts";
 
@@ -10,11 +17,17 @@ const AuditFlagEnum = builder.enumType("AuditFlag", {
     UNREADABLE: { value: "unreadable", description: "The file is missing from disk (or a rescan could not read it)." },
     DEGRADED: { value: "degraded", description: "The download that published it was judged degraded." },
     BLACK_CARDS: { value: "black_cards", description: "Black cards above 15 % of its pages (download verdict)." },
-    STRIP_SLICES: { value: "strip_slices", description: "Strip slices in a series that reads in pages (download verdict)." },
+    STRIP_SLICES: {
+      value: "strip_slices",
+      description: "Strip slices in a series that reads in pages (download verdict).",
+    },
     DUPLICATE: { value: "duplicate", description: "A chapter file inside an owned book (exact map)." },
     NUMBERING_GAP: { value: "numbering_gap", description: "A number is missing before it in its source and language." },
     FEW_PAGES: { value: "few_pages", description: "Fewer than 8 pages." },
-    UNUSUAL_SIZE: { value: "unusual_size", description: "Pages below half or above twice the series' median for its kind." },
+    UNUSUAL_SIZE: {
+      value: "unusual_size",
+      description: "Pages below half or above twice the series' median for its kind.",
+    },
     SEVERAL_SOURCES: { value: "several_sources", description: "Another source has a file for the same number." },
   } as const,
 });
@@ -40,7 +53,11 @@ const AuditFileRef = builder.objectRef<AuditFileView>("AuditFile").implement({
     sha256: t.exposeString("sha256"),
     pageCount: t.exposeInt("pageCount"),
     kind: t.field({ type: UnitKindEnum, resolve: (f) => f.kind }),
-    number: t.string({ nullable: true, description: "Volume of a book, first chapter of a chapter file.", resolve: (f) => f.number }),
+    number: t.string({
+      nullable: true,
+      description: "Volume of a book, first chapter of a chapter file.",
+      resolve: (f) => f.number,
+    }),
     numberEnd: t.string({ nullable: true, description: "Last chapter of a range file.", resolve: (f) => f.numberEnd }),
     part: t.int({ nullable: true, resolve: (f) => f.part }),
     language: t.exposeString("language"),
@@ -86,7 +103,9 @@ const RetiredFileRef = builder.objectRef<RetiredFile>("RetiredFile").implement({
 const RetirementPreviewRef = builder.objectRef<Preview>("RetirementPreview").implement({
   fields: (t) => ({
     files: t.field({ type: [AuditFileRef], resolve: (p) => p.files }),
-    confirmation: t.exposeString("confirmation", { description: "Send back to confirm; bound to what this preview saw." }),
+    confirmation: t.exposeString("confirmation", {
+      description: "Send back to confirm; bound to what this preview saw.",
+    }),
     expiresAt: t.exposeString("expiresAt"),
   }),
 });
@@ -97,7 +116,11 @@ const SourceRejectionPreviewRef = builder.objectRef<SourceRejectionPreview>("Sou
     sourceId: t.exposeString("sourceId"),
     language: t.exposeString("language"),
     offers: t.exposeInt("offers", { description: "Offers the rejection removes." }),
-    files: t.field({ type: [AuditFileRef], description: "The mapping's files, retired with it.", resolve: (p) => p.files }),
+    files: t.field({
+      type: [AuditFileRef],
+      description: "The mapping's files, retired with it.",
+      resolve: (p) => p.files,
+    }),
     confirmation: t.exposeString("confirmation"),
     expiresAt: t.exposeString("expiresAt"),
   }),
@@ -106,7 +129,11 @@ const SourceRejectionPreviewRef = builder.objectRef<SourceRejectionPreview>("Sou
 const DuplicatePreviewRef = builder.objectRef<DuplicatePreview>("DuplicateRetirementPreview").implement({
   fields: (t) => ({
     volume: t.exposeString("volume"),
-    files: t.field({ type: [AuditFileRef], description: "Chapter files the exact map shows inside the owned book.", resolve: (p) => p.files }),
+    files: t.field({
+      type: [AuditFileRef],
+      description: "Chapter files the exact map shows inside the owned book.",
+      resolve: (p) => p.files,
+    }),
     confirmation: t.exposeString("confirmation"),
     expiresAt: t.exposeString("expiresAt"),
   }),
@@ -132,7 +159,9 @@ builder.queryField("audit", (t) =>
     args: {
       seriesId: t.arg.int({ required: true }),
       page: t.arg.int({ description: "1-based (default 1)." }),
-      sort: t.arg.string({ description: 'number | path | size | pages | source | language | flags | id, "-" before it for descending.' }),
+      sort: t.arg.string({
+        description: 'number | path | size | pages | source | language | flags | id, "-" before it for descending.',
+      }),
       filter: t.arg({ type: AuditFilterInput }),
     },
     resolve: (_r, { seriesId, page, sort, filter }, { services }) =>
@@ -153,7 +182,8 @@ builder.mutationFields((t) => ({
   previewRetirement: t.field({
     type: RetirementPreviewRef,
     args: { seriesId: t.arg.int({ required: true }), fileIds: t.arg.intList({ required: true }) },
-    resolve: (_r, { seriesId, fileIds }, { services }) => services.audit.previewRetirement(seriesId, { file_ids: fileIds }),
+    resolve: (_r, { seriesId, fileIds }, { services }) =>
+      services.audit.previewRetirement(seriesId, { file_ids: fileIds }),
   }),
   retireFiles: t.field({
     type: RetirementResultRef,
@@ -185,7 +215,12 @@ builder.mutationFields((t) => ({
   }),
   retireDuplicates: t.field({
     type: RetirementResultRef,
-    args: { seriesId: t.arg.int({ required: true }), volume: t.arg.string({ required: true }), confirmation: t.arg.string({ required: true }) },
-    resolve: (_r, { seriesId, volume, confirmation }, { services }) => services.audit.retireDuplicates(seriesId, volume, { confirmation }),
+    args: {
+      seriesId: t.arg.int({ required: true }),
+      volume: t.arg.string({ required: true }),
+      confirmation: t.arg.string({ required: true }),
+    },
+    resolve: (_r, { seriesId, volume, confirmation }, { services }) =>
+      services.audit.retireDuplicates(seriesId, volume, { confirmation }),
   }),
 }));

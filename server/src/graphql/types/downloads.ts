@@ -6,10 +6,16 @@ import { builder } from "../builder.ts";
 const DownloadStateEnum = builder.enumType("DownloadState", {
   values: {
     QUEUED: { value: "queued" },
-    WAITING: { value: "waiting", description: "A transient failure: retried after nextAttemptAt (30 s × 2^n, at most 3 retries)." },
+    WAITING: {
+      value: "waiting",
+      description: "A transient failure: retried after nextAttemptAt (30 s × 2^n, at most 3 retries).",
+    },
     FETCHING: { value: "fetching" },
     JUDGING: { value: "judging" },
-    DEGRADED: { value: "degraded", description: "Failed the content check: kept out of the library, needs a replacement." },
+    DEGRADED: {
+      value: "degraded",
+      description: "Failed the content check: kept out of the library, needs a replacement.",
+    },
     PUBLISHING: { value: "publishing" },
     PUBLISHED: { value: "published" },
     FAILED: { value: "failed" },
@@ -42,11 +48,19 @@ const ConformityFiguresRef = builder.objectRef<ConformityFigures>("ConformityFig
     blackCards: t.exposeInt("blackCards"),
     blackShare: t.exposeFloat("blackShare", { description: "blackCards / pages." }),
     cardsJudged: t.exposeBoolean("cardsJudged", { description: "False with fewer than 4 pages." }),
-    medianAspect: t.float({ nullable: true, description: "Median height/width of the pages.", resolve: (f) => f.medianAspect }),
+    medianAspect: t.float({
+      nullable: true,
+      description: "Median height/width of the pages.",
+      resolve: (f) => f.medianAspect,
+    }),
     readsInPages: t.exposeBoolean("readsInPages", { description: "False for a webtoon." }),
     seriesMedianAspect: t.float({ nullable: true, resolve: (f) => f.seriesMedianAspect }),
     seriesAspectSource: t.field({ type: SeriesAspectSourceEnum, nullable: true, resolve: (f) => f.seriesAspectSource }),
-    stripThreshold: t.float({ nullable: true, description: "Median aspect from which the pages are strip slices.", resolve: (f) => f.stripThreshold }),
+    stripThreshold: t.float({
+      nullable: true,
+      description: "Median aspect from which the pages are strip slices.",
+      resolve: (f) => f.stripThreshold,
+    }),
     stripsJudged: t.exposeBoolean("stripsJudged"),
   }),
 });
@@ -70,20 +84,39 @@ export const DownloadRef = builder.objectRef<DownloadView>("Download").implement
     part: t.int({ nullable: true, resolve: (d) => d.part }),
     language: t.exposeString("language"),
     state: t.field({ type: DownloadStateEnum, resolve: (d) => d.state }),
-    needsReplacement: t.exposeBoolean("needsReplacement", { description: "Degraded: a replacement from another source is needed." }),
-    verdict: t.field({ type: DownloadVerdictRef, nullable: true, description: "Null until judged.", resolve: (d) => d.verdict }),
+    needsReplacement: t.exposeBoolean("needsReplacement", {
+      description: "Degraded: a replacement from another source is needed.",
+    }),
+    verdict: t.field({
+      type: DownloadVerdictRef,
+      nullable: true,
+      description: "Null until judged.",
+      resolve: (d) => d.verdict,
+    }),
     error: t.string({ nullable: true, resolve: (d) => d.error }),
     createdAt: t.string({ description: "ISO 8601.", resolve: (d) => d.createdAt.toISOString() }),
     attempts: t.exposeInt("attempts", { description: "Fetch attempts started." }),
     pagesDone: t.exposeInt("pagesDone"),
     pagesTotal: t.int({ nullable: true, resolve: (d) => d.pagesTotal }),
-    nextAttemptAt: t.string({ nullable: true, description: "ISO 8601: a waiting download is retried then.", resolve: (d) => d.nextAttemptAt?.toISOString() ?? null }),
+    nextAttemptAt: t.string({
+      nullable: true,
+      description: "ISO 8601: a waiting download is retried then.",
+      resolve: (d) => d.nextAttemptAt?.toISOString() ?? null,
+    }),
     cancelRequested: t.exposeBoolean("cancelRequested"),
     providerName: t.string({ nullable: true, resolve: (d) => d.providerName }),
-    externalId: t.string({ nullable: true, description: "The provider's id of the release.", resolve: (d) => d.externalId }),
+    externalId: t.string({
+      nullable: true,
+      description: "The provider's id of the release.",
+      resolve: (d) => d.externalId,
+    }),
     scanlator: t.string({ nullable: true, resolve: (d) => d.scanlator }),
     fileId: t.int({ nullable: true, description: "The published library file.", resolve: (d) => d.fileId }),
-    replacesFileId: t.int({ nullable: true, description: "Recovery: the degraded file retired once this is published.", resolve: (d) => d.replacesFileId }),
+    replacesFileId: t.int({
+      nullable: true,
+      description: "Recovery: the degraded file retired once this is published.",
+      resolve: (d) => d.replacesFileId,
+    }),
   }),
 });
 

@@ -18,7 +18,10 @@ const LibraryEventRef = builder.objectRef<LibraryEvent>("LibraryEvent").implemen
   }),
 });
 
-async function* filtered(events: AsyncIterable<LibraryEvent>, seriesId: number | null | undefined): AsyncGenerator<LibraryEvent> {
+async function* filtered(
+  events: AsyncIterable<LibraryEvent>,
+  seriesId: number | null | undefined,
+): AsyncGenerator<LibraryEvent> {
   for await (const e of events) {
     if (seriesId === null || seriesId === undefined || e.seriesId === null || e.seriesId === seriesId) yield e;
   }

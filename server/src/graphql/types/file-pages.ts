@@ -6,9 +6,15 @@ const FilePageRef = builder.objectRef<FilePage>("FilePage").implement({
   fields: (t) => ({
     index: t.exposeInt("index", { description: "1-based, in reading order." }),
     name: t.exposeString("name", { description: "Entry name in the archive." }),
-    width: t.int({ nullable: true, description: "From the image header; null when it could not be read cheaply.", resolve: (p) => p.width }),
+    width: t.int({
+      nullable: true,
+      description: "From the image header; null when it could not be read cheaply.",
+      resolve: (p) => p.width,
+    }),
     height: t.int({ nullable: true, resolve: (p) => p.height }),
-    url: t.exposeString("url", { description: "GET /api/files/{id}/pages/{index}: the image bytes (cookie auth works for an <img>)." }),
+    url: t.exposeString("url", {
+      description: "GET /api/files/{id}/pages/{index}: the image bytes (cookie auth works for an <img>).",
+    }),
   }),
 });
 
@@ -18,7 +24,11 @@ const FilePagesRef = builder.objectRef<FilePages>("FilePages").implement({
     fileId: t.exposeInt("fileId"),
     seriesId: t.exposeInt("seriesId"),
     kind: t.field({ type: UnitKindEnum, resolve: (p) => p.kind }),
-    number: t.string({ nullable: true, description: "The book's volume or the chapter file's first chapter.", resolve: (p) => p.number }),
+    number: t.string({
+      nullable: true,
+      description: "The book's volume or the chapter file's first chapter.",
+      resolve: (p) => p.number,
+    }),
     pageCount: t.exposeInt("pageCount"),
     pages: t.field({ type: [FilePageRef], resolve: (p) => p.pages }),
   }),
@@ -27,7 +37,8 @@ const FilePagesRef = builder.objectRef<FilePages>("FilePages").implement({
 builder.queryField("filePages", (t) =>
   t.field({
     type: FilePagesRef,
-    description: "Error codes: file_not_found (unknown, missing or recycled file), the archive reader's archive_*/image_* codes.",
+    description:
+      "Error codes: file_not_found (unknown, missing or recycled file), the archive reader's archive_*/image_* codes.",
     args: { fileId: t.arg.int({ required: true }) },
     resolve: (_r, { fileId }, { services }) => services.filePages.pages(fileId),
   }),

@@ -13,7 +13,7 @@ const ProwlarrRef = builder.objectRef<IndexerSettingsView["prowlarr"]>("Prowlarr
   fields: (t) => ({
     enabled: t.exposeBoolean("enabled"),
     url: t.exposeString("url", { nullable: true }),
-    apiKey: t.exposeString("apiKey", { nullable: true, description: "Masked (\"••••\") when set; never the key." }),
+    apiKey: t.exposeString("apiKey", { nullable: true, description: 'Masked ("••••") when set; never the key.' }),
     apiKeySet: t.exposeBoolean("apiKeySet"),
   }),
 });
@@ -23,7 +23,10 @@ const QbittorrentRef = builder.objectRef<IndexerSettingsView["qbittorrent"]>("Qb
     enabled: t.exposeBoolean("enabled"),
     url: t.exposeString("url", { nullable: true }),
     username: t.exposeString("username", { nullable: true }),
-    password: t.exposeString("password", { nullable: true, description: "Masked (\"••••\") when set; never the password." }),
+    password: t.exposeString("password", {
+      nullable: true,
+      description: 'Masked ("••••") when set; never the password.',
+    }),
     passwordSet: t.exposeBoolean("passwordSet"),
     category: t.exposeString("category"),
     tag: t.exposeString("tag", { nullable: true }),
@@ -38,7 +41,9 @@ const IndexerSettingsRef = builder.objectRef<IndexerSettingsView>("IndexerSettin
   fields: (t) => ({
     prowlarr: t.field({ type: ProwlarrRef, resolve: (v) => v.prowlarr }),
     qbittorrent: t.field({ type: QbittorrentRef, resolve: (v) => v.qbittorrent }),
-    active: t.exposeBoolean("active", { description: "Both enabled and configured: the Wanted pass uses the channel." }),
+    active: t.exposeBoolean("active", {
+      description: "Both enabled and configured: the Wanted pass uses the channel.",
+    }),
   }),
 });
 
@@ -49,8 +54,12 @@ const TorrentJobRef = builder.objectRef<TorrentJobRow>("TorrentJob").implement({
     infoHash: t.exposeString("infoHash"),
     title: t.exposeString("title"),
     indexer: t.exposeString("indexer", { nullable: true }),
-    books: t.exposeStringList("books", { description: "The books requested from this torrent (exact decimal labels)." }),
-    state: t.exposeString("state", { description: "added | downloading | completed | importing | imported | failed | removed" }),
+    books: t.exposeStringList("books", {
+      description: "The books requested from this torrent (exact decimal labels).",
+    }),
+    state: t.exposeString("state", {
+      description: "added | downloading | completed | importing | imported | failed | removed",
+    }),
     contentPath: t.exposeString("contentPath", { nullable: true }),
     importedFileIds: t.intList({ resolve: (j) => j.imported }),
     retention: t.exposeString("retention", { nullable: true }),
@@ -68,7 +77,7 @@ const ProwlarrInput = builder.inputType("ProwlarrSettingsInput", {
   fields: (t) => ({
     enabled: t.boolean(),
     url: t.string(),
-    apiKey: t.string({ description: "A value sets it, null clears it, absent or \"••••\" keeps it." }),
+    apiKey: t.string({ description: 'A value sets it, null clears it, absent or "••••" keeps it.' }),
   }),
 });
 
@@ -77,7 +86,7 @@ const QbittorrentInput = builder.inputType("QbittorrentSettingsInput", {
     enabled: t.boolean(),
     url: t.string(),
     username: t.string(),
-    password: t.string({ description: "A value sets it, null clears it, absent or \"••••\" keeps it." }),
+    password: t.string({ description: 'A value sets it, null clears it, absent or "••••" keeps it.' }),
     category: t.string(),
     tag: t.string(),
     savePath: t.string(),
@@ -93,26 +102,43 @@ const IndexerSettingsInput = builder.inputType("IndexerSettingsInput", {
 /** The REST body for the same change: snake_case, absent fields left out. */
 function toBody(input: typeof IndexerSettingsInput.$inferInput): Record<string, unknown> {
   const pick = (o: Record<string, unknown>, names: Record<string, string>) =>
-    Object.fromEntries(Object.entries(names).flatMap(([camel, snake]) => (o[camel] === undefined ? [] : [[snake, o[camel]]])));
+    Object.fromEntries(
+      Object.entries(names).flatMap(([camel, snake]) => (o[camel] === undefined ? [] : [[snake, o[camel]]])),
+    );
   const body: Record<string, unknown> = {};
   if (input.prowlarr) body.prowlarr = pick(input.prowlarr, { enabled: "enabled", url: "url", apiKey: "api_key" });
   if (input.qbittorrent) {
     const q = input.qbittorrent;
     body.qbittorrent = {
-      ...pick(q, { enabled: "enabled", url: "url", username: "username", password: "password", category: "category", tag: "tag", savePath: "save_path", retention: "retention" }),
-      ...(q.mount === undefined ? {} : { mount: q.mount && { client_path: q.mount.clientPath, local_path: q.mount.localPath } }),
+      ...pick(q, {
+        enabled: "enabled",
+        url: "url",
+        username: "username",
+        password: "password",
+        category: "category",
+        tag: "tag",
+        savePath: "save_path",
+        retention: "retention",
+      }),
+      ...(q.mount === undefined
+        ? {}
+        : { mount: q.mount && { client_path: q.mount.clientPath, local_path: q.mount.localPath } }),
     };
   }
   return body;
 }
 
 builder.queryFields((t) => ({
-  indexerSettings: t.field({ type: IndexerSettingsRef, resolve: (_r, _a, { services }) => services.bookChannel.settings() }),
+  indexerSettings: t.field({
+    type: IndexerSettingsRef,
+    resolve: (_r, _a, { services }) => services.bookChannel.settings(),
+  }),
   torrentJobs: t.field({
     type: [TorrentJobRef],
     description: "Torrent jobs of the book channel, newest first; of one series when given.",
     args: { seriesId: t.arg.int() },
-    resolve: (_r, { seriesId }, { services }) => services.bookChannel.jobs(seriesId == null ? undefined : asId(seriesId)),
+    resolve: (_r, { seriesId }, { services }) =>
+      services.bookChannel.jobs(seriesId == null ? undefined : asId(seriesId)),
   }),
 }));
 

@@ -1,4 +1,10 @@
-import type { BookCoverageChange, BookCoverageSide, ChapterCoverageChange, ChapterCoverageSide, MapChangePreview } from "../../domain/coverage.ts";
+import type {
+  BookCoverageChange,
+  BookCoverageSide,
+  ChapterCoverageChange,
+  ChapterCoverageSide,
+  MapChangePreview,
+} from "../../domain/coverage.ts";
 import type { CatalogueSuggestion, SuggestionConflict, SuggestionEntry } from "../../domain/map-trust.ts";
 import type { MapEntryFacts } from "../../domain/types.ts";
 import type { MapChangeResult, MapView } from "../../services/map-service.ts";
@@ -34,7 +40,9 @@ const SuggestionEntryRef = builder.objectRef<SuggestionEntry>("SuggestionEntry")
     chapters: t.exposeStringList("chapters"),
     status: t.field({ type: SuggestionStatusEnum, resolve: (e) => e.status }),
     conflicts: t.field({ type: [SuggestionConflictRef], resolve: (e) => e.conflicts }),
-    adoptable: t.exposeStringList("adoptable", { description: "What adopting this entry would take (conflicts left out)." }),
+    adoptable: t.exposeStringList("adoptable", {
+      description: "What adopting this entry would take (conflicts left out).",
+    }),
   }),
 });
 
@@ -53,7 +61,10 @@ const MapConflictRef = builder.objectRef<{ chapter: string; books: string[] }>("
 });
 
 const BookStartRef = builder.objectRef<{ volume: string; start: string }>("BookStart").implement({
-  fields: (t) => ({ volume: t.exposeString("volume"), start: t.exposeString("start", { description: "First chapter of the book." }) }),
+  fields: (t) => ({
+    volume: t.exposeString("volume"),
+    start: t.exposeString("start", { description: "First chapter of the book." }),
+  }),
 });
 
 const ChapterMapRef = builder.objectRef<MapView>("ChapterMap").implement({
@@ -67,7 +78,8 @@ const ChapterMapRef = builder.objectRef<MapView>("ChapterMap").implement({
     conflicts: t.field({ type: [MapConflictRef], resolve: (m) => m.conflicts }),
     bookStarts: t.field({
       type: [BookStartRef],
-      description: "The start of each book of the operator entries (its smallest chapter), for the map editor; books with an empty entry are left out.",
+      description:
+        "The start of each book of the operator entries (its smallest chapter), for the map editor; books with an empty entry are left out.",
       resolve: (m) => m.bookStarts,
     }),
   }),
@@ -146,34 +158,56 @@ builder.queryField("chapterMap", (t) =>
 builder.mutationFields((t) => ({
   previewChapterMap: t.field({
     type: MapChangePreviewRef,
-    args: { seriesId: t.arg.int({ required: true }), revision: t.arg.int({ required: true }), entries: t.arg({ type: [MapEntryInput], required: true }) },
-    resolve: async (_r, { seriesId, revision, entries }, { services }) => previewOf(await services.maps.replace(seriesId, { revision, entries }, true)),
+    args: {
+      seriesId: t.arg.int({ required: true }),
+      revision: t.arg.int({ required: true }),
+      entries: t.arg({ type: [MapEntryInput], required: true }),
+    },
+    resolve: async (_r, { seriesId, revision, entries }, { services }) =>
+      previewOf(await services.maps.replace(seriesId, { revision, entries }, true)),
   }),
   saveChapterMap: t.field({
     type: ChapterMapRef,
-    args: { seriesId: t.arg.int({ required: true }), revision: t.arg.int({ required: true }), entries: t.arg({ type: [MapEntryInput], required: true }) },
-    resolve: async (_r, { seriesId, revision, entries }, { services }) => mapOf(await services.maps.replace(seriesId, { revision, entries }, false)),
+    args: {
+      seriesId: t.arg.int({ required: true }),
+      revision: t.arg.int({ required: true }),
+      entries: t.arg({ type: [MapEntryInput], required: true }),
+    },
+    resolve: async (_r, { seriesId, revision, entries }, { services }) =>
+      mapOf(await services.maps.replace(seriesId, { revision, entries }, false)),
   }),
   previewChapterMapRemoval: t.field({
     type: MapChangePreviewRef,
     args: { seriesId: t.arg.int({ required: true }), revision: t.arg.int({ required: true }) },
-    resolve: async (_r, { seriesId, revision }, { services }) => previewOf(await services.maps.remove(seriesId, { revision }, true)),
+    resolve: async (_r, { seriesId, revision }, { services }) =>
+      previewOf(await services.maps.remove(seriesId, { revision }, true)),
   }),
   deleteChapterMap: t.field({
     type: ChapterMapRef,
     args: { seriesId: t.arg.int({ required: true }), revision: t.arg.int({ required: true }) },
-    resolve: async (_r, { seriesId, revision }, { services }) => mapOf(await services.maps.remove(seriesId, { revision }, false)),
+    resolve: async (_r, { seriesId, revision }, { services }) =>
+      mapOf(await services.maps.remove(seriesId, { revision }, false)),
   }),
   submitReading: t.field({
     type: ChapterMapRef,
     description: "One book's chapters, submitted from the book-reading interface.",
-    args: { seriesId: t.arg.int({ required: true }), volume: t.arg.string({ required: true }), chapters: t.arg.stringList({ required: true }) },
-    resolve: (_r, { seriesId, volume, chapters }, { services }) => services.maps.addReading(seriesId, { volume, chapters }),
+    args: {
+      seriesId: t.arg.int({ required: true }),
+      volume: t.arg.string({ required: true }),
+      chapters: t.arg.stringList({ required: true }),
+    },
+    resolve: (_r, { seriesId, volume, chapters }, { services }) =>
+      services.maps.addReading(seriesId, { volume, chapters }),
   }),
   importMapSuggestion: t.field({
     type: ChapterMapRef,
     description: "Stores a catalogue or official map as a suggestion only.",
-    args: { seriesId: t.arg.int({ required: true }), source: t.arg.string({ required: true }), entries: t.arg({ type: [MapEntryInput], required: true }) },
-    resolve: (_r, { seriesId, source, entries }, { services }) => services.maps.addSuggestion(seriesId, { source, entries }),
+    args: {
+      seriesId: t.arg.int({ required: true }),
+      source: t.arg.string({ required: true }),
+      entries: t.arg({ type: [MapEntryInput], required: true }),
+    },
+    resolve: (_r, { seriesId, source, entries }, { services }) =>
+      services.maps.addSuggestion(seriesId, { source, entries }),
   }),
 }));

@@ -14,6 +14,7 @@ builder.mutationField("setMonitored", (t) =>
       number: t.arg.string({ required: true }),
       monitored: t.arg.boolean({ required: true }),
     },
-    resolve: (_r, { seriesId, kind, number, monitored }, { services }): Promise<Unit> => services.monitoring.setMonitored(seriesId, { kind, number, monitored }),
+    resolve: (_r, { seriesId, kind, number, monitored }, { services }): Promise<Unit> =>
+      services.monitoring.setMonitored(seriesId, { kind, number, monitored }),
   }),
 );

@@ -3,7 +3,8 @@ import { asId } from "../../services/input.ts";
 import { builder } from "../builder.ts";
 
 const RecycleEntryRef = builder.objectRef<RecycleListEntry>("RecycleBinEntry").implement({
-  description: "A file a retirement moved into the recycle bin, restorable to its original path until its retention ends.",
+  description:
+    "A file a retirement moved into the recycle bin, restorable to its original path until its retention ends.",
   fields: (t) => ({
     id: t.exposeInt("id"),
     fileId: t.int({ nullable: true, resolve: (e) => e.fileId }),
@@ -15,7 +16,10 @@ const RecycleEntryRef = builder.objectRef<RecycleListEntry>("RecycleBinEntry").i
     sha256: t.exposeString("sha256"),
     reason: t.exposeString("reason"),
     recycledAt: t.string({ description: "ISO 8601.", resolve: (e) => e.recycledAt.toISOString() }),
-    restorableUntil: t.string({ description: "ISO 8601; afterwards the bin copy may be purged.", resolve: (e) => e.restorableUntil.toISOString() }),
+    restorableUntil: t.string({
+      description: "ISO 8601; afterwards the bin copy may be purged.",
+      resolve: (e) => e.restorableUntil.toISOString(),
+    }),
   }),
 });
 
@@ -24,13 +28,18 @@ const RestoredFileRef = builder.objectRef<{ fileId: number; path: string }>("Res
 });
 
 builder.queryField("recycleBin", (t) =>
-  t.field({ type: [RecycleEntryRef], description: "Files in the recycle bin, newest first.", resolve: (_r, _a, { services }) => services.publication.list() }),
+  t.field({
+    type: [RecycleEntryRef],
+    description: "Files in the recycle bin, newest first.",
+    resolve: (_r, _a, { services }) => services.publication.list(),
+  }),
 );
 
 builder.mutationField("restoreFile", (t) =>
   t.field({
     type: RestoredFileRef,
-    description: "Moves a recycle-bin entry back to its original path (error code restore_target_taken when that path is occupied).",
+    description:
+      "Moves a recycle-bin entry back to its original path (error code restore_target_taken when that path is occupied).",
     args: { id: t.arg.int({ required: true }) },
     resolve: (_r, { id }, { services }) => services.publication.restore(asId(id)),
   }),
@@ -38,7 +47,8 @@ builder.mutationField("restoreFile", (t) =>
 
 builder.mutationField("purgeRecycleEntry", (t) =>
   t.boolean({
-    description: "Permanently deletes the bytes of one recycle-bin entry, whatever its age (error code recycle_entry_not_found unless it is in the bin).",
+    description:
+      "Permanently deletes the bytes of one recycle-bin entry, whatever its age (error code recycle_entry_not_found unless it is in the bin).",
     args: { id: t.arg.int({ required: true }) },
     resolve: async (_r, { id }, { services }) => {
       await services.publication.purge(asId(id));

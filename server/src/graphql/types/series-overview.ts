@@ -9,7 +9,11 @@ const SeriesOverviewRef = builder.objectRef<SeriesOverviewView>("SeriesOverview"
     "A series at a glance (domain/overview.ts): monitored units neither owned nor covered are missing; extras never count; the cover is the first owned book, else the first owned chapter.",
   fields: (t) => ({
     coverFileId: t.int({ nullable: true, resolve: (o) => o.coverFileId }),
-    coverUrl: t.string({ nullable: true, description: "/api/files/{id}/thumbnail?page=first of the cover file.", resolve: (o) => o.coverUrl }),
+    coverUrl: t.string({
+      nullable: true,
+      description: "/api/files/{id}/thumbnail?page=first of the cover file.",
+      resolve: (o) => o.coverUrl,
+    }),
     completion: t.field({ type: SeriesCompletionEnum, nullable: true, resolve: (o) => o.completion }),
     books: t.exposeInt("books"),
     booksOwned: t.exposeInt("booksOwned"),

@@ -1,11 +1,32 @@
-import type { BookGroup, DuplicatesInside, FlatSection, LooseGroup, PageRow, RowAction, SeriesPageModel } from "../../domain/grouping.ts";
+import type {
+  BookGroup,
+  DuplicatesInside,
+  FlatSection,
+  LooseGroup,
+  PageRow,
+  RowAction,
+  SeriesPageModel,
+} from "../../domain/grouping.ts";
 import { builder } from "../builder.ts";
-import { CoverageEnum, MapStateEnum, PlanEnum, PlanWordingEnum, SeriesCompletionEnum, SeriesFormEnum, UnitKindEnum } from "./enums.ts";
+import {
+  CoverageEnum,
+  MapStateEnum,
+  PlanEnum,
+  PlanWordingEnum,
+  SeriesCompletionEnum,
+  SeriesFormEnum,
+  UnitKindEnum,
+} from "./enums.ts";
 
 /** The series-page grouping model of domain/grouping.ts, field for field; the resolver only translates. */
 
 export const UnitFilterEnum = builder.enumType("UnitFilter", {
-  values: { ALL: { value: "all" }, MISSING: { value: "missing" }, DOWNLOADED: { value: "downloaded" }, MONITORED: { value: "monitored" } } as const,
+  values: {
+    ALL: { value: "all" },
+    MISSING: { value: "missing" },
+    DOWNLOADED: { value: "downloaded" },
+    MONITORED: { value: "monitored" },
+  } as const,
 });
 const PageLayoutEnum = builder.enumType("PageLayout", {
   description: "GROUPED: books with their chapters nested (exact map); FLAT: the Books and Chapters sections.",
@@ -44,7 +65,11 @@ const PageRowRef = builder.objectRef<PageRow>("PageRow").implement({
     monitored: t.exposeBoolean("monitored"),
     pageCount: t.int({ nullable: true, description: "Owned books only.", resolve: (r) => r.pageCount }),
     plan: t.field({ type: PlanEnum, nullable: true, resolve: (r) => r.plan }),
-    planText: t.string({ nullable: true, description: "The plan in the series' plan wording (books only).", resolve: (r) => r.planText }),
+    planText: t.string({
+      nullable: true,
+      description: "The plan in the series' plan wording (books only).",
+      resolve: (r) => r.planText,
+    }),
     coverage: t.field({ type: CoverageEnum, nullable: true, resolve: (r) => r.coverage }),
     fileIds: t.exposeIntList("fileIds"),
     problems: t.exposeStringList("problems"),
@@ -73,7 +98,11 @@ const BookGroupRef = builder.objectRef<BookGroup>("BookGroup").implement({
     key: t.exposeString("key"),
     book: t.field({ type: PageRowRef, resolve: (g) => g.book }),
     collapsed: t.exposeBoolean("collapsed", { description: "Owned books start collapsed." }),
-    coverText: t.string({ nullable: true, description: 'Unowned book: e.g. "7 of 9 chapters on disk".', resolve: (g) => g.coverText }),
+    coverText: t.string({
+      nullable: true,
+      description: 'Unowned book: e.g. "7 of 9 chapters on disk".',
+      resolve: (g) => g.coverText,
+    }),
     duplicates: t.field({ type: DuplicatesInsideRef, nullable: true, resolve: (g) => g.duplicates }),
     note: t.string({ nullable: true, resolve: (g) => g.note }),
     children: t.field({ type: [PageRowRef], resolve: (g) => g.children }),
@@ -106,10 +135,27 @@ const SeriesPageRef = builder.objectRef<SeriesPageModel>("SeriesPage").implement
     status: t.field({ type: SeriesCompletionEnum, nullable: true, resolve: (m) => m.status }),
     planWording: t.field({ type: PlanWordingEnum, resolve: (m) => m.planWording }),
     layout: t.field({ type: PageLayoutEnum, resolve: (m) => m.layout }),
-    groups: t.field({ type: [BookGroupRef], description: "GROUPED layout: book groups in the chosen order.", resolve: (m) => m.groups }),
-    sections: t.field({ type: [FlatSectionRef], description: "FLAT layout: the Books and Chapters sections.", resolve: (m) => m.sections }),
-    loose: t.field({ type: LooseGroupRef, nullable: true, description: "Null when empty after filtering.", resolve: (m) => m.loose }),
-    notice: t.string({ nullable: true, description: "The one sentence shown without an exact map.", resolve: (m) => m.notice }),
+    groups: t.field({
+      type: [BookGroupRef],
+      description: "GROUPED layout: book groups in the chosen order.",
+      resolve: (m) => m.groups,
+    }),
+    sections: t.field({
+      type: [FlatSectionRef],
+      description: "FLAT layout: the Books and Chapters sections.",
+      resolve: (m) => m.sections,
+    }),
+    loose: t.field({
+      type: LooseGroupRef,
+      nullable: true,
+      description: "Null when empty after filtering.",
+      resolve: (m) => m.loose,
+    }),
+    notice: t.string({
+      nullable: true,
+      description: "The one sentence shown without an exact map.",
+      resolve: (m) => m.notice,
+    }),
     offerMapEditor: t.exposeBoolean("offerMapEditor"),
   }),
 });
@@ -124,6 +170,10 @@ builder.queryField("seriesPage", (t) =>
       problemsOnly: t.arg.boolean({ defaultValue: false }),
     },
     resolve: (_r, { seriesId, filter, reversed, problemsOnly }, { services }) =>
-      services.seriesPage.page(seriesId, { filter: filter ?? "all", reversed: reversed ?? false, problemsOnly: problemsOnly ?? false }),
+      services.seriesPage.page(seriesId, {
+        filter: filter ?? "all",
+        reversed: reversed ?? false,
+        problemsOnly: problemsOnly ?? false,
+      }),
   }),
 );

@@ -33,7 +33,11 @@ builder.prismaObject("Series", {
     id: t.exposeInt("id"),
     title: t.exposeString("title"),
     folder: t.exposeString("folder"),
-    form: t.field({ type: SeriesFormEnum, description: "Books or chapters, by the series-form rules.", resolve: (s) => seriesView(s).form }),
+    form: t.field({
+      type: SeriesFormEnum,
+      description: "Books or chapters, by the series-form rules.",
+      resolve: (s) => seriesView(s).form,
+    }),
     formOverride: t.field({ type: SeriesFormEnum, nullable: true, resolve: (s) => seriesView(s).formOverride }),
     language: t.exposeString("language"),
     originalLanguage: t.exposeString("originalLanguage", { nullable: true }),
@@ -55,7 +59,8 @@ builder.prismaObject("Series", {
 builder.queryFields((t) => ({
   seriesList: t.prismaField({
     type: ["Series"],
-    resolve: (query, _root, _args, { db }) => db.series.findMany({ ...query, orderBy: [{ title: "asc" }, { id: "asc" }] }),
+    resolve: (query, _root, _args, { db }) =>
+      db.series.findMany({ ...query, orderBy: [{ title: "asc" }, { id: "asc" }] }),
   }),
   series: t.prismaField({
     type: "Series",

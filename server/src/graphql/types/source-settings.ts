@@ -3,7 +3,10 @@ import type { SourceSettingsView } from "../../services/source-settings.ts";
 import { builder } from "../builder.ts";
 
 const AuthModeEnum = builder.enumType("SuwayomiAuthMode", {
-  values: { NONE: { value: "none" }, BASIC: { value: "basic", description: "HTTP basic auth (user name and password)." } } as const,
+  values: {
+    NONE: { value: "none" },
+    BASIC: { value: "basic", description: "HTTP basic auth (user name and password)." },
+  } as const,
 });
 
 const SuwayomiSettingsRef = builder.objectRef<SourceSettingsView["suwayomi"]>("SuwayomiSettings").implement({
@@ -12,7 +15,11 @@ const SuwayomiSettingsRef = builder.objectRef<SourceSettingsView["suwayomi"]>("S
     url: t.string({ nullable: true, resolve: (s) => s.url }),
     auth: t.field({ type: AuthModeEnum, resolve: (s) => s.auth }),
     username: t.string({ nullable: true, resolve: (s) => s.username }),
-    password: t.string({ nullable: true, description: 'The mask "••••" when a password is stored; never the password.', resolve: (s) => s.password }),
+    password: t.string({
+      nullable: true,
+      description: 'The mask "••••" when a password is stored; never the password.',
+      resolve: (s) => s.password,
+    }),
     passwordSet: t.exposeBoolean("passwordSet"),
     configured: t.exposeBoolean("configured", { description: "Enabled with a URL and complete credentials." }),
   }),
@@ -45,7 +52,9 @@ function sent<T extends object>(o: T | null | undefined): Record<string, unknown
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 }
 
-builder.queryField("sourceSettings", (t) => t.field({ type: SourceSettingsRef, resolve: (_r, _a, { services }) => services.sourceSettings.get() }));
+builder.queryField("sourceSettings", (t) =>
+  t.field({ type: SourceSettingsRef, resolve: (_r, _a, { services }) => services.sourceSettings.get() }),
+);
 
 builder.mutationField("updateSourceSettings", (t) =>
   t.field({

@@ -1,7 +1,13 @@
 /** GraphQL of providers and source mappings: the same services as REST (rest-sources.ts). */
 import type { ProviderWork } from "../../providers/provider.ts";
 import type { SuwayomiSource } from "../../providers/suwayomi.ts";
-import type { MappingHealth, MappingRefresh, MappingView, SearchResultView, SourcesService } from "../../services/sources-service.ts";
+import type {
+  MappingHealth,
+  MappingRefresh,
+  MappingView,
+  SearchResultView,
+  SourcesService,
+} from "../../services/sources-service.ts";
 import type { InvalidatedOverride } from "../../domain/numbering-override.ts";
 import { builder } from "../builder.ts";
 
@@ -12,7 +18,10 @@ const HealthStatusEnum = builder.enumType("SourceHealthStatus", {
     UNKNOWN: { value: "unknown", description: "No finished download yet." },
     OK: { value: "ok" },
     DEGRADED: { value: "degraded", description: "Some recent downloads were degraded or failed." },
-    FAILING: { value: "failing", description: "At least half (and two) of the recent downloads were degraded or failed." },
+    FAILING: {
+      value: "failing",
+      description: "At least half (and two) of the recent downloads were degraded or failed.",
+    },
   } as const,
 });
 
@@ -28,7 +37,11 @@ const HealthRef = builder.objectRef<MappingHealth>("SourceHealth").implement({
     published: t.exposeInt("published"),
     degraded: t.exposeInt("degraded"),
     failed: t.exposeInt("failed"),
-    lastProblemAt: t.string({ nullable: true, description: "ISO 8601.", resolve: (h) => h.lastProblemAt?.toISOString() ?? null }),
+    lastProblemAt: t.string({
+      nullable: true,
+      description: "ISO 8601.",
+      resolve: (h) => h.lastProblemAt?.toISOString() ?? null,
+    }),
   }),
 });
 
@@ -38,7 +51,9 @@ const MappingRef = builder.objectRef<MappingView>("SourceMapping").implement({
     id: t.exposeInt("id"),
     seriesId: t.exposeInt("seriesId"),
     providerId: t.exposeInt("providerId"),
-    provider: t.exposeString("provider", { description: 'The Provider row\'s name: "drop-folder" or "suwayomi:<sourceId>".' }),
+    provider: t.exposeString("provider", {
+      description: 'The Provider row\'s name: "drop-folder" or "suwayomi:<sourceId>".',
+    }),
     providerKind: t.exposeString("providerKind"),
     displayName: t.exposeString("displayName"),
     sourceId: t.exposeString("sourceId", { description: "The provider's work id." }),
@@ -103,12 +118,14 @@ const LinkRef = builder.objectRef<{ mapping: MappingView; refresh: MappingRefres
   }),
 });
 
-const SeriesRefreshRef = builder.objectRef<{ seriesId: number; mappings: MappingRefresh[] }>("SourcesRefreshResult").implement({
-  fields: (t) => ({
-    seriesId: t.exposeInt("seriesId"),
-    mappings: t.field({ type: [RefreshRef], resolve: (r) => r.mappings }),
-  }),
-});
+const SeriesRefreshRef = builder
+  .objectRef<{ seriesId: number; mappings: MappingRefresh[] }>("SourcesRefreshResult")
+  .implement({
+    fields: (t) => ({
+      seriesId: t.exposeInt("seriesId"),
+      mappings: t.field({ type: [RefreshRef], resolve: (r) => r.mappings }),
+    }),
+  });
 
 const ProviderRef = builder.objectRef<ProviderView>("SourceProvider").implement({
   fields: (t) => ({
@@ -125,7 +142,11 @@ const ProviderRef = builder.objectRef<ProviderView>("SourceProvider").implement(
 });
 
 const SuwayomiSourceRef = builder.objectRef<SuwayomiSource>("SuwayomiSource").implement({
-  fields: (t) => ({ id: t.exposeString("id", { description: "LongString id, as a string." }), name: t.exposeString("name"), lang: t.exposeString("lang") }),
+  fields: (t) => ({
+    id: t.exposeString("id", { description: "LongString id, as a string." }),
+    name: t.exposeString("name"),
+    lang: t.exposeString("lang"),
+  }),
 });
 
 builder.queryFields((t) => ({
@@ -135,7 +156,11 @@ builder.queryFields((t) => ({
     args: { seriesId: t.arg.int({ required: true }) },
     resolve: (_r, { seriesId }, { services }) => services.sources.list(seriesId),
   }),
-  providers: t.field({ type: [ProviderRef], description: "Provider rows (the drop folder always; one per Suwayomi source used).", resolve: (_r, _a, { services }) => services.sources.providers() }),
+  providers: t.field({
+    type: [ProviderRef],
+    description: "Provider rows (the drop folder always; one per Suwayomi source used).",
+    resolve: (_r, _a, { services }) => services.sources.providers(),
+  }),
   suwayomiSources: t.field({
     type: [SuwayomiSourceRef],
     args: { lang: t.arg.string() },
@@ -146,21 +171,39 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   searchSources: t.field({
     type: SearchRef,
-    description: 'Searches one provider ("drop-folder", "suwayomi:<id>" or a Suwayomi source id); the query defaults to the series title.',
-    args: { seriesId: t.arg.int({ required: true }), provider: t.arg.string({ required: true }), query: t.arg.string() },
-    resolve: (_r, { seriesId, provider, query }, { services }) => services.sources.search(seriesId, { provider, query: query ?? undefined }),
+    description:
+      'Searches one provider ("drop-folder", "suwayomi:<id>" or a Suwayomi source id); the query defaults to the series title.',
+    args: {
+      seriesId: t.arg.int({ required: true }),
+      provider: t.arg.string({ required: true }),
+      query: t.arg.string(),
+    },
+    resolve: (_r, { seriesId, provider, query }, { services }) =>
+      services.sources.search(seriesId, { provider, query: query ?? undefined }),
   }),
   linkSource: t.field({
     type: LinkRef,
-    description: "Links the work the operator confirmed (refused with SOURCE_REJECTED for a rejected mapping), then refreshes its offers.",
-    args: { seriesId: t.arg.int({ required: true }), provider: t.arg.string({ required: true }), sourceId: t.arg.string({ required: true }), language: t.arg.string({ required: true }), priority: t.arg.int() },
+    description:
+      "Links the work the operator confirmed (refused with SOURCE_REJECTED for a rejected mapping), then refreshes its offers.",
+    args: {
+      seriesId: t.arg.int({ required: true }),
+      provider: t.arg.string({ required: true }),
+      sourceId: t.arg.string({ required: true }),
+      language: t.arg.string({ required: true }),
+      priority: t.arg.int(),
+    },
     resolve: (_r, { seriesId, provider, sourceId, language, priority }, { services }) =>
       services.sources.link(seriesId, { provider, source_id: sourceId, language, priority: priority ?? undefined }),
   }),
   setSourcePriority: t.field({
     type: MappingRef,
-    args: { seriesId: t.arg.int({ required: true }), mappingId: t.arg.int({ required: true }), priority: t.arg.int({ required: true }) },
-    resolve: (_r, { seriesId, mappingId, priority }, { services }) => services.sources.setPriority(seriesId, mappingId, { priority }),
+    args: {
+      seriesId: t.arg.int({ required: true }),
+      mappingId: t.arg.int({ required: true }),
+      priority: t.arg.int({ required: true }),
+    },
+    resolve: (_r, { seriesId, mappingId, priority }, { services }) =>
+      services.sources.setPriority(seriesId, mappingId, { priority }),
   }),
   refreshSources: t.field({
     type: SeriesRefreshRef,

@@ -18,7 +18,10 @@ const TranslationProgressRef = builder.objectRef<TranslationProgressEvent>("Tran
   }),
 });
 
-async function* ofSeries(events: AsyncIterable<TranslationProgressEvent>, seriesId: number): AsyncGenerator<TranslationProgressEvent> {
+async function* ofSeries(
+  events: AsyncIterable<TranslationProgressEvent>,
+  seriesId: number,
+): AsyncGenerator<TranslationProgressEvent> {
   for await (const e of events) if (e.seriesId === seriesId) yield e;
 }
 

@@ -11,25 +11,36 @@ const EngineEnum = builder.enumType("TranslationEngine", {
 
 const AiSettingsRef = builder.objectRef<TranslationSettingsView["ai"]>("TranslationAiSettings").implement({
   fields: (t) => ({
-    baseUrl: t.string({ description: "OpenAI-compatible base URL including /v1 (empty: not set).", resolve: (a) => a.base_url }),
+    baseUrl: t.string({
+      description: "OpenAI-compatible base URL including /v1 (empty: not set).",
+      resolve: (a) => a.base_url,
+    }),
     model: t.exposeString("model"),
-    apiKey: t.string({ description: 'Masked: "****" plus at most the last 4 characters; empty when not set. Never the key.', resolve: (a) => a.api_key }),
+    apiKey: t.string({
+      description: 'Masked: "****" plus at most the last 4 characters; empty when not set. Never the key.',
+      resolve: (a) => a.api_key,
+    }),
     apiKeySet: t.boolean({ resolve: (a) => a.api_key_set }),
   }),
 });
 
-const ProcessorSettingsRef = builder.objectRef<TranslationSettingsView["processor"]>("TranslationProcessorSettings").implement({
-  fields: (t) => ({
-    url: t.string({ description: "External processor URL; empty selects local processing.", resolve: (p) => p.url }),
-    token: t.string({ description: 'Masked like apiKey; never the token.', resolve: (p) => p.token }),
-    tokenSet: t.boolean({ resolve: (p) => p.token_set }),
-  }),
-});
+const ProcessorSettingsRef = builder
+  .objectRef<TranslationSettingsView["processor"]>("TranslationProcessorSettings")
+  .implement({
+    fields: (t) => ({
+      url: t.string({ description: "External processor URL; empty selects local processing.", resolve: (p) => p.url }),
+      token: t.string({ description: "Masked like apiKey; never the token.", resolve: (p) => p.token }),
+      tokenSet: t.boolean({ resolve: (p) => p.token_set }),
+    }),
+  });
 
 const TranslationSettingsRef = builder.objectRef<TranslationSettingsView>("TranslationSettings").implement({
   fields: (t) => ({
     enabled: t.exposeBoolean("enabled", { description: "The global fallback toggle (off by default)." }),
-    sourceLanguages: t.stringList({ description: 'Ordered source languages; "original" resolves from the series.', resolve: (v) => v.source_languages }),
+    sourceLanguages: t.stringList({
+      description: 'Ordered source languages; "original" resolves from the series.',
+      resolve: (v) => v.source_languages,
+    }),
     ai: t.field({ type: AiSettingsRef, resolve: (v) => v.ai }),
     processor: t.field({ type: ProcessorSettingsRef, resolve: (v) => v.processor }),
     engine: t.field({ type: EngineEnum, resolve: (v) => v.engine }),
@@ -78,7 +89,9 @@ builder.mutationField("updateTranslationSettings", (t) =>
         sent({
           enabled: input.enabled ?? undefined,
           source_languages: input.sourceLanguages ?? undefined,
-          ai: input.ai ? sent({ base_url: input.ai.baseUrl, model: input.ai.model, api_key: input.ai.apiKey }) : undefined,
+          ai: input.ai
+            ? sent({ base_url: input.ai.baseUrl, model: input.ai.model, api_key: input.ai.apiKey })
+            : undefined,
           processor: input.processor ? sent({ url: input.processor.url, token: input.processor.token }) : undefined,
         }),
       ),

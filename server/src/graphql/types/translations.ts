@@ -22,12 +22,14 @@ const TranslationTargetRef = builder.objectRef<TranslationJobView["target"]>("Tr
   }),
 });
 
-const TranslationProgressRef = builder.objectRef<NonNullable<TranslationJobView["progress"]>>("TranslationPageProgress").implement({
-  fields: (t) => ({
-    pagesDone: t.exposeInt("pagesDone"),
-    pagesTotal: t.int({ nullable: true, resolve: (p) => p.pagesTotal }),
-  }),
-});
+const TranslationProgressRef = builder
+  .objectRef<NonNullable<TranslationJobView["progress"]>>("TranslationPageProgress")
+  .implement({
+    fields: (t) => ({
+      pagesDone: t.exposeInt("pagesDone"),
+      pagesTotal: t.int({ nullable: true, resolve: (p) => p.pagesTotal }),
+    }),
+  });
 
 const TranslationErrorRef = builder.objectRef<NonNullable<TranslationJobView["error"]>>("TranslationError").implement({
   fields: (t) => ({ code: t.exposeString("code"), message: t.exposeString("message") }),
@@ -38,7 +40,10 @@ export const TranslationJobRef = builder.objectRef<TranslationJobView>("Translat
   fields: (t) => ({
     id: t.exposeString("id", { description: "<32 hex>-<retry number>; the hex part is stable per target." }),
     status: t.field({ type: TranslationStatusEnum, resolve: (j) => j.status }),
-    state: t.exposeString("state", { description: "The exact internal state (queued, uploading, submitted, running, completed, importing, imported, failed, cancelling, cancelled, paused)." }),
+    state: t.exposeString("state", {
+      description:
+        "The exact internal state (queued, uploading, submitted, running, completed, importing, imported, failed, cancelling, cancelled, paused).",
+    }),
     seriesId: t.exposeInt("seriesId"),
     target: t.field({ type: TranslationTargetRef, resolve: (j) => j.target }),
     sourceLanguage: t.exposeString("sourceLanguage"),
@@ -49,8 +54,14 @@ export const TranslationJobRef = builder.objectRef<TranslationJobView>("Translat
     attempt: t.exposeInt("attempt"),
     engine: t.exposeString("engine", { description: "external | local" }),
     origin: t.exposeString("origin", { description: "upload | source | indexer" }),
-    cancelPending: t.exposeBoolean("cancelPending", { description: "The cancellation is not yet acknowledged by the processor." }),
-    pausedReason: t.string({ nullable: true, description: "toggle_off | native_release", resolve: (j) => j.pausedReason }),
+    cancelPending: t.exposeBoolean("cancelPending", {
+      description: "The cancellation is not yet acknowledged by the processor.",
+    }),
+    pausedReason: t.string({
+      nullable: true,
+      description: "toggle_off | native_release",
+      resolve: (j) => j.pausedReason,
+    }),
     createdAt: t.string({ resolve: (j) => j.createdAt.toISOString() }),
     updatedAt: t.string({ resolve: (j) => j.updatedAt.toISOString() }),
   }),
@@ -77,7 +88,8 @@ builder.queryField("translationJobs", (t) =>
     type: [TranslationJobRef],
     description: "Translation jobs (every attempt), newest first; of one series when seriesId is given.",
     args: { seriesId: t.arg.int({ required: false }) },
-    resolve: (_r, { seriesId }, { services }) => services.translations.list(seriesId === null || seriesId === undefined ? undefined : asId(seriesId)),
+    resolve: (_r, { seriesId }, { services }) =>
+      services.translations.list(seriesId === null || seriesId === undefined ? undefined : asId(seriesId)),
   }),
 );
 

@@ -1,6 +1,14 @@
 import type { Unit, UnitsView } from "../../domain/types.ts";
 import { builder } from "../builder.ts";
-import { CoverageEnum, MapStateEnum, PlanEnum, PlanWordingEnum, SeriesCompletionEnum, SeriesFormEnum, UnitKindEnum } from "./enums.ts";
+import {
+  CoverageEnum,
+  MapStateEnum,
+  PlanEnum,
+  PlanWordingEnum,
+  SeriesCompletionEnum,
+  SeriesFormEnum,
+  UnitKindEnum,
+} from "./enums.ts";
 
 export const UnitRef = builder.objectRef<Unit>("Unit").implement({
   description: "A book or chapter of a series in reading order (GET /api/manga/{id}/units).",

@@ -31,7 +31,11 @@ const VerifiedBookRef = builder.objectRef<VerifiedBook>("VerifiedBook").implemen
     fileId: t.exposeInt("fileId"),
     digest: t.exposeString("digest", { description: '"sha256:<hex>" of the current content.' }),
     chapters: t.exposeStringList("chapters", { description: "Chapters the operational map lists for the volume." }),
-    suspectReason: t.string({ nullable: true, description: "hand import | machine translation | oversized pack; null = not suspect.", resolve: (b) => b.suspectReason }),
+    suspectReason: t.string({
+      nullable: true,
+      description: "hand import | machine translation | oversized pack; null = not suspect.",
+      resolve: (b) => b.suspectReason,
+    }),
     verified: t.exposeBoolean("verified"),
     proof: t.field({ type: BookProofRef, nullable: true, resolve: (b) => b.proof }),
   }),
@@ -58,9 +62,18 @@ builder.mutationFields((t) => ({
   verifyBook: t.field({
     type: VerifiedBookRef,
     description: "Records a proof (digest_stale, map_entry_not_registered, proof_chapters_mismatch, book_not_owned).",
-    args: { seriesId: t.arg.int({ required: true }), volume: t.arg.string({ required: true }), input: t.arg({ type: VerificationInput, required: true }) },
+    args: {
+      seriesId: t.arg.int({ required: true }),
+      volume: t.arg.string({ required: true }),
+      input: t.arg({ type: VerificationInput, required: true }),
+    },
     resolve: (_r, { seriesId, volume, input }, { services }) =>
-      services.verification.verify(asId(seriesId), volume, { digest: input.digest, chapters: input.chapters, source_url: input.sourceUrl ?? undefined, note: input.note }),
+      services.verification.verify(asId(seriesId), volume, {
+        digest: input.digest,
+        chapters: input.chapters,
+        source_url: input.sourceUrl ?? undefined,
+        note: input.note,
+      }),
   }),
   withdrawVerification: t.field({
     type: "Boolean",

@@ -10,13 +10,25 @@ const WantedReasonEnum = builder.enumType("WantedReason", {
     QUEUED: { value: "queued", description: "A download was queued by this pass." },
     ALREADY_QUEUED: { value: "already_queued", description: "A download of the slot is under way." },
     NO_OFFER: { value: "no_offer", description: "No linked source offers it." },
-    ONLY_OTHER_LANGUAGES: { value: "only_other_languages", description: "Offered only in languages that are not preferred." },
-    ALL_OFFERS_BLOCKED: { value: "all_offers_blocked", description: "Every offer is blocked (degraded before, or from a source that delivered it degraded)." },
+    ONLY_OTHER_LANGUAGES: {
+      value: "only_other_languages",
+      description: "Offered only in languages that are not preferred.",
+    },
+    ALL_OFFERS_BLOCKED: {
+      value: "all_offers_blocked",
+      description: "Every offer is blocked (degraded before, or from a source that delivered it degraded).",
+    },
     PARTS_INCOMPLETE: { value: "parts_incomplete", description: "A split chapter: no source offers every part." },
     LIMIT_REACHED: { value: "limit_reached", description: "Obtainable, left for the next pass (downloads per pass)." },
     BACKING_OFF: { value: "backing_off", description: "Nothing was obtainable: the series waits until nextPassAt." },
-    REPLACING: { value: "replacing", description: "An owned file was degraded: a replacement from another source is queued." },
-    NO_OTHER_SOURCE: { value: "no_other_source", description: "An owned file was degraded and no other source offers it: it stays." },
+    REPLACING: {
+      value: "replacing",
+      description: "An owned file was degraded: a replacement from another source is queued.",
+    },
+    NO_OTHER_SOURCE: {
+      value: "no_other_source",
+      description: "An owned file was degraded and no other source offers it: it stays.",
+    },
   } as const,
 });
 
@@ -51,7 +63,11 @@ const WantedLedgerRef = builder.objectRef<WantedLedgerView>("WantedLedger").impl
   fields: (t) => ({
     seriesId: t.exposeInt("seriesId"),
     lastPassAt: t.string({ nullable: true, resolve: (l) => l.lastPassAt?.toISOString() ?? null }),
-    nextPassAt: t.string({ nullable: true, description: "Back-off: the scheduled pass waits until then.", resolve: (l) => l.nextPassAt?.toISOString() ?? null }),
+    nextPassAt: t.string({
+      nullable: true,
+      description: "Back-off: the scheduled pass waits until then.",
+      resolve: (l) => l.nextPassAt?.toISOString() ?? null,
+    }),
     emptyPasses: t.exposeInt("emptyPasses"),
     entries: t.field({ type: [WantedEntryRef], resolve: (l) => l.entries }),
   }),
@@ -113,7 +129,10 @@ builder.mutationField("cancelDownload", (t) =>
   }),
 );
 
-async function* ofSeries(events: AsyncIterable<DownloadEvent>, seriesId: number | null | undefined): AsyncGenerator<DownloadEvent> {
+async function* ofSeries(
+  events: AsyncIterable<DownloadEvent>,
+  seriesId: number | null | undefined,
+): AsyncGenerator<DownloadEvent> {
   for await (const e of events) if (seriesId === null || seriesId === undefined || e.seriesId === seriesId) yield e;
 }
 

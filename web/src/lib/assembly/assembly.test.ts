@@ -4,8 +4,12 @@ import { pageCountsQuery, sumPageCounts } from "./documents";
 
 describe("progress", () => {
   it("words each step with its counts", () => {
-    expect(progressLabel({ volume: "5", step: "hashing", done: 3, total: 9 })).toBe("Book 5: checking the chapter files (3 of 9)");
-    expect(progressLabel({ volume: "5", step: "writing", done: 2, total: 9 })).toBe("Book 5: writing the chapters into the book (2 of 9)");
+    expect(progressLabel({ volume: "5", step: "hashing", done: 3, total: 9 })).toBe(
+      "Book 5: checking the chapter files (3 of 9)",
+    );
+    expect(progressLabel({ volume: "5", step: "writing", done: 2, total: 9 })).toBe(
+      "Book 5: writing the chapters into the book (2 of 9)",
+    );
     expect(progressLabel({ volume: "5", step: "publishing", done: 0, total: 0 })).toMatch(/publishing/);
     expect(progressLabel({ volume: "5", step: "rendering", done: 1, total: 2 })).toBe("Book 5: rendering (1 of 2)");
   });
@@ -19,14 +23,27 @@ describe("progress", () => {
 
 describe("outcomes", () => {
   it("says where an assembled book went", () => {
-    const result = { volume: "5", fileId: 9, path: "T/T - v005 [en].cbz", sha256: "x", pageCount: 60, retired: [{ fileId: 1, recycleEntryId: 1, from: "a", binPath: "b" }] };
+    const result = {
+      volume: "5",
+      fileId: 9,
+      path: "T/T - v005 [en].cbz",
+      sha256: "x",
+      pageCount: 60,
+      retired: [{ fileId: 1, recycleEntryId: 1, from: "a", binPath: "b" }],
+    };
     expect(outcomeWords({ volume: "5", status: "assembled", code: null, detail: null, result })).toBe(
       "Assembled: T/T - v005 [en].cbz, 60 pages; 1 chapter file to the recycle bin",
     );
   });
 
   it("says why a book was refused and what to do", () => {
-    const words = outcomeWords({ volume: "4", status: "refused", code: "assembly_missing_chapters", detail: "chapter 28 is not on disk", result: null });
+    const words = outcomeWords({
+      volume: "4",
+      status: "refused",
+      code: "assembly_missing_chapters",
+      detail: "chapter 28 is not on disk",
+      result: null,
+    });
     expect(words).toMatch(/^Not assembled: chapter 28 is not on disk\. /);
     expect(words).toMatch(/Fetch them first/);
   });

@@ -26,7 +26,10 @@ export function progressLabel(p: Pick<AssemblyProgress, "volume" | "step" | "don
 }
 
 /** The bar's fill: null (indeterminate) when the step has no count. */
-export function progressCounts(p: Pick<AssemblyProgress, "step" | "done" | "total">): { done: number | null; total: number | null } {
+export function progressCounts(p: Pick<AssemblyProgress, "step" | "done" | "total">): {
+  done: number | null;
+  total: number | null;
+} {
   if (p.step === "done") return { done: 1, total: 1 };
   return p.total > 0 ? { done: p.done, total: p.total } : { done: null, total: null };
 }

@@ -60,22 +60,40 @@ export const PREVIEW_BOOK = gql<{ previewBookAssembly: AssemblyPreview }, { seri
       volume
       fileName
       path
-      chapters { number fileIds }
-      files { id path sha256 size }
+      chapters {
+        number
+        fileIds
+      }
+      files {
+        id
+        path
+        sha256
+        size
+      }
       confirmation
       expiresAt
     }
   }
 `;
 
-export const ASSEMBLE_BOOK = gql<{ assembleBook: AssemblyResult }, { seriesId: number; volume: string; confirmation: string }>`
+export const ASSEMBLE_BOOK = gql<
+  { assembleBook: AssemblyResult },
+  { seriesId: number; volume: string; confirmation: string }
+>`
   mutation AssembleBook($seriesId: Int!, $volume: String!, $confirmation: String!) {
     assembleBook(seriesId: $seriesId, volume: $volume, confirmation: $confirmation) { ${RESULT} }
   }
 `;
 
 export const PREVIEW_SERIES = gql<
-  { previewSeriesAssembly: { seriesId: number; books: BookOutcome[]; confirmation: string | null; expiresAt: string | null } },
+  {
+    previewSeriesAssembly: {
+      seriesId: number;
+      books: BookOutcome[];
+      confirmation: string | null;
+      expiresAt: string | null;
+    };
+  },
   { seriesId: number }
 >`
   mutation PreviewSeriesAssembly($seriesId: Int!) {
@@ -124,7 +142,10 @@ export function pageCountsQuery(fileIds: readonly number[]): string {
 }
 
 /** The sum of the answers of pageCountsQuery, or null when one is missing. */
-export function sumPageCounts(data: Record<string, { pageCount: number } | null> | undefined, count: number): number | null {
+export function sumPageCounts(
+  data: Record<string, { pageCount: number } | null> | undefined,
+  count: number,
+): number | null {
   if (!data) return null;
   let total = 0;
   for (let i = 0; i < count; i += 1) {

@@ -83,11 +83,22 @@ describe("file words", () => {
 
 describe("filters in the address", () => {
   it("reads defaults from an empty address", () => {
-    expect(params("")).toEqual({ page: 1, sort: "number", problemsOnly: false, flags: [], kind: null, language: "", provider: "", sourceId: "" });
+    expect(params("")).toEqual({
+      page: 1,
+      sort: "number",
+      problemsOnly: false,
+      flags: [],
+      kind: null,
+      language: "",
+      provider: "",
+      sourceId: "",
+    });
   });
 
   it("round-trips every filter", () => {
-    const p = params("page=3&sort=-size&problems=1&flags=few_pages,numbering_gap&kind=chapter&language=en&provider=mangadex&source=abc");
+    const p = params(
+      "page=3&sort=-size&problems=1&flags=few_pages,numbering_gap&kind=chapter&language=en&provider=mangadex&source=abc",
+    );
     expect(p).toEqual({
       page: 3,
       sort: "-size",

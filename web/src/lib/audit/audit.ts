@@ -64,18 +64,39 @@ interface FlagWords {
 
 const FLAG_WORDS: Record<AuditFlag, FlagWords> = {
   UNREADABLE: { label: "Unreadable", description: "Missing from disk, or a rescan could not read it.", tone: "bad" },
-  DEGRADED: { label: "Degraded", description: "The download that brought it was judged degraded: it needs a replacement.", tone: "bad" },
+  DEGRADED: {
+    label: "Degraded",
+    description: "The download that brought it was judged degraded: it needs a replacement.",
+    tone: "bad",
+  },
   BLACK_CARDS: { label: "Black cards", description: "More than 15 % of its pages are black cards.", tone: "bad" },
-  STRIP_SLICES: { label: "Strip slices", description: "Its pages are slices of a long strip, in a series that reads in pages.", tone: "bad" },
-  DUPLICATE: { label: "Duplicate", description: "A chapter file inside a book you own (exact map): safe to retire.", tone: "info" },
-  NUMBERING_GAP: { label: "Gap before it", description: "A number is missing before this file in its source and language.", tone: "warn" },
+  STRIP_SLICES: {
+    label: "Strip slices",
+    description: "Its pages are slices of a long strip, in a series that reads in pages.",
+    tone: "bad",
+  },
+  DUPLICATE: {
+    label: "Duplicate",
+    description: "A chapter file inside a book you own (exact map): safe to retire.",
+    tone: "info",
+  },
+  NUMBERING_GAP: {
+    label: "Gap before it",
+    description: "A number is missing before this file in its source and language.",
+    tone: "warn",
+  },
   FEW_PAGES: { label: "Few pages", description: "Fewer than 8 pages.", tone: "warn" },
   UNUSUAL_SIZE: {
     label: "Unusual size",
-    description: "Under half or over twice the usual page count of the series' files of its kind (or a book above 600 pages).",
+    description:
+      "Under half or over twice the usual page count of the series' files of its kind (or a book above 600 pages).",
     tone: "warn",
   },
-  SEVERAL_SOURCES: { label: "Several sources", description: "Another source has a file with the same number.", tone: "info" },
+  SEVERAL_SOURCES: {
+    label: "Several sources",
+    description: "Another source has a file with the same number.",
+    tone: "info",
+  },
 };
 
 function fallbackWords(flag: string): FlagWords {
@@ -91,7 +112,8 @@ export function flagWords(flag: AuditFlag): FlagWords {
 /** The badge text; black cards carry their share when the verdict gave one ("Black cards · 23 %"). */
 export function flagBadge(flag: AuditFlag, blackShare: number | null = null): string {
   const { label } = flagWords(flag);
-  if (flag === "BLACK_CARDS" && blackShare !== null && Number.isFinite(blackShare)) return `${label} · ${Math.round(blackShare * 100)} %`;
+  if (flag === "BLACK_CARDS" && blackShare !== null && Number.isFinite(blackShare))
+    return `${label} · ${Math.round(blackShare * 100)} %`;
   return label;
 }
 
@@ -100,7 +122,8 @@ export function fileLabel(f: Pick<AuditFile, "kind" | "number" | "numberEnd" | "
   const book = f.kind === "BOOK";
   if (f.number === null) return book ? "Unnumbered book" : "Unnumbered file";
   if (book) return `Book ${f.number}`;
-  const name = f.numberEnd !== null && f.numberEnd !== f.number ? `Chapters ${f.number}–${f.numberEnd}` : `Chapter ${f.number}`;
+  const name =
+    f.numberEnd !== null && f.numberEnd !== f.number ? `Chapters ${f.number}–${f.numberEnd}` : `Chapter ${f.number}`;
   return f.part !== null ? `${name}, part ${f.part}` : name;
 }
 
@@ -209,7 +232,13 @@ export function parseAuditParams(search: URLSearchParams): AuditParams {
 export function auditSearch(p: AuditParams): URLSearchParams {
   const out = new URLSearchParams();
   if (p.problemsOnly) out.set("problems", "1");
-  if (p.flags.length) out.set("flags", AUDIT_FLAGS.filter((f) => p.flags.includes(f)).map((f) => f.toLowerCase()).join(","));
+  if (p.flags.length)
+    out.set(
+      "flags",
+      AUDIT_FLAGS.filter((f) => p.flags.includes(f))
+        .map((f) => f.toLowerCase())
+        .join(","),
+    );
   if (p.kind) out.set("kind", p.kind === "BOOK" ? "book" : "chapter");
   if (p.language.trim()) out.set("language", p.language.trim());
   if (p.provider.trim()) out.set("provider", p.provider.trim());
@@ -247,7 +276,14 @@ export function auditVariables(seriesId: number, p: AuditParams): AuditVariables
 
 /** True when any filter narrows the list (the sort and page do not). */
 export function hasFilters(p: AuditParams): boolean {
-  return p.problemsOnly || p.flags.length > 0 || p.kind !== null || !!p.language.trim() || !!p.provider.trim() || !!p.sourceId.trim();
+  return (
+    p.problemsOnly ||
+    p.flags.length > 0 ||
+    p.kind !== null ||
+    !!p.language.trim() ||
+    !!p.provider.trim() ||
+    !!p.sourceId.trim()
+  );
 }
 
 /** Changing what is shown starts again on page 1; only the pager keeps a page. */

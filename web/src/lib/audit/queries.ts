@@ -52,7 +52,10 @@ export interface RetirementPreview {
   files: AuditFile[];
 }
 
-export const PREVIEW_RETIREMENT = gql<{ previewRetirement: RetirementPreview }, { seriesId: number; fileIds: number[] }>`
+export const PREVIEW_RETIREMENT = gql<
+  { previewRetirement: RetirementPreview },
+  { seriesId: number; fileIds: number[] }
+>`
   mutation PreviewRetirement($seriesId: Int!, $fileIds: [Int!]!) {
     previewRetirement(seriesId: $seriesId, fileIds: $fileIds) {
       confirmation
@@ -62,10 +65,18 @@ export const PREVIEW_RETIREMENT = gql<{ previewRetirement: RetirementPreview }, 
   }
 `;
 
-export const RETIRE_FILES = gql<{ retireFiles: { retired: RetiredFile[] } }, { seriesId: number; confirmation: string }>`
+export const RETIRE_FILES = gql<
+  { retireFiles: { retired: RetiredFile[] } },
+  { seriesId: number; confirmation: string }
+>`
   mutation RetireFiles($seriesId: Int!, $confirmation: String!) {
     retireFiles(seriesId: $seriesId, confirmation: $confirmation) {
-      retired { fileId recycleEntryId from binPath }
+      retired {
+        fileId
+        recycleEntryId
+        from
+        binPath
+      }
     }
   }
 `;
@@ -84,7 +95,10 @@ export interface SourceRejectionVariables {
   reason: string | null;
 }
 
-export const PREVIEW_SOURCE_REJECTION = gql<{ previewSourceRejection: SourceRejectionPreview }, SourceRejectionVariables>`
+export const PREVIEW_SOURCE_REJECTION = gql<
+  { previewSourceRejection: SourceRejectionPreview },
+  SourceRejectionVariables
+>`
   mutation PreviewSourceRejection($seriesId: Int!, $provider: String!, $sourceId: String!, $reason: String) {
     previewSourceRejection(seriesId: $seriesId, provider: $provider, sourceId: $sourceId, reason: $reason) {
       provider
@@ -111,7 +125,12 @@ export const REJECT_SOURCE = gql<{ rejectSource: SourceRejectionResult }, { seri
       provider
       sourceId
       offersRemoved
-      retired { fileId recycleEntryId from binPath }
+      retired {
+        fileId
+        recycleEntryId
+        from
+        binPath
+      }
     }
   }
 `;

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { downloadSubject, isActive, isCancellable, pagesWords, stateWords, verdictSentences, withEvent } from "./download-words";
+import {
+  downloadSubject,
+  isActive,
+  isCancellable,
+  pagesWords,
+  stateWords,
+  verdictSentences,
+  withEvent,
+} from "./download-words";
 
 describe("download words", () => {
   it("words every state, and an unknown one as it came", () => {
@@ -20,7 +28,9 @@ describe("download words", () => {
 
   it("explains a degraded verdict", () => {
     const figures = { pages: 25, blackCards: 4, blackShare: 0.16, medianAspect: 2.9, stripThreshold: 2.2 };
-    expect(verdictSentences({ reasons: ["BLACK_CARDS"], figures })).toEqual(["4 of 25 pages are black cards (16 %, more than the 15 % allowed)."]);
+    expect(verdictSentences({ reasons: ["BLACK_CARDS"], figures })).toEqual([
+      "4 of 25 pages are black cards (16 %, more than the 15 % allowed).",
+    ]);
     expect(verdictSentences({ reasons: ["STRIP_SLICES"], figures })).toEqual([
       "The pages are slices of a long strip in a series that reads in pages (median height/width 2.90, strips from 2.20).",
     ]);

@@ -3,7 +3,8 @@
  * events into the listed rows. Pure; an unknown value (a newer server) is shown as it came.
  */
 
-export type DownloadState = "QUEUED" | "FETCHING" | "JUDGING" | "PUBLISHING" | "PUBLISHED" | "DEGRADED" | "FAILED" | "WAITING" | "CANCELLED";
+export type DownloadState =
+  "QUEUED" | "FETCHING" | "JUDGING" | "PUBLISHING" | "PUBLISHED" | "DEGRADED" | "FAILED" | "WAITING" | "CANCELLED";
 export type Tone = "good" | "info" | "warn" | "bad" | "";
 
 const STATES: Record<DownloadState, { label: string; tone: Tone }> = {
@@ -24,7 +25,9 @@ export function stateWords(state: string): { label: string; tone: Tone } {
 
 /** Still under way (listed under "Under way"). */
 export function isActive(state: string): boolean {
-  return state === "QUEUED" || state === "WAITING" || state === "FETCHING" || state === "JUDGING" || state === "PUBLISHING";
+  return (
+    state === "QUEUED" || state === "WAITING" || state === "FETCHING" || state === "JUDGING" || state === "PUBLISHING"
+  );
 }
 
 /** The server refuses a cancel once publishing has begun. */
@@ -34,7 +37,13 @@ export function isCancellable(state: string, cancelRequested = false): boolean {
 
 export interface VerdictFacts {
   reasons: string[];
-  figures: { pages: number; blackCards: number; blackShare: number; medianAspect: number | null; stripThreshold: number | null };
+  figures: {
+    pages: number;
+    blackCards: number;
+    blackShare: number;
+    medianAspect: number | null;
+    stripThreshold: number | null;
+  };
 }
 
 const pct = (share: number) => `${Math.round(share * 1000) / 10} %`;
@@ -46,8 +55,14 @@ export function verdictSentences(v: VerdictFacts): string[] {
       return `${v.figures.blackCards} of ${v.figures.pages} pages are black cards (${pct(v.figures.blackShare)}, more than the 15 % allowed).`;
     }
     if (reason === "STRIP_SLICES") {
-      const aspect = v.figures.medianAspect !== null ? ` (median height/width ${v.figures.medianAspect.toFixed(2)}` : "";
-      const threshold = aspect && v.figures.stripThreshold !== null ? `, strips from ${v.figures.stripThreshold.toFixed(2)})` : aspect ? ")" : "";
+      const aspect =
+        v.figures.medianAspect !== null ? ` (median height/width ${v.figures.medianAspect.toFixed(2)}` : "";
+      const threshold =
+        aspect && v.figures.stripThreshold !== null
+          ? `, strips from ${v.figures.stripThreshold.toFixed(2)})`
+          : aspect
+            ? ")"
+            : "";
       return `The pages are slices of a long strip in a series that reads in pages${aspect}${threshold}.`;
     }
     return `Failed the content check (${reason.toLowerCase().replace(/_/g, " ")}).`;
@@ -55,7 +70,12 @@ export function verdictSentences(v: VerdictFacts): string[] {
 }
 
 /** "Chapter 12.5", "Chapter 36 part 2", "Book 3". */
-export function downloadSubject(d: { kind: string; chapter: string | null; volume: string | null; part: number | null }): string {
+export function downloadSubject(d: {
+  kind: string;
+  chapter: string | null;
+  volume: string | null;
+  part: number | null;
+}): string {
   const base = d.kind === "VOLUME" ? `Book ${d.volume ?? "?"}` : `Chapter ${d.chapter ?? "?"}`;
   return d.part !== null ? `${base} part ${d.part}` : base;
 }
@@ -76,10 +96,15 @@ export interface LiveEvent {
 }
 
 /** A listed row with the newest live event for it applied (events older than the row's answer never win). */
-export function withEvent<T extends { id: number; state: string; pagesDone: number; pagesTotal: number | null; error: string | null }>(
-  row: T,
-  event: LiveEvent | undefined,
-): T {
+export function withEvent<
+  T extends { id: number; state: string; pagesDone: number; pagesTotal: number | null; error: string | null },
+>(row: T, event: LiveEvent | undefined): T {
   if (!event || event.downloadId !== row.id) return row;
-  return { ...row, state: event.state, pagesDone: event.pagesDone, pagesTotal: event.pagesTotal ?? row.pagesTotal, error: event.error ?? row.error };
+  return {
+    ...row,
+    state: event.state,
+    pagesDone: event.pagesDone,
+    pagesTotal: event.pagesTotal ?? row.pagesTotal,
+    error: event.error ?? row.error,
+  };
 }

@@ -5,7 +5,11 @@ import { DOWNLOAD_EVENTS } from "./queries";
 
 export type LiveDownloads = LiveEvents<number, LiveEvent>;
 
-export function liveDownloads(seriesId: () => number | null | undefined, onStateChange: () => void, debounceMs = 300): LiveDownloads {
+export function liveDownloads(
+  seriesId: () => number | null | undefined,
+  onStateChange: () => void,
+  debounceMs = 300,
+): LiveDownloads {
   return liveEvents(
     DOWNLOAD_EVENTS,
     () => {

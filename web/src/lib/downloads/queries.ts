@@ -54,6 +54,14 @@ export const CANCEL_DOWNLOAD = gql<{ cancelDownload: Download }, { id: number }>
 
 export const DOWNLOAD_EVENTS = gql<{ downloadEvents: LiveEvent & { seriesId: number } }, { seriesId: number | null }>`
   subscription DownloadEvents($seriesId: Int) {
-    downloadEvents(seriesId: $seriesId) { downloadId seriesId state pagesDone pagesTotal error at }
+    downloadEvents(seriesId: $seriesId) {
+      downloadId
+      seriesId
+      state
+      pagesDone
+      pagesTotal
+      error
+      at
+    }
   }
 `;

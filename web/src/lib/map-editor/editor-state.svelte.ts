@@ -71,7 +71,9 @@ export class MapEditorState {
   }
 
   async #fetchMap(): Promise<MapEditorData> {
-    const result = await getClient().query(MAP_EDITOR_QUERY, { id: this.seriesId }, { requestPolicy: "network-only" }).toPromise();
+    const result = await getClient()
+      .query(MAP_EDITOR_QUERY, { id: this.seriesId }, { requestPolicy: "network-only" })
+      .toPromise();
     if (result.error) throw result.error;
     if (!result.data) throw new Error("The map could not be loaded.");
     return result.data;
@@ -162,7 +164,12 @@ export class MapEditorState {
 
   async #preview(request: PlanFor, seq: number): Promise<BookStartsPlan | null> {
     const result = await getClient()
-      .mutation(PREVIEW_BOOK_STARTS, { seriesId: this.seriesId, revision: request.revision, starts: request.starts, lastEnd: request.lastEnd })
+      .mutation(PREVIEW_BOOK_STARTS, {
+        seriesId: this.seriesId,
+        revision: request.revision,
+        starts: request.starts,
+        lastEnd: request.lastEnd,
+      })
       .toPromise();
     // A later edit asked again meanwhile: this answer is for rows that are gone.
     if (seq !== this.#seq) return null;
@@ -193,10 +200,16 @@ export class MapEditorState {
       if (this.#timer) clearTimeout(this.#timer);
       this.#seq += 1;
       // Always plan the exact rows being saved, so what is saved is what the preview shows.
-      const plan = this.planCurrent ? this.plan : await this.#preview({ starts, lastEnd: this.lastEndValue, revision: this.revision }, this.#seq);
+      const plan = this.planCurrent
+        ? this.plan
+        : await this.#preview({ starts, lastEnd: this.lastEndValue, revision: this.revision }, this.#seq);
       if (!plan || plan.problems.length > 0) return false;
       const result = await getClient()
-        .mutation(SAVE_CHAPTER_MAP, { seriesId: this.seriesId, revision: this.revision, entries: plan.entries.map((e) => ({ volume: e.volume, chapters: e.chapters })) })
+        .mutation(SAVE_CHAPTER_MAP, {
+          seriesId: this.seriesId,
+          revision: this.revision,
+          entries: plan.entries.map((e) => ({ volume: e.volume, chapters: e.chapters })),
+        })
         .toPromise();
       if (result.error || !result.data) {
         this.saveError = result.error ?? new Error("The map was not saved.");

@@ -1,5 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { addRow, adoptSuggestion, impliedEnd, initialForm, makeRow, notesForRow, notesWithoutRow, removeRow, sameStarts, sentence, startsFromRows } from "./editor";
+import {
+  addRow,
+  adoptSuggestion,
+  impliedEnd,
+  initialForm,
+  makeRow,
+  notesForRow,
+  notesWithoutRow,
+  removeRow,
+  sameStarts,
+  sentence,
+  startsFromRows,
+} from "./editor";
 import type { MapSuggestion } from "./types";
 
 const strip = (rows: { volume: string; start: string }[]) => rows.map((r) => ({ volume: r.volume, start: r.start }));
@@ -29,7 +41,18 @@ describe("editor rows", () => {
       { volume: "4", start: "12" },
     ]);
     expect(form.lastEnd).toBe("12.5");
-    expect(initialForm({ entries: [{ volume: "1", chapters: ["1"] }, { volume: "2", chapters: [] }], bookStarts: [{ volume: "1", start: "1" }] }, []).lastEnd).toBe("");
+    expect(
+      initialForm(
+        {
+          entries: [
+            { volume: "1", chapters: ["1"] },
+            { volume: "2", chapters: [] },
+          ],
+          bookStarts: [{ volume: "1", start: "1" }],
+        },
+        [],
+      ).lastEnd,
+    ).toBe("");
   });
 
   it("opens without a map with the known books, else book 1", () => {
@@ -90,7 +113,18 @@ describe("editor rows", () => {
   });
 
   it("compares starts regardless of order and spelling", () => {
-    expect(sameStarts([{ volume: "1", start: "01" }, { volume: "2", start: "7" }], [{ volume: "2", start: "7" }, { volume: "1", start: "1" }])).toBe(true);
+    expect(
+      sameStarts(
+        [
+          { volume: "1", start: "01" },
+          { volume: "2", start: "7" },
+        ],
+        [
+          { volume: "2", start: "7" },
+          { volume: "1", start: "1" },
+        ],
+      ),
+    ).toBe(true);
     expect(sameStarts([{ volume: "1", start: "1" }], [{ volume: "1", start: "2" }])).toBe(false);
   });
 });
@@ -101,7 +135,13 @@ describe("adopting a suggestion", () => {
     kind: "CATALOGUE",
     revision: 1,
     entries: [
-      { volume: "1", chapters: ["1", "2", "3", "4", "5", "6"], status: "OPEN", adoptable: ["1", "2", "3", "4", "5", "6"], conflicts: [] },
+      {
+        volume: "1",
+        chapters: ["1", "2", "3", "4", "5", "6"],
+        status: "OPEN",
+        adoptable: ["1", "2", "3", "4", "5", "6"],
+        conflicts: [],
+      },
       { volume: "2", chapters: ["7", "8", "9", "10", "11", "12"], status: "OPEN", adoptable: [], conflicts: [] },
       { volume: "3", chapters: [], status: "OPEN", adoptable: [], conflicts: [] },
     ],

@@ -42,7 +42,9 @@ export function initialForm(
 ): InitialForm {
   if (map.entries.length > 0) {
     const entries = [...map.entries].sort((a, b) => compareLabels(a.volume, b.volume));
-    const rows = entries.map((e) => makeRow(e.volume, map.bookStarts.find((s) => sameLabel(s.volume, e.volume))?.start ?? ""));
+    const rows = entries.map((e) =>
+      makeRow(e.volume, map.bookStarts.find((s) => sameLabel(s.volume, e.volume))?.start ?? ""),
+    );
     return { rows, lastEnd: entries.at(-1)?.chapters.at(-1) ?? "" };
   }
   const volumes = [...new Set(books.map((b) => b.number))].sort(compareLabels);
@@ -51,7 +53,11 @@ export function initialForm(
 
 /** A new row after the highest book: its number is the next whole number. */
 export function addRow(rows: readonly EditorRow[]): EditorRow[] {
-  const top = [...rows].map((r) => r.volume).filter((v) => canonicalLabel(v) !== null).sort(compareLabels).at(-1);
+  const top = [...rows]
+    .map((r) => r.volume)
+    .filter((v) => canonicalLabel(v) !== null)
+    .sort(compareLabels)
+    .at(-1);
   return [...rows, makeRow(top === undefined ? "1" : nextWhole(top))];
 }
 
@@ -75,7 +81,8 @@ export function startsFromRows(rows: readonly EditorRow[]): StartsInput {
     const start = r.start.trim();
     if (!volume && !start) continue;
     if (!volume) missing.push({ id: r.id, message: "Enter the book number." });
-    else if (!start) missing.push({ id: r.id, message: `Enter the chapter where book ${volume} starts, or remove the row.` });
+    else if (!start)
+      missing.push({ id: r.id, message: `Enter the chapter where book ${volume} starts, or remove the row.` });
     else starts.push({ volume, start });
   }
   return { starts, missing };
@@ -122,7 +129,11 @@ export interface Adoption {
  * (rows for other books are kept). When the suggestion's last book is the table's last, its last
  * chapter becomes the last book's end, because the suggestion states it.
  */
-export function adoptSuggestion(rows: readonly EditorRow[], suggestion: MapSuggestion, lastEnd: string | null): Adoption {
+export function adoptSuggestion(
+  rows: readonly EditorRow[],
+  suggestion: MapSuggestion,
+  lastEnd: string | null,
+): Adoption {
   const byVolume = new Map<string, EditorRow>();
   for (const r of rows) {
     const key = canonicalLabel(r.volume) ?? r.volume.trim();
@@ -138,12 +149,18 @@ export function adoptSuggestion(rows: readonly EditorRow[], suggestion: MapSugge
     const existing = byVolume.get(key);
     byVolume.set(key, existing ? { ...existing, start: first } : makeRow(entry.volume, first));
     volumes.push(entry.volume);
-    if (lastChapter === null || compareLabels(entry.volume, lastChapter.volume) > 0) lastChapter = { volume: entry.volume, chapter: last };
+    if (lastChapter === null || compareLabels(entry.volume, lastChapter.volume) > 0)
+      lastChapter = { volume: entry.volume, chapter: last };
   }
   // Empty rows (a book number without a start) that the suggestion did not fill stay as they are.
-  const next = [...byVolume.values(), ...rows.filter((r) => !r.volume.trim())].sort((a, b) => compareLabels(a.volume, b.volume));
+  const next = [...byVolume.values(), ...rows.filter((r) => !r.volume.trim())].sort((a, b) =>
+    compareLabels(a.volume, b.volume),
+  );
   const tableLast = next.filter((r) => r.volume.trim()).at(-1);
-  const end = lastChapter !== null && tableLast !== undefined && sameLabel(tableLast.volume, lastChapter.volume) ? lastChapter.chapter : lastEnd;
+  const end =
+    lastChapter !== null && tableLast !== undefined && sameLabel(tableLast.volume, lastChapter.volume)
+      ? lastChapter.chapter
+      : lastEnd;
   return { rows: next, lastEnd: end, volumes };
 }
 

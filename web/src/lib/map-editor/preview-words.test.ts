@@ -2,8 +2,18 @@ import { describe, expect, it } from "vitest";
 import { describePreview } from "./preview-words";
 import type { BookSide, ChapterSide, MapChangePreview } from "./types";
 
-const ch = (coverage: ChapterSide["coverage"], book: string | null, wanted = false): ChapterSide => ({ coverage, book, wanted });
-const bk = (over: Partial<BookSide>): BookSide => ({ coverage: null, coversChapters: false, chapters: null, wanted: false, ...over });
+const ch = (coverage: ChapterSide["coverage"], book: string | null, wanted = false): ChapterSide => ({
+  coverage,
+  book,
+  wanted,
+});
+const bk = (over: Partial<BookSide>): BookSide => ({
+  coverage: null,
+  coversChapters: false,
+  chapters: null,
+  wanted: false,
+  ...over,
+});
 
 const base: MapChangePreview = {
   revision: 0,
@@ -25,14 +35,50 @@ describe("describePreview", () => {
       ...base,
       mapAfter: "EXACT",
       books: [
-        { number: "1", before: bk({}), after: bk({ coversChapters: true, chapters: ["1", "2", "3"] }), becomeDuplicates: [], stopDuplicates: [] },
-        { number: "3", before: bk({ wanted: true }), after: bk({ coverage: "COVERED_BY_CHAPTERS", chapters: ["13", "14"] }), becomeDuplicates: [], stopDuplicates: [] },
+        {
+          number: "1",
+          before: bk({}),
+          after: bk({ coversChapters: true, chapters: ["1", "2", "3"] }),
+          becomeDuplicates: [],
+          stopDuplicates: [],
+        },
+        {
+          number: "3",
+          before: bk({ wanted: true }),
+          after: bk({ coverage: "COVERED_BY_CHAPTERS", chapters: ["13", "14"] }),
+          becomeDuplicates: [],
+          stopDuplicates: [],
+        },
       ],
       chapters: [
-        { number: "1", before: ch("COVERED_UNMAPPED", null), after: ch("COVERED_BY_VOLUME", "1"), becomeDuplicates: [], stopDuplicates: [] },
-        { number: "2", before: ch("COVERED_UNMAPPED", null), after: ch("COVERED_BY_VOLUME", "1"), becomeDuplicates: [], stopDuplicates: [] },
-        { number: "4", before: ch(null, null, false), after: ch("COVERED_BY_VOLUME", "2"), becomeDuplicates: [11, 12], stopDuplicates: [] },
-        { number: "9", before: ch("COVERED_UNMAPPED", null), after: ch(null, null, true), becomeDuplicates: [], stopDuplicates: [] },
+        {
+          number: "1",
+          before: ch("COVERED_UNMAPPED", null),
+          after: ch("COVERED_BY_VOLUME", "1"),
+          becomeDuplicates: [],
+          stopDuplicates: [],
+        },
+        {
+          number: "2",
+          before: ch("COVERED_UNMAPPED", null),
+          after: ch("COVERED_BY_VOLUME", "1"),
+          becomeDuplicates: [],
+          stopDuplicates: [],
+        },
+        {
+          number: "4",
+          before: ch(null, null, false),
+          after: ch("COVERED_BY_VOLUME", "2"),
+          becomeDuplicates: [11, 12],
+          stopDuplicates: [],
+        },
+        {
+          number: "9",
+          before: ch("COVERED_UNMAPPED", null),
+          after: ch(null, null, true),
+          becomeDuplicates: [],
+          stopDuplicates: [],
+        },
       ],
       becomeDuplicateFileIds: [11, 12],
     };
@@ -46,7 +92,9 @@ describe("describePreview", () => {
     expect(text["chapters-placed"]).toEqual(["Chapters 1–2 (book 1)"]);
     expect(text["chapters-uncovered"]).toEqual(["Chapter 9"]);
     expect(text["chapters-wanted"]).toEqual(["Chapter 9"]);
-    expect(text.dup).toEqual(["2 chapter files become duplicates (chapter 4); nothing is retired until you retire them."]);
+    expect(text.dup).toEqual([
+      "2 chapter files become duplicates (chapter 4); nothing is retired until you retire them.",
+    ]);
   });
 
   it("words boundaries moving between books", () => {
@@ -55,14 +103,37 @@ describe("describePreview", () => {
       mapBefore: "EXACT",
       mapAfter: "EXACT",
       books: [
-        { number: "1", before: bk({ coversChapters: true, chapters: ["1", "2"] }), after: bk({ coversChapters: true, chapters: ["1", "2", "3"] }), becomeDuplicates: [], stopDuplicates: [] },
-        { number: "2", before: bk({ coversChapters: true, chapters: ["3", "4"] }), after: bk({ coversChapters: true, chapters: ["4"] }), becomeDuplicates: [], stopDuplicates: [] },
+        {
+          number: "1",
+          before: bk({ coversChapters: true, chapters: ["1", "2"] }),
+          after: bk({ coversChapters: true, chapters: ["1", "2", "3"] }),
+          becomeDuplicates: [],
+          stopDuplicates: [],
+        },
+        {
+          number: "2",
+          before: bk({ coversChapters: true, chapters: ["3", "4"] }),
+          after: bk({ coversChapters: true, chapters: ["4"] }),
+          becomeDuplicates: [],
+          stopDuplicates: [],
+        },
       ],
-      chapters: [{ number: "3", before: ch("COVERED_BY_VOLUME", "2"), after: ch("COVERED_BY_VOLUME", "1"), becomeDuplicates: [], stopDuplicates: [] }],
+      chapters: [
+        {
+          number: "3",
+          before: ch("COVERED_BY_VOLUME", "2"),
+          after: ch("COVERED_BY_VOLUME", "1"),
+          becomeDuplicates: [],
+          stopDuplicates: [],
+        },
+      ],
     };
     const text = Object.fromEntries(describePreview(preview).map((g) => [g.key, g.items]));
     expect(text.map).toBeUndefined();
-    expect(text["books-chapters"]).toEqual(["Book 1: chapters 1–3 (was chapters 1–2)", "Book 2: chapter 4 (was chapters 3–4)"]);
+    expect(text["books-chapters"]).toEqual([
+      "Book 1: chapters 1–3 (was chapters 1–2)",
+      "Book 2: chapter 4 (was chapters 3–4)",
+    ]);
     expect(text["chapters-moved"]).toEqual(["Chapter 3 (book 2 → book 1)"]);
     expect(text["chapters-placed"]).toBeUndefined();
   });
@@ -71,8 +142,24 @@ describe("describePreview", () => {
     const preview: MapChangePreview = {
       ...base,
       mapBefore: "EXACT",
-      books: [{ number: "2", before: bk({ coverage: "COVERED_BY_CHAPTERS", coversChapters: true }), after: bk({}), becomeDuplicates: [], stopDuplicates: [5] }],
-      chapters: [{ number: "7", before: ch("COVERED_BY_VOLUME", "2"), after: ch(null, null), becomeDuplicates: [], stopDuplicates: [5] }],
+      books: [
+        {
+          number: "2",
+          before: bk({ coverage: "COVERED_BY_CHAPTERS", coversChapters: true }),
+          after: bk({}),
+          becomeDuplicates: [],
+          stopDuplicates: [5],
+        },
+      ],
+      chapters: [
+        {
+          number: "7",
+          before: ch("COVERED_BY_VOLUME", "2"),
+          after: ch(null, null),
+          becomeDuplicates: [],
+          stopDuplicates: [5],
+        },
+      ],
       stopDuplicateFileIds: [5],
     };
     const text = Object.fromEntries(describePreview(preview).map((g) => [g.key, g.items]));

@@ -74,7 +74,10 @@ export const PREVIEW_BOOK_STARTS = gql<
   }
 `;
 
-export const SAVE_CHAPTER_MAP = gql<{ saveChapterMap: ChapterMap }, { seriesId: number; revision: number; entries: MapEntry[] }>`
+export const SAVE_CHAPTER_MAP = gql<
+  { saveChapterMap: ChapterMap },
+  { seriesId: number; revision: number; entries: MapEntry[] }
+>`
   mutation SaveChapterMap($seriesId: Int!, $revision: Int!, $entries: [MapEntryInput!]!) {
     saveChapterMap(seriesId: $seriesId, revision: $revision, entries: $entries) {
       ${MAP_FIELDS}
@@ -82,7 +85,10 @@ export const SAVE_CHAPTER_MAP = gql<{ saveChapterMap: ChapterMap }, { seriesId: 
   }
 `;
 
-export const PREVIEW_MAP_REMOVAL = gql<{ previewChapterMapRemoval: MapChangePreview }, { seriesId: number; revision: number }>`
+export const PREVIEW_MAP_REMOVAL = gql<
+  { previewChapterMapRemoval: MapChangePreview },
+  { seriesId: number; revision: number }
+>`
   mutation PreviewChapterMapRemoval($seriesId: Int!, $revision: Int!) {
     previewChapterMapRemoval(seriesId: $seriesId, revision: $revision) { ${PREVIEW_FIELDS} }
   }

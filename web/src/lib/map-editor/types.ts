@@ -83,7 +83,13 @@ export interface MapChangePreview {
   becomeDuplicateFileIds: number[];
   stopDuplicateFileIds: number[];
   books: { number: string; before: BookSide; after: BookSide; becomeDuplicates: number[]; stopDuplicates: number[] }[];
-  chapters: { number: string; before: ChapterSide; after: ChapterSide; becomeDuplicates: number[]; stopDuplicates: number[] }[];
+  chapters: {
+    number: string;
+    before: ChapterSide;
+    after: ChapterSide;
+    becomeDuplicates: number[];
+    stopDuplicates: number[];
+  }[];
 }
 
 export interface PlanNote {

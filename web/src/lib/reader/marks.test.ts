@@ -37,7 +37,10 @@ describe("chapter marks", () => {
   });
 
   it("submits chapters in page order and requires them to rise", () => {
-    expect(chaptersFromMarks(marksOf([6, "2"], [1, "1"], [9, "2.5"]))).toEqual({ chapters: ["1", "2", "2.5"], problems: [] });
+    expect(chaptersFromMarks(marksOf([6, "2"], [1, "1"], [9, "2.5"]))).toEqual({
+      chapters: ["1", "2", "2.5"],
+      problems: [],
+    });
     expect(chaptersFromMarks([]).problems).toHaveLength(1);
     const bad = chaptersFromMarks(marksOf([1, "3"], [5, "2"]));
     expect(bad.chapters).toEqual(["3", "2"]);

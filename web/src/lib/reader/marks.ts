@@ -17,7 +17,11 @@ export function addMark(marks: readonly Mark[], page: number, chapterText: strin
   const chapter = canonicalLabel(chapterText);
   if (chapter === null) return { ok: false, message: "Enter the chapter as a number, such as 7 or 7.5." };
   const other = marks.find((m) => m.chapter === chapter && m.page !== page);
-  if (other) return { ok: false, message: `Chapter ${chapter} is already marked on page ${other.page}. Remove that mark first.` };
+  if (other)
+    return {
+      ok: false,
+      message: `Chapter ${chapter} is already marked on page ${other.page}. Remove that mark first.`,
+    };
   const next = [...marks.filter((m) => m.page !== page), { page, chapter }].sort((a, b) => a.page - b.page);
   return { ok: true, marks: next };
 }
@@ -28,7 +32,10 @@ export function removeMark(marks: readonly Mark[], page: number): Mark[] {
 
 /** The chapter the input suggests next: after the highest chapter marked so far, else `first`. */
 export function suggestedChapter(marks: readonly Mark[], first: string): string {
-  const top = [...marks].map((m) => m.chapter).sort(compareLabels).at(-1);
+  const top = [...marks]
+    .map((m) => m.chapter)
+    .sort(compareLabels)
+    .at(-1);
   return top === undefined ? first : nextWhole(top);
 }
 
@@ -48,7 +55,9 @@ export function chaptersFromMarks(marks: readonly Mark[]): ChapterList {
     const prev = ordered[i - 1];
     const cur = ordered[i];
     if (prev && cur && compareLabels(cur.chapter, prev.chapter) <= 0) {
-      problems.push(`Chapter ${cur.chapter} (page ${cur.page}) comes after chapter ${prev.chapter} (page ${prev.page}): chapters must rise with the pages.`);
+      problems.push(
+        `Chapter ${cur.chapter} (page ${cur.page}) comes after chapter ${prev.chapter} (page ${prev.page}): chapters must rise with the pages.`,
+      );
     }
   }
   return { chapters: ordered.map((m) => m.chapter), problems };

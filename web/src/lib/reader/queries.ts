@@ -41,30 +41,55 @@ export const FILE_PAGES_QUERY = gql<{ filePages: FilePages }, { fileId: number }
       kind
       number
       pageCount
-      pages { index name width height url }
+      pages {
+        index
+        name
+        width
+        height
+        url
+      }
     }
   }
 `;
 
 export const READER_SERIES_QUERY = gql<{ series: ReaderSeries | null; chapterMap: ReaderMap }, { id: number }>`
   query ReaderSeries($id: Int!) {
-    series(id: $id) { id title webtoon }
+    series(id: $id) {
+      id
+      title
+      webtoon
+    }
     chapterMap(seriesId: $id) {
       seriesId
       revision
-      entries { volume chapters }
-      readings { volume chapters }
+      entries {
+        volume
+        chapters
+      }
+      readings {
+        volume
+        chapters
+      }
     }
   }
 `;
 
-export const SUBMIT_READING = gql<{ submitReading: ReaderMap }, { seriesId: number; volume: string; chapters: string[] }>`
+export const SUBMIT_READING = gql<
+  { submitReading: ReaderMap },
+  { seriesId: number; volume: string; chapters: string[] }
+>`
   mutation SubmitReading($seriesId: Int!, $volume: String!, $chapters: [String!]!) {
     submitReading(seriesId: $seriesId, volume: $volume, chapters: $chapters) {
       seriesId
       revision
-      entries { volume chapters }
-      readings { volume chapters }
+      entries {
+        volume
+        chapters
+      }
+      readings {
+        volume
+        chapters
+      }
     }
   }
 `;

@@ -6,14 +6,25 @@
 import { gql } from "@urql/core";
 import { getClient } from "../graphql";
 
-const LIBRARY_EVENTS = gql<{ libraryEvents: { kind: string; seriesId: number | null; at: string } }, { seriesId?: number | null }>`
+const LIBRARY_EVENTS = gql<
+  { libraryEvents: { kind: string; seriesId: number | null; at: string } },
+  { seriesId?: number | null }
+>`
   subscription LibraryEvents($seriesId: Int) {
-    libraryEvents(seriesId: $seriesId) { kind seriesId at }
+    libraryEvents(seriesId: $seriesId) {
+      kind
+      seriesId
+      at
+    }
   }
 `;
 
 /** `seriesId` undefined: every event; a number: that series' events and library-wide ones. */
-export function onLibraryEvents(seriesId: () => number | null | undefined, onChange: () => void, debounceMs = 250): void {
+export function onLibraryEvents(
+  seriesId: () => number | null | undefined,
+  onChange: () => void,
+  debounceMs = 250,
+): void {
   $effect(() => {
     const id = seriesId();
     if (id === null) return;

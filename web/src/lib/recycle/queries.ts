@@ -33,13 +33,19 @@ export const RECYCLE_BIN_QUERY = gql<RecycleBinData, Record<string, never>>`
       recycledAt
       restorableUntil
     }
-    seriesList { id title }
+    seriesList {
+      id
+      title
+    }
   }
 `;
 
 export const RESTORE_FILE = gql<{ restoreFile: { fileId: number; path: string } }, { id: number }>`
   mutation RestoreFile($id: Int!) {
-    restoreFile(id: $id) { fileId path }
+    restoreFile(id: $id) {
+      fileId
+      path
+    }
   }
 `;
 

@@ -3,7 +3,9 @@ import { problemField, retentionSentence, seriesFolder } from "./recycle";
 
 describe("recycle bin helpers", () => {
   it("reads a field the service sent with an error", () => {
-    const graphql = { graphQLErrors: [{ message: "taken", extensions: { code: "restore_target_taken", path: "A/A v01.cbz" } }] };
+    const graphql = {
+      graphQLErrors: [{ message: "taken", extensions: { code: "restore_target_taken", path: "A/A v01.cbz" } }],
+    };
     expect(problemField(graphql, "path")).toBe("A/A v01.cbz");
     expect(problemField({ code: "restore_target_taken", body: { path: "B/b.cbz" } }, "path")).toBe("B/b.cbz");
     expect(problemField({ graphQLErrors: [] }, "path")).toBeNull();

@@ -29,7 +29,11 @@ export function relativeTime(iso: string, now: Date = new Date(), locale = "en")
 export function formatDateTime(iso: string, locale = "en-GB", timeZone?: string): string {
   const at = Date.parse(iso);
   if (!Number.isFinite(at)) return iso;
-  return new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "short", ...(timeZone ? { timeZone } : {}) }).format(at);
+  return new Intl.DateTimeFormat(locale, {
+    dateStyle: "medium",
+    timeStyle: "short",
+    ...(timeZone ? { timeZone } : {}),
+  }).format(at);
 }
 
 /** The service's default retention (README: RECYCLE_RETENTION_DAYS = 30). */

@@ -7,7 +7,10 @@ import { getClient } from "$lib/graphql";
 import type { PlanWording, UnitKind } from "$lib/types";
 
 /** One mutation: its data, or the CombinedError thrown. */
-export async function mutate<Data, Variables extends AnyVariables>(doc: TypedDocumentNode<Data, Variables>, variables: Variables): Promise<Data> {
+export async function mutate<Data, Variables extends AnyVariables>(
+  doc: TypedDocumentNode<Data, Variables>,
+  variables: Variables,
+): Promise<Data> {
   const result = await getClient().mutation(doc, variables, { requestPolicy: "network-only" }).toPromise();
   if (result.error) throw result.error;
   if (!result.data) throw new Error("The service answered without data.");
@@ -33,7 +36,10 @@ export function subscribe<Data, Variables extends AnyVariables>(
   return unsubscribe;
 }
 
-export const LIBRARY_EVENTS = gql<{ libraryEvents: { kind: string; seriesId: number | null; at: string } }, { seriesId: number }>`
+export const LIBRARY_EVENTS = gql<
+  { libraryEvents: { kind: string; seriesId: number | null; at: string } },
+  { seriesId: number }
+>`
   subscription SeriesEvents($seriesId: Int!) {
     libraryEvents(seriesId: $seriesId) {
       kind
@@ -56,7 +62,10 @@ export const SET_MONITORED = gql<
   }
 `;
 
-export const SET_PLAN_WORDING = gql<{ updateSeries: { id: number; planWording: PlanWording } }, { id: number; planWording: PlanWording }>`
+export const SET_PLAN_WORDING = gql<
+  { updateSeries: { id: number; planWording: PlanWording } },
+  { id: number; planWording: PlanWording }
+>`
   mutation SetPlanWording($id: Int!, $planWording: PlanWording!) {
     updateSeries(id: $id, input: { planWording: $planWording }) {
       id

@@ -96,9 +96,15 @@ describe("toolbar state in the URL", () => {
   });
 
   it("names the filter that hides everything", () => {
-    expect(emptyViewText({ filter: "MISSING", reversed: false, problemsOnly: false })).toBe("No book or chapter matches the Missing filter.");
-    expect(emptyViewText({ filter: "ALL", reversed: true, problemsOnly: true })).toMatch(/^Problems only hides everything/);
-    expect(emptyViewText({ filter: "MONITORED", reversed: false, problemsOnly: true })).toMatch(/Monitored filter with Problems only/);
+    expect(emptyViewText({ filter: "MISSING", reversed: false, problemsOnly: false })).toBe(
+      "No book or chapter matches the Missing filter.",
+    );
+    expect(emptyViewText({ filter: "ALL", reversed: true, problemsOnly: true })).toMatch(
+      /^Problems only hides everything/,
+    );
+    expect(emptyViewText({ filter: "MONITORED", reversed: false, problemsOnly: true })).toMatch(
+      /Monitored filter with Problems only/,
+    );
   });
 });
 

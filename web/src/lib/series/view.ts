@@ -4,7 +4,16 @@
  * which actions the page can carry out, and the rows rendered so far (incremental rendering keeps
  * a 2,000-chapter series fast).
  */
-import type { BookGroup, FlatSection, LooseGroup, PageRow, RowAction, RowActionId, SeriesPage, UnitFilter } from "$lib/types";
+import type {
+  BookGroup,
+  FlatSection,
+  LooseGroup,
+  PageRow,
+  RowAction,
+  RowActionId,
+  SeriesPage,
+  UnitFilter,
+} from "$lib/types";
 
 /* ------------------------------------ Toolbar state ------------------------------------ */
 
@@ -23,7 +32,12 @@ export const FILTERS: { value: UnitFilter; label: string }[] = [
   { value: "MONITORED", label: "Monitored" },
 ];
 
-const FILTER_PARAM: Record<UnitFilter, string> = { ALL: "all", MISSING: "missing", DOWNLOADED: "downloaded", MONITORED: "monitored" };
+const FILTER_PARAM: Record<UnitFilter, string> = {
+  ALL: "all",
+  MISSING: "missing",
+  DOWNLOADED: "downloaded",
+  MONITORED: "monitored",
+};
 
 /** `?filter=missing&order=desc&problems=1`; anything unknown falls back to the default. */
 export function parseViewOptions(params: URLSearchParams): ViewOptions {
@@ -112,7 +126,12 @@ export function isOpen(group: BookGroup, choices: ReadonlyMap<string, boolean>, 
  * The page's groups, sections and trailing group with at most `limit` rows, in the server's
  * order. A closed group shows its book row only; empty sections are left out.
  */
-export function windowPage(page: SeriesPage, choices: ReadonlyMap<string, boolean>, limit: number, narrowed = false): Window {
+export function windowPage(
+  page: SeriesPage,
+  choices: ReadonlyMap<string, boolean>,
+  limit: number,
+  narrowed = false,
+): Window {
   const blocks: Block[] = [];
   let shown = 0;
   let total = 0;
@@ -148,7 +167,11 @@ export function windowPage(page: SeriesPage, choices: ReadonlyMap<string, boolea
 
 /** True when the model has no row at all (after the server's filters). */
 export function isEmptyPage(page: SeriesPage): boolean {
-  return page.groups.length === 0 && page.sections.every((s) => s.rows.length === 0) && (page.loose?.children.length ?? 0) === 0;
+  return (
+    page.groups.length === 0 &&
+    page.sections.every((s) => s.rows.length === 0) &&
+    (page.loose?.children.length ?? 0) === 0
+  );
 }
 
 /* --------------------------------------- Menus --------------------------------------- */

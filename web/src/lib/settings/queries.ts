@@ -34,7 +34,10 @@ const INDEXER_FIELDS = `
   qbittorrent { enabled url username passwordSet category tag savePath mount { clientPath localPath } retention }
 `;
 
-export const SETTINGS_QUERY = gql<{ sourceSettings: { dropFolderPath: string; suwayomi: SuwayomiSettings }; indexerSettings: IndexerSettings }, Record<string, never>>`
+export const SETTINGS_QUERY = gql<
+  { sourceSettings: { dropFolderPath: string; suwayomi: SuwayomiSettings }; indexerSettings: IndexerSettings },
+  Record<string, never>
+>`
   query Settings {
     sourceSettings { ${SOURCE_FIELDS} }
     indexerSettings { ${INDEXER_FIELDS} }
@@ -49,7 +52,10 @@ export interface SuwayomiInput {
   password?: string | null;
 }
 
-export const UPDATE_SOURCE_SETTINGS = gql<{ updateSourceSettings: { dropFolderPath: string; suwayomi: SuwayomiSettings } }, { input: { suwayomi: SuwayomiInput } }>`
+export const UPDATE_SOURCE_SETTINGS = gql<
+  { updateSourceSettings: { dropFolderPath: string; suwayomi: SuwayomiSettings } },
+  { input: { suwayomi: SuwayomiInput } }
+>`
   mutation UpdateSourceSettings($input: SourceSettingsInput!) {
     updateSourceSettings(input: $input) { ${SOURCE_FIELDS} }
   }

@@ -37,7 +37,10 @@ export const RETENTIONS = [
 ] as const;
 
 /** The mount mapping: both paths or none; one alone is a mistake the form reports. */
-export function mountInput(clientPath: string, localPath: string): { mount: { clientPath: string; localPath: string } | null } | { problem: string } {
+export function mountInput(
+  clientPath: string,
+  localPath: string,
+): { mount: { clientPath: string; localPath: string } | null } | { problem: string } {
   const c = clientPath.trim();
   const l = localPath.trim();
   if (c === "" && l === "") return { mount: null };

@@ -15,7 +15,14 @@ export interface SourceMapping {
   state: string;
   offers: number;
   available: boolean;
-  health: { status: HealthStatus; recent: number; published: number; degraded: number; failed: number; lastProblemAt: string | null };
+  health: {
+    status: HealthStatus;
+    recent: number;
+    published: number;
+    degraded: number;
+    failed: number;
+    lastProblemAt: string | null;
+  };
 }
 
 export interface WantedDetail {
@@ -81,7 +88,13 @@ export interface SourceSettingsData {
 
 export const SOURCE_SETTINGS_BRIEF = gql<SourceSettingsData, Record<string, never>>`
   query SourceSettingsBrief {
-    sourceSettings { dropFolderPath suwayomi { enabled configured } }
+    sourceSettings {
+      dropFolderPath
+      suwayomi {
+        enabled
+        configured
+      }
+    }
   }
 `;
 
@@ -93,7 +106,11 @@ export interface SuwayomiSource {
 
 export const SUWAYOMI_SOURCES = gql<{ suwayomiSources: SuwayomiSource[] }, { lang: string | null }>`
   query SuwayomiSources($lang: String) {
-    suwayomiSources(lang: $lang) { id name lang }
+    suwayomiSources(lang: $lang) {
+      id
+      name
+      lang
+    }
   }
 `;
 
@@ -113,8 +130,17 @@ export const SEARCH_SOURCES = gql<
 >`
   mutation SearchSources($seriesId: Int!, $provider: String!, $query: String) {
     searchSources(seriesId: $seriesId, provider: $provider, query: $query) {
-      provider providerId
-      works { sourceId title language sourceName thumbnailUrl linked rejected }
+      provider
+      providerId
+      works {
+        sourceId
+        title
+        language
+        sourceName
+        thumbnailUrl
+        linked
+        rejected
+      }
     }
   }
 `;
@@ -145,13 +171,19 @@ export const LINK_SOURCE = gql<
   }
 `;
 
-export const SET_PRIORITY = gql<{ setSourcePriority: SourceMapping }, { seriesId: number; mappingId: number; priority: number }>`
+export const SET_PRIORITY = gql<
+  { setSourcePriority: SourceMapping },
+  { seriesId: number; mappingId: number; priority: number }
+>`
   mutation SetSourcePriority($seriesId: Int!, $mappingId: Int!, $priority: Int!) {
     setSourcePriority(seriesId: $seriesId, mappingId: $mappingId, priority: $priority) { ${MAPPING_FIELDS} }
   }
 `;
 
-export const REFRESH_SOURCES = gql<{ refreshSources: { seriesId: number; mappings: SourceRefresh[] } }, { seriesId: number }>`
+export const REFRESH_SOURCES = gql<
+  { refreshSources: { seriesId: number; mappings: SourceRefresh[] } },
+  { seriesId: number }
+>`
   mutation RefreshSources($seriesId: Int!) {
     refreshSources(seriesId: $seriesId) { seriesId mappings { ${REFRESH_FIELDS} } }
   }

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { clampPriority, healthWords, mappingStateWords, movedPriority, providerLabel, refreshSentence } from "./sources";
+import {
+  clampPriority,
+  healthWords,
+  mappingStateWords,
+  movedPriority,
+  providerLabel,
+  refreshSentence,
+} from "./sources";
 
 describe("sources helpers", () => {
   it("words health and state", () => {
@@ -31,7 +38,9 @@ describe("sources helpers", () => {
   it("words a refresh", () => {
     const ok = { status: "OK", error: null, offers: 3, added: 3, updated: 0, removed: 0 };
     expect(refreshSentence(ok, "A")).toBe("A: 3 offers (3 new, 0 changed, 0 gone).");
-    expect(refreshSentence({ ...ok, status: "FAILED", error: "provider_failed" }, "A")).toMatch(/failed \(provider_failed\)/);
+    expect(refreshSentence({ ...ok, status: "FAILED", error: "provider_failed" }, "A")).toMatch(
+      /failed \(provider_failed\)/,
+    );
     expect(refreshSentence({ ...ok, status: "UNAVAILABLE" }, "A")).toMatch(/not available/);
   });
 });

@@ -50,8 +50,12 @@ export function providerLabel(provider: string, displayName?: string | null): st
 }
 
 /** A refresh result in one sentence. */
-export function refreshSentence(r: { status: string; error: string | null; offers: number; added: number; updated: number; removed: number }, name: string): string {
+export function refreshSentence(
+  r: { status: string; error: string | null; offers: number; added: number; updated: number; removed: number },
+  name: string,
+): string {
   if (r.status === "UNAVAILABLE") return `${name}: not available (check the settings); its offers stay as they were.`;
-  if (r.status === "FAILED") return `${name}: the refresh failed${r.error ? ` (${r.error})` : ""}; its offers stay as they were.`;
+  if (r.status === "FAILED")
+    return `${name}: the refresh failed${r.error ? ` (${r.error})` : ""}; its offers stay as they were.`;
   return `${name}: ${r.offers} offers (${r.added} new, ${r.updated} changed, ${r.removed} gone).`;
 }

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { WANTED_REASONS, detailFacts, ledgerSummary, reasonLabel, reasonSentence, reasonTone, slotLabel, type WantedReason } from "./wanted-words";
+import {
+  WANTED_REASONS,
+  detailFacts,
+  ledgerSummary,
+  reasonLabel,
+  reasonSentence,
+  reasonTone,
+  slotLabel,
+  type WantedReason,
+} from "./wanted-words";
 
 const REASONS: WantedReason[] = [
   "ALL_OFFERS_BLOCKED",
@@ -14,7 +23,17 @@ const REASONS: WantedReason[] = [
   "REPLACING",
 ];
 
-const NONE = { offers: 0, usable: 0, blocked: 0, languages: [], parts: null, nextPassAt: null, replacesFileId: null, bookChannelOutcome: null, downloadIds: null };
+const NONE = {
+  offers: 0,
+  usable: 0,
+  blocked: 0,
+  languages: [],
+  parts: null,
+  nextPassAt: null,
+  replacesFileId: null,
+  bookChannelOutcome: null,
+  downloadIds: null,
+};
 
 describe("wanted reasons in words", () => {
   it("has a label and a full sentence for every reason of the schema", () => {
@@ -26,7 +45,9 @@ describe("wanted reasons in words", () => {
   });
 
   it("says what to do when no source offers a slot", () => {
-    expect(reasonSentence("NO_OFFER")).toBe("No linked source offers it. Link another source, or refresh the linked ones.");
+    expect(reasonSentence("NO_OFFER")).toBe(
+      "No linked source offers it. Link another source, or refresh the linked ones.",
+    );
     expect(reasonTone("NO_OFFER")).toBe("warn");
     expect(reasonTone("NO_OTHER_SOURCE")).toBe("bad");
     expect(reasonTone("QUEUED")).toBe("info");
@@ -52,7 +73,18 @@ describe("details", () => {
 
   it("lists offers, blocked, languages, parts, replacement, downloads and the next try", () => {
     const facts = detailFacts(
-      { ...NONE, offers: 3, usable: 1, blocked: 2, languages: ["en", "fr"], parts: [1], replacesFileId: 7, downloadIds: [4, 5], bookChannelOutcome: "already_grabbed", nextPassAt: "2026-01-01T00:00:00Z" },
+      {
+        ...NONE,
+        offers: 3,
+        usable: 1,
+        blocked: 2,
+        languages: ["en", "fr"],
+        parts: [1],
+        replacesFileId: 7,
+        downloadIds: [4, 5],
+        bookChannelOutcome: "already_grabbed",
+        nextPassAt: "2026-01-01T00:00:00Z",
+      },
       () => "tomorrow",
     );
     expect(facts).toEqual([
@@ -70,7 +102,9 @@ describe("details", () => {
 
   it("summarises the ledger", () => {
     expect(ledgerSummary([])).toMatch(/^Nothing is wanted/);
-    expect(ledgerSummary([{ reason: "QUEUED" }, { reason: "NO_OFFER" }, { reason: "REPLACING" }])).toBe("3 slots wanted: 2 on the way, 1 waiting for a source.");
+    expect(ledgerSummary([{ reason: "QUEUED" }, { reason: "NO_OFFER" }, { reason: "REPLACING" }])).toBe(
+      "3 slots wanted: 2 on the way, 1 waiting for a source.",
+    );
     expect(ledgerSummary([{ reason: "NO_OFFER" }])).toBe("1 slot wanted: 0 on the way, 1 waiting for a source.");
   });
 });

@@ -36,7 +36,11 @@ export const WANTED_REASONS: Record<WantedReason, ReasonWords> = {
     sentence: "A source offers it; it waits for the next pass because this pass reached its download limit.",
     tone: "",
   },
-  NO_OFFER: { label: "No source", sentence: "No linked source offers it. Link another source, or refresh the linked ones.", tone: "warn" },
+  NO_OFFER: {
+    label: "No source",
+    sentence: "No linked source offers it. Link another source, or refresh the linked ones.",
+    tone: "warn",
+  },
   ONLY_OTHER_LANGUAGES: {
     label: "Other languages only",
     sentence: "Sources offer it only in languages you did not choose for this series.",
@@ -47,7 +51,11 @@ export const WANTED_REASONS: Record<WantedReason, ReasonWords> = {
     sentence: "Every offer is blocked: each came out degraded before, or its source delivered it degraded.",
     tone: "bad",
   },
-  PARTS_INCOMPLETE: { label: "Parts missing", sentence: "It is split in parts and no source offers every part.", tone: "warn" },
+  PARTS_INCOMPLETE: {
+    label: "Parts missing",
+    sentence: "It is split in parts and no source offers every part.",
+    tone: "warn",
+  },
   BACKING_OFF: {
     label: "Waiting",
     sentence: "Nothing was obtainable for this series, so the scheduled pass waits before trying again.",
@@ -104,7 +112,8 @@ export function detailFacts(d: DetailFacts, when: (iso: string) => string = (iso
   if (d.languages.length > 0) facts.push(`offered in ${d.languages.join(", ")}`);
   if (d.parts && d.parts.length > 0) facts.push(`parts offered: ${d.parts.join(", ")}`);
   if (d.replacesFileId !== null) facts.push(`replaces file #${d.replacesFileId}`);
-  if (d.downloadIds && d.downloadIds.length > 0) facts.push(`download ${d.downloadIds.map((id) => `#${id}`).join(", ")}`);
+  if (d.downloadIds && d.downloadIds.length > 0)
+    facts.push(`download ${d.downloadIds.map((id) => `#${id}`).join(", ")}`);
   if (d.bookChannelOutcome) facts.push(`torrent search: ${d.bookChannelOutcome.replace(/_/g, " ")}`);
   if (d.nextPassAt) facts.push(`next try ${when(d.nextPassAt)}`);
   return facts;
@@ -113,7 +122,9 @@ export function detailFacts(d: DetailFacts, when: (iso: string) => string = (iso
 /** A summary line over the ledger. */
 export function ledgerSummary(entries: { reason: string }[]): string {
   if (entries.length === 0) return "Nothing is wanted: every monitored book and chapter is on disk or covered.";
-  const active = entries.filter((e) => e.reason === "QUEUED" || e.reason === "ALREADY_QUEUED" || e.reason === "REPLACING").length;
+  const active = entries.filter(
+    (e) => e.reason === "QUEUED" || e.reason === "ALREADY_QUEUED" || e.reason === "REPLACING",
+  ).length;
   const stuck = entries.length - active;
   return `${plural(entries.length, "slot")} wanted: ${active} on the way, ${stuck} waiting for a source.`;
 }

@@ -4,7 +4,11 @@ import { TRANSLATION_PROGRESS, type TranslationProgressEvent } from "./queries";
 
 export type LiveTranslations = LiveEvents<string, TranslationProgressEvent>;
 
-export function liveTranslations(seriesId: () => number | null, onStateChange: () => void, debounceMs = 300): LiveTranslations {
+export function liveTranslations(
+  seriesId: () => number | null,
+  onStateChange: () => void,
+  debounceMs = 300,
+): LiveTranslations {
   return liveEvents(
     TRANSLATION_PROGRESS,
     () => {

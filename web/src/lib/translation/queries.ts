@@ -50,7 +50,10 @@ export interface TranslationSettingsInput {
   processor?: { url?: string | null; token?: string | null };
 }
 
-export const UPDATE_TRANSLATION_SETTINGS = gql<{ updateTranslationSettings: TranslationSettings }, { input: TranslationSettingsInput }>`
+export const UPDATE_TRANSLATION_SETTINGS = gql<
+  { updateTranslationSettings: TranslationSettings },
+  { input: TranslationSettingsInput }
+>`
   mutation UpdateTranslationSettings($input: TranslationSettingsInput!) {
     updateTranslationSettings(input: $input) { ${SETTINGS_FIELDS} }
   }
@@ -86,7 +89,11 @@ export const UPDATE_SERIES_TRANSLATION = gql<
   { id: number; input: { translationFallbackEnabled?: boolean; translationSourceLanguages?: string[] } }
 >`
   mutation UpdateSeriesTranslation($id: Int!, $input: SeriesInput!) {
-    updateSeries(id: $id, input: $input) { id translationFallbackEnabled translationSourceLanguages }
+    updateSeries(id: $id, input: $input) {
+      id
+      translationFallbackEnabled
+      translationSourceLanguages
+    }
   }
 `;
 
@@ -122,6 +129,14 @@ export interface TranslationProgressEvent {
 
 export const TRANSLATION_PROGRESS = gql<{ translationProgress: TranslationProgressEvent }, { seriesId: number }>`
   subscription TranslationProgress($seriesId: Int!) {
-    translationProgress(seriesId: $seriesId) { jobId seriesId state pagesDone pagesTotal errorCode at }
+    translationProgress(seriesId: $seriesId) {
+      jobId
+      seriesId
+      state
+      pagesDone
+      pagesTotal
+      errorCode
+      at
+    }
   }
 `;

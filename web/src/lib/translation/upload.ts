@@ -16,7 +16,12 @@ export function contentDisposition(fileName: string): string {
   return `attachment; filename*=UTF-8''${encodeURIComponent(fileName)}`;
 }
 
-export function uploadSource(url: string, file: File, onprogress: (sent: number, total: number) => void, signal?: AbortSignal): Promise<UploadedJob> {
+export function uploadSource(
+  url: string,
+  file: File,
+  onprogress: (sent: number, total: number) => void,
+  signal?: AbortSignal,
+): Promise<UploadedJob> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open("POST", url);

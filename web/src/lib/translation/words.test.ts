@@ -1,6 +1,17 @@
 import { describe, expect, it } from "vitest";
 import type { TranslationJob } from "./queries";
-import { addLanguage, canCancel, canRetry, jobErrorAdvice, moveItem, shortSha, skipWords, targetWords, uploadUrl, withLive } from "./words";
+import {
+  addLanguage,
+  canCancel,
+  canRetry,
+  jobErrorAdvice,
+  moveItem,
+  shortSha,
+  skipWords,
+  targetWords,
+  uploadUrl,
+  withLive,
+} from "./words";
 
 const job = (patch: Partial<TranslationJob>): TranslationJob => ({
   id: `${"a".repeat(32)}-0`,
@@ -43,7 +54,15 @@ describe("translation words", () => {
 
   it("applies a live event newer than the job", () => {
     const j = job({ status: "RUNNING", state: "submitted" });
-    const ev = { jobId: j.id, seriesId: 1, state: "running", pagesDone: 3, pagesTotal: 9, errorCode: null, at: "2024-01-01T00:00:05.000Z" };
+    const ev = {
+      jobId: j.id,
+      seriesId: 1,
+      state: "running",
+      pagesDone: 3,
+      pagesTotal: 9,
+      errorCode: null,
+      at: "2024-01-01T00:00:05.000Z",
+    };
     expect(withLive(j, ev)).toMatchObject({ state: "running", progress: { pagesDone: 3, pagesTotal: 9 } });
     expect(withLive(j, { ...ev, at: "2023-12-31T00:00:00.000Z" })).toBe(j);
     expect(withLive(j, undefined)).toBe(j);
@@ -59,8 +78,12 @@ describe("translation words", () => {
   });
 
   it("says skips and errors in words", () => {
-    expect(skipWords({ kind: "series", number: "3", reason: "fallback_off" })).toBe("Nothing was searched: translation fallback is switched off in the settings.");
-    expect(skipWords({ kind: "chapter", number: "7", reason: "no_foreign_source" })).toContain("Chapter 7: no verified source");
+    expect(skipWords({ kind: "series", number: "3", reason: "fallback_off" })).toBe(
+      "Nothing was searched: translation fallback is switched off in the settings.",
+    );
+    expect(skipWords({ kind: "chapter", number: "7", reason: "no_foreign_source" })).toContain(
+      "Chapter 7: no verified source",
+    );
     expect(jobErrorAdvice("receipt_page_count")).toContain("import checks");
     expect(jobErrorAdvice("ocr_model_missing")).toContain("Debian package");
     expect(jobErrorAdvice("validation_failed")).toContain("not sent again");
@@ -68,7 +91,11 @@ describe("translation words", () => {
   });
 
   it("builds the upload address with exactly one target", () => {
-    expect(uploadUrl(7, { kind: "volume", number: " 4 ", sourceLanguage: "ja" })).toBe("/api/manga/7/translations/upload?source_language=ja&volume=4");
-    expect(uploadUrl(7, { kind: "chapter", number: "10.5", sourceLanguage: "fr" })).toBe("/api/manga/7/translations/upload?source_language=fr&chapter=10.5");
+    expect(uploadUrl(7, { kind: "volume", number: " 4 ", sourceLanguage: "ja" })).toBe(
+      "/api/manga/7/translations/upload?source_language=ja&volume=4",
+    );
+    expect(uploadUrl(7, { kind: "chapter", number: "10.5", sourceLanguage: "fr" })).toBe(
+      "/api/manga/7/translations/upload?source_language=fr&chapter=10.5",
+    );
   });
 });

@@ -42,8 +42,10 @@ export function stateWords(state: string): string {
 }
 
 export function pausedWords(reason: string | null): string {
-  if (reason === "toggle_off") return "Paused because translation fallback is switched off (globally or for this series). It resumes when both are on.";
-  if (reason === "native_release") return "Paused because a release in the series language appeared; that release has priority.";
+  if (reason === "toggle_off")
+    return "Paused because translation fallback is switched off (globally or for this series). It resumes when both are on.";
+  if (reason === "native_release")
+    return "Paused because a release in the series language appeared; that release has priority.";
   return reason ? `Paused (${reason}).` : "Paused.";
 }
 
@@ -53,11 +55,16 @@ const LOCAL_ADVICE: Record<string, string> = {
   ocr_model_missing: "Install the Debian package named above on the machine running the service, then retry.",
   font_missing: "Install the Debian package named above on the machine running the service, then retry.",
   ai_not_configured: "Set the AI provider's base URL, model and key under Settings → Translation, then retry.",
-  target_script_unsupported: "Local processing letters and checks only the Latin, Greek and Cyrillic languages named above: set an external processor under Settings → Translation for this language.",
-  ai_request_failed: "The AI provider refused the request: check its base URL, model and key under Settings → Translation, then retry.",
-  ai_answer_malformed: "The AI provider answered in a form that could not be matched to the text regions. Retry; another model may follow the format better.",
-  validation_failed: "The translation did not pass the checks, so nothing entered the library. Retry; finished pages are kept and not sent again.",
-  no_text_found: "No readable text was found in the source pages. Check that the source language is right, or use an external processor.",
+  target_script_unsupported:
+    "Local processing letters and checks only the Latin, Greek and Cyrillic languages named above: set an external processor under Settings → Translation for this language.",
+  ai_request_failed:
+    "The AI provider refused the request: check its base URL, model and key under Settings → Translation, then retry.",
+  ai_answer_malformed:
+    "The AI provider answered in a form that could not be matched to the text regions. Retry; another model may follow the format better.",
+  validation_failed:
+    "The translation did not pass the checks, so nothing entered the library. Retry; finished pages are kept and not sent again.",
+  no_text_found:
+    "No readable text was found in the source pages. Check that the source language is right, or use an external processor.",
   source_unreadable: "The source archive could not be read. Upload another copy of the book.",
 };
 
@@ -92,7 +99,8 @@ export function canCancel(job: TranslationJob): boolean {
 /** The job as the newest live event shows it (events older than the job's own answer are ignored). */
 export function withLive(job: TranslationJob, event: TranslationProgressEvent | undefined): TranslationJob {
   if (!event || Date.parse(event.at) < Date.parse(job.updatedAt)) return job;
-  const progress = event.pagesDone !== null ? { pagesDone: event.pagesDone, pagesTotal: event.pagesTotal } : job.progress;
+  const progress =
+    event.pagesDone !== null ? { pagesDone: event.pagesDone, pagesTotal: event.pagesTotal } : job.progress;
   return { ...job, state: event.state, progress };
 }
 

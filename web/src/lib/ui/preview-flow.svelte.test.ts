@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { needsFreshPreview, PreviewFlow } from "./preview-flow.svelte";
 
-const problem = (code: string) => Object.assign(new Error(code), { graphQLErrors: [{ message: code, extensions: { code } }] });
+const problem = (code: string) =>
+  Object.assign(new Error(code), { graphQLErrors: [{ message: code, extensions: { code } }] });
 const deferred = <T>() => {
   let resolve!: (v: T) => void;
   const promise = new Promise<T>((r) => (resolve = r));
@@ -21,7 +22,11 @@ describe("needsFreshPreview", () => {
 describe("PreviewFlow", () => {
   it("previews, confirms with the preview, and reports the result", async () => {
     const done: string[] = [];
-    const flow = new PreviewFlow({ preview: async () => ({ token: "t1" }), confirm: async (p) => `used ${p.token}`, ondone: (r) => done.push(r) });
+    const flow = new PreviewFlow({
+      preview: async () => ({ token: "t1" }),
+      confirm: async (p) => `used ${p.token}`,
+      ondone: (r) => done.push(r),
+    });
     expect(flow.step.name).toBe("idle");
     await flow.load();
     expect(flow.step).toEqual({ name: "review", preview: { token: "t1" } });
@@ -33,7 +38,13 @@ describe("PreviewFlow", () => {
   it("a stale confirm keeps its preview beside the error and asks for a fresh one; a plain refusal may be confirmed again", async () => {
     let code = "snapshot_stale";
     let calls = 0;
-    const flow = new PreviewFlow({ preview: async () => "p", confirm: async () => { calls++; throw problem(code); } });
+    const flow = new PreviewFlow({
+      preview: async () => "p",
+      confirm: async () => {
+        calls++;
+        throw problem(code);
+      },
+    });
     await flow.load();
     await flow.confirm();
     expect(flow.step).toMatchObject({ name: "failed", preview: "p", fresh: true });
@@ -48,7 +59,12 @@ describe("PreviewFlow", () => {
   });
 
   it("a failed preview has no preview to confirm", async () => {
-    const flow = new PreviewFlow({ preview: async () => { throw problem("not_found"); }, confirm: async () => "x" });
+    const flow = new PreviewFlow({
+      preview: async () => {
+        throw problem("not_found");
+      },
+      confirm: async () => "x",
+    });
     await flow.load();
     expect(flow.step).toMatchObject({ name: "failed", preview: null, fresh: false });
     expect(flow.preview).toBeNull();

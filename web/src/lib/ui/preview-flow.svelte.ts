@@ -7,7 +7,11 @@
 import { toProblem } from "$lib/errors";
 
 /** Codes saying the reviewed state changed or the token is spent: only a fresh preview helps. */
-const FRESH_PREVIEW_CODES: ReadonlySet<string> = new Set(["snapshot_stale", "confirmation_invalid", "assembly_changed_files"]);
+const FRESH_PREVIEW_CODES: ReadonlySet<string> = new Set([
+  "snapshot_stale",
+  "confirmation_invalid",
+  "assembly_changed_files",
+]);
 
 export function needsFreshPreview(code: string | null | undefined): boolean {
   return code != null && FRESH_PREVIEW_CODES.has(code);

@@ -31,7 +31,10 @@ export interface VerificationInput {
   note: string;
 }
 
-export const VERIFY_BOOK = gql<{ verifyBook: VerifiedBook }, { seriesId: number; volume: string; input: VerificationInput }>`
+export const VERIFY_BOOK = gql<
+  { verifyBook: VerifiedBook },
+  { seriesId: number; volume: string; input: VerificationInput }
+>`
   mutation VerifyBook($seriesId: Int!, $volume: String!, $input: VerificationInput!) {
     verifyBook(seriesId: $seriesId, volume: $volume, input: $input) { ${BOOK_FIELDS} }
   }

@@ -30,7 +30,9 @@ describe("book state", () => {
     expect(stale.key).toBe("stale");
     expect(stale.label).toBe("Proof no longer applies");
     expect(stale.detail).toContain("content changed");
-    expect(bookState({ verified: false, suspectReason: null, proof: proof("MAP_CHANGED") }).detail).toContain("map entry changed");
+    expect(bookState({ verified: false, suspectReason: null, proof: proof("MAP_CHANGED") }).detail).toContain(
+      "map entry changed",
+    );
   });
 
   it("words a suspect book with its reason, and a sound one", () => {

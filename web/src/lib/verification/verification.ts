@@ -66,7 +66,12 @@ export function proofStatusLabel(status: ProofStatus): string {
 /** Verified, proof no longer applies, suspect, or without doubt. */
 export function bookState(book: Pick<VerifiedBook, "verified" | "suspectReason" | "proof">): BookState {
   if (book.verified && book.proof) {
-    return { key: "verified", label: "Verified", tone: "good", detail: "A proof applies: the book covers the chapters its map entry names." };
+    return {
+      key: "verified",
+      label: "Verified",
+      tone: "good",
+      detail: "A proof applies: the book covers the chapters its map entry names.",
+    };
   }
   if (book.proof && book.proof.status !== "APPLIES") {
     const why = proofStatusLabel(book.proof.status);
@@ -81,7 +86,12 @@ export function bookState(book: Pick<VerifiedBook, "verified" | "suspectReason" 
       detail: `${suspectExplanation(book.suspectReason)} It covers no chapter until a proof says what it holds.`,
     };
   }
-  return { key: "sound", label: "No doubt", tone: "none", detail: "The service trusts this book; a proof adds nothing to it." };
+  return {
+    key: "sound",
+    label: "No doubt",
+    tone: "none",
+    detail: "The service trusts this book; a proof adds nothing to it.",
+  };
 }
 
 /** A book that needs the person's attention: suspect, or carrying a proof (applying or not). */
@@ -118,12 +128,14 @@ export function parseChapterList(text: string): ChapterListResult {
     .split(",")
     .map((p) => p.trim())
     .filter((p) => p !== "");
-  if (parts.length === 0) return { ok: false, error: "List the book's chapters, separated by commas (for example 1, 2, 3)." };
+  if (parts.length === 0)
+    return { ok: false, error: "List the book's chapters, separated by commas (for example 1, 2, 3)." };
   const seen = new Set<string>();
   const chapters: string[] = [];
   for (const part of parts) {
     const label = canonicalLabel(part);
-    if (label === null) return { ok: false, error: `“${part}” is not a chapter number: use exact decimals such as 12 or 12.5.` };
+    if (label === null)
+      return { ok: false, error: `“${part}” is not a chapter number: use exact decimals such as 12 or 12.5.` };
     if (seen.has(label)) return { ok: false, error: `Chapter ${label} is listed twice.` };
     seen.add(label);
     chapters.push(label);
@@ -186,5 +198,7 @@ export function sourceUrlProblem(text: string): string | null {
 
 /** The digest field: "sha256:" and 64 hex digits (the form the service lists and expects). */
 export function digestProblem(text: string): string | null {
-  return /^sha256:[0-9a-f]{64}$/i.test(text.trim()) ? null : "The digest is “sha256:” followed by 64 hexadecimal digits, as listed for the book.";
+  return /^sha256:[0-9a-f]{64}$/i.test(text.trim())
+    ? null
+    : "The digest is “sha256:” followed by 64 hexadecimal digits, as listed for the book.";
 }
