@@ -21,13 +21,22 @@ import { bookChannelService } from "./book-channel.ts";
 import { translationWorker } from "./translation-worker.ts";
 import { translationServices } from "./translation-fallback-service.ts";
 import { translationSettingsService, type TranslationSettingsService } from "./translation-settings.ts";
+import { publicationWithProgress, readingService, scanWithProgress, type ReadingService } from "./reading-service.ts";
+import { readerAppsServices } from "./reader-apps.ts";
 
 /** The use cases. REST routes and GraphQL resolvers both call these and nothing else. */
 export function createServices(ctx: AppContext) {
-  const publication = publicationWithPriority(ctx, createPublication(ctx));
+  // Reading progress follows every publication, retirement and scan (reading-service.ts).
+  let reading: ReadingService | undefined;
+  const publication = publicationWithProgress(ctx, publicationWithPriority(ctx, createPublication(ctx)), () => reading!);
   const assembly = assemblyService(ctx, publication),
-    scan = scanWithPriority(ctx, scanService(ctx), externalPriority(ctx, publication));
+    scan = scanWithProgress(
+      ctx,
+      scanWithPriority(ctx, scanService(ctx), externalPriority(ctx, publication)),
+      () => reading!,
+    );
   const units = unitsService(ctx);
+  reading = readingService(ctx, units);
   const dl = downloadServices(ctx, publication);
   const sourceSettings = sourceSettingsService(ctx),
     providers = providerRegistry(ctx, sourceSettings),
@@ -38,19 +47,21 @@ export function createServices(ctx: AppContext) {
   // A job created, retried, cancelled or resumed wakes the worker, which sleeps while idle.
   translations.translations.useWorker(() => worker.kick());
   const series = seriesService(ctx);
+  const audit = auditService(ctx, publication),
+    filePages = filePagesService(ctx);
   followTranslationToggles(ctx, series, translationSettings, translations.translations);
   return {
     series,
     maps: mapService(ctx),
     units,
     seriesPage: seriesPageService(ctx, units),
-    filePages: filePagesService(ctx),
+    filePages,
     monitoring: monitoringService(ctx, units),
     scan,
     ...dl,
     ...translations,
     publication,
-    audit: auditService(ctx, publication),
+    audit,
     verification: verificationService(ctx),
     assembly,
     assemblyMonitor: assemblyMonitor(ctx, { assembly, scanning: scan.running }),
@@ -61,6 +72,8 @@ export function createServices(ctx: AppContext) {
     numbering: numberingService(ctx, sources),
     bookChannel: bookChannelService(ctx, publication, translations.translations),
     translationWorker: worker,
+    reading,
+    readerApps: readerAppsServices(ctx, { reading, audit, filePages }),
   };
 }
 
