@@ -17,7 +17,8 @@ export async function jpegPage(seed: number, page: number): Promise<Buffer> {
 /** A CBZ of `pages` real JPEG pages (001.jpg…). */
 export async function imageCbz(pages: number, seed: number): Promise<Buffer> {
   const entries = [];
-  for (let i = 1; i <= pages; i++) entries.push({ name: `${String(i).padStart(3, "0")}.jpg`, data: await jpegPage(seed, i) });
+  for (let i = 1; i <= pages; i++)
+    entries.push({ name: `${String(i).padStart(3, "0")}.jpg`, data: await jpegPage(seed, i) });
   return zipBuffer(entries);
 }
 
@@ -30,8 +31,15 @@ export interface LibraryFileSpec {
 let seed = 1;
 
 /** Creates a series through POST /api/manga, writes its files (real pages) and scans the library. */
-export async function readerSeries(app: TestApp, title: string, files: LibraryFileSpec[]): Promise<{ id: number; folder: string; dir: string }> {
-  const s = await expectJson<{ id: number; folder: string }>(await app.api("/api/manga", { method: "POST", json: { title } }), 201);
+export async function readerSeries(
+  app: TestApp,
+  title: string,
+  files: LibraryFileSpec[],
+): Promise<{ id: number; folder: string; dir: string }> {
+  const s = await expectJson<{ id: number; folder: string }>(
+    await app.api("/api/manga", { method: "POST", json: { title } }),
+    201,
+  );
   const dir = path.join(app.config.libraryRoot, s.folder);
   await mkdir(dir, { recursive: true });
   for (const f of files) await writeFile(path.join(dir, f.name), await imageCbz(f.pages, seed++));
@@ -40,19 +48,29 @@ export async function readerSeries(app: TestApp, title: string, files: LibraryFi
 }
 
 /** The file ids of a unit ("book"/"chapter" with its number) through GET /api/manga/{id}/units. */
-export async function unitFileIds(app: TestApp, seriesId: number, kind: "book" | "chapter", number: string): Promise<number[]> {
+export async function unitFileIds(
+  app: TestApp,
+  seriesId: number,
+  kind: "book" | "chapter",
+  number: string,
+): Promise<number[]> {
   const u = await expectJson<RestUnits>(await app.api(`/api/manga/${seriesId}/units`), 200);
   const unit = u.units.find((x) => x.kind === kind && x.number === number);
   if (!unit) throw new Error(`series ${seriesId} has no ${kind} ${number}`);
   return unit.file_ids;
 }
 
-export const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
+export const basic = (user: string, password: string) =>
+  `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
 export const ADMIN_BASIC = basic("admin", TEST_PASSWORD);
 export const API_KEY_BASIC = basic("anyone", TEST_API_KEY);
 
 /** A request to the app with HTTP Basic (admin and the web password) and nothing else. */
-export function asReader(app: TestApp, pathname: string, init: RequestInit & { json?: unknown } = {}): Promise<Response> {
+export function asReader(
+  app: TestApp,
+  pathname: string,
+  init: RequestInit & { json?: unknown } = {},
+): Promise<Response> {
   const headers = new Headers(init.headers);
   if (!headers.has("authorization")) headers.set("authorization", ADMIN_BASIC);
   let body = init.body;

@@ -33,8 +33,11 @@ import { shareTestApp, type TestApp } from "./utils.ts";
 let app: TestApp;
 shareTestApp((a) => (app = a));
 
-type Kind = "string" | "string?" | "int" | "int?" | "long" | "float" | "boolean" | "array" | "object" | "object?" | "instant";
-type Shape = Record<string, Kind | Shape | [Shape]>;
+type Kind =
+  "string" | "string?" | "int" | "int?" | "long" | "float" | "boolean" | "array" | "object" | "object?" | "instant";
+interface Shape {
+  [field: string]: Kind | Shape | [Shape];
+}
 
 /** Checks every field of the shape is present with its type (nested shapes recursively; [Shape] = array of it). */
 function expectShape(value: unknown, shape: Shape, where: string): void {
@@ -64,56 +67,196 @@ function expectShape(value: unknown, shape: Shape, where: string): void {
 // ---- the fields the apps rely on (union of Mihon's extension and tracker, Komelia, Komga) ----
 
 const LIBRARY: Shape = {
-  id: "string", name: "string", root: "string", importComicInfoBook: "boolean", importComicInfoSeries: "boolean",
-  importComicInfoCollection: "boolean", importComicInfoReadList: "boolean", importComicInfoSeriesAppendVolume: "boolean",
-  importEpubBook: "boolean", importEpubSeries: "boolean", importMylarSeries: "boolean", importLocalArtwork: "boolean",
-  importBarcodeIsbn: "boolean", scanForceModifiedTime: "boolean", scanInterval: "string", scanOnStartup: "boolean",
-  scanCbx: "boolean", scanPdf: "boolean", scanEpub: "boolean", scanDirectoryExclusions: "array", repairExtensions: "boolean",
-  convertToCbz: "boolean", emptyTrashAfterScan: "boolean", seriesCover: "string", hashFiles: "boolean", hashPages: "boolean",
-  hashKoreader: "boolean", analyzeDimensions: "boolean", oneshotsDirectory: "string?", unavailable: "boolean",
+  id: "string",
+  name: "string",
+  root: "string",
+  importComicInfoBook: "boolean",
+  importComicInfoSeries: "boolean",
+  importComicInfoCollection: "boolean",
+  importComicInfoReadList: "boolean",
+  importComicInfoSeriesAppendVolume: "boolean",
+  importEpubBook: "boolean",
+  importEpubSeries: "boolean",
+  importMylarSeries: "boolean",
+  importLocalArtwork: "boolean",
+  importBarcodeIsbn: "boolean",
+  scanForceModifiedTime: "boolean",
+  scanInterval: "string",
+  scanOnStartup: "boolean",
+  scanCbx: "boolean",
+  scanPdf: "boolean",
+  scanEpub: "boolean",
+  scanDirectoryExclusions: "array",
+  repairExtensions: "boolean",
+  convertToCbz: "boolean",
+  emptyTrashAfterScan: "boolean",
+  seriesCover: "string",
+  hashFiles: "boolean",
+  hashPages: "boolean",
+  hashKoreader: "boolean",
+  analyzeDimensions: "boolean",
+  oneshotsDirectory: "string?",
+  unavailable: "boolean",
 };
 const AUTHOR: Shape = { name: "string", role: "string" };
 const SERIES: Shape = {
-  id: "string", libraryId: "string", name: "string", url: "string", created: "instant", lastModified: "instant",
-  fileLastModified: "instant", booksCount: "int", booksReadCount: "int", booksUnreadCount: "int", booksInProgressCount: "int",
-  deleted: "boolean", oneshot: "boolean",
+  id: "string",
+  libraryId: "string",
+  name: "string",
+  url: "string",
+  created: "instant",
+  lastModified: "instant",
+  fileLastModified: "instant",
+  booksCount: "int",
+  booksReadCount: "int",
+  booksUnreadCount: "int",
+  booksInProgressCount: "int",
+  deleted: "boolean",
+  oneshot: "boolean",
   metadata: {
-    status: "string", statusLock: "boolean", created: "instant", lastModified: "instant", title: "string", titleLock: "boolean",
-    titleSort: "string", titleSortLock: "boolean", summary: "string", summaryLock: "boolean", readingDirection: "string",
-    readingDirectionLock: "boolean", publisher: "string", publisherLock: "boolean", ageRating: "int?", ageRatingLock: "boolean",
-    language: "string", languageLock: "boolean", genres: "array", genresLock: "boolean", tags: "array", tagsLock: "boolean",
-    totalBookCount: "int?", totalBookCountLock: "boolean", sharingLabels: "array", sharingLabelsLock: "boolean", links: "array",
-    linksLock: "boolean", alternateTitles: "array", alternateTitlesLock: "boolean",
+    status: "string",
+    statusLock: "boolean",
+    created: "instant",
+    lastModified: "instant",
+    title: "string",
+    titleLock: "boolean",
+    titleSort: "string",
+    titleSortLock: "boolean",
+    summary: "string",
+    summaryLock: "boolean",
+    readingDirection: "string",
+    readingDirectionLock: "boolean",
+    publisher: "string",
+    publisherLock: "boolean",
+    ageRating: "int?",
+    ageRatingLock: "boolean",
+    language: "string",
+    languageLock: "boolean",
+    genres: "array",
+    genresLock: "boolean",
+    tags: "array",
+    tagsLock: "boolean",
+    totalBookCount: "int?",
+    totalBookCountLock: "boolean",
+    sharingLabels: "array",
+    sharingLabelsLock: "boolean",
+    links: "array",
+    linksLock: "boolean",
+    alternateTitles: "array",
+    alternateTitlesLock: "boolean",
   },
-  booksMetadata: { authors: [AUTHOR], tags: "array", releaseDate: "string?", summary: "string", summaryNumber: "string", created: "instant", lastModified: "instant" },
+  booksMetadata: {
+    authors: [AUTHOR],
+    tags: "array",
+    releaseDate: "string?",
+    summary: "string",
+    summaryNumber: "string",
+    created: "instant",
+    lastModified: "instant",
+  },
 };
 const BOOK: Shape = {
-  id: "string", seriesId: "string", seriesTitle: "string", libraryId: "string", name: "string", url: "string", number: "int",
-  created: "instant", lastModified: "instant", fileLastModified: "instant", sizeBytes: "long", size: "string",
-  deleted: "boolean", fileHash: "string", oneshot: "boolean", readProgress: "object?",
-  media: { status: "string", mediaType: "string", pagesCount: "int", comment: "string", mediaProfile: "string", epubDivinaCompatible: "boolean", epubIsKepub: "boolean" },
+  id: "string",
+  seriesId: "string",
+  seriesTitle: "string",
+  libraryId: "string",
+  name: "string",
+  url: "string",
+  number: "int",
+  created: "instant",
+  lastModified: "instant",
+  fileLastModified: "instant",
+  sizeBytes: "long",
+  size: "string",
+  deleted: "boolean",
+  fileHash: "string",
+  oneshot: "boolean",
+  readProgress: "object?",
+  media: {
+    status: "string",
+    mediaType: "string",
+    pagesCount: "int",
+    comment: "string",
+    mediaProfile: "string",
+    epubDivinaCompatible: "boolean",
+    epubIsKepub: "boolean",
+  },
   metadata: {
-    title: "string", titleLock: "boolean", summary: "string", summaryLock: "boolean", number: "string", numberLock: "boolean",
-    numberSort: "float", numberSortLock: "boolean", releaseDate: "string?", releaseDateLock: "boolean", authors: [AUTHOR],
-    authorsLock: "boolean", tags: "array", tagsLock: "boolean", isbn: "string", isbnLock: "boolean", links: "array",
-    linksLock: "boolean", created: "instant", lastModified: "instant",
+    title: "string",
+    titleLock: "boolean",
+    summary: "string",
+    summaryLock: "boolean",
+    number: "string",
+    numberLock: "boolean",
+    numberSort: "float",
+    numberSortLock: "boolean",
+    releaseDate: "string?",
+    releaseDateLock: "boolean",
+    authors: [AUTHOR],
+    authorsLock: "boolean",
+    tags: "array",
+    tagsLock: "boolean",
+    isbn: "string",
+    isbnLock: "boolean",
+    links: "array",
+    linksLock: "boolean",
+    created: "instant",
+    lastModified: "instant",
   },
 };
-const READ_PROGRESS: Shape = { page: "int", completed: "boolean", readDate: "instant", created: "instant", lastModified: "instant", deviceId: "string", deviceName: "string" };
+const READ_PROGRESS: Shape = {
+  page: "int",
+  completed: "boolean",
+  readDate: "instant",
+  created: "instant",
+  lastModified: "instant",
+  deviceId: "string",
+  deviceName: "string",
+};
 const SORT: Shape = { sorted: "boolean", unsorted: "boolean", empty: "boolean" };
 const PAGE_WRAPPER: Shape = {
-  content: "array", empty: "boolean", first: "boolean", last: "boolean", number: "long", numberOfElements: "long", size: "long",
-  totalElements: "long", totalPages: "long", sort: SORT,
+  content: "array",
+  empty: "boolean",
+  first: "boolean",
+  last: "boolean",
+  number: "long",
+  numberOfElements: "long",
+  size: "long",
+  totalElements: "long",
+  totalPages: "long",
+  sort: SORT,
   pageable: { sort: SORT, pageNumber: "int", pageSize: "int", offset: "int", paged: "boolean", unpaged: "boolean" },
 };
-const PAGE: Shape = { number: "int", fileName: "string", mediaType: "string", width: "int?", height: "int?", sizeBytes: "int?", size: "string" };
-const TACHIYOMI_V2: Shape = {
-  booksCount: "int", booksReadCount: "int", booksUnreadCount: "int", booksInProgressCount: "int",
-  lastReadContinuousNumberSort: "float", maxNumberSort: "float",
+const PAGE: Shape = {
+  number: "int",
+  fileName: "string",
+  mediaType: "string",
+  width: "int?",
+  height: "int?",
+  sizeBytes: "int?",
+  size: "string",
 };
-const USER: Shape = { id: "string", email: "string", roles: "array", sharedAllLibraries: "boolean", sharedLibrariesIds: "array", labelsAllow: "array", labelsExclude: "array", ageRestriction: "object?" };
+const TACHIYOMI_V2: Shape = {
+  booksCount: "int",
+  booksReadCount: "int",
+  booksUnreadCount: "int",
+  booksInProgressCount: "int",
+  lastReadContinuousNumberSort: "float",
+  maxNumberSort: "float",
+};
+const USER: Shape = {
+  id: "string",
+  email: "string",
+  roles: "array",
+  sharedAllLibraries: "boolean",
+  sharedLibrariesIds: "array",
+  labelsAllow: "array",
+  labelsExclude: "array",
+  ageRestriction: "object?",
+};
 
-const komga = (pathname: string, init: RequestInit & { json?: unknown } = {}) => asReader(app, `/komga${pathname}`, init);
+const komga = (pathname: string, init: RequestInit & { json?: unknown } = {}) =>
+  asReader(app, `/komga${pathname}`, init);
 const getJson = async <T = Record<string, unknown>>(pathname: string) => expectJson<T>(await komga(pathname), 200);
 
 let seriesId: number;
@@ -150,9 +293,14 @@ describe("Komga-compatible API", () => {
   });
 
   it("series: a Spring page with search and paging; SeriesDto field by field", async () => {
-    const page = await getJson<{ content: { name: string }[]; totalElements: number; totalPages: number; number: number; size: number; last: boolean }>(
-      "/api/v1/series?search=&page=0&size=1&deleted=false",
-    );
+    const page = await getJson<{
+      content: { name: string }[];
+      totalElements: number;
+      totalPages: number;
+      number: number;
+      size: number;
+      last: boolean;
+    }>("/api/v1/series?search=&page=0&size=1&deleted=false");
     expectShape(page, PAGE_WRAPPER, "PageWrapperDto");
     expect(page).toMatchObject({ totalElements: 2, totalPages: 2, number: 0, size: 1, last: false });
     const second = await getJson<typeof page>("/api/v1/series?page=1&size=1");
@@ -160,15 +308,18 @@ describe("Komga-compatible API", () => {
     const found = await getJson<typeof page>("/api/v1/series?search=story&page=0");
     expect(found.content.map((s) => s.name)).toEqual(["Komga Story"]);
     for (const s of found.content) expectShape(s, SERIES, "SeriesDto");
-    const listed = await expectJson<typeof page>(await komga("/api/v1/series/list", { method: "POST", json: { fullTextSearch: "another" } }), 200);
+    const listed = await expectJson<typeof page>(
+      await komga("/api/v1/series/list", { method: "POST", json: { fullTextSearch: "another" } }),
+      200,
+    );
     expect(listed.content.map((s) => s.name)).toEqual(["Another One"]);
     expectShape(await getJson(`/api/v1/series/${seriesId}`), SERIES, "SeriesDto");
   });
 
   it("books: every file in reading order, numbered 1, 2, 3 so the apps sort them right; BookDto field by field", async () => {
-    const page = await getJson<{ content: { id: string; name: string; number: number; metadata: { number: string; numberSort: number } }[] }>(
-      `/api/v1/series/${seriesId}/books?unpaged=true&media_status=READY&deleted=false`,
-    );
+    const page = await getJson<{
+      content: { id: string; name: string; number: number; metadata: { number: string; numberSort: number } }[];
+    }>(`/api/v1/series/${seriesId}/books?unpaged=true&media_status=READY&deleted=false`);
     expectShape(page, PAGE_WRAPPER, "PageWrapperDto");
     for (const b of page.content) expectShape(b, BOOK, "BookDto");
     expect(page.content.map((b) => b.id)).toEqual(fileIds.map(String));
@@ -209,11 +360,17 @@ describe("Komga-compatible API", () => {
     const book = await getJson<{ readProgress: { page: number; completed: boolean } }>(`/api/v1/books/${fileIds[1]}`);
     expectShape(book.readProgress, READ_PROGRESS, "ReadProgressDto");
     expect(book.readProgress).toMatchObject({ page: 2, completed: false });
-    expect(await expectJson(await app.api(`/api/files/${fileIds[1]}/progress`), 200)).toMatchObject({ page: 2, device: "komga" });
+    expect(await expectJson(await app.api(`/api/files/${fileIds[1]}/progress`), 200)).toMatchObject({
+      page: 2,
+      device: "komga",
+    });
     await expectProblem(await komga(url, { method: "PATCH", json: {} }), 400, "invalid_field");
     await expectProblem(await komga(url, { method: "PATCH", json: { page: 99 } }), 400, "invalid_field");
     expect((await komga(url, { method: "PATCH", json: { completed: true } })).status).toBe(204);
-    expect((await getJson<{ readProgress: { page: number; completed: boolean } }>(`/api/v1/books/${fileIds[1]}`)).readProgress).toMatchObject({
+    expect(
+      (await getJson<{ readProgress: { page: number; completed: boolean } }>(`/api/v1/books/${fileIds[1]}`))
+        .readProgress,
+    ).toMatchObject({
       page: 4,
       completed: true,
     });
@@ -225,19 +382,42 @@ describe("Komga-compatible API", () => {
     const url = `/api/v2/series/${seriesId}/read-progress/tachiyomi`;
     const before = await getJson(url);
     expectShape(before, TACHIYOMI_V2, "ReadProgressV2Dto");
-    expect(before).toEqual({ booksCount: 3, booksReadCount: 0, booksUnreadCount: 3, booksInProgressCount: 0, lastReadContinuousNumberSort: 0, maxNumberSort: 3 });
+    expect(before).toEqual({
+      booksCount: 3,
+      booksReadCount: 0,
+      booksUnreadCount: 3,
+      booksInProgressCount: 0,
+      lastReadContinuousNumberSort: 0,
+      maxNumberSort: 3,
+    });
     expect((await komga(url, { method: "PUT", json: { lastBookNumberSortRead: 2 } })).status).toBe(204);
-    expect(await getJson(url)).toEqual({ booksCount: 3, booksReadCount: 2, booksUnreadCount: 1, booksInProgressCount: 0, lastReadContinuousNumberSort: 2, maxNumberSort: 3 });
+    expect(await getJson(url)).toEqual({
+      booksCount: 3,
+      booksReadCount: 2,
+      booksUnreadCount: 1,
+      booksInProgressCount: 0,
+      lastReadContinuousNumberSort: 2,
+      maxNumberSort: 3,
+    });
     const series = await getJson<{ booksReadCount: number; booksUnreadCount: number }>(`/api/v1/series/${seriesId}`);
     expect(series).toMatchObject({ booksReadCount: 2, booksUnreadCount: 1 });
-    await expectProblem(await komga(url, { method: "PUT", json: { lastBookNumberSortRead: "x" } }), 400, "invalid_field");
+    await expectProblem(
+      await komga(url, { method: "PUT", json: { lastBookNumberSortRead: "x" } }),
+      400,
+      "invalid_field",
+    );
   });
 
   it("the lists apps load at start-up answer empty; library content cannot be changed", async () => {
     expectShape(await getJson("/api/v1/collections?unpaged=true"), PAGE_WRAPPER, "PageWrapperDto");
-    for (const p of ["/api/v1/genres", "/api/v1/tags", "/api/v1/publishers", "/api/v1/authors"]) expect(await getJson(p)).toEqual([]);
+    for (const p of ["/api/v1/genres", "/api/v1/tags", "/api/v1/publishers", "/api/v1/authors"])
+      expect(await getJson(p)).toEqual([]);
     await expectProblem(await komga(`/api/v1/books/${fileIds[0]}/file`, { method: "DELETE" }), 404, "not_found");
-    await expectProblem(await komga(`/api/v1/series/${seriesId}/metadata`, { method: "PATCH", json: { title: "x" } }), 404, "not_found");
+    await expectProblem(
+      await komga(`/api/v1/series/${seriesId}/metadata`, { method: "PATCH", json: { title: "x" } }),
+      404,
+      "not_found",
+    );
     await expectProblem(await komga(`/api/v1/series/999999`), 404, "series_not_found");
   });
 });

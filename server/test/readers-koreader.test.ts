@@ -22,7 +22,10 @@ const admin = { "x-auth-user": "admin", "x-auth-key": md5(TEST_PASSWORD), accept
 const byKey = { "x-auth-user": TEST_API_KEY, "x-auth-key": md5("anything"), accept: KOSYNC };
 
 const ko = (pathname: string, headers: Record<string, string>, init: RequestInit = {}) =>
-  fetch(`${app.baseUrl}/koreader${pathname}`, { ...init, headers: { ...headers, ...(init.body ? { "content-type": "application/json" } : {}) } });
+  fetch(`${app.baseUrl}/koreader${pathname}`, {
+    ...init,
+    headers: { ...headers, ...(init.body ? { "content-type": "application/json" } : {}) },
+  });
 
 let big: { id: number; hash: string; pages: number };
 let small: { id: number; name: string };
@@ -30,11 +33,18 @@ let small: { id: number; name: string };
 beforeAll(async () => {
   const s = await readerSeries(app, "Sync Tale", [{ name: "Sync Tale c002.cbz", pages: 4 }]);
   // A 6 MB book: KOReader samples it at 0, 1 KiB, 4 KiB, … 4 MiB (past the end: the loop stops).
-  const entries = Array.from({ length: 12 }, (_, i) => ({ name: `${String(i + 1).padStart(3, "0")}.jpg`, data: randomBytes(500_000) }));
+  const entries = Array.from({ length: 12 }, (_, i) => ({
+    name: `${String(i + 1).padStart(3, "0")}.jpg`,
+    data: randomBytes(500_000),
+  }));
   const file = path.join(s.dir, "Sync Tale v01.cbz");
   await writeFile(file, await zipBuffer(entries));
   await scanLibrary(app);
-  big = { id: (await unitFileIds(app, s.id, "book", "1"))[0]!, hash: koreaderPartialMd5(await readFile(file)), pages: 12 };
+  big = {
+    id: (await unitFileIds(app, s.id, "book", "1"))[0]!,
+    hash: koreaderPartialMd5(await readFile(file)),
+    pages: 12,
+  };
   small = { id: (await unitFileIds(app, s.id, "chapter", "2"))[0]!, name: "Sync Tale c002.cbz" };
 });
 
@@ -46,34 +56,61 @@ describe("KOReader sync", () => {
       expect(res.headers.get("content-type")).toMatch(/^application\/vnd\.koreader\.v1\+json/);
       expect(await res.json()).toEqual({ authorized: "OK" });
     }
-    for (const h of [{ ...admin, "x-auth-key": md5("wrong") }, { "x-auth-user": "someone", "x-auth-key": md5(TEST_PASSWORD) }, {}]) {
+    const refused: Record<string, string>[] = [
+      { ...admin, "x-auth-key": md5("wrong") },
+      { "x-auth-user": "someone", "x-auth-key": md5(TEST_PASSWORD) },
+      {},
+    ];
+    for (const h of refused) {
       const res = await ko("/users/auth", h);
       expect(res.status).toBe(401);
       expect(await res.json()).toEqual({ message: "Unauthorized" });
     }
-    expect((await ko("/users/create", admin, { method: "POST", body: JSON.stringify({ username: "x", password: "y" }) })).status).toBe(403);
+    expect(
+      (await ko("/users/create", admin, { method: "POST", body: JSON.stringify({ username: "x", password: "y" }) }))
+        .status,
+    ).toBe(403);
   });
 
   it("a document never opened answers {}; KOReader's page becomes the place; GET gives it back", async () => {
     expect(await expectJson(await ko(`/syncs/progress/${big.hash}`, admin), 200)).toEqual({});
     const put = await ko("/syncs/progress", admin, {
       method: "PUT",
-      body: JSON.stringify({ document: big.hash, progress: "5", percentage: 0.3333, device: "Kobo Libra", device_id: "ABC" }),
+      body: JSON.stringify({
+        document: big.hash,
+        progress: "5",
+        percentage: 0.3333,
+        device: "Kobo Libra",
+        device_id: "ABC",
+      }),
     });
     expect(put.status).toBe(200);
     const ack = (await put.json()) as { document: string; timestamp: number };
     expect(ack.document).toBe(big.hash);
     expect(Math.abs(ack.timestamp - Date.now() / 1000)).toBeLessThan(120);
-    expect(await expectJson(await app.api(`/api/files/${big.id}/progress`), 200)).toMatchObject({ page: 5, completed: false, device: "koreader" });
+    expect(await expectJson(await app.api(`/api/files/${big.id}/progress`), 200)).toMatchObject({
+      page: 5,
+      completed: false,
+      device: "koreader",
+    });
     const got = await expectJson<Record<string, unknown>>(await ko(`/syncs/progress/${big.hash}`, byKey), 200);
     expect(got).toMatchObject({ document: big.hash, progress: "5", percentage: 0.3333, timestamp: ack.timestamp });
 
     // A place set in the web reader reads back as KOReader's page number.
     await expectJson(await app.api(`/api/files/${big.id}/progress`, { method: "PUT", json: { page: 9 } }), 200);
-    expect(await expectJson(await ko(`/syncs/progress/${big.hash}`, admin), 200)).toMatchObject({ progress: "9", percentage: 0.6667 });
+    expect(await expectJson(await ko(`/syncs/progress/${big.hash}`, admin), 200)).toMatchObject({
+      progress: "9",
+      percentage: 0.6667,
+    });
     // The last page completes the book.
-    await ko("/syncs/progress", admin, { method: "PUT", body: JSON.stringify({ document: big.hash, progress: "12", percentage: 1, device: "Kobo", device_id: "A" }) });
-    expect(await expectJson(await app.api(`/api/files/${big.id}/progress`), 200)).toMatchObject({ page: 12, completed: true });
+    await ko("/syncs/progress", admin, {
+      method: "PUT",
+      body: JSON.stringify({ document: big.hash, progress: "12", percentage: 1, device: "Kobo", device_id: "A" }),
+    });
+    expect(await expectJson(await app.api(`/api/files/${big.id}/progress`), 200)).toMatchObject({
+      page: 12,
+      completed: true,
+    });
   });
 
   it("KOReader's file-name matching: the MD5 of the file name finds the file", async () => {

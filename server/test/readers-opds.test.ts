@@ -10,7 +10,8 @@ import { execFile } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
-import OPDSParser, { AcquisitionFeed, NavigationFeed, type OPDSFeed } from "opds-feed-parser";
+import * as opdsFeedParser from "opds-feed-parser";
+import { AcquisitionFeed, NavigationFeed, type OPDSFeed } from "opds-feed-parser";
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { expectJson, expectProblem } from "./fixtures.ts";
@@ -33,6 +34,10 @@ async function xmllint(xml: string, grammar: string | null = GRAMMAR): Promise<v
     throw new Error(`xmllint refused the document:\n${e.stderr}\n${xml.slice(0, 2000)}`);
   });
 }
+
+// A CommonJS package: its default export is the parser class (module.exports.default).
+const OPDSParser = (opdsFeedParser as unknown as { default: new () => { parse(xml: string): Promise<OPDSFeed> } })
+  .default;
 
 async function parse(xml: string): Promise<OPDSFeed> {
   return new OPDSParser().parse(xml);
@@ -67,7 +72,12 @@ beforeAll(async () => {
 
 describe("authentication of the reader paths", () => {
   it("answers 401 with a Basic challenge without credentials, to a wrong password and to the web session cookie", async () => {
-    for (const init of [{}, { headers: { authorization: basic("admin", "wrong") } }, { headers: { cookie: "mls_session=x" } }]) {
+    const attempts: RequestInit[] = [
+      {},
+      { headers: { authorization: basic("admin", "wrong") } },
+      { headers: { cookie: "mls_session=x" } },
+    ];
+    for (const init of attempts) {
       const res = await fetch(`${app.baseUrl}/opds/v1.2/catalog`, init);
       expect(res.status).toBe(401);
       expect(res.headers.get("www-authenticate")).toMatch(/^Basic realm=/);
@@ -86,7 +96,9 @@ describe("authentication of the reader paths", () => {
   it("takes admin with the web password, the API key as Basic password, or X-Api-Key", async () => {
     expect((await asReader(app, "/opds/v1.2/catalog")).status).toBe(200);
     expect((await asReader(app, "/opds/v1.2/catalog", { headers: { authorization: API_KEY_BASIC } })).status).toBe(200);
-    expect((await fetch(`${app.baseUrl}/opds/v1.2/catalog`, { headers: { "x-api-key": TEST_API_KEY } })).status).toBe(200);
+    expect((await fetch(`${app.baseUrl}/opds/v1.2/catalog`, { headers: { "x-api-key": TEST_API_KEY } })).status).toBe(
+      200,
+    );
     expect((await fetch(`${app.baseUrl}/opds/v2/catalog`, { headers: { "x-api-key": "nope" } })).status).toBe(401);
   });
 });
@@ -144,7 +156,9 @@ describe("OPDS 1.2", () => {
         `/opds/v1.2/files/${f.id}/pages/{pageNumber}`,
       );
       // The library parser keeps no foreign attributes: pse:count is read from the document itself.
-      expect(xml).toMatch(new RegExp(`href="/opds/v1.2/files/${f.id}/pages/\\{pageNumber\\}"[^>]*pse:count="${f.pages}"`));
+      expect(xml).toMatch(
+        new RegExp(`href="/opds/v1.2/files/${f.id}/pages/\\{pageNumber\\}"[^>]*pse:count="${f.pages}"`),
+      );
     }
     expect(xml).toContain('xmlns:pse="http://vaemendis.net/opds-pse/ns"');
   });
@@ -202,7 +216,11 @@ interface Opds2Feed {
   metadata: { title: string; numberOfItems?: number };
   links: Opds2Link[];
   navigation?: Opds2Link[];
-  publications?: { metadata: { title: string; identifier: string; numberOfPages: number }; links: Opds2Link[]; images: Opds2Link[] }[];
+  publications?: {
+    metadata: { title: string; identifier: string; numberOfPages: number };
+    links: Opds2Link[];
+    images: Opds2Link[];
+  }[];
 }
 
 async function opds2(pathname: string): Promise<Opds2Feed> {
@@ -217,7 +235,9 @@ async function opds2(pathname: string): Promise<Opds2Feed> {
   for (const n of feed.navigation ?? []) expect(typeof n.title).toBe("string");
   for (const p of feed.publications ?? []) {
     expect(p.links.some((l) => l.rel === "http://opds-spec.org/acquisition")).toBe(true);
-    expect(p.images.some((i) => ["image/jpeg", "image/png", "image/gif", "image/avif", "image/webp"].includes(i.type!))).toBe(true);
+    expect(
+      p.images.some((i) => ["image/jpeg", "image/png", "image/gif", "image/avif", "image/webp"].includes(i.type!)),
+    ).toBe(true);
   }
   return feed;
 }
@@ -241,8 +261,13 @@ describe("OPDS 2", () => {
     const bytes = Buffer.from(await (await asReader(app, acq.href)).arrayBuffer());
     expect(bytes.equals(await readFile(path.join(saga.dir, files[2]!.name)))).toBe(true);
     const prog = first.links.find((l) => l.rel === "http://opds-spec.org/progression")!;
-    expect(prog).toEqual({ rel: "http://opds-spec.org/progression", href: `/opds/v2/files/${files[2]!.id}/progression`, type: "application/opds-progression+json" });
-    for (const p of (await opds2("/opds/v2/recent")).publications!) expect(p.metadata.identifier).toMatch(/^urn:manga-library:file:\d+$/);
+    expect(prog).toEqual({
+      rel: "http://opds-spec.org/progression",
+      href: `/opds/v2/files/${files[2]!.id}/progression`,
+      type: "application/opds-progression+json",
+    });
+    for (const p of (await opds2("/opds/v2/recent")).publications!)
+      expect(p.metadata.identifier).toMatch(/^urn:manga-library:file:\d+$/);
   });
 
   it("progression: empty until read, a PUT sets the page, an older document is a conflict, 1 completes", async () => {
@@ -260,19 +285,32 @@ describe("OPDS 2", () => {
     const doc = (await put.json()) as { progression: number; modified: string; device: { id: string; name: string } };
     // 0.5 of 6 pages: page 4 is the page to open next, which reads back as 3/6.
     expect(doc.progression).toBe(0.5);
-    expect(await expectJson<{ page: number }>(await app.api(`/api/files/${book.id}/progress`), 200)).toMatchObject({ page: 4 });
+    expect(await expectJson<{ page: number }>(await app.api(`/api/files/${book.id}/progress`), 200)).toMatchObject({
+      page: 4,
+    });
     const got = (await (await asReader(app, url)).json()) as typeof doc;
     expect(got.progression).toBe(0.5);
     expect(got.device.name.length).toBeGreaterThan(0);
 
-    const stale = await asReader(app, url, { method: "PUT", json: { modified: "2001-01-01T00:00:00Z", device, progression: 0.9 } });
+    const stale = await asReader(app, url, {
+      method: "PUT",
+      json: { modified: "2001-01-01T00:00:00Z", device, progression: 0.9 },
+    });
     expect(stale.status).toBe(409);
-    expect(await expectJson<{ page: number }>(await app.api(`/api/files/${book.id}/progress`), 200)).toMatchObject({ page: 4 });
+    expect(await expectJson<{ page: number }>(await app.api(`/api/files/${book.id}/progress`), 200)).toMatchObject({
+      page: 4,
+    });
 
-    await expectProblem(await asReader(app, url, { method: "PUT", json: { device, progression: 2 } }), 400, "invalid_field");
+    await expectProblem(
+      await asReader(app, url, { method: "PUT", json: { device, progression: 2 } }),
+      400,
+      "invalid_field",
+    );
     const done = await asReader(app, url, { method: "PUT", json: { device, progression: 1 } });
     expect(((await done.json()) as { progression: number }).progression).toBe(1);
-    expect(await expectJson<{ completed: boolean; page: number }>(await app.api(`/api/files/${book.id}/progress`), 200)).toMatchObject({
+    expect(
+      await expectJson<{ completed: boolean; page: number }>(await app.api(`/api/files/${book.id}/progress`), 200),
+    ).toMatchObject({
       completed: true,
       page: 6,
     });

@@ -10,7 +10,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { expectJson, expectProblem } from "./fixtures.ts";
-import { ADMIN_BASIC, asReader, imageCbz, readerSeries, unitFileIds } from "./readers-fixtures.ts";
+import { asReader, imageCbz, readerSeries, unitFileIds } from "./readers-fixtures.ts";
 import { koreaderPartialMd5 } from "./koreader-hash.ts";
 import { shareTestApp, TEST_PASSWORD, type TestApp } from "./utils.ts";
 import { writeFile } from "node:fs/promises";
@@ -27,9 +27,14 @@ interface RestProgress {
   device: string | null;
 }
 
-const progress = async (fileId: number) => expectJson<RestProgress>(await app.api(`/api/files/${fileId}/progress`), 200);
+const progress = async (fileId: number) =>
+  expectJson<RestProgress>(await app.api(`/api/files/${fileId}/progress`), 200);
 const put = (fileId: number, json: unknown) => app.api(`/api/files/${fileId}/progress`, { method: "PUT", json });
-const koHeaders = { "x-auth-user": "admin", "x-auth-key": createHash("md5").update(TEST_PASSWORD).digest("hex"), accept: "application/vnd.koreader.v1+json" };
+const koHeaders = {
+  "x-auth-user": "admin",
+  "x-auth-key": createHash("md5").update(TEST_PASSWORD).digest("hex"),
+  accept: "application/vnd.koreader.v1+json",
+};
 
 async function assemble(seriesId: number, volume: string): Promise<number> {
   const preview = await expectJson<{ confirmation: string }>(
@@ -48,7 +53,10 @@ async function assemble(seriesId: number, volume: string): Promise<number> {
 
 async function mapBook(seriesId: number, volume: string, chapters: string[]) {
   await expectJson(
-    await app.api(`/api/manga/${seriesId}/chapter-map`, { method: "PUT", json: { revision: 0, entries: [{ volume, chapters }] } }),
+    await app.api(`/api/manga/${seriesId}/chapter-map`, {
+      method: "PUT",
+      json: { revision: 0, entries: [{ volume, chapters }] },
+    }),
     200,
   );
 }
@@ -57,14 +65,20 @@ describe("progress per file: REST and GraphQL", () => {
   it("starts unread, takes a page, refuses pages outside the file, and both APIs agree", async () => {
     const s = await readerSeries(app, "Progress Basics", [{ name: "Progress Basics c001.cbz", pages: 5 }]);
     const [id] = await unitFileIds(app, s.id, "chapter", "1");
-    expect(await progress(id!)).toEqual({ file_id: id, page: 1, completed: false, page_count: 5, updated_at: null, device: null });
+    expect(await progress(id!)).toEqual({
+      file_id: id,
+      page: 1,
+      completed: false,
+      page_count: 5,
+      updated_at: null,
+      device: null,
+    });
 
     const saved = await expectJson<RestProgress>(await put(id!, { page: 3, completed: false }), 200);
     expect(saved).toMatchObject({ page: 3, completed: false, device: "web" });
-    const g = await app.gql<{ fileProgress: { page: number; completed: boolean; pageCount: number; updatedAt: string } }>(
-      `query($f:Int!){ fileProgress(fileId:$f){ page completed pageCount updatedAt } }`,
-      { f: id },
-    );
+    const g = await app.gql<{
+      fileProgress: { page: number; completed: boolean; pageCount: number; updatedAt: string };
+    }>(`query($f:Int!){ fileProgress(fileId:$f){ page completed pageCount updatedAt } }`, { f: id });
     expect(g.data?.fileProgress).toEqual({ page: 3, completed: false, pageCount: 5, updatedAt: saved.updated_at });
 
     // Out of the file, not a number, nothing: 400 invalid_field in REST, the same code in GraphQL, nothing changes.
@@ -90,7 +104,9 @@ describe("progress per file: REST and GraphQL", () => {
     expect(missing.errors?.[0]?.extensions?.code).toBe("file_not_found");
 
     // Forgetting it.
-    expect(await expectJson<RestProgress>(await app.api(`/api/files/${id}/progress`, { method: "DELETE" }), 200)).toMatchObject({
+    expect(
+      await expectJson<RestProgress>(await app.api(`/api/files/${id}/progress`, { method: "DELETE" }), 200),
+    ).toMatchObject({
       page: 1,
       completed: false,
       updated_at: null,
@@ -105,7 +121,10 @@ describe("progress per file: REST and GraphQL", () => {
     const [c1] = await unitFileIds(app, s.id, "chapter", "1");
     const [c2] = await unitFileIds(app, s.id, "chapter", "2");
     await expectJson(await put(c1!, { page: 2 }), 200);
-    let list = await expectJson<{ file_id: number; page: number }[]>(await app.api(`/api/reading/continue?manga_id=${s.id}`), 200);
+    let list = await expectJson<{ file_id: number; page: number }[]>(
+      await app.api(`/api/reading/continue?manga_id=${s.id}`),
+      200,
+    );
     expect(list.map((e) => [e.file_id, e.page])).toEqual([[c1, 2]]);
     await expectJson(await put(c1!, { completed: true }), 200);
     list = await expectJson(await app.api(`/api/reading/continue?manga_id=${s.id}`), 200);
@@ -140,7 +159,10 @@ describe("progress follows the content", () => {
     await expectProblem(await app.api(`/api/files/${c3}/progress`), 404, "file_not_found");
 
     // KOReader sees the same place for the book's document hash.
-    const abs = path.join(app.config.libraryRoot, (await app.ctx.db.libraryFile.findUniqueOrThrow({ where: { id: book } })).path);
+    const abs = path.join(
+      app.config.libraryRoot,
+      (await app.ctx.db.libraryFile.findUniqueOrThrow({ where: { id: book } })).path,
+    );
     const doc = koreaderPartialMd5(await readFile(abs));
     const ko = await expectJson<{ progress: string; percentage: number }>(
       await fetch(`${app.baseUrl}/koreader/syncs/progress/${doc}`, { headers: koHeaders }),
@@ -149,7 +171,9 @@ describe("progress follows the content", () => {
     expect(ko.progress).toBe("10");
     // OPDS: pse:lastRead is 0-based, like {pageNumber}.
     const feed = await (await asReader(app, `/opds/v1.2/series/${s.id}`)).text();
-    expect(feed).toMatch(new RegExp(`/opds/v1.2/files/${book}/pages/\\{pageNumber\\}"[^>]*pse:count="15"[^>]*pse:lastRead="9"`));
+    expect(feed).toMatch(
+      new RegExp(`/opds/v1.2/files/${book}/pages/\\{pageNumber\\}"[^>]*pse:count="15"[^>]*pse:lastRead="9"`),
+    );
   });
 
   it("the same when the chapters were read through KOReader sync and OPDS page streaming", async () => {
@@ -168,7 +192,13 @@ describe("progress follows the content", () => {
     const put1 = await fetch(`${app.baseUrl}/koreader/syncs/progress`, {
       method: "PUT",
       headers: { ...koHeaders, "content-type": "application/json" },
-      body: JSON.stringify({ document: await hashOf(ids[0]!), progress: "3", percentage: 1, device: "Kobo", device_id: "K1" }),
+      body: JSON.stringify({
+        document: await hashOf(ids[0]!),
+        progress: "3",
+        percentage: 1,
+        device: "Kobo",
+        device_id: "K1",
+      }),
     });
     expect(put1.status).toBe(200);
     // Chapter 2 streamed to its last page over OPDS-PSE (0-based page 3 of 4).
@@ -177,7 +207,13 @@ describe("progress follows the content", () => {
     await fetch(`${app.baseUrl}/koreader/syncs/progress`, {
       method: "PUT",
       headers: { ...koHeaders, "content-type": "application/json" },
-      body: JSON.stringify({ document: await hashOf(ids[2]!), progress: "3", percentage: 0.4, device: "Kobo", device_id: "K1" }),
+      body: JSON.stringify({
+        document: await hashOf(ids[2]!),
+        progress: "3",
+        percentage: 0.4,
+        device: "Kobo",
+        device_id: "K1",
+      }),
     });
     expect((await progress(ids[0]!)).completed).toBe(true);
     expect((await progress(ids[1]!)).completed).toBe(true);
@@ -203,7 +239,13 @@ describe("progress follows the content", () => {
       await app.api(`/api/manga/${s.id}/audit/retire/preview`, { method: "POST", json: { file_ids: [a] } }),
       200,
     );
-    await expectJson(await app.api(`/api/manga/${s.id}/audit/retire`, { method: "POST", json: { confirmation: preview.confirmation } }), 200);
+    await expectJson(
+      await app.api(`/api/manga/${s.id}/audit/retire`, {
+        method: "POST",
+        json: { confirmation: preview.confirmation },
+      }),
+      200,
+    );
     expect(await progress(b!)).toMatchObject({ page: 4, completed: false });
   });
 
@@ -222,6 +264,5 @@ describe("progress follows the content", () => {
     const [external] = await unitFileIds(app, s.id, "book", "1");
     expect(external).not.toBe(assembled);
     expect(await progress(external!)).toMatchObject({ page: 5, completed: false });
-    void ADMIN_BASIC;
   });
 });

@@ -40,7 +40,11 @@ describe("bookProgressFromChapters", () => {
 
   it("opens at the first page of the first chapter not completed; completed pages count as read", () => {
     const places = [at(20, true), at(18, true), at(3)];
-    expect(bookProgressFromChapters(layout, 60, (_, i) => places[i]!)).toEqual({ page: 39, completed: false, updatedAt: 1000 });
+    expect(bookProgressFromChapters(layout, 60, (_, i) => places[i]!)).toEqual({
+      page: 39,
+      completed: false,
+      updatedAt: 1000,
+    });
   });
 
   it("a chapter without a place is not completed", () => {
@@ -49,7 +53,11 @@ describe("bookProgressFromChapters", () => {
   });
 
   it("every chapter completed: the book is completed", () => {
-    expect(bookProgressFromChapters(layout, 60, () => at(5, true))).toEqual({ page: 60, completed: true, updatedAt: 1000 });
+    expect(bookProgressFromChapters(layout, 60, () => at(5, true))).toEqual({
+      page: 60,
+      completed: true,
+      updatedAt: 1000,
+    });
   });
 
   it("no chapter has a place: the book has none", () => {
@@ -186,7 +194,10 @@ describe("followProgress: properties", () => {
         expect(move.from).toEqual(pending.map((p) => p.file.id).sort((a, b) => a - b));
         const leading = places.findIndex((p) => !p?.completed);
         const expected: ProgressValue = {
-          page: leading === -1 ? Math.max(1, pageCount) : clampPage(1 + files.slice(0, leading).reduce((s, f) => s + f.pages, 0), pageCount),
+          page:
+            leading === -1
+              ? Math.max(1, pageCount)
+              : clampPage(1 + files.slice(0, leading).reduce((s, f) => s + f.pages, 0), pageCount),
           completed: leading === -1,
           updatedAt: Math.max(...pending.map((p) => p.progress.updatedAt)),
         };
@@ -202,11 +213,20 @@ describe("followProgress: properties", () => {
   const libraryArb = fc
     .record({
       chapters: fc.array(
-        fc.record({ chapter: fc.integer({ min: 0, max: 6 }), pages: fc.integer({ min: 0, max: 30 }), active: fc.boolean() }),
+        fc.record({
+          chapter: fc.integer({ min: 0, max: 6 }),
+          pages: fc.integer({ min: 0, max: 30 }),
+          active: fc.boolean(),
+        }),
         { maxLength: 10 },
       ),
       books: fc.array(
-        fc.record({ volume: fc.integer({ min: 0, max: 3 }), pages: fc.integer({ min: 0, max: 90 }), active: fc.boolean(), layout: fc.boolean() }),
+        fc.record({
+          volume: fc.integer({ min: 0, max: 3 }),
+          pages: fc.integer({ min: 0, max: 90 }),
+          active: fc.boolean(),
+          layout: fc.boolean(),
+        }),
         { maxLength: 4 },
       ),
       places: fc.array(fc.option(progressArb, { nil: null }), { minLength: 14, maxLength: 14 }),
@@ -222,7 +242,10 @@ describe("followProgress: properties", () => {
       const layouts = new Map(
         files
           .filter((x) => x.active && x.layout)
-          .map((x) => [x.f.id, [0, 1, 2].map((c) => ({ chapter: label(c), part: null, pages: 10, fileId: null }))] as const),
+          .map(
+            (x) =>
+              [x.f.id, [0, 1, 2].map((c) => ({ chapter: label(c), part: null, pages: 10, fileId: null }))] as const,
+          ),
       );
       return { pending, active, existing, layouts } satisfies FollowInput;
     });
@@ -274,7 +297,11 @@ describe("followProgress: properties", () => {
         const consumed = new Set(moves.flatMap((m) => m.from));
         const existing = new Map(input.existing);
         for (const m of moves) if (m.progress) existing.set(m.to, m.progress);
-        const again = followProgress({ ...input, pending: input.pending.filter((p) => !consumed.has(p.file.id)), existing });
+        const again = followProgress({
+          ...input,
+          pending: input.pending.filter((p) => !consumed.has(p.file.id)),
+          existing,
+        });
         expect(again).toEqual([]);
       }),
       { numRuns: 2000 },

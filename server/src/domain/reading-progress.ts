@@ -187,7 +187,8 @@ export function followProgress(input: FollowInput): ProgressMove[] {
       const active = input.active.filter(
         (a) =>
           a.kind === "chapter" &&
-          (entry.fileId === a.id || (a.chapter !== null && labelEquals(a.chapter, entry.chapter) && samePart(a.part, entry.part))),
+          (entry.fileId === a.id ||
+            (a.chapter !== null && labelEquals(a.chapter, entry.chapter) && samePart(a.part, entry.part))),
       );
       const places = [
         ...pending.map((p) => p.progress),

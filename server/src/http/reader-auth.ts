@@ -57,7 +57,8 @@ export function readerAuth(secrets: Secrets, adminPasswordOverride: string | nul
   // Successful checks are remembered in memory (an HMAC of the credential), so that a reader
   // streaming pages does not pay scrypt on every request. Failures are never cached.
   const verified = new Set<string>();
-  const tag = (kind: string, value: string) => createHmac("sha256", secrets.signingKey).update(`${kind}:${value}`).digest("base64url");
+  const tag = (kind: string, value: string) =>
+    createHmac("sha256", secrets.signingKey).update(`${kind}:${value}`).digest("base64url");
 
   const rememberKey = (password: string) => {
     if (adminPasswordOverride !== null) return;

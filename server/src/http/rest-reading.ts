@@ -39,7 +39,9 @@ export function readingRoutes(app: Hono, ctx: AppContext, services: Services): v
   app.put("/api/files/:id/progress", async (c) =>
     c.json(restProgress(await services.reading.set(user(c), pathId(c), (await jsonBody(c)) as never, "web"))),
   );
-  app.delete("/api/files/:id/progress", async (c) => c.json(restProgress(await services.reading.clear(user(c), pathId(c)))));
+  app.delete("/api/files/:id/progress", async (c) =>
+    c.json(restProgress(await services.reading.clear(user(c), pathId(c)))),
+  );
   app.get("/api/reading/continue", async (c) => {
     const seriesId = c.req.query("manga_id");
     const limit = c.req.query("limit");

@@ -185,7 +185,16 @@ export function readingRepo(db: Db) {
     activeFileFacts: () =>
       db.libraryFile.findMany({
         where: { state: "active" },
-        select: { id: true, seriesId: true, kind: true, volume: true, chapter: true, part: true, updatedAt: true, createdAt: true },
+        select: {
+          id: true,
+          seriesId: true,
+          kind: true,
+          volume: true,
+          chapter: true,
+          part: true,
+          updatedAt: true,
+          createdAt: true,
+        },
       }),
     series: (id: number) => db.series.findUnique({ where: { id } }),
     allSeries: () => db.series.findMany({ orderBy: [{ title: "asc" }, { id: "asc" }] }),
@@ -201,9 +210,7 @@ export function readingRepo(db: Db) {
 
     // ---- KOReader document identities ----
     documentsOf: (fileIds: number[]) =>
-      fileIds.length === 0
-        ? Promise.resolve([])
-        : db.readerDocument.findMany({ where: { fileId: { in: fileIds } } }),
+      fileIds.length === 0 ? Promise.resolve([]) : db.readerDocument.findMany({ where: { fileId: { in: fileIds } } }),
     saveDocument: (d: { fileId: number; sha256: string; partialMd5: string; nameMd5: string }) =>
       db.readerDocument.upsert({ where: { fileId: d.fileId }, create: d, update: d }),
     documentsByHash: (hash: string) =>

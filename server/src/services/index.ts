@@ -28,7 +28,11 @@ import { readerAppsServices } from "./reader-apps.ts";
 export function createServices(ctx: AppContext) {
   // Reading progress follows every publication, retirement and scan (reading-service.ts).
   let reading: ReadingService | undefined;
-  const publication = publicationWithProgress(ctx, publicationWithPriority(ctx, createPublication(ctx)), () => reading!);
+  const publication = publicationWithProgress(
+    ctx,
+    publicationWithPriority(ctx, createPublication(ctx)),
+    () => reading!,
+  );
   const assembly = assemblyService(ctx, publication),
     scan = scanWithProgress(
       ctx,

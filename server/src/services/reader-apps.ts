@@ -34,10 +34,16 @@ export interface SeriesPageQuery {
 }
 
 /** A file's display name in the apps: "Volume 3", "Chapter 12", "Chapter 12 (part 2)", "Chapters 4–6". */
-export function fileTitle(f: Pick<ReaderFileRow, "kind" | "volume" | "chapter" | "chapterEnd" | "part" | "path">): string {
-  if (f.kind === "book") return f.volume !== null ? `Volume ${f.volume}` : path.posix.basename(f.path).replace(/\.[^.]+$/, "");
+export function fileTitle(
+  f: Pick<ReaderFileRow, "kind" | "volume" | "chapter" | "chapterEnd" | "part" | "path">,
+): string {
+  if (f.kind === "book")
+    return f.volume !== null ? `Volume ${f.volume}` : path.posix.basename(f.path).replace(/\.[^.]+$/, "");
   if (f.chapter === null) return path.posix.basename(f.path).replace(/\.[^.]+$/, "");
-  const range = f.chapterEnd !== null && f.chapterEnd !== f.chapter ? `Chapters ${f.chapter}–${f.chapterEnd}` : `Chapter ${f.chapter}`;
+  const range =
+    f.chapterEnd !== null && f.chapterEnd !== f.chapter
+      ? `Chapters ${f.chapter}–${f.chapterEnd}`
+      : `Chapter ${f.chapter}`;
   return f.part !== null ? `${range} (part ${f.part})` : range;
 }
 
@@ -97,7 +103,10 @@ export function readerAppsServices(
       const pick = (kind: string, key: "volume" | "chapter") =>
         files
           .filter((f) => f.kind === kind && f[key] !== null && parseLabel(f[key]!) !== null)
-          .sort((a, b) => compareLabels(parseLabel(a[key]!)!, parseLabel(b[key]!)!) || (a.part ?? 0) - (b.part ?? 0) || a.id - b.id)[0];
+          .sort(
+            (a, b) =>
+              compareLabels(parseLabel(a[key]!)!, parseLabel(b[key]!)!) || (a.part ?? 0) - (b.part ?? 0) || a.id - b.id,
+          )[0];
       const cover = pick("book", "volume") ?? pick("chapter", "chapter") ?? files[0];
       const lastModified = new Date(Math.max(series.updatedAt.getTime(), ...files.map((f) => f.updatedAt.getTime())));
       return { series, fileCount: files.length, coverFileId: cover?.id ?? null, lastModified };
@@ -119,7 +128,10 @@ export function readerAppsServices(
     },
 
     /** The series' active files in reading order, each with the user's place. */
-    async seriesFiles(user: string, seriesId: number): Promise<{ series: Series; files: { file: ReaderFileRow; progress: FileProgress }[] }> {
+    async seriesFiles(
+      user: string,
+      seriesId: number,
+    ): Promise<{ series: Series; files: { file: ReaderFileRow; progress: FileProgress }[] }> {
       const series = await seriesRow(seriesId);
       const order = await reading.readingOrder(seriesId);
       const places = await reading.many(user, order);
@@ -133,7 +145,11 @@ export function readerAppsServices(
       const titles = new Map((await repo.allSeries()).map((s) => [s.id, s.title]));
       return {
         total: await repo.countActiveFiles(),
-        items: files.map((file) => ({ file, seriesTitle: titles.get(file.seriesId) ?? "", progress: places.get(file.id)! })),
+        items: files.map((file) => ({
+          file,
+          seriesTitle: titles.get(file.seriesId) ?? "",
+          progress: places.get(file.id)!,
+        })),
       };
     },
 
@@ -159,11 +175,21 @@ export function readerAppsServices(
      * One page, from the archive (1-based `index`), as the web reader gets it. With `record`, the
      * reader's place becomes that page (page streaming apps say where they are only by what they ask for).
      */
-    async page(user: string, fileId: number, index: number, options: { record?: "opds"; ifNoneMatch?: string | null } = {}) {
+    async page(
+      user: string,
+      fileId: number,
+      index: number,
+      options: { record?: "opds"; ifNoneMatch?: string | null } = {},
+    ) {
       const bytes = await deps.filePages.page(fileId, index, options.ifNoneMatch);
       if (options.record) {
         const file = await activeFile(fileId);
-        await reading.set(user, fileId, { page: Math.min(index, Math.max(1, file.pageCount)), completed: index >= file.pageCount }, options.record);
+        await reading.set(
+          user,
+          fileId,
+          { page: Math.min(index, Math.max(1, file.pageCount)), completed: index >= file.pageCount },
+          options.record,
+        );
       }
       return bytes;
     },
@@ -178,7 +204,8 @@ export function readerAppsServices(
     /** The active file KOReader means by `document` (its partial MD5, or the MD5 of the file name). */
     async koreaderDocument(document: string): Promise<ReaderFileRow | null> {
       const hash = document.trim().toLowerCase();
-      if (!/^[0-9a-f]{32}$/.test(hash)) throw new AppError("invalid_field", "document is KOReader's 32-hex MD5", { field: "document" });
+      if (!/^[0-9a-f]{32}$/.test(hash))
+        throw new AppError("invalid_field", "document is KOReader's 32-hex MD5", { field: "document" });
       const find = async () => {
         for (const d of await repo.documentsByHash(hash)) {
           const f = await repo.activeFile(d.fileId);

@@ -12,7 +12,7 @@
  * for it. The store is keyed by user name so more users can come without a migration.
  */
 import { AppError } from "../errors.ts";
-import { label, parseLabel, type Label } from "../domain/labels.ts";
+import { label, parseLabel } from "../domain/labels.ts";
 import {
   clampPage,
   followProgress,
@@ -67,10 +67,18 @@ const toProgressFile = (f: ReaderFileRow): ProgressFile => ({
   pageCount: f.pageCount,
 });
 
-const toValue = (r: ProgressRow): ProgressValue => ({ page: r.page, completed: r.completed, updatedAt: r.updatedAt.getTime() });
+const toValue = (r: ProgressRow): ProgressValue => ({
+  page: r.page,
+  completed: r.completed,
+  updatedAt: r.updatedAt.getTime(),
+});
 
-export function progressView(file: Pick<ReaderFileRow, "id" | "pageCount">, row: ProgressRow | null | undefined): FileProgress {
-  if (!row) return { fileId: file.id, page: 1, completed: false, pageCount: file.pageCount, updatedAt: null, device: null };
+export function progressView(
+  file: Pick<ReaderFileRow, "id" | "pageCount">,
+  row: ProgressRow | null | undefined,
+): FileProgress {
+  if (!row)
+    return { fileId: file.id, page: 1, completed: false, pageCount: file.pageCount, updatedAt: null, device: null };
   return {
     fileId: file.id,
     page: clampPage(row.page, file.pageCount),
@@ -156,7 +164,13 @@ export function readingService(ctx: AppContext, units: UnitsService) {
       return progressView(f, await repo.progress(user, f.id));
     },
 
-    async set(user: string, fileId: number, input: ProgressInput, device: ProgressDevice, extra: { koreaderProgress?: string | null; at?: Date } = {}): Promise<FileProgress> {
+    async set(
+      user: string,
+      fileId: number,
+      input: ProgressInput,
+      device: ProgressDevice,
+      extra: { koreaderProgress?: string | null; at?: Date } = {},
+    ): Promise<FileProgress> {
       const f = await activeFile(fileId);
       const v = checkProgressInput(input, f.pageCount);
       const row = await repo.saveProgress(user, f.id, {
@@ -179,7 +193,14 @@ export function readingService(ctx: AppContext, units: UnitsService) {
 
     /** Places for many files at once (feeds and lists): one select. */
     async many(user: string, files: ReaderFileRow[]): Promise<Map<number, FileProgress>> {
-      const rows = new Map((await repo.progressFor(user, files.map((f) => f.id))).map((r) => [r.fileId, r]));
+      const rows = new Map(
+        (
+          await repo.progressFor(
+            user,
+            files.map((f) => f.id),
+          )
+        ).map((r) => [r.fileId, r]),
+      );
       return new Map(files.map((f) => [f.id, progressView(f, rows.get(f.id))]));
     },
 
@@ -212,9 +233,17 @@ export function readingService(ctx: AppContext, units: UnitsService) {
         // The last touched file is finished: offer the next unfinished one in reading order.
         const order = await service.readingOrder(file.seriesId);
         const at = order.findIndex((f) => f.id === file.id);
-        const rows = await service.rows(user, order.map((f) => f.id));
+        const rows = await service.rows(
+          user,
+          order.map((f) => f.id),
+        );
         const next = order.slice(at + 1).find((f) => !rows.get(f.id)?.completed);
-        if (next) out.push({ file: next, seriesTitle: await title(next.seriesId), progress: progressView(next, rows.get(next.id)) });
+        if (next)
+          out.push({
+            file: next,
+            seriesTitle: await title(next.seriesId),
+            progress: progressView(next, rows.get(next.id)),
+          });
       }
       return out;
     },
@@ -252,7 +281,12 @@ export function readingService(ctx: AppContext, units: UnitsService) {
       for (const user of [...new Set(pending.map((p) => p.userName))]) {
         const mine = pending.filter((p) => p.userName === user && byId.has(p.fileId));
         const existing = new Map(
-          (await repo.progressFor(user, active.map((f) => f.id))).map((r) => [r.fileId, toValue(r)] as const),
+          (
+            await repo.progressFor(
+              user,
+              active.map((f) => f.id),
+            )
+          ).map((r) => [r.fileId, toValue(r)] as const),
         );
         const moves = followProgress({
           pending: mine.map((p) => ({ file: toProgressFile(byId.get(p.fileId)!), progress: toValue(p) })),
@@ -265,7 +299,11 @@ export function readingService(ctx: AppContext, units: UnitsService) {
           moves.map((m) => ({
             from: m.from,
             to: m.to,
-            progress: m.progress && { page: m.progress.page, completed: m.progress.completed, updatedAt: new Date(m.progress.updatedAt) },
+            progress: m.progress && {
+              page: m.progress.page,
+              completed: m.progress.completed,
+              updatedAt: new Date(m.progress.updatedAt),
+            },
           })),
         );
         moved += moves.length;
@@ -290,7 +328,11 @@ export type ReadingService = ReturnType<typeof readingService>;
  * The publication, whose publications and retirements are followed by the progress step for the
  * series they touched (a failure of the step is logged; the file operation stands).
  */
-export function publicationWithProgress(ctx: AppContext, publication: Publication, reading: () => ReadingService): Publication {
+export function publicationWithProgress(
+  ctx: AppContext,
+  publication: Publication,
+  reading: () => ReadingService,
+): Publication {
   const follow = async (seriesIds: Iterable<number>) => {
     for (const id of new Set(seriesIds)) {
       await reading()
@@ -315,7 +357,11 @@ export function publicationWithProgress(ctx: AppContext, publication: Publicatio
 }
 
 /** The scan, followed by the progress step for every series with places on files that left. */
-export function scanWithProgress<S extends { scan(): Promise<unknown> }>(ctx: AppContext, scan: S, reading: () => ReadingService): S {
+export function scanWithProgress<S extends { scan(): Promise<unknown> }>(
+  ctx: AppContext,
+  scan: S,
+  reading: () => ReadingService,
+): S {
   return {
     ...scan,
     scan: (async () => {
@@ -327,5 +373,3 @@ export function scanWithProgress<S extends { scan(): Promise<unknown> }>(ctx: Ap
     }) as S["scan"],
   };
 }
-
-export type { Label };

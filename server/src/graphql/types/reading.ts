@@ -52,7 +52,10 @@ builder.queryField("continueReading", (t) =>
     description: "Newest first, one entry per series; seriesId narrows to one series.",
     args: { seriesId: t.arg.int(), limit: t.arg.int() },
     resolve: (_r, { seriesId, limit }, { services, user }) =>
-      services.reading.continueReading(readerUserOf(user), { seriesId: seriesId ?? undefined, limit: limit ?? undefined }),
+      services.reading.continueReading(readerUserOf(user), {
+        seriesId: seriesId ?? undefined,
+        limit: limit ?? undefined,
+      }),
   }),
 );
 

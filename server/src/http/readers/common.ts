@@ -26,7 +26,9 @@ export function readerUser(c: Context): string {
 }
 
 /** A 401 that reader apps understand: problem+json with `WWW-Authenticate: Basic`. */
-export function challenge(detail = "send HTTP Basic credentials (admin and the web password, or the API key as password)"): Response {
+export function challenge(
+  detail = "send HTTP Basic credentials (admin and the web password, or the API key as password)",
+): Response {
   const res = problemResponse(new AppError("unauthenticated", detail));
   res.headers.set("www-authenticate", BASIC_REALM);
   return res;
@@ -80,10 +82,15 @@ export function sendPage(c: Context, p: PageBytes): Response {
 
 export function sendThumbnail(
   c: Context,
-  t: { notModified: true; etag: string } | { notModified: false; etag: string | null; data: Buffer; contentType: string },
+  t:
+    | { notModified: true; etag: string }
+    | { notModified: false; etag: string | null; data: Buffer; contentType: string },
 ): Response {
   if (t.notModified) return c.body(null, 304, { etag: t.etag, "cache-control": "private, no-cache" });
-  const headers: Record<string, string> = { "content-type": t.contentType, "cache-control": t.etag ? "private, no-cache" : "no-store" };
+  const headers: Record<string, string> = {
+    "content-type": t.contentType,
+    "cache-control": t.etag ? "private, no-cache" : "no-store",
+  };
   if (t.etag) headers.etag = t.etag;
   return c.body(new Uint8Array(t.data), 200, headers);
 }

@@ -24,7 +24,10 @@ export function readerAppRoutes(app: Hono, ctx: AppContext, services: Services):
   komgaRoutes(app, services);
   for (const p of ["/opds/*", "/komga/*", "/koreader/*"]) {
     app.all(p, (c) => {
-      throw new AppError("not_found", `no route for ${c.req.method} ${c.req.path} (the reader APIs are read-only for library content)`);
+      throw new AppError(
+        "not_found",
+        `no route for ${c.req.method} ${c.req.path} (the reader APIs are read-only for library content)`,
+      );
     });
   }
 }

@@ -20,7 +20,7 @@ import { AppError } from "../../errors.ts";
 import type { Series } from "../../generated/prisma/client.ts";
 import type { ReaderFileRow } from "../../repositories/reading-repo.ts";
 import type { Services } from "../../services/index.ts";
-import { fileName, fileTitle, type SeriesSummary } from "../../services/reader-apps.ts";
+import { fileTitle, type SeriesSummary } from "../../services/reader-apps.ts";
 import type { FileProgress } from "../../services/reading-service.ts";
 import { asId } from "../../services/input.ts";
 import { jsonBody } from "../request.ts";
@@ -54,7 +54,14 @@ export function springPage<T>(all: T[], q: { page: number; size: number; unpaged
   const totalPages = size === 0 ? 1 : Math.ceil(all.length / size);
   return {
     content,
-    pageable: { sort: SORT, pageNumber: number, pageSize: size, offset: number * size, paged: !q.unpaged, unpaged: q.unpaged },
+    pageable: {
+      sort: SORT,
+      pageNumber: number,
+      pageSize: size,
+      offset: number * size,
+      paged: !q.unpaged,
+      unpaged: q.unpaged,
+    },
     totalElements: all.length,
     totalPages,
     last: number + 1 >= totalPages,
@@ -74,7 +81,11 @@ function pageQuery(c: Context, defaults = { size: 20 }) {
     if (!/^\d{1,9}$/.test(v)) throw new AppError("bad_request", `${name} is a whole number`);
     return Math.min(Number(v), max);
   };
-  return { page: int("page", 0, 1_000_000), size: Math.max(1, int("size", defaults.size, 2000)), unpaged: c.req.query("unpaged") === "true" };
+  return {
+    page: int("page", 0, 1_000_000),
+    size: Math.max(1, int("size", defaults.size, 2000)),
+    unpaged: c.req.query("unpaged") === "true",
+  };
 }
 
 const seriesStatus = (s: Series) => (s.status === "finished" ? "ENDED" : s.status === "paused" ? "HIATUS" : "ONGOING");
@@ -168,7 +179,15 @@ function seriesDto(s: SeriesSummary, counts: Counts) {
       created,
       lastModified: modified,
     },
-    booksMetadata: { authors: [], tags: [], releaseDate: null, summary: "", summaryNumber: "", created, lastModified: modified },
+    booksMetadata: {
+      authors: [],
+      tags: [],
+      releaseDate: null,
+      summary: "",
+      summaryNumber: "",
+      created,
+      lastModified: modified,
+    },
     deleted: false,
     oneshot: false,
   };
@@ -260,7 +279,10 @@ export function komgaRoutes(app: Hono, services: Services): void {
     const facts = await reading.repo.activeFileFacts();
     const ids = new Set(summaries.map((s) => s.series.id));
     const mine = facts.filter((f) => ids.has(f.seriesId));
-    const rows = await reading.rows(user, mine.map((f) => f.id));
+    const rows = await reading.rows(
+      user,
+      mine.map((f) => f.id),
+    );
     const out = new Map<number, Counts>(summaries.map((s) => [s.series.id, { read: 0, inProgress: 0, total: 0 }]));
     for (const f of mine) {
       const c = out.get(f.seriesId)!;
@@ -319,7 +341,19 @@ export function komgaRoutes(app: Hono, services: Services): void {
     }),
   );
   for (const p of ["collections", "readlists"]) app.get(`${V1}/${p}`, empty);
-  for (const p of ["genres", "tags", "tags/series", "tags/book", "publishers", "languages", "age-ratings", "sharing-labels", "authors", "authors/names", "series/release-dates"])
+  for (const p of [
+    "genres",
+    "tags",
+    "tags/series",
+    "tags/book",
+    "publishers",
+    "languages",
+    "age-ratings",
+    "sharing-labels",
+    "authors",
+    "authors/names",
+    "series/release-dates",
+  ])
     app.get(`${V1}/${p}`, (c) => c.json([]));
   app.get(`${V1}/authors/roles`, (c) => c.json([]));
   app.get(`${KOMGA}/api/v2/authors`, empty);
@@ -384,9 +418,12 @@ export function komgaRoutes(app: Hono, services: Services): void {
     const body = (await jsonBody(c)) as { lastBookNumberSortRead?: unknown };
     const upTo = body.lastBookNumberSortRead;
     if (typeof upTo !== "number" || !Number.isFinite(upTo) || upTo < 0)
-      throw new AppError("invalid_field", "lastBookNumberSortRead is a number from 0", { field: "lastBookNumberSortRead" });
+      throw new AppError("invalid_field", "lastBookNumberSortRead is a number from 0", {
+        field: "lastBookNumberSortRead",
+      });
     const { books } = await seriesBooks(user, asId(c.req.param("id"), "series id"));
-    for (const b of books) if (b.position <= upTo && !b.progress.completed) await reading.set(user, b.file.id, { completed: true }, "komga");
+    for (const b of books)
+      if (b.position <= upTo && !b.progress.completed) await reading.set(user, b.file.id, { completed: true }, "komga");
     return c.body(null, 204);
   });
 
@@ -432,7 +469,10 @@ export function komgaRoutes(app: Hono, services: Services): void {
     const { series, books, at } = await book(readerUser(c), asId(c.req.param("id"), "book id"));
     return c.json(bookDto(books[at]!.file, series, at + 1, books[at]!.progress));
   });
-  for (const [p, step] of [["next", 1], ["previous", -1]] as const) {
+  for (const [p, step] of [
+    ["next", 1],
+    ["previous", -1],
+  ] as const) {
     app.get(`${V1}/books/:id/${p}`, async (c) => {
       const { series, books, at } = await book(readerUser(c), asId(c.req.param("id"), "book id"));
       const other = books[at + step];
@@ -464,7 +504,12 @@ export function komgaRoutes(app: Hono, services: Services): void {
     const raw = c.req.param("n") ?? "";
     if (!/^\d{1,6}$/.test(raw)) throw new AppError("page_not_found", "pages count from 1");
     const n = Number(raw) + (c.req.query("zero_based") === "true" ? 1 : 0);
-    return sendPage(c, await apps.page(readerUser(c), asId(c.req.param("id"), "book id"), n, { ifNoneMatch: c.req.header("if-none-match") }));
+    return sendPage(
+      c,
+      await apps.page(readerUser(c), asId(c.req.param("id"), "book id"), n, {
+        ifNoneMatch: c.req.header("if-none-match"),
+      }),
+    );
   };
   app.get(`${V1}/books/:id/pages/:n`, pageRoute);
   app.get(`${V1}/books/:id/pages/:n/thumbnail`, pageRoute);
@@ -476,5 +521,4 @@ export function komgaRoutes(app: Hono, services: Services): void {
     await reading.clear(readerUser(c), asId(c.req.param("id"), "book id"));
     return c.body(null, 204);
   });
-  void fileName;
 }

@@ -15,7 +15,7 @@
  * Answers are `application/vnd.koreader.v1+json`. An unknown document is 404 `{ "message" }`.
  */
 import type { Context, Hono } from "hono";
-import { AppError, isAppError } from "../../errors.ts";
+import { isAppError } from "../../errors.ts";
 import type { Services } from "../../services/index.ts";
 import { jsonBody } from "../request.ts";
 import { readerUser } from "./common.ts";
@@ -23,14 +23,24 @@ import { readerUser } from "./common.ts";
 const KOSYNC_JSON = "application/vnd.koreader.v1+json";
 
 const answer = (c: Context, body: unknown, status: 200 | 201 | 400 | 403 | 404 = 200) =>
-  c.body(JSON.stringify(body), status, { "content-type": `${KOSYNC_JSON}; charset=utf-8`, "cache-control": "no-store" });
+  c.body(JSON.stringify(body), status, {
+    "content-type": `${KOSYNC_JSON}; charset=utf-8`,
+    "cache-control": "no-store",
+  });
 
 export function koreaderRoutes(app: Hono, services: Services): void {
   const apps = services.readerApps;
 
   app.get("/koreader/users/auth", (c) => answer(c, { authorized: "OK" }));
   app.post("/koreader/users/create", (c) =>
-    answer(c, { message: "Accounts are not created here: log in as admin with the web password, or with the API key as the user name." }, 403),
+    answer(
+      c,
+      {
+        message:
+          "Accounts are not created here: log in as admin with the web password, or with the API key as the user name.",
+      },
+      403,
+    ),
   );
 
   app.get("/koreader/syncs/progress/:document", async (c) => {
@@ -60,17 +70,17 @@ export function koreaderRoutes(app: Hono, services: Services): void {
     const raw = String(body.progress);
     let page: number;
     if (/^\d+$/.test(raw)) page = Number(raw);
-    else if (typeof body.percentage === "number" && Number.isFinite(body.percentage)) page = Math.floor(body.percentage * pages) + 1;
+    else if (typeof body.percentage === "number" && Number.isFinite(body.percentage))
+      page = Math.floor(body.percentage * pages) + 1;
     else return answer(c, { message: "progress is the page number of an image book." }, 400);
     page = Math.min(pages, Math.max(1, page));
-    const saved = await services.reading.set(
-      readerUser(c),
-      file.id,
-      { page, completed: page >= pages },
-      "koreader",
-      { koreaderProgress: raw },
-    );
-    return answer(c, { document: body.document.toLowerCase(), timestamp: Math.floor(saved.updatedAt!.getTime() / 1000) });
+    const saved = await services.reading.set(readerUser(c), file.id, { page, completed: page >= pages }, "koreader", {
+      koreaderProgress: raw,
+    });
+    return answer(c, {
+      document: body.document.toLowerCase(),
+      timestamp: Math.floor(saved.updatedAt!.getTime() / 1000),
+    });
   });
 
   async function findDocument(document: string) {
@@ -81,5 +91,4 @@ export function koreaderRoutes(app: Hono, services: Services): void {
       throw e;
     }
   }
-  void AppError;
 }

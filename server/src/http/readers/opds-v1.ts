@@ -56,11 +56,24 @@ const link = (l: Link) => ({
   ...Object.fromEntries(Object.entries(l.extra ?? {}).map(([k, v]) => [`@_${k}`, String(v)])),
 });
 
-function feed(opts: { id: string; title: string; updated: Date; self: string; kind: "navigation" | "acquisition"; links?: Link[]; entries: unknown[] }) {
+function feed(opts: {
+  id: string;
+  title: string;
+  updated: Date;
+  self: string;
+  kind: "navigation" | "acquisition";
+  links?: Link[];
+  entries: unknown[];
+}) {
   const links: Link[] = [
     { rel: "self", href: opts.self, type: opts.kind === "navigation" ? NAV : ACQ },
     { rel: "start", href: `${OPDS_V1}/catalog`, type: NAV, title: "Manga library" },
-    { rel: "search", href: `${OPDS_V1}/search.xml`, type: "application/opensearchdescription+xml", title: "Search series" },
+    {
+      rel: "search",
+      href: `${OPDS_V1}/search.xml`,
+      type: "application/opensearchdescription+xml",
+      title: "Search series",
+    },
     ...(opts.links ?? []),
   ];
   const doc = {
@@ -81,7 +94,15 @@ function feed(opts: { id: string; title: string; updated: Date; self: string; ki
   return builder.build(doc) as string;
 }
 
-function navEntry(e: { id: string; title: string; updated: Date; href: string; kind: "navigation" | "acquisition"; content?: string; thumbnail?: string }) {
+function navEntry(e: {
+  id: string;
+  title: string;
+  updated: Date;
+  href: string;
+  kind: "navigation" | "acquisition";
+  content?: string;
+  thumbnail?: string;
+}) {
   return {
     title: e.title,
     id: e.id,
@@ -143,7 +164,8 @@ function fileEntry(f: ReaderFileRow, seriesTitle: string, progress: FileProgress
   };
 }
 
-const xml = (c: Context, body: string, type = ATOM_XML) => c.body(body, 200, { "content-type": type, "cache-control": "private, no-cache" });
+const xml = (c: Context, body: string, type = ATOM_XML) =>
+  c.body(body, 200, { "content-type": type, "cache-control": "private, no-cache" });
 
 function pageParam(c: Context): number {
   const v = c.req.query("page");
@@ -167,9 +189,30 @@ export function opdsV1Routes(app: Hono, services: Services): void {
         self: `${OPDS_V1}/catalog`,
         kind: "navigation",
         entries: [
-          navEntry({ id: "urn:manga-library:opds:series", title: "Library", updated: now, href: `${OPDS_V1}/series`, kind: "navigation", content: "Every series" }),
-          navEntry({ id: "urn:manga-library:opds:recent", title: "Recently added", updated: now, href: `${OPDS_V1}/recent`, kind: "acquisition", content: "The newest books and chapters" }),
-          navEntry({ id: "urn:manga-library:opds:continue", title: "Continue reading", updated: now, href: `${OPDS_V1}/continue`, kind: "acquisition", content: "Where you stopped" }),
+          navEntry({
+            id: "urn:manga-library:opds:series",
+            title: "Library",
+            updated: now,
+            href: `${OPDS_V1}/series`,
+            kind: "navigation",
+            content: "Every series",
+          }),
+          navEntry({
+            id: "urn:manga-library:opds:recent",
+            title: "Recently added",
+            updated: now,
+            href: `${OPDS_V1}/recent`,
+            kind: "acquisition",
+            content: "The newest books and chapters",
+          }),
+          navEntry({
+            id: "urn:manga-library:opds:continue",
+            title: "Continue reading",
+            updated: now,
+            href: `${OPDS_V1}/continue`,
+            kind: "acquisition",
+            content: "Where you stopped",
+          }),
         ],
       }),
     );
@@ -247,7 +290,8 @@ export function opdsV1Routes(app: Hono, services: Services): void {
     const { items, total } = await apps.recent(user, SERIES_PAGE_SIZE, page * SERIES_PAGE_SIZE);
     const links: Link[] = [];
     if (page > 0) links.push({ rel: "previous", href: `${OPDS_V1}/recent?page=${page - 1}`, type: ACQ });
-    if ((page + 1) * SERIES_PAGE_SIZE < total) links.push({ rel: "next", href: `${OPDS_V1}/recent?page=${page + 1}`, type: ACQ });
+    if ((page + 1) * SERIES_PAGE_SIZE < total)
+      links.push({ rel: "next", href: `${OPDS_V1}/recent?page=${page + 1}`, type: ACQ });
     return xml(
       c,
       feed({
@@ -277,13 +321,22 @@ export function opdsV1Routes(app: Hono, services: Services): void {
     );
   });
 
-  app.get(`${OPDS_V1}/files/:id/file/:name`, async (c) => sendFile(c, await apps.download(asId(c.req.param("id"), "file id"))));
-  app.get(`${OPDS_V1}/files/:id/file`, async (c) => sendFile(c, await apps.download(asId(c.req.param("id"), "file id"))));
+  app.get(`${OPDS_V1}/files/:id/file/:name`, async (c) =>
+    sendFile(c, await apps.download(asId(c.req.param("id"), "file id"))),
+  );
+  app.get(`${OPDS_V1}/files/:id/file`, async (c) =>
+    sendFile(c, await apps.download(asId(c.req.param("id"), "file id"))),
+  );
   app.get(`${OPDS_V1}/files/:id/thumbnail`, async (c) =>
     sendThumbnail(c, await apps.thumbnail(asId(c.req.param("id"), "file id"), c.req.header("if-none-match"))),
   );
   app.get(`${OPDS_V1}/files/:id/cover`, async (c) =>
-    sendPage(c, await apps.page(readerUser(c), asId(c.req.param("id"), "file id"), 1, { ifNoneMatch: c.req.header("if-none-match") })),
+    sendPage(
+      c,
+      await apps.page(readerUser(c), asId(c.req.param("id"), "file id"), 1, {
+        ifNoneMatch: c.req.header("if-none-match"),
+      }),
+    ),
   );
   app.get(`${OPDS_V1}/files/:id/pages/:n`, async (c) => {
     const n = c.req.param("n");

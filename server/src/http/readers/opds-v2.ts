@@ -59,7 +59,7 @@ export function progressionOf(p: FileProgress) {
 }
 
 function deviceName(device: string | null): string {
-  switch (device) {
+  switch (device ?? "web") {
     case "koreader":
       return "KOReader";
     case "opds":
@@ -111,7 +111,10 @@ function pageParam(c: Context): number {
 }
 
 /** Reads a Progression Document; returns the page to open next and whether it is the end. */
-export function readProgression(body: unknown, pageCount: number): { page: number; completed: boolean; modified: Date | null } {
+export function readProgression(
+  body: unknown,
+  pageCount: number,
+): { page: number; completed: boolean; modified: Date | null } {
   const b = body as { progression?: unknown; modified?: unknown } | null;
   if (typeof b !== "object" || b === null) throw new AppError("bad_request", "send an OPDS Progression Document");
   const p = b.progression;
@@ -120,7 +123,8 @@ export function readProgression(body: unknown, pageCount: number): { page: numbe
   let modified: Date | null = null;
   if (b.modified !== undefined) {
     modified = typeof b.modified === "string" ? new Date(b.modified) : new Date(Number.NaN);
-    if (Number.isNaN(modified.getTime())) throw new AppError("invalid_field", "modified is an ISO 8601 date and time", { field: "modified" });
+    if (Number.isNaN(modified.getTime()))
+      throw new AppError("invalid_field", "modified is an ISO 8601 date and time", { field: "modified" });
   }
   const pages = Math.max(1, pageCount);
   if (p >= 1) return { page: pages, completed: true, modified };
@@ -147,16 +151,27 @@ export function opdsV2Routes(app: Hono, services: Services): void {
     const query = c.req.query("query") ?? c.req.query("q") ?? "";
     const page = pageParam(c);
     const { items, total } = await apps.seriesPage({ search: query, page, size: PAGE_SIZE });
-    const qs = (p: number) => `${OPDS_V2}/series?${new URLSearchParams({ ...(query ? { query } : {}), page: String(p) })}`;
+    const qs = (p: number) =>
+      `${OPDS_V2}/series?${new URLSearchParams({ ...(query ? { query } : {}), page: String(p) })}`;
     const links = baseLinks(qs(page));
     if (page > 0) links.push({ rel: "previous", href: qs(page - 1), type: OPDS_JSON });
     if ((page + 1) * PAGE_SIZE < total) links.push({ rel: "next", href: qs(page + 1), type: OPDS_JSON });
     return json(c, {
-      metadata: { title: query ? `Series matching “${query}”` : "Library", numberOfItems: total, itemsPerPage: PAGE_SIZE, currentPage: page + 1 },
+      metadata: {
+        title: query ? `Series matching “${query}”` : "Library",
+        numberOfItems: total,
+        itemsPerPage: PAGE_SIZE,
+        currentPage: page + 1,
+      },
       links,
       navigation:
         items.length > 0
-          ? items.map((s) => ({ href: `${OPDS_V2}/series/${s.series.id}`, title: s.series.title, type: OPDS_JSON, rel: "subsection" }))
+          ? items.map((s) => ({
+              href: `${OPDS_V2}/series/${s.series.id}`,
+              title: s.series.title,
+              type: OPDS_JSON,
+              rel: "subsection",
+            }))
           : back(),
     });
   });
@@ -166,7 +181,9 @@ export function opdsV2Routes(app: Hono, services: Services): void {
     return json(c, {
       metadata: { title: series.title, numberOfItems: files.length },
       links: baseLinks(`${OPDS_V2}/series/${series.id}`),
-      ...(files.length > 0 ? { publications: files.map((f, i) => publication(f.file, series.title, i + 1)) } : { navigation: back() }),
+      ...(files.length > 0
+        ? { publications: files.map((f, i) => publication(f.file, series.title, i + 1)) }
+        : { navigation: back() }),
     });
   });
 
@@ -175,11 +192,14 @@ export function opdsV2Routes(app: Hono, services: Services): void {
     const { items, total } = await apps.recent(readerUser(c), PAGE_SIZE, page * PAGE_SIZE);
     const links = baseLinks(`${OPDS_V2}/recent?page=${page}`);
     if (page > 0) links.push({ rel: "previous", href: `${OPDS_V2}/recent?page=${page - 1}`, type: OPDS_JSON });
-    if ((page + 1) * PAGE_SIZE < total) links.push({ rel: "next", href: `${OPDS_V2}/recent?page=${page + 1}`, type: OPDS_JSON });
+    if ((page + 1) * PAGE_SIZE < total)
+      links.push({ rel: "next", href: `${OPDS_V2}/recent?page=${page + 1}`, type: OPDS_JSON });
     return json(c, {
       metadata: { title: "Recently added", numberOfItems: total },
       links,
-      ...(items.length > 0 ? { publications: items.map((i) => publication(i.file, i.seriesTitle, null, true)) } : { navigation: back() }),
+      ...(items.length > 0
+        ? { publications: items.map((i) => publication(i.file, i.seriesTitle, null, true)) }
+        : { navigation: back() }),
     });
   });
 
@@ -188,11 +208,15 @@ export function opdsV2Routes(app: Hono, services: Services): void {
     return json(c, {
       metadata: { title: "Continue reading", numberOfItems: entries.length },
       links: baseLinks(`${OPDS_V2}/continue`),
-      ...(entries.length > 0 ? { publications: entries.map((e) => publication(e.file, e.seriesTitle, null, true)) } : { navigation: back() }),
+      ...(entries.length > 0
+        ? { publications: entries.map((e) => publication(e.file, e.seriesTitle, null, true)) }
+        : { navigation: back() }),
     });
   });
 
-  app.get(`${OPDS_V2}/files/:id/file/:name`, async (c) => sendFile(c, await apps.download(asId(c.req.param("id"), "file id"))));
+  app.get(`${OPDS_V2}/files/:id/file/:name`, async (c) =>
+    sendFile(c, await apps.download(asId(c.req.param("id"), "file id"))),
+  );
 
   app.get(`${OPDS_V2}/files/:id/progression`, async (c) => {
     const p = await services.reading.get(readerUser(c), asId(c.req.param("id"), "file id"));
@@ -207,7 +231,9 @@ export function opdsV2Routes(app: Hono, services: Services): void {
     const current = await services.reading.get(user, fileId);
     const v = readProgression(await jsonBody(c), current.pageCount);
     if (v.modified && current.updatedAt && v.modified.getTime() < current.updatedAt.getTime()) {
-      return c.body(JSON.stringify(progressionOf(current)), 409, { "content-type": `${PROGRESSION_JSON}; charset=utf-8` });
+      return c.body(JSON.stringify(progressionOf(current)), 409, {
+        "content-type": `${PROGRESSION_JSON}; charset=utf-8`,
+      });
     }
     const saved = await services.reading.set(user, fileId, { page: v.page, completed: v.completed }, "opds2", {
       at: v.modified && v.modified.getTime() <= Date.now() ? v.modified : undefined,
