@@ -181,16 +181,15 @@ export function readerAppsServices(
       index: number,
       options: { record?: "opds"; ifNoneMatch?: string | null } = {},
     ) {
-      const bytes = await deps.filePages.page(fileId, index, options.ifNoneMatch);
-      if (options.record) {
+      if (!options.record) return deps.filePages.page(fileId, index, options.ifNoneMatch);
+      const device = options.record;
+      // The place is written while the page is read (both must succeed before the answer).
+      const record = async () => {
         const file = await activeFile(fileId);
-        await reading.set(
-          user,
-          fileId,
-          { page: Math.min(index, Math.max(1, file.pageCount)), completed: index >= file.pageCount },
-          options.record,
-        );
-      }
+        if (!Number.isSafeInteger(index) || index < 1 || index > Math.max(1, file.pageCount)) return;
+        await reading.set(user, fileId, { page: index, completed: index >= file.pageCount }, device);
+      };
+      const [bytes] = await Promise.all([deps.filePages.page(fileId, index, options.ifNoneMatch), record()]);
       return bytes;
     },
 
