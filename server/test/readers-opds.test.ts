@@ -316,3 +316,65 @@ describe("OPDS 2", () => {
     });
   });
 });
+
+describe("what the reader paths show", () => {
+  it("a retired file leaves every feed and answers 404 everywhere, as in the REST API", async () => {
+    const s = await readerSeries(app, "Leaving Soon", [
+      { name: "Leaving Soon c001.cbz", pages: 2 },
+      { name: "Leaving Soon c002.cbz", pages: 2 },
+    ]);
+    const [gone] = await unitFileIds(app, s.id, "chapter", "1");
+    const preview = await expectJson<{ confirmation: string }>(
+      await app.api(`/api/manga/${s.id}/audit/retire/preview`, { method: "POST", json: { file_ids: [gone] } }),
+      200,
+    );
+    await expectJson(
+      await app.api(`/api/manga/${s.id}/audit/retire`, {
+        method: "POST",
+        json: { confirmation: preview.confirmation },
+      }),
+      200,
+    );
+    const { xml } = await atom(`/opds/v1.2/series/${s.id}`);
+    expect(xml).not.toContain(`/opds/v1.2/files/${gone}/`);
+    expect(xml).toContain("Chapter 2");
+    expect(JSON.stringify(await opds2(`/opds/v2/series/${s.id}`))).not.toContain(`/files/${gone}/`);
+    const books = (await (await asReader(app, `/komga/api/v1/series/${s.id}/books?unpaged=true`)).json()) as {
+      content: { id: string }[];
+    };
+    expect(books.content.map((b) => b.id)).not.toContain(String(gone));
+    for (const url of [
+      `/opds/v1.2/files/${gone}/file/x.cbz`,
+      `/opds/v1.2/files/${gone}/pages/0`,
+      `/opds/v2/files/${gone}/progression`,
+      `/komga/api/v1/books/${gone}`,
+      `/komga/api/v1/books/${gone}/pages/1`,
+    ])
+      await expectProblem(await asReader(app, url), 404, "file_not_found");
+    await expectProblem(await app.api(`/api/files/${gone}/pages`), 404, "file_not_found");
+  });
+
+  it("a series feed costs the same number of statements for 2 files as for 12", async () => {
+    const small = await readerSeries(app, "Count Small", [
+      { name: "Count Small c001.cbz", pages: 1 },
+      { name: "Count Small c002.cbz", pages: 1 },
+    ]);
+    const big = await readerSeries(
+      app,
+      "Count Big",
+      Array.from({ length: 12 }, (_, i) => ({ name: `Count Big c${String(i + 1).padStart(3, "0")}.cbz`, pages: 1 })),
+    );
+    const count = async (id: number, url: string) => {
+      await asReader(app, url.replace("{id}", String(id)));
+      app.ctx.queries.reset();
+      expect((await asReader(app, url.replace("{id}", String(id)))).status).toBe(200);
+      return app.ctx.queries.count;
+    };
+    for (const url of [
+      "/opds/v1.2/series/{id}",
+      "/opds/v2/series/{id}",
+      "/komga/api/v1/series/{id}/books?unpaged=true",
+    ])
+      expect(await count(big.id, url), url).toBe(await count(small.id, url));
+  });
+});
