@@ -78,6 +78,7 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
       wss.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await services.reading.settled();
       await db.$disconnect();
     },
   };

@@ -181,15 +181,12 @@ export function readerAppsServices(
       index: number,
       options: { record?: "opds"; ifNoneMatch?: string | null } = {},
     ) {
-      if (!options.record) return deps.filePages.page(fileId, index, options.ifNoneMatch);
-      const device = options.record;
-      // The place is written while the page is read (both must succeed before the answer).
-      const record = async () => {
+      const bytes = await deps.filePages.page(fileId, index, options.ifNoneMatch);
+      // The page exists (it was read): its place is stored once the page is on its way.
+      if (options.record) {
         const file = await activeFile(fileId);
-        if (!Number.isSafeInteger(index) || index < 1 || index > Math.max(1, file.pageCount)) return;
-        await reading.set(user, fileId, { page: index, completed: index >= file.pageCount }, device);
-      };
-      const [bytes] = await Promise.all([deps.filePages.page(fileId, index, options.ifNoneMatch), record()]);
+        reading.setLater(user, fileId, { page: index, completed: index >= file.pageCount }, options.record);
+      }
       return bytes;
     },
 
