@@ -64,6 +64,7 @@ describe("KOReader sync", () => {
     for (const h of refused) {
       const res = await ko("/users/auth", h);
       expect(res.status).toBe(401);
+      expect(res.headers.get("www-authenticate")).toMatch(/^Basic /);
       expect(await res.json()).toEqual({ message: "Unauthorized" });
     }
     expect(

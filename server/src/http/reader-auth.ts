@@ -14,15 +14,15 @@
  *
  * The web password is stored only as a scrypt hash, so the MD5 KOReader sends cannot be derived
  * from it: a scrypt hash of the password's MD5 is kept in the secrets file beside it, written when
- * the password is known — on the start that generates it, from `ADMIN_PASSWORD`, and on every
- * successful password check (web login or Basic).
+ * the password is known: with the secrets file on the start that generates the password
+ * (secrets.ts), and on a successful password check (web login or Basic) when it is missing or stale;
+ * with `ADMIN_PASSWORD` the MD5 is that password's and nothing is stored.
  */
 import { createHash, randomBytes, scryptSync, timingSafeEqual, createHmac } from "node:crypto";
-import type { Secrets } from "../secrets.ts";
+import { READER_KEY_SECRET, type Secrets } from "../secrets.ts";
 import { ADMIN_USER } from "../services/reading-service.ts";
 
 export const BASIC_REALM = 'Basic realm="Manga library", charset="UTF-8"';
-const KOREADER_KEY_SECRET = "koreader.passwordMd5";
 
 const md5 = (s: string) => createHash("md5").update(s, "utf8").digest("hex");
 
@@ -62,10 +62,10 @@ export function readerAuth(secrets: Secrets, adminPasswordOverride: string | nul
 
   const rememberKey = (password: string) => {
     if (adminPasswordOverride !== null) return;
-    const stored = secrets.getIntegrationSecret(KOREADER_KEY_SECRET);
+    const stored = secrets.getIntegrationSecret(READER_KEY_SECRET);
     const key = md5(password);
     if (stored && scryptCheck(stored, key)) return;
-    void secrets.setIntegrationSecret(KOREADER_KEY_SECRET, scryptHash(key)).catch(() => undefined);
+    void secrets.setIntegrationSecret(READER_KEY_SECRET, scryptHash(key)).catch(() => undefined);
   };
   const check = secrets.checkAdminPassword.bind(secrets);
   secrets.checkAdminPassword = (password: string) => {
@@ -73,7 +73,6 @@ export function readerAuth(secrets: Secrets, adminPasswordOverride: string | nul
     if (ok) rememberKey(password);
     return ok;
   };
-  if (secrets.generatedPassword) rememberKey(secrets.generatedPassword);
 
   const passwordOk = (password: string): boolean => {
     const t = tag("password", password);
@@ -88,7 +87,7 @@ export function readerAuth(secrets: Secrets, adminPasswordOverride: string | nul
     if (adminPasswordOverride !== null) return safeEqual(k, md5(adminPasswordOverride));
     const t = tag("koreader", k);
     if (verified.has(t)) return true;
-    const stored = secrets.getIntegrationSecret(KOREADER_KEY_SECRET);
+    const stored = secrets.getIntegrationSecret(READER_KEY_SECRET);
     const ok = stored !== null && scryptCheck(stored, k);
     if (ok) verified.add(t);
     return ok;

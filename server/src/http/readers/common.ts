@@ -39,7 +39,9 @@ export function installReaderAuth(app: Hono, auth: ReaderAuth): void {
   const hook = async (c: Context, next: Next) => {
     const user = auth.authenticate({ get: (n: string) => c.req.header(n) });
     if (!user) {
-      if (c.req.path.startsWith("/koreader/")) return c.json({ message: "Unauthorized" }, 401);
+      // KOReader reads a JSON message; every other client waits for the Basic challenge.
+      if (c.req.path.startsWith("/koreader/"))
+        return c.json({ message: "Unauthorized" }, 401, { "www-authenticate": BASIC_REALM });
       return challenge();
     }
     users.set(c.req.raw, user);
