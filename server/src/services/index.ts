@@ -26,21 +26,17 @@ import { readerAppsServices } from "./reader-apps.ts";
 
 /** The use cases. REST routes and GraphQL resolvers both call these and nothing else. */
 export function createServices(ctx: AppContext) {
-  // Reading progress follows every publication, retirement and scan (reading-service.ts).
-  let reading: ReadingService | undefined;
-  const publication = publicationWithProgress(
-    ctx,
-    publicationWithPriority(ctx, createPublication(ctx)),
-    () => reading!,
-  );
+  // Reading progress follows every publication, retirement and scan (reading-service.ts); the
+  // closures reach the reading service, created below, only when a file operation runs.
+  const publication = publicationWithProgress(ctx, publicationWithPriority(ctx, createPublication(ctx)), () => reading);
   const assembly = assemblyService(ctx, publication),
     scan = scanWithProgress(
       ctx,
       scanWithPriority(ctx, scanService(ctx), externalPriority(ctx, publication)),
-      () => reading!,
+      () => reading,
     );
   const units = unitsService(ctx);
-  reading = readingService(ctx, units);
+  const reading: ReadingService = readingService(ctx, units);
   const dl = downloadServices(ctx, publication);
   const sourceSettings = sourceSettingsService(ctx),
     providers = providerRegistry(ctx, sourceSettings),
