@@ -67,10 +67,14 @@ if ! command -v dpkg-query >/dev/null 2>&1; then
   exit 0
 fi
 
+# One dpkg-query for the whole list (it names each installed package; unknown ones only on stderr).
+installed=" $(dpkg-query -W -f='${db:Status-Status}:${Package} ' "${wanted[@]}" 2>/dev/null || true) "
 missing=()
 for name in "${wanted[@]}"; do
-  status="$(dpkg-query -W -f='${db:Status-Status}' "$name" 2>/dev/null || true)"
-  [ "$status" = "installed" ] || missing+=("$name")
+  case "$installed" in
+    *" installed:$name "*) ;;
+    *) missing+=("$name") ;;
+  esac
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
