@@ -76,7 +76,9 @@ runBench("start", async () => {
     const first = await timeToAnswer("npm", ["start"], { cwd: clone, port, url: health, timeoutMs: 1_200_000 });
     console.log(`first start answered after ${(first / 1000).toFixed(1)} s\n`);
 
-    const floorScript = `require("node:http").createServer((q, s) => s.end("ok")).listen(${port}, "127.0.0.1")`;
+    const floorScript =
+      `process.on("SIGTERM", () => process.exit(0));` +
+      `require("node:http").createServer((q, s) => s.end("ok")).listen(${port}, "127.0.0.1");`;
     const runs = { npm: [] as number[], node: [] as number[], tsx: [] as number[], floor: [] as number[] };
     for (let i = 0; i < rounds; i++) {
       runs.npm.push(await timeToAnswer("npm", ["start"], { cwd: clone, port, url: health }));
