@@ -3,10 +3,20 @@
  * (its committed HEAD), started twice. The first start installs, builds and serves; the second
  * reaches the health endpoint without installing or building anything. The process that listens
  * is plain node on built `.js` files, started directly by npm (no wrapper in between), and SIGTERM
- * to the started process stops everything it started.
+ * to the started process stops everything it started. Then: a changed source rebuilds only its
+ * part, a changed lockfile installs again.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -206,6 +216,27 @@ describe("npm start in a fresh clone", () => {
     expect(s.output()).toMatch(/SIGTERM: shutting down[\s\S]*stopped/);
     expect(code).toBe(0);
     expect(left).toEqual([]);
+  });
+
+  it("a changed server source rebuilds the server only; a changed lockfile installs again", () => {
+    const setup = () =>
+      spawnSync(process.execPath, ["scripts/setup.mjs", "start"], { cwd: clone, env: newcomerEnv(), encoding: "utf8" });
+    const main = path.join(clone, "server", "src", "main.ts");
+    writeFileSync(main, `${readFileSync(main, "utf8")}// edited\n`);
+    const before = STAMPS.map(mtime);
+    const r = setup();
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/server built into dist\//);
+    const after = STAMPS.map(mtime);
+    expect([after[0] === before[0], after[1] === before[1], after[2] === before[2]]).toEqual([true, false, true]);
+
+    const lock = path.join(clone, "pnpm-lock.yaml");
+    writeFileSync(lock, `${readFileSync(lock, "utf8")}# edited\n`);
+    const again = setup();
+    expect(again.status, again.stdout + again.stderr).toBe(0);
+    const last = STAMPS.map(mtime);
+    // The lockfile is an input of both builds as well: everything is brought up to date.
+    expect(last.every((m, i) => m !== after[i])).toBe(true);
   });
 
   it("the reference processor runs from the same build", () => {
