@@ -34,6 +34,8 @@ export const WANTED_REASONS = [
   "parts_incomplete",
   "limit_reached",
   "backing_off",
+  // A slot only a source created, that no source lists any more (kept: history is not rewritten).
+  "no_longer_listed",
   // Recovery of a degraded library file (the slot is owned, so these never mean "wanted").
   "replacing",
   "no_other_source",
@@ -54,6 +56,8 @@ export interface WantedSlot {
   parts: number;
   /** Parts already on disk (a chapter partly on disk is not owned). */
   partsOnDisk: number[];
+  /** Only a source created it and no source lists it any more. */
+  unlisted?: boolean;
 }
 
 export interface PlanOffer {
@@ -285,7 +289,7 @@ export function chooseForSlot(
     blocked: usable.filter(isBlocked).length,
     languages: [...new Set(all.map((o) => o.language))].sort(),
   };
-  if (all.length === 0) return { pick: null, reason: "no_offer", detail };
+  if (all.length === 0) return { pick: null, reason: slot.unlisted ? "no_longer_listed" : "no_offer", detail };
   if (usable.length === 0) return { pick: null, reason: "only_other_languages", detail };
   const mappings = new Map(input.mappings.map((m) => [m.id, m]));
   const candidates = candidatesOf(slot, usable).sort(rank(input.languages, mappings));

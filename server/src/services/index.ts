@@ -37,6 +37,16 @@ export function createServices(ctx: AppContext) {
   const worker = translationWorker(ctx, { publication });
   // A job created, retried, cancelled or resumed wakes the worker, which sleeps while idle.
   translations.translations.useWorker(() => worker.kick());
+  // The acquisition loop: a link or an operator's refresh runs the Wanted pass at once; the scheduled
+  // pass refreshes every linked source before it plans.
+  sources.useAfterOperatorRefresh((seriesId) => {
+    dl.wanted
+      .runPass(seriesId, { force: true })
+      .catch((e: unknown) =>
+        ctx.log(`wanted: pass after a source refresh of series ${seriesId}: ${(e as Error).message}`),
+      );
+  });
+  dl.wantedMonitor.useRefresh((seriesId) => sources.refreshForPass(seriesId));
   const series = seriesService(ctx);
   followTranslationToggles(ctx, series, translationSettings, translations.translations);
   return {

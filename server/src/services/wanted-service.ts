@@ -21,8 +21,10 @@ import {
 import { AppError } from "../errors.ts";
 import type { BookChannel } from "../providers/provider.ts";
 import { loadSnapshot } from "../repositories/snapshot-repo.ts";
+import { sourceSlotRepo } from "../repositories/source-slot-repo.ts";
 import { wantedRepo } from "../repositories/wanted-repo.ts";
 import type { AppContext } from "./context.ts";
+import { downloadLanguages, reconciledOffers, slotSyncChanged, syncSourceSlots } from "./source-slots.ts";
 
 /** Degraded and failed downloads of a mapping in this window count against its health. */
 const HEALTH_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
@@ -85,8 +87,11 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
         partsOnDisk: [],
       })),
     ];
-    const [offers, mappings, downloads, state, setting] = await Promise.all([
-      ctx.db.offer.findMany({ where: { seriesId, sourceMapping: { state: "active", provider: { enabled: true } } } }),
+    const languages = await downloadLanguages(ctx, snapshot.series.language);
+    const unlisted = await sourceSlotRepo(ctx.db).unlistedKeys(seriesId);
+    for (const slot of slots) if (unlisted.has(`${slot.kind}:${slot.number}`)) slot.unlisted = true;
+    const placed = (await reconciledOffers(ctx, seriesId, languages)).releases.filter((o) => o.providerEnabled);
+    const [mappings, downloads, state] = await Promise.all([
       ctx.db.sourceMapping.findMany({
         where: { seriesId, state: "active" },
         include: { provider: { select: { priority: true } } },
@@ -108,7 +113,6 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
         },
       }),
       repo.state(seriesId),
-      ctx.db.setting.findUnique({ where: { key: "downloads.languages" } }),
     ]);
     const since = Date.now() - HEALTH_WINDOW_MS;
     const health = (id: number, st: string) =>
@@ -143,28 +147,27 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
         replacing: live.some((l) => l.replacesFileId === d.fileId),
       }));
 
-    let languages = [snapshot.series.language];
-    try {
-      const extra = setting ? (JSON.parse(setting.value) as unknown) : [];
-      if (Array.isArray(extra))
-        languages = [...new Set([...languages, ...extra.filter((x): x is string => typeof x === "string")])];
-    } catch {
-      // A damaged setting: the series language alone.
-    }
     return {
       slots,
-      offers: offers.map((o) => ({
-        mappingId: o.sourceMappingId,
-        kind: kindOf(o.kind),
-        chapter: lab(o.chapter),
-        volume: lab(o.volume),
-        part: o.part,
-        language: o.language,
-        scanlator: o.scanlator,
-        externalId: o.externalId,
-        pageCount: o.pageCount,
-        uploadedAt: o.uploadedAt?.getTime() ?? null,
-      })),
+      // Offers as the reconciliation places them (a split part carries its chapter and part).
+      offers: placed.flatMap((o) => {
+        const p = o.placement;
+        if (p.kind === "unplaced") return [];
+        return [
+          {
+            mappingId: o.mappingId,
+            kind: p.kind,
+            chapter: p.kind === "chapter" ? p.number : null,
+            volume: p.kind === "volume" ? p.number : o.volume,
+            part: p.kind === "chapter" ? p.part : null,
+            language: o.language,
+            scanlator: o.scanlator,
+            externalId: o.externalId,
+            pageCount: o.pageCount,
+            uploadedAt: o.uploadedAt?.getTime() ?? null,
+          },
+        ];
+      }),
       // Higher first: the provider's priority, then the mapping's (−1000…1000) within it.
       mappings: mappings.map((m) => ({
         id: m.id,
@@ -192,6 +195,10 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
   }
 
   async function pass(seriesId: number, force: boolean): Promise<WantedPassResult> {
+    if (!(await ctx.repos.series.get(seriesId)))
+      throw new AppError("series_not_found", `series ${seriesId} does not exist`);
+    // What the sources list becomes slots first, so the pass plans for them at once.
+    const synced = await syncSourceSlots(ctx, seriesId);
     const input = await planInput(seriesId, force);
     const plan = planWanted(input);
     const now = new Date(input.now);
@@ -237,6 +244,7 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
       },
       now,
     );
+    if (created.length === 0 && slotSyncChanged(synced)) ctx.events.publish("series_changed", seriesId);
     if (created.length > 0) {
       deps.kick();
       for (const row of created)
@@ -252,7 +260,7 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
     }
     await handToBookChannel(
       seriesId,
-      ledger.filter((e) => e.kind === "book" && e.reason === "no_offer"),
+      ledger.filter((e) => e.kind === "book" && (e.reason === "no_offer" || e.reason === "no_longer_listed")),
     );
     // Issue 7: the translation fallback runs after the normal sources (it never fails the pass).
     await translationFallback?.(seriesId, {
@@ -338,6 +346,10 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
       return p;
     },
     ledger: ledgerOf,
+    /** Waits for the passes under way (a shutdown lets them end before the database closes). */
+    async settle(): Promise<void> {
+      await Promise.allSettled([...running.values()]);
+    },
     useBookChannel(channel: BookChannel | undefined): void {
       bookChannel = channel;
     },
