@@ -195,12 +195,12 @@ describe("acquisition from the first link (REST)", () => {
   });
 
   it("a chapter that appears at a source later arrives through the scheduled pass, with no request", async () => {
-    const [{ id }] = await expectJson<{ id: number }[]>(await app.api("/api/manga"), 200);
+    const id = (await expectJson<{ id: number }[]>(await app.api("/api/manga"), 200))[0]!.id;
     workA.chapters.push(fakeChapter({ chapterNumber: 11, pages: await drawnChapter(6, 11) }));
     // No call to the service here: only reads until the chapter is on disk.
     const u = await until(
       "chapter 11 on disk",
-      () => units(app, id!),
+      () => units(app, id),
       (x) => x.units.some((c) => c.kind === "chapter" && c.number === "11" && c.owned),
       60_000,
     );

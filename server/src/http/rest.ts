@@ -18,6 +18,7 @@ import { sourceRoutes } from "./rest-sources.ts";
 import { indexerRoutes } from "./rest-indexer.ts";
 import { translationRoutes } from "./rest-translations.ts";
 import { translationSettingsRoutes } from "./rest-translation-settings.ts";
+import { calendarRoutes } from "./rest-calendar.ts";
 import { dryRun, jsonBody, pathId } from "./request.ts";
 
 /** The REST layer: translation between HTTP and the services, nothing else. */
@@ -98,5 +99,6 @@ export function restApp(ctx: AppContext, services: Services, graphql: (req: Requ
   indexerRoutes(app, services);
   translationRoutes(app, services);
   translationSettingsRoutes(app, services);
+  calendarRoutes(app, services);
   return app;
 }
