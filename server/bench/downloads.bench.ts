@@ -4,13 +4,12 @@
  * with ComicInfo, publication with fsync and journal) against the same pages only fetched (same
  * concurrency) and written to files, in the same run. Also the process's peak RSS.
  *
- * The pipeline is CPU-bound by the judgement (every page decoded at 1/8 scale), the baseline by the
- * loopback and the page cache, so their ratio mostly measures the machine's cores: it is printed, and
- * the goal is set against the judgement alone over the same pages in the same run (statsOfPages, two
- * chapters at once as the pipeline runs them). A job fetches, then judges, then packages and publishes
- * (≈ 100 + 250 + 100 ms for 24 pages here), with 2 jobs per provider, so the cores idle while a job
- * fetches or fsyncs. Goals: the pipeline keeps ≥ 25 % of the judgement-only rate, and peak
- * RSS stays under 600 MB (two chapters of 1400×2000 pages in memory at once: one provider, 2 downloads).
+ * Each page is measured for the judgement and written into the staged CBZ as it arrives, so the
+ * judgement overlaps the fetch and memory holds the pages in flight, not the chapters. Goals: the
+ * pipeline's pages per second ≥ 0.6 × fetch + write alone, and peak RSS of the process < 250 MB for
+ * a 48-chapter run. The judgement alone over the same pages (statsOfPages, two chapters at once) is
+ * printed for information: every page is decoded at 1/8 scale, which bounds what the pipeline can do
+ * on this machine's cores.
  */
 import { mkdtemp, rm, writeFile, mkdir } from "node:fs/promises";
 import http from "node:http";
@@ -26,10 +25,10 @@ import { ProviderError, type SourceProvider } from "../src/providers/provider.ts
 import { fail, intEnv, machineLine, printTable, runBench, type Goal } from "./harness.ts";
 import { makePages, pageSizeReport } from "./pages.ts";
 
-const CHAPTERS = intEnv("BENCH_DL_CHAPTERS", 16);
+const CHAPTERS = intEnv("BENCH_DL_CHAPTERS", 48);
 const PAGES = intEnv("BENCH_DL_PAGES", 24);
-const RSS_GOAL_MB = 600;
-const RATIO_GOAL = 0.25;
+const RSS_GOAL_MB = 250;
+const RATIO_GOAL = 0.6;
 
 function pageServer(pages: readonly Buffer[]): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
@@ -188,8 +187,8 @@ async function main(): Promise<Goal[]> {
       );
       return [
         {
-          ok: pipelineRate >= RATIO_GOAL * judgeRate,
-          text: `pipeline ${pipelineRate.toFixed(0)} pages/s ≥ ${RATIO_GOAL} × judgement-only ${judgeRate.toFixed(0)} pages/s`,
+          ok: pipelineRate >= RATIO_GOAL * plainRate,
+          text: `pipeline ${pipelineRate.toFixed(0)} pages/s ≥ ${RATIO_GOAL} × fetch + write ${plainRate.toFixed(0)} pages/s`,
         },
         { ok: rssMb < RSS_GOAL_MB, text: `peak RSS ${rssMb.toFixed(0)} MB < ${RSS_GOAL_MB} MB` },
       ];

@@ -38,7 +38,7 @@ interface Running {
 export function downloadPipeline(
   ctx: AppContext,
   deps: {
-    downloads: Pick<DownloadService, "judge">;
+    downloads: Pick<DownloadService, "judgeStats">;
     publication: Pick<Publication, "publish">;
     lookup: ProviderLookup;
   },
