@@ -14,6 +14,7 @@ import { safeName } from "../domain/safe-names.ts";
 import { AppError, isAppError } from "../errors.ts";
 import type { Download } from "../generated/prisma/client.ts";
 import type { Publication } from "../library/publication.ts";
+import { createKeyedLock } from "../library/keyed-lock.ts";
 import { mapConcurrent, pageStats } from "../library/page-stats.ts";
 import { ProviderError, type SourceProvider } from "../providers/provider.ts";
 import type { DownloadQueueRepo } from "../repositories/download-queue-repo.ts";
@@ -46,7 +47,7 @@ export interface JobDeps {
   ctx: AppContext;
   queue: DownloadQueueRepo;
   downloads: Pick<DownloadService, "judgeStats">;
-  publication: Pick<Publication, "publish">;
+  publication: Pick<Publication, "publish" | "retire">;
   lookup: ProviderLookup;
   /** A degraded download: the next candidate from another source is queued at once. */
   afterDegraded(row: Download): Promise<void>;
@@ -216,6 +217,7 @@ export async function runJob(deps: JobDeps, claimed: Download, signal: AbortSign
       found.mapping,
     );
     await applyEvent(deps, claimed, "publishing", { type: "published", fileId }, { needsReplacement: false });
+    await finishReplacementGroup(deps, claimed);
   } catch (caught) {
     // An abort surfaces as whatever the provider throws for it: the signal's reason says why.
     const e = signal.aborted && signal.reason instanceof JobStopped ? signal.reason : caught;
@@ -244,6 +246,39 @@ export async function runJob(deps: JobDeps, claimed: Download, signal: AbortSign
         : { type: "permanent", error: text };
     await applyEvent(deps, claimed, current, event);
   }
+}
+
+const groupLock = createKeyedLock();
+
+/**
+ * A replacement group (the parts of a split chapter from one other source) retires the old files
+ * only once every download of the group is published; the last one to publish does it. Also run at
+ * start-up for a group whose last publication committed before a crash.
+ */
+export async function finishReplacementGroup(
+  deps: Pick<JobDeps, "ctx" | "queue" | "publication">,
+  row: Pick<Download, "seriesId" | "replacementGroup">,
+): Promise<void> {
+  const group = row.replacementGroup;
+  if (!group) return;
+  await groupLock.run([`group:${row.seriesId}:${group}`], async () => {
+    const members = await deps.queue.groupMembers(row.seriesId, group);
+    if (members.length === 0 || !members.every((m) => m.state === "published")) return;
+    let ids: number[] = [];
+    try {
+      ids = (JSON.parse(members[0]!.replacesFileIds ?? "[]") as unknown[]).filter(
+        (x): x is number => typeof x === "number",
+      );
+    } catch {
+      ids = [];
+    }
+    const active = await deps.queue.activeFileIds(ids);
+    if (active.length === 0) return;
+    await deps.publication.retire(
+      active,
+      `replaced by downloads ${members.map((m) => m.id).join(", ")} (every part from one other source; the old file was degraded)`,
+    );
+  });
 }
 
 /** ComicInfo of a downloaded release (the Pages list comes from the page metadata). */

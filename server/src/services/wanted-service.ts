@@ -109,6 +109,7 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
           fileId: true,
           needsReplacement: true,
           replacesFileId: true,
+          replacesFileIds: true,
           updatedAt: true,
         },
       }),
@@ -132,20 +133,34 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
     );
     const degradedFiles: DegradedFile[] = bad
       .filter((d) => activeFiles.has(d.fileId!))
-      .map((d) => ({
-        fileId: d.fileId!,
-        slot: {
-          kind: d.kind === "volume" ? "book" : "chapter",
-          number: (d.kind === "volume" ? lab(d.volume) : lab(d.chapter)) ?? ("0" as Label),
-          monitored: true,
-          owned: true,
-          coverage: null,
-          parts: 1,
-          partsOnDisk: [],
-        },
-        mappingId: d.sourceMappingId,
-        replacing: live.some((l) => l.replacesFileId === d.fileId),
-      }));
+      .map((d) => {
+        const number = (d.kind === "volume" ? lab(d.volume) : lab(d.chapter)) ?? ("0" as Label);
+        // A part of a split chapter: the chapter's parts and its active part files are replaced together.
+        const split = d.kind !== "volume" && d.part !== null;
+        const siblings = split
+          ? snapshot.files
+              .filter((x) => x.kind === "chapter" && x.part !== null && x.chapter === number)
+              .map((x) => x.id)
+          : [];
+        return {
+          fileId: d.fileId!,
+          slot: {
+            kind: d.kind === "volume" ? ("book" as const) : ("chapter" as const),
+            number,
+            monitored: true,
+            owned: true,
+            coverage: null,
+            parts: split ? Math.max(2, index.chapters.find((c) => c.number === number)?.parts ?? 1) : 1,
+            partsOnDisk: [],
+          },
+          siblingFileIds: siblings,
+          mappingId: d.sourceMappingId,
+          replacing: live.some(
+            (l) =>
+              l.replacesFileId === d.fileId || (l.replacesFileIds ?? "").split(/[[\],]/).includes(String(d.fileId)),
+          ),
+        };
+      });
 
     return {
       slots,
@@ -218,6 +233,8 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
             state: "queued",
             pagesTotal: d.pageCount,
             replacesFileId: d.replacesFileId ?? null,
+            replacementGroup: d.replacementGroup ?? null,
+            replacesFileIds: d.replacesFileIds ? JSON.stringify(d.replacesFileIds) : null,
           },
         }),
       ),
