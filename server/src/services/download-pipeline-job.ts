@@ -264,14 +264,15 @@ export async function finishReplacementGroup(
   await groupLock.run([`group:${row.seriesId}:${group}`], async () => {
     const members = await deps.queue.groupMembers(row.seriesId, group);
     if (members.length === 0 || !members.every((m) => m.state === "published")) return;
-    let ids: number[] = [];
-    try {
-      ids = (JSON.parse(members[0]!.replacesFileIds ?? "[]") as unknown[]).filter(
-        (x): x is number => typeof x === "number",
-      );
-    } catch {
-      ids = [];
-    }
+    const ids = (() => {
+      try {
+        return (JSON.parse(members[0]!.replacesFileIds ?? "[]") as unknown[]).filter(
+          (x): x is number => typeof x === "number",
+        );
+      } catch {
+        return [];
+      }
+    })();
     const active = await deps.queue.activeFileIds(ids);
     if (active.length === 0) return;
     await deps.publication.retire(
