@@ -19,6 +19,7 @@ import { indexerRoutes } from "./rest-indexer.ts";
 import { translationRoutes } from "./rest-translations.ts";
 import { translationSettingsRoutes } from "./rest-translation-settings.ts";
 import { calendarRoutes } from "./rest-calendar.ts";
+import { slotSearchRoutes } from "./rest-slot-search.ts";
 import { dryRun, jsonBody, pathId } from "./request.ts";
 
 /** The REST layer: translation between HTTP and the services, nothing else. */
@@ -100,5 +101,6 @@ export function restApp(ctx: AppContext, services: Services, graphql: (req: Requ
   translationRoutes(app, services);
   translationSettingsRoutes(app, services);
   calendarRoutes(app, services);
+  slotSearchRoutes(app, services);
   return app;
 }

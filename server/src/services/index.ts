@@ -22,6 +22,7 @@ import { translationWorker } from "./translation-worker.ts";
 import { translationServices } from "./translation-fallback-service.ts";
 import { translationSettingsService, type TranslationSettingsService } from "./translation-settings.ts";
 import { calendarService } from "./calendar-service.ts";
+import { slotSearchService } from "./slot-search-service.ts";
 
 /** The use cases. REST routes and GraphQL resolvers both call these and nothing else. */
 export function createServices(ctx: AppContext) {
@@ -73,6 +74,7 @@ export function createServices(ctx: AppContext) {
     bookChannel: bookChannelService(ctx, publication, translations.translations),
     translationWorker: worker,
     calendar: calendarService(ctx),
+    slotSearch: slotSearchService(ctx, dl.wanted, sources),
   };
 }
 

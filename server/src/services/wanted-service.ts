@@ -15,6 +15,7 @@ import {
   type LedgerDetail,
   type LedgerEntry,
   type PlanInput,
+  type PlannedDownload,
   type WantedReason,
   type WantedSlot,
 } from "../domain/wanted.ts";
@@ -209,16 +210,10 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
     };
   }
 
-  async function pass(seriesId: number, force: boolean): Promise<WantedPassResult> {
-    if (!(await ctx.repos.series.get(seriesId)))
-      throw new AppError("series_not_found", `series ${seriesId} does not exist`);
-    // What the sources list becomes slots first, so the pass plans for them at once.
-    const synced = await syncSourceSlots(ctx, seriesId);
-    const input = await planInput(seriesId, force);
-    const plan = planWanted(input);
-    const now = new Date(input.now);
-    const created = await ctx.db.$transaction(
-      plan.downloads.map((d) =>
+  /** Queues planned downloads in one transaction. */
+  function createDownloads(seriesId: number, downloads: readonly PlannedDownload[]) {
+    return ctx.db.$transaction(
+      downloads.map((d) =>
         ctx.db.download.create({
           data: {
             seriesId,
@@ -239,6 +234,17 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
         }),
       ),
     );
+  }
+
+  async function pass(seriesId: number, force: boolean): Promise<WantedPassResult> {
+    if (!(await ctx.repos.series.get(seriesId)))
+      throw new AppError("series_not_found", `series ${seriesId} does not exist`);
+    // What the sources list becomes slots first, so the pass plans for them at once.
+    const synced = await syncSourceSlots(ctx, seriesId);
+    const input = await planInput(seriesId, force);
+    const plan = planWanted(input);
+    const now = new Date(input.now);
+    const created = await createDownloads(seriesId, plan.downloads);
     const idsBySlot = new Map<string, number[]>();
     plan.downloads.forEach((d, i) =>
       idsBySlot.set(`${d.slot.kind}:${d.slot.number}`, [
@@ -363,6 +369,26 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
       return p;
     },
     ledger: ledgerOf,
+    /** The facts a pass plans from (the operator's view of one slot's offers reads them). */
+    planFacts: (seriesId: number) => planInput(seriesId, true),
+    /** Queues downloads the operator chose by hand, and wakes the workers. */
+    async queueByHand(seriesId: number, downloads: readonly PlannedDownload[]): Promise<number[]> {
+      const created = await createDownloads(seriesId, downloads);
+      if (created.length > 0) {
+        deps.kick();
+        for (const row of created)
+          ctx.events.downloads.publish({
+            downloadId: row.id,
+            seriesId,
+            state: "queued",
+            pagesDone: 0,
+            pagesTotal: row.pagesTotal,
+            error: null,
+          });
+        ctx.events.publish("series_changed", seriesId);
+      }
+      return created.map((r) => r.id);
+    },
     /** Waits for the passes under way (a shutdown lets them end before the database closes). */
     async settle(): Promise<void> {
       await Promise.allSettled([...running.values()]);
