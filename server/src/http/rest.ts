@@ -18,6 +18,8 @@ import { sourceRoutes } from "./rest-sources.ts";
 import { indexerRoutes } from "./rest-indexer.ts";
 import { translationRoutes } from "./rest-translations.ts";
 import { translationSettingsRoutes } from "./rest-translation-settings.ts";
+import { calendarRoutes } from "./rest-calendar.ts";
+import { slotSearchRoutes } from "./rest-slot-search.ts";
 import { dryRun, jsonBody, pathId } from "./request.ts";
 import { readingRoutes } from "./rest-reading.ts";
 import { readerAppRoutes } from "./readers/index.ts";
@@ -103,5 +105,7 @@ export function restApp(ctx: AppContext, services: Services, graphql: (req: Requ
   translationRoutes(app, services);
   translationSettingsRoutes(app, services);
   readingRoutes(app, ctx, services);
+  calendarRoutes(app, services);
+  slotSearchRoutes(app, services);
   return app;
 }

@@ -23,6 +23,8 @@ import { translationServices } from "./translation-fallback-service.ts";
 import { translationSettingsService, type TranslationSettingsService } from "./translation-settings.ts";
 import { publicationWithProgress, readingService, scanWithProgress, type ReadingService } from "./reading-service.ts";
 import { readerAppsServices } from "./reader-apps.ts";
+import { calendarService } from "./calendar-service.ts";
+import { slotSearchService } from "./slot-search-service.ts";
 
 /** The use cases. REST routes and GraphQL resolvers both call these and nothing else. */
 export function createServices(ctx: AppContext) {
@@ -46,6 +48,16 @@ export function createServices(ctx: AppContext) {
   const worker = translationWorker(ctx, { publication });
   // A job created, retried, cancelled or resumed wakes the worker, which sleeps while idle.
   translations.translations.useWorker(() => worker.kick());
+  // The acquisition loop: a link or an operator's refresh runs the Wanted pass at once; the scheduled
+  // pass refreshes every linked source before it plans.
+  sources.useAfterOperatorRefresh((seriesId) => {
+    dl.wanted
+      .runPass(seriesId, { force: true })
+      .catch((e: unknown) =>
+        ctx.log(`wanted: pass after a source refresh of series ${seriesId}: ${(e as Error).message}`),
+      );
+  });
+  dl.wantedMonitor.useRefresh((seriesId) => sources.refreshForPass(seriesId));
   const series = seriesService(ctx);
   const audit = auditService(ctx, publication),
     filePages = filePagesService(ctx);
@@ -74,6 +86,8 @@ export function createServices(ctx: AppContext) {
     translationWorker: worker,
     reading,
     readerApps: readerAppsServices(ctx, { reading, audit, filePages }),
+    calendar: calendarService(ctx),
+    slotSearch: slotSearchService(ctx, dl.wanted, sources),
   };
 }
 
