@@ -391,7 +391,8 @@ export function measurePools(
             f.foreignTotal++;
             if (v === "confirmed") {
               f.falseConfirmations++;
-              if (f.falseExamples.length < 5) f.falseExamples.push(`${lang} as ${expected}: ${texts.join(" / ")}`);
+              const example = `${lang} as ${expected}: ${texts.join(" / ")}`;
+              if (f.falseExamples.length < 5 && !f.falseExamples.includes(example)) f.falseExamples.push(example);
             }
           }
         }
