@@ -35,6 +35,9 @@ export const LINES: Readonly<Record<ShortBook["language"], readonly (readonly [s
   ],
 };
 
+/** The Japanese of the French lines (a destination in kana and kanji). */
+export const JAPANESE_OF_FRENCH = ["こんにちは、友よ！元気？", "遅刻だ、ここで待ってて。", "本当にありがとう！"];
+
 /** The same three pages answered in German: short, confidently not English once pooled. */
 export const GERMAN = ["Hallo, Freund!", "Ich bin spät!", "Vielen Dank!"];
 
@@ -89,12 +92,13 @@ const overlap = (a: string, b: string) => {
 /** How the fake provider answers a region. */
 export type Answering = "translate" | "german" | "echo";
 
-/** The English (or, on purpose, German or the source itself) of an OCR line of the books. */
-export function shortTranslate(text: string, answering: Answering = "translate"): string {
+/** The English or Japanese (or, on purpose, German or the source itself) of an OCR line of the books. */
+export function shortTranslate(text: string, answering: Answering = "translate", target = "en"): string {
   if (answering === "echo") return text;
   const all = Object.values(LINES).flatMap((lines) => lines.map(([source, english], i) => ({ source, english, i })));
   const score = (l: { source: string[] }) => overlap(l.source.join(""), text);
   const best = [...all].sort((x, y) => score(y) - score(x))[0]!;
   if (score(best) < 0.5) return "I am not sure what this line says.";
-  return answering === "german" ? GERMAN[best.i]! : best.english;
+  if (answering === "german") return GERMAN[best.i]!;
+  return target === "ja" ? JAPANESE_OF_FRENCH[best.i]! : best.english;
 }

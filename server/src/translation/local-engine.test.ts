@@ -46,9 +46,10 @@ describe("checkPrerequisites", () => {
   });
 
   it("refuses a destination the identifier cannot confirm, naming the ones it can", async () => {
-    const e = await checkPrerequisites({ sourceLanguage: "ja", targetLanguage: "sw", ai }, deps()).catch(
-      (x: unknown) => x as LocalTranslationError,
-    );
+    const e = (await checkPrerequisites({ sourceLanguage: "ja", targetLanguage: "sw", ai }, deps()).then(
+      () => null,
+      (x: unknown) => x,
+    )) as LocalTranslationError;
     expect(e).toBeInstanceOf(LocalTranslationError);
     expect(e.code).toBe("target_script_unsupported");
     expect(e.message).toContain("sw needs an external processor");
