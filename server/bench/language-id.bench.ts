@@ -78,7 +78,10 @@ async function optionalCandidates(): Promise<{ found: Candidate[]; missing: stri
       load: async () => {
         const factory = await (cld3.loadModule as () => Promise<{ create: (a: number, b: number) => unknown }>)();
         const id = factory.create(0, 1000) as {
-          findMostFrequentLanguages(t: string, n: number): { language: string; probability: number; is_reliable: boolean }[];
+          findMostFrequentLanguages(
+            t: string,
+            n: number,
+          ): { language: string; probability: number; is_reliable: boolean }[];
         };
         return {
           name: "cld3-asm",
