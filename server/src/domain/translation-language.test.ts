@@ -85,6 +85,19 @@ describe("judgePool", () => {
     expect(judgePool(["Что?"], "ru", ["en"], never)).toMatchObject({ reason: "too_short" });
   });
 
+  it("text in a script the expected language is not written in is never it, whatever the identifier says", () => {
+    const yes = fixed(answer("en", { en: 1 }));
+    // Kana is Japanese alone: another language, at any length.
+    expect(judgePool(["どこへ行くの"], "en", ["ja"], yes)).toMatchObject({ verdict: "other", language: "ja" });
+    // Han is Chinese or Japanese; Cyrillic several languages: not English, but which one is open.
+    expect(judgePool(["你去哪里？"], "en", ["zh"], yes)).toMatchObject({
+      verdict: "undetermined",
+      reason: "other_script",
+    });
+    expect(judgePool(["Куда ты идёшь, мой друг?"], "en", ["ru"], yes)).toMatchObject({ reason: "other_script" });
+    expect(judgePool(["Hello どこ"], "en", ["ja"], yes)).toMatchObject({ reason: "other_script" });
+  });
+
   it("a language the identifier does not know cannot be confirmed by it", () => {
     const known = scriptedIdentifier(() => answer("en", { en: 1 }), ["en"]);
     expect(judgePool([LONG], "sw", ["en"], known)).toMatchObject({ reason: "unknown_language" });

@@ -17,7 +17,8 @@
  *   rival's by at least MIN_MARGIN (relative). The rivals are the languages a bad answer would be
  *   in: the source language (untranslated text) and English (where providers fall back).
  * It is another language Y when the identifier's reliable best answer is Y, ahead of X by the same
- * margin. Everything else is undetermined.
+ * margin, or when its script is Y's alone. Text in a script X is not written in is never X (kana
+ * is never English), whatever the identifier says. Everything else is undetermined.
  *
  * The figures come from measuring the identifier on short manga dialogue (docs/benchmarks.md,
  * "Language identification").
@@ -57,7 +58,7 @@ export const MIN_DENSE_POOL_LETTERS = 4;
 /** Relative lead of the best language's score over each rival's. */
 export const MIN_MARGIN = 0.03;
 
-export type UndeterminedReason = "too_short" | "unreliable" | "ambiguous" | "unknown_language";
+export type UndeterminedReason = "too_short" | "unreliable" | "ambiguous" | "unknown_language" | "other_script";
 
 export type PoolJudgement =
   | { verdict: "confirmed"; language: string; by: "script" | "identifier"; letters: number; margin: number }
@@ -99,8 +100,15 @@ export function judgePool(
   });
   if (letters === 0) return undetermined("too_short");
   const script = detectScript(text);
-  if (scriptIdentifies(script, target, knownLanguages(identifier)))
+  const known = knownLanguages(identifier);
+  if (scriptIdentifies(script, target, known))
     return { verdict: "confirmed", language: target, by: "script", letters, margin: 1 };
+  // Text not written in a script of the expected language is never it, whatever the identifier says.
+  const own = languageScripts(target);
+  if (own && !own.includes(script)) {
+    const by = [...known].find((l) => scriptIdentifies(script, l, known));
+    return by ? { verdict: "other", language: baseCode(by), letters, margin: 1 } : undetermined("other_script");
+  }
   if (!identifier.languages.has(target)) return undetermined("unknown_language");
   if (letters < (DENSE_SCRIPTS.has(script) ? MIN_DENSE_POOL_LETTERS : MIN_POOL_LETTERS))
     return undetermined("too_short");

@@ -264,14 +264,6 @@ export function createExternalEngine(o: ExternalEngineOptions): ProcessorEngine 
           for (const i of verdict.retryPages) await checkpoints.remove(i);
           throw new EngineError(verdict.code, verdict.message);
         }
-        // Each page's record says which pool decided its language (the image is already there).
-        for (const [i, { c, data }] of outputs.entries()) {
-          const v = verdict.pages[i];
-          if (v && v.status === "released" && !c.language) {
-            const { version: _v, imageSha256: _h, ...record } = c;
-            await checkpoints.write({ ...record, language: { pool: v.pool, target: v.target } }, data);
-          }
-        }
         await writeResultZip(
           job.output,
           outputs.map(({ c, data }) => ({ name: c.name, data })),

@@ -53,7 +53,8 @@ export interface PageRecord<R = CheckpointRegion> {
   /**
    * The language evidence of the page's translations: which pool decides it ("page": its own text
    * was confirmed; "book": too short alone, the book's pooled text decides; null: nothing to judge)
-   * and the page pool's judgement. Absent in records of engines that validate only at the end.
+   * and the page pool's judgement. Absent in the external engine's records: it validates the book at the end and
+   * records the pools' figures in the receipt's evidence.
    */
   language?: { pool: "page" | "book" | null; target: PoolJudgement | null } | null;
 }
