@@ -67,7 +67,9 @@ function threadIdentifier(name: string): Promise<LanguageIdentifier> {
   const control = new Int32Array(shared, 0, 2);
   const data = new Uint8Array(shared, 8);
   const decoder = new TextDecoder();
-  const worker = new Worker(new URL("./language-id-worker.mjs", import.meta.url), { workerData: { shared } });
+  // A path from import.meta.dirname, not a URL from import.meta.url: the build bundles this file
+  // into dist/ and maps import.meta.dirname back to this source folder, where the script lies.
+  const worker = new Worker(path.join(import.meta.dirname, "language-id-worker.mjs"), { workerData: { shared } });
   let failure: Error | null = null;
   return new Promise((resolve, reject) => {
     const fail = (e: Error) => {
