@@ -248,7 +248,7 @@ describe("audit list: sort, filter, page", () => {
 describe("suspect books", () => {
   it.each<[string, { origin: AuditFileFacts["origin"]; pageCount: number }[], boolean, string | null]>([
     ["a downloaded book", [{ origin: "download", pageCount: 200 }], false, null],
-    ["a scanned book", [{ origin: "scan", pageCount: 200 }], false, null],
+    ["a scanned book", [{ origin: "scan", pageCount: 200 }], false, "hand import"],
     ["a hand import", [{ origin: "import", pageCount: 200 }], false, "hand import"],
     ["a machine translation", [{ origin: "translation", pageCount: 200 }], false, "machine translation"],
     ["an oversized pack", [{ origin: "download", pageCount: 601 }], false, "oversized pack"],

@@ -68,6 +68,9 @@ export function bookState(number: string | number, over: Partial<BookState> = {}
     estimatedChapters: [],
     ambiguous: false,
     coverage: null,
+    extra: false,
+    replace: false,
+    holdsChapters: false,
     wanted: true,
     duplicateFileIds: [],
     problems: [],
@@ -89,6 +92,7 @@ export function chapterState(number: string | number, over: Partial<ChapterState
     estimatedBook: null,
     ambiguous: false,
     coverage: null,
+    held: false,
     wanted: true,
     duplicateFileIds: [],
     ...over,
@@ -178,7 +182,7 @@ export function scenarioIndex(spec: ScenarioSpec): CoverageIndex {
     const fileIds = disk ? [fileId++] : [];
     const coveredByBook = exact && covering(book);
     const coverage =
-      !disk && coveredByBook ? "covered_by_volume" : !exact && !disk && anyOwned ? "covered_unmapped" : null;
+      coveredByBook ? "covered_by_volume" : !exact && !disk && anyOwned ? "covered_unmapped" : null;
     const estimatedBook = spec.estimates?.[n] ?? null;
     return chapterState(n, {
       book,
