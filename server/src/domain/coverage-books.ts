@@ -110,7 +110,9 @@ export function bookInfo(
         ? `above ${OVERSIZED_BOOK_PAGES} pages`
         : "far above the edition's books";
       problems.push(`${BOOK_PROBLEMS.oversized}: ${why} and not a proven assembly or a verified book`);
-    } else if (suspect !== null)
+    } else if (suspect !== null && (suspect !== "hand import" || entry !== undefined))
+      // A hand import's doubt matters once boundaries say it holds chapters: a shelf of scanned
+      // books without a map is no list of problems.
       problems.push(`${BOOK_PROBLEMS.suspect}: ${suspect}, it covers no chapter until it is verified`);
   }
   // A sound copy first: a proof on a suspect copy adds nothing to a book that had no doubt.
