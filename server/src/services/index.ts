@@ -11,7 +11,12 @@ import { monitoringService } from "./monitoring-service.ts";
 import { auditService } from "./audit-service.ts";
 import { verificationService } from "./verification-service.ts";
 import { assemblyService } from "./assembly-service.ts";
-import { externalPriority, publicationWithPriority, scanWithPriority } from "./external-priority.ts";
+import {
+  externalPriority,
+  publicationWithPriority,
+  scanWithPriority,
+  verificationWithPriority,
+} from "./external-priority.ts";
 import { assemblyMonitor } from "./assembly-monitor.ts";
 import { sourceSettingsService } from "./source-settings.ts";
 import { providerRegistry } from "../providers/registry.ts";
@@ -25,8 +30,9 @@ import { translationSettingsService, type TranslationSettingsService } from "./t
 /** The use cases. REST routes and GraphQL resolvers both call these and nothing else. */
 export function createServices(ctx: AppContext) {
   const publication = publicationWithPriority(ctx, createPublication(ctx));
+  const priority = externalPriority(ctx, publication);
   const assembly = assemblyService(ctx, publication),
-    scan = scanWithPriority(ctx, scanService(ctx), externalPriority(ctx, publication));
+    scan = scanWithPriority(ctx, scanService(ctx), priority);
   const units = unitsService(ctx);
   const dl = downloadServices(ctx, publication);
   const sourceSettings = sourceSettingsService(ctx),
@@ -51,7 +57,7 @@ export function createServices(ctx: AppContext) {
     ...translations,
     publication,
     audit: auditService(ctx, publication),
-    verification: verificationService(ctx),
+    verification: verificationWithPriority(ctx, verificationService(ctx), priority),
     assembly,
     assemblyMonitor: assemblyMonitor(ctx, { assembly, scanning: scan.running }),
     sourceSettings,
