@@ -88,6 +88,13 @@ const range = (a: number, b: number): number[] => Array.from({ length: b - a + 1
 const pad = (n: number, w: number): string => String(n).padStart(w, "0");
 /** Small deterministic hash, so that the demo is the same on every machine. */
 const hash = (s: string): number => [...s].reduce((h, c) => (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0, 7);
+/** The hash mixed (murmur3's finaliser), so that pages 5 and 6 draw unlike scenes. */
+const mixed = (s: string): number => {
+  let h = hash(s);
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b) >>> 0;
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35) >>> 0;
+  return (h ^ (h >>> 16)) & 0x7fffffff; // non-negative: the scene reads it with `>>` and `%`
+};
 const chapterPages = (key: string): number => 4 + (hash(key) % 5);
 /** "c010.5": three-digit whole part, as release groups name chapters. */
 const chapterTag = (l: Label): string => `c${pad(Number(l.split(".")[0]), 3)}${l.includes(".") ? `.${l.split(".")[1]}` : ""}`;
@@ -222,19 +229,25 @@ function text(x: number, y: number, size: number, fill: string, s: string, ancho
 /** Font size that keeps a line inside the width (DejaVu Sans averages ~0.6 em per glyph). */
 const fit = (s: string, width: number, max: number): number => Math.max(10, Math.min(max, Math.floor(width / (0.6 * s.length))));
 
-/** A panel with a small scene (sun, hills, a figure), varied by seed; shapes only, no text. */
+/**
+ * A panel with a small scene (sun, hills, a figure), varied by seed; shapes only, no text. Night
+ * panels and the horizon's height differ from page to page, as drawn pages do: that coarse
+ * structure is what page signatures compare.
+ */
 function panel(x: number, y: number, w: number, h: number, p: DemoPalette, seed: number): string {
-  const r = Math.max(8, Math.min(w, h) * (0.12 + (seed % 5) * 0.02));
-  const cx = x + w * (0.2 + ((seed >> 3) % 7) * 0.1);
-  const hy = y + h * (0.6 + ((seed >> 6) % 3) * 0.08);
-  const fx = x + w * (0.3 + ((seed >> 9) % 5) * 0.1);
+  const night = seed % 3 === 0;
+  const r = Math.max(8, Math.min(w, h) * (0.12 + (seed % 5) * 0.04));
+  const cx = x + w * (0.15 + ((seed >> 3) % 8) * 0.1);
+  const cy = y + h * (0.2 + ((seed >> 11) % 4) * 0.08);
+  const hy = y + h * (0.45 + ((seed >> 6) % 5) * 0.1);
+  const fx = x + w * (0.2 + ((seed >> 9) % 7) * 0.1);
   return [
-    `<rect x="${x}" y="${y}" width="${w}" height="${h}" fill="${p.paper}" stroke="${p.ink}" stroke-width="4"/>`,
-    `<circle cx="${cx.toFixed(1)}" cy="${(y + h * 0.3).toFixed(1)}" r="${r.toFixed(1)}" fill="${p.accent}" opacity="0.85"/>`,
-    `<path d="M${x + 2} ${hy.toFixed(1)} Q${(x + w / 2).toFixed(1)} ${(hy - h * 0.2).toFixed(1)} ${x + w - 2} ${hy.toFixed(1)}` +
-      ` L${x + w - 2} ${y + h - 2} L${x + 2} ${y + h - 2} Z" fill="${p.accent2}" opacity="0.7"/>`,
-    `<rect x="${(fx - 6).toFixed(1)}" y="${(hy - h * 0.18).toFixed(1)}" width="12" height="${(h * 0.18).toFixed(1)}" rx="5" fill="${p.ink}"/>`,
-    `<circle cx="${fx.toFixed(1)}" cy="${(hy - h * 0.2).toFixed(1)}" r="9" fill="${p.ink}"/>`,
+    `<rect x="${x}" y="${y}" width="${w}" height="${h}" fill="${night ? p.ink : p.paper}" stroke="${p.ink}" stroke-width="4"/>`,
+    `<circle cx="${cx.toFixed(1)}" cy="${cy.toFixed(1)}" r="${r.toFixed(1)}" fill="${night ? p.paper : p.accent}" opacity="0.85"/>`,
+    `<path d="M${x + 2} ${hy.toFixed(1)} Q${(x + w * (0.2 + ((seed >> 4) % 7) * 0.1)).toFixed(1)} ${(hy - h * 0.3).toFixed(1)} ${x + w - 2} ${hy.toFixed(1)}` +
+      ` L${x + w - 2} ${y + h - 2} L${x + 2} ${y + h - 2} Z" fill="${p.accent2}" opacity="0.8"/>`,
+    `<rect x="${(fx - 6).toFixed(1)}" y="${(hy - h * 0.18).toFixed(1)}" width="12" height="${(h * 0.18).toFixed(1)}" rx="5" fill="${night ? p.bg : p.ink}"/>`,
+    `<circle cx="${fx.toFixed(1)}" cy="${(hy - h * 0.2).toFixed(1)}" r="9" fill="${night ? p.bg : p.ink}"/>`,
   ].join("");
 }
 
@@ -243,7 +256,7 @@ export interface DemoPageSpec { title: string; heading: string; page: number; pa
 /** The SVG of one page. Every text is decoration: without fonts the page still reads by its shapes. */
 export function pageSvg(s: DemoPageSpec): string {
   const { width: W, height: H, palette: p } = s;
-  const seed = hash(`${s.title}|${s.heading}|${s.page}`);
+  const seed = mixed(`${s.title}|${s.heading}|${s.page}`);
   const parts: string[] = [];
   if (s.strip) {
     parts.push(`<defs><linearGradient id="g" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="${p.bg}"/><stop offset="1" stop-color="${p.accent}"/></linearGradient></defs>`);
@@ -265,7 +278,7 @@ export function pageSvg(s: DemoPageSpec): string {
   } else {
     parts.push(`<rect width="${W}" height="${H}" fill="${p.bg}"/>`);
     parts.push(text(30, 56, fit(s.title, W * 0.62, 26), p.ink, s.title, "start"), text(W - 30, 56, 24, p.ink, s.heading, "end", "bold"));
-    const layout = LAYOUTS[(s.page - 2) % LAYOUTS.length] ?? [];
+    const layout = LAYOUTS[(seed >> 2) % LAYOUTS.length] ?? [];
     const [ax, ay, aw, ah, gap] = [30, 80, W - 60, H - 170, 14];
     layout.forEach(([fx, fy, fw, fh], i) =>
       parts.push(panel(ax + fx * aw + gap / 2, ay + fy * ah + gap / 2, fw * aw - gap, fh * ah - gap, p, seed >> i)),

@@ -36,7 +36,7 @@ export interface MonitorStatus {
 
 export function assemblyMonitor(
   ctx: AppContext,
-  deps: { assembly: Pick<AssemblyService, "preview" | "assemble" | "previewSeries">; scanning(): boolean },
+  deps: { assembly: Pick<AssemblyService, "preview" | "assemble" | "readiness">; scanning(): boolean },
 ) {
   let lastRun: Date | null = null;
   let nextRun: Date | null = null;
@@ -53,7 +53,7 @@ export function assemblyMonitor(
     });
     for (const { id } of series) {
       if (out.attempted >= MAX_BOOKS_PER_CYCLE) break;
-      const ready = (await deps.assembly.previewSeries(id)).books
+      const ready = (await deps.assembly.readiness(id))
         .filter((b) => b.status === "ready")
         .map((b) => b.volume);
       // An import under way could change these books' files: try again next cycle.
