@@ -74,6 +74,7 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
       await services.assemblyMonitor.stop();
       await stopDownloads();
       await services.translationWorker.stop();
+      await services.pageSignatures.stop();
       wss.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

@@ -73,6 +73,7 @@ export const ERRORS = {
   assembly_nothing_to_do: { status: 409, title: "No book of the series can be assembled now" },
   book_starts_empty: { status: 422, title: "Give the start of at least one book" },
   // Page evidence.
+  page_evidence_pending: { status: 409, title: "The page signatures are still being computed: try again shortly" },
   page_evidence_no_proposal: {
     status: 409,
     title: "The pages do not show which chapters the book holds (no proposal to adopt)",

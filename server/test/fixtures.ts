@@ -194,7 +194,10 @@ export async function createSeriesWithFiles(
  * the book channel's own end-to-end tests publish downloaded books through the API.
  */
 export async function markDownloaded(app: TestApp, fileIds: number[]): Promise<void> {
-  await app.ctx.db.libraryFile.updateMany({ where: { id: { in: fileIds }, kind: "book" }, data: { origin: "download" } });
+  await app.ctx.db.libraryFile.updateMany({
+    where: { id: { in: fileIds }, kind: "book" },
+    data: { origin: "download" },
+  });
 }
 
 /** The ids of the active book files of a series (to prepare them with markDownloaded). */

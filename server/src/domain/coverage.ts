@@ -116,9 +116,7 @@ export function buildCoverageIndex(snapshot: SeriesSnapshot, options: CoverageOp
     if (l !== null && !volumeSlots.has(l)) volumeSlots.set(l, v);
   }
   const named = new Set([...holdings.booksByVolume.keys(), ...map.books.keys(), ...map.unknownBooks]);
-  const bookLabels = sortLabels([
-    ...new Set([...[...volumeSlots.keys()].filter((l) => !beyondEdition(l)), ...named]),
-  ]);
+  const bookLabels = sortLabels([...new Set([...[...volumeSlots.keys()].filter((l) => !beyondEdition(l)), ...named])]);
   const ctx = {
     editionPages: editionBookPages(snapshot.files),
     proofs: proofsByFile(snapshot),
@@ -126,10 +124,7 @@ export function buildCoverageIndex(snapshot: SeriesSnapshot, options: CoverageOp
   };
   const books = new Map<Label, BookInfo>();
   for (const v of bookLabels)
-    books.set(
-      v,
-      bookInfo(v, holdings.booksByVolume.get(v) ?? [], volumeSlots.get(v), map, ctx, beyondEdition(v)),
-    );
+    books.set(v, bookInfo(v, holdings.booksByVolume.get(v) ?? [], volumeSlots.get(v), map, ctx, beyondEdition(v)));
   const ownedBookFiles = [...holdings.booksByVolume.values()].flat();
   const anyBookCouldCover = ownedBookFiles.some((f) => soundBookFile(f, ctx.editionPages));
   const anyBookHolds = ownedBookFiles.some((f) => holdingBookFile(f, ctx.editionPages));

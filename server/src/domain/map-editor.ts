@@ -261,6 +261,8 @@ export function editorKnownChapters(snapshot: Pick<SeriesSnapshot, "chapters" | 
       .flatMap((m) => m.entries.flatMap((e) => e.chapters.map((c) => toLabel(c))))
       .filter((c): c is Label => c !== null && !onDisk.has(c)),
   );
-  const slots = snapshot.chapters.map((c) => toLabel(c.number)).filter((c): c is Label => c !== null && !mapOnly.has(c));
+  const slots = snapshot.chapters
+    .map((c) => toLabel(c.number))
+    .filter((c): c is Label => c !== null && !mapOnly.has(c));
   return [...slots, ...fileChapters];
 }

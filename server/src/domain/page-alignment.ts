@@ -158,7 +158,7 @@ export function alignChapter(chapter: readonly EvidencePage[], book: readonly Ev
   let matched = 0;
   let first = -1;
   let last = -1;
-  for (let i = bestI, j = bestJ; i > 0 && j > 0; ) {
+  for (let i = bestI, j = bestJ; i > 0 && j > 0;) {
     const from = move[i * (n + 1) + j];
     if (from === STOP) break;
     if (from === DIAG) {
@@ -242,7 +242,11 @@ function proposalOf(
   // They explain the book's evidence pages but for UNEXPLAINED_SHARE.
   let explained = 0;
   for (const p of book)
-    if (found.some((e) => p.page >= (e.bookPages as [number, number])[0] && p.page <= (e.bookPages as [number, number])[1]))
+    if (
+      found.some(
+        (e) => p.page >= (e.bookPages as [number, number])[0] && p.page <= (e.bookPages as [number, number])[1],
+      )
+    )
       explained += 1;
   if (explained < (1 - UNEXPLAINED_SHARE) * book.length - 1e-9) return null;
   return { volume, chapters: found.map((e) => e.number) };
@@ -301,7 +305,9 @@ export function evidenceNote(evidence: BookEvidence): string {
   const found = evidence.chapters.filter((c) => c.inOrder && c.bookPages !== null);
   if (found.length === 0) return "page evidence: no chapter found in order";
   const chapters =
-    found.length === 1 ? `chapter ${found[0]?.number}` : `chapters ${found[0]?.number}–${found[found.length - 1]?.number}`;
+    found.length === 1
+      ? `chapter ${found[0]?.number}`
+      : `chapters ${found[0]?.number}–${found[found.length - 1]?.number}`;
   const firstPage = Math.min(...found.map((c) => (c.bookPages as [number, number])[0]));
   const lastPage = Math.max(...found.map((c) => (c.bookPages as [number, number])[1]));
   const pages = found.reduce((sum, c) => sum + c.pages, 0);
@@ -310,4 +316,29 @@ export function evidenceNote(evidence: BookEvidence): string {
     `page evidence: ${chapters} found in order at pages ${firstPage}–${lastPage} ` +
     `(${matched} of ${pages} chapter pages matched, ${SIGNATURE_BITS}-bit page signatures)`
   );
+}
+
+/**
+ * The operator map after adopting a proposal: the volume's entry replaced by the proposed chapters,
+ * every other entry as it is. Refused (the chapters and the books claiming them) when another
+ * operator entry names one of the chapters: page evidence never moves a chapter out of another
+ * book by itself.
+ */
+export function entriesWithProposal(
+  operator: readonly { volume: Label; chapters: readonly Label[] }[],
+  proposal: { volume: Label; chapters: readonly Label[] },
+):
+  | { ok: true; entries: { volume: Label; chapters: Label[] }[] }
+  | { ok: false; conflicts: { chapter: Label; volume: Label }[] } {
+  const wanted = new Set(proposal.chapters);
+  const conflicts: { chapter: Label; volume: Label }[] = [];
+  for (const e of operator)
+    if (compareLabels(e.volume, proposal.volume) !== 0)
+      for (const c of e.chapters) if (wanted.has(c)) conflicts.push({ chapter: c, volume: e.volume });
+  if (conflicts.length > 0) return { ok: false, conflicts };
+  const entries = operator
+    .filter((e) => compareLabels(e.volume, proposal.volume) !== 0)
+    .map((e) => ({ volume: e.volume, chapters: [...e.chapters] }));
+  entries.push({ volume: proposal.volume, chapters: [...proposal.chapters].sort(compareLabels) });
+  return { ok: true, entries: entries.sort((a, b) => compareLabels(a.volume, b.volume)) };
 }

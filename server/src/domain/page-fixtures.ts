@@ -181,8 +181,7 @@ export function scenarioIndex(spec: ScenarioSpec): CoverageIndex {
     const book = exact ? (map.chapterToBook.get(n) ?? null) : null;
     const fileIds = disk ? [fileId++] : [];
     const coveredByBook = exact && covering(book);
-    const coverage =
-      coveredByBook ? "covered_by_volume" : !exact && !disk && anyOwned ? "covered_unmapped" : null;
+    const coverage = coveredByBook ? "covered_by_volume" : !exact && !disk && anyOwned ? "covered_unmapped" : null;
     const estimatedBook = spec.estimates?.[n] ?? null;
     return chapterState(n, {
       book,

@@ -66,7 +66,8 @@ export function greyStats(grey: Uint8Array): { mean: number; stdev: number } {
 const COS: Float64Array = (() => {
   const t = new Float64Array(RASTER_SIDE * RASTER_SIDE);
   for (let u = 0; u < RASTER_SIDE; u++)
-    for (let x = 0; x < RASTER_SIDE; x++) t[u * RASTER_SIDE + x] = Math.cos(((2 * x + 1) * u * Math.PI) / (2 * RASTER_SIDE));
+    for (let x = 0; x < RASTER_SIDE; x++)
+      t[u * RASTER_SIDE + x] = Math.cos(((2 * x + 1) * u * Math.PI) / (2 * RASTER_SIDE));
   return t;
 })();
 

@@ -173,7 +173,8 @@ describe("coverage invariants", () => {
         }
         for (const c of index.chapters) if (c.wanted) expect(c.held).toBe(false);
         for (const b of index.books) {
-          if (b.wanted) expect([b.owned && !b.replace, b.coverage, b.monitored, b.extra]).toEqual([false, null, true, false]);
+          if (b.wanted)
+            expect([b.owned && !b.replace, b.coverage, b.monitored, b.extra]).toEqual([false, null, true, false]);
           // Only the size asks for a replacement, and never while a proof applies.
           if (b.replace) expect([b.suspect, b.verified, b.coversChapters]).toEqual(["oversized pack", false, false]);
         }

@@ -225,16 +225,18 @@ describe("properties", () => {
   const kind = fc.constantFrom("chapter" as const, "book" as const);
   const arb = fc.record({
     slots: fc.array(
-      fc.record({
-        kind,
-        number: num,
-        monitored: fc.boolean(),
-        owned: fc.boolean(),
-        coverage: fc.constantFrom(null, null, "covered_by_volume" as const),
-        parts: fc.constant(1),
-        partsOnDisk: fc.constant([] as number[]),
-        held: fc.boolean(),
-      }).map(({ held, ...s }) => ({ ...s, wanted: s.monitored && !s.owned && s.coverage === null && !held })),
+      fc
+        .record({
+          kind,
+          number: num,
+          monitored: fc.boolean(),
+          owned: fc.boolean(),
+          coverage: fc.constantFrom(null, null, "covered_by_volume" as const),
+          parts: fc.constant(1),
+          partsOnDisk: fc.constant([] as number[]),
+          held: fc.boolean(),
+        })
+        .map(({ held, ...s }) => ({ ...s, wanted: s.monitored && !s.owned && s.coverage === null && !held })),
       { minLength: 5, maxLength: 30 },
     ),
     reasons: fc.array(

@@ -263,22 +263,24 @@ describe("limit and back-off", () => {
 
 const labels = ["0", "1", "2", "2.5", "3", "4"].map((n) => label(n));
 const arbLabel = fc.constantFrom(...labels);
-const arbSlot: fc.Arbitrary<WantedSlot> = fc.record({
-  kind: fc.constantFrom<"chapter" | "book">("chapter", "book"),
-  number: arbLabel,
-  monitored: fc.boolean(),
-  owned: fc.boolean(),
-  coverage: fc.constantFrom<Coverage | null>(
-    null,
-    null,
-    "covered_unmapped",
-    "covered_by_volume",
-    "covered_by_chapters",
-  ),
-  parts: fc.integer({ min: 1, max: 3 }),
-  partsOnDisk: fc.subarray([1, 2, 3]),
-  held: fc.boolean(),
-}).map(({ held, ...s }) => ({ ...s, wanted: s.monitored && !s.owned && s.coverage === null && !held }));
+const arbSlot: fc.Arbitrary<WantedSlot> = fc
+  .record({
+    kind: fc.constantFrom<"chapter" | "book">("chapter", "book"),
+    number: arbLabel,
+    monitored: fc.boolean(),
+    owned: fc.boolean(),
+    coverage: fc.constantFrom<Coverage | null>(
+      null,
+      null,
+      "covered_unmapped",
+      "covered_by_volume",
+      "covered_by_chapters",
+    ),
+    parts: fc.integer({ min: 1, max: 3 }),
+    partsOnDisk: fc.subarray([1, 2, 3]),
+    held: fc.boolean(),
+  })
+  .map(({ held, ...s }) => ({ ...s, wanted: s.monitored && !s.owned && s.coverage === null && !held }));
 const arbOffer: fc.Arbitrary<PlanOffer> = fc
   .record({
     mappingId: fc.integer({ min: 1, max: 3 }),

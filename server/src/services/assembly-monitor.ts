@@ -53,9 +53,7 @@ export function assemblyMonitor(
     });
     for (const { id } of series) {
       if (out.attempted >= MAX_BOOKS_PER_CYCLE) break;
-      const ready = (await deps.assembly.readiness(id))
-        .filter((b) => b.status === "ready")
-        .map((b) => b.volume);
+      const ready = (await deps.assembly.readiness(id)).filter((b) => b.status === "ready").map((b) => b.volume);
       // An import under way could change these books' files: try again next cycle.
       if (deps.scanning() || (await activeDownloads(ctx.db, id)) > 0) {
         for (const volume of ready)

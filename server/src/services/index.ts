@@ -26,6 +26,8 @@ import { bookChannelService } from "./book-channel.ts";
 import { translationWorker } from "./translation-worker.ts";
 import { translationServices } from "./translation-fallback-service.ts";
 import { translationSettingsService, type TranslationSettingsService } from "./translation-settings.ts";
+import { pageSignatureWorker } from "./page-signature-worker.ts";
+import { pageEvidenceService } from "./page-evidence-service.ts";
 
 /** The use cases. REST routes and GraphQL resolvers both call these and nothing else. */
 export function createServices(ctx: AppContext) {
@@ -45,6 +47,8 @@ export function createServices(ctx: AppContext) {
   translations.translations.useWorker(() => worker.kick());
   const series = seriesService(ctx);
   followTranslationToggles(ctx, series, translationSettings, translations.translations);
+  const verification = verificationWithPriority(ctx, verificationService(ctx), priority);
+  const pageSignatures = pageSignatureWorker(ctx);
   return {
     series,
     maps: mapService(ctx),
@@ -57,7 +61,9 @@ export function createServices(ctx: AppContext) {
     ...translations,
     publication,
     audit: auditService(ctx, publication),
-    verification: verificationWithPriority(ctx, verificationService(ctx), priority),
+    verification,
+    pageSignatures,
+    pageEvidence: pageEvidenceService(ctx, { worker: pageSignatures, verification, priority }),
     assembly,
     assemblyMonitor: assemblyMonitor(ctx, { assembly, scanning: scan.running }),
     sourceSettings,

@@ -156,7 +156,11 @@ export function scanService(ctx: AppContext) {
         if (existing) {
           // New bytes at a known path were put there by hand: a book is then a hand import (it is no
           // longer the assembly or the download the service recorded).
-          await repos.files.update(existing.id, { ...row, seriesId, ...(row.kind === "book" ? { origin: "import" } : {}) });
+          await repos.files.update(existing.id, {
+            ...row,
+            seriesId,
+            ...(row.kind === "book" ? { origin: "import" } : {}),
+          });
           result.changed += 1;
         } else {
           // A book the scan finds was placed in the library by hand: a hand import (suspect).
