@@ -5,6 +5,8 @@ CREATE TABLE "page_signature_set" (
     "state" TEXT NOT NULL,
     "pages" TEXT NOT NULL DEFAULT '[]',
     "page_count" INTEGER NOT NULL DEFAULT 0,
+    "last_mean" REAL,
+    "last_stdev" REAL,
     "error" TEXT,
     "created_at" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
 );

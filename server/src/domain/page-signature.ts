@@ -180,3 +180,16 @@ export function fromStored(rows: unknown): PageSignature[] {
   }
   return out;
 }
+
+/**
+ * The grey statistics of the archive's last page (both halves of a spread: the darker mean, the
+ * larger spread, so a spread is black only when both halves are); null when it has no signature.
+ */
+export function lastPageStats(
+  signatures: readonly PageSignature[],
+  pageCount: number,
+): { mean: number; stdev: number } | null {
+  const last = signatures.filter((s) => s.page === pageCount);
+  if (last.length === 0) return null;
+  return { mean: Math.max(...last.map((s) => s.mean)), stdev: Math.max(...last.map((s) => s.stdev)) };
+}

@@ -1,5 +1,11 @@
 import type { Db } from "../db/client.ts";
-import { fromStored, SIGNATURE_VERSION, toStored, type PageSignature } from "../domain/page-signature.ts";
+import {
+  fromStored,
+  lastPageStats,
+  SIGNATURE_VERSION,
+  toStored,
+  type PageSignature,
+} from "../domain/page-signature.ts";
 import type { MapEntryFacts } from "../domain/types.ts";
 import { OPERATOR_SOURCE } from "./map-repo.ts";
 import { parseJsonArray } from "./mappers.ts";
@@ -39,10 +45,29 @@ export function pageSignatureRepo(db: Db) {
       );
     },
 
+    /**
+     * The last-page statistics of these contents (one select, without the signatures themselves):
+     * null for a content not computed yet, `{ last: null }` for one whose last page gave none.
+     */
+    async lastPages(sha256s: readonly string[]): Promise<Map<string, { mean: number; stdev: number } | null>> {
+      if (sha256s.length === 0) return new Map();
+      const rows = await db.pageSignatureSet.findMany({
+        where: { sha256: { in: [...new Set(sha256s)] }, version: SIGNATURE_VERSION },
+        select: { sha256: true, lastMean: true, lastStdev: true },
+      });
+      return new Map(
+        rows.map((r) => [
+          r.sha256,
+          r.lastMean === null || r.lastStdev === null ? null : { mean: r.lastMean, stdev: r.lastStdev },
+        ]),
+      );
+    },
+
     async save(
       sha256: string,
       result: { pageCount: number; signatures: PageSignature[] } | { error: string },
     ): Promise<void> {
+      const last = "error" in result ? null : lastPageStats(result.signatures, result.pageCount);
       const data =
         "error" in result
           ? { version: SIGNATURE_VERSION, state: "failed", pages: "[]", pageCount: 0, error: result.error }
@@ -51,6 +76,8 @@ export function pageSignatureRepo(db: Db) {
               state: "done",
               pages: JSON.stringify(result.signatures.map(toStored)),
               pageCount: result.pageCount,
+              lastMean: last?.mean ?? null,
+              lastStdev: last?.stdev ?? null,
               error: null,
             };
       await db.pageSignatureSet.upsert({ where: { sha256 }, create: { sha256, ...data }, update: data });

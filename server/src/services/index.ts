@@ -33,6 +33,7 @@ import { pageEvidenceService } from "./page-evidence-service.ts";
 export function createServices(ctx: AppContext) {
   const publication = publicationWithPriority(ctx, createPublication(ctx));
   const priority = externalPriority(ctx, publication);
+  const pageSignatures = pageSignatureWorker(ctx);
   const assembly = assemblyService(ctx, publication),
     scan = scanWithPriority(ctx, scanService(ctx), priority);
   const units = unitsService(ctx);
@@ -48,7 +49,6 @@ export function createServices(ctx: AppContext) {
   const series = seriesService(ctx);
   followTranslationToggles(ctx, series, translationSettings, translations.translations);
   const verification = verificationWithPriority(ctx, verificationService(ctx), priority);
-  const pageSignatures = pageSignatureWorker(ctx);
   return {
     series,
     maps: mapService(ctx),
@@ -60,7 +60,7 @@ export function createServices(ctx: AppContext) {
     ...dl,
     ...translations,
     publication,
-    audit: auditService(ctx, publication),
+    audit: auditService(ctx, publication, { pageSignatures }),
     verification,
     pageSignatures,
     pageEvidence: pageEvidenceService(ctx, { worker: pageSignatures, verification, priority }),
