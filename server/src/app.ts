@@ -7,6 +7,7 @@ import { migrateDatabase } from "./db/migrate.ts";
 import { createGraphQL } from "./graphql/server.ts";
 import { restApp } from "./http/rest.ts";
 import { loadWebHandler } from "./http/web.ts";
+import { isReaderAppPath } from "./http/readers/index.ts";
 import { loadSecrets } from "./secrets.ts";
 import { createEventBus } from "./events.ts";
 import { createRepos, type AppContext } from "./services/context.ts";
@@ -22,6 +23,9 @@ export interface App {
   listen(): Promise<number>;
   close(): Promise<void>;
 }
+
+/** How long requests in flight may take to finish once the service stops. */
+const DRAIN_MS = 3000;
 
 /** Wires configuration, database, services and transports into one HTTP server. */
 export async function createApp(config: Config, options: { migrate?: boolean; seedDemo?: boolean } = {}): Promise<App> {
@@ -49,7 +53,7 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
 
   const server = createServer((req, res) => {
     const url = req.url ?? "/";
-    if (url.startsWith("/api/") || url === "/graphql" || url.startsWith("/graphql?") || !web) {
+    if (url.startsWith("/api/") || url === "/graphql" || url.startsWith("/graphql?") || isReaderAppPath(url) || !web) {
       void api(req, res);
       return;
     }
@@ -70,14 +74,31 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
         });
       }),
     async close() {
-      stopPurge();
-      await services.assemblyMonitor.stop();
-      await stopDownloads();
-      await services.translationWorker.stop();
-      await services.pageSignatures.stop();
+      // 1. Stop accepting: the listening socket closes, idle keep-alive connections go at once.
+      const httpClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      // 2. Subscriptions: every WebSocket hears "going away" (1001); graphql-ws completes its subscriptions.
+      for (const socket of wss.clients) socket.close(1001, "Going away");
       wss.close();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // 3. Schedules and workers stop taking work; running jobs stop at their next journal step
+      //    (their rows stay as they are, and the next start resumes them).
+      stopPurge();
+      const stopped = await Promise.allSettled([
+        services.assemblyMonitor.stop(),
+        stopDownloads(),
+        services.translationWorker.stop(),
+        services.pageSignatures.stop(),
+      ]);
+      for (const r of stopped) if (r.status === "rejected") log(`shutdown: ${String(r.reason)}`);
+      // 4. Requests in flight get a short while to finish, then every connection left is cut.
+      const drained = (ms: number) => Promise.race([httpClosed, new Promise((r) => setTimeout(r, ms).unref())]);
+      await drained(DRAIN_MS);
       server.closeAllConnections();
+      for (const socket of wss.clients) socket.terminate();
+      await drained(1000);
+      // Places of streamed pages stored after their answers.
+      await services.reading.settled();
+      // 5. The database last: nothing above writes any more.
       await db.$disconnect();
     },
   };
