@@ -171,4 +171,39 @@ describe("verified books", () => {
     expect(overflow).toBeLessThanOrEqual(0);
     await ctx.close();
   });
+  it("adopts a scanned book's page-proven map entry and proof in one click", async () => {
+    // Moss & Meteor: no map, chapters 7–20 on disk, book 2 scanned from the pages of chapters 7–12.
+    const id = await seriesId(service, "Moss & Meteor");
+    expect((await booksOf(id)).find((b) => b.volume === "2")).toMatchObject({
+      suspectReason: "hand import",
+      verified: false,
+    });
+    const ctx = await loggedInContext(browser, service);
+    const page = await ctx.newPage();
+    const errors = watchErrors(page);
+    await openVerified(page, id);
+    const panel = page.getByTestId("page-evidence");
+    // The signatures are computed in the background; the panel asks again until they are there.
+    const row = panel.locator('[data-testid="page-evidence-book"][data-volume="2"]');
+    await row.waitFor({ timeout: 120_000 });
+    expect(await row.innerText()).toMatch(/Book 2: chapters 7–12 found in order at pages \d+–\d+/);
+    expect(await panel.locator('[data-volume="1"]').innerText()).toContain("no chapter on disk was found");
+    expect(await panel.getByRole("button", { name: /Adopt/ }).count()).toBe(1);
+
+    await row.getByRole("button", { name: "Adopt as map entry and proof of book 2" }).click();
+    await panel
+      .getByRole("status")
+      .filter({ hasText: "Book 2: the map entry (chapters 7, 8, 9, 10, 11, 12) and its proof were recorded." })
+      .waitFor();
+    await bookCard(page, "2").getByText("Verified", { exact: true }).waitFor();
+    const book = (await booksOf(id)).find((b) => b.volume === "2");
+    expect(book).toMatchObject({ verified: true, chapters: ["7", "8", "9", "10", "11", "12"] });
+    expect(book?.proof?.note).toMatch(/page evidence/i);
+    // A proof never retires a file: every chapter file is still active.
+    const audit = await (await service.api("GET", `/api/manga/${id}/audit?kind=chapter`)).json();
+    expect((audit as { total: number }).total).toBe(14);
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(errors).toEqual([]);
+    await ctx.close();
+  });
 });
