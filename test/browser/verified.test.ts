@@ -201,7 +201,7 @@ describe("verified books", () => {
     // The signatures are computed in the background; the panel asks again until they are there.
     const row = panel.locator('[data-testid="page-evidence-book"][data-volume="2"]');
     await row.waitFor({ timeout: 120_000 });
-    expect(await row.innerText()).toMatch(/Book 2: chapters 7–12 found in order at pages \d+–\d+/);
+    expect(await row.innerText()).toMatch(/Book 2 · chapters 7–12 found in order at pages \d+–\d+/);
     expect(await panel.locator('[data-volume="1"]').innerText()).toContain("no chapter on disk was found");
     expect(await panel.getByRole("button", { name: /Adopt/ }).count()).toBe(1);
 
