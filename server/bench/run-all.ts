@@ -26,6 +26,11 @@ const BENCHES: Record<string, Bench> = {
   },
   conformity: { file: "conformity.bench.ts", tools: [TOOLS.vips], what: "page statistics vs vips stats per page" },
   audit: { file: "audit.bench.ts", tools: [], what: "audit page of 24 over 10,000 files, no archive opened" },
+  "page-evidence": {
+    file: "page-evidence.bench.ts",
+    tools: [TOOLS.vips],
+    what: "page signatures vs vipsthumbnail to the same 36 px decode; alignment of a 200-page book",
+  },
   sha256: { file: "sha256.bench.ts", tools: [TOOLS.sha256sum], what: "sha256File vs sha256sum on 1 GiB" },
   assembly: {
     file: "assembly.bench.ts",

@@ -91,6 +91,7 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
         services.assemblyMonitor.stop(),
         stopDownloads(),
         services.translationWorker.stop(),
+        services.pageSignatures.stop(),
       ]);
       for (const r of stopped) if (r.status === "rejected") log(`shutdown: ${String(r.reason)}`);
       // 4. Requests in flight get a short while to finish, then every connection left is cut.

@@ -70,6 +70,18 @@ export const ERRORS = {
   assembly_missing_chapters: { status: 409, title: "Some of the book's chapters are not on disk" },
   assembly_missing_part: { status: 409, title: "A split chapter of the book is missing a part" },
   assembly_changed_files: { status: 409, title: "A chapter file changed since the preview" },
+  assembly_nothing_to_do: { status: 409, title: "No book of the series can be assembled now" },
+  book_starts_empty: { status: 422, title: "Give the start of at least one book" },
+  // Page evidence.
+  page_evidence_pending: { status: 409, title: "The page signatures are still being computed: try again shortly" },
+  page_evidence_no_proposal: {
+    status: 409,
+    title: "The pages do not show which chapters the book holds (no proposal to adopt)",
+  },
+  page_evidence_map_conflict: {
+    status: 409,
+    title: "Another book's map entry claims chapters the page evidence puts in this book",
+  },
   torrent_path_outside_mount: {
     status: 422,
     title: "The torrent's files lie outside the mount mapping (or are symbolic links)",

@@ -125,12 +125,12 @@ describe("book starts over REST and GraphQL", () => {
     expect(none.data?.chapterMap.bookStarts).toEqual([]);
   });
 
-  it("Harbor's own starts give back its entries: the finished work's last book ends at its last known chapter, nothing changes", async () => {
+  it("Harbor's own starts give back its entries: the saved last book keeps its end, nothing changes", async () => {
     const id = ids.get("Harbor of Paper Cranes")!;
     const m = await map(id);
     const starts = ["1", "9", "17", "25", "33"].map((start, i) => ({ volume: String(i + 1), start }));
     const plan = await both(id, m.revision, starts);
-    expect(plan).toMatchObject({ problems: [], warnings: [], last_end: "40.5", last_end_reason: "finished_last_book" });
+    expect(plan).toMatchObject({ problems: [], warnings: [], last_end: "40.5", last_end_reason: "saved" });
     expect(plan.entries).toEqual(m.entries);
     expect(plan.preview).toMatchObject({
       map_before: "exact",
@@ -161,8 +161,9 @@ describe("book starts over REST and GraphQL", () => {
       warnings: [{ code: "last_book_end_unknown", volume: "2" }],
     });
     expect(plan.preview?.map_before).toBe("none");
+    // Book 1 was found by the scan: a hand import covers its chapters only once it is verified.
     expect(plan.preview?.books.find((b) => b.number === "1")?.after).toMatchObject({
-      covers_chapters: true,
+      covers_chapters: false,
       chapters: ["1", "2", "3", "4", "5", "6"],
     });
 
@@ -228,5 +229,22 @@ describe("book starts over REST and GraphQL", () => {
     );
     await expectProblem(await rest(id, { revision: m.revision, starts, last_end: 12 }), 400, "invalid_label");
     await expectProblem(await rest(id, { starts }), 400, "bad_request");
+    // No book at all is no map: 422 (removing the map is DELETE).
+    await expectProblem(await rest(id, { revision: m.revision, starts: [] }), 422, "book_starts_empty");
+    expect((await app.gql(PREVIEW, { id, revision: m.revision, starts: [] })).errors?.[0]?.extensions).toMatchObject({
+      code: "book_starts_empty",
+      status: 422,
+    });
+  });
+
+  it("moving only the start of a saved last book keeps its saved end", async () => {
+    const id = ids.get("Harbor of Paper Cranes")!;
+    const m = await map(id);
+    const starts = ["1", "9", "17", "25", "34"].map((start, i) => ({ volume: String(i + 1), start }));
+    const plan = await both(id, m.revision, starts);
+    expect(plan).toMatchObject({ last_end: "40.5", last_end_reason: "saved" });
+    expect(plan.entries[4]?.chapters.at(0)).toBe("34");
+    expect(plan.entries[4]?.chapters.at(-1)).toBe("40.5");
+    expect(plan.entries[3]?.chapters.at(-1)).toBe("33");
   });
 });

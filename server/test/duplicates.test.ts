@@ -15,7 +15,9 @@ import {
   type RestRetired,
 } from "./audit-fixtures.ts";
 import {
+  bookFileIds,
   bookFileName,
+  markDownloaded,
   chapterFileName,
   createSeriesWithFiles,
   expectJson,
@@ -31,11 +33,20 @@ let seq = 0;
 
 shareTestApp((a) => (app = a));
 
-/** A running series with book 1 and chapter files, scanned, and the operator map given. */
-async function series(chapters: number[], entries: { volume: string; chapters: string[] }[] | null) {
+/**
+ * A running series with book 1 and chapter files, scanned, and the operator map given. Book 1 is
+ * made a downloaded book (prepared state): the scan alone makes it a hand import, which never
+ * retires a chapter file (see the suspect tests below).
+ */
+async function series(
+  chapters: number[],
+  entries: { volume: string; chapters: string[] }[] | null,
+  options: { scannedOnly?: boolean } = {},
+) {
   const title = `Dup ${++seq}`;
   const s = await createSeriesWithFiles(app, title, { books: [1], chapters });
   await scanLibrary(app);
+  if (!options.scannedOnly) await markDownloaded(app, await bookFileIds(app, s.id));
   if (entries) {
     await expectJson(
       await app.api(`/api/manga/${s.id}/chapter-map`, { method: "PUT", json: { revision: 0, entries } }),
@@ -136,6 +147,13 @@ describe("duplicate retirement", () => {
       );
       expect(g.errors?.[0]?.extensions?.code).toBe("book_suspect");
     }
+  });
+
+  it("a book the scan found is a hand import: its chapter files are never retired through it", async () => {
+    const s = await series([1, 2, 3, 4], book1, { scannedOnly: true });
+    expect(unitOf(await units(s.id), "book", "1").duplicate_file_ids).toEqual([]);
+    const p = await expectProblem(await post(previewUrl(s.id)), 409, "book_suspect");
+    expect(p.suspect_reason).toBe("hand import");
   });
 
   it("the book turning suspect, the map changing or a file changing after the preview invalidates it", async () => {

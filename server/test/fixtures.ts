@@ -188,6 +188,28 @@ export async function createSeriesWithFiles(
   return s;
 }
 
+/**
+ * Prepared state for tests of what a sound book does: these book files become books the service
+ * downloaded. A book the scan finds is a hand import (suspect, it covers nothing until verified);
+ * the book channel's own end-to-end tests publish downloaded books through the API.
+ */
+export async function markDownloaded(app: TestApp, fileIds: number[]): Promise<void> {
+  await app.ctx.db.libraryFile.updateMany({
+    where: { id: { in: fileIds }, kind: "book" },
+    data: { origin: "download" },
+  });
+}
+
+/** The ids of the active book files of a series (to prepare them with markDownloaded). */
+export async function bookFileIds(app: TestApp, seriesId: number): Promise<number[]> {
+  const rows = await app.ctx.db.libraryFile.findMany({
+    where: { seriesId, kind: "book", state: "active" },
+    select: { id: true },
+    orderBy: { id: "asc" },
+  });
+  return rows.map((r) => r.id);
+}
+
 /** POST /api/library/scan, which must answer 200. */
 export async function scanLibrary(app: TestApp): Promise<ScanBody> {
   return expectJson<ScanBody>(await app.api("/api/library/scan", { method: "POST" }), 200);

@@ -6,7 +6,9 @@
  */
 import { describe, expect, it } from "vitest";
 import {
+  bookFileIds,
   createSeriesWithFiles,
+  markDownloaded,
   expectJson,
   expectProblem,
   scanLibrary,
@@ -64,8 +66,16 @@ describe("chapter-map endpoints", () => {
     conflicts: [],
   });
 
-  /** Book 1 owned, chapters 1, 2, 5 and 6 as chapter files. */
-  const mixed = () => seriesWithFiles([1], [1, 2, 5, 6]);
+  /**
+   * Book 1 owned, chapters 1, 2, 5 and 6 as chapter files. The book is made a downloaded one (a
+   * sound book covers and retires: what these map tests are about); the scan alone makes it a hand
+   * import, see the first test.
+   */
+  const mixed = async () => {
+    const s = await seriesWithFiles([1], [1, 2, 5, 6]);
+    await markDownloaded(app, await bookFileIds(app, s.id));
+    return s;
+  };
   const twoBooks: MapEntry[] = [
     { volume: "1", chapters: ["1", "2", "3", "4"] },
     { volume: "2", chapters: ["5", "6", "7", "8"] },
@@ -77,18 +87,36 @@ describe("chapter-map endpoints", () => {
   });
 
   it("the scan recorded the written files as the books and chapters they are named", async () => {
-    const { id } = await mixed();
+    const { id } = await seriesWithFiles([1], [1, 2, 5, 6]);
     const view = await getUnits(id);
     expect(view.form).toBe("chapters");
     expect(view.map).toBe("none");
+    // A book the scan finds is a hand import: it never covers on its own, not even covered_unmapped.
     expect(view.units.map((u) => [u.kind, u.number, u.owned, u.coverage, u.book])).toEqual([
-      ["chapter", "1", true, "covered_unmapped", null],
-      ["chapter", "2", true, "covered_unmapped", null],
-      ["chapter", "5", true, "covered_unmapped", null],
-      ["chapter", "6", true, "covered_unmapped", null],
+      ["chapter", "1", true, null, null],
+      ["chapter", "2", true, null, null],
+      ["chapter", "5", true, null, null],
+      ["chapter", "6", true, null, null],
       ["book", "1", true, null, null],
     ]);
     expect(unitOf(view, "book", "1").page_count).toBe(12);
+    const books = await expectJson<{ volume: string; suspect_reason: string | null }[]>(
+      await app.api(`/api/manga/${id}/verified-books`),
+      200,
+    );
+    expect(books).toMatchObject([{ volume: "1", suspect_reason: "hand import" }]);
+  });
+
+  it("a downloaded book without a map makes the chapters covered_unmapped", async () => {
+    const { id } = await mixed();
+    const view = await getUnits(id);
+    expect(view.units.map((u) => [u.kind, u.number, u.coverage])).toEqual([
+      ["chapter", "1", "covered_unmapped"],
+      ["chapter", "2", "covered_unmapped"],
+      ["chapter", "5", "covered_unmapped"],
+      ["chapter", "6", "covered_unmapped"],
+      ["book", "1", null],
+    ]);
   });
 
   it("PUT ?dry_run=true returns the coverage change and the duplicates that would appear, and changes nothing", async () => {

@@ -57,11 +57,11 @@ describe.each(transports)("verification moves through %s", (_name, t) => {
     expect(unit(u, "book", "1")).toMatchObject({ owned: true, fileIds: [s.book], duplicateFileIds: [], problems: [] });
     // The missing chapters are satisfied by the book.
     for (const n of ["1", "3"]) expect(unit(u, "chapter", n).coverage, `chapter ${n}`).toBe("covered_by_volume");
-    // Chapter 2's file stays: a verified suspect book retires nothing, so it is no duplicate
-    // (an on-disk chapter reads covered_by_volume only when its files are duplicates).
+    // Chapter 2's file stays: the verified book covers it, but a verified suspect book retires
+    // nothing, so the file is no duplicate.
     expect(unit(u, "chapter", "2")).toMatchObject({
       owned: true,
-      coverage: null,
+      coverage: "covered_by_volume",
       fileIds: [s.chapter2],
       duplicateFileIds: [],
     });

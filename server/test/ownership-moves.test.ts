@@ -133,12 +133,22 @@ describe.each(transports)("ownership moves through %s", (_name, t) => {
   it("assembled book → replaced by external volume: the external volume is the book, the old assembly is in the recycle bin", async () => {
     const s = await assembled(t);
     expect(unit(await t.units(s.id), "book", "1").fileIds).toEqual([s.bookId]);
-    // An external copy of volume 1 arrives in the library folder and the scan records it.
+    // An external copy of volume 1 arrives in the library folder and the scan records it: a book
+    // placed by hand is a hand import, suspect, so it waits for its proof.
     await writeCbz(path.join(s.dir, bookFileName(s.title, 1)), 20);
     await t.scan();
     const external = await app.ctx.db.libraryFile.findFirstOrThrow({
-      where: { seriesId: s.id, origin: "scan", kind: "book", volume: "1" },
+      where: { seriesId: s.id, origin: "import", kind: "book", volume: "1" },
     });
+    expect((await app.ctx.db.libraryFile.findUniqueOrThrow({ where: { id: s.bookId } })).state).toBe("active");
+    // Its proof lifts the doubt: from then on it wins like any other external copy.
+    expect(
+      await t.verify(s.id, "1", {
+        digest: `sha256:${external.sha256}`,
+        chapters: ["1", "2", "3", "4"],
+        note: "compared page by page with the assembly",
+      }),
+    ).toEqual({ verified: true });
     const old = await app.ctx.db.libraryFile.findUniqueOrThrow({ where: { id: s.bookId } });
     expect(old.state).toBe("recycled");
     const bin = await app.ctx.db.recycleEntry.findFirstOrThrow({ where: { fileId: s.bookId } });

@@ -8,7 +8,9 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  bookFileIds,
   createSeriesWithFiles,
+  markDownloaded,
   expectJson,
   expectProblem,
   scanLibrary,
@@ -450,21 +452,26 @@ describe("GET /api/manga/{id}/units on the demo library", () => {
     expect(unitOf(v, "chapter", "40.5")).toMatchObject({ book: "5", owned: true, extra: true });
   });
 
-  it("the mixed series without a map: map none, chapters covered_unmapped, no book badge", async () => {
+  it("the mixed series without a map: map none, scanned books hold the chapters but cover none, no book badge", async () => {
     const v = await h.restUnits(idOf("Moss & Meteor"));
     expect(v).toMatchObject({ form: "chapters", map: "none" });
     // Without an exact map: no interleaving, chapters first (chapters form), then the books.
     expect(rows(v)).toEqual([...Array.from({ length: 20 }, (_, i) => `chapter ${i + 1}`), "book 1", "book 2"]);
     for (const u of v.units.filter((x) => x.kind === "chapter")) {
       expect(u.book).toBeNull();
-      expect(u.coverage).toBe("covered_unmapped");
-      expect(u.owned).toBe(Number(u.number) >= 13);
+      // Books the scan found are hand imports: they never cover on their own (no covered_unmapped).
+      expect(u.coverage).toBeNull();
+      expect(u.owned).toBe(Number(u.number) >= 7);
       expect(u.duplicate_file_ids).toEqual([]);
     }
-    expect(v.units.filter((x) => x.kind === "book").map((u) => [u.number, u.owned, u.plan, u.page_count])).toEqual([
-      ["1", true, "book on disk", 11],
-      ["2", true, "book on disk", 11],
+    const books = v.units.filter((x) => x.kind === "book");
+    expect(books.map((u) => [u.number, u.owned, u.plan, u.problems])).toEqual([
+      ["1", true, "book on disk", []],
+      ["2", true, "book on disk", []],
     ]);
+    expect(books[0]?.page_count).toBe(11);
+    // Book 2 was scanned from chapters 7–12: its cover and their pages.
+    expect(books[1]?.page_count).toBeGreaterThan(24);
   });
 
   it("the webtoon is chapters form: twelve owned episodes and no book", async () => {
@@ -689,6 +696,8 @@ describe("units, maps and series over REST and GraphQL", () => {
         );
       }
       expect(await scanLibrary(app)).toMatchObject({ errors: [], added: 10 });
+      // Book 1 as the service would have downloaded it: sound, so its chapter files become duplicates.
+      for (const id of ids) await markDownloaded(app, await bookFileIds(app, id));
       return [ids[0] as number, ids[1] as number];
     }
 

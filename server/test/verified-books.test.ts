@@ -51,7 +51,7 @@ const book1 = [{ volume: "1", chapters: ["1", "2", "3"] }];
 
 /** Book 1 (of the given origin) and chapter file 2, scanned; the operator map given (null = none). */
 async function series(
-  origin: "import" | "translation" | "scan",
+  origin: "import" | "translation" | "download",
   entries: { volume: string; chapters: string[] }[] | null = book1,
 ) {
   const title = `Verified ${++seq}`;
@@ -59,7 +59,8 @@ async function series(
   await scanLibrary(app);
   const ids = await fileIds(app, s.id);
   const book = idOf(ids, bookFileName(title, 1));
-  await app.ctx.db.libraryFile.update({ where: { id: book }, data: { origin } });
+  // The scan makes it a hand import; the other origins are prepared state.
+  if (origin !== "import") await app.ctx.db.libraryFile.update({ where: { id: book }, data: { origin } });
   if (entries)
     await expectJson(
       await app.api(`/api/manga/${s.id}/chapter-map`, { method: "PUT", json: { revision: 0, entries } }),
@@ -151,9 +152,21 @@ describe("verified books", () => {
     expect(unitOf(u, "chapter", "2").duplicate_file_ids).toEqual([]);
   });
 
-  it("a sound book is listed without a suspect reason", async () => {
-    const s = await series("scan");
+  it("a sound (downloaded) book is listed without a suspect reason", async () => {
+    const s = await series("download");
     expect(await row(s.id)).toMatchObject({ suspect_reason: null, verified: false, proof: null });
+  });
+
+  it("a book the library scan found is a hand import: suspect, it covers nothing, no duplicate", async () => {
+    const s = await series("import");
+    expect(await app.ctx.db.libraryFile.findUniqueOrThrow({ where: { id: s.book } })).toMatchObject({
+      origin: "import",
+    });
+    expect(await row(s.id)).toMatchObject({ suspect_reason: "hand import", verified: false });
+    const u = await units(s.id);
+    expect(unitOf(u, "chapter", "1").coverage).toBeNull();
+    expect(unitOf(u, "chapter", "2")).toMatchObject({ coverage: null, duplicate_file_ids: [] });
+    expect(unitOf(u, "book", "1").duplicate_file_ids).toEqual([]);
   });
 
   it("refuses a stale digest (409), chapters other than the map's (422), a book without a registered entry (422), a book not owned (404)", async () => {

@@ -103,6 +103,8 @@ export async function writeBigSeries(
             kind: "book",
             volume: String(b),
             tagSource: "comicinfo",
+            // Books the service downloaded: sound (a book found by the scan would be a hand import).
+            origin: "download",
           },
         ]
       : chaptersOf(b).map((c) => ({

@@ -64,18 +64,32 @@ async function dropOversizedBook(folder: string, name: string, pages: number): P
 
 describe("verified books", () => {
   it("says no book needs a proof when none is suspect, and lists the trusted ones", async () => {
-    const id = await seriesId(service, "Lanterns of the Salt Road");
-    const books = await booksOf(id);
-    expect(books.every((b) => b.suspectReason === null && b.proof === null)).toBe(true);
+    // Every book the demo's scan found is a hand import: a series of chapters has none in doubt.
+    const clock = await seriesId(service, "The Clockmaker's Apprentice");
+    expect(await booksOf(clock)).toEqual([]);
     const ctx = await loggedInContext(browser, service);
     const page = await ctx.newPage();
-    await openVerified(page, id);
+    await openVerified(page, clock);
     await page.getByText("No book needs a proof.").waitFor();
     expect(await page.locator("main").innerText()).toContain(
       "A book is suspect when the service did not make it and nothing shows what it holds",
     );
+    await page.getByText("This series has no book on disk.").waitFor();
+
+    // A book the service assembles is trusted: Harbor's book 5 (its chapters are all on disk).
+    const harbor = await seriesId(service, "Harbor of Paper Cranes");
+    const preview = await service.api("POST", `/api/manga/${harbor}/volumes/5/assemble?dry_run=true`, {});
+    expect(preview.status).toBe(200);
+    const { confirmation } = (await preview.json()) as { confirmation: string };
+    const built = await service.api("POST", `/api/manga/${harbor}/volumes/5/assemble?dry_run=false`, { confirmation });
+    expect(built.status).toBe(200);
+    const trustedBooks = (await booksOf(harbor)).filter((b) => b.suspectReason === null && b.proof === null);
+    expect(trustedBooks.map((b) => b.volume)).toEqual(["5"]);
+    await openVerified(page, harbor);
     const trusted = page.getByRole("table");
-    expect(await trusted.getByRole("row").count()).toBe(books.length + 1);
+    await trusted.waitFor();
+    expect(await trusted.getByRole("row").count()).toBe(trustedBooks.length + 1);
+    expect(await trusted.getByRole("rowheader").innerText()).toBe("5");
     expect(await seriousViolations(page)).toEqual([]);
     await ctx.close();
   });
@@ -98,8 +112,9 @@ describe("verified books", () => {
     expect(text).toContain("Suspect: oversized pack");
     expect(text).toContain(suspect.digest.slice(0, 19));
     expect(text).toMatch(/Map chapters\s*25–32 \(8\)/);
-    // The books without doubt are not in this list.
-    expect(await bookCard(page, "1").count()).toBe(0);
+    // The books the demo's generator proved are listed with their proof; the assembled one is not.
+    await bookCard(page, "1").getByText("Verified", { exact: true }).waitFor();
+    expect(await bookCard(page, "5").count()).toBe(0);
 
     await card.getByRole("button", { name: "Record a proof…" }).click();
     const form = page.getByRole("dialog", { name: "Proof for book 4" });
@@ -169,6 +184,41 @@ describe("verified books", () => {
       () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
     );
     expect(overflow).toBeLessThanOrEqual(0);
+    await ctx.close();
+  });
+  it("adopts a scanned book's page-proven map entry and proof in one click", async () => {
+    // Moss & Meteor: no map, chapters 7–20 on disk, book 2 scanned from the pages of chapters 7–12.
+    const id = await seriesId(service, "Moss & Meteor");
+    expect((await booksOf(id)).find((b) => b.volume === "2")).toMatchObject({
+      suspectReason: "hand import",
+      verified: false,
+    });
+    const ctx = await loggedInContext(browser, service);
+    const page = await ctx.newPage();
+    const errors = watchErrors(page);
+    await openVerified(page, id);
+    const panel = page.getByTestId("page-evidence");
+    // The signatures are computed in the background; the panel asks again until they are there.
+    const row = panel.locator('[data-testid="page-evidence-book"][data-volume="2"]');
+    await row.waitFor({ timeout: 120_000 });
+    expect(await row.innerText()).toMatch(/Book 2 · chapters 7–12 found in order at pages \d+–\d+/);
+    expect(await panel.locator('[data-volume="1"]').innerText()).toContain("no chapter on disk was found");
+    expect(await panel.getByRole("button", { name: /Adopt/ }).count()).toBe(1);
+
+    await row.getByRole("button", { name: "Adopt as map entry and proof of book 2" }).click();
+    await panel
+      .getByRole("status")
+      .filter({ hasText: "Book 2: the map entry (chapters 7, 8, 9, 10, 11, 12) and its proof were recorded." })
+      .waitFor();
+    await bookCard(page, "2").getByText("Verified", { exact: true }).waitFor();
+    const book = (await booksOf(id)).find((b) => b.volume === "2");
+    expect(book).toMatchObject({ verified: true, chapters: ["7", "8", "9", "10", "11", "12"] });
+    expect(book?.proof?.note).toMatch(/page evidence/i);
+    // A proof never retires a file: every chapter file is still active.
+    const audit = await (await service.api("GET", `/api/manga/${id}/audit?kind=chapter`)).json();
+    expect((audit as { total: number }).total).toBe(14);
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(errors).toEqual([]);
     await ctx.close();
   });
 });

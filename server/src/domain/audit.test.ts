@@ -108,6 +108,20 @@ describe("audit flags", () => {
     expect(flagsOf(files, [files[1]!.id]).get(files[0]!.id)).toEqual([]);
   });
 
+  it("black last page: from the last page's grey statistics, once known; a missing file is not checked", () => {
+    const black = chapter("1", { lastPage: { mean: 3, stdev: 2 } });
+    const drawn = chapter("2", { lastPage: { mean: 200, stdev: 60 } });
+    const unknown = chapter("3", { lastPage: null });
+    const dark = chapter("4", { lastPage: { mean: 30, stdev: 55 } });
+    const gone = chapter("5", { state: "missing", lastPage: { mean: 3, stdev: 2 } });
+    const flags = flagsOf([black, drawn, unknown, dark, gone]);
+    expect(flags.get(black.id)).toEqual(["black_last_page"]);
+    expect(flags.get(drawn.id)).toEqual([]);
+    expect(flags.get(unknown.id)).toEqual([]);
+    expect(flags.get(dark.id)).toEqual([]);
+    expect(flags.get(gone.id)).toEqual(["unreadable"]);
+  });
+
   it("numbering gap: the file after a missing whole number, per source and language", () => {
     const a = [chapter("1"), chapter("2"), chapter("5"), chapter("5.5"), chapter("6")];
     const flags = flagsOf(a);
@@ -248,7 +262,7 @@ describe("audit list: sort, filter, page", () => {
 describe("suspect books", () => {
   it.each<[string, { origin: AuditFileFacts["origin"]; pageCount: number }[], boolean, string | null]>([
     ["a downloaded book", [{ origin: "download", pageCount: 200 }], false, null],
-    ["a scanned book", [{ origin: "scan", pageCount: 200 }], false, null],
+    ["a scanned book", [{ origin: "scan", pageCount: 200 }], false, "hand import"],
     ["a hand import", [{ origin: "import", pageCount: 200 }], false, "hand import"],
     ["a machine translation", [{ origin: "translation", pageCount: 200 }], false, "machine translation"],
     ["an oversized pack", [{ origin: "download", pageCount: 601 }], false, "oversized pack"],

@@ -8,6 +8,10 @@
  *   marks a known file it cannot read as missing, which is how a scan error is recorded).
  * - `degraded`, `black_cards`, `strip_slices`: from the conformity verdict of the download that
  *   published the file (Download.fileId); a file without a download (a scanned file) has none.
+ * - `black_last_page`: the file's last page is a black card (mean luminance and spread of its grey
+ *   decode below the download judgement's card thresholds, page-signature.ts `isBlackPage`): an
+ *   end page lost to a bad scan or an upload cut short. Read from the page signatures the
+ *   background worker stores by content; until they are computed the flag is simply not there.
  * - `duplicate`: the coverage index lists the file as a duplicate of a covered slot (exact map only).
  * - `numbering_gap`: in this file's kind, source and language, a whole number is missing between
  *   the previous file's last number and this file's first (the file after the gap is flagged).
@@ -19,6 +23,7 @@
  *   comes from another source (scanned files count as one source of their own, "local").
  */
 import { compareLabels, expandRange, isWhole, wholePart, type Label } from "./labels.ts";
+import { isBlackPage } from "./page-signature.ts";
 import { OVERSIZED_BOOK_PAGES, type FileFacts, type FileKind } from "./types.ts";
 
 export const AUDIT_PAGE_SIZE = 24;
@@ -34,6 +39,7 @@ export const AUDIT_FLAGS = [
   "unreadable",
   "degraded",
   "black_cards",
+  "black_last_page",
   "strip_slices",
   "duplicate",
   "numbering_gap",
@@ -67,6 +73,10 @@ export interface AuditFileFacts extends Omit<FileFacts, "tagSource" | "language"
   language: string;
   source: AuditSource | null;
   verdict: AuditVerdict | null;
+  /** Recorded mtime (ms), for the background page checks; absent where no one needs it. */
+  mtimeMs?: number;
+  /** Grey statistics of the last page, once the page signatures are computed (else absent or null). */
+  lastPage?: { mean: number; stdev: number } | null;
 }
 
 export interface AuditEntry extends AuditFileFacts {
@@ -192,6 +202,7 @@ export function auditEntries(files: readonly AuditFileFacts[], duplicateFileIds:
     if (v && (v.state === "degraded" || v.needsReplacement || v.reasons.length > 0)) set.add("degraded");
     if (v?.reasons.includes("black_cards")) set.add("black_cards");
     if (v?.reasons.includes("strip_slices")) set.add("strip_slices");
+    if (f.state === "active" && f.lastPage && isBlackPage(f.lastPage)) set.add("black_last_page");
     if (duplicateFileIds.has(f.id)) set.add("duplicate");
   }
   gapFlags(active, flags);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  comicInfoLanguage,
   COMICINFO_MAX_CHARS,
   decodeXmlText,
   numberingFromSources,
@@ -356,7 +357,8 @@ describe("numberingFromSources", () => {
       { kind: null, volume: null, chapter: null, chapterEnd: null, part: null, extra: false, tagSource: "filename" },
     ],
   ] as const)("%s", (_case, info, name, expected) => {
-    expect(numberingFromSources(info, parseFileName(name))).toEqual(expected);
+    const { partsTotal: _total, ...numbering } = numberingFromSources(info, parseFileName(name));
+    expect(numbering).toEqual(expected);
   });
 
   it("works end to end from XML", () => {
@@ -366,5 +368,22 @@ describe("numberingFromSources", () => {
       volume: "5",
       tagSource: "comicinfo",
     });
+  });
+});
+
+describe("comicInfoLanguage", () => {
+  it.each<[string | null, string | null]>([
+    ["en", "en"],
+    ["EN", "en"],
+    ["en-US", "en"],
+    ["pt_BR", "pt"],
+    ["jpn", "jpn"],
+    [" fr ", "fr"],
+    ["und", null],
+    ["English", null],
+    ["", null],
+    [null, null],
+  ])("%s → %s", (languageISO, expected) => {
+    expect(comicInfoLanguage({ languageISO })).toBe(expected);
   });
 });

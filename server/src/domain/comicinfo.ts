@@ -219,6 +219,8 @@ export interface Numbering {
   chapter: Label | null;
   chapterEnd: Label | null;
   part: number | null;
+  /** Parts the file name says the chapter has ("(part 1 of 3)"); null when unsaid. */
+  partsTotal: number | null;
   extra: boolean;
   /** Where the numbering was read from (FileFacts.tagSource). */
   tagSource: "comicinfo" | "filename";
@@ -249,6 +251,7 @@ export function numberingFromSources(ci: ComicInfoFields | null, name: ParsedNam
     chapter: name.chapter,
     chapterEnd: name.chapterEnd,
     part: name.part,
+    partsTotal: name.partsTotal,
     extra: name.extra,
     tagSource: "filename",
   };
@@ -269,6 +272,7 @@ export function numberingFromSources(ci: ComicInfoFields | null, name: ParsedNam
       chapter: ci.number,
       chapterEnd: same ? name.chapterEnd : null,
       part: agrees ? name.part : null,
+      partsTotal: agrees ? name.partsTotal : null,
       extra: agrees && name.extra,
       tagSource: "comicinfo",
     };
@@ -281,9 +285,21 @@ export function numberingFromSources(ci: ComicInfoFields | null, name: ParsedNam
       chapter: null,
       chapterEnd: null,
       part: null,
+      partsTotal: null,
       extra: name.extra,
       tagSource: "comicinfo",
     };
   }
   return byName;
+}
+
+/**
+ * The language a ComicInfo `LanguageISO` names, as the service stores languages: the lowercase base
+ * code ("en-US" → "en", "PT_br" → "pt"); null when it names none (absent, "unknown", not a code).
+ */
+export function comicInfoLanguage(ci: Pick<ComicInfoFields, "languageISO"> | null): string | null {
+  const m = /^([a-z]{2,3})(?:[-_][a-z0-9]{1,8})*$/i.exec(ci?.languageISO?.trim() ?? "");
+  if (!m) return null;
+  const base = (m[1] as string).toLowerCase();
+  return base === "und" || base === "mul" || base === "zxx" ? null : base;
 }

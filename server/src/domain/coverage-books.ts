@@ -15,7 +15,14 @@ import type {
   VerificationFacts,
 } from "./types.ts";
 import { OVERSIZED_BOOK_PAGES } from "./types.ts";
-import { fileSuspectReason, isOversized, judgeBookFile, proofStatus, type BookFileProof } from "./verification.ts";
+import {
+  fileSuspectReason,
+  holdingReason,
+  isOversized,
+  judgeBookFile,
+  proofStatus,
+  type BookFileProof,
+} from "./verification.ts";
 
 /** Problem texts; the prefix before ":" is stable for filters and tests. */
 export const BOOK_PROBLEMS = {
@@ -78,6 +85,7 @@ export function bookInfo(
   slot: { id: number; monitored: boolean } | undefined,
   map: OperationalMap,
   ctx: BookContext,
+  extra = false,
 ): BookInfo {
   const entry = map.books.get(volume);
   const proof = ctx.verifications.get(volume);
@@ -102,7 +110,9 @@ export function bookInfo(
         ? `above ${OVERSIZED_BOOK_PAGES} pages`
         : "far above the edition's books";
       problems.push(`${BOOK_PROBLEMS.oversized}: ${why} and not a proven assembly or a verified book`);
-    } else if (suspect !== null)
+    } else if (suspect !== null && (suspect !== "hand import" || entry !== undefined))
+      // A hand import's doubt matters once boundaries say it holds chapters: a shelf of scanned
+      // books without a map is no list of problems.
       problems.push(`${BOOK_PROBLEMS.suspect}: ${suspect}, it covers no chapter until it is verified`);
   }
   // A sound copy first: a proof on a suspect copy adds nothing to a book that had no doubt.
@@ -118,6 +128,11 @@ export function bookInfo(
     coversChapters: entry !== undefined && covering.length > 0,
     suspect,
     verified: judged.some((j) => j.verified),
+    extra,
+    // Only the size asks for another copy; a proof that applies (a covering copy) lifts it.
+    replace: files.length > 0 && covering.length === 0 && judged.every((j) => j.suspect === "oversized pack"),
+    holdsChapters:
+      files.length > 0 && (covering.length > 0 || judged.some((j) => j.suspect !== null && holdingReason(j.suspect))),
     chapters: entry ?? null,
     chaptersOnDisk: 0,
     chaptersMapped: 0,
@@ -139,6 +154,11 @@ function digestMatches(f: FileFacts, proof: VerificationFacts | undefined): bool
 /** Whether a book file could cover under no map at all (covered_unmapped): a sound, unsuspected copy. */
 export function soundBookFile(f: FileFacts, editionPages: number | null): boolean {
   return fileSuspectReason(f, "none", editionPages) === null && !isOversized(f.pageCount, editionPages);
+}
+
+/** Whether a book file holds chapters under no map (not fetched again): sound, or a hand import. */
+export function holdingBookFile(f: FileFacts, editionPages: number | null): boolean {
+  return holdingReason(fileSuspectReason(f, "none", editionPages));
 }
 
 /** covered_by_chapters and the chapter counts of one book (see the module comment). */

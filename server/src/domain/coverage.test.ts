@@ -113,11 +113,15 @@ describe("covered_by_volume and duplicates (exact map only)", () => {
     expect(chapterOf(idx, "4")).toMatchObject({ coverage: null, wanted: true });
   });
 
+  // A hand import (a scanned book too) holds what its boundaries name: it is never replaced for being
+  // one, so its chapters are not fetched; a translation leaves the native chapters wanted, an
+  // oversized pack is replaced (its size says another edition or a wrong split).
   it.each([
-    ["a machine translation", { origin: "translation" as const }],
-    ["a hand import", { origin: "import" as const }],
-    ["an oversized book", { pageCount: 601 }],
-  ])("never covers through %s on its own (spec Verified books 1)", (_name, over) => {
+    ["a machine translation", { origin: "translation" as const }, false, false],
+    ["a hand import", { origin: "import" as const }, true, false],
+    ["a scanned book", { origin: "scan" as const }, true, false],
+    ["an oversized book", { pageCount: 601 }, false, true],
+  ])("never covers through %s on its own (spec Verified books 1)", (_name, over, held, replace) => {
     const idx = index({ ...base, files: [bookFile("1", over), chapterFile("2")] });
     expect(bookOf(idx, "1")).toMatchObject({
       owned: true,
@@ -126,7 +130,8 @@ describe("covered_by_volume and duplicates (exact map only)", () => {
       duplicateFileIds: [],
     });
     expect(bookOf(idx, "1").suspect).not.toBeNull();
-    expect(chapterOf(idx, "1")).toMatchObject({ coverage: null, wanted: true });
+    expect(bookOf(idx, "1")).toMatchObject({ replace, holdsChapters: held, wanted: replace });
+    expect(chapterOf(idx, "1")).toMatchObject({ coverage: null, held, wanted: !held });
     expect(chapterOf(idx, "2").duplicateFileIds).toEqual([]);
   });
 
@@ -162,7 +167,7 @@ describe("covered_by_volume and duplicates (exact map only)", () => {
     const book = bookFile("1", { origin: "import" });
     const idx = index({ ...base, files: [book], verifications: [proof(book)] });
     expect(bookOf(idx, "1")).toMatchObject({ suspect: "hand import", verified: false, coversChapters: false });
-    expect(chapterOf(idx, "1")).toMatchObject({ coverage: null, wanted: true });
+    expect(chapterOf(idx, "1")).toMatchObject({ coverage: null, held: true, wanted: false });
   });
 
   it("judges a book's size against the edition: far above the median of its books is an oversized pack", () => {
@@ -216,10 +221,13 @@ describe("covered_by_volume and duplicates (exact map only)", () => {
     expect(chapterOf(idx, "1.5")).toMatchObject({ extra: true, book: "1", coverage: "covered_by_volume" });
   });
 
-  it("keeps covering mapped chapters when the map is partial", () => {
+  // "covered_by_volume: the exact map says an owned book holds the chapter": a partial map covers
+  // nothing, but what its saved boundaries put in an owned book is held, never fetched twice.
+  it("covers nothing under a partial map, but holds what an owned book's saved boundaries name", () => {
     const idx = index({ ...base, chapters: "1-7", files: [bookFile("1"), chapterFile("7")] });
     expect(idx.map.state).toBe("partial");
-    expect(chapterOf(idx, "1").coverage).toBe("covered_by_volume");
+    expect(chapterOf(idx, "1")).toMatchObject({ book: "1", coverage: null, held: true, wanted: false });
+    expect(chapterOf(idx, "4")).toMatchObject({ book: "2", coverage: null, held: false, wanted: true });
     expect(chapterOf(idx, "7")).toMatchObject({ book: null, coverage: null });
   });
 
@@ -227,7 +235,7 @@ describe("covered_by_volume and duplicates (exact map only)", () => {
     const inside = chapterFile("2");
     const partial = index({ ...base, chapters: "1-7", files: [bookFile("1"), inside, chapterFile("7")] });
     expect(partial.map.state).toBe("partial");
-    expect(chapterOf(partial, "2")).toMatchObject({ coverage: "covered_by_volume", duplicateFileIds: [] });
+    expect(chapterOf(partial, "2")).toMatchObject({ coverage: null, duplicateFileIds: [] });
     const exact = index({ ...base, chapters: "1-7", files: [bookFile("1"), inside] });
     expect(exact.map.state).toBe("exact");
     expect(chapterOf(exact, "2").duplicateFileIds).toEqual([inside.id]);
@@ -241,7 +249,9 @@ describe("covered_by_volume and duplicates (exact map only)", () => {
       files: [bookFile("1"), bookFile("2"), dup],
     });
     expect(chapterOf(idx, "3")).toMatchObject({ book: null, ambiguous: true, coverage: null, duplicateFileIds: [] });
-    expect(chapterOf(idx, "2")).toMatchObject({ book: "1", coverage: "covered_by_volume" });
+    // Chapter 3 is owned and in no book: the map is partial, so book 1 only holds chapter 2.
+    expect(idx.map.state).toBe("partial");
+    expect(chapterOf(idx, "2")).toMatchObject({ book: "1", coverage: null, held: true, wanted: false });
   });
 
   it.each(["catalogue", "official", "estimate"] as const)("never covers through a %s map", (kind) => {
@@ -455,5 +465,102 @@ describe("performance", () => {
     }).sort((x, y) => x - y);
     expect(buildCoverageIndex(snap).chapters).toHaveLength(2000);
     expect(times[4]).toBeLessThan(50);
+  });
+});
+
+describe("one definition of wanted", () => {
+  const finishedBooks = { status: "finished" as const, knownBookCount: 2 };
+
+  it("books form without an explicit assignment: chapter slots are never wanted (map saved, then deleted)", () => {
+    const idx = index({ series: finishedBooks, volumes: "1-2", chapters: "1-3" });
+    expect(seriesForm(seriesFacts(finishedBooks))).toBe("books");
+    expect(idx.chapters.map((c) => c.wanted)).toEqual([false, false, false]);
+    expect(idx.books.map((b) => b.wanted)).toEqual([true, true]);
+  });
+
+  it("books form: an explicit assignment to a missing book lets its chapters fall back (rule 8)", () => {
+    const idx = index({ series: finishedBooks, volumes: "1-2", chapters: "1-3", operator: { "1": "1-3" } });
+    expect(idx.chapters.map((c) => c.wanted)).toEqual([true, true, true]);
+  });
+
+  it("books form: a hand-imported book is no missing book, its chapters are held", () => {
+    const idx = index({
+      series: finishedBooks,
+      volumes: "1-2",
+      chapters: "1-3",
+      operator: { "1": "1-3" },
+      files: [bookFile("1", { origin: "scan" })],
+    });
+    expect(bookOf(idx, "1")).toMatchObject({ owned: true, suspect: "hand import", wanted: false });
+    expect(idx.chapters.map((c) => [c.coverage, c.held, c.wanted])).toEqual([
+      [null, true, false],
+      [null, true, false],
+      [null, true, false],
+    ]);
+  });
+
+  it("an oversized pack is replaced: the book stays wanted, and so do its chapters through the map", () => {
+    const idx = index({
+      series: finishedBooks,
+      volumes: "1-2",
+      chapters: "1-3",
+      operator: { "1": "1-3" },
+      files: [bookFile("1", { origin: "scan", pageCount: 900 })],
+    });
+    expect(bookOf(idx, "1")).toMatchObject({ owned: true, suspect: "oversized pack", replace: true, wanted: true });
+    expect(idx.chapters.map((c) => c.wanted)).toEqual([true, true, true]);
+  });
+
+  it("a proof lifts the replacement: a verified oversized pack covers and is wanted no more", () => {
+    const book = bookFile("1", { origin: "scan", pageCount: 900 });
+    const idx = index({
+      series: finishedBooks,
+      volumes: "1-2",
+      chapters: "1-3",
+      operator: { "1": "1-3" },
+      files: [book],
+      verifications: [proofFor(book, "1-3")],
+    });
+    expect(bookOf(idx, "1")).toMatchObject({ verified: true, replace: false, wanted: false });
+    expect(idx.chapters.map((c) => [c.coverage, c.wanted])).toEqual([
+      ["covered_by_volume", false],
+      ["covered_by_volume", false],
+      ["covered_by_volume", false],
+    ]);
+  });
+
+  it("no map and only a hand import: nothing is covered_unmapped, the chapters are held", () => {
+    const idx = index({ series: { status: "running" }, chapters: "1-3", files: [bookFile("1", { origin: "scan" })] });
+    expect(idx.map.state).toBe("none");
+    expect(idx.chapters.map((c) => [c.coverage, c.held, c.wanted])).toEqual([
+      [null, true, false],
+      [null, true, false],
+      [null, true, false],
+    ]);
+  });
+});
+
+describe("the managed edition governs the books", () => {
+  it("lists only the edition's slots, whatever order the counts arrived in", () => {
+    // Created with a known count of 6 (slots 1–6), then edition_book_count 3.
+    const idx = index({ series: { status: "finished", knownBookCount: 6, editionBookCount: 3 }, volumes: "1-6" });
+    expect(idx.books.map((b) => b.number)).toEqual(labels("1-3"));
+    expect(idx.books.every((b) => !b.extra && b.wanted)).toBe(true);
+  });
+
+  it("keeps a book beyond the edition that a file or map entry names, as an extra never wanted", () => {
+    const idx = index({
+      series: { status: "finished", knownBookCount: 6, editionBookCount: 3 },
+      volumes: "1-6",
+      operator: { "5": "40-45" },
+      files: [bookFile("4")],
+    });
+    expect(idx.books.map((b) => [b.number, b.extra, b.wanted])).toEqual([
+      ["1", false, true],
+      ["2", false, true],
+      ["3", false, true],
+      ["4", true, false],
+      ["5", true, false],
+    ]);
   });
 });

@@ -1,24 +1,36 @@
 /**
  * The coverage index of one series (spec "Coverage rules", "Coverage and ownership moves"): built
- * once per request from a snapshot, read by the form, plan and grouping rules and the units view.
+ * once per request from a snapshot, read by the form, plan and grouping rules, the units view, the
+ * map dry run and the Wanted pass (one definition of "wanted" for all of them).
+ *
+ * Books listed: the volume slots of the managed edition (edition_book_count, else the known book
+ * count: slots are only ever added, so a smaller edition count set later must not leave the old
+ * slots listed), every owned book and every book the operational map names. A book numbered beyond
+ * the managed edition is listed only when a file or a map entry names it, and then as `extra`:
+ * never wanted, never counted by the series completion.
  *
  * Chapter slot:
  * - `onDisk`: every part present in active chapter files (coverage-files.ts).
- * - `covered_by_volume`: the operational map assigns the chapter to exactly one book, and that book
- *   `coversChapters` (owned, a covering copy per verification.ts `judgeBookFile`: a sound copy or
- *   a proven assembly; a suspect copy — hand import, machine translation, oversized pack — only
- *   while a proof applies). Set whether or not the chapter is on disk: that is what makes its
- *   files duplicates.
+ * - `covered_by_volume`: "the exact map says an owned book holds the chapter": the map state is
+ *   `exact`, it assigns the chapter to exactly one book, and that book `coversChapters` (owned, a
+ *   covering copy per verification.ts `judgeBookFile`: a sound copy or a proven assembly; a suspect
+ *   copy — hand import, machine translation, oversized pack — only while a proof applies). Set
+ *   whether or not the chapter is on disk. Without an exact map no book counts as covered.
  * - `covered_unmapped`: the map state is "none" and an owned sound book exists (not suspect, not
  *   oversized; no proof can apply without a map entry). Neither wanted nor fetched again.
+ * - `held` (no coverage, not fetched again): the operational map assigns the chapter to an owned
+ *   book that `holdsChapters` (covers, but the map is only partial; or a hand import of the
+ *   edition's size, which is never replaced for being one), or there is no map and such a hand
+ *   import is owned. A machine translation holds nothing (native chapters stay wanted) and an
+ *   oversized pack is replaced instead.
  * - duplicates (exact map only): a chapter file is a duplicate when every chapter it holds is
  *   covered_by_volume by a book that may retire chapters (a sound copy or a proven assembly, never
  *   a suspect one even when verified: spec "Verified books" 6); it is listed on those chapters
  *   and on those books.
- * - `wanted`: series and slot monitored, no coverage, not on disk; and in a books-form series only
- *   through an explicit assignment to a book that is monitored and not covering (rule 8: the
- *   counting unit stays books; an operator/reading assignment lets a missing book fall back to its
- *   chapters). A chapter without a slot is never wanted (nothing monitors it).
+ * - `wanted` (`chapterWanted`): series and slot monitored, no coverage, not held, not on disk; and
+ *   in a books-form series only through an explicit assignment to a book that is itself wanted
+ *   (rule 8: the counting unit stays books; an operator/reading assignment lets a missing book fall
+ *   back to its chapters). A chapter without a slot is never wanted (nothing monitors it).
  * Book slot:
  * - `covered_by_chapters`: its exact entry is known and unambiguous and every main (non-extra)
  *   chapter of it is on disk; or it has no entry at all and the chapters between its mapped
@@ -26,18 +38,20 @@
  *   open interval, every whole number in it and every main chapter in it that no other book claims
  *   is on disk, and at least one is. Only saved boundaries count, never estimates. Computed for
  *   owned books too (an owned book complete from chapters is redundant, "Series form" rule 7).
- * - `wanted`: series and slot monitored, not owned, not covered_by_chapters.
+ * - `wanted` (`bookWanted`): series and slot monitored, not extra, not covered_by_chapters, and not
+ *   owned — or owned as an unverified oversized pack (a replacement: the size says another edition
+ *   or a wrong split).
  *
- * "Exact map" here means the operational entries (operator/reading), also when the state is
- * "partial": a book's saved boundaries still cover (nothing is fetched twice), but duplicates are
- * found only when the whole map is exact, since a partial map may have incomplete boundaries.
+ * A partial map's saved boundaries do not cover (no covered_by_volume, no duplicates, no assembly
+ * offered) but the chapters an owned book holds through them are held, so nothing is fetched twice.
  */
-import { sortLabels, type Label } from "./labels.ts";
+import { compareLabels, sortLabels, wholeLabel, type Label } from "./labels.ts";
 import { estimateBooks, estimatedChaptersByBook } from "./estimates.ts";
 import { chapterOnDisk, fileHoldings, type Holdings } from "./coverage-files.ts";
 import {
   bookInfo,
   coverByChapters,
+  holdingBookFile,
   mapProblems,
   NeighbourGaps,
   proofsByFile,
@@ -47,7 +61,7 @@ import {
 import { editionBookPages, proofsByVolume } from "./verification.ts";
 import { toLabel } from "./map-labels.ts";
 import { operationalMap } from "./map-trust.ts";
-import { seriesForm } from "./series-form.ts";
+import { effectiveBookCount, seriesForm } from "./series-form.ts";
 import type {
   BookState,
   ChapterSlotFacts,
@@ -93,15 +107,16 @@ export function buildCoverageIndex(snapshot: SeriesSnapshot, options: CoverageOp
   const ownedMain = slotLabels.filter((l) => !slots.get(l)?.extra && disk(l).onDisk);
   const map = operationalMap(snapshot.mapSources, ownedMain, { openTail: series.status !== "finished" });
 
-  // Books: slots, owned books, and every book the operational map names.
+  // Books: the edition's slots, owned books, and every book the operational map names.
+  const count = effectiveBookCount(series);
+  const beyondEdition = (l: Label) => count !== null && compareLabels(l, wholeLabel(count)) > 0;
   const volumeSlots = new Map<Label, { id: number; monitored: boolean }>();
   for (const v of snapshot.volumes) {
     const l = toLabel(v.number);
     if (l !== null && !volumeSlots.has(l)) volumeSlots.set(l, v);
   }
-  const bookLabels = sortLabels([
-    ...new Set([...volumeSlots.keys(), ...holdings.booksByVolume.keys(), ...map.books.keys(), ...map.unknownBooks]),
-  ]);
+  const named = new Set([...holdings.booksByVolume.keys(), ...map.books.keys(), ...map.unknownBooks]);
+  const bookLabels = sortLabels([...new Set([...[...volumeSlots.keys()].filter((l) => !beyondEdition(l)), ...named])]);
   const ctx = {
     editionPages: editionBookPages(snapshot.files),
     proofs: proofsByFile(snapshot),
@@ -109,10 +124,10 @@ export function buildCoverageIndex(snapshot: SeriesSnapshot, options: CoverageOp
   };
   const books = new Map<Label, BookInfo>();
   for (const v of bookLabels)
-    books.set(v, bookInfo(v, holdings.booksByVolume.get(v) ?? [], volumeSlots.get(v), map, ctx));
-  const anyBookCouldCover = [...holdings.booksByVolume.values()].some((files) =>
-    files.some((f) => soundBookFile(f, ctx.editionPages)),
-  );
+    books.set(v, bookInfo(v, holdings.booksByVolume.get(v) ?? [], volumeSlots.get(v), map, ctx, beyondEdition(v)));
+  const ownedBookFiles = [...holdings.booksByVolume.values()].flat();
+  const anyBookCouldCover = ownedBookFiles.some((f) => soundBookFile(f, ctx.editionPages));
+  const anyBookHolds = ownedBookFiles.some((f) => holdingBookFile(f, ctx.editionPages));
 
   // Chapters: slots and every chapter the operational map claims.
   const chapterLabels = sortLabels([...new Set([...slotLabels, ...map.chapterToBook.keys(), ...map.conflicts.keys()])]);
@@ -121,13 +136,15 @@ export function buildCoverageIndex(snapshot: SeriesSnapshot, options: CoverageOp
     const slot = slots.get(l);
     const book = map.chapterToBook.get(l) ?? null;
     const info = book === null ? undefined : books.get(book);
-    const coverage = info?.state.coversChapters
-      ? "covered_by_volume"
-      : map.state === "none" && anyBookCouldCover
-        ? "covered_unmapped"
-        : null;
+    const coverage =
+      map.state === "exact" && info?.state.coversChapters
+        ? "covered_by_volume"
+        : map.state === "none" && anyBookCouldCover
+          ? "covered_unmapped"
+          : null;
+    const held =
+      coverage === null && (info !== undefined ? info.state.holdsChapters : map.state === "none" && anyBookHolds);
     const { onDisk, partsOnDisk } = disk(l);
-    const fallback = form === "chapters" || (info !== undefined && info.state.monitored && !info.state.coversChapters);
     chapters.set(l, {
       number: l,
       slotId: slot?.id ?? null,
@@ -141,7 +158,8 @@ export function buildCoverageIndex(snapshot: SeriesSnapshot, options: CoverageOp
       estimatedBook: null,
       ambiguous: map.conflicts.has(l),
       coverage,
-      wanted: series.monitored && slot !== undefined && slot.monitored && coverage === null && !onDisk && fallback,
+      held,
+      wanted: false,
       duplicateFileIds: [],
     });
   }
@@ -157,8 +175,13 @@ export function buildCoverageIndex(snapshot: SeriesSnapshot, options: CoverageOp
   for (const info of books.values()) coverByChapters(info.state, map, chapters, gaps);
   for (const info of books.values()) {
     const b = info.state;
-    b.wanted = series.monitored && b.monitored && !b.owned && b.coverage === null;
+    b.wanted = bookWanted(series.monitored, b);
     b.problems.push(...mapProblems(b, map, chapters));
+  }
+  for (const c of chapters.values()) {
+    const slot = slots.get(c.number);
+    const info = c.book === null ? undefined : books.get(c.book);
+    c.wanted = chapterWanted(series.monitored, slot, c, form, info?.state);
   }
 
   if (options.estimates !== false) {
@@ -179,6 +202,28 @@ export function buildCoverageIndex(snapshot: SeriesSnapshot, options: CoverageOp
     chapters: [...chapters.values()],
     strayFileIds: strayFileIds.sort((a, b) => a - b),
   };
+}
+
+/**
+ * The one definition of a wanted book slot (see the module comment): the Wanted pass, the map dry
+ * run and the units view all read the index, never their own condition.
+ */
+export function bookWanted(seriesMonitored: boolean, b: BookState): boolean {
+  return seriesMonitored && b.monitored && !b.extra && b.coverage === null && (!b.owned || b.replace);
+}
+
+/** The one definition of a wanted chapter slot (see the module comment). */
+export function chapterWanted(
+  seriesMonitored: boolean,
+  slot: ChapterSlotFacts | undefined,
+  c: Pick<ChapterState, "coverage" | "held" | "onDisk">,
+  form: SeriesForm,
+  book: BookState | undefined,
+): boolean {
+  if (!seriesMonitored || slot === undefined || !slot.monitored) return false;
+  if (c.coverage !== null || c.held || c.onDisk) return false;
+  // Books form: only an explicit assignment to a book that is itself wanted (rule 8).
+  return form === "chapters" || (book !== undefined && book.wanted);
 }
 
 /** Chapter files whose every chapter is inside a retiring owned book (exact map only). */

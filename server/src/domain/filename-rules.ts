@@ -113,7 +113,7 @@ export const DUPLICATE_RE = /^\s*\d{1,3}\s*$/u;
 export const YEAR_RE =
   /^\s*(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+)?(?:19|20)\d\d(?:\s*-\s*(?:19|20)?\d\d)?\s*$/iu;
 /** "(part 2)", "(part 1 of 2)", "(Pt. 3)". Group 1 = part. */
-export const PAREN_PART_RE = /^\s*(?:part|pt)\.?\s*(\d+)(?:\s*(?:of|\/)\s*\d+)?\s*$/iu;
+export const PAREN_PART_RE = /^\s*(?:part|pt)\.?\s*(\d+)(?:\s*(?:of|\/)\s*(\d+))?\s*$/iu;
 /** Release descriptors that follow a title ("(Digital)", "(F)"): a round bracket after them is the group. */
 export const RELEASE_TAG_RE =
   /^\s*(?:digital(?:[\s-]?hd)?|webrip|web|f|f\d|fixed|hq|lq|hd|c2c|color(?:ed)?|full[\s-]?colou?r|uncensored|official)\s*$/iu;

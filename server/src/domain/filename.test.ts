@@ -388,8 +388,33 @@ describe("parseFileName", () => {
   });
 
   it.each(table)("%s", (name, series, volume, volumeEnd, chapter, chapterEnd, part, kind, group, extra, special) => {
-    const expected: ParsedName = { series, volume, volumeEnd, chapter, chapterEnd, part, kind, group, extra, special };
-    expect(parseFileName(name)).toEqual(expected);
+    const expected: Omit<ParsedName, "partsTotal"> = {
+      series,
+      volume,
+      volumeEnd,
+      chapter,
+      chapterEnd,
+      part,
+      kind,
+      group,
+      extra,
+      special,
+    };
+    const { partsTotal: _total, ...parsed } = parseFileName(name);
+    expect(parsed).toEqual(expected);
+  });
+
+  it.each<[string, number | null, number | null]>([
+    ["Series c055 (part 1 of 3).cbz", 1, 3],
+    ["Series c055 (part 2 of 3).cbz", 2, 3],
+    ["Series c055 (Part 2 of 4).cbz", 2, 4],
+    ["Series c055 (part 2).cbz", 2, null],
+    ["Series c055 part 2.cbz", 2, null],
+    // A total below the part says nothing.
+    ["Series c055 (part 3 of 2).cbz", 3, null],
+    ["Series v01 (part 1 of 2).cbz", 1, null],
+  ])("%s: part %s of %s", (name, part, total) => {
+    expect(parseFileName(name)).toMatchObject({ part, partsTotal: total });
   });
 
   it("keeps a known series whole, digits and all", () => {

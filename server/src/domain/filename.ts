@@ -55,6 +55,8 @@ export interface ParsedName {
   chapterEnd: Label | null;
   /** 1-based part of a split chapter ("ch012_p2", "(part 1 of 2)"). */
   part: number | null;
+  /** Parts the name says the chapter has ("(part 1 of 3)" → 3); null when it does not say. */
+  partsTotal: number | null;
   /** "chapter" when a chapter is found, "book" when only a volume is, else null. */
   kind: "book" | "chapter" | null;
   /** Release group ("[Group]" or the bracket after "(Digital)"). */
@@ -174,6 +176,7 @@ interface Brackets {
   rest: string;
   group: string | null;
   part: number | null;
+  partsTotal: number | null;
   /** Round-bracket contents that may hold "(v01)" or "(Ch 01-08)". */
   numbered: string[];
   /** Round-bracket contents that are not a group, for the extra keywords. */
@@ -185,6 +188,7 @@ function readBrackets(s: string): Brackets {
   let square: string | null = null;
   let round: string | null = null;
   let part: number | null = null;
+  let partsTotal: number | null = null;
   let afterTag = false;
   const numbered: string[] = [];
   const text: string[] = [];
@@ -207,7 +211,12 @@ function readBrackets(s: string): Brackets {
     }
     const p = PAREN_PART_RE.exec(content);
     if (p) {
-      part ??= toPart(p[1]);
+      if (part === null) {
+        part = toPart(p[1]);
+        // "(part 1 of 3)": the known third part must not go missing unnoticed.
+        const total = toPart(p[2]);
+        partsTotal = part !== null && total !== null && total >= part ? total : null;
+      }
       continue;
     }
     if (volumeHits(content).length > 0 || chapterHits(content).length > 0) {
@@ -219,7 +228,7 @@ function readBrackets(s: string): Brackets {
     else text.push(content);
   }
   const rest = s.replace(BRACKET_RE, " ").replace(/\s+/gu, " ").trim();
-  return { rest, group: square ?? round, part, numbered, text: text.join(" ") };
+  return { rest, group: square ?? round, part, partsTotal, numbered, text: text.join(" ") };
 }
 
 /** Blanks out a known series prefix (same length, so indexes stay valid). */
@@ -271,6 +280,7 @@ export function parseFileName(name: string, options: ParseNameOptions = {}): Par
   const chapter = chapterHit?.num ?? null;
   const range = chapter && chapterHit ? rangeOf(chapter, chapterHit.endText) : { end: null, part: null };
   const part = toPart(chapterHit?.partText) ?? range.part ?? br.part;
+  const partsTotal = part !== null && part === br.part ? br.partsTotal : null;
 
   const ends = [volHit, chHit, bare].map((h) => h?.index ?? null);
   ends.push(extraNum, specialNum, specialWord, specialPlain);
@@ -294,6 +304,7 @@ export function parseFileName(name: string, options: ParseNameOptions = {}): Par
     chapter,
     chapterEnd: range.end,
     part,
+    partsTotal: chapter !== null ? partsTotal : null,
     kind: chapter !== null ? "chapter" : volume !== null ? "book" : null,
     group: br.group,
     extra,

@@ -113,3 +113,42 @@ describe("bookStartsOf", () => {
     expect(rebuilt.entries).toEqual(original);
   });
 });
+
+describe("entriesFromBookStarts: extents of saved books", () => {
+  it("keeps a saved last book's end when only its start moves (207–213 → start 208: 208–213)", () => {
+    const saved = mapEntries({ "43": "201-206", "44": "207-213" });
+    const result = entriesFromBookStarts(starts({ "43": "201", "44": "208" }), labels("1-219"), {
+      finished: true,
+      bookCount: 44,
+      saved,
+    });
+    expect(result.entries.at(-1)).toEqual({ volume: "44", chapters: labels("208-213") });
+    expect(result.lastEnd).toEqual({ chapter: "213", reason: "saved" });
+    // Book 43 now reaches 207: the chapters before the next start.
+    expect(result.entries[0]?.chapters).toEqual(labels("201-207"));
+  });
+
+  it("an end the operator gives wins over the saved one; a saved end before the new start does not apply", () => {
+    const saved = mapEntries({ "44": "207-213" });
+    const given = entriesFromBookStarts(starts({ "44": "207" }), labels("1-219"), { lastEnd: "219", saved });
+    expect(given.lastEnd).toEqual({ chapter: "219", reason: "given" });
+    const moved = entriesFromBookStarts(starts({ "44": "215" }), labels("1-219"), { saved });
+    expect(moved.lastEnd).toEqual({ chapter: null, reason: "unknown" });
+  });
+
+  it("an implied end never passes the last known chapter: a saved later book far ahead claims nothing for an earlier one", () => {
+    const saved = mapEntries({ "13": "135-144", "14": "145-154", "29": "295-302" });
+    const result = entriesFromBookStarts(starts({ "13": "135", "14": "145", "29": "295" }), labels("1-174"), {
+      saved,
+    });
+    expect(result.entries).toEqual(mapEntries({ "13": "135-144", "14": "145-174", "29": "295-302" }));
+  });
+
+  it("a book's own saved end counts as known: re-saving never shrinks it", () => {
+    const saved = mapEntries({ "1": "1-10", "2": "11-20" });
+    const result = entriesFromBookStarts(starts({ "1": "1", "2": "30" }), labels("1-5"), { saved, lastEnd: "35" });
+    expect(result.entries[0]?.chapters).toEqual(labels("1-29"));
+    const unknownTail = entriesFromBookStarts(starts({ "1": "1", "2": "30" }), labels("1-5"), { saved });
+    expect(unknownTail.entries[0]?.chapters).toEqual(labels("1-10"));
+  });
+});

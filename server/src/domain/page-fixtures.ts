@@ -68,6 +68,9 @@ export function bookState(number: string | number, over: Partial<BookState> = {}
     estimatedChapters: [],
     ambiguous: false,
     coverage: null,
+    extra: false,
+    replace: false,
+    holdsChapters: false,
     wanted: true,
     duplicateFileIds: [],
     problems: [],
@@ -89,6 +92,7 @@ export function chapterState(number: string | number, over: Partial<ChapterState
     estimatedBook: null,
     ambiguous: false,
     coverage: null,
+    held: false,
     wanted: true,
     duplicateFileIds: [],
     ...over,
@@ -177,8 +181,7 @@ export function scenarioIndex(spec: ScenarioSpec): CoverageIndex {
     const book = exact ? (map.chapterToBook.get(n) ?? null) : null;
     const fileIds = disk ? [fileId++] : [];
     const coveredByBook = exact && covering(book);
-    const coverage =
-      !disk && coveredByBook ? "covered_by_volume" : !exact && !disk && anyOwned ? "covered_unmapped" : null;
+    const coverage = coveredByBook ? "covered_by_volume" : !exact && !disk && anyOwned ? "covered_unmapped" : null;
     const estimatedBook = spec.estimates?.[n] ?? null;
     return chapterState(n, {
       book,

@@ -53,11 +53,13 @@ export function bookPlan(book: BookState, map: OperationalMap): Plan {
 /**
  * The books rule 7 speaks about: the edition's book slots. A book without a slot (an old file numbered
  * past the managed edition) neither completes nor blocks the series; tankarr likewise judges only its
- * `expected` books (uniform_kind). When no book has a slot, every book counts.
+ * `expected` books (uniform_kind). When no book has a slot, every book counts. A book beyond the
+ * managed edition (`extra`) never counts, slot or not.
  */
 function editionBooks(books: readonly BookState[]): readonly BookState[] {
-  const slotted = books.filter((b) => b.slotId !== null);
-  return slotted.length > 0 ? slotted : books;
+  const inEdition = books.filter((b) => !b.extra);
+  const slotted = inEdition.filter((b) => b.slotId !== null);
+  return slotted.length > 0 ? slotted : inEdition;
 }
 
 /**

@@ -11,7 +11,8 @@ import { estimateBooks } from "./estimates.ts";
 import { labelEquals, sortLabels, type Label } from "./labels.ts";
 import { adoptSuggestion, entriesFromBookStarts, validateOperatorEntries } from "./map-trust.ts";
 import { chaptersArb, mapEntriesArb, snapshotArb, sourcesArb, volumeLabel } from "./test-arbitraries.ts";
-import type { CoverageIndex, VerificationFacts } from "./types.ts";
+import { seriesForm } from "./series-form.ts";
+import type { CoverageIndex, FileFacts, VerificationFacts } from "./types.ts";
 
 function check<T>(numRuns: number, property: fc.IProperty<T>): void {
   fc.assert(property, { numRuns });
@@ -170,8 +171,12 @@ describe("coverage invariants", () => {
               true,
             ]);
         }
+        for (const c of index.chapters) if (c.wanted) expect(c.held).toBe(false);
         for (const b of index.books) {
-          if (b.wanted) expect([b.owned, b.coverage, b.monitored]).toEqual([false, null, true]);
+          if (b.wanted)
+            expect([b.owned && !b.replace, b.coverage, b.monitored, b.extra]).toEqual([false, null, true, false]);
+          // Only the size asks for a replacement, and never while a proof applies.
+          if (b.replace) expect([b.suspect, b.verified, b.coversChapters]).toEqual(["oversized pack", false, false]);
         }
       }),
     );
@@ -199,7 +204,9 @@ describe("coverage invariants", () => {
           snap.files
             .filter(
               (f) =>
-                f.kind === "book" && f.origin !== "import" && f.origin !== "translation" && f.tagSource !== "estimate",
+                f.kind === "book" &&
+                (f.origin === "download" || f.origin === "assembled") &&
+                f.tagSource !== "estimate",
             )
             .map((f) => f.volume),
         );
@@ -264,6 +271,135 @@ describe("verified books (spec Verified books 4 and 6)", () => {
           expect(b.duplicateFileIds).toEqual(plain?.duplicateFileIds);
           if (b.suspect === null) expect({ ...b, verified: false }).toEqual(plain);
         }
+      }),
+    );
+  });
+});
+
+describe("suspect books and proofs (spec Verified books 1, 5, 6)", () => {
+  const sound = (f: FileFacts) =>
+    f.kind === "book" && f.tagSource !== "estimate" && (f.origin === "download" || f.origin === "assembled");
+
+  it("a suspect book never covers on its own; covered_unmapped needs a book the service got itself", () => {
+    check(
+      1500,
+      fc.property(snapshotArb, (snap) => {
+        const index = buildCoverageIndex(snap);
+        const books = new Map(index.books.map((b) => [b.number, b]));
+        for (const b of index.books) if (b.suspect !== null && !b.verified) expect(b.coversChapters).toBe(false);
+        for (const c of index.chapters) {
+          if (c.coverage === "covered_by_volume") {
+            expect(index.map.state).toBe("exact");
+            const b = books.get(c.book as Label);
+            expect(b?.owned && (b.suspect === null || b.verified)).toBe(true);
+          }
+          if (c.coverage === "covered_unmapped") expect(snap.files.some(sound)).toBe(true);
+        }
+        // Without a proof, nothing scanned, imported or translated covers anything.
+        const unproven = buildCoverageIndex({ ...snap, verifications: [], files: snap.files.filter((f) => !sound(f)) });
+        for (const c of unproven.chapters)
+          if (c.coverage !== null) expect(unproven.books.find((b) => b.number === c.book)?.provenAssembly).toBe(true);
+      }),
+    );
+  });
+
+  it("no proof, page evidence or suspect book ever retires a file", () => {
+    check(
+      1500,
+      fc.property(snapshotArb, fc.nat(), (snap, pick) => {
+        const retiring = new Set(
+          snap.files
+            .filter(sound)
+            .map((f) => f.volume)
+            .filter((v): v is Label => v !== null),
+        );
+        const index = buildCoverageIndex(snap);
+        for (const b of index.books)
+          if (b.duplicateFileIds.length > 0) expect([...retiring].some((v) => labelEquals(v, b.number))).toBe(true);
+        // Adopting page evidence = saving the book's operator entry and recording the proof: the
+        // suspect book covers from then on, and still retires nothing.
+        const suspects = index.books.filter((b) => b.owned && b.suspect !== null && b.provenAssembly === false);
+        const b = suspects[pick % Math.max(1, suspects.length)];
+        if (!b) return;
+        const file = snap.files.find((f) => b.fileIds.includes(f.id) && f.kind === "book");
+        if (!file) return;
+        const chapters = index.chapters.filter((c) => c.book === null && !c.ambiguous).slice(0, 3);
+        if (chapters.length === 0) return;
+        const entry = { volume: b.number, chapters: chapters.map((c) => c.number) };
+        const operator = snap.mapSources.find((m) => m.kind === "operator");
+        const others = snap.mapSources.filter((m) => m.kind !== "operator");
+        const entries = [...(operator?.entries ?? []).filter((e) => !labelEquals(e.volume, b.number)), entry];
+        const adopted = buildCoverageIndex({
+          ...snap,
+          mapSources: [...others, { id: 9, kind: "operator", name: "operator", revision: 9, entries }],
+          verifications: [
+            ...snap.verifications.filter((v) => !labelEquals(v.volume, b.number)),
+            {
+              volume: b.number,
+              fileId: file.id,
+              digest: `sha256:${file.sha256}`,
+              chapters: entry.chapters,
+              sourceUrl: null,
+              note: "page evidence",
+              createdAt: "2024-01-01T00:00:00.000Z",
+            },
+          ],
+        });
+        const after = adopted.books.find((x) => x.number === b.number);
+        expect(after?.suspect).toBe(b.suspect);
+        expect(after?.duplicateFileIds).toEqual([]);
+        for (const c of adopted.chapters) if (c.book === b.number) expect(c.duplicateFileIds).toEqual([]);
+      }),
+    );
+  });
+});
+
+describe("one definition of wanted (coverage.ts)", () => {
+  it("a books-form chapter is wanted only through an explicit assignment to a wanted book", () => {
+    check(
+      1500,
+      fc.property(snapshotArb, (snap) => {
+        const index = buildCoverageIndex(snap);
+        if (seriesForm(snap.series) !== "books") return;
+        const books = new Map(index.books.map((b) => [b.number, b]));
+        for (const c of index.chapters)
+          if (c.wanted) expect(c.book !== null && books.get(c.book)?.wanted === true).toBe(true);
+      }),
+    );
+  });
+
+  it("the map dry run shows the wanted flags the Wanted pass reads, before and after", () => {
+    check(
+      500,
+      fc.property(snapshotArb, mapEntriesArb, (snap, entries) => {
+        const preview = previewMapChange(snap, entries);
+        const before = new Map(buildCoverageIndex(snap).chapters.map((c) => [c.number, c.wanted]));
+        for (const c of preview.chapters) expect(c.before.wanted).toBe(before.get(c.number) ?? false);
+      }),
+    );
+  });
+
+  it("the managed edition governs the books, whatever the order the slots arrived in", () => {
+    check(
+      1000,
+      fc.property(snapshotArb, fc.integer({ min: 1, max: 6 }), (snap, extra) => {
+        const count = snap.series.editionBookCount ?? snap.series.knownBookCount;
+        if (count === null) return;
+        // Slots a larger count once created: unnamed by any file or map entry, they change nothing.
+        const later = Array.from({ length: extra }, (_, i) => ({
+          id: 900 + i,
+          number: String(count + 1 + i) as Label,
+          monitored: true,
+        }));
+        const named = new Set([
+          ...snap.files.map((f) => f.volume),
+          ...snap.mapSources.flatMap((m) => m.entries.map((e) => e.volume)),
+        ]);
+        const unnamed = later.filter((v) => ![...named].some((n) => n !== null && labelEquals(n, v.number)));
+        const a = buildCoverageIndex(snap);
+        const b = buildCoverageIndex({ ...snap, volumes: [...snap.volumes, ...unnamed] });
+        expect(decisions(b)).toEqual(decisions(a));
+        for (const book of a.books) if (book.extra) expect(book.wanted).toBe(false);
       }),
     );
   });

@@ -10,16 +10,18 @@ import {
 } from "./translation-fallback.ts";
 import type { LedgerEntry, PlanOffer, WantedSlot } from "./wanted.ts";
 
-const slot = (kind: "chapter" | "book", n: string, patch: Partial<WantedSlot> = {}): WantedSlot => ({
-  kind,
-  number: label(n),
-  monitored: true,
-  owned: false,
-  coverage: null,
-  parts: 1,
-  partsOnDisk: [],
-  ...patch,
-});
+/** A slot as the coverage index hands it over: `wanted` as the index would decide it unless given. */
+const slot = (kind: "chapter" | "book", n: string, patch: Partial<WantedSlot> = {}): WantedSlot => {
+  const base = { monitored: true, owned: false, coverage: null, ...patch };
+  return {
+    kind,
+    number: label(n),
+    parts: 1,
+    partsOnDisk: [],
+    ...base,
+    wanted: patch.wanted ?? (base.monitored && !base.owned && base.coverage === null),
+  };
+};
 const entry = (kind: "chapter" | "book", n: string, reason: LedgerEntry["reason"], usable = 0): LedgerEntry => ({
   kind,
   number: label(n),
@@ -223,15 +225,18 @@ describe("properties", () => {
   const kind = fc.constantFrom("chapter" as const, "book" as const);
   const arb = fc.record({
     slots: fc.array(
-      fc.record({
-        kind,
-        number: num,
-        monitored: fc.boolean(),
-        owned: fc.boolean(),
-        coverage: fc.constantFrom(null, null, "covered_by_volume" as const),
-        parts: fc.constant(1),
-        partsOnDisk: fc.constant([] as number[]),
-      }),
+      fc
+        .record({
+          kind,
+          number: num,
+          monitored: fc.boolean(),
+          owned: fc.boolean(),
+          coverage: fc.constantFrom(null, null, "covered_by_volume" as const),
+          parts: fc.constant(1),
+          partsOnDisk: fc.constant([] as number[]),
+          held: fc.boolean(),
+        })
+        .map(({ held, ...s }) => ({ ...s, wanted: s.monitored && !s.owned && s.coverage === null && !held })),
       { minLength: 5, maxLength: 30 },
     ),
     reasons: fc.array(
@@ -283,7 +288,7 @@ describe("properties", () => {
         for (const j of p.jobs) {
           const skind = j.kind === "volume" ? "book" : "chapter";
           const matching = slots.filter((s) => s.kind === skind && s.number === j.number);
-          expect(matching.some((s) => s.monitored && !s.owned && s.coverage === null)).toBe(true);
+          expect(matching.some((s) => s.wanted)).toBe(true);
           const e = ledger.findLast((l) => l.kind === skind && l.number === j.number)!;
           expect(["no_offer", "only_other_languages", "all_offers_blocked"]).toContain(e.reason);
           const nativeOffer = offers.some(

@@ -181,8 +181,15 @@ export interface ChapterState {
   estimatedBook: Label | null;
   /** Claimed by several books in operational sources. */
   ambiguous: boolean;
+  /** covered_by_volume only under an exact map; covered_unmapped only without any map (coverage.ts). */
   coverage: "covered_by_volume" | "covered_unmapped" | null;
-  /** Monitored, not covered, not on disk. */
+  /**
+   * Not covered, but an owned book the service does not mean to replace may hold it: the saved
+   * boundaries of a partial map, or of a hand-imported book, or (no map) an owned hand import.
+   * A held chapter is not fetched again; it is no coverage either.
+   */
+  held: boolean;
+  /** The one definition of wanted (coverage.ts `chapterWanted`); the Wanted pass reads it. */
   wanted: boolean;
   /** Chapter files made redundant by an owned book that covers this chapter (exact map only). */
   duplicateFileIds: number[];
@@ -212,7 +219,14 @@ export interface BookState {
   estimatedChapters: Label[];
   ambiguous: boolean;
   coverage: "covered_by_chapters" | null;
-  /** Monitored, not owned and not covered by chapters. */
+  /** Numbered beyond the managed edition (edition_book_count, else the known count): listed only
+   * because a file or an operational map entry names it, never wanted. */
+  extra: boolean;
+  /** Every copy is an unverified oversized pack: its size says another edition or a wrong split. */
+  replace: boolean;
+  /** Owned, and the chapters its boundaries name are not fetched again (covers, or a hand import). */
+  holdsChapters: boolean;
+  /** The one definition of wanted (coverage.ts `bookWanted`); the Wanted pass reads it. */
   wanted: boolean;
   /** Chapter files inside this owned book (exact map only). */
   duplicateFileIds: number[];
@@ -251,7 +265,10 @@ export interface Unit {
    */
   duplicateFileIds: number[];
   problems: string[];
-  /** Optional extra chapter (shown in the trailing extras group when it has no book). */
+  /**
+   * Optional extra chapter (shown in the trailing extras group when it has no book); on a book, a
+   * book numbered beyond the managed edition that a file or map entry names.
+   */
   extra: boolean;
 }
 

@@ -296,7 +296,7 @@ describe("buildUnitsView: placement and rows", () => {
     ]);
   });
 
-  it("on disk, covered_by_volume only when the files are duplicates", () => {
+  it("covered_by_volume says what covers a chapter, on disk or not; its duplicates are listed apart", () => {
     const index = coverageIndex({
       map: mapOf("exact", { "1": ["1", "2", "3"] }),
       chapters: [
@@ -313,12 +313,14 @@ describe("buildUnitsView: placement and rows", () => {
         chapterState(4, { onDisk: true, fileIds: [4], coverage: "covered_unmapped" }),
       ],
     });
-    expect(buildUnitsView(snapshotOf(), index).units.map((u) => u.coverage)).toEqual([
+    const units = buildUnitsView(snapshotOf(), index).units;
+    expect(units.map((u) => u.coverage)).toEqual([
       "covered_by_volume",
-      null,
+      "covered_by_volume",
       "covered_by_volume",
       "covered_unmapped",
     ]);
+    expect(units.map((u) => u.duplicateFileIds)).toEqual([[1], [], [], []]);
   });
 
   it("passes book problems through", () => {
@@ -457,7 +459,8 @@ describe("with the real coverage index (coverage.ts)", () => {
     const { view } = build({ ...finished, files: [book, chapterFile("2")], verifications: [proofFor(book, "1-3")] });
     const ch = (n: string) => view.units.find((u) => u.kind === "chapter" && u.number === n)!;
     expect(ch("1").coverage).toBe("covered_by_volume");
-    expect(ch("2")).toMatchObject({ owned: true, coverage: null });
+    // Covered by the verified book, yet never its duplicate (spec "Verified books" 6).
+    expect(ch("2")).toMatchObject({ owned: true, coverage: "covered_by_volume", duplicateFileIds: [] });
     expect(
       groupSeriesPage(view, { filter: "all", reversed: false, problemsOnly: false }).groups[0]!.duplicates,
     ).toBeNull();

@@ -48,7 +48,7 @@ function bookUnit(book: BookState, index: CoverageIndex): Unit {
     fileIds: [...book.fileIds],
     duplicateFileIds: book.owned ? [...book.duplicateFileIds] : [],
     problems: [...book.problems],
-    extra: false,
+    extra: book.extra,
   };
 }
 
@@ -72,20 +72,11 @@ function chapterProblems(ch: ChapterState, index: CoverageIndex): string[] {
   return out;
 }
 
-/**
- * On a chapter that is on disk, `covered_by_volume` says its files are duplicates of the owned book
- * that holds it: the payload has no other place for that, and the page reads owned + covered_by_volume
- * as "duplicate inside". So it is kept only when coverage.ts found duplicate files: a hand-imported
- * book covers a missing chapter but retires no file (spec "Verified books" 1, 6), and a range file
- * reaching into another book is no duplicate. `covered_unmapped` passes through (it retires nothing).
- */
-function onDiskCoverage(ch: ChapterState): Coverage | null {
-  if (ch.duplicateFileIds.length > 0) return "covered_by_volume";
-  return ch.coverage === "covered_by_volume" ? null : ch.coverage;
-}
-
 function chapterUnit(ch: ChapterState, index: CoverageIndex): Unit {
-  const coverage: Coverage | null = ch.onDisk ? onDiskCoverage(ch) : ch.coverage;
+  // Coverage says what covers the chapter, owned or not; whether its files are duplicates is
+  // `duplicateFileIds` (a verified book covers but never retires; a range file reaching into
+  // another book is no duplicate).
+  const coverage: Coverage | null = ch.coverage;
   return {
     kind: "chapter",
     number: ch.number,

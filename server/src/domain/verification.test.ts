@@ -15,7 +15,10 @@ import {
 describe("suspect books (spec Verified books 1)", () => {
   it.each([
     ["a downloaded book", { origin: "download" as const, pageCount: 200 }, null],
-    ["a scanned book", { origin: "scan" as const, pageCount: 200 }, null],
+    // A book placed in the library by hand, found by the scan, is a hand import.
+    ["a scanned book", { origin: "scan" as const, pageCount: 200 }, "hand import"],
+    // The size is judged first: a scanned pack of several books asks for a replacement.
+    ["a scanned pack above 600 pages", { origin: "scan" as const, pageCount: 601 }, "oversized pack"],
     ["a hand import", { origin: "import" as const, pageCount: 200 }, "hand import"],
     ["a machine translation", { origin: "translation" as const, pageCount: 200 }, "machine translation"],
     ["a pack above 600 pages", { origin: "download" as const, pageCount: 601 }, "oversized pack"],

@@ -4,15 +4,24 @@
  * still applies. Pure.
  *
  * Suspect (rule 1): a book the service did not assemble itself and that may not be what its
- * number says:
- * - a hand import (`origin: import`) or a machine translation (`origin: translation`);
+ * number says. The reasons, strongest first (the size is judged before the origin, so a scanned
+ * pack of several books says "oversized pack", the one reason that asks for a replacement):
+ * - a machine translation (`origin: translation`);
  * - an oversized pack: its size judged against the edition, i.e. above OVERSIZED_BOOK_PAGES
  *   pages, or, once the series has at least EDITION_SAMPLE book files, above EDITION_HIGH times
- *   their median page count (a book of another edition or several books in one archive).
+ *   their median page count (a book of another edition or several books in one archive);
+ * - a hand import: `origin: import`, and every book the library scan found (`origin: scan`): a
+ *   book placed in the library by hand is a hand import.
  * A proven assembly is never suspect, whatever its size; an assembly whose boundaries changed is
  * not suspect either but covers nothing (coverage-books.ts); an oversized "assembled" file without
  * provenance for its volume cannot show the service made it, so it is an oversized pack. A book is suspect only when
  * every copy of its volume is: one sound copy covers as usual.
+ *
+ * What follows from suspect (coverage.ts): it never covers a chapter on its own (no
+ * covered_by_volume, no covered_unmapped), it stays out of duplicate detection, and only an
+ * oversized pack asks for a replacement (the size says another edition or a wrong split); a hand
+ * import of the edition's size is never replaced for being one, and the chapters its saved
+ * boundaries name are not fetched again either (they are "held", not covered).
  *
  * Verified (rules 2–6): a proof applies while some copy of the volume still has the proof's digest
  * and the operational map entry of the volume still equals the proof's chapters. It only lifts
@@ -69,10 +78,20 @@ export function fileSuspectReason(
 ): SuspectReason | null {
   if (proof === "proven") return null;
   if (file.origin === "translation") return "machine translation";
-  if (file.origin === "import") return "hand import";
   // The service made it, for boundaries that since changed: not suspect, it just no longer covers.
   if (file.origin === "assembled" && proof === "boundaries_changed") return null;
-  return isOversized(file.pageCount, editionPages) ? "oversized pack" : null;
+  if (isOversized(file.pageCount, editionPages)) return "oversized pack";
+  if (file.origin === "import" || file.origin === "scan") return "hand import";
+  return null;
+}
+
+/**
+ * Whether a book file may hold the chapters its boundaries name for the Wanted pass: a sound copy
+ * or a hand import of the edition's size (neither is replaced, so what it holds is not fetched
+ * again). A machine translation leaves the native chapters wanted; an oversized pack is replaced.
+ */
+export function holdingReason(reason: SuspectReason | null): boolean {
+  return reason === null || reason === "hand import";
 }
 
 /**

@@ -6,6 +6,7 @@ const NOW = Date.UTC(2026, 0, 1);
 const slot = (n: string, over: Partial<WantedSlot> = {}): WantedSlot => ({
   kind: "chapter",
   number: n,
+  wanted: false,
   monitored: true,
   owned: true,
   coverage: null,

@@ -16,16 +16,18 @@ import {
 const H = 60 * 60 * 1000;
 const NOW = Date.UTC(2026, 0, 1);
 
-const ch = (n: string, over: Partial<WantedSlot> = {}): WantedSlot => ({
-  kind: "chapter",
-  number: label(n),
-  monitored: true,
-  owned: false,
-  coverage: null,
-  parts: 1,
-  partsOnDisk: [],
-  ...over,
-});
+/** A slot as the coverage index hands it over: `wanted` as the index would decide it unless given. */
+const ch = (n: string, over: Partial<WantedSlot> = {}): WantedSlot => {
+  const base = { monitored: true, owned: false, coverage: null, ...over };
+  return {
+    kind: "chapter",
+    number: label(n),
+    parts: 1,
+    partsOnDisk: [],
+    ...base,
+    wanted: over.wanted ?? (base.monitored && !base.owned && base.coverage === null),
+  };
+};
 const book = (n: string, over: Partial<WantedSlot> = {}): WantedSlot => ({ ...ch(n, over), kind: "book", ...over });
 const offer = (n: string, over: Partial<PlanOffer> = {}): PlanOffer => ({
   mappingId: 1,
@@ -65,6 +67,8 @@ describe("what is wanted", () => {
     ["covered_unmapped", { coverage: "covered_unmapped" }, false],
     ["covered_by_volume", { coverage: "covered_by_volume" }, false],
     ["covered_by_chapters", { coverage: "covered_by_chapters" }, false],
+    // Held by a hand import, or a books-form chapter without an explicit assignment: the index says no.
+    ["not wanted by the coverage index", { wanted: false }, false],
   ])("%s → %s", (_name, over, expected) => {
     expect(isWanted(ch("1", over))).toBe(expected);
     const out = planWanted(input({ slots: [ch("1", over)], offers: [offer("1")] }));
@@ -259,21 +263,24 @@ describe("limit and back-off", () => {
 
 const labels = ["0", "1", "2", "2.5", "3", "4"].map((n) => label(n));
 const arbLabel = fc.constantFrom(...labels);
-const arbSlot: fc.Arbitrary<WantedSlot> = fc.record({
-  kind: fc.constantFrom<"chapter" | "book">("chapter", "book"),
-  number: arbLabel,
-  monitored: fc.boolean(),
-  owned: fc.boolean(),
-  coverage: fc.constantFrom<Coverage | null>(
-    null,
-    null,
-    "covered_unmapped",
-    "covered_by_volume",
-    "covered_by_chapters",
-  ),
-  parts: fc.integer({ min: 1, max: 3 }),
-  partsOnDisk: fc.subarray([1, 2, 3]),
-});
+const arbSlot: fc.Arbitrary<WantedSlot> = fc
+  .record({
+    kind: fc.constantFrom<"chapter" | "book">("chapter", "book"),
+    number: arbLabel,
+    monitored: fc.boolean(),
+    owned: fc.boolean(),
+    coverage: fc.constantFrom<Coverage | null>(
+      null,
+      null,
+      "covered_unmapped",
+      "covered_by_volume",
+      "covered_by_chapters",
+    ),
+    parts: fc.integer({ min: 1, max: 3 }),
+    partsOnDisk: fc.subarray([1, 2, 3]),
+    held: fc.boolean(),
+  })
+  .map(({ held, ...s }) => ({ ...s, wanted: s.monitored && !s.owned && s.coverage === null && !held }));
 const arbOffer: fc.Arbitrary<PlanOffer> = fc
   .record({
     mappingId: fc.integer({ min: 1, max: 3 }),
@@ -342,7 +349,7 @@ describe("properties", () => {
         const blocked = new Set(inp.degraded.map((d) => `${d.mappingId}/${d.externalId}`));
         for (const d of out.downloads) {
           const slot = bySlot.get(slotOf(d.slot))!;
-          expect(slot.monitored && !slot.owned && slot.coverage === null).toBe(true);
+          expect(slot.wanted).toBe(true);
           expect(blocked.has(`${d.mappingId}/${d.externalId}`)).toBe(false);
           expect(inp.languages).toContain(d.language);
           expect(d.kind === "chapter" ? d.chapter : d.volume).toBe(slot.number);

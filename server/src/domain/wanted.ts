@@ -3,9 +3,11 @@
  * offered release fills each one, and why a slot stays wanted. Pure: the service loads the facts.
  *
  * Rules, each one a decision:
- * - Wanted = monitored, not owned, no coverage. `covered_unmapped` and `covered_by_volume` chapters and
- *   `covered_by_chapters` books are never wanted; estimates never reach this module (the slots carry no
- *   estimate), so an estimate cannot make anything wanted or unwanted.
+ * - Which slots are wanted is not decided here: each slot carries `wanted` from the coverage index
+ *   (coverage.ts `chapterWanted`/`bookWanted`), the one definition the map dry run and the units view
+ *   read too (covered, held, on disk, unmonitored, and in a books-form series chapters without an
+ *   explicit assignment to a wanted book are never wanted). Estimates never reach this module (the
+ *   slots carry no estimate), so an estimate cannot make anything wanted or unwanted.
  * - Chapter slots take chapter offers of the same exact number; book slots take volume offers.
  * - Only the preferred languages count (the series language first); a slot offered only in other
  *   languages is `only_other_languages` (the translation fallback's business, not a download).
@@ -49,6 +51,8 @@ export const BACKOFF_CAP_MS = 24 * 60 * 60 * 1000;
 export interface WantedSlot {
   kind: "chapter" | "book";
   number: Label;
+  /** From the coverage index (ChapterState/BookState `wanted`): the one definition of wanted. */
+  wanted: boolean;
   monitored: boolean;
   owned: boolean;
   coverage: Coverage | null;
@@ -181,8 +185,9 @@ export interface PlanOutput {
   backoff: { emptyPasses: number; nextPassAt: number | null };
 }
 
+/** Whether the pass looks for the slot: the coverage index decided it (see the module comment). */
 export function isWanted(s: WantedSlot): boolean {
-  return s.monitored && !s.owned && s.coverage === null;
+  return s.wanted;
 }
 
 /** The back-off after `emptyPasses` earlier empty passes: 1 h, 2 h, 4 h … capped at 24 h. */

@@ -15,6 +15,7 @@ import "./types/downloads.ts";
 import "./types/wanted.ts";
 import "./types/audit.ts";
 import "./types/verification.ts";
+import "./types/page-evidence.ts";
 import "./types/assembly.ts";
 import "./types/assembly-monitor.ts";
 import "./types/sources.ts";

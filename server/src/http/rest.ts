@@ -12,6 +12,7 @@ import { wantedRoutes } from "./rest-wanted.ts";
 import { auditRoutes } from "./rest-audit.ts";
 import { verificationRoutes } from "./rest-verification.ts";
 import { assemblyRoutes } from "./rest-assembly.ts";
+import { pageEvidenceRoutes } from "./rest-page-evidence.ts";
 import { monitorRoutes } from "./rest-monitor.ts";
 import { webSupportRoutes } from "./rest-web-support.ts";
 import { sourceRoutes } from "./rest-sources.ts";
@@ -98,6 +99,7 @@ export function restApp(ctx: AppContext, services: Services, graphql: (req: Requ
   auditRoutes(app, services);
   verificationRoutes(app, services);
   assemblyRoutes(app, services);
+  pageEvidenceRoutes(app, services);
   monitorRoutes(app, services);
   webSupportRoutes(app, services);
   sourceRoutes(app, services);

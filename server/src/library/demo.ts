@@ -42,6 +42,11 @@ export interface DemoSeries {
   volumes: Label[];
   chapters: { number: Label; parts: number; extra: boolean }[];
   operatorMap: MapEntryFacts[] | null;
+  /**
+   * Proofs the service records for books the generator wrote from known chapters (it knows what
+   * they hold); the other books stay suspect hand imports, as every book found by the scan is.
+   */
+  proofs: { volume: Label; chapters: Label[]; note: string }[];
   /** What was written, for logs and tests; the scan reads the files themselves. */
   files: DemoFile[];
 }
@@ -56,10 +61,23 @@ export interface DemoOptions {
 }
 
 export interface DemoPalette { bg: string; paper: string; ink: string; accent: string; accent2: string }
-interface ArchiveSpec { file: DemoFile; heading: string; comicInfo: ComicInfoFields | null }
+/**
+ * One archive. `from`: a book made of chapters — after its own cover it reproduces those chapters'
+ * pages, re-encoded with a small crop as a publisher's scan differs from a scanlation's, so page
+ * evidence can find the chapters inside it.
+ */
+interface ArchiveSpec {
+  file: DemoFile;
+  heading: string;
+  comicInfo: ComicInfoFields | null;
+  from?: { heading: string; pages: number }[];
+}
 interface SeriesDef { series: DemoSeries; palette: DemoPalette; archives: ArchiveSpec[]; width: number; height: number }
 interface DefInput {
-  series: Omit<DemoSeries, "files" | "folder" | "language" | "webtoon"> & { webtoon?: boolean };
+  series: Omit<DemoSeries, "files" | "folder" | "language" | "webtoon" | "proofs"> & {
+    webtoon?: boolean;
+    proofs?: DemoSeries["proofs"];
+  };
   palette: DemoPalette;
   archives: ArchiveSpec[];
   width?: number;
@@ -70,6 +88,13 @@ const range = (a: number, b: number): number[] => Array.from({ length: b - a + 1
 const pad = (n: number, w: number): string => String(n).padStart(w, "0");
 /** Small deterministic hash, so that the demo is the same on every machine. */
 const hash = (s: string): number => [...s].reduce((h, c) => (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0, 7);
+/** The hash mixed (murmur3's finaliser), so that pages 5 and 6 draw unlike scenes. */
+const mixed = (s: string): number => {
+  let h = hash(s);
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b) >>> 0;
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35) >>> 0;
+  return (h ^ (h >>> 16)) & 0x7fffffff; // non-negative: the scene reads it with `>>` and `%`
+};
 const chapterPages = (key: string): number => 4 + (hash(key) % 5);
 /** "c010.5": three-digit whole part, as release groups name chapters. */
 const chapterTag = (l: Label): string => `c${pad(Number(l.split(".")[0]), 3)}${l.includes(".") ? `.${l.split(".")[1]}` : ""}`;
@@ -85,6 +110,13 @@ function book(title: string, n: number, pages: number, count: number | null, wit
     Pages: range(0, pages - 1).map((i) => ({ Image: i, ...(i === 0 ? { Type: "FrontCover" as const } : {}), ImageWidth: 600, ImageHeight: 900 })),
   };
   return { file, heading: `Vol. ${n}`, comicInfo: withInfo ? info : null };
+}
+
+/** A book that reproduces the pages of these chapters after its cover (see ArchiveSpec `from`). */
+function bookOfChapters(title: string, n: number, chapters: Label[]): ArchiveSpec {
+  const from = chapters.map((l) => ({ heading: `Ch. ${l}`, pages: chapterPages(`${title}${l}`) }));
+  const spec = book(title, n, 1 + from.reduce((sum, c) => sum + c.pages, 0), null, false);
+  return { ...spec, from };
 }
 
 function chapter(title: string, l: Label, part: number | null = null, withInfo = false): ArchiveSpec {
@@ -141,15 +173,26 @@ function seriesDefs(): SeriesDef[] {
         title: harbor, status: "finished", knownBookCount: 5, volumes: range(1, 5).map(label),
         chapters: [...range(1, 40).map((c) => slot(c, c === 36 ? 2 : 1)), { ...slot("40.5"), extra: true }],
         operatorMap: harborMap,
+        // The generator wrote books 1–3 from chapters 1–24: it records what they hold.
+        proofs: range(1, 3).map((b) => ({
+          volume: label(b),
+          chapters: harborMap[b - 1]?.chapters ?? [],
+          note: `Demo library: the generator wrote this book from chapters ${8 * b - 7}–${8 * b}.`,
+        })),
       },
       palette: { bg: "#f4c7c3", paper: "#fffdf9", ink: "#3a2e39", accent: "#1b998b", accent2: "#f2a541" },
       archives: harborFiles,
     },
     {
-      // Books 1–2 and later chapters, no map: which chapters the books hold stays unknown.
+      // Books 1–2 and chapters 7–20, no map: which chapters the books hold is unknown until shown.
+      // Book 2 was scanned from the pages of chapters 7–12, so page evidence finds them in it.
       series: { title: moss, status: "paused", knownBookCount: null, volumes: [label(1), label(2)], chapters: range(1, 20).map((c) => slot(c)), operatorMap: null },
       palette: { bg: "#cfe1b9", paper: "#fbfdf7", ink: "#283618", accent: "#bc6c25", accent2: "#606c38" },
-      archives: [...[1, 2].map((n) => book(moss, n, 11, null, n === 2)), ...range(13, 20).map((c) => chapter(moss, label(c)))],
+      archives: [
+        book(moss, 1, 11, null, false),
+        bookOfChapters(moss, 2, range(7, 12).map(label)),
+        ...range(7, 20).map((c) => chapter(moss, label(c))),
+      ],
     },
     {
       series: { title: sky, status: "running", knownBookCount: null, webtoon: true, volumes: [], chapters: range(1, 12).map((c) => slot(c)), operatorMap: null },
@@ -164,7 +207,7 @@ function seriesDefs(): SeriesDef[] {
     archives: d.archives,
     width: d.width ?? 600,
     height: d.height ?? 900,
-    series: { webtoon: false, ...d.series, language: "en", folder: d.series.title, files: d.archives.map((a) => a.file) },
+    series: { webtoon: false, proofs: [], ...d.series, language: "en", folder: d.series.title, files: d.archives.map((a) => a.file) },
   }));
 }
 
@@ -186,19 +229,25 @@ function text(x: number, y: number, size: number, fill: string, s: string, ancho
 /** Font size that keeps a line inside the width (DejaVu Sans averages ~0.6 em per glyph). */
 const fit = (s: string, width: number, max: number): number => Math.max(10, Math.min(max, Math.floor(width / (0.6 * s.length))));
 
-/** A panel with a small scene (sun, hills, a figure), varied by seed; shapes only, no text. */
+/**
+ * A panel with a small scene (sun, hills, a figure), varied by seed; shapes only, no text. Night
+ * panels and the horizon's height differ from page to page, as drawn pages do: that coarse
+ * structure is what page signatures compare.
+ */
 function panel(x: number, y: number, w: number, h: number, p: DemoPalette, seed: number): string {
-  const r = Math.max(8, Math.min(w, h) * (0.12 + (seed % 5) * 0.02));
-  const cx = x + w * (0.2 + ((seed >> 3) % 7) * 0.1);
-  const hy = y + h * (0.6 + ((seed >> 6) % 3) * 0.08);
-  const fx = x + w * (0.3 + ((seed >> 9) % 5) * 0.1);
+  const night = seed % 3 === 0;
+  const r = Math.max(8, Math.min(w, h) * (0.12 + (seed % 5) * 0.04));
+  const cx = x + w * (0.15 + ((seed >> 3) % 8) * 0.1);
+  const cy = y + h * (0.2 + ((seed >> 11) % 4) * 0.08);
+  const hy = y + h * (0.45 + ((seed >> 6) % 5) * 0.1);
+  const fx = x + w * (0.2 + ((seed >> 9) % 7) * 0.1);
   return [
-    `<rect x="${x}" y="${y}" width="${w}" height="${h}" fill="${p.paper}" stroke="${p.ink}" stroke-width="4"/>`,
-    `<circle cx="${cx.toFixed(1)}" cy="${(y + h * 0.3).toFixed(1)}" r="${r.toFixed(1)}" fill="${p.accent}" opacity="0.85"/>`,
-    `<path d="M${x + 2} ${hy.toFixed(1)} Q${(x + w / 2).toFixed(1)} ${(hy - h * 0.2).toFixed(1)} ${x + w - 2} ${hy.toFixed(1)}` +
-      ` L${x + w - 2} ${y + h - 2} L${x + 2} ${y + h - 2} Z" fill="${p.accent2}" opacity="0.7"/>`,
-    `<rect x="${(fx - 6).toFixed(1)}" y="${(hy - h * 0.18).toFixed(1)}" width="12" height="${(h * 0.18).toFixed(1)}" rx="5" fill="${p.ink}"/>`,
-    `<circle cx="${fx.toFixed(1)}" cy="${(hy - h * 0.2).toFixed(1)}" r="9" fill="${p.ink}"/>`,
+    `<rect x="${x}" y="${y}" width="${w}" height="${h}" fill="${night ? p.ink : p.paper}" stroke="${p.ink}" stroke-width="4"/>`,
+    `<circle cx="${cx.toFixed(1)}" cy="${cy.toFixed(1)}" r="${r.toFixed(1)}" fill="${night ? p.paper : p.accent}" opacity="0.85"/>`,
+    `<path d="M${x + 2} ${hy.toFixed(1)} Q${(x + w * (0.2 + ((seed >> 4) % 7) * 0.1)).toFixed(1)} ${(hy - h * 0.3).toFixed(1)} ${x + w - 2} ${hy.toFixed(1)}` +
+      ` L${x + w - 2} ${y + h - 2} L${x + 2} ${y + h - 2} Z" fill="${p.accent2}" opacity="0.8"/>`,
+    `<rect x="${(fx - 6).toFixed(1)}" y="${(hy - h * 0.18).toFixed(1)}" width="12" height="${(h * 0.18).toFixed(1)}" rx="5" fill="${night ? p.bg : p.ink}"/>`,
+    `<circle cx="${fx.toFixed(1)}" cy="${(hy - h * 0.2).toFixed(1)}" r="9" fill="${night ? p.bg : p.ink}"/>`,
   ].join("");
 }
 
@@ -207,7 +256,7 @@ export interface DemoPageSpec { title: string; heading: string; page: number; pa
 /** The SVG of one page. Every text is decoration: without fonts the page still reads by its shapes. */
 export function pageSvg(s: DemoPageSpec): string {
   const { width: W, height: H, palette: p } = s;
-  const seed = hash(`${s.title}|${s.heading}|${s.page}`);
+  const seed = mixed(`${s.title}|${s.heading}|${s.page}`);
   const parts: string[] = [];
   if (s.strip) {
     parts.push(`<defs><linearGradient id="g" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="${p.bg}"/><stop offset="1" stop-color="${p.accent}"/></linearGradient></defs>`);
@@ -229,7 +278,7 @@ export function pageSvg(s: DemoPageSpec): string {
   } else {
     parts.push(`<rect width="${W}" height="${H}" fill="${p.bg}"/>`);
     parts.push(text(30, 56, fit(s.title, W * 0.62, 26), p.ink, s.title, "start"), text(W - 30, 56, 24, p.ink, s.heading, "end", "bold"));
-    const layout = LAYOUTS[(s.page - 2) % LAYOUTS.length] ?? [];
+    const layout = LAYOUTS[(seed >> 2) % LAYOUTS.length] ?? [];
     const [ax, ay, aw, ah, gap] = [30, 80, W - 60, H - 170, 14];
     layout.forEach(([fx, fy, fw, fh], i) =>
       parts.push(panel(ax + fx * aw + gap / 2, ay + fy * ah + gap / 2, fw * aw - gap, fh * ah - gap, p, seed >> i)),
@@ -254,16 +303,34 @@ export async function renderPage(s: DemoPageSpec): Promise<Buffer> {
 /** Fixed timestamps keep the archives byte-identical from run to run. */
 const ENTRY_MTIME = new Date(Date.UTC(2024, 0, 1));
 
+/** A chapter page as a book reproduces it: cropped by 2 % a side, scaled back, re-encoded. */
+async function rescanned(page: Buffer, width: number, height: number): Promise<Buffer> {
+  const dx = Math.round(width * 0.02);
+  const dy = Math.round(height * 0.02);
+  return sharp(page)
+    .extract({ left: dx, top: dy, width: width - 2 * dx, height: height - 2 * dy })
+    .resize(width, height, { fit: "fill" })
+    .jpeg({ quality: 55, optimiseCoding: false })
+    .toBuffer();
+}
+
 async function writeArchive(dir: string, def: SeriesDef, a: ArchiveSpec): Promise<void> {
   const zip = new ZipFile();
   if (a.comicInfo) zip.addBuffer(Buffer.from(comicInfoXml(a.comicInfo)), "ComicInfo.xml", { mtime: ENTRY_MTIME, compress: true });
-  for (let page = 1; page <= a.file.pageCount; page++) {
-    const jpeg = await renderPage({
-      title: def.series.title, heading: a.heading, page, pages: a.file.pageCount,
-      width: def.width, height: def.height, palette: def.palette, strip: def.series.webtoon,
-    });
+  const common = { title: def.series.title, width: def.width, height: def.height, palette: def.palette, strip: def.series.webtoon };
+  const pages: (() => Promise<Buffer>)[] = [];
+  if (a.from) {
+    pages.push(() => renderPage({ ...common, heading: a.heading, page: 1, pages: a.file.pageCount }));
+    for (const c of a.from)
+      for (let page = 1; page <= c.pages; page++)
+        pages.push(async () => rescanned(await renderPage({ ...common, heading: c.heading, page, pages: c.pages }), def.width, def.height));
+  } else {
+    for (let page = 1; page <= a.file.pageCount; page++)
+      pages.push(() => renderPage({ ...common, heading: a.heading, page, pages: a.file.pageCount }));
+  }
+  for (const [i, render] of pages.entries()) {
     // JPEG does not deflate: stored entries keep the archive cheap to write and to read.
-    zip.addBuffer(jpeg, `${pad(page, 3)}.jpg`, { mtime: ENTRY_MTIME, compress: false });
+    zip.addBuffer(await render(), `${pad(i + 1, 3)}.jpg`, { mtime: ENTRY_MTIME, compress: false });
   }
   zip.end();
   // A dot-file with a .tmp suffix: a scan running meanwhile never takes it for an archive.

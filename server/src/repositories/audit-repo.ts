@@ -41,7 +41,7 @@ export async function loadAuditFacts(db: Db, seriesId: number, seriesLanguage: s
   // Two JSON selects (see json-rows.ts): a 10,000-file series spent most of its time building row objects.
   const files = await jsonRows(
     db,
-    `${FILE_FACT_COLUMNS}, size, state`,
+    `${FILE_FACT_COLUMNS}, size, state, mtime_ms`,
     Prisma.sql`library_file WHERE series_id = ${seriesId} AND state IN ('active', 'missing') ORDER BY id`,
   );
   const releases = (
@@ -108,6 +108,7 @@ export async function loadAuditFacts(db: Db, seriesId: number, seriesLanguage: s
       size: Number(r[SIZE_AT]),
       sha256: f.sha256,
       state: str(r[SIZE_AT + 1]) === "missing" ? "missing" : "active",
+      mtimeMs: Number(r[SIZE_AT + 2]),
       origin: f.origin,
       language: f.language ?? release?.language ?? seriesLanguage,
       source: release?.source ?? null,

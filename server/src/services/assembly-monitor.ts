@@ -32,7 +32,7 @@ export type MonitorStatus = LoopStatus<MonitorOutcome>;
 
 export function assemblyMonitor(
   ctx: AppContext,
-  deps: { assembly: Pick<AssemblyService, "preview" | "assemble" | "previewSeries">; scanning(): boolean },
+  deps: { assembly: Pick<AssemblyService, "preview" | "assemble" | "readiness">; scanning(): boolean },
 ) {
   async function cycle(): Promise<MonitorOutcome> {
     const out: MonitorOutcome = { attempted: 0, assembled: 0, deferred: 0, failed: 0, books: [] };
@@ -43,9 +43,7 @@ export function assemblyMonitor(
     });
     for (const { id } of series) {
       if (out.attempted >= MAX_BOOKS_PER_CYCLE) break;
-      const ready = (await deps.assembly.previewSeries(id)).books
-        .filter((b) => b.status === "ready")
-        .map((b) => b.volume);
+      const ready = (await deps.assembly.readiness(id)).filter((b) => b.status === "ready").map((b) => b.volume);
       // An import under way could change these books' files: try again next cycle.
       if (deps.scanning() || (await activeDownloads(ctx.db, id)) > 0) {
         for (const volume of ready)

@@ -145,12 +145,20 @@ export function assemblyService(ctx: AppContext, publication: Publisher) {
     return d.plan;
   }
 
+  /**
+   * The files the plan would read, as a preview binds them; refused like the confirm (409
+   * assembly_changed_files) when one is not on disk as recorded: a dry run checks what it would use.
+   */
   async function binding(p: AssemblyPlan): Promise<BookBinding> {
-    return {
-      volume: p.volume,
-      chapters: p.chapters.map((c) => c.number),
-      files: await fileIdentities(db, ctx.config.libraryRoot, p.fileIds),
-    };
+    const files = await fileIdentities(db, ctx.config.libraryRoot, p.fileIds);
+    const changed = offRecord(files, p.fileIds);
+    if (changed.length > 0)
+      throw new AppError(
+        "assembly_changed_files",
+        `chapter files ${changed.join(", ")} of book ${p.volume} are not on disk as recorded: rescan the library`,
+        { file_ids: changed },
+      );
+    return { volume: p.volume, chapters: p.chapters.map((c) => c.number), files };
   }
 
   async function requireNoDownload(seriesId: number): Promise<void> {
@@ -282,7 +290,13 @@ export function assemblyService(ctx: AppContext, publication: Publisher) {
         books.push({ volume: b.number, status: "refused", code: d.code, detail: d.detail, result: null });
         continue;
       }
-      bound.push(await binding(d.plan));
+      try {
+        bound.push(await binding(d.plan));
+      } catch (e) {
+        if (!isAppError(e) || e.code !== "assembly_changed_files") throw e;
+        books.push({ volume: b.number, status: "refused", code: e.code, detail: e.message, result: null });
+        continue;
+      }
       books.push({ volume: b.number, status: "ready", code: null, detail: null, result: null });
     }
     return { books, bound };
@@ -306,10 +320,25 @@ export function assemblyService(ctx: AppContext, publication: Publisher) {
       return exclusive(seriesId, () => assembleBound(seriesId, signed));
     },
 
-    /** POST /api/manga/{id}/assemble?dry_run=true: every book not owned, ready or refused. */
+    /** Every book not owned, ready or refused, without a confirmation (the automatic monitor's view). */
+    async readiness(seriesId: number): Promise<BookOutcome[]> {
+      return (await seriesPreview(seriesId)).books;
+    },
+
+    /**
+     * POST /api/manga/{id}/assemble?dry_run=true: every book not owned, ready or refused; 409
+     * assembly_nothing_to_do (with the refusals) when no book is ready.
+     */
     async previewSeries(seriesId: number): Promise<SeriesAssemblyPreview> {
       const { books, bound } = await seriesPreview(seriesId);
-      if (bound.length === 0) return { seriesId, books, confirmation: null, expiresAt: null };
+      if (bound.length === 0)
+        throw new AppError(
+          "assembly_nothing_to_do",
+          books.length === 0
+            ? "every book of the series is owned: there is nothing to assemble"
+            : `no book can be assembled now (${books.length} refused)`,
+          { books: books.map((b) => ({ volume: b.volume, code: b.code, detail: b.detail })) },
+        );
       const { token, expiresAt } = confirmations.sign(ASSEMBLY_KINDS.series, seriesId, { books: bound });
       return { seriesId, books, confirmation: token, expiresAt: expiresAt.toISOString() };
     },
@@ -336,6 +365,17 @@ export function assemblyService(ctx: AppContext, publication: Publisher) {
       });
     },
   };
+}
+
+/** Ids of planned files that are not active and on disk with their recorded size and mtime. */
+function offRecord(files: FileIdentity[], ids: readonly number[]): number[] {
+  const byId = new Map(files.map((f) => [f.id, f]));
+  return ids
+    .filter((id) => {
+      const f = byId.get(id);
+      return !f || f.state !== "active" || f.disk === null || f.disk.size !== f.size || f.disk.mtimeMs !== f.mtimeMs;
+    })
+    .sort((a, b) => a - b);
 }
 
 /** Ids of bound files whose record or bytes on disk differ (or that are gone). */

@@ -22,6 +22,8 @@ import { seriesForm } from "../domain/series-form.ts";
 import type { CoverageIndex, SeriesSnapshot } from "../domain/types.ts";
 import { createKeyedLock } from "../library/keyed-lock.ts";
 import { createThumbnails, fingerprintOf, type Thumbnails } from "../library/thumbnails.ts";
+import { pageSignatureRepo } from "../repositories/page-signature-repo.ts";
+import type { PageSignatureWorker } from "./page-signature-worker.ts";
 import { loadSnapshot } from "../repositories/snapshot-repo.ts";
 import {
   activeDownloads,
@@ -96,8 +98,13 @@ function view(e: AuditEntry): AuditFileView {
   return { ...e, thumbnails: e.state === "active" ? { first: url("first"), last: url("last") } : null };
 }
 
-export function auditService(ctx: AppContext, publication: Retirer, options: { thumbnails?: Thumbnails } = {}) {
+export function auditService(
+  ctx: AppContext,
+  publication: Retirer,
+  options: { thumbnails?: Thumbnails; pageSignatures?: Pick<PageSignatureWorker, "request"> } = {},
+) {
   const { db } = ctx;
+  const signatures = pageSignatureRepo(db);
   const confirmations = createConfirmations(ctx.secrets);
   const locks = createKeyedLock();
   const thumbnails =
@@ -115,10 +122,22 @@ export function auditService(ctx: AppContext, publication: Retirer, options: { t
     return { snapshot, index: buildCoverageIndex(snapshot, { form: seriesForm(snapshot.series), estimates: false }) };
   }
 
-  /** Every listed file of the series with its flags (a fixed number of selects, no archive). */
+  /**
+   * Every listed file of the series with its flags (a fixed number of selects, no archive). The
+   * page checks (black last page) read the stored page signatures; the files without them are
+   * handed to the background worker and flagged once it is done.
+   */
   async function entries(seriesId: number, index?: CoverageIndex): Promise<AuditEntry[]> {
     const series = await requireSeries(seriesId);
     const facts = await loadAuditFacts(db, seriesId, series.language);
+    const active = facts.filter((f) => f.state === "active");
+    const last = await signatures.lastPages(active.map((f) => f.sha256));
+    options.pageSignatures?.request(
+      active
+        .filter((f) => !last.has(f.sha256))
+        .map((f) => ({ sha256: f.sha256, path: f.path, size: f.size, mtimeMs: f.mtimeMs ?? 0 })),
+    );
+    for (const f of facts) f.lastPage = last.get(f.sha256) ?? null;
     const idx = index ?? (await coverage(seriesId)).index;
     return auditEntries(facts, new Set(idx.chapters.flatMap((c) => c.duplicateFileIds)));
   }

@@ -36,6 +36,17 @@ export async function seedDemoLibraryIfEmpty(ctx: AppContext, services: Services
       const revision = await ctx.repos.maps.operatorRevision(row.id);
       await services.maps.replace(row.id, { revision, entries: demo.operatorMap }, false);
     }
+    // The books the generator wrote from known chapters get their proof, like any typed one.
+    const owned = demo.proofs.length > 0 ? await services.verification.list(row.id) : [];
+    for (const proof of demo.proofs) {
+      const book = owned.find((b) => b.volume === proof.volume);
+      if (book)
+        await services.verification.verify(row.id, proof.volume, {
+          digest: book.digest,
+          chapters: proof.chapters,
+          note: proof.note,
+        });
+    }
   }
   ctx.log(
     `demo library: ${plan.series.length} series written to ${ctx.config.libraryRoot} in ${Date.now() - started} ms`,

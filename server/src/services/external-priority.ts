@@ -81,6 +81,25 @@ export function scanWithPriority<S extends { scan(): Promise<unknown> }>(
   return { ...scan, scan: run as S["scan"], running: () => running > 0 };
 }
 
+/**
+ * The verification service, whose recorded proof runs the priority step for its series: a suspect
+ * external copy waits for its proof, and once verified it wins like any other external copy.
+ */
+export function verificationWithPriority<V extends { verify(seriesId: number, ...rest: never[]): Promise<unknown> }>(
+  ctx: AppContext,
+  verification: V,
+  priority: ExternalPriority,
+): V {
+  const verify = async (seriesId: number, ...rest: never[]) => {
+    const result = await verification.verify(seriesId, ...rest);
+    await priority
+      .applySeries(seriesId)
+      .catch((e: unknown) => ctx.log(`assembly: external priority after a proof failed: ${(e as Error).message}`));
+    return result;
+  };
+  return { ...verification, verify: verify as V["verify"] };
+}
+
 /** The publication, whose publish of an external book runs the priority step for its series. */
 export function publicationWithPriority(ctx: AppContext, publication: Publication): Publication {
   const priority = externalPriority(ctx, publication);

@@ -11,7 +11,12 @@ import { monitoringService } from "./monitoring-service.ts";
 import { auditService } from "./audit-service.ts";
 import { verificationService } from "./verification-service.ts";
 import { assemblyService } from "./assembly-service.ts";
-import { externalPriority, publicationWithPriority, scanWithPriority } from "./external-priority.ts";
+import {
+  externalPriority,
+  publicationWithPriority,
+  scanWithPriority,
+  verificationWithPriority,
+} from "./external-priority.ts";
 import { assemblyMonitor } from "./assembly-monitor.ts";
 import { sourceSettingsService } from "./source-settings.ts";
 import { providerRegistry } from "../providers/registry.ts";
@@ -21,6 +26,8 @@ import { bookChannelService } from "./book-channel.ts";
 import { translationWorker } from "./translation-worker.ts";
 import { translationServices } from "./translation-fallback-service.ts";
 import { translationSettingsService, type TranslationSettingsService } from "./translation-settings.ts";
+import { pageSignatureWorker } from "./page-signature-worker.ts";
+import { pageEvidenceService } from "./page-evidence-service.ts";
 import { publicationWithProgress, readingService, scanWithProgress, type ReadingService } from "./reading-service.ts";
 import { readerAppsServices } from "./reader-apps.ts";
 import { calendarService } from "./calendar-service.ts";
@@ -31,12 +38,10 @@ export function createServices(ctx: AppContext) {
   // Reading progress follows every publication, retirement and scan (reading-service.ts); the
   // closures reach the reading service, created below, only when a file operation runs.
   const publication = publicationWithProgress(ctx, publicationWithPriority(ctx, createPublication(ctx)), () => reading);
+  const priority = externalPriority(ctx, publication);
+  const pageSignatures = pageSignatureWorker(ctx);
   const assembly = assemblyService(ctx, publication),
-    scan = scanWithProgress(
-      ctx,
-      scanWithPriority(ctx, scanService(ctx), externalPriority(ctx, publication)),
-      () => reading,
-    );
+    scan = scanWithProgress(ctx, scanWithPriority(ctx, scanService(ctx), priority), () => reading);
   const units = unitsService(ctx);
   const reading: ReadingService = readingService(ctx, units);
   const dl = downloadServices(ctx, publication);
@@ -59,9 +64,10 @@ export function createServices(ctx: AppContext) {
   });
   dl.wantedMonitor.useRefresh((seriesId) => sources.refreshForPass(seriesId));
   const series = seriesService(ctx);
-  const audit = auditService(ctx, publication),
+  const audit = auditService(ctx, publication, { pageSignatures }),
     filePages = filePagesService(ctx);
   followTranslationToggles(ctx, series, translationSettings, translations.translations);
+  const verification = verificationWithPriority(ctx, verificationService(ctx), priority);
   return {
     series,
     maps: mapService(ctx),
@@ -74,7 +80,9 @@ export function createServices(ctx: AppContext) {
     ...translations,
     publication,
     audit,
-    verification: verificationService(ctx),
+    verification,
+    pageSignatures,
+    pageEvidence: pageEvidenceService(ctx, { worker: pageSignatures, verification, priority }),
     assembly,
     assemblyMonitor: assemblyMonitor(ctx, { assembly, scanning: scan.running }),
     sourceSettings,

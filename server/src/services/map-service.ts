@@ -1,7 +1,13 @@
 import { AppError } from "../errors.ts";
 import { buildCoverageIndex, previewMapChange, type MapChangePreview } from "../domain/coverage.ts";
 import { catalogueSuggestions, validateOperatorEntries, type CatalogueSuggestion } from "../domain/map-trust.ts";
-import { bookStartsOf, entriesFromBookStarts, type BookStart, type BookStartsResult } from "../domain/map-editor.ts";
+import {
+  bookStartsOf,
+  editorKnownChapters,
+  entriesFromBookStarts,
+  type BookStart,
+  type BookStartsResult,
+} from "../domain/map-editor.ts";
 import { seriesForm } from "../domain/series-form.ts";
 import { compareLabels } from "../domain/labels.ts";
 import type { MapEntryFacts, MapSourceFacts, MapState, SeriesSnapshot } from "../domain/types.ts";
@@ -48,6 +54,10 @@ function asBookStarts(v: unknown): BookStart[] {
   if (!Array.isArray(v))
     throw new AppError("bad_request", "starts must be an array of { volume, start }", { field: "starts" });
   if (v.length > 5000) throw new AppError("bad_request", "starts has too many books", { field: "starts" });
+  if (v.length === 0)
+    throw new AppError("book_starts_empty", "give the start of at least one book (to remove the map, delete it)", {
+      field: "starts",
+    });
   return v.map((raw, i) => {
     const o = asObject(raw, `starts[${i}]`);
     if (typeof o.volume !== "string" || typeof o.start !== "string") {
@@ -191,17 +201,13 @@ export function mapService(ctx: AppContext) {
       await checkRevision(id, revision);
       const snapshot = await loadSnapshot(ctx.db, id);
       if (!snapshot) throw new AppError("series_not_found");
-      const known = [
-        ...snapshot.chapters.map((c) => c.number),
-        ...snapshot.files
-          .flatMap((f) => (f.kind === "chapter" ? [f.chapter, f.chapterEnd] : []))
-          .filter((c): c is string => c !== null),
-      ];
+      const known = editorKnownChapters(snapshot);
       const s = snapshot.series;
       const r = entriesFromBookStarts(starts, known, {
         lastEnd,
         finished: s.status === "finished",
         bookCount: s.editionBookCount ?? s.knownBookCount,
+        saved: snapshot.mapSources.find((m) => m.kind === "operator")?.entries ?? [],
       });
       const problems: BookStartsPlan["problems"] = r.problems.map((p) => ({
         code: p.code,

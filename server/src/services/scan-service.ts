@@ -1,7 +1,7 @@
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "../errors.ts";
-import { parseComicInfo, numberingFromSources } from "../domain/comicinfo.ts";
+import { comicInfoLanguage, parseComicInfo, numberingFromSources } from "../domain/comicinfo.ts";
 import { parseFileName } from "../domain/filename.ts";
 import { expandRange, type Label } from "../domain/labels.ts";
 import { diffScan, needsHash, seriesFolderOf } from "../domain/scan-diff.ts";
@@ -60,8 +60,9 @@ export function scanService(ctx: AppContext) {
   async function describe(relPath: string, sizeMtime: { size: number; mtimeMs: number }, sha256: string) {
     const abs = path.join(config.libraryRoot, relPath);
     const index = await readArchiveIndex(abs, config.archiveLimits);
+    const comicInfo = index.comicInfoXml ? parseComicInfo(index.comicInfoXml) : null;
     const numbering = numberingFromSources(
-      index.comicInfoXml ? parseComicInfo(index.comicInfoXml) : null,
+      comicInfo,
       // The folder name is the series title: a title with digits ("Mob Psycho 100") is not a chapter.
       parseFileName(path.basename(relPath), { series: seriesFolderOf(relPath) }),
     );
@@ -78,6 +79,8 @@ export function scanService(ctx: AppContext) {
         chapterEnd: numbering.chapterEnd,
         part: numbering.part,
         tagSource: numbering.tagSource,
+        // ComicInfo's LanguageISO says what the file is in; without it the file is in the series' language.
+        language: comicInfoLanguage(comicInfo),
         state: "active",
       },
       numbering,
@@ -128,7 +131,8 @@ export function scanService(ctx: AppContext) {
       slotHints.set(seriesId, h);
       if (n.kind === "book" && n.volume) h.volumes.push(n.volume);
       if (n.chapter) {
-        const parts = n.part ? Math.max(2, n.part) : 1;
+        // "(part 1 of 3)" says the chapter has three parts: the third is missing until it is on disk.
+        const parts = n.part ? Math.max(2, n.part, n.partsTotal ?? 0) : 1;
         for (const c of expandRange(n.chapter, n.chapterEnd ?? n.chapter))
           h.chapters.push({ number: c, parts, extra: n.extra });
       }
@@ -150,10 +154,18 @@ export function scanService(ctx: AppContext) {
         const { row, numbering } = await describe(f.path, f, f.sha256 as string);
         const existing = knownByPath.get(f.path);
         if (existing) {
-          await repos.files.update(existing.id, { ...row, seriesId });
+          // New bytes at a known path were put there by hand: a book is then a hand import (it is no
+          // longer the assembly or the download the service recorded).
+          await repos.files.update(existing.id, {
+            ...row,
+            seriesId,
+            ...(row.kind === "book" ? { origin: "import" } : {}),
+          });
           result.changed += 1;
         } else {
-          await repos.files.create({ ...row, seriesId, origin: "scan", language: null } satisfies FileCreate);
+          // A book the scan finds was placed in the library by hand: a hand import (suspect).
+          const origin = row.kind === "book" ? "import" : "scan";
+          await repos.files.create({ ...row, seriesId, origin } satisfies FileCreate);
           result.added += 1;
         }
         touched.add(seriesId);

@@ -69,9 +69,11 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
     const index = buildCoverageIndex(snapshot, { form: seriesForm(snapshot.series), estimates: false });
     const seriesOn = snapshot.series.monitored;
     const slots: WantedSlot[] = [
+      // `wanted` is the coverage index's decision: the same one the map dry run shows.
       ...index.chapters.map((c) => ({
         kind: "chapter" as const,
         number: c.number,
+        wanted: c.wanted,
         monitored: seriesOn && c.monitored,
         owned: c.onDisk,
         coverage: c.coverage,
@@ -81,6 +83,7 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
       ...index.books.map((b) => ({
         kind: "book" as const,
         number: b.number,
+        wanted: b.wanted,
         monitored: seriesOn && b.monitored,
         owned: b.owned,
         coverage: b.coverage,
@@ -148,6 +151,7 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
           slot: {
             kind: d.kind === "volume" ? ("book" as const) : ("chapter" as const),
             number,
+            wanted: false,
             monitored: true,
             owned: true,
             coverage: null,

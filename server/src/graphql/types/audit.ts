@@ -17,6 +17,10 @@ const AuditFlagEnum = builder.enumType("AuditFlag", {
     UNREADABLE: { value: "unreadable", description: "The file is missing from disk (or a rescan could not read it)." },
     DEGRADED: { value: "degraded", description: "The download that published it was judged degraded." },
     BLACK_CARDS: { value: "black_cards", description: "Black cards above 15 % of its pages (download verdict)." },
+    BLACK_LAST_PAGE: {
+      value: "black_last_page",
+      description: "Its last page is a black card (from the page signatures, computed in the background).",
+    },
     STRIP_SLICES: {
       value: "strip_slices",
       description: "Strip slices in a series that reads in pages (download verdict).",

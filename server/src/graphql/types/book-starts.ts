@@ -33,7 +33,9 @@ const BookStartsPlanRef = builder.objectRef<BookStartsPlan>("BookStartsPlan").im
       description: "Last chapter of the last book; null when not implied.",
       resolve: (p) => p.lastEnd,
     }),
-    lastEndReason: t.exposeString("lastEndReason", { description: "given | finished_last_book | unknown" }),
+    lastEndReason: t.exposeString("lastEndReason", {
+      description: "given | saved (the book's saved end) | finished_last_book | unknown",
+    }),
     preview: t.field({
       type: MapChangePreviewRef,
       nullable: true,

@@ -24,7 +24,7 @@ const BookProofRef = builder.objectRef<StoredProof>("BookProof").implement({
   }),
 });
 
-const VerifiedBookRef = builder.objectRef<VerifiedBook>("VerifiedBook").implement({
+export const VerifiedBookRef = builder.objectRef<VerifiedBook>("VerifiedBook").implement({
   description: "An owned book with its current digest, the map's chapters for its volume and why it is suspect.",
   fields: (t) => ({
     volume: t.exposeString("volume"),

@@ -9,6 +9,7 @@ export type AuditFlag =
   | "UNREADABLE"
   | "DEGRADED"
   | "BLACK_CARDS"
+  | "BLACK_LAST_PAGE"
   | "STRIP_SLICES"
   | "DUPLICATE"
   | "NUMBERING_GAP"
@@ -21,6 +22,7 @@ export const AUDIT_FLAGS: readonly AuditFlag[] = [
   "UNREADABLE",
   "DEGRADED",
   "BLACK_CARDS",
+  "BLACK_LAST_PAGE",
   "STRIP_SLICES",
   "DUPLICATE",
   "NUMBERING_GAP",
@@ -70,6 +72,11 @@ const FLAG_WORDS: Record<AuditFlag, FlagWords> = {
     tone: "bad",
   },
   BLACK_CARDS: { label: "Black cards", description: "More than 15 % of its pages are black cards.", tone: "bad" },
+  BLACK_LAST_PAGE: {
+    label: "Black last page",
+    description: "Its last page is black: an end page lost to a bad scan or a cut-short upload.",
+    tone: "warn",
+  },
   STRIP_SLICES: {
     label: "Strip slices",
     description: "Its pages are slices of a long strip, in a series that reads in pages.",

@@ -1,0 +1,146 @@
+import type { Db } from "../db/client.ts";
+import {
+  fromStored,
+  lastPageStats,
+  SIGNATURE_VERSION,
+  toStored,
+  type PageSignature,
+} from "../domain/page-signature.ts";
+import type { MapEntryFacts } from "../domain/types.ts";
+import { OPERATOR_SOURCE } from "./map-repo.ts";
+import { parseJsonArray } from "./mappers.ts";
+
+/** The stored signatures of one file content. */
+export interface SignatureSet {
+  sha256: string;
+  state: "done" | "failed";
+  pageCount: number;
+  signatures: PageSignature[];
+  error: string | null;
+}
+
+/**
+ * Page signatures by file content (page evidence, the audit's page checks): one row per sha256 and
+ * algorithm version, written by the background worker. A set of another version counts as absent.
+ */
+export function pageSignatureRepo(db: Db) {
+  return {
+    /** The current-version sets of these contents (one select). */
+    async byContent(sha256s: readonly string[]): Promise<Map<string, SignatureSet>> {
+      if (sha256s.length === 0) return new Map();
+      const rows = await db.pageSignatureSet.findMany({
+        where: { sha256: { in: [...new Set(sha256s)] }, version: SIGNATURE_VERSION },
+      });
+      return new Map(
+        rows.map((r) => [
+          r.sha256,
+          {
+            sha256: r.sha256,
+            state: r.state === "failed" ? "failed" : "done",
+            pageCount: r.pageCount,
+            signatures: fromStored(parseJsonArray<unknown>(r.pages)),
+            error: r.error,
+          },
+        ]),
+      );
+    },
+
+    /**
+     * The last-page statistics of these contents (one select, without the signatures themselves):
+     * null for a content not computed yet, `{ last: null }` for one whose last page gave none.
+     */
+    async lastPages(sha256s: readonly string[]): Promise<Map<string, { mean: number; stdev: number } | null>> {
+      if (sha256s.length === 0) return new Map();
+      const rows = await db.pageSignatureSet.findMany({
+        where: { sha256: { in: [...new Set(sha256s)] }, version: SIGNATURE_VERSION },
+        select: { sha256: true, lastMean: true, lastStdev: true },
+      });
+      return new Map(
+        rows.map((r) => [
+          r.sha256,
+          r.lastMean === null || r.lastStdev === null ? null : { mean: r.lastMean, stdev: r.lastStdev },
+        ]),
+      );
+    },
+
+    async save(
+      sha256: string,
+      result: { pageCount: number; signatures: PageSignature[] } | { error: string },
+    ): Promise<void> {
+      const last = "error" in result ? null : lastPageStats(result.signatures, result.pageCount);
+      const data =
+        "error" in result
+          ? { version: SIGNATURE_VERSION, state: "failed", pages: "[]", pageCount: 0, error: result.error }
+          : {
+              version: SIGNATURE_VERSION,
+              state: "done",
+              pages: JSON.stringify(result.signatures.map(toStored)),
+              pageCount: result.pageCount,
+              lastMean: last?.mean ?? null,
+              lastStdev: last?.stdev ?? null,
+              error: null,
+            };
+      await db.pageSignatureSet.upsert({ where: { sha256 }, create: { sha256, ...data }, update: data });
+    },
+
+    /**
+     * Adopting page evidence in one transaction: the operator map replaced at `expectedRevision`
+     * (null when it moved meanwhile: nothing is written) and the book's proof recorded.
+     */
+    async adopt(
+      seriesId: number,
+      expectedRevision: number,
+      entries: MapEntryFacts[],
+      proof: { volume: string; fileId: number; digest: string; chapters: string[]; note: string },
+    ): Promise<number | null> {
+      return db.$transaction(async (tx) => {
+        const current = await tx.mapSource.findUnique({
+          where: { seriesId_name: { seriesId, name: OPERATOR_SOURCE } },
+        });
+        if ((current?.revision ?? 0) !== expectedRevision) return null;
+        const next = expectedRevision + 1;
+        let sourceId: number;
+        if (current) {
+          const moved = await tx.mapSource.updateMany({
+            where: { id: current.id, revision: expectedRevision },
+            data: { revision: next, data: JSON.stringify({ entries }) },
+          });
+          if (moved.count !== 1) return null;
+          sourceId = current.id;
+          await tx.mapEntry.deleteMany({ where: { sourceId } });
+        } else {
+          sourceId = (
+            await tx.mapSource.create({
+              data: {
+                seriesId,
+                kind: "operator",
+                name: OPERATOR_SOURCE,
+                revision: next,
+                data: JSON.stringify({ entries }),
+              },
+            })
+          ).id;
+        }
+        await tx.mapEntry.createMany({
+          data: entries.map((e) => ({ sourceId, volume: e.volume, chapters: JSON.stringify(e.chapters) })),
+        });
+        const data = {
+          fileId: proof.fileId,
+          digest: proof.digest,
+          chapters: JSON.stringify(proof.chapters),
+          sourceUrl: null,
+          note: proof.note,
+          createdAt: new Date(),
+        };
+        await tx.verification.upsert({
+          where: { seriesId_volume: { seriesId, volume: proof.volume } },
+          create: { seriesId, volume: proof.volume, ...data },
+          update: data,
+        });
+        return next;
+      });
+    },
+  };
+}
+
+export type PageSignatureRepo = ReturnType<typeof pageSignatureRepo>;
