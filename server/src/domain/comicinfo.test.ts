@@ -165,13 +165,11 @@ source: suwayomi</Notes>
     expect(parseComicInfo(xml)).toBeNull();
   });
 
-  it("is size-bounded and linear", () => {
+  it("is size-bounded", () => {
     const big = doc(`<Notes>${"x".repeat(COMICINFO_MAX_CHARS)}</Notes>`);
     expect(parseComicInfo(big)).toBeNull();
     const pages = doc(`<Series>S</Series><Pages>${'<Page Image="1" ImageSize="123"/>'.repeat(20000)}</Pages>`);
-    const start = performance.now();
     expect(parseComicInfo(pages)?.series).toBe("S");
-    expect(performance.now() - start).toBeLessThan(1000);
     const lts = doc("<".repeat(100000));
     expect(parseComicInfo(lts)).toBeNull();
   });

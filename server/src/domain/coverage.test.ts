@@ -444,8 +444,9 @@ describe("map state in the index", () => {
   });
 });
 
-describe("performance", () => {
-  it("builds a 2,000-chapter, 150-book series in about 50 ms", () => {
+// Its speed is measured by `pnpm bench units` (no test asserts a time).
+describe("a big series", () => {
+  it("builds a 2,000-chapter, 150-book series", () => {
     const chapters = chapterSlots("1-2000");
     const operator: Record<string, string> = {};
     for (let v = 1; v <= 140; v++) operator[String(v)] = `${(v - 1) * 13 + 1}-${v * 13}`;
@@ -455,16 +456,9 @@ describe("performance", () => {
       ...Array.from({ length: 30 }, (_, i) => rangeFile(String(i * 60 + 1), String(i * 60 + 5))),
     ];
     const snap = snapshot({ series: { status: "running" }, chapters, volumes: "1-150", operator, files });
-    // Warm up the JIT (the first builds run in the interpreter), then take the median of 9 builds so
-    // that one GC pause or a busy machine does not fail the suite.
-    for (let i = 0; i < 20; i++) buildCoverageIndex(snap);
-    const times = Array.from({ length: 9 }, () => {
-      const start = performance.now();
-      buildCoverageIndex(snap);
-      return performance.now() - start;
-    }).sort((x, y) => x - y);
-    expect(buildCoverageIndex(snap).chapters).toHaveLength(2000);
-    expect(times[4]).toBeLessThan(50);
+    const index = buildCoverageIndex(snap);
+    expect(index.chapters).toHaveLength(2000);
+    expect(buildCoverageIndex(snap)).toEqual(index);
   });
 });
 

@@ -20,14 +20,11 @@ const SERVER_DIR = join(import.meta.dirname, "..", "..");
 let tmp: string;
 let root: string;
 let plan: DemoPlan;
-let elapsedMs: number;
 
 beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), "demo-library-"));
   root = join(tmp, "library");
-  const started = performance.now();
   plan = await generateDemoLibrary(root);
-  elapsedMs = performance.now() - started;
 });
 afterAll(async () => {
   await rm(tmp, { recursive: true, force: true });
@@ -66,11 +63,6 @@ function bookProgress(s: DemoSeries, volume: Label): { onDisk: number; mapped: n
 }
 
 describe("generateDemoLibrary", () => {
-  it("finishes in bounded time", () => {
-    console.log(`demo library: ${plan.series.reduce((n, s) => n + s.files.length, 0)} archives in ${Math.round(elapsedMs)} ms`);
-    expect(elapsedMs).toBeLessThan(20_000);
-  });
-
   it("writes exactly the planned files, one folder per series, no temp file left", async () => {
     expect((await readdir(root)).sort()).toEqual(plan.series.map((s) => s.folder).sort());
     for (const s of plan.series) {
