@@ -21,6 +21,7 @@ import { bookChannelService } from "./book-channel.ts";
 import { translationWorker } from "./translation-worker.ts";
 import { translationServices } from "./translation-fallback-service.ts";
 import { translationSettingsService, type TranslationSettingsService } from "./translation-settings.ts";
+import { sessionService } from "./session-service.ts";
 
 /** The use cases. REST routes and GraphQL resolvers both call these and nothing else. */
 export function createServices(ctx: AppContext) {
@@ -61,6 +62,7 @@ export function createServices(ctx: AppContext) {
     numbering: numberingService(ctx, sources),
     bookChannel: bookChannelService(ctx, publication, translations.translations),
     translationWorker: worker,
+    sessions: sessionService(ctx),
   };
 }
 
