@@ -8,7 +8,7 @@ const out = process.env.WEB_OUT;
 /**
  * The Content-Security-Policy of every page. SvelteKit adds a fresh nonce for its inline start-up
  * script to script-src on each response ("auto": nonces for rendered pages). Styles allow inline
- * `style` attributes (Svelte sets some); images come from the API, thumbnails as blob: URLs;
+ * `style` attributes (Svelte sets some); images (covers, pages, thumbnails) come from the API;
  * live updates use a same-origin WebSocket ('self' covers ws: and wss: on the same host).
  */
 const csp = {
@@ -17,7 +17,7 @@ const csp = {
     "default-src": ["self"],
     "script-src": ["self"],
     "style-src": ["self", "unsafe-inline"],
-    "img-src": ["self", "data:", "blob:"],
+    "img-src": ["self"],
     "font-src": ["self"],
     "connect-src": ["self"],
     "object-src": ["none"],

@@ -1,8 +1,8 @@
 /**
  * Login throttling, per key (an address, a user name): after `maxFailures` failed logins within
  * `windowMs` the key is locked for `baseLockMs`; a failure soon after a lock ends (within
- * `forgetMs` of the previous failure) locks again at once for twice as long, up to `maxLockMs`.
- * A success, or `forgetMs` without a failure, forgets the key. Pure: time is an argument.
+ * `forgetMs` of its end) locks again at once for twice as long, up to `maxLockMs`. A success, or
+ * `forgetMs` without a failure after the last lock ended, forgets the key. Pure: time is an argument.
  */
 
 export interface ThrottlePolicy {
@@ -30,6 +30,8 @@ export interface ThrottleEntry {
   lastFailure: number;
 }
 
+const quietSince = (e: ThrottleEntry) => Math.max(e.lastFailure, e.lockedUntil);
+
 /** Milliseconds the key stays locked at `now` (0 = not locked). */
 export function lockRemaining(entry: ThrottleEntry | undefined, now: number): number {
   return entry ? Math.max(0, entry.lockedUntil - now) : 0;
@@ -45,7 +47,7 @@ export function afterFailure(
   now: number,
   policy: ThrottlePolicy = LOGIN_THROTTLE,
 ): ThrottleEntry {
-  const fresh = !entry || now - entry.lastFailure >= policy.forgetMs;
+  const fresh = !entry || now - quietSince(entry) >= policy.forgetMs;
   const lockouts = fresh ? 0 : entry.lockouts;
   // On probation after a lock: the first new failure locks again, for longer.
   if (!fresh && lockouts > 0 && entry.lockedUntil <= now) {
@@ -60,5 +62,5 @@ export function afterFailure(
 
 /** Whether the entry can be dropped at `now` (nothing it remembers matters any more). */
 export function forgettable(entry: ThrottleEntry, now: number, policy: ThrottlePolicy = LOGIN_THROTTLE): boolean {
-  return entry.lockedUntil <= now && now - entry.lastFailure >= policy.forgetMs;
+  return entry.lockedUntil <= now && now - quietSince(entry) >= policy.forgetMs;
 }

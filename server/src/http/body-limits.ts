@@ -1,11 +1,12 @@
 /**
  * Request body limits, enforced while the body streams in (Hono's bodyLimit counts the bytes of a
  * chunked body and stops at the limit; a declared Content-Length over it is refused before any
- * byte is read). The answer is 413 `payload_too_large` and the connection closes, so the rest of
- * an oversized body is never read. Uploads (raw archives) have their own, larger limit and
- * require a Content-Length; every other route and /graphql take at most JSON_BODY_LIMIT.
+ * byte is read). The answer is 413 `payload_too_large`. Uploads (raw archives) have their own, larger limit and
+ * require a Content-Length; every other route and /graphql take at most JSON_BODY_LIMIT. What the
+ * client still sends after the answer is drained by @hono/node-server for at most half a second
+ * (and 64 MB), then the connection is closed: memory never holds more than the limit.
  */
-import type { Context, MiddlewareHandler } from "hono";
+import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { AppError } from "../errors.ts";
 import { problemResponse } from "./problem.ts";
@@ -22,19 +23,15 @@ export function isUploadRoute(method: string, path: string): boolean {
   return UPLOAD_ROUTES.some((r) => r.method === method && r.path.test(path));
 }
 
-function tooLarge(c: Context, limit: number): Response {
-  const res = problemResponse(
+function tooLarge(limit: number): Response {
+  return problemResponse(
     new AppError("payload_too_large", `the request body is larger than ${limit} bytes`, { limit_bytes: limit }),
   );
-  // The client may still be sending: closing the connection stops reading what is left.
-  res.headers.set("connection", "close");
-  void c;
-  return res;
 }
 
 /** JSON_BODY_LIMIT for every request except the uploads. */
 export function limitBodies(limit = JSON_BODY_LIMIT): MiddlewareHandler {
-  const limited = bodyLimit({ maxSize: limit, onError: (c) => tooLarge(c, limit) });
+  const limited = bodyLimit({ maxSize: limit, onError: () => tooLarge(limit) });
   return async (c, next) => {
     if (isUploadRoute(c.req.method, c.req.path)) return next();
     return limited(c, next);
