@@ -35,7 +35,7 @@ export const QUERY_TOO_COMPLEX = "query_too_complex";
 /** The error every limit answers with: a client's mistake (400), said with the limit in words. */
 export function queryTooComplex(message: string): GraphQLError {
   return new GraphQLError(message.replace(/^Syntax Error: /, ""), {
-    extensions: { code: QUERY_TOO_COMPLEX, status: 400, http: { status: 400, spec: false } },
+    extensions: { code: "query_too_complex", status: 400, http: { status: 400, spec: false } },
   });
 }
 

@@ -11,8 +11,7 @@ import type { Authenticator, Principal } from "../http/auth.ts";
 import { JSON_BODY_LIMIT } from "../http/body-limits.ts";
 import { csrfRefused, isOwnOrigin } from "../http/csrf.ts";
 import { isJsonType } from "../http/request.ts";
-import { UNSAFE_TEXT_WORDS, unsafeText } from "../domain/safe-text.ts";
-import { refuseUnsafeText } from "../services/input.ts";
+import { refuseUnsafeString, refuseUnsafeText } from "../services/input.ts";
 import type { AppContext } from "../services/context.ts";
 import type { Services } from "../services/index.ts";
 import type { GraphQLContext } from "./builder.ts";
@@ -142,8 +141,7 @@ function useDocumentErrorStatus(): Plugin {
 function refuseUnsafeDocumentText(document: DocumentNode, variables: unknown): void {
   visit(document, {
     StringValue(node) {
-      const why = unsafeText(node.value, { multiline: true });
-      if (why) throw new AppError("invalid_field", `a string literal ${UNSAFE_TEXT_WORDS[why]}`, { reason: why });
+      refuseUnsafeString(node.value, "a string literal", { multiline: true });
     },
   });
   if (variables !== undefined && variables !== null) refuseUnsafeText(variables, "variables");

@@ -1,8 +1,7 @@
 /** Reading REST requests: the JSON body and the `dry_run` query parameter, shared by every route file. */
 import type { Context, MiddlewareHandler } from "hono";
-import { asId, refuseUnsafeText } from "../services/input.ts";
+import { asId, refuseUnsafeString, refuseUnsafeText } from "../services/input.ts";
 import { AppError } from "../errors.ts";
-import { unsafeText, UNSAFE_TEXT_WORDS } from "../domain/safe-text.ts";
 
 /** `application/json`, or a `+json` type, with any parameters (`; charset=utf-8`). */
 export function isJsonType(contentType: string | null | undefined): boolean {
@@ -38,11 +37,7 @@ export async function jsonBody(c: Context): Promise<unknown> {
 export function refuseUnsafeQuery(): MiddlewareHandler {
   return async (c, next) => {
     for (const [key, values] of Object.entries(c.req.queries())) {
-      for (const v of [key, ...values]) {
-        const why = unsafeText(v);
-        if (why)
-          throw new AppError("invalid_field", `query parameter ${key} ${UNSAFE_TEXT_WORDS[why]}`, { field: key });
-      }
+      for (const v of [key, ...values]) refuseUnsafeString(v, key);
     }
     await next();
   };

@@ -10,6 +10,12 @@ import { UNSAFE_TEXT_WORDS, unsafeText } from "../domain/safe-text.ts";
 /** Nesting of a request's JSON (a deeper body is refused before anything walks it recursively). */
 export const MAX_JSON_NESTING = 64;
 
+/** One text value (a query parameter, a GraphQL string literal): 400 `invalid_field` unless well-formed text. */
+export function refuseUnsafeString(value: string, field: string, options: { multiline?: boolean } = {}): void {
+  const why = unsafeText(value, options);
+  if (why) throw new AppError("invalid_field", `${field} ${UNSAFE_TEXT_WORDS[why]}`, { field, reason: why });
+}
+
 /**
  * Every string of a request's JSON (REST body, GraphQL variables) must be well-formed text: no
  * lone surrogate, no control character but tab and line breaks (single-line fields refuse those
