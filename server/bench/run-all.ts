@@ -42,6 +42,16 @@ const BENCHES: Record<string, Bench> = {
     tools: [{ command: "openssl", pkg: "openssl" }],
     what: "login cost vs openssl kdf SCRYPT; health under a login flood; alias flood and 50 MB body refused, peak RSS",
   },
+  readers: {
+    file: "readers.bench.ts",
+    tools: [TOOLS.unzip],
+    what: "OPDS-PSE page (first byte) vs unzip -p; OPDS feed of a 2,000-chapter series",
+  },
+  start: {
+    file: "start.bench.ts",
+    tools: [{ command: "git", pkg: "git" }],
+    what: "npm start in a fresh clone, second start to /api/health, vs the bundle alone, tsx and a bare node server",
+  },
   ocr: {
     file: "ocr.bench.ts",
     tools: [{ command: "tesseract", pkg: "tesseract-ocr" }],

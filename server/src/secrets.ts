@@ -1,4 +1,4 @@
-import { randomBytes, createHmac } from "node:crypto";
+import { randomBytes, createHmac, createHash } from "node:crypto";
 import { chmod, mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "./errors.ts";
@@ -41,6 +41,14 @@ export interface Secrets {
   setIntegrationSecret(name: string, value: string | null): Promise<void>;
 }
 
+/**
+ * Integration secret holding a scrypt hash of the MD5 of the generated admin password: KOReader's
+ * sync sends that MD5 (http/reader-auth.ts), which the password's own hash cannot check.
+ */
+export const READER_KEY_SECRET = "koreader.passwordMd5";
+
+const md5 = (s: string) => createHash("md5").update(s, "utf8").digest("hex");
+
 async function writePrivate(file: string, data: string): Promise<void> {
   const tmp = `${file}.${process.pid}.tmp`;
   await writeFile(tmp, data, { mode: 0o600 });
@@ -68,6 +76,13 @@ export async function loadSecrets(
       apiKey: randomBytes(24).toString("hex"),
       adminPasswordHash: await hashPassword(overrides.adminPassword ?? generatedPassword ?? ""),
       signingKey: randomBytes(32).toString("hex"),
+      ...(generatedPassword
+        ? {
+            integrations: {
+              [READER_KEY_SECRET]: await hashPassword(md5(generatedPassword)),
+            },
+          }
+        : {}),
     };
     await writePrivate(file, JSON.stringify(stored, null, 2));
   } else {
@@ -108,12 +123,15 @@ export async function loadSecrets(
     async setAdminPassword(password) {
       if (envHash !== null) throw new AppError("password_set_by_environment");
       const hash = await hashPassword(password);
+      // KOReader's key (the MD5 of the password) changes with it: the old one stops working at once.
+      const integrations = { ...secrets.integrations, [READER_KEY_SECRET]: await hashPassword(md5(password)) };
       const next = writes.then(() =>
-        writePrivate(file, JSON.stringify({ ...secrets, adminPasswordHash: hash }, null, 2)),
+        writePrivate(file, JSON.stringify({ ...secrets, adminPasswordHash: hash, integrations }, null, 2)),
       );
       writes = next.catch(() => undefined);
       await next;
       secrets.adminPasswordHash = hash;
+      secrets.integrations = integrations;
     },
     passwordStamp() {
       return sign(envStamp !== null ? `password-env:${envStamp}` : `password:${secrets.adminPasswordHash}`);

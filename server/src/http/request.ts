@@ -1,4 +1,5 @@
 /** Reading REST requests: the JSON body and the `dry_run` query parameter, shared by every route file. */
+import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Context, MiddlewareHandler } from "hono";
 import { asId, refuseUnsafeString, refuseUnsafeText } from "../services/input.ts";
 import { AppError } from "../errors.ts";
@@ -54,4 +55,13 @@ export function dryRun(c: Context): boolean {
 /** The positive integer id in a path parameter (`/api/manga/:id/…`), or 400. */
 export function pathId(c: Context, name = "id"): number {
   return asId(c.req.param(name), name);
+}
+
+/** The caller's address (the socket's peer), or null when the transport does not say. */
+export function remoteAddress(c: Context): string | null {
+  try {
+    return getConnInfo(c).remote.address ?? null;
+  } catch {
+    return null;
+  }
 }

@@ -3,7 +3,6 @@
  * browsers, "sign out everywhere", the password change). Cookies are read and written with
  * Hono's cookie helpers. Translation only: sessions live in services/session-service.ts.
  */
-import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Context, Hono } from "hono";
 import { deleteCookie, setCookie } from "hono/cookie";
 import { AppError } from "../errors.ts";
@@ -11,15 +10,7 @@ import { ADMIN_USER, type LoginFacts, type SessionView } from "../services/sessi
 import type { Services } from "../services/index.ts";
 import { principalOf, readCookie, SESSION_COOKIE, SESSION_MAX_AGE, type Principal } from "./auth.ts";
 import { csrfRefused, fromOwnPages, isOwnOrigin } from "./csrf.ts";
-import { jsonBody, pathId } from "./request.ts";
-
-function remoteAddress(c: Context): string | null {
-  try {
-    return getConnInfo(c).remote.address ?? null;
-  } catch {
-    return null;
-  }
-}
+import { jsonBody, pathId, remoteAddress } from "./request.ts";
 
 function facts(c: Context): LoginFacts {
   return { address: remoteAddress(c), userAgent: c.req.header("user-agent") ?? null };

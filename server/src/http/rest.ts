@@ -21,7 +21,11 @@ import { sourceRoutes } from "./rest-sources.ts";
 import { indexerRoutes } from "./rest-indexer.ts";
 import { translationRoutes } from "./rest-translations.ts";
 import { translationSettingsRoutes } from "./rest-translation-settings.ts";
+import { calendarRoutes } from "./rest-calendar.ts";
+import { slotSearchRoutes } from "./rest-slot-search.ts";
 import { dryRun, jsonBody, pathId, refuseUnsafeQuery } from "./request.ts";
+import { readingRoutes } from "./rest-reading.ts";
+import { readerAppRoutes } from "./readers/index.ts";
 
 /** The REST layer: translation between HTTP and the services, nothing else. */
 export function restApp(
@@ -43,6 +47,8 @@ export function restApp(
   // The session endpoints and the health check are the only ones reachable without a credential.
   openSessionRoutes(app, services);
   app.get("/api/health", (c) => c.json({ ok: true }));
+  // OPDS, KOReader sync and the Komga-compatible API: their own authentication (HTTP Basic, …).
+  readerAppRoutes(app, ctx, services);
 
   // Then: who is calling (401 before anything else), and a cookie's changes only from our own pages.
   for (const path of ["/api/*", "/graphql"]) app.use(path, requireAuth(authenticate), refuseCrossSite());
@@ -88,5 +94,8 @@ export function restApp(
   indexerRoutes(app, services);
   translationRoutes(app, services);
   translationSettingsRoutes(app, services);
+  readingRoutes(app, ctx, services);
+  calendarRoutes(app, services);
+  slotSearchRoutes(app, services);
   return app;
 }

@@ -128,20 +128,26 @@ export function sessionService(ctx: AppContext) {
     return { token, row };
   }
 
-  /** Checks a password under the throttle of `keys`; throws 429 or 401, or returns whether it matched the user. */
-  async function checkThrottled(username: string, password: string, keys: string[]): Promise<void> {
+  /** Runs a credential check under the throttle of `keys`: throws 429, or returns whether it passed. */
+  async function throttledCheck(keys: string[], check: () => Promise<boolean>): Promise<boolean> {
     const now = Date.now();
     const locked = Math.max(...keys.map((k) => lockRemaining(throttle.get(k), now)));
     if (locked > 0) throw throttled(locked);
     // Counted before the check, so that concurrent guesses cannot overtake the limit.
     for (const k of keys) remember(k, afterFailure(throttle.get(k), now), now);
-    const known = username === ADMIN_USER;
-    const ok = await checks.run(async () =>
-      known ? ctx.secrets.checkAdminPassword(password) : verifyPassword(null, password),
-    );
+    const ok = await checks.run(check);
     if (ok === null) throw throttled(1000);
-    if (!ok || !known) throw new AppError("bad_credentials");
-    for (const k of keys) throttle.delete(k);
+    if (ok) for (const k of keys) throttle.delete(k);
+    return ok;
+  }
+
+  /** Checks a password under the throttle of `keys`; throws 429 or 401. */
+  async function checkThrottled(username: string, password: string, keys: string[]): Promise<void> {
+    const known = username === ADMIN_USER;
+    const ok = await throttledCheck(keys, async () =>
+      known ? await ctx.secrets.checkAdminPassword(password) : (await verifyPassword(null, password)) && false,
+    );
+    if (!ok) throw new AppError("bad_credentials");
   }
 
   /** The session a cookie's token opens, or null (unknown, expired, revoked, or another password's). */
@@ -175,6 +181,16 @@ export function sessionService(ctx: AppContext) {
     },
 
     authenticate,
+
+    /**
+     * A reader app's credential check (HTTP Basic, KOReader's key) under the login throttle: the
+     * caller's address shares the web login's count, the user name has a count of its own (an app
+     * left with an old password locks itself out, not the web login). Throws 429 when locked.
+     */
+    checkReaderCredential(username: string, address: string | null, check: () => Promise<boolean>): Promise<boolean> {
+      const keys = [`reader:${username.toLowerCase()}`, ...(address ? [`address:${address}`] : [])];
+      return throttledCheck(keys, check);
+    },
 
     /** Logout: the session of this token ends (nothing happens for an unknown token). */
     async logout(token: string): Promise<void> {
