@@ -24,7 +24,13 @@ interface Streamed {
  * Streams up to `total` bytes as a chunked body (one 64 KiB buffer reused, so the client itself
  * holds nothing) and stops writing as soon as the answer arrives or the server closes.
  */
-function streamBody(app: TestApp, pathname: string, total: number, headers: Record<string, string>): Promise<Streamed> {
+function streamBody(
+  app: TestApp,
+  pathname: string,
+  total: number,
+  headers: Record<string, string>,
+  method = "POST",
+): Promise<Streamed> {
   const { port } = new URL(app.baseUrl);
   const chunk = Buffer.alloc(64 * 1024, " ");
   chunk.write('{"title":"');
@@ -36,7 +42,7 @@ function streamBody(app: TestApp, pathname: string, total: number, headers: Reco
         host: "127.0.0.1",
         port,
         path: pathname,
-        method: "POST",
+        method,
         headers: { ...headers, "transfer-encoding": "chunked" },
       },
       (res) => {
@@ -95,6 +101,24 @@ describe("a 50 MB chunked body", () => {
     expect(await titles(app)).toEqual([]);
     expect(await app.ctx.db.session.count()).toBe(0);
     expect((await fetch(`${app.baseUrl}/api/health`)).status).toBe(200);
+  });
+
+  it("is cut the same way on the reader apps' changes (KOReader sync, Komga read progress)", async () => {
+    const basic = { authorization: `Basic ${Buffer.from(`admin:${TEST_API_KEY}`).toString("base64")}` };
+    const json = { "content-type": "application/json" };
+    const before = process.resourceUsage().maxRSS;
+    const answers = await Promise.all([
+      streamBody(app, "/koreader/syncs/progress", FIFTY_MB, { "x-auth-user": TEST_API_KEY, ...json }, "PUT"),
+      streamBody(app, "/komga/api/v1/books/1/read-progress", FIFTY_MB, { ...basic, ...json }, "PATCH"),
+    ]);
+    expect((await fetch(`${app.baseUrl}/api/health`)).status).toBe(200);
+    for (const answer of answers) {
+      expect(answer.status).toBe(413);
+      expect(answer.body).toMatchObject({ code: "payload_too_large", limit_bytes: JSON_BODY_LIMIT });
+      expect(answer.written).toBeLessThan(FIFTY_MB);
+    }
+    expect((process.resourceUsage().maxRSS - before) / 1024).toBeLessThan(48);
+    expect(await app.ctx.db.readProgress.count()).toBe(0);
   });
 
   it("with a declared Content-Length over the limit is refused before any byte is read", async () => {

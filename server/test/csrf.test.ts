@@ -306,3 +306,98 @@ describe("GraphQL with the session cookie", () => {
     expect(await seriesTitles()).toEqual(["By key", "Kept", "Mine"]);
   });
 });
+
+describe("the reading, slot-search and torrent routes", () => {
+  const changes: [string, string, string | undefined][] = [
+    ["PUT", "/api/files/1/progress", json({ page: 2 })],
+    ["DELETE", "/api/files/1/progress", undefined],
+    ["POST", "/api/manga/1/slots/chapter/1/search", json({})],
+    ["POST", "/api/manga/1/slots/chapter/1/download", json({})],
+    ["POST", "/api/manga/1/sources/refresh", json({})],
+    ["POST", "/api/torrents/1/retry", undefined],
+    ["POST", "/api/torrents/1/dismiss", json({})],
+  ];
+  it.each(changes)("refuse %s %s with the cookie from another origin", async (method, url, body) => {
+    const headers = { cookie, origin: foreign(), ...(body ? { "content-type": "application/json" } : {}) };
+    await expectProblem(await send(method, url, headers, body), 403, "csrf_refused");
+  });
+
+  it("refuse the reading mutations over GraphQL from another origin; the place is unchanged", async () => {
+    for (const query of [
+      "mutation { setFileProgress(fileId: 1, page: 2) { page } }",
+      "mutation { clearFileProgress(fileId: 1) { page } }",
+    ]) {
+      const headers = { cookie, origin: foreign(), "content-type": "application/json" };
+      await expectProblem(await send("POST", "/graphql", headers, json({ query })), 403, "csrf_refused");
+    }
+    expect(await app.ctx.db.readProgress.count()).toBe(0);
+  });
+});
+
+describe("the reader apps (OPDS, KOReader sync, the Komga-compatible API)", () => {
+  const basic = { authorization: `Basic ${Buffer.from(`admin:${TEST_PASSWORD}`).toString("base64")}` };
+
+  it("take no session cookie: a cookie alone is 401 with the Basic challenge, on reads and changes", async () => {
+    for (const [method, url] of [
+      ["GET", "/opds/v1.2/catalog"],
+      ["PATCH", "/komga/api/v1/books/1/read-progress"],
+      ["PUT", "/opds/v2/files/1/progression"],
+    ] as const) {
+      const res = await send(
+        method,
+        url,
+        { cookie, origin: own, "content-type": "application/json" },
+        method === "GET" ? undefined : json({ page: 2 }),
+      );
+      expect(res.status, `${method} ${url}`).toBe(401);
+      expect(res.headers.get("www-authenticate")).toMatch(/^Basic /);
+    }
+    const ko = await send("PUT", "/koreader/syncs/progress", { cookie, "content-type": "application/json" }, json({}));
+    expect(ko.status).toBe(401);
+  });
+
+  it("need no Origin (apps send none) and are not refused for one: their credential is no cookie", async () => {
+    // Past every guard, the route answers: no such document, no such book.
+    const ko = await send(
+      "PUT",
+      "/koreader/syncs/progress",
+      { "x-auth-user": TEST_API_KEY, "content-type": "application/json" },
+      json({ document: "0".repeat(32), progress: "2", percentage: 0.5 }),
+    );
+    expect(ko.status).toBe(404);
+    const komga = await send(
+      "PATCH",
+      "/komga/api/v1/books/999/read-progress",
+      { ...basic, origin: foreign(), "content-type": "application/json; charset=utf-8" },
+      json({ page: 2 }),
+    );
+    expect(komga.status).toBe(404);
+  });
+
+  it("read change bodies only as JSON: a form (what another site's page can send) is 415 and changes nothing", async () => {
+    const form = new URLSearchParams({ document: "0".repeat(32), progress: "2" }).toString();
+    await expectProblem(
+      await send(
+        "PUT",
+        "/koreader/syncs/progress",
+        { "x-auth-user": TEST_API_KEY, "content-type": "application/x-www-form-urlencoded" },
+        form,
+      ),
+      415,
+      "unsupported_media_type",
+    );
+    await expectProblem(
+      await send("POST", "/komga/api/v1/series/list", { ...basic, "content-type": "text/plain" }, json({})),
+      415,
+      "unsupported_media_type",
+    );
+    expect(await app.ctx.db.readProgress.count()).toBe(0);
+  });
+
+  it("grant no cross-origin reads", async () => {
+    const res = await send("GET", "/opds/v1.2/catalog", { ...basic, origin: foreign() });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("access-control-allow-origin")).toBeNull();
+    expect(res.headers.get("access-control-allow-credentials")).toBeNull();
+  });
+});

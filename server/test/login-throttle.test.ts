@@ -51,6 +51,38 @@ function loginFrom(app: TestApp, address: string, username: string, password: st
   });
 }
 
+/** GET a reader app's path from a given loopback address with these headers. */
+function getFrom(app: TestApp, address: string, pathname: string, headers: Record<string, string>): Promise<Answer> {
+  const { port } = new URL(app.baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: "127.0.0.1", port, path: pathname, method: "GET", localAddress: address, headers },
+      (res) => {
+        let text = "";
+        res.on("data", (d: Buffer) => (text += d.toString()));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            retryAfter: (res.headers["retry-after"] as string | undefined) ?? null,
+            body:
+              /json/.test(res.headers["content-type"] ?? "") && text
+                ? (JSON.parse(text) as Record<string, unknown>)
+                : null,
+            cookie: null,
+          }),
+        );
+      },
+    );
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+const basic = (user: string, password: string) => ({
+  authorization: `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`,
+});
+const md5 = (s: string) => crypto.createHash("md5").update(s).digest("hex");
+
 async function fail(app: TestApp, address: string, username: string, times: number): Promise<number[]> {
   const statuses: number[] = [];
   for (let i = 0; i < times; i++) statuses.push((await loginFrom(app, address, username, `wrong ${i}`)).status);
@@ -123,6 +155,40 @@ describe("per address", () => {
     expect(statuses.filter((s) => s === 401)).toHaveLength(10);
     expect(statuses.filter((s) => s === 429)).toHaveLength(20);
     expect(scrypt).toHaveBeenCalledTimes(10);
+  });
+});
+
+describe("reader apps (HTTP Basic, KOReader's key)", () => {
+  it("are throttled like the web login: 10 wrong passwords lock the name for the apps, the right one too, no scrypt while locked", async () => {
+    app = await createTestApp();
+    const catalog = "/opds/v1.2/catalog";
+    // A phone that already signed in keeps reading: its good credential is remembered.
+    expect((await getFrom(app, "127.0.0.20", catalog, basic("admin", TEST_PASSWORD))).status).toBe(200);
+    for (let i = 0; i < 10; i++)
+      expect((await getFrom(app, "127.0.0.21", catalog, basic("admin", `wrong ${i}`))).status).toBe(401);
+    const scrypt = vi.spyOn(crypto, "scrypt");
+    const locked = await getFrom(app, "127.0.0.22", "/komga/api/v1/series", basic("admin", "another guess"));
+    expect(locked).toMatchObject({ status: 429, retryAfter: "60", body: { code: "login_throttled", retry_after: 60 } });
+    // KOReader's key is the same password: guessing it is locked too.
+    const ko = await getFrom(app, "127.0.0.23", "/koreader/users/auth", {
+      "x-auth-user": "admin",
+      "x-auth-key": md5("a guess"),
+    });
+    expect(ko.status).toBe(429);
+    expect(scrypt).not.toHaveBeenCalled();
+    expect((await getFrom(app, "127.0.0.20", catalog, basic("admin", TEST_PASSWORD))).status).toBe(200);
+    // The API key is no password: it is not throttled.
+    expect((await getFrom(app, "127.0.0.21", catalog, { "x-api-key": app.ctx.secrets.apiKey })).status).toBe(200);
+    // The apps' count is their own: the web login from another address still opens a session.
+    expect((await loginFrom(app, "127.0.0.24", "admin", TEST_PASSWORD)).status).toBe(204);
+  });
+
+  it("count the address with the web login: an address that guessed on the apps cannot guess on the login", async () => {
+    app = await createTestApp();
+    for (let i = 0; i < 10; i++)
+      expect((await getFrom(app, "127.0.0.25", "/opds/v2/catalog", basic(`user${i}`, "guess"))).status).toBe(401);
+    expect((await loginFrom(app, "127.0.0.25", "admin", TEST_PASSWORD)).status).toBe(429);
+    expect((await loginFrom(app, "127.0.0.26", "admin", TEST_PASSWORD)).status).toBe(204);
   });
 });
 

@@ -4,6 +4,7 @@
  * ADMIN_PASSWORD — over REST, GraphQL and WebSocket (an open live connection is closed too). The
  * database keeps only a hash of the cookie's token. The API key is never affected.
  */
+import { createHash } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { createClient } from "graphql-ws";
@@ -206,6 +207,36 @@ describe("password change", () => {
       "bad_credentials",
     );
     expect(await works(app, await login(app, "a new password"))).toEqual(OPEN);
+  });
+
+  it("ends the reader apps' old credentials too: the old password over Basic and KOReader's old key stop at once", async () => {
+    app = await createTestApp({ env: { ADMIN_PASSWORD: "" } });
+    const a = app;
+    const first = a.ctx.secrets.generatedPassword ?? "";
+    const md5 = (s: string) => createHash("md5").update(s).digest("hex");
+    const basic = (p: string) => ({ authorization: `Basic ${Buffer.from(`admin:${p}`).toString("base64")}` });
+    const opds = async (h: Record<string, string>) =>
+      (await fetch(`${a.baseUrl}/opds/v1.2/catalog`, { headers: h })).status;
+    const koreader = async (key: string) =>
+      (
+        await fetch(`${a.baseUrl}/koreader/users/auth`, {
+          headers: { "x-auth-user": "admin", "x-auth-key": key, accept: "application/vnd.koreader.v1+json" },
+        })
+      ).status;
+    // Both work (and are remembered, so a reader streaming pages pays no scrypt per request).
+    expect([await opds(basic(first)), await koreader(md5(first))]).toEqual([200, 200]);
+
+    const mine = await login(a, first);
+    const res = await fetch(`${a.baseUrl}/api/session/password`, {
+      method: "PUT",
+      ...fromPage(a, mine, { current_password: first, new_password: "a new password" }),
+    });
+    expect(res.status).toBe(200);
+
+    expect([await opds(basic(first)), await koreader(md5(first))]).toEqual([401, 401]);
+    expect([await opds(basic("a new password")), await koreader(md5("a new password"))]).toEqual([200, 200]);
+    // The API key is not a password: it keeps working for the apps.
+    expect(await opds({ "x-api-key": a.ctx.secrets.apiKey })).toBe(200);
   });
 
   it("is refused when ADMIN_PASSWORD sets the password, and a restart with another ADMIN_PASSWORD ends the old sessions", async () => {

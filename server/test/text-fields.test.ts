@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { expectProblem } from "./fixtures.ts";
-import { shareTestApp, type TestApp } from "./utils.ts";
+import { shareTestApp, TEST_API_KEY, type TestApp } from "./utils.ts";
 
 const BAD: [string, string, string][] = [
   ["a lone high surrogate", "Blue \ud800Harbor", "lone_surrogate"],
@@ -72,6 +72,23 @@ describe("text fields", () => {
 
   it("REST refuses a control character in a query parameter", async () => {
     await expectProblem(await app.api(`/api/manga?x=${encodeURIComponent("a\u0000b")}`), 400, "invalid_field");
+  });
+
+  it("the reader apps refuse a control character in a search too; their JSON bodies are checked like REST's", async () => {
+    const key = { "x-api-key": TEST_API_KEY };
+    const q = encodeURIComponent("a\u0001b");
+    for (const url of [`/opds/v1.2/series?q=${q}`, `/komga/api/v1/series?search=${q}`])
+      await expectProblem(await fetch(`${app.baseUrl}${url}`, { headers: key }), 400, "invalid_field");
+    await expectProblem(
+      await fetch(`${app.baseUrl}/koreader/syncs/progress`, {
+        method: "PUT",
+        headers: { "x-auth-user": TEST_API_KEY, "content-type": "application/json" },
+        body: JSON.stringify({ document: "0".repeat(32), progress: "2\u0000", device: "\ud800" }),
+      }),
+      400,
+      "invalid_field",
+    );
+    expect(await app.ctx.db.readProgress.count()).toBe(0);
   });
 
   it.each(BAD)("GraphQL refuses %s in a variable and in a literal", async (_name, title, reason) => {
