@@ -10,6 +10,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "../src/errors.ts";
 import { problemResponse, toProblem } from "../src/http/problem.ts";
+import { ProviderError } from "../src/providers/provider.ts";
 import { expectJson } from "./fixtures.ts";
 import { fakeWork, startFakeSuwayomi, type FakeSuwayomi } from "./fakes/suwayomi-server.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
@@ -117,6 +118,31 @@ describe("Suwayomi failing", () => {
   });
 });
 
+describe("Suwayomi refusing our login", () => {
+  it.each(["basic", "simple_login", "ui_login"] as const)(
+    "in %s mode: 502 provider_failed with upstream_status 401, never the API's own 401",
+    async (mode) => {
+      const guarded = await startFakeSuwayomi({ works: [], auth: { username: "u", password: "right", mode } });
+      try {
+        await expectJson(
+          await app.api("/api/settings/sources", {
+            method: "PUT",
+            json: { suwayomi: { enabled: true, url: guarded.url, auth: mode, username: "u", password: "wrong" } },
+          }),
+          200,
+        );
+        const rest = await restAnswer(await app.api("/api/providers/suwayomi/sources?lang=en"));
+        expect(rest).toMatchObject({ status: 502, body: { code: "provider_failed", upstream_status: 401 } });
+        const g = await app.gql('{ suwayomiSources(lang: "en") { id } }');
+        expect(g.errors?.[0]?.extensions).toMatchObject({ code: "provider_failed", status: 502, upstream_status: 401 });
+      } finally {
+        await useSuwayomi(fake.url);
+        await guarded.close();
+      }
+    },
+  );
+});
+
 describe("a problem's own members", () => {
   it("cannot be overridden by an error's extra fields", () => {
     const e = new AppError("provider_failed", "upstream said no", {
@@ -134,6 +160,13 @@ describe("a problem's own members", () => {
       detail: "upstream said no",
       code: "provider_failed",
       upstream_status: 302,
+    });
+    // A provider failure no service coded (a torrent client's, say) is still 502 with the upstream's status.
+    expect(toProblem(new ProviderError("qBittorrent: Forbidden", false, 403))).toMatchObject({
+      status: 502,
+      code: "provider_failed",
+      upstream_status: 403,
+      transient: false,
     });
     // A null in the extras (an upstream that never answered) never reaches the Response's status.
     const res = problemResponse(new AppError("provider_failed", "unreachable", { status: null }));

@@ -17,6 +17,7 @@ import type { Services } from "../services/index.ts";
 import type { GraphQLContext } from "./builder.ts";
 import { armorPlugin, QUERY_TOO_COMPLEX, queryTooComplex } from "./limits.ts";
 import { schema } from "./schema.ts";
+import { ProviderError, providerFailed } from "../providers/provider.ts";
 
 /** The coded extensions of an AppError: `code` and `status` are the error's own, whatever `extra` holds. */
 function appErrorExtensions(e: AppError): Record<string, unknown> {
@@ -34,7 +35,8 @@ function badDocument(message: string, error?: GraphQLError): GraphQLError {
 
 /** Resolver errors carry the same stable codes as REST problems, in `extensions.code`. */
 function maskError(error: unknown, log: (m: string) => void): Error {
-  const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
+  const unwrapped = error instanceof GraphQLError ? (error.originalError ?? error) : error;
+  const original = unwrapped instanceof ProviderError ? providerFailed(unwrapped) : unwrapped;
   if (isAppError(original)) {
     return new GraphQLError(original.message, {
       ...(error instanceof GraphQLError ? { nodes: error.nodes, path: error.path } : {}),

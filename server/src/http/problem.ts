@@ -1,4 +1,5 @@
 import { AppError, ERRORS, isAppError } from "../errors.ts";
+import { ProviderError, providerFailed } from "../providers/provider.ts";
 
 /** RFC 9457 problem details with the service's stable `code`. */
 export interface Problem {
@@ -10,7 +11,9 @@ export interface Problem {
   [key: string]: unknown;
 }
 
-export function toProblem(e: unknown, log?: (m: string) => void): Problem {
+export function toProblem(error: unknown, log?: (m: string) => void): Problem {
+  // An upstream failure is never passed off as our own status (nor as an internal error).
+  const e = error instanceof ProviderError ? providerFailed(error) : error;
   if (isAppError(e)) {
     // The problem's own members come last: an `extra` field (an upstream's status, say) can add
     // to the body but never change its status, code or type.
