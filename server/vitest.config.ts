@@ -1,12 +1,20 @@
 import { createRequire } from "node:module";
+import path from "node:path";
 import { defineConfig } from "vitest/config";
 
 // One copy of graphql: Node loads its CommonJS entry for yoga and Pothos, so sources must too
 // (Vite would otherwise pick the ESM build, and `instanceof GraphQLError` fails across the two).
 const graphqlEntry = createRequire(import.meta.url).resolve("graphql");
+// The web client's document modules, imported by the test that runs them through the query limits.
+const webLib = path.resolve(import.meta.dirname, "..", "web", "src", "lib");
 
 export default defineConfig({
-  resolve: { alias: [{ find: /^graphql$/, replacement: graphqlEntry }] },
+  resolve: {
+    alias: [
+      { find: /^graphql$/, replacement: graphqlEntry },
+      { find: /^\$lib(\/.*)?$/, replacement: `${webLib}$1` },
+    ],
+  },
   test: {
     name: "server",
     root: import.meta.dirname,

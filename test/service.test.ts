@@ -101,7 +101,8 @@ describe("first start of the service", () => {
     const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
     const gql = await fetch(`${base}/graphql`, {
       method: "POST",
-      headers: { "content-type": "application/json", cookie },
+      // What a browser sends from the service's own page: the cookie and the page's Origin.
+      headers: { "content-type": "application/json", cookie, origin: base },
       body: JSON.stringify({ query: "{ seriesList { title form units { map status } } }" }),
     });
     expect(gql.status).toBe(200);

@@ -42,6 +42,11 @@ const BENCHES: Record<string, Bench> = {
     tools: [],
     what: "download pipeline (fetch, judge, CBZ, publish) vs fetch + write; peak RSS",
   },
+  hardening: {
+    file: "hardening.bench.ts",
+    tools: [{ command: "openssl", pkg: "openssl" }],
+    what: "login cost vs openssl kdf SCRYPT; health under a login flood; alias flood and 50 MB body refused, peak RSS",
+  },
   readers: {
     file: "readers.bench.ts",
     tools: [TOOLS.unzip],

@@ -6,6 +6,8 @@ import { createDb } from "./db/client.ts";
 import { migrateDatabase } from "./db/migrate.ts";
 import { createGraphQL } from "./graphql/server.ts";
 import { restApp } from "./http/rest.ts";
+import { apiKeyScheme, createAuthenticator, sessionCookieScheme } from "./http/auth.ts";
+import { setSecurityHeaders } from "./http/security-headers.ts";
 import { loadWebHandler } from "./http/web.ts";
 import { isReaderAppPath } from "./http/readers/index.ts";
 import { loadSecrets } from "./secrets.ts";
@@ -39,6 +41,7 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
   const ctx: AppContext = { config, db, queries, repos: createRepos(db), secrets, events: createEventBus(), log };
   const services = createServices(ctx);
   await services.publication.recover();
+  await services.sessions.sweep();
   await services.publication.purgeExpired();
   const stopPurge = services.publication.schedulePurge();
   services.assemblyMonitor.start(config.assemblyMonitorIntervalSeconds * 1000);
@@ -47,11 +50,14 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
 
   if (options.seedDemo !== false && config.demoLibrary) await seedDemoLibraryIfEmpty(ctx, services);
 
-  const graphql = createGraphQL(ctx, services);
-  const api = getRequestListener(restApp(ctx, services, (req) => graphql.yoga.fetch(req)).fetch);
+  const authenticate = createAuthenticator([apiKeyScheme(secrets), sessionCookieScheme(services.sessions)]);
+  const graphql = createGraphQL(ctx, services, authenticate);
+  const rest = restApp(ctx, services, authenticate, (req, principal) => graphql.yoga.fetch(req, { principal }));
+  const api = getRequestListener(rest.fetch);
   const web = await loadWebHandler(config.webBuildDir);
 
   const server = createServer((req, res) => {
+    setSecurityHeaders(res);
     const url = req.url ?? "/";
     if (url.startsWith("/api/") || url === "/graphql" || url.startsWith("/graphql?") || isReaderAppPath(url) || !web) {
       void api(req, res);

@@ -113,6 +113,20 @@ export const ERRORS = {
     title:
       "That is this service's own API key or login password: it must never be entered as a translation key or token",
   },
+  // Hardening: request limits, cross-site refusals, sessions and login throttling.
+  query_too_complex: { status: 400, title: "The GraphQL document exceeds the query limits" },
+  csrf_refused: {
+    status: 403,
+    title: "A state change with the session cookie must come from this service's own pages",
+  },
+  payload_too_large: { status: 413, title: "The request body is larger than allowed" },
+  unsupported_media_type: { status: 415, title: "Send the body as application/json" },
+  login_throttled: { status: 429, title: "Too many failed logins: wait before trying again" },
+  password_set_by_environment: {
+    status: 409,
+    title: "ADMIN_PASSWORD sets the password: change it there and restart the service",
+  },
+  session_not_found: { status: 404, title: "No such session" },
   internal: { status: 500, title: "Internal error" },
 } as const satisfies Record<string, { status: number; title: string }>;
 

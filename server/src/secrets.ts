@@ -1,6 +1,8 @@
-import { randomBytes, scryptSync, timingSafeEqual, createHmac, createHash } from "node:crypto";
+import { randomBytes, createHmac, createHash } from "node:crypto";
 import { chmod, mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { AppError } from "./errors.ts";
+import { hashPassword, verifyPassword } from "./password-hash.ts";
 
 /**
  * The private secrets store: one JSON file in the data directory, mode 0600. Secrets never go to
@@ -19,7 +21,17 @@ export interface SecretsFile {
 export interface Secrets {
   apiKey: string;
   signingKey: string;
-  checkAdminPassword(password: string): boolean;
+  /** Whether `password` is the admin password: one scrypt on libuv's pool, never on the event loop. */
+  checkAdminPassword(password: string): Promise<boolean>;
+  /**
+   * Changes the admin password (stored as a new scrypt hash in the 0600 file). Refused with
+   * `password_set_by_environment` when ADMIN_PASSWORD sets it.
+   */
+  setAdminPassword(password: string): Promise<void>;
+  /** Whether ADMIN_PASSWORD sets the password (it cannot be changed through the API then). */
+  passwordFromEnvironment: boolean;
+  /** A fingerprint of the current password: sessions opened under another one are no longer valid. */
+  passwordStamp(): string;
   /** The password generated on this start (printed once), or null. */
   generatedPassword: string | null;
   sign(payload: string): string;
@@ -35,18 +47,7 @@ export interface Secrets {
  */
 export const READER_KEY_SECRET = "koreader.passwordMd5";
 
-function hashPassword(password: string): string {
-  const salt = randomBytes(16);
-  return `scrypt$${salt.toString("hex")}$${scryptSync(password, salt, 32).toString("hex")}`;
-}
-
-function verifyPassword(stored: string, password: string): boolean {
-  const [scheme, saltHex, hashHex] = stored.split("$");
-  if (scheme !== "scrypt" || !saltHex || !hashHex) return false;
-  const expected = Buffer.from(hashHex, "hex");
-  const actual = scryptSync(password, Buffer.from(saltHex, "hex"), expected.length);
-  return timingSafeEqual(expected, actual);
-}
+const md5 = (s: string) => createHash("md5").update(s, "utf8").digest("hex");
 
 async function writePrivate(file: string, data: string): Promise<void> {
   const tmp = `${file}.${process.pid}.tmp`;
@@ -73,12 +74,12 @@ export async function loadSecrets(
     generatedPassword = overrides.adminPassword ? null : randomBytes(9).toString("base64url");
     stored = {
       apiKey: randomBytes(24).toString("hex"),
-      adminPasswordHash: hashPassword(overrides.adminPassword ?? generatedPassword ?? ""),
+      adminPasswordHash: await hashPassword(overrides.adminPassword ?? generatedPassword ?? ""),
       signingKey: randomBytes(32).toString("hex"),
       ...(generatedPassword
         ? {
             integrations: {
-              [READER_KEY_SECRET]: hashPassword(createHash("md5").update(generatedPassword, "utf8").digest("hex")),
+              [READER_KEY_SECRET]: await hashPassword(md5(generatedPassword)),
             },
           }
         : {}),
@@ -88,6 +89,15 @@ export async function loadSecrets(
     await chmod(file, 0o600);
   }
   const secrets = stored;
+  // ADMIN_PASSWORD is compared like a stored password (one scrypt), so every login costs the same.
+  const envHash = overrides.adminPassword !== null ? await hashPassword(overrides.adminPassword) : null;
+  const sign = (payload: string) => createHmac("sha256", secrets.signingKey).update(payload).digest("base64url");
+  // The environment's password gets a stable fingerprint (its hash above is salted anew each start):
+  // a hash with a salt derived from the signing key, so a new ADMIN_PASSWORD ends the old sessions.
+  const envStamp =
+    overrides.adminPassword !== null
+      ? await hashPassword(overrides.adminPassword, Buffer.from(sign("password-env-salt"), "base64url").subarray(0, 16))
+      : null;
   // One write at a time: each rewrites the whole file from the in-memory copy.
   let writes: Promise<void> = Promise.resolve();
   return {
@@ -106,16 +116,26 @@ export async function loadSecrets(
     apiKey: overrides.apiKey ?? secrets.apiKey,
     signingKey: secrets.signingKey,
     generatedPassword,
+    passwordFromEnvironment: envHash !== null,
     checkAdminPassword(password) {
-      if (overrides.adminPassword !== null) {
-        const a = Buffer.from(password);
-        const b = Buffer.from(overrides.adminPassword);
-        return a.length === b.length && timingSafeEqual(a, b);
-      }
-      return verifyPassword(secrets.adminPasswordHash, password);
+      return verifyPassword(envHash ?? secrets.adminPasswordHash, password);
     },
-    sign(payload) {
-      return createHmac("sha256", secrets.signingKey).update(payload).digest("base64url");
+    async setAdminPassword(password) {
+      if (envHash !== null) throw new AppError("password_set_by_environment");
+      const hash = await hashPassword(password);
+      // KOReader's key (the MD5 of the password) changes with it: the old one stops working at once.
+      const integrations = { ...secrets.integrations, [READER_KEY_SECRET]: await hashPassword(md5(password)) };
+      const next = writes.then(() =>
+        writePrivate(file, JSON.stringify({ ...secrets, adminPasswordHash: hash, integrations }, null, 2)),
+      );
+      writes = next.catch(() => undefined);
+      await next;
+      secrets.adminPasswordHash = hash;
+      secrets.integrations = integrations;
     },
+    passwordStamp() {
+      return sign(envStamp !== null ? `password-env:${envStamp}` : `password:${secrets.adminPasswordHash}`);
+    },
+    sign,
   };
 }

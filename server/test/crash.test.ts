@@ -4,7 +4,9 @@
  * process (crash/child.ts) performs the operation on a real library and SQLite database and kills
  * itself with SIGKILL at that step. The app is then started on the same folders (start-up runs
  * recovery) and the library checked: disk and database agree, every content exists exactly once
- * (none lost, none duplicated), and the operation is either wholly done or wholly undone.
+ * (none lost, none duplicated), and the operation is either wholly done or wholly undone. An undone
+ * publication leaves nothing in staging: the start-up sweep removes the staged copy no journal entry
+ * names any more.
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -44,7 +46,7 @@ type Kind = "publish" | "retire" | "restore" | "publish-retire" | "purge" | "ass
 interface Prepared {
   op: CrashOp;
   /** sha256 → where the content must be once the operation is done, and where if it is undone. */
-  contents: { sha256: string; done: "library" | "bin" | "staging" | "gone"; undone: "library" | "bin" | "staging" }[];
+  contents: { sha256: string; done: "library" | "bin" | "staging" | "gone"; undone: "library" | "bin" | "gone" }[];
   /** File ids the operation changes (their rows are checked too). */
   fileIds: number[];
 }
@@ -90,7 +92,7 @@ async function prepare(app: App, kind: Kind): Promise<Prepared> {
       };
       return {
         op: { kind: "publish", input },
-        contents: [{ sha256: s.sha256, done: "library", undone: "staging" }],
+        contents: [{ sha256: s.sha256, done: "library", undone: "gone" }],
         fileIds: [],
       };
     }
@@ -144,7 +146,7 @@ async function prepare(app: App, kind: Kind): Promise<Prepared> {
       return {
         op: { kind: "publish", input },
         contents: [
-          { sha256: book.sha256, done: "library", undone: "staging" },
+          { sha256: book.sha256, done: "library", undone: "gone" },
           ...[a, b].map((f) => ({ sha256: f.sha256, done: "bin" as const, undone: "library" as const })),
         ],
         fileIds: [a.fileId, b.fileId],
@@ -175,7 +177,7 @@ async function prepare(app: App, kind: Kind): Promise<Prepared> {
       return {
         op: { kind: "assemble", seriesId, volume: "1" },
         contents: [
-          { sha256: book, done: "library", undone: "staging" },
+          { sha256: book, done: "library", undone: "gone" },
           ...[a, b].map((f) => ({ sha256: f.sha256, done: "bin" as const, undone: "library" as const })),
         ],
         fileIds: [a.fileId, b.fileId],

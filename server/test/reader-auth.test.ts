@@ -16,6 +16,8 @@ const dir = mkdtempSync(path.join(os.tmpdir(), "mls-reader-auth-"));
 let generated = "";
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** The login throttle has tests of its own (login-throttle.test.ts): here every check runs. */
+const unthrottled = (_user: string, _address: string | null, check: () => Promise<boolean>) => check();
 const md5 = (s: string) => createHash("md5").update(s).digest("hex");
 const headers = (h: Record<string, string>) => ({ get: (n: string) => h[n.toLowerCase()] ?? null });
 const basic = (u: string, p: string) => ({ authorization: `Basic ${Buffer.from(`${u}:${p}`).toString("base64")}` });
@@ -26,19 +28,19 @@ describe("reader-app credentials", () => {
     const password = secrets.generatedPassword!;
     expect(password).toBeTruthy();
     generated = password;
-    const auth = readerAuth(secrets, null);
-    expect(auth.authenticate(headers(basic("admin", password)))).toBe("admin");
-    expect(auth.authenticate(headers(basic("whoever", secrets.apiKey)))).toBe("admin");
-    expect(auth.authenticate(headers({ "x-api-key": secrets.apiKey }))).toBe("admin");
-    expect(auth.authenticate(headers({ "x-auth-user": "admin", "x-auth-key": md5(password) }))).toBe("admin");
-    expect(auth.authenticate(headers({ "x-auth-user": secrets.apiKey, "x-auth-key": md5("x") }))).toBe("admin");
+    const auth = readerAuth(secrets, null, unthrottled);
+    expect(await auth.authenticate(headers(basic("admin", password)))).toBe("admin");
+    expect(await auth.authenticate(headers(basic("whoever", secrets.apiKey)))).toBe("admin");
+    expect(await auth.authenticate(headers({ "x-api-key": secrets.apiKey }))).toBe("admin");
+    expect(await auth.authenticate(headers({ "x-auth-user": "admin", "x-auth-key": md5(password) }))).toBe("admin");
+    expect(await auth.authenticate(headers({ "x-auth-user": secrets.apiKey, "x-auth-key": md5("x") }))).toBe("admin");
 
-    expect(auth.authenticate(headers(basic("admin", "wrong")))).toBeNull();
-    expect(auth.authenticate(headers(basic("someone", password)))).toBeNull();
-    expect(auth.authenticate(headers({ authorization: "Bearer abc" }))).toBeNull();
-    expect(auth.authenticate(headers({ "x-auth-user": "admin", "x-auth-key": md5("wrong") }))).toBeNull();
-    expect(auth.authenticate(headers({ "x-api-key": "nope" }))).toBeNull();
-    expect(auth.authenticate(headers({}))).toBeNull();
+    expect(await auth.authenticate(headers(basic("admin", "wrong")))).toBeNull();
+    expect(await auth.authenticate(headers(basic("someone", password)))).toBeNull();
+    expect(await auth.authenticate(headers({ authorization: "Bearer abc" }))).toBeNull();
+    expect(await auth.authenticate(headers({ "x-auth-user": "admin", "x-auth-key": md5("wrong") }))).toBeNull();
+    expect(await auth.authenticate(headers({ "x-api-key": "nope" }))).toBeNull();
+    expect(await auth.authenticate(headers({}))).toBeNull();
 
     // The file holds a scrypt hash of the MD5, never the MD5 or the password.
     // The secrets file is rewritten asynchronously: wait for the entry, not for a time.
@@ -54,25 +56,25 @@ describe("reader-app credentials", () => {
   it("after a restart (no password printed) KOReader's key still works", async () => {
     const secrets = await loadSecrets(dir, { apiKey: null, adminPassword: null });
     expect(secrets.generatedPassword).toBeNull();
-    const auth = readerAuth(secrets, null);
+    const auth = readerAuth(secrets, null, unthrottled);
     const stored = JSON.parse(readFileSync(path.join(dir, "secrets.json"), "utf8")) as {
       integrations: Record<string, string>;
     };
     expect(stored.integrations["koreader.passwordMd5"]).toBeTruthy();
-    expect(auth.authenticate(headers({ "x-auth-user": "admin", "x-auth-key": md5(generated) }))).toBe("admin");
-    expect(auth.authenticate(headers({ "x-auth-user": "admin", "x-auth-key": md5("wrong") }))).toBeNull();
+    expect(await auth.authenticate(headers({ "x-auth-user": "admin", "x-auth-key": md5(generated) }))).toBe("admin");
+    expect(await auth.authenticate(headers({ "x-auth-user": "admin", "x-auth-key": md5("wrong") }))).toBeNull();
   });
 
   it("with ADMIN_PASSWORD the MD5 is that password's", async () => {
     const other = mkdtempSync(path.join(os.tmpdir(), "mls-reader-auth-env-"));
     try {
       const secrets = await loadSecrets(other, { apiKey: "k".repeat(32), adminPassword: "from the environment" });
-      const auth = readerAuth(secrets, "from the environment");
-      expect(auth.authenticate(headers({ "x-auth-user": "admin", "x-auth-key": md5("from the environment") }))).toBe(
-        "admin",
-      );
-      expect(auth.authenticate(headers(basic("admin", "from the environment")))).toBe("admin");
-      expect(auth.authenticate(headers({ "x-auth-user": "admin", "x-auth-key": md5("other") }))).toBeNull();
+      const auth = readerAuth(secrets, "from the environment", unthrottled);
+      expect(
+        await auth.authenticate(headers({ "x-auth-user": "admin", "x-auth-key": md5("from the environment") })),
+      ).toBe("admin");
+      expect(await auth.authenticate(headers(basic("admin", "from the environment")))).toBe("admin");
+      expect(await auth.authenticate(headers({ "x-auth-user": "admin", "x-auth-key": md5("other") }))).toBeNull();
     } finally {
       rmSync(other, { recursive: true, force: true });
     }

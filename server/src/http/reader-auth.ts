@@ -16,9 +16,15 @@
  * from it: a scrypt hash of the password's MD5 is kept in the secrets file beside it, written when
  * the password is known: with the secrets file on the start that generates the password
  * (secrets.ts), and on a successful password check (web login or Basic) when it is missing or stale;
- * with `ADMIN_PASSWORD` the MD5 is that password's and nothing is stored.
+ * with `ADMIN_PASSWORD` the MD5 is that password's and nothing is stored. A password change
+ * rewrites it (secrets.ts), and remembered checks are bound to the password's fingerprint, so the
+ * old password and key stop working at once.
+ *
+ * Password and key checks run the asynchronous scrypt (never on the event loop) under the login
+ * throttle (services/session-service.ts): repeated failures answer 429 with `Retry-After`.
  */
-import { createHash, randomBytes, scryptSync, timingSafeEqual, createHmac } from "node:crypto";
+import { createHash, timingSafeEqual, createHmac } from "node:crypto";
+import { hashPassword, verifyPassword } from "../password-hash.ts";
 import { READER_KEY_SECRET, type Secrets } from "../secrets.ts";
 import { ADMIN_USER } from "../services/reading-service.ts";
 
@@ -32,70 +38,79 @@ function safeEqual(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-function scryptHash(value: string): string {
-  const salt = randomBytes(16);
-  return `scrypt$${salt.toString("hex")}$${scryptSync(value, salt, 32).toString("hex")}`;
-}
-
-function scryptCheck(stored: string, value: string): boolean {
-  const [scheme, saltHex, hashHex] = stored.split("$");
-  if (scheme !== "scrypt" || !saltHex || !hashHex) return false;
-  const expected = Buffer.from(hashHex, "hex");
-  return timingSafeEqual(expected, scryptSync(value, Buffer.from(saltHex, "hex"), expected.length));
-}
+/** Runs a credential check under the login throttle (throws 429 when the caller is locked out). */
+export type ThrottledCheck = (
+  username: string,
+  address: string | null,
+  check: () => Promise<boolean>,
+) => Promise<boolean>;
 
 export interface ReaderAuth {
-  /** The reading user for these request headers, or null. */
-  authenticate(headers: { get(name: string): string | null | undefined }): string | null;
+  /** The reading user for these request headers, or null; throws 429 while the caller is throttled. */
+  authenticate(
+    headers: { get(name: string): string | null | undefined },
+    address?: string | null,
+  ): Promise<string | null>;
 }
 
 /**
  * Installs the reader apps' authentication on the secrets: from now on every successful password
  * check also keeps KOReader's key current. `adminPasswordOverride` is `ADMIN_PASSWORD` when set.
  */
-export function readerAuth(secrets: Secrets, adminPasswordOverride: string | null): ReaderAuth {
-  // Successful checks are remembered in memory (an HMAC of the credential), so that a reader
-  // streaming pages does not pay scrypt on every request. Failures are never cached.
+export function readerAuth(
+  secrets: Secrets,
+  adminPasswordOverride: string | null,
+  throttled: ThrottledCheck,
+): ReaderAuth {
+  // Successful checks are remembered in memory (an HMAC of the credential and of the password's
+  // fingerprint), so that a reader streaming pages does not pay scrypt on every request. Failures
+  // are never remembered; a password change makes every remembered check stale.
   const verified = new Set<string>();
   const tag = (kind: string, value: string) =>
-    createHmac("sha256", secrets.signingKey).update(`${kind}:${value}`).digest("base64url");
+    createHmac("sha256", secrets.signingKey).update(`${kind}:${secrets.passwordStamp()}:${value}`).digest("base64url");
 
-  const rememberKey = (password: string) => {
+  const rememberKey = async (password: string) => {
     if (adminPasswordOverride !== null) return;
     const stored = secrets.getIntegrationSecret(READER_KEY_SECRET);
     const key = md5(password);
-    if (stored && scryptCheck(stored, key)) return;
-    void secrets.setIntegrationSecret(READER_KEY_SECRET, scryptHash(key)).catch(() => undefined);
+    if (stored && (await verifyPassword(stored, key))) return;
+    await secrets.setIntegrationSecret(READER_KEY_SECRET, await hashPassword(key)).catch(() => undefined);
   };
   const check = secrets.checkAdminPassword.bind(secrets);
-  secrets.checkAdminPassword = (password: string) => {
-    const ok = check(password);
-    if (ok) rememberKey(password);
+  secrets.checkAdminPassword = async (password: string) => {
+    const ok = await check(password);
+    if (ok) await rememberKey(password);
     return ok;
   };
 
-  const passwordOk = (password: string): boolean => {
+  const passwordOk = async (user: string, password: string, address: string | null): Promise<boolean> => {
     const t = tag("password", password);
-    if (verified.has(t)) return true;
-    const ok = secrets.checkAdminPassword(password);
+    if (user === ADMIN_USER && verified.has(t)) return true;
+    // An unknown user costs one scrypt too, and counts as a failure.
+    const ok = await throttled(user, address, async () =>
+      user === ADMIN_USER ? secrets.checkAdminPassword(password) : (await verifyPassword(null, password)) && false,
+    );
     if (ok) verified.add(t);
     return ok;
   };
-  const koreaderKeyOk = (key: string): boolean => {
+  const koreaderKeyOk = async (key: string, address: string | null): Promise<boolean> => {
     const k = key.trim().toLowerCase();
     if (!/^[0-9a-f]{32}$/.test(k)) return false;
-    if (adminPasswordOverride !== null) return safeEqual(k, md5(adminPasswordOverride));
     const t = tag("koreader", k);
     if (verified.has(t)) return true;
-    const stored = secrets.getIntegrationSecret(READER_KEY_SECRET);
-    const ok = stored !== null && scryptCheck(stored, k);
+    // Guessing the key is guessing the password: throttled alike, whether it is stored or set by ADMIN_PASSWORD.
+    const ok = await throttled(ADMIN_USER, address, async () =>
+      adminPasswordOverride !== null
+        ? safeEqual(k, md5(adminPasswordOverride))
+        : verifyPassword(secrets.getIntegrationSecret(READER_KEY_SECRET), k),
+    );
     if (ok) verified.add(t);
     return ok;
   };
   const apiKeyOk = (key: string) => safeEqual(key, secrets.apiKey);
 
   return {
-    authenticate(headers) {
+    async authenticate(headers, address = null) {
       const apiKey = headers.get("x-api-key");
       if (apiKey) return apiKeyOk(apiKey) ? ADMIN_USER : null;
       const authorization = headers.get("authorization");
@@ -108,14 +123,14 @@ export function readerAuth(secrets: Secrets, adminPasswordOverride: string | nul
         const user = decoded.slice(0, colon);
         const password = decoded.slice(colon + 1);
         if (password && apiKeyOk(password)) return ADMIN_USER;
-        if (user === ADMIN_USER && password && passwordOk(password)) return ADMIN_USER;
+        if (password && (await passwordOk(user, password, address))) return ADMIN_USER;
         return null;
       }
       const koUser = headers.get("x-auth-user");
       if (koUser) {
         if (apiKeyOk(koUser)) return ADMIN_USER;
         const key = headers.get("x-auth-key");
-        if (koUser === ADMIN_USER && key && koreaderKeyOk(key)) return ADMIN_USER;
+        if (koUser === ADMIN_USER && key && (await koreaderKeyOk(key, address))) return ADMIN_USER;
         return null;
       }
       return null;

@@ -5,7 +5,7 @@ import type { Services } from "../services/index.ts";
 import { readerUserOf, type ContinueEntry, type FileProgress } from "../services/reading-service.ts";
 import { fileTitle } from "../services/reader-apps.ts";
 import { asId } from "../services/input.ts";
-import { authenticate } from "./auth.ts";
+import { principalOf } from "./auth.ts";
 import { jsonBody, pathId } from "./request.ts";
 
 export function restProgress(p: FileProgress) {
@@ -32,8 +32,7 @@ export function restContinue(e: ContinueEntry) {
 
 export function readingRoutes(app: Hono, ctx: AppContext, services: Services): void {
   // /api/* is authenticated before these run; the user is the one behind that credential.
-  const user = (c: Context) =>
-    readerUserOf(authenticate(ctx.secrets, { apiKey: c.req.header("x-api-key"), cookie: c.req.header("cookie") }));
+  const user = (c: Context) => readerUserOf(principalOf(c)?.user ?? null);
 
   app.get("/api/files/:id/progress", async (c) => c.json(restProgress(await services.reading.get(user(c), pathId(c)))));
   app.put("/api/files/:id/progress", async (c) =>

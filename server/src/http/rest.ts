@@ -1,9 +1,12 @@
-import { Hono, type Context } from "hono";
+import { Hono } from "hono";
 import { AppError } from "../errors.ts";
 import type { AppContext } from "../services/context.ts";
 import type { Services } from "../services/index.ts";
-import { authenticate, CLEAR_SESSION_COOKIE, issueSession, parseCookies, SESSION_COOKIE, sessionUser } from "./auth.ts";
+import { principalOf, requireAuth, type Authenticator, type Principal } from "./auth.ts";
+import { limitBodies } from "./body-limits.ts";
+import { refuseCrossSite } from "./csrf.ts";
 import { problemResponse } from "./problem.ts";
+import { openSessionRoutes, sessionRoutes } from "./rest-session.ts";
 import { restMap, restMapChange, restScan } from "./present-map.ts";
 import { restSeries, restUnits } from "./present.ts";
 import { recycleRoutes } from "./rest-recycle.ts";
@@ -21,12 +24,17 @@ import { translationRoutes } from "./rest-translations.ts";
 import { translationSettingsRoutes } from "./rest-translation-settings.ts";
 import { calendarRoutes } from "./rest-calendar.ts";
 import { slotSearchRoutes } from "./rest-slot-search.ts";
-import { dryRun, jsonBody, pathId } from "./request.ts";
+import { dryRun, jsonBody, pathId, refuseUnsafeQuery } from "./request.ts";
 import { readingRoutes } from "./rest-reading.ts";
 import { readerAppRoutes } from "./readers/index.ts";
 
 /** The REST layer: translation between HTTP and the services, nothing else. */
-export function restApp(ctx: AppContext, services: Services, graphql: (req: Request) => Promise<Response> | Response) {
+export function restApp(
+  ctx: AppContext,
+  services: Services,
+  authenticate: Authenticator,
+  graphql: (req: Request, principal: Principal) => Promise<Response> | Response,
+) {
   const app = new Hono();
   app.onError((e) => problemResponse(e, ctx.log));
   app.notFound((c) =>
@@ -35,37 +43,19 @@ export function restApp(ctx: AppContext, services: Services, graphql: (req: Requ
       : c.text("Not found", 404),
   );
 
-  // Session endpoints are the only ones reachable without a credential.
-  app.post("/api/session", async (c) => {
-    const body = (await jsonBody(c)) as { username?: unknown; password?: unknown };
-    if (
-      body.username !== "admin" ||
-      typeof body.password !== "string" ||
-      !ctx.secrets.checkAdminPassword(body.password)
-    ) {
-      throw new AppError("bad_credentials");
-    }
-    const { cookie } = issueSession(ctx.secrets, "admin");
-    return c.body(null, 204, { "set-cookie": cookie });
-  });
-  app.get("/api/session", (c) => {
-    const user = sessionUser(ctx.secrets, parseCookies(c.req.header("cookie")).get(SESSION_COOKIE));
-    if (!user) throw new AppError("unauthenticated");
-    return c.json({ username: user });
-  });
-  app.delete("/api/session", (c) => c.body(null, 204, { "set-cookie": CLEAR_SESSION_COOKIE }));
+  // Bodies are bounded while they stream, for every route (uploads have their own limit).
+  app.use("*", limitBodies());
+  // The session endpoints and the health check are the only ones reachable without a credential.
+  openSessionRoutes(app, services);
   app.get("/api/health", (c) => c.json({ ok: true }));
   // OPDS, KOReader sync and the Komga-compatible API: their own authentication (HTTP Basic, …).
   readerAppRoutes(app, ctx, services);
 
-  const requireAuth = async (c: Context, next: () => Promise<void>) => {
-    const user = authenticate(ctx.secrets, { apiKey: c.req.header("x-api-key"), cookie: c.req.header("cookie") });
-    if (!user) throw new AppError("unauthenticated", "send the API key as X-Api-Key, or log in");
-    await next();
-  };
-  app.use("/api/*", requireAuth);
-  app.use("/graphql", requireAuth);
-  app.on(["GET", "POST"], "/graphql", (c) => graphql(c.req.raw));
+  // Then: who is calling (401 before anything else), and a cookie's changes only from our own pages.
+  for (const path of ["/api/*", "/graphql"]) app.use(path, requireAuth(authenticate), refuseCrossSite());
+  app.use("/api/*", refuseUnsafeQuery());
+  app.on(["GET", "POST"], "/graphql", (c) => graphql(c.req.raw, principalOf(c) as Principal));
+  sessionRoutes(app, services);
 
   app.get("/api/manga", async (c) => c.json((await services.series.list()).map(restSeries)));
   app.post("/api/manga", async (c) => c.json(restSeries(await services.series.create(await jsonBody(c))), 201));

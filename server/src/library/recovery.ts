@@ -8,6 +8,7 @@ import type { Engine } from "./publication-core.ts";
 import { recoverPublish } from "./publish.ts";
 import { recoverPurge, recoverRestore } from "./recycle-bin.ts";
 import { recoverRetire } from "./retirement.ts";
+import { sweepStaging } from "./staging-sweep.ts";
 
 function recoverOne(engine: Engine, entry: JournalEntry): Promise<"replayed" | "rolledBack"> {
   switch (entry.op) {
@@ -42,5 +43,7 @@ export async function recover(engine: Engine): Promise<{ replayed: number; rolle
   if (counts.replayed + counts.rolledBack + failed > 0) {
     engine.ctx.log(`recovery: ${counts.replayed} finished, ${counts.rolledBack} undone, ${failed} left for the next start`);
   }
+  // What no unfinished entry names is a leftover of an interrupted operation.
+  await sweepStaging(engine);
   return counts;
 }

@@ -6,6 +6,7 @@
  * Numbers are exact decimal labels (domain/labels.ts): a provider's float 4.5 arrives as "4.5",
  * 0 as "0"; an unnumbered chapter (Suwayomi −1) has `number: null` and is never planned.
  */
+import { AppError } from "../errors.ts";
 import type { Label } from "../domain/labels.ts";
 
 export type ProviderKind = "suwayomi" | "drop_folder";
@@ -73,6 +74,14 @@ export class ProviderError extends Error {
     super(message);
     this.name = "ProviderError";
   }
+}
+
+/**
+ * A provider failure that reached the API without a service turning it into a coded error: always
+ * 502 `provider_failed`, the upstream's own status (null when it never answered) in `upstream_status`.
+ */
+export function providerFailed(e: ProviderError): AppError {
+  return new AppError("provider_failed", e.message, { transient: e.transient, upstream_status: e.status });
 }
 
 /**

@@ -254,7 +254,7 @@ export function auditService(
       const sourceId = optionalString(o, "source_id", 500);
       if (!provider) throw new AppError("invalid_field", "provider is required", { field: "provider" });
       if (!sourceId) throw new AppError("invalid_field", "source_id is required", { field: "source_id" });
-      const reason = optionalString(o, "reason", 500)?.trim() || "rejected in the file audit";
+      const reason = optionalString(o, "reason", 500, { multiline: true })?.trim() || "rejected in the file audit";
       const mappingId = await findMapping(seriesId, provider, sourceId);
       await requireNoDownload(seriesId);
       const snapshot = { ...(await rejectionSnapshot(mappingId)), reason };

@@ -28,6 +28,7 @@ import { translationServices } from "./translation-fallback-service.ts";
 import { translationSettingsService, type TranslationSettingsService } from "./translation-settings.ts";
 import { pageSignatureWorker } from "./page-signature-worker.ts";
 import { pageEvidenceService } from "./page-evidence-service.ts";
+import { sessionService } from "./session-service.ts";
 import { publicationWithProgress, readingService, scanWithProgress, type ReadingService } from "./reading-service.ts";
 import { readerAppsServices } from "./reader-apps.ts";
 import { calendarService } from "./calendar-service.ts";
@@ -92,6 +93,7 @@ export function createServices(ctx: AppContext) {
     numbering: numberingService(ctx, sources),
     bookChannel: bookChannelService(ctx, publication, translations.translations),
     translationWorker: worker,
+    sessions: sessionService(ctx),
     reading,
     readerApps: readerAppsServices(ctx, { reading, audit, filePages }),
     calendar: calendarService(ctx),

@@ -5,6 +5,51 @@
 import { AppError } from "../errors.ts";
 import { parseLabel, type Label } from "../domain/labels.ts";
 import type { MapEntryFacts } from "../domain/types.ts";
+import { UNSAFE_TEXT_WORDS, unsafeText } from "../domain/safe-text.ts";
+
+/** Nesting of a request's JSON (a deeper body is refused before anything walks it recursively). */
+export const MAX_JSON_NESTING = 64;
+
+/** One text value (a query parameter, a GraphQL string literal): 400 `invalid_field` unless well-formed text. */
+export function refuseUnsafeString(value: string, field: string, options: { multiline?: boolean } = {}): void {
+  const why = unsafeText(value, options);
+  if (why) throw new AppError("invalid_field", `${field} ${UNSAFE_TEXT_WORDS[why]}`, { field, reason: why });
+}
+
+/**
+ * Every string of a request's JSON (REST body, GraphQL variables) must be well-formed text: no
+ * lone surrogate, no control character but tab and line breaks (single-line fields refuse those
+ * too, in optionalString). Refused with 400 `invalid_field` naming the field's path. Iterative, so
+ * that no nesting can exhaust the stack; nesting beyond MAX_JSON_NESTING is 400 `bad_request`.
+ */
+export function refuseUnsafeText(value: unknown, root = "body"): void {
+  const stack: { v: unknown; path: string; depth: number }[] = [{ v: value, path: root, depth: 0 }];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    const { v, path, depth } = item;
+    if (typeof v === "string") {
+      const why = unsafeText(v, { multiline: true });
+      if (why) throw new AppError("invalid_field", `${path} ${UNSAFE_TEXT_WORDS[why]}`, { field: path, reason: why });
+      continue;
+    }
+    if (typeof v !== "object" || v === null) continue;
+    if (depth >= MAX_JSON_NESTING) {
+      throw new AppError("bad_request", `${path} is nested more than ${MAX_JSON_NESTING} levels deep`);
+    }
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: `${path}[${i}]`, depth: depth + 1 });
+    } else {
+      for (const [k, x] of Object.entries(v)) {
+        const why = unsafeText(k);
+        if (why)
+          throw new AppError("invalid_field", `a key of ${path} ${UNSAFE_TEXT_WORDS[why]}`, {
+            field: path,
+            reason: why,
+          });
+        stack.push({ v: x, path: `${path}.${k}`, depth: depth + 1 });
+      }
+    }
+  }
+}
 
 export function asObject(v: unknown, what = "body"): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v))
@@ -60,11 +105,19 @@ export function optionalBoolean(o: Record<string, unknown>, key: string): boolea
   return v;
 }
 
-export function optionalString(o: Record<string, unknown>, key: string, max = 500): string | undefined {
+/** A string field of at most `max` characters; single-line unless `multiline` (a note may hold line breaks). */
+export function optionalString(
+  o: Record<string, unknown>,
+  key: string,
+  max = 500,
+  options: { multiline?: boolean } = {},
+): string | undefined {
   const v = o[key];
   if (v === undefined) return undefined;
   if (typeof v !== "string" || v.length > max)
     throw new AppError("invalid_field", `${key} must be a string of at most ${max} characters`, { field: key });
+  const why = unsafeText(v, options);
+  if (why) throw new AppError("invalid_field", `${key} ${UNSAFE_TEXT_WORDS[why]}`, { field: key, reason: why });
   return v;
 }
 

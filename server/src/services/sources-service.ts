@@ -105,10 +105,14 @@ function priorityOf(v: unknown): number {
   return v;
 }
 
-/** A provider failure as a coded error (the message never carries credentials: the client builds none into it). */
+/**
+ * A provider failure as a coded error, always 502: the upstream's own status (or null when it never
+ * answered) travels in `upstream_status`, never as ours. The message never carries credentials:
+ * the client builds none into it.
+ */
 function providerFailure(e: unknown): never {
   if (e instanceof ProviderError)
-    throw new AppError("provider_failed", e.message, { transient: e.transient, status: e.status });
+    throw new AppError("provider_failed", e.message, { transient: e.transient, upstream_status: e.status });
   throw e;
 }
 

@@ -134,9 +134,9 @@ export function translationSettingsService(ctx: AppContext) {
   };
 
   /** The service login (API key or admin password) must never be stored as a translation secret. */
-  const refuseServiceLogin = (value: string | null | undefined, field: string) => {
+  const refuseServiceLogin = async (value: string | null | undefined, field: string) => {
     if (typeof value !== "string") return;
-    if (value === ctx.secrets.apiKey || ctx.secrets.checkAdminPassword(value)) {
+    if (value === ctx.secrets.apiKey || (await ctx.secrets.checkAdminPassword(value))) {
       throw new AppError(
         "secret_is_service_login",
         `${field} is this service's own API key or login password: enter the AI provider's key or the processor's token instead`,
@@ -174,8 +174,8 @@ export function translationSettingsService(ctx: AppContext) {
         if (o.url !== undefined) next.processor.url = httpUrl(o.url, "processor.url");
         token = secretInput(o.token, "processor.token");
       }
-      refuseServiceLogin(apiKey, "ai.api_key");
-      refuseServiceLogin(token, "processor.token");
+      await refuseServiceLogin(apiKey, "ai.api_key");
+      await refuseServiceLogin(token, "processor.token");
       // After the login check, so a pasted login password gets the clear message.
       noWhiteSpace(apiKey, "ai.api_key");
       noWhiteSpace(token, "processor.token");

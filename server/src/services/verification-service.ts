@@ -57,7 +57,7 @@ export function asProofInput(v: unknown): ProofInput {
   if (sourceUrl !== undefined && !/^https?:\/\/\S+$/i.test(sourceUrl)) {
     throw new AppError("invalid_field", "source_url must be an http(s) URL", { field: "source_url" });
   }
-  const note = optionalString(o, "note", 4000);
+  const note = optionalString(o, "note", 4000, { multiline: true });
   if (note === undefined || note.trim() === "")
     throw new AppError("invalid_field", "note must say how the book was checked", { field: "note" });
   return { digest: o.digest.toLowerCase(), chapters, sourceUrl: sourceUrl ?? null, note };

@@ -58,6 +58,13 @@ const NEXT: Record<string, string> = {
   processor_refused: "The processor refused the request. Check its token and log, then retry.",
   no_text_found: "The processor found no text to translate in the source. Check that you uploaded the right archive.",
   unauthenticated: "Sign in again.",
+  csrf_refused: "Reload the page and try again from the service's own pages.",
+  payload_too_large: "Send less at once.",
+  query_too_complex: "Ask for less at once.",
+  unsupported_media_type: "Reload the page and try again.",
+  login_throttled: "Too many wrong passwords: wait for the time given, then try again.",
+  password_set_by_environment: "ADMIN_PASSWORD sets the password: change it there and restart the service.",
+  session_not_found: "That browser is already signed out. Reload the list.",
   internal: "Try again. If it keeps failing, check the service's log.",
 };
 

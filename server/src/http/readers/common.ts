@@ -8,6 +8,7 @@ import type { PageBytes } from "../../services/file-pages-service.ts";
 import { fileMediaType, fileName } from "../../services/reader-apps.ts";
 import { BASIC_REALM, type ReaderAuth } from "../reader-auth.ts";
 import { problemResponse } from "../problem.ts";
+import { refuseUnsafeQuery, remoteAddress } from "../request.ts";
 
 /** Path prefixes of the reader apps' APIs (served by the API router, never by the web client). */
 export const READER_PREFIXES = ["/opds", "/koreader", "/komga"] as const;
@@ -37,7 +38,7 @@ export function challenge(
 /** Authenticates every request under the reader apps' prefixes (the KOReader paths answer in KOReader's own way). */
 export function installReaderAuth(app: Hono, auth: ReaderAuth): void {
   const hook = async (c: Context, next: Next) => {
-    const user = auth.authenticate({ get: (n: string) => c.req.header(n) });
+    const user = await auth.authenticate({ get: (n: string) => c.req.header(n) }, remoteAddress(c));
     if (!user) {
       // KOReader reads a JSON message; every other client waits for the Basic challenge.
       if (c.req.path.startsWith("/koreader/"))
@@ -47,7 +48,8 @@ export function installReaderAuth(app: Hono, auth: ReaderAuth): void {
     users.set(c.req.raw, user);
     await next();
   };
-  for (const p of ["/opds/*", "/komga/*", "/koreader/*"]) app.use(p, hook);
+  // Query parameters (searches, paging) are text like everywhere else: well-formed, no control characters.
+  for (const p of ["/opds/*", "/komga/*", "/koreader/*"]) app.use(p, hook, refuseUnsafeQuery());
 }
 
 function contentDisposition(name: string): string {

@@ -17,7 +17,12 @@ import { opdsV2Routes } from "./opds-v2.ts";
 export { isReaderAppPath } from "./common.ts";
 
 export function readerAppRoutes(app: Hono, ctx: AppContext, services: Services): void {
-  installReaderAuth(app, readerAuth(ctx.secrets, ctx.config.adminPassword));
+  installReaderAuth(
+    app,
+    readerAuth(ctx.secrets, ctx.config.adminPassword, (user, address, check) =>
+      services.sessions.checkReaderCredential(user, address, check),
+    ),
+  );
   opdsV1Routes(app, services);
   opdsV2Routes(app, services);
   koreaderRoutes(app, services);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { needsFreshPreview, outcomeWords, progressCounts, progressLabel } from "./assembly";
-import { pageCountsQuery, sumPageCounts } from "./documents";
+import { PAGE_COUNT_BATCH, pageCountsQueries, pageCountsQuery, sumPageCounts } from "./documents";
 
 describe("progress", () => {
   it("words each step with its counts", () => {
@@ -63,5 +63,15 @@ describe("page counts", () => {
     expect(sumPageCounts({ f0: { pageCount: 5 }, f1: { pageCount: 7 } }, 2)).toBe(12);
     expect(sumPageCounts({ f0: { pageCount: 5 } }, 2)).toBeNull();
     expect(sumPageCounts(undefined, 2)).toBeNull();
+  });
+
+  it("splits many files into queries of at most PAGE_COUNT_BATCH aliases, numbered across them", () => {
+    const ids = Array.from({ length: 45 }, (_, i) => 100 + i);
+    const docs = pageCountsQueries(ids);
+    expect(docs).toHaveLength(3);
+    const text = docs.map((d) => d.loc?.source.body ?? "");
+    expect(text.map((t) => (t.match(/filePages/g) ?? []).length)).toEqual([PAGE_COUNT_BATCH, PAGE_COUNT_BATCH, 5]);
+    expect(text[1]).toContain("f20: filePages(fileId: 120)");
+    expect(text[2]).toContain("f44: filePages(fileId: 144)");
   });
 });

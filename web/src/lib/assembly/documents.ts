@@ -1,5 +1,5 @@
 /** GraphQL documents of book assembly (one book or the whole series) and its live progress. */
-import { gql } from "@urql/core";
+import { gql, type TypedDocumentNode } from "@urql/core";
 
 export interface AssemblySourceFile {
   id: number;
@@ -131,15 +131,34 @@ export const ASSEMBLY_PROGRESS = gql<{ assemblyProgress: AssemblyProgress }, { s
   }
 `;
 
+/** Files asked in one page-count query: well inside the service's alias limit. */
+export const PAGE_COUNT_BATCH = 20;
+
 /**
  * One query for the page counts of the source files (`filePages`, read from each archive's
- * directory), as aliases f0, f1, … in the order of `fileIds`. Ids are integers, so inlining them
- * is safe.
+ * directory), as aliases f<first>, f<first+1>, … in the order of `fileIds`. Ids are integers, so
+ * inlining them is safe.
  */
-export function pageCountsQuery(fileIds: readonly number[]): string {
-  const fields = fileIds.map((id, i) => `f${i}: filePages(fileId: ${Math.trunc(id)}) { pageCount }`).join("\n    ");
+export function pageCountsQuery(fileIds: readonly number[], first = 0): string {
+  const fields = fileIds
+    .map((id, i) => `f${first + i}: filePages(fileId: ${Math.trunc(id)}) { pageCount }`)
+    .join("\n    ");
   return `query AssemblyPageCounts {\n    ${fields}\n  }`;
 }
+
+/** The page-count queries for all `fileIds`, PAGE_COUNT_BATCH files each (aliases numbered across them). */
+export function pageCountsQueries(fileIds: readonly number[]): TypedDocumentNode<PageCounts, Record<string, never>>[] {
+  const out: TypedDocumentNode<PageCounts, Record<string, never>>[] = [];
+  for (let first = 0; first < fileIds.length; first += PAGE_COUNT_BATCH) {
+    out.push(
+      gql<PageCounts, Record<string, never>>(pageCountsQuery(fileIds.slice(first, first + PAGE_COUNT_BATCH), first)),
+    );
+  }
+  return out;
+}
+
+/** The answer of the page-count queries: f<i> → the page count of the i-th file. */
+export type PageCounts = Record<string, { pageCount: number } | null>;
 
 /** The sum of the answers of pageCountsQuery, or null when one is missing. */
 export function sumPageCounts(

@@ -3,21 +3,8 @@
  * over graphql-ws. Call during component initialisation; it stops with the component. Pages use
  * it to refetch what they show when a scan, a retirement or another tab changed it.
  */
-import { gql } from "@urql/core";
 import { getClient } from "../graphql";
-
-const LIBRARY_EVENTS = gql<
-  { libraryEvents: { kind: string; seriesId: number | null; at: string } },
-  { seriesId?: number | null }
->`
-  subscription LibraryEvents($seriesId: Int) {
-    libraryEvents(seriesId: $seriesId) {
-      kind
-      seriesId
-      at
-    }
-  }
-`;
+import { LIBRARY_EVENTS } from "./queries";
 
 /** `seriesId` undefined: every event; a number: that series' events and library-wide ones. */
 export function onLibraryEvents(

@@ -54,3 +54,17 @@ export const PURGE_RECYCLE_ENTRY = gql<{ purgeRecycleEntry: boolean }, { id: num
     purgeRecycleEntry(id: $id)
   }
 `;
+
+/** Every library change, or one series' and library-wide ones (recycle/library-events.svelte.ts). */
+export const LIBRARY_EVENTS = gql<
+  { libraryEvents: { kind: string; seriesId: number | null; at: string } },
+  { seriesId?: number | null }
+>`
+  subscription LibraryEvents($seriesId: Int) {
+    libraryEvents(seriesId: $seriesId) {
+      kind
+      seriesId
+      at
+    }
+  }
+`;
