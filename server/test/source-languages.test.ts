@@ -3,7 +3,9 @@
  * (REST; GraphQL for the settings) with a Suwayomi-compatible server on 127.0.0.1: chapters in a
  * language that is neither the series' nor a download language make no slot; once the operator adds
  * that language to the download languages, the next pass makes them slots and fetches them; a series
- * that is not monitored gets its new slots unmonitored, and nothing is fetched for it.
+ * that is not monitored gets its new slots unmonitored, and nothing is fetched for it; a rejected
+ * source makes no slot any more, and a slot only it listed stays with the Wanted reason
+ * `no_longer_listed`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAST_ENV, until } from "./downloads-fixtures.ts";
@@ -20,8 +22,9 @@ import { createTestApp, type TestApp } from "./utils.ts";
 
 const FR: FakeSource = { id: "7301", name: "Scans Lumière", lang: "fr" };
 const EN: FakeSource = { id: "7302", name: "Lamp Scans", lang: "en" };
+const WRONG: FakeSource = { id: "7303", name: "Wrong Shelf", lang: "en" };
 
-describe("slots from the sources' languages", () => {
+describe("slots from the sources: languages, the monitored flag, rejection", () => {
   let fake: FakeSuwayomi;
   let app: TestApp;
 
@@ -57,8 +60,9 @@ describe("slots from the sources' languages", () => {
       works: [
         fakeWork({ id: 931, title: "Paper Lantern", source: FR, chapters: await three(10) }),
         fakeWork({ id: 932, title: "Quiet Lamp", source: EN, chapters: await three(20) }),
+        fakeWork({ id: 933, title: "Drift Lamp", source: WRONG, chapters: await three(30) }),
       ],
-      sources: [FR, EN],
+      sources: [FR, EN, WRONG],
     });
     app = await createTestApp({ env: FAST_ENV });
     await expectJson(
@@ -142,5 +146,58 @@ describe("slots from the sources' languages", () => {
     );
     expect(pass.queued).toBe(0);
     expect(await expectJson<unknown[]>(await app.api(`/api/manga/${id}/downloads`), 200)).toEqual([]);
+  });
+
+  it("a rejected source makes no slot; the slots only it listed stay, and the pass says no source lists them", async () => {
+    const id = await create("Drift Lamp", { monitored: false });
+    expect(await link(id, WRONG, "Drift Lamp", "en")).toBe(3);
+    expect((await chapters(id)).map((u) => u.number)).toEqual(["1", "2", "3"]);
+
+    // The operator finds it is another work: rejected through the audit (preview, then confirm).
+    const [mapping] = await expectJson<{ provider: string; source_id: string }[]>(
+      await app.api(`/api/manga/${id}/sources`),
+      200,
+    );
+    const preview = await expectJson<{ confirmation: string }>(
+      await app.api(`/api/manga/${id}/audit/reject-source/preview`, {
+        method: "POST",
+        json: { provider: mapping!.provider, source_id: mapping!.source_id, reason: "another work" },
+      }),
+      200,
+    );
+    await expectJson(
+      await app.api(`/api/manga/${id}/audit/reject-source`, {
+        method: "POST",
+        json: { confirmation: preview.confirmation },
+      }),
+      200,
+    );
+
+    // A new chapter at the rejected source: a refresh makes no slot of it.
+    fake.works
+      .find((w) => w.id === 933)!
+      .chapters.push(fakeChapter({ chapterNumber: 4, pages: await drawnChapter(3, 34) }));
+    await expectJson(await app.api(`/api/manga/${id}/sources/refresh`, { method: "POST" }), 200);
+    // History is not rewritten: the three slots stay.
+    expect((await chapters(id)).map((u) => u.number)).toEqual(["1", "2", "3"]);
+
+    // The series monitored again and chapter 2 by hand: it is wanted, and the ledger says no source
+    // lists it any more (chapters 1 and 3 stay unmonitored).
+    await expectJson(await app.api(`/api/manga/${id}`, { method: "PATCH", json: { monitored: true } }), 200);
+    await expectJson(
+      await app.api(`/api/manga/${id}/monitoring`, {
+        method: "PUT",
+        json: { kind: "chapter", number: "2", monitored: true },
+      }),
+      200,
+    );
+    const pass = await expectJson<{
+      queued: number;
+      ledger: { entries: { kind: string; number: string; reason: string }[] };
+    }>(await app.api(`/api/manga/${id}/wanted/run`, { method: "POST" }), 200);
+    expect(pass.queued).toBe(0);
+    expect(pass.ledger.entries.map((e) => [e.kind, e.number, e.reason])).toEqual([
+      ["chapter", "2", "no_longer_listed"],
+    ]);
   });
 });
