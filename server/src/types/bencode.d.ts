@@ -7,7 +7,7 @@ declare module "bencode" {
     position: number;
   }
   const bencode: {
-    encode(value: unknown): Uint8Array;
+    encode(value: Value): Uint8Array;
     decode: Decode;
     byteLength(value: unknown): number;
   };
