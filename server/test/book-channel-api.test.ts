@@ -130,7 +130,7 @@ describe("indexer settings API", () => {
       }),
     ]);
     const gql = await app.gql<{ torrentJobs: unknown[] }>(
-      `query($id: Int) { torrentJobs(seriesId: $id) { id seriesId infoHash title indexer books state contentPath importedFileIds retention error createdAt updatedAt } }`,
+      `query($id: Int) { torrentJobs(seriesId: $id) { id seriesId infoHash title indexer books state contentPath importedFileIds retention error pending { book reason detail } createdAt updatedAt } }`,
       { id: s.id },
     );
     expect(snake(gql.data?.torrentJobs)).toEqual(rest);

@@ -164,7 +164,7 @@ describe("foreign books from the indexer for translation", () => {
     expect(deletedOf(bayJp.infoHash)).toEqual([{ hashes: [bayJp.infoHash], deleteFiles: true }]);
   });
 
-  it("stages only the requested book of a [JP] pack, and needs an explicit assignment for another edition", async () => {
+  it("stages only the requested book of a [JP] pack, and waits for an explicit assignment for another edition", async () => {
     const id = await series("Tide Pool", 5);
     const [out] = await app.services.bookChannel.fetchForeignBooks(id, ["3"], ["ja"]);
     expect(out).toMatchObject({ book: "3", outcome: "grabbed" });
@@ -180,10 +180,24 @@ describe("foreign books from the indexer for translation", () => {
     expect((await app.services.bookChannel.fetchForeignBooks(other, ["2"], ["ja"]))[0]?.outcome).toBe("grabbed");
     await app.services.bookChannel.poll();
     expect(await app.ctx.db.translationJob.count({ where: { seriesId: other } })).toBe(0);
-    expect((await torrentJobs(other))[0]).toMatchObject({
-      state: "failed",
-      error: expect.stringContaining("needs_explicit_assignment") as string,
-    });
+    const waiting = (await torrentJobs(other))[0]!;
+    expect(waiting).toMatchObject({ state: "awaiting_assignment" });
+    expect(JSON.parse(waiting.pending)).toEqual([
+      { book: "2", reason: "other_edition", detail: expect.stringContaining("edition has 4") as string },
+    ]);
+
+    // The operator assigns the book's file by hand: staged as the translation source, no page check.
+    const assigned = await expectJson<{ state: string; pending: unknown[]; imported_file_ids: number[] }>(
+      await app.api(`/api/torrents/${waiting.id}/assign`, {
+        method: "POST",
+        json: { file: "Tide Pool v01-05 [JP]/Tide Pool v02 [JP].cbz", book: "2" },
+      }),
+      200,
+    );
+    expect(assigned).toMatchObject({ state: "imported", pending: [] });
+    const staged = await app.ctx.db.translationJob.findMany({ where: { seriesId: other } });
+    expect(staged.map((t) => [t.number, t.origin, t.id])).toEqual([["2", "indexer", assigned.imported_file_ids[0]]]);
+    expect(await app.ctx.db.libraryFile.count({ where: { seriesId: other } })).toBe(0);
   });
 
   it("refuses a book that is not an image ZIP/CBZ, with its reason", async () => {

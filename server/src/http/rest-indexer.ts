@@ -1,6 +1,7 @@
 /** REST of the indexer/torrent channel: its settings (secrets masked) and torrent jobs. Translation only. */
 import type { Hono } from "hono";
-import type { IndexerSettingsView, TorrentJobRow } from "../services/book-channel.ts";
+import type { TorrentFileView } from "../domain/torrent-assignment.ts";
+import type { IndexerSettingsView, TorrentFilesView, TorrentJobRow } from "../services/book-channel.ts";
 import type { Services } from "../services/index.ts";
 import { asId } from "../services/input.ts";
 import { jsonBody, pathId } from "./request.ts";
@@ -43,10 +44,26 @@ export function restTorrentJob(j: TorrentJobRow) {
     imported_file_ids: j.imported,
     retention: j.retention,
     error: j.error,
+    pending: j.pending.map((p) => ({ book: p.book, reason: p.reason, detail: p.detail })),
     created_at: j.createdAt.toISOString(),
     updated_at: j.updatedAt.toISOString(),
   };
 }
+
+export const restTorrentFile = (f: TorrentFileView) => ({
+  name: f.name,
+  size: f.size,
+  progress: f.progress,
+  named_book: f.namedBook,
+  format: f.format,
+  assignable: f.assignable,
+  refusal: f.refusal,
+});
+
+export const restTorrentFiles = (v: TorrentFilesView) => ({
+  job: restTorrentJob(v.job),
+  files: v.files.map(restTorrentFile),
+});
 
 export function indexerRoutes(app: Hono, services: Services): void {
   app.get("/api/settings/indexer", async (c) => c.json(restIndexerSettings(await services.bookChannel.settings())));
@@ -56,6 +73,12 @@ export function indexerRoutes(app: Hono, services: Services): void {
   app.post("/api/torrents/:id/retry", async (c) => c.json(restTorrentJob(await services.bookChannel.retry(pathId(c)))));
   app.post("/api/torrents/:id/dismiss", async (c) =>
     c.json(restTorrentJob(await services.bookChannel.dismiss(pathId(c), await jsonBody(c).catch(() => ({}))))),
+  );
+  app.get("/api/torrents/:id/files", async (c) =>
+    c.json(restTorrentFiles(await services.bookChannel.files(pathId(c)))),
+  );
+  app.post("/api/torrents/:id/assign", async (c) =>
+    c.json(restTorrentJob(await services.bookChannel.assign(pathId(c), await jsonBody(c)))),
   );
   app.get("/api/torrents", async (c) => {
     const seriesId = c.req.query("series_id");

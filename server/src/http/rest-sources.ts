@@ -128,4 +128,8 @@ export function sourceRoutes(app: Hono, services: Services): void {
   app.put("/api/settings/sources", async (c) =>
     c.json(restSourceSettings(await services.sourceSettings.update(await jsonBody(c)))),
   );
+  app.get("/api/settings/downloads", async (c) => c.json(await services.sourceSettings.downloadLanguages()));
+  app.put("/api/settings/downloads", async (c) =>
+    c.json(await services.sourceSettings.updateDownloadLanguages(await jsonBody(c))),
+  );
 }

@@ -3,6 +3,7 @@
  * read (`WHERE state = expected`), so two polls never import the same torrent twice.
  */
 import type { Db } from "../db/client.ts";
+import type { PendingBook } from "../domain/torrent-assignment.ts";
 
 export const TORRENT_STATES = [
   "added",
@@ -10,14 +11,27 @@ export const TORRENT_STATES = [
   "completed",
   "importing",
   "imported",
+  "awaiting_assignment",
+  "assigning",
   "failed",
   "removed",
   "dismissed",
 ] as const;
 export type TorrentState = (typeof TORRENT_STATES)[number];
 
-/** States the poll still looks at (an imported job waits for its retention action). */
-export const OPEN_STATES: readonly TorrentState[] = ["added", "downloading", "completed", "importing", "imported"];
+/**
+ * States the poll still looks at (an imported job waits for its retention action; a job awaiting an
+ * assignment loses the books owned meanwhile; an assignment found interrupted goes back to waiting).
+ */
+export const OPEN_STATES: readonly TorrentState[] = [
+  "added",
+  "downloading",
+  "completed",
+  "importing",
+  "imported",
+  "awaiting_assignment",
+  "assigning",
+];
 
 export interface TorrentJobRow {
   id: number;
@@ -34,17 +48,25 @@ export interface TorrentJobRow {
   /** "native" books for the library, or "translation": foreign books staged as translation sources. */
   purpose: string;
   sourceLanguage: string | null;
+  /** Books waiting for an operator to assign them a file of the torrent (state `awaiting_assignment`). */
+  pending: PendingBook[];
   createdAt: Date;
   updatedAt: Date;
 }
 
-type Raw = Omit<TorrentJobRow, "books" | "imported" | "state"> & { books: string; imported: string; state: string };
+type Raw = Omit<TorrentJobRow, "books" | "imported" | "state" | "pending"> & {
+  books: string;
+  imported: string;
+  state: string;
+  pending: string;
+};
 
 const row = (r: Raw): TorrentJobRow => ({
   ...r,
   books: JSON.parse(r.books) as string[],
   imported: JSON.parse(r.imported) as number[],
   state: r.state as TorrentState,
+  pending: JSON.parse(r.pending) as PendingBook[],
 });
 
 export function torrentRepo(db: Db) {
@@ -80,15 +102,24 @@ export function torrentRepo(db: Db) {
         (await db.torrentJob.findMany({ where: { seriesId }, select: { infoHash: true } })).map((r) => r.infoHash),
       );
     },
+    /** The active book file of that number, if the series owns one. */
+    async ownedBook(seriesId: number, book: string): Promise<number | null> {
+      const f = await db.libraryFile.findFirst({
+        where: { seriesId, kind: "book", volume: book, state: "active" },
+        select: { id: true },
+      });
+      return f?.id ?? null;
+    },
     /** Moves a job on only from `expected`; false when someone else moved it first. */
     async transition(
       id: number,
       expected: TorrentState,
       next: TorrentState,
-      fields: { contentPath?: string; imported?: number[]; error?: string | null } = {},
+      fields: { contentPath?: string; imported?: number[]; error?: string | null; pending?: PendingBook[] } = {},
     ): Promise<boolean> {
       const data = {
         state: next,
+        ...(fields.pending !== undefined ? { pending: JSON.stringify(fields.pending) } : {}),
         ...(fields.contentPath !== undefined ? { contentPath: fields.contentPath } : {}),
         ...(fields.imported !== undefined ? { imported: JSON.stringify(fields.imported) } : {}),
         ...(fields.error !== undefined ? { error: fields.error } : {}),

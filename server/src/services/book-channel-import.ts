@@ -4,6 +4,8 @@
  * the way). Each book file is COPIED into staging (the client keeps seeding its own bytes; nothing
  * of its is moved), opened through the hardened archive reader, every page header checked, and
  * published through the publication module. Files of books nobody asked for stay where they are.
+ * A requested book no file is named for, or that several files are named for, waits for an
+ * operator to assign it a file (`domain/torrent-assignment.ts`); the same import then publishes it.
  */
 import { randomBytes } from "node:crypto";
 import { constants, createWriteStream } from "node:fs";
@@ -12,14 +14,14 @@ import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { stateDirs } from "../config.ts";
 import { volumeTag } from "../domain/assembly.ts";
-import { parseFileName } from "../domain/filename.ts";
-import { labelEquals, type Label } from "../domain/labels.ts";
+import type { Label } from "../domain/labels.ts";
+import { matchRequestedBooks, type PendingBook } from "../domain/torrent-assignment.ts";
 import { safeName } from "../domain/safe-names.ts";
 import { AppError } from "../errors.ts";
 import { openArchive } from "../library/archive-reader.ts";
 import type { Publication } from "../library/publication.ts";
 import type { QbtFile, QbtTorrent } from "../providers/qbittorrent.ts";
-import type { TorrentJobRow } from "../repositories/torrent-repo.ts";
+import { torrentRepo, type TorrentJobRow } from "../repositories/torrent-repo.ts";
 import type { MountMapping } from "./book-channel-settings.ts";
 import type { AppContext } from "./context.ts";
 
@@ -85,11 +87,89 @@ export async function checkArchive(ctx: AppContext, staged: string): Promise<num
 export interface ImportOutcome {
   /** Library file ids published for this job. */
   imported: number[];
-  /** Books of the request found nowhere in the torrent, or already owned meanwhile. */
-  notFound: Label[];
+  /** Books owned meanwhile (another source, or this job before a restart). */
   alreadyOwned: Label[];
   /** Books whose file was refused (unreadable archive, a link, …): "v2: <code>: <why>". */
   failed: string[];
+  /** Books waiting for an operator to assign them a file of the torrent. */
+  pending: PendingBook[];
+}
+
+/** Where the torrent's content is, on this side of the mount, checked. */
+export interface TorrentPlace {
+  mount: MountMapping;
+  mountReal: string;
+  /** The client's content path, normalised. */
+  content: string;
+  savePath: string;
+}
+
+export async function placeOf(torrent: QbtTorrent, mount: MountMapping): Promise<TorrentPlace> {
+  const mountReal = await realpath(mount.localPath).catch(() =>
+    outside(`the mount's local path ${mount.localPath} is not on disk`),
+  );
+  await checkLocal(mapClientPath(torrent.contentPath, mount), mount, mountReal);
+  return { mount, mountReal, content: path.posix.normalize(torrent.contentPath), savePath: torrent.savePath };
+}
+
+/** A file of the torrent (its name as the client lists it) → its local path, refused outside the content path. */
+export function localFileOf(place: TorrentPlace, name: string): string {
+  const clientFile = path.posix.join(place.savePath, name);
+  if (clientFile !== place.content && !clientFile.startsWith(`${place.content}/`))
+    outside(`${JSON.stringify(name)} lies outside the torrent's content path`);
+  return mapClientPath(clientFile, place.mount);
+}
+
+/**
+ * One file of the torrent published as book `book` of the series: checked on the way (mount, links),
+ * copied into staging, read through the hardened reader, published. The library file's id.
+ */
+export async function importBookFile(
+  ctx: AppContext,
+  publication: Pick<Publication, "publish">,
+  job: TorrentJobRow,
+  series: { id: number; title: string; folder: string; language: string },
+  book: Label,
+  local: string,
+  place: TorrentPlace,
+): Promise<number> {
+  const staging = path.join(stateDirs(ctx.config).staging, "torrents");
+  const staged = path.join(staging, `${job.id}-${randomBytes(6).toString("hex")}.cbz`);
+  try {
+    await checkLocal(local, place.mount, place.mountReal);
+    await copyIntoStaging(local, staged);
+    const pageCount = await checkArchive(ctx, staged);
+    const published = await publication.publish({
+      seriesId: series.id,
+      stagedPath: staged,
+      targetRelPath: `${series.folder}/${safeName(`${series.title} v${volumeTag(book)}`, 170)}.cbz`,
+      file: {
+        kind: "book",
+        volume: book,
+        chapter: null,
+        chapterEnd: null,
+        part: null,
+        pageCount,
+        language: series.language,
+        origin: "download",
+        tagSource: "filename",
+      },
+      release: {
+        kind: "volume",
+        volume: book,
+        chapter: null,
+        part: null,
+        language: series.language,
+        assembledFrom: null,
+        externalId: `btih:${job.infoHash}`,
+      },
+    });
+    return published.fileId;
+  } catch (e) {
+    // Refused before the journal took it: the staged copy is ours to drop.
+    await rm(staged, { force: true });
+    throw e;
+  }
 }
 
 export async function importTorrentBooks(
@@ -102,77 +182,25 @@ export async function importTorrentBooks(
 ): Promise<ImportOutcome> {
   const series = await ctx.repos.series.get(job.seriesId);
   if (!series) throw new AppError("series_not_found", `series ${job.seriesId} does not exist`);
-  const mountReal = await realpath(mount.localPath).catch(() =>
-    outside(`the mount's local path ${mount.localPath} is not on disk`),
-  );
-  const contentLocal = mapClientPath(torrent.contentPath, mount);
-  await checkLocal(contentLocal, mount, mountReal);
-  const content = path.posix.normalize(torrent.contentPath);
-
+  const place = await placeOf(torrent, mount);
+  // Every file must lie under the content path, whether it is imported or not.
+  const locals = new Map(files.map((f) => [f.name, localFileOf(place, f.name)]));
   const requested = job.books as Label[];
-  const found = new Map<Label, string>();
-  for (const f of [...files].sort((a, b) => a.name.localeCompare(b.name))) {
-    if (!/\.(cbz|zip)$/i.test(f.name)) continue;
-    const clientFile = path.posix.join(torrent.savePath, f.name);
-    if (clientFile !== content && !clientFile.startsWith(`${content}/`))
-      outside(`${JSON.stringify(f.name)} lies outside the torrent's content path`);
-    const p = parseFileName(path.posix.basename(f.name), { series: series.title });
-    if (p.kind !== "book" || p.volume === null || p.volumeEnd !== null || p.extra || p.special) continue;
-    const book = requested.find((b) => labelEquals(b, p.volume as Label));
-    if (book !== undefined && !found.has(book)) found.set(book, mapClientPath(clientFile, mount));
-  }
+  const { found, pending } = matchRequestedBooks(requested, files, series.title);
+  const repo = torrentRepo(ctx.db);
 
-  const out: ImportOutcome = {
-    imported: [...job.imported],
-    notFound: requested.filter((b) => !found.has(b)),
-    alreadyOwned: [],
-    failed: [],
-  };
-  const staging = path.join(stateDirs(ctx.config).staging, "torrents");
-  for (const [book, local] of found) {
+  const out: ImportOutcome = { imported: [...job.imported], alreadyOwned: [], failed: [], pending: [] };
+  // A book owned meanwhile (another source) waits for nothing.
+  for (const p of pending) if ((await repo.ownedBook(series.id, p.book)) === null) out.pending.push(p);
+  for (const [book, name] of found) {
     // Owned meanwhile (another source, or this job before a restart): nothing to import twice.
-    const owned = await ctx.db.libraryFile.findFirst({
-      where: { seriesId: series.id, kind: "book", volume: book, state: "active" },
-      select: { id: true },
-    });
-    if (owned) {
+    if ((await repo.ownedBook(series.id, book)) !== null) {
       out.alreadyOwned.push(book);
       continue;
     }
-    const staged = path.join(staging, `${job.id}-${randomBytes(6).toString("hex")}.cbz`);
     try {
-      await checkLocal(local, mount, mountReal);
-      await copyIntoStaging(local, staged);
-      const pageCount = await checkArchive(ctx, staged);
-      const published = await publication.publish({
-        seriesId: series.id,
-        stagedPath: staged,
-        targetRelPath: `${series.folder}/${safeName(`${series.title} v${volumeTag(book)}`, 170)}.cbz`,
-        file: {
-          kind: "book",
-          volume: book,
-          chapter: null,
-          chapterEnd: null,
-          part: null,
-          pageCount,
-          language: series.language,
-          origin: "download",
-          tagSource: "filename",
-        },
-        release: {
-          kind: "volume",
-          volume: book,
-          chapter: null,
-          part: null,
-          language: series.language,
-          assembledFrom: null,
-          externalId: `btih:${job.infoHash}`,
-        },
-      });
-      out.imported.push(published.fileId);
+      out.imported.push(await importBookFile(ctx, publication, job, series, book, locals.get(name)!, place));
     } catch (e) {
-      // Refused before the journal took it: the staged copy is ours to drop.
-      await rm(staged, { force: true });
       const code = e instanceof AppError ? e.code : ((e as { code?: string }).code ?? "error");
       out.failed.push(`v${book}: ${code}: ${(e as Error).message}`);
     }

@@ -7,10 +7,20 @@
  * only its requested books imported (book-channel-import.ts); the retention action runs only
  * after that import succeeded.
  *
- * Job states: added → downloading → completed → importing → imported → removed, or failed; each
- * move is conditional on the state read, so overlapping polls cannot import twice.
+ * Job states: added → downloading → completed → importing → imported → removed, or failed; a
+ * requested book no file is named for (or several are) sends the job to `awaiting_assignment` until
+ * an operator assigns it a file of the torrent (`assign`, through `assigning`) or owns the book
+ * otherwise. Each move is conditional on the state read, so overlapping polls cannot import twice.
  */
-import type { Label } from "../domain/labels.ts";
+import { asLabel, asObject, invalidField } from "./input.ts";
+import { labelEquals, type Label } from "../domain/labels.ts";
+import {
+  assignmentRefusal,
+  describeFiles,
+  withoutBook,
+  type PendingBook,
+  type TorrentFileView,
+} from "../domain/torrent-assignment.ts";
 import { AppError } from "../errors.ts";
 import type { Publication } from "../library/publication.ts";
 import { ProviderError, type BookChannel, type BookChannelOutcome } from "../providers/provider.ts";
@@ -18,8 +28,13 @@ import { prowlarrClient } from "../providers/prowlarr.ts";
 import { isComplete, isSeeded, qbittorrentClient, type QbtClient, type QbtTorrent } from "../providers/qbittorrent.ts";
 import { torrentRepo, type TorrentJobRow, type TorrentState } from "../repositories/torrent-repo.ts";
 import { candidates, covered, foreignCandidates, nativeOnly, pickNext, type Candidate } from "./book-channel-select.ts";
-import { stageForeignBooks, translationsImported, type ForeignTranslations } from "./book-channel-foreign.ts";
-import { importTorrentBooks } from "./book-channel-import.ts";
+import {
+  stageForeignBooks,
+  stageForeignFile,
+  translationsImported,
+  type ForeignTranslations,
+} from "./book-channel-foreign.ts";
+import { importBookFile, importTorrentBooks, localFileOf, placeOf } from "./book-channel-import.ts";
 import {
   indexerSettingsStore,
   isActive,
@@ -34,8 +49,30 @@ export type { IndexerSettingsView } from "./book-channel-settings.ts";
 
 type BookResult = { book: Label; outcome: BookChannelOutcome; detail: string };
 
-/** In progress: the books of these jobs are on their way and are not searched again. */
-const IN_FLIGHT: readonly TorrentState[] = ["added", "downloading", "completed", "importing"];
+/**
+ * In progress: the books of these jobs are on their way and are not searched again (a book waiting
+ * for an assignment waits for the operator, who may dismiss the job to search again).
+ */
+const IN_FLIGHT: readonly TorrentState[] = [
+  "added",
+  "downloading",
+  "completed",
+  "importing",
+  "awaiting_assignment",
+  "assigning",
+];
+
+/** A torrent job's files as an operator assigns them. */
+export interface TorrentFilesView {
+  job: TorrentJobRow;
+  files: TorrentFileView[];
+}
+
+/** One file of the torrent for one book. */
+export interface TorrentAssignment {
+  file: string;
+  book: Label;
+}
 
 const messageOf = (e: unknown) => (e instanceof AppError ? `${e.code}: ${e.message}` : (e as Error).message);
 
@@ -49,6 +86,8 @@ export function bookChannelService(
   // One client per configuration, so its session cookie is reused between calls.
   let qbt: { key: string; client: QbtClient } | null = null;
   let polling: Promise<void> | null = null;
+  /** Jobs whose assignment runs in this process now: a poll leaves their `assigning` state alone. */
+  const assigningNow = new Set<number>();
 
   function torrentClient(c: IndexerConfig): QbtClient {
     const q = c.qbittorrent;
@@ -213,7 +252,14 @@ export function bookChannelService(
   ): Promise<void> {
     let state = job.state;
     if (state === "imported") return retain(job, t, client, c);
+    if (state === "assigning") {
+      // Found by a poll while no assignment runs here: interrupted (a restart). Published books are
+      // owned, so they leave the pending list below; the rest waits for the operator again.
+      if (!assigningNow.has(job.id)) await jobs.transition(job.id, "assigning", "awaiting_assignment");
+      return;
+    }
     if (!t) return fail(job, state, new Error(`the torrent ${job.infoHash} is no longer in the client`));
+    if (state === "awaiting_assignment") return settle(job, t, client, c);
     if (state === "added" || state === "downloading") {
       if (!isComplete(t)) {
         if (state === "added") await jobs.transition(job.id, "added", "downloading");
@@ -244,12 +290,81 @@ export function bookChannelService(
     }
     if (outcome.failed.length > 0)
       return fail(job, "importing", new Error(outcome.failed.join("; ")), outcome.imported);
-    const note = outcome.notFound.length > 0 ? `books not in the torrent: ${outcome.notFound.join(", ")}` : null;
-    if (!(await jobs.transition(job.id, "importing", "imported", { imported: outcome.imported, error: note }))) return;
-    ctx.log(
-      `book channel: torrent job ${job.id}: imported ${outcome.imported.length} file(s)${note ? `; ${note}` : ""}`,
-    );
+    if (outcome.pending.length > 0) {
+      const moved = await jobs.transition(job.id, "importing", "awaiting_assignment", {
+        imported: outcome.imported,
+        pending: outcome.pending,
+        error: null,
+      });
+      if (!moved) return;
+      ctx.log(
+        `book channel: torrent job ${job.id}: imported ${outcome.imported.length} file(s); needs_explicit_assignment: ${outcome.pending
+          .map((p) => `book ${p.book} (${p.reason})`)
+          .join(", ")}`,
+      );
+      ctx.events.publish("series_changed", job.seriesId);
+      return;
+    }
+    if (!(await jobs.transition(job.id, "importing", "imported", { imported: outcome.imported, error: null }))) return;
+    ctx.log(`book channel: torrent job ${job.id}: imported ${outcome.imported.length} file(s)`);
     await retain({ ...job, state: "imported" }, t, client, c);
+  }
+
+  /** The books still waiting in this job: those owned meanwhile (another source) wait for nothing. */
+  async function stillPending(job: TorrentJobRow): Promise<PendingBook[]> {
+    const left: PendingBook[] = [];
+    for (const p of job.pending) if ((await jobs.ownedBook(job.seriesId, p.book)) === null) left.push(p);
+    return left;
+  }
+
+  /** A job awaiting an assignment whose books were all owned otherwise is done: imported, then retention. */
+  async function settle(job: TorrentJobRow, t: QbtTorrent, client: QbtClient, c: IndexerConfig): Promise<void> {
+    const left = await stillPending(job);
+    if (left.length === job.pending.length) return;
+    if (left.length > 0) {
+      await jobs.transition(job.id, "awaiting_assignment", "awaiting_assignment", { pending: left });
+      return;
+    }
+    if (!(await jobs.transition(job.id, "awaiting_assignment", "imported", { pending: [] }))) return;
+    ctx.log(`book channel: torrent job ${job.id}: every book waiting for an assignment is owned`);
+    ctx.events.publish("series_changed", job.seriesId);
+    await retain({ ...job, state: "imported", pending: [] }, t, client, c);
+  }
+
+  async function jobOf(id: number): Promise<TorrentJobRow> {
+    const job = await jobs.get(id);
+    if (!job) throw new AppError("torrent_job_not_found", `torrent job ${id} does not exist`);
+    return job;
+  }
+
+  /** The torrent's files as the client lists them now, with the book each is named for. */
+  async function filesOf(job: TorrentJobRow, c: IndexerConfig): Promise<TorrentFileView[]> {
+    if (!isActive(c)) throw new AppError("indexer_not_active", "the indexer/torrent channel is off or not configured");
+    const series = await ctx.repos.series.get(job.seriesId);
+    if (!series) throw new AppError("series_not_found", `series ${job.seriesId} does not exist`);
+    return describeFiles(await torrentClient(c).files(job.infoHash), series.title);
+  }
+
+  /** `{ assignments: [{ file, book }] }` (or one `{ file, book }`), each file and book at most once. */
+  function assignmentsOf(body: unknown): TorrentAssignment[] {
+    const o = asObject(body);
+    const list = o.assignments === undefined ? [o] : o.assignments;
+    if (!Array.isArray(list) || list.length === 0)
+      return invalidField("assignments", "a non-empty list of { file, book }");
+    if (list.length > 1000) return invalidField("assignments", "at most 1000 assignments");
+    const out = list.map((a, i) => {
+      const x = asObject(a, `assignments[${i}]`);
+      if (typeof x.file !== "string" || x.file.length === 0 || x.file.length > 4096)
+        return invalidField(`assignments[${i}].file`, "the name of a file of the torrent, as listed");
+      return { file: x.file, book: asLabel(x.book, `assignments[${i}].book`) };
+    });
+    out.forEach((a, i) => {
+      if (out.findIndex((b) => b.file === a.file) !== i)
+        invalidField(`assignments[${i}].file`, "a file can be assigned to one book only");
+      if (out.findIndex((b) => labelEquals(b.book, a.book)) !== i)
+        invalidField(`assignments[${i}].book`, "a book can be assigned one file only");
+    });
+    return out;
   }
 
   async function runPoll(): Promise<void> {
@@ -324,7 +439,7 @@ export function bookChannelService(
       if (!job) throw new AppError("torrent_job_not_found", `torrent job ${id} does not exist`);
       const o = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
       const remove = o.remove_from_client === true || o.removeFromClient === true;
-      if (!["failed", "imported", "removed"].includes(job.state))
+      if (!["failed", "imported", "removed", "awaiting_assignment"].includes(job.state))
         throw new AppError("torrent_job_not_dismissable", `torrent job ${id} is ${job.state}`, { state: job.state });
       if (remove && job.state !== "removed") {
         const c = await settings.load();
@@ -336,6 +451,84 @@ export function bookChannelService(
         `book channel: torrent job ${id}: dismissed by the operator${remove ? " (removed from the client)" : ""}`,
       );
       ctx.events.publish("series_changed", job.seriesId);
+      return (await jobs.get(id))!;
+    },
+
+    /** A job's files with the book each is named for and whether it may be assigned. */
+    async files(id: number): Promise<TorrentFilesView> {
+      const job = await jobOf(id);
+      return { job, files: await filesOf(job, await settings.load()) };
+    },
+
+    /**
+     * Explicit assignment: files of a torrent awaiting one are imported as the books waiting in it
+     * (checked first, all or nothing: a refused assignment changes nothing), through the same hardened
+     * import as an automatic one. A book owned meanwhile is only taken off the list. When a file fails
+     * its import (an unreadable archive, …) its book keeps waiting and the error says why; the books
+     * imported before it stay imported. With no book left waiting the job is imported (retention follows).
+     */
+    async assign(id: number, body: unknown): Promise<TorrentJobRow> {
+      const wanted = assignmentsOf(body);
+      const job = await jobOf(id);
+      const c = await settings.load();
+      if (job.state !== "awaiting_assignment")
+        throw new AppError("torrent_job_not_awaiting_assignment", `torrent job ${id} is ${job.state}`, {
+          state: job.state,
+        });
+      const files = await filesOf(job, c);
+      for (const a of wanted) {
+        const refusal = assignmentRefusal(job, files, a.file, a.book);
+        if (refusal) throw new AppError(refusal.code, refusal.detail);
+      }
+      const mount = c.qbittorrent.mount;
+      if (!mount)
+        throw new AppError("invalid_field", "qbittorrent.mount is not configured", { field: "qbittorrent.mount" });
+      const client = torrentClient(c);
+      const [torrent] = await client.info([job.infoHash]);
+      if (!torrent)
+        throw new AppError(
+          "torrent_job_not_awaiting_assignment",
+          `the torrent ${job.infoHash} is no longer in the client`,
+        );
+      const series = await ctx.repos.series.get(job.seriesId);
+      if (!series) throw new AppError("series_not_found", `series ${job.seriesId} does not exist`);
+      if (job.purpose === "translation" && !translations)
+        throw new AppError("invalid_field", "a translation torrent but the translation service is not wired");
+
+      if (!(await jobs.transition(id, "awaiting_assignment", "assigning")))
+        throw new AppError("torrent_job_not_awaiting_assignment", `torrent job ${id} changed meanwhile`);
+      assigningNow.add(id);
+      let pending = job.pending;
+      const imported = [...job.imported];
+      let failure: unknown = null;
+      try {
+        const place = await placeOf(torrent, mount);
+        for (const a of wanted) {
+          if ((await jobs.ownedBook(series.id, a.book)) === null) {
+            const local = localFileOf(place, a.file);
+            if (job.purpose === "translation") {
+              const staged = await stageForeignFile(ctx, translations!, job, series, a.book, local, place, null);
+              if ("id" in staged) imported.push(staged.id);
+            } else imported.push(await importBookFile(ctx, publication, job, series, a.book, local, place));
+            ctx.log(`book channel: torrent job ${id}: ${JSON.stringify(a.file)} assigned to book ${a.book}`);
+          }
+          pending = withoutBook(pending, a.book);
+        }
+      } catch (e) {
+        failure = e;
+      } finally {
+        const next = pending.length === 0 ? "imported" : "awaiting_assignment";
+        await jobs.transition(id, "assigning", next, { imported, pending, error: null });
+        assigningNow.delete(id);
+      }
+      ctx.events.publish("series_changed", job.seriesId);
+      if (failure !== null) {
+        ctx.log(`book channel: torrent job ${id}: assignment failed: ${messageOf(failure)}`);
+        throw failure;
+      }
+      // The retention action of a finished job runs with the poll, as for an automatic import.
+      if (pending.length === 0)
+        void channel.poll().catch((e: unknown) => ctx.log(`book channel: poll after an assignment: ${messageOf(e)}`));
       return (await jobs.get(id))!;
     },
 

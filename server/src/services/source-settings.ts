@@ -13,7 +13,8 @@
 import type { SuwayomiConnection } from "../providers/suwayomi.ts";
 import { settingsRepo } from "../repositories/settings-repo.ts";
 import type { AppContext } from "./context.ts";
-import { asObject, invalidField, optionalHttpUrl } from "./input.ts";
+import { AppError } from "../errors.ts";
+import { asObject, invalidField, optionalHttpUrl, optionalLanguage } from "./input.ts";
 
 export const SOURCES_SETTING_KEY = "sources";
 export const SUWAYOMI_PASSWORD_SECRET = "suwayomi.password";
@@ -66,6 +67,20 @@ function normalise(stored: StoredSourceSettings): StoredSourceSettings {
   return { suwayomi: { ...DEFAULT_SOURCE_SETTINGS.suwayomi, ...stored.suwayomi } };
 }
 
+/** The setting of the languages downloads may come in besides each series' own (a JSON array of codes). */
+export const DOWNLOAD_LANGUAGES_KEY = "downloads.languages";
+
+/** `{ languages }`: language codes ("en", "pt-BR"), at most 20, duplicates dropped, order kept. */
+function downloadLanguagesOf(raw: unknown): string[] {
+  const o = asObject(raw);
+  if (!Array.isArray(o.languages) || o.languages.length > 20)
+    throw new AppError("invalid_field", "languages must be a list of at most 20 language codes", {
+      field: "languages",
+    });
+  const list = o.languages.map((x, i) => optionalLanguage({ [`languages[${i}]`]: x }, `languages[${i}]`)!);
+  return [...new Set(list)];
+}
+
 export function sourceSettingsService(ctx: AppContext) {
   const read = async () => normalise(await getSetting(ctx, SOURCES_SETTING_KEY, DEFAULT_SOURCE_SETTINGS));
   const password = () => ctx.secrets.getIntegrationSecret(SUWAYOMI_PASSWORD_SECRET);
@@ -89,6 +104,21 @@ export function sourceSettingsService(ctx: AppContext) {
   return {
     async get(): Promise<SourceSettingsView> {
       return view(await read());
+    },
+
+    /**
+     * The languages chapters may be downloaded in besides each series' own: their offers become
+     * slots and are planned (the series language first, then these in order). Applied by every
+     * refresh and Wanted pass from the next one on.
+     */
+    async downloadLanguages(): Promise<{ languages: string[] }> {
+      const v = await getSetting<unknown>(ctx, DOWNLOAD_LANGUAGES_KEY, []);
+      return { languages: Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [] };
+    },
+    async updateDownloadLanguages(raw: unknown): Promise<{ languages: string[] }> {
+      const languages = downloadLanguagesOf(raw);
+      await putSetting(ctx, DOWNLOAD_LANGUAGES_KEY, languages);
+      return { languages };
     },
 
     async update(raw: unknown): Promise<SourceSettingsView> {

@@ -17,10 +17,9 @@ import {
 import { createKeyedLock, type KeyedLock } from "../library/keyed-lock.ts";
 import { sourceSlotRepo } from "../repositories/source-slot-repo.ts";
 import type { AppContext } from "./context.ts";
-import { getSetting } from "./source-settings.ts";
+import { DOWNLOAD_LANGUAGES_KEY, getSetting } from "./source-settings.ts";
 
-/** The setting of the languages downloads may come in besides the series' own. */
-export const DOWNLOAD_LANGUAGES_KEY = "downloads.languages";
+export { DOWNLOAD_LANGUAGES_KEY } from "./source-settings.ts";
 
 export interface SlotSync {
   added: number;

@@ -1,5 +1,6 @@
 /** GraphQL twins of /api/settings/indexer and /api/torrents: the same service, camelCase. */
-import type { IndexerSettingsView, TorrentJobRow } from "../../services/book-channel.ts";
+import type { PendingBook, TorrentFileView } from "../../domain/torrent-assignment.ts";
+import type { IndexerSettingsView, TorrentFilesView, TorrentJobRow } from "../../services/book-channel.ts";
 import type { MountMapping } from "../../services/book-channel-settings.ts";
 import { asId } from "../../services/input.ts";
 import { builder } from "../builder.ts";
@@ -47,6 +48,29 @@ const IndexerSettingsRef = builder.objectRef<IndexerSettingsView>("IndexerSettin
   }),
 });
 
+const PendingBookRef = builder.objectRef<PendingBook>("TorrentPendingBook").implement({
+  description: "A requested book waiting for an operator to assign it a file of the torrent.",
+  fields: (t) => ({
+    book: t.exposeString("book"),
+    reason: t.exposeString("reason", {
+      description: "not_found_by_name | ambiguous | other_edition | page_count",
+    }),
+    detail: t.exposeString("detail"),
+  }),
+});
+
+const TorrentFileRef = builder.objectRef<TorrentFileView>("TorrentFile").implement({
+  fields: (t) => ({
+    name: t.exposeString("name", { description: "Relative to the torrent's save path, as the client lists it." }),
+    size: t.float({ resolve: (f) => f.size }),
+    progress: t.exposeFloat("progress"),
+    namedBook: t.exposeString("namedBook", { nullable: true, description: "The one book the file's name is for." }),
+    format: t.exposeString("format", { description: "archive | other_book | other" }),
+    assignable: t.exposeBoolean("assignable"),
+    refusal: t.exposeString("refusal", { nullable: true, description: "unsupported_format | incomplete" }),
+  }),
+});
+
 const TorrentJobRef = builder.objectRef<TorrentJobRow>("TorrentJob").implement({
   fields: (t) => ({
     id: t.exposeInt("id"),
@@ -58,7 +82,13 @@ const TorrentJobRef = builder.objectRef<TorrentJobRow>("TorrentJob").implement({
       description: "The books requested from this torrent (exact decimal labels).",
     }),
     state: t.exposeString("state", {
-      description: "added | downloading | completed | importing | imported | failed | removed | dismissed",
+      description:
+        "added | downloading | completed | importing | imported | awaiting_assignment | assigning | failed | removed | dismissed",
+    }),
+    pending: t.field({
+      type: [PendingBookRef],
+      description: "Books waiting for an explicit assignment (state awaiting_assignment).",
+      resolve: (j) => j.pending,
     }),
     contentPath: t.exposeString("contentPath", { nullable: true }),
     importedFileIds: t.intList({ resolve: (j) => j.imported }),
@@ -66,6 +96,20 @@ const TorrentJobRef = builder.objectRef<TorrentJobRow>("TorrentJob").implement({
     error: t.exposeString("error", { nullable: true }),
     createdAt: t.string({ description: "ISO 8601.", resolve: (j) => j.createdAt.toISOString() }),
     updatedAt: t.string({ description: "ISO 8601.", resolve: (j) => j.updatedAt.toISOString() }),
+  }),
+});
+
+const TorrentFilesRef = builder.objectRef<TorrentFilesView>("TorrentFiles").implement({
+  fields: (t) => ({
+    job: t.field({ type: TorrentJobRef, resolve: (v) => v.job }),
+    files: t.field({ type: [TorrentFileRef], resolve: (v) => v.files }),
+  }),
+});
+
+const AssignmentInput = builder.inputType("TorrentAssignmentInput", {
+  fields: (t) => ({
+    file: t.string({ required: true, description: "The file's name as `torrentFiles` lists it." }),
+    book: t.string({ required: true, description: "The book waiting in the job (exact decimal label)." }),
   }),
 });
 
@@ -133,6 +177,12 @@ builder.queryFields((t) => ({
     type: IndexerSettingsRef,
     resolve: (_r, _a, { services }) => services.bookChannel.settings(),
   }),
+  torrentFiles: t.field({
+    type: TorrentFilesRef,
+    description: "A torrent job's files as the client lists them, with the book each is named for.",
+    args: { id: t.arg.int({ required: true }) },
+    resolve: (_r, { id }, { services }) => services.bookChannel.files(id),
+  }),
   torrentJobs: t.field({
     type: [TorrentJobRef],
     description: "Torrent jobs of the book channel, newest first; of one series when given.",
@@ -143,6 +193,16 @@ builder.queryFields((t) => ({
 }));
 
 builder.mutationFields((t) => ({
+  assignTorrentFiles: t.field({
+    type: TorrentJobRef,
+    description:
+      "Imports files of a torrent job awaiting an assignment as the books waiting in it (all checked first; same import as an automatic one).",
+    args: {
+      id: t.arg.int({ required: true }),
+      assignments: t.arg({ type: [AssignmentInput], required: true }),
+    },
+    resolve: (_r, { id, assignments }, { services }) => services.bookChannel.assign(id, { assignments }),
+  }),
   updateIndexerSettings: t.field({
     type: IndexerSettingsRef,
     args: { input: t.arg({ type: IndexerSettingsInput, required: true }) },

@@ -71,3 +71,23 @@ builder.mutationField("updateSourceSettings", (t) =>
     resolve: (_r, { input }, { services }) => services.sourceSettings.update({ suwayomi: sent(input.suwayomi) }),
   }),
 );
+
+const DownloadSettingsRef = builder.objectRef<{ languages: string[] }>("DownloadSettings").implement({
+  description: "Languages chapters may be downloaded in besides each series' own (its offers become slots).",
+  fields: (t) => ({ languages: t.exposeStringList("languages") }),
+});
+
+builder.queryField("downloadSettings", (t) =>
+  t.field({
+    type: DownloadSettingsRef,
+    resolve: (_r, _a, { services }) => services.sourceSettings.downloadLanguages(),
+  }),
+);
+
+builder.mutationField("updateDownloadSettings", (t) =>
+  t.field({
+    type: DownloadSettingsRef,
+    args: { languages: t.arg.stringList({ required: true }) },
+    resolve: (_r, { languages }, { services }) => services.sourceSettings.updateDownloadLanguages({ languages }),
+  }),
+);
