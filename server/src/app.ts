@@ -40,6 +40,7 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
   services.assemblyMonitor.start(config.assemblyMonitorIntervalSeconds * 1000);
   const stopDownloads = await startDownloads(ctx, services);
   services.translationWorker.start();
+  services.catalogueRefresh.start(config.catalogues.refreshIntervalSeconds * 1000);
 
   if (options.seedDemo !== false && config.demoLibrary) await seedDemoLibraryIfEmpty(ctx, services);
 
@@ -74,6 +75,7 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
       await services.assemblyMonitor.stop();
       await stopDownloads();
       await services.translationWorker.stop();
+      await services.catalogueRefresh.stop();
       wss.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

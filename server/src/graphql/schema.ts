@@ -23,6 +23,7 @@ import "./types/indexer.ts";
 import "./types/translations.ts";
 import "./types/translation-progress.ts";
 import "./types/translation-settings.ts";
+import "./types/catalogues.ts";
 
 /** The schema: every type file registers itself on the builder; this only assembles them. */
 export const schema = builder.toSchema({ sortSchema: true });

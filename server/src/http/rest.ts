@@ -19,6 +19,7 @@ import { indexerRoutes } from "./rest-indexer.ts";
 import { translationRoutes } from "./rest-translations.ts";
 import { translationSettingsRoutes } from "./rest-translation-settings.ts";
 import { dryRun, jsonBody, pathId } from "./request.ts";
+import { catalogueRoutes, createSeriesRest } from "./rest-catalogues.ts";
 
 /** The REST layer: translation between HTTP and the services, nothing else. */
 export function restApp(ctx: AppContext, services: Services, graphql: (req: Request) => Promise<Response> | Response) {
@@ -61,7 +62,7 @@ export function restApp(ctx: AppContext, services: Services, graphql: (req: Requ
   app.on(["GET", "POST"], "/graphql", (c) => graphql(c.req.raw));
 
   app.get("/api/manga", async (c) => c.json((await services.series.list()).map(restSeries)));
-  app.post("/api/manga", async (c) => c.json(restSeries(await services.series.create(await jsonBody(c))), 201));
+  app.post("/api/manga", async (c) => c.json(await createSeriesRest(services, await jsonBody(c)), 201));
   app.get("/api/manga/:id", async (c) => c.json(restSeries(await services.series.get(pathId(c)))));
   app.patch("/api/manga/:id", async (c) =>
     c.json(restSeries(await services.series.update(pathId(c), await jsonBody(c)))),
@@ -98,5 +99,6 @@ export function restApp(ctx: AppContext, services: Services, graphql: (req: Requ
   indexerRoutes(app, services);
   translationRoutes(app, services);
   translationSettingsRoutes(app, services);
+  catalogueRoutes(app, services);
   return app;
 }

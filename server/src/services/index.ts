@@ -21,6 +21,7 @@ import { bookChannelService } from "./book-channel.ts";
 import { translationWorker } from "./translation-worker.ts";
 import { translationServices } from "./translation-fallback-service.ts";
 import { translationSettingsService, type TranslationSettingsService } from "./translation-settings.ts";
+import { catalogueServices } from "./catalogue-wiring.ts";
 
 /** The use cases. REST routes and GraphQL resolvers both call these and nothing else. */
 export function createServices(ctx: AppContext) {
@@ -39,9 +40,11 @@ export function createServices(ctx: AppContext) {
   translations.translations.useWorker(() => worker.kick());
   const series = seriesService(ctx);
   followTranslationToggles(ctx, series, translationSettings, translations.translations);
+  const maps = mapService(ctx);
   return {
     series,
-    maps: mapService(ctx),
+    maps,
+    ...catalogueServices(ctx, { series, maps }),
     units,
     seriesPage: seriesPageService(ctx, units),
     filePages: filePagesService(ctx),
