@@ -673,3 +673,96 @@ describe("polite rate limits, measured on the fakes", () => {
     expect(md.requests.length - n).toBe(1);
   });
 });
+
+describe("adopting suggested books into the operator map", () => {
+  let app: TestApp;
+  let id: number;
+  beforeAll(async () => {
+    app = await emptyService();
+    id = (await createSeries(app, "Harbor Lights")).id;
+    await link(app, id, "mangadex", mangadexId(3));
+  });
+  afterAll(() => app.dispose());
+
+  it("previews, then saves one book, bound to the map revision; a book the operator set is never adopted again", async () => {
+    const body = { source: "catalogue:mangadex", volumes: ["1"], revision: 0 };
+    const preview = await expectJson<{ dry_run: boolean; map_after: string; adoption: { adopted: string[] } }>(
+      await app.api(`/api/manga/${id}/chapter-map/suggestions/adopt?dry_run=true`, { method: "POST", json: body }),
+      200,
+    );
+    expect(preview).toMatchObject({ dry_run: true, adoption: { adopted: ["1"] } });
+    expect((await chapterMap(app, id)).revision).toBe(0);
+
+    const g = await app.gql<{
+      previewSuggestedBooks: { adoption: { adopted: string[] }; preview: { revision: number } };
+    }>(
+      'mutation($id: Int!) { previewSuggestedBooks(seriesId: $id, source: "catalogue:mangadex", volumes: ["1"], revision: 0) { adoption { adopted } preview { revision } } }',
+      { id },
+    );
+    expect(g.data?.previewSuggestedBooks).toEqual({ adoption: { adopted: ["1"] }, preview: { revision: 0 } });
+
+    const saved = await expectJson<{ map: RestMap; adoption: { adopted: string[] } }>(
+      await app.api(`/api/manga/${id}/chapter-map/suggestions/adopt`, { method: "POST", json: body }),
+      200,
+    );
+    expect(saved.map.revision).toBe(1);
+    expect(saved.map.entries).toEqual([{ volume: "1", chapters: ["1", "2"] }]);
+    const p = await expectProblem(
+      await app.api(`/api/manga/${id}/chapter-map/suggestions/adopt`, {
+        method: "POST",
+        json: { ...body, revision: 1 },
+      }),
+      422,
+      "nothing_to_adopt",
+    );
+    expect(p.skipped).toEqual([{ volume: "1", reason: "set_by_operator" }]);
+    await expectProblem(
+      await app.api(`/api/manga/${id}/chapter-map/suggestions/adopt`, { method: "POST", json: body }),
+      422,
+      "nothing_to_adopt",
+    );
+    await expectProblem(
+      await app.api(`/api/manga/${id}/chapter-map/suggestions/adopt`, {
+        method: "POST",
+        json: { ...body, source: "catalogue:anilist", revision: 1 },
+      }),
+      404,
+      "suggestion_not_found",
+    );
+    // A refresh afterwards keeps the adopted (now operator) entry exactly.
+    await expectJson(await app.api(`/api/manga/${id}/catalogue-links/refresh`, { method: "POST" }), 200);
+    const after = await chapterMap(app, id);
+    expect([after.revision, after.entries]).toEqual([1, [{ volume: "1", chapters: ["1", "2"] }]]);
+  });
+});
+
+describe("the scheduled refresh", () => {
+  let app: TestApp;
+  afterAll(() => app?.dispose());
+
+  it("refreshes every linked series on its interval", async () => {
+    app = await createTestApp({ env: { CATALOGUE_REFRESH_INTERVAL_SECONDS: "1" } });
+    await app.api("/api/settings/catalogues", {
+      method: "PUT",
+      json: { mangadex: { base_url: md.url, cover_base_url: md.url } },
+    });
+    const id = (await createSeries(app, "Tide Pool Diaries")).id;
+    await link(app, id, "mangadex", mangadexId(2));
+    const asked = () => md.requests.filter((r) => r.path === `/manga/${mangadexId(2)}`).length;
+    const linkedAt = asked();
+    // Wait for the condition, not for a time: two cycles that each asked MangaDex again.
+    for (let i = 0; i < 600; i++) {
+      const s = await expectJson<{ last_outcome: { refreshed: number } | null }>(
+        await app.api("/api/catalogues/refresh"),
+        200,
+      );
+      if (s.last_outcome?.refreshed === 1 && asked() >= linkedAt + 2) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(asked()).toBeGreaterThanOrEqual(linkedAt + 2);
+    const g = await app.gql<{ catalogueRefreshStatus: { refreshed: number; nextRun: string } }>(
+      "{ catalogueRefreshStatus { refreshed nextRun } }",
+    );
+    expect(g.data?.catalogueRefreshStatus.refreshed).toBe(1);
+  });
+});
