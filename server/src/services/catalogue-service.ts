@@ -491,7 +491,7 @@ export function catalogueService(
       const catalogue = asCatalogue(o.catalogue);
       const catalogueId = asCatalogueId(catalogue, o.catalogue_id);
       const language = optionalLanguage(o, "language") ?? "en";
-      const given = optionalString(o, "title", 300)?.trim();
+      const given = o.title === null ? undefined : optionalString(o, "title", 300)?.trim();
       await enabledClient(catalogue);
       // Fetch everything before the series exists: a failing catalogue creates nothing.
       const probe = await fetchOne(catalogue, catalogueId, language, null, "refresh");

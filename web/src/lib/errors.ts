@@ -57,6 +57,14 @@ const NEXT: Record<string, string> = {
     "The processor could not be reached after several tries. Check the processor URL and token in the settings, then retry.",
   processor_refused: "The processor refused the request. Check its token and log, then retry.",
   no_text_found: "The processor found no text to translate in the source. Check that you uploaded the right archive.",
+  catalogue_failed:
+    "The catalogue did not answer (nothing was changed). Try again later, or check its address in the settings.",
+  catalogue_entry_not_found: "The catalogue has no such entry any more. Search again and pick another one.",
+  catalogue_disabled: "That catalogue is turned off. Turn it on in the settings first.",
+  catalogue_link_not_found: "The series is no longer linked to that catalogue. Reload the page.",
+  catalogue_offer_stale: "The catalogues changed meanwhile. Reload the page and check the new values.",
+  nothing_to_adopt: "Your map already has this book, or all its chapters are contested. Edit the starts instead.",
+  suggestion_not_found: "The suggestion is gone. Reload the page.",
   unauthenticated: "Sign in again.",
   internal: "Try again. If it keeps failing, check the service's log.",
 };

@@ -425,8 +425,10 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: LinkedSeriesInput }),
     },
     resolve: async (query, _r, { catalogue, catalogueId, input }, { db, services }) => {
+      // An input field sent as null is one not given (the title then defaults to the catalogue's).
+      const given = Object.fromEntries(Object.entries(input ?? {}).filter(([, v]) => v !== null));
       const r = await services.catalogues.createLinked({
-        ...snake(input ?? {}),
+        ...snake(given),
         catalogue,
         catalogue_id: catalogueId,
       });
