@@ -366,7 +366,11 @@ export function catalogueService(
   async function refresh(seriesId: number): Promise<SeriesCatalogueView> {
     await requireSeries(seriesId);
     await locked(seriesId, async () => {
-      const links = (await repo.links(seriesId)).filter((l) => isCatalogueName(l.catalogue));
+      // A catalogue turned off in the settings is not asked: its link keeps what it said last.
+      const settings = await deps.settings.get();
+      const links = (await repo.links(seriesId)).filter(
+        (l) => isCatalogueName(l.catalogue) && settings[l.catalogue].enabled,
+      );
       if (links.length === 0) return;
       await refreshTargets(
         seriesId,

@@ -107,8 +107,9 @@ async function startFake(
   const server = http.createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? "/", "http://127.0.0.1");
+      const at = Date.now();
       const r: FakeRequest = {
-        at: Date.now(),
+        at,
         method: req.method ?? "GET",
         path: url.pathname,
         query: url.searchParams,
