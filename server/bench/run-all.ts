@@ -37,6 +37,11 @@ const BENCHES: Record<string, Bench> = {
     tools: [],
     what: "download pipeline (fetch, judge, CBZ, publish) vs fetch + write; peak RSS",
   },
+  start: {
+    file: "start.bench.ts",
+    tools: [{ command: "git", pkg: "git" }],
+    what: "npm start in a fresh clone, second start to /api/health, vs the bundle alone, tsx and a bare node server",
+  },
   ocr: {
     file: "ocr.bench.ts",
     tools: [{ command: "tesseract", pkg: "tesseract-ocr" }],

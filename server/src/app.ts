@@ -23,6 +23,9 @@ export interface App {
   close(): Promise<void>;
 }
 
+/** How long requests in flight may take to finish once the service stops. */
+const DRAIN_MS = 3000;
+
 /** Wires configuration, database, services and transports into one HTTP server. */
 export async function createApp(config: Config, options: { migrate?: boolean; seedDemo?: boolean } = {}): Promise<App> {
   await mkdir(config.dataDir, { recursive: true });
@@ -71,14 +74,29 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
         });
       }),
     async close() {
-      stopPurge();
-      await services.assemblyMonitor.stop();
-      await stopDownloads();
-      await services.translationWorker.stop();
-      await services.catalogueRefresh.stop();
+      // 1. Stop accepting: the listening socket closes, idle keep-alive connections go at once.
+      const httpClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      // 2. Subscriptions: every WebSocket hears "going away" (1001); graphql-ws completes its subscriptions.
+      for (const socket of wss.clients) socket.close(1001, "Going away");
       wss.close();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // 3. Schedules and workers stop taking work; running jobs stop at their next journal step
+      //    (their rows stay as they are, and the next start resumes them).
+      stopPurge();
+      const stopped = await Promise.allSettled([
+        services.assemblyMonitor.stop(),
+        stopDownloads(),
+        services.translationWorker.stop(),
+        services.catalogueRefresh.stop(),
+      ]);
+      for (const r of stopped) if (r.status === "rejected") log(`shutdown: ${String(r.reason)}`);
+      // 4. Requests in flight get a short while to finish, then every connection left is cut.
+      const drained = (ms: number) => Promise.race([httpClosed, new Promise((r) => setTimeout(r, ms).unref())]);
+      await drained(DRAIN_MS);
       server.closeAllConnections();
+      for (const socket of wss.clients) socket.terminate();
+      await drained(1000);
+      // 5. The database last: nothing above writes any more.
       await db.$disconnect();
     },
   };

@@ -1,8 +1,46 @@
 import { loadConfig } from "./config.ts";
-import { createApp } from "./app.ts";
+import { createApp, type App } from "./app.ts";
+
+/**
+ * A stop ends within 10 s (what supervisors grant before SIGKILL): past this, the process exits
+ * anyway, and the next start resumes unfinished work from its journal.
+ */
+const SHUTDOWN_DEADLINE_MS = 9000;
+let app: App | null = null;
+let stopping = false;
+
+function stop(signal: NodeJS.Signals): void {
+  // Ctrl-C in a terminal reaches the process twice (from the terminal and from npm): one stop is enough.
+  if (stopping) return;
+  stopping = true;
+  console.log(`${signal}: shutting down`);
+  setTimeout(() => {
+    console.error(
+      `shutdown still busy after ${SHUTDOWN_DEADLINE_MS / 1000} s: exiting (unfinished work resumes at the next start)`,
+    );
+    process.exit(1);
+  }, SHUTDOWN_DEADLINE_MS).unref();
+  // A signal during start-up stops the service as soon as it is wired.
+  if (app) void closeAndExit(app);
+}
+
+async function closeAndExit(a: App): Promise<never> {
+  try {
+    await a.close();
+    console.log("stopped");
+    process.exit(0);
+  } catch (e) {
+    console.error(`shutdown failed: ${(e as Error).message}`);
+    process.exit(1);
+  }
+}
+
+process.on("SIGINT", stop);
+process.on("SIGTERM", stop);
 
 const config = loadConfig();
-const app = await createApp(config);
+app = await createApp(config);
+if (stopping) await closeAndExit(app);
 const port = await app.listen();
 const { secrets } = app.ctx;
 const url = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${port}`;
@@ -14,13 +52,3 @@ if (secrets.generatedPassword) {
   // Printed once, on the start that generated it; only its hash is stored.
   console.log(`  web login:    admin / ${secrets.generatedPassword}  (set ADMIN_PASSWORD to choose your own)`);
 }
-
-const stop = (signal: string) => {
-  console.log(`${signal}: shutting down`);
-  app.close().then(
-    () => process.exit(0),
-    () => process.exit(1),
-  );
-};
-process.on("SIGINT", () => stop("SIGINT"));
-process.on("SIGTERM", () => stop("SIGTERM"));

@@ -1,19 +1,47 @@
 import { execFile } from "node:child_process";
-import { mkdir } from "node:fs/promises";
+import { mkdir, readdir } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
+import { createDb } from "./client.ts";
 
 const run = promisify(execFile);
 const serverDir = path.resolve(import.meta.dirname, "..", "..");
 
+const migrationsDir = path.join(serverDir, "..", "prisma", "migrations");
+
+/**
+ * The committed migrations the database has not applied yet; null when the database cannot tell
+ * (no migrations table yet, or a migration that failed: the CLI then reports it).
+ */
+async function pendingMigrations(databaseUrl: string): Promise<string[] | null> {
+  const committed = (await readdir(migrationsDir, { withFileTypes: true }))
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name);
+  const { db } = createDb(databaseUrl);
+  try {
+    const rows = await db.$queryRawUnsafe<{ name: string; finished: unknown; rolledBack: unknown }[]>(
+      `SELECT migration_name AS name, finished_at AS finished, rolled_back_at AS rolledBack FROM _prisma_migrations`,
+    );
+    if (rows.some((r) => r.finished === null && r.rolledBack === null)) return null;
+    const applied = new Set(rows.filter((r) => r.finished !== null && r.rolledBack === null).map((r) => r.name));
+    return committed.filter((m) => !applied.has(m));
+  } catch {
+    return null;
+  } finally {
+    await db.$disconnect();
+  }
+}
+
 /**
  * Applies the committed migrations with `prisma migrate deploy` (the JS schema engine cannot run
- * `migrate dev` here; see STACK.md). Idempotent: an up-to-date database is left as it is.
+ * `migrate dev` here). Idempotent: an up-to-date database is left as it is, without starting the
+ * CLI at all (a second process that costs seconds of every start on a busy machine).
  */
 export async function migrateDatabase(databaseUrl: string): Promise<void> {
   if (databaseUrl.startsWith("file:")) {
     await mkdir(path.dirname(databaseUrl.slice("file:".length)), { recursive: true });
   }
+  if ((await pendingMigrations(databaseUrl))?.length === 0) return;
   const prismaBin = path.join(serverDir, "node_modules", "prisma", "build", "index.js");
   try {
     await run(process.execPath, [prismaBin, "migrate", "deploy"], {

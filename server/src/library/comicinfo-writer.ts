@@ -1,6 +1,6 @@
 /**
- * The ComicInfo.xml writer (Anansi ComicInfo v2.1 draft, ../shared/comicinfo/): elements in the
- * XSD's sequence order, integers checked, text escaped. Used by the demo library and by book
+ * The ComicInfo.xml writer (ComicInfo 2.1 draft, as described in server/test/comicinfo/format.ts):
+ * elements in the format's order, integers checked, text escaped. Used by the demo library and by book
  * assembly (volume-level ComicInfo with a Pages list).
  */
 export type ComicInfoYesNo = "Unknown" | "No" | "Yes";
