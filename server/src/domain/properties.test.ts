@@ -13,7 +13,7 @@ import { adoptSuggestion, entriesFromBookStarts, validateOperatorEntries } from 
 import { chaptersArb, mapEntriesArb, snapshotArb, sourcesArb, volumeLabel } from "./test-arbitraries.ts";
 import type { CoverageIndex, MapEntryFacts, MapSourceFacts, VerificationFacts } from "./types.ts";
 import { aggregateSuggestion } from "./catalogue.ts";
-import { aggregateArb } from "./catalogue-arbitraries.ts";
+import { aggregateArb } from "./test-catalogue-arbitraries.ts";
 
 function check<T>(numRuns: number, property: fc.IProperty<T>): void {
   fc.assert(property, { numRuns });
