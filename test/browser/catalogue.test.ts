@@ -6,8 +6,8 @@
  * the map editor after seeing what it changes. Nothing is covered because a catalogue said so.
  */
 import { describe, expect, it } from "vitest";
-import type { Browser } from "playwright-core";
-import { browserSuite, loggedInContext, seriousViolations, watchErrors, type Service } from "./harness.ts";
+import type { Browser, Page } from "playwright-core";
+import { PHONE, browserSuite, loggedInContext, seriousViolations, watchErrors, type Service } from "./harness.ts";
 import {
   fakeCover,
   mangadexId,
@@ -22,6 +22,10 @@ browserSuite((s, b) => {
   service = s;
   browser = b;
 });
+
+/** Content wider than the screen (a phone must not scroll sideways). */
+const overflow = (page: Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
 describe("catalogues", () => {
   it("search → add linked → link a second catalogue → accept the agreed count → adopt one suggested book", async () => {
@@ -136,6 +140,98 @@ describe("catalogues", () => {
         chapterMap: { revision: number; entries: { volume: string; chapters: string[] }[] };
       }>("query($id: Int!) { chapterMap(seriesId: $id) { revision entries { volume chapters } } }", { id });
       expect(map.chapterMap).toEqual({ revision: 1, entries: [{ volume: "2", chapters: ["6", "7", "8", "9"] }] });
+      expect(errors).toEqual([]);
+      await ctx.close();
+    } finally {
+      await Promise.all([md.close(), mu.close()]);
+    }
+  });
+  it("has no serious axe violations at phone size and fits the screen: add a series, the panel, its search, the suggested books", async () => {
+    const md = await startFakeMangaDex([
+      {
+        id: mangadexId(42),
+        title: "Paper Lantern Ferry, the Long Crossing of the Northern Archipelago",
+        description: "A ferry crosses an archipelago of lantern-lit islands, one book at a time.",
+        status: "ongoing",
+        year: 2021,
+        volumes: 4,
+        chapters: 28,
+        authors: ["Aki Mizuno"],
+        genres: ["Adventure", "Slice of Life"],
+        cover: await fakeCover(42),
+        aggregate: { en: { "1": ["1", "2", "3"], "2": ["4", "5", "6"], "3": ["6", "7"], none: ["8"] } },
+      },
+    ]);
+    const mu = await startFakeMangaUpdates([
+      {
+        id: "4242",
+        title: "Paper Lantern Ferry, the Long Crossing of the Northern Archipelago",
+        status: "ongoing",
+        year: 2021,
+        volumes: 5,
+        chapters: 30,
+      },
+    ]);
+    try {
+      await service.gql(
+        `mutation($md: String!, $mu: String!) { updateCatalogueSettings(input: {
+          mangadex: { baseUrl: $md, coverBaseUrl: $md }, mangaupdates: { baseUrl: $mu }, anilist: { enabled: false }
+        }) { mangadex { enabled } } }`,
+        { md: md.url, mu: `${mu.url}/v1` },
+      );
+      const ctx = await loggedInContext(browser, service, PHONE);
+      const page = await ctx.newPage();
+      const errors = watchErrors(page);
+
+      // Add a series: the search results at phone size.
+      await page.goto("/add-series");
+      await page.getByRole("searchbox", { name: "Title" }).fill("Paper Lantern Ferry");
+      await page.getByRole("button", { name: "Search", exact: true }).click();
+      await page.getByRole("region", { name: "MangaUpdates results" }).waitFor();
+      await page.getByRole("region", { name: "MangaDex results" }).waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+      expect(await overflow(page)).toBeLessThanOrEqual(0);
+      await page
+        .getByRole("region", { name: "MangaDex results" })
+        .getByRole("button", { name: /Add this series: Paper Lantern Ferry/ })
+        .click();
+      await page.waitForURL(/\/series\/\d+$/);
+      const id = Number(/\/series\/(\d+)$/.exec(page.url())?.[1]);
+
+      // The panel with a long title, the cover, a conflict in the suggestion and a lone count.
+      const panel = page.getByTestId("catalogue-panel");
+      await panel.getByText("A ferry crosses an archipelago of lantern-lit islands, one book at a time.").waitFor();
+      await panel.getByText("Chapter 6 is listed under books 2 and 3: it is in none of them.").waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+      expect(await overflow(page)).toBeLessThanOrEqual(0);
+
+      // Its search dialog, then linking MangaUpdates: the counts now conflict (4 and 5 books).
+      await panel.getByRole("button", { name: "Find in catalogues…" }).click();
+      const dialog = page.getByRole("dialog", { name: /^Find Paper Lantern Ferry/ });
+      await dialog.getByRole("button", { name: "Search", exact: true }).click();
+      const muHits = dialog.getByRole("region", { name: "MangaUpdates results" });
+      await muHits.waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+      expect(await overflow(page)).toBeLessThanOrEqual(0);
+      await muHits.getByRole("button", { name: /Link: Paper Lantern Ferry/ }).click();
+      await panel.getByText(/Linked to MangaUpdates/).waitFor();
+      const offers = panel.getByRole("button", { name: /^Use [45] books/ });
+      await expect.poll(() => offers.count()).toBe(2);
+      expect(await seriousViolations(page)).toEqual([]);
+      expect(await overflow(page)).toBeLessThanOrEqual(0);
+
+      // The suggested books in the map editor and an adoption's preview.
+      await page.goto(`/series/${id}/map`);
+      const suggested = page.getByTestId("suggested-books");
+      await suggested.waitFor();
+      await suggested.getByRole("button", { name: "Adopt book 1" }).waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+      expect(await overflow(page)).toBeLessThanOrEqual(0);
+      await suggested.getByRole("button", { name: "Adopt book 1" }).click();
+      const adopt = page.getByRole("dialog", { name: "Adopt book 1" });
+      await adopt.getByText("Book 1 from catalogue:mangadex becomes part of your map.").waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+      expect(await overflow(page)).toBeLessThanOrEqual(0);
       expect(errors).toEqual([]);
       await ctx.close();
     } finally {
