@@ -146,7 +146,7 @@ describe("catalogues", () => {
       await Promise.all([md.close(), mu.close()]);
     }
   });
-  it("has no serious axe violations at phone size and fits the screen: add a series, the panel, its search, the suggested books", async () => {
+  it("at phone size, axe-clean and fitting the screen: settings, add a series, the panel, its search, the suggested books; the library card takes the catalogue cover", async () => {
     const md = await startFakeMangaDex([
       {
         id: mangadexId(42),
@@ -173,15 +173,36 @@ describe("catalogues", () => {
       },
     ]);
     try {
-      await service.gql(
-        `mutation($md: String!, $mu: String!) { updateCatalogueSettings(input: {
-          mangadex: { baseUrl: $md, coverBaseUrl: $md }, mangaupdates: { baseUrl: $mu }, anilist: { enabled: false }
-        }) { mangadex { enabled } } }`,
-        { md: md.url, mu: `${mu.url}/v1` },
-      );
       const ctx = await loggedInContext(browser, service, PHONE);
       const page = await ctx.newPage();
       const errors = watchErrors(page);
+
+      // The catalogues' addresses in Settings (the fakes stand in for the public APIs).
+      await page.goto("/settings");
+      const settings = page.getByRole("form", { name: "Catalogues" });
+      const mdBox = settings.getByRole("group", { name: "MangaDex" });
+      await mdBox.getByLabel("API address").fill(md.url);
+      await mdBox.getByLabel("Cover address").fill(md.url);
+      await settings.getByRole("group", { name: "MangaUpdates" }).getByLabel("API address").fill(`${mu.url}/v1`);
+      await settings.getByRole("group", { name: "AniList" }).getByLabel("Use AniList").uncheck();
+      await settings.getByRole("button", { name: "Save" }).click();
+      await settings.getByText("Saved.").waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+      expect(await overflow(page)).toBeLessThanOrEqual(0);
+      const saved = await service.gql<{
+        catalogueSettings: {
+          mangadex: { enabled: boolean; baseUrl: string; coverBaseUrl: string };
+          mangaupdates: { enabled: boolean; baseUrl: string };
+          anilist: { enabled: boolean };
+        };
+      }>(
+        "{ catalogueSettings { mangadex { enabled baseUrl coverBaseUrl } mangaupdates { enabled baseUrl } anilist { enabled } } }",
+      );
+      expect(saved.catalogueSettings).toEqual({
+        mangadex: { enabled: true, baseUrl: md.url, coverBaseUrl: md.url },
+        mangaupdates: { enabled: true, baseUrl: `${mu.url}/v1` },
+        anilist: { enabled: false },
+      });
 
       // Add a series: the search results at phone size.
       await page.goto("/add-series");
@@ -232,6 +253,14 @@ describe("catalogues", () => {
       await adopt.getByText("Book 1 from catalogue:mangadex becomes part of your map.").waitFor();
       expect(await seriousViolations(page)).toEqual([]);
       expect(await overflow(page)).toBeLessThanOrEqual(0);
+      await adopt.getByRole("button", { name: "Cancel" }).click();
+
+      // No file has a cover yet: the library card shows the catalogue's.
+      await page.goto("/");
+      const card = page.locator(`a[href="/series/${id}"] img`);
+      await card.waitFor();
+      expect(await card.getAttribute("src")).toBe(`/api/manga/${id}/cover`);
+      await expect.poll(() => card.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
       expect(errors).toEqual([]);
       await ctx.close();
     } finally {
