@@ -47,6 +47,7 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
   services.assemblyMonitor.start(config.assemblyMonitorIntervalSeconds * 1000);
   const stopDownloads = await startDownloads(ctx, services);
   services.translationWorker.start();
+  services.catalogueRefresh.start(config.catalogues.refreshIntervalSeconds * 1000);
 
   if (options.seedDemo !== false && config.demoLibrary) await seedDemoLibraryIfEmpty(ctx, services);
 
@@ -98,6 +99,7 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
         stopDownloads(),
         services.translationWorker.stop(),
         services.pageSignatures.stop(),
+        services.catalogueRefresh.stop(),
       ]);
       for (const r of stopped) if (r.status === "rejected") log(`shutdown: ${String(r.reason)}`);
       // 4. Requests in flight get a short while to finish, then every connection left is cut.

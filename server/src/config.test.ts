@@ -30,6 +30,7 @@ describe("loadConfig", () => {
         wantedIntervalSeconds: 3600,
         maxPerPass: 10,
       },
+      catalogues: { refreshIntervalSeconds: 86_400, retryBaseMs: 1_000 },
       archiveLimits: {
         maxEntries: 10_000,
         maxTotalBytes: 8 * 1024 ** 3,
@@ -72,6 +73,8 @@ describe("loadConfig", () => {
           ARCHIVE_MAX_ENTRY_BYTES: "200000",
           ARCHIVE_MAX_RATIO: "50",
           IMAGE_MAX_PIXELS: "4000000",
+          CATALOGUE_REFRESH_INTERVAL_SECONDS: "3600",
+          CATALOGUE_RETRY_BASE_MS: "50",
         },
         CWD,
       ),
@@ -99,6 +102,7 @@ describe("loadConfig", () => {
         wantedIntervalSeconds: 3600,
         maxPerPass: 10,
       },
+      catalogues: { refreshIntervalSeconds: 3600, retryBaseMs: 50 },
       archiveLimits: {
         maxEntries: 500,
         maxTotalBytes: 1_000_000,

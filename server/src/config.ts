@@ -1,5 +1,6 @@
 import path from "node:path";
 import { loadDownloadsConfig, type DownloadsConfig } from "./services/download-pipeline-config.ts";
+import { loadCataloguesConfig, type CataloguesConfig } from "./catalogues/config.ts";
 
 /** Runtime configuration, from the environment variables of the API contract's "Running" section. */
 export interface Config {
@@ -26,6 +27,8 @@ export interface Config {
   downloads: DownloadsConfig;
   /** Import folder of the drop-folder provider: one subfolder per work, holding CBZ files or image folders. */
   dropFolder: string;
+  /** Public catalogues: the daily refresh and the back-off (catalogues/config.ts). */
+  catalogues: CataloguesConfig;
 }
 
 export interface ArchiveLimitsConfig {
@@ -92,6 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     assemblyMonitorIntervalSeconds: positiveInt(env, "ASSEMBLY_MONITOR_INTERVAL_SECONDS", 900),
     dropFolder: resolve(env.DROP_FOLDER ?? path.join(dataDir, "drop")),
     downloads: loadDownloadsConfig(env),
+    catalogues: loadCataloguesConfig(env),
     archiveLimits: {
       maxEntries: positiveInt(env, "ARCHIVE_MAX_ENTRIES", DEFAULT_ARCHIVE_LIMITS.maxEntries),
       maxTotalBytes: positiveInt(env, "ARCHIVE_MAX_TOTAL_BYTES", DEFAULT_ARCHIVE_LIMITS.maxTotalBytes),

@@ -135,6 +135,18 @@ export const ERRORS = {
     title: "ADMIN_PASSWORD sets the password: change it there and restart the service",
   },
   session_not_found: { status: 404, title: "No such session" },
+  // Public catalogues (MangaDex, MangaUpdates, AniList): suggestions only.
+  catalogue_failed: { status: 502, title: "A catalogue failed to answer: nothing was changed" },
+  catalogue_entry_not_found: { status: 404, title: "The catalogue has no entry with that id" },
+  catalogue_disabled: { status: 409, title: "That catalogue is disabled in the settings" },
+  catalogue_link_not_found: { status: 404, title: "The series is not linked to that catalogue" },
+  catalogue_offer_stale: {
+    status: 409,
+    title: "The linked catalogues no longer offer that value: reload the series and review again",
+  },
+  cover_not_found: { status: 404, title: "The series has no stored cover" },
+  suggestion_not_found: { status: 404, title: "The series has no such map suggestion" },
+  nothing_to_adopt: { status: 422, title: "Nothing of those books can be adopted from the suggestion" },
   internal: { status: 500, title: "Internal error" },
 } as const satisfies Record<string, { status: number; title: string }>;
 

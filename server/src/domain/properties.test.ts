@@ -1,6 +1,6 @@
 /**
  * Invariants of map trust and coverage over randomly generated series (test-arbitraries.ts).
- * Runs 12,000+ generated series in total. The method for "nothing derived from a hint": build the
+ * Runs 12,000+ generated series in total, and catalogue suggestions generated from MangaDex aggregates. The method for "nothing derived from a hint": build the
  * index from the snapshot and from the same snapshot with the hints removed or changed; every
  * field a decision reads must be identical.
  */
@@ -8,11 +8,13 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { buildCoverageIndex, previewMapChange } from "./coverage.ts";
 import { estimateBooks } from "./estimates.ts";
-import { labelEquals, sortLabels, type Label } from "./labels.ts";
+import { labelEquals, parseLabel, sortLabels, type Label } from "./labels.ts";
 import { adoptSuggestion, entriesFromBookStarts, validateOperatorEntries } from "./map-trust.ts";
 import { chaptersArb, mapEntriesArb, snapshotArb, sourcesArb, volumeLabel } from "./test-arbitraries.ts";
 import { seriesForm } from "./series-form.ts";
-import type { CoverageIndex, FileFacts, VerificationFacts } from "./types.ts";
+import type { CoverageIndex, FileFacts, MapEntryFacts, MapSourceFacts, VerificationFacts } from "./types.ts";
+import { aggregateSuggestion } from "./catalogue.ts";
+import { aggregateArb } from "./test-catalogue-arbitraries.ts";
 
 function check<T>(numRuns: number, property: fc.IProperty<T>): void {
   fc.assert(property, { numRuns });
@@ -454,6 +456,72 @@ describe("map editing rules", () => {
           expect(result.entries.flatMap((e) => e.chapters)).toHaveLength(last - (sorted[0] ?? 0) + 1);
         },
       ),
+    );
+  });
+});
+
+describe("catalogue suggestions generated from MangaDex aggregates", () => {
+  const asSource = (entries: MapEntryFacts[]): MapSourceFacts => ({
+    id: 990,
+    kind: "catalogue",
+    name: "catalogue:mangadex",
+    revision: 1,
+    entries,
+  });
+
+  it("never make a chapter covered or a file a duplicate", () => {
+    check(
+      2000,
+      fc.property(snapshotArb, aggregateArb, (snap, aggregate) => {
+        const { entries } = aggregateSuggestion(aggregate);
+        const before = buildCoverageIndex(snap);
+        const after = buildCoverageIndex({ ...snap, mapSources: [...snap.mapSources, asSource(entries)] });
+        expect(after).toEqual(before);
+        const covered = (i: CoverageIndex) =>
+          i.chapters.filter((c) => c.coverage === "covered_by_volume").map((c) => c.number);
+        const dupes = (i: CoverageIndex) => i.chapters.flatMap((c) => c.duplicateFileIds);
+        expect(covered(after)).toEqual(covered(before));
+        expect(dupes(after)).toEqual(dupes(before));
+      }),
+    );
+  });
+
+  it("place every chapter in at most one book: a contested or `none` chapter in no book", () => {
+    check(
+      2000,
+      fc.property(aggregateArb, (aggregate) => {
+        const s = aggregateSuggestion(aggregate);
+        const placed = s.entries.flatMap((e) => e.chapters);
+        expect(new Set(placed).size).toBe(placed.length);
+        for (const c of s.conflicts) {
+          expect(c.volumes.length).toBeGreaterThan(1);
+          expect(placed).not.toContain(c.chapter);
+        }
+        for (const c of s.noBook) expect(placed).not.toContain(c);
+        // A chapter placed in a book is listed under that book's volume and under no other volume.
+        for (const e of s.entries)
+          for (const c of e.chapters) {
+            const under = aggregate.filter(
+              (v) => v.volume.trim().toLowerCase() !== "none" && v.chapters.some((x) => parseLabel(x) === c),
+            );
+            expect(new Set(under.map((v) => parseLabel(v.volume) ?? v.volume))).toEqual(new Set([e.volume]));
+          }
+      }),
+    );
+  });
+
+  it("adopted whole, never give a contested chapter to any book", () => {
+    check(
+      1000,
+      fc.property(mapEntriesArb, aggregateArb, (operator, aggregate) => {
+        fc.pre(validateOperatorEntries(operator).length === 0);
+        const s = aggregateSuggestion(aggregate);
+        const result = adoptSuggestion(operator, s.entries);
+        expect(validateOperatorEntries(result.entries)).toEqual([]);
+        const adopted = result.entries.filter((e) => result.adopted.includes(e.volume)).flatMap((e) => e.chapters);
+        for (const c of s.conflicts) expect(adopted).not.toContain(c.chapter);
+        for (const c of s.noBook) expect(adopted).not.toContain(c);
+      }),
     );
   });
 });

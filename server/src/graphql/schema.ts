@@ -24,6 +24,7 @@ import "./types/indexer.ts";
 import "./types/translations.ts";
 import "./types/translation-progress.ts";
 import "./types/translation-settings.ts";
+import "./types/catalogues.ts";
 import "./types/reading.ts";
 import "./types/calendar.ts";
 import "./types/slot-search.ts";

@@ -25,6 +25,7 @@ import { translationSettingsRoutes } from "./rest-translation-settings.ts";
 import { calendarRoutes } from "./rest-calendar.ts";
 import { slotSearchRoutes } from "./rest-slot-search.ts";
 import { dryRun, jsonBody, pathId, refuseUnsafeQuery } from "./request.ts";
+import { catalogueRoutes, createSeriesRest } from "./rest-catalogues.ts";
 import { readingRoutes } from "./rest-reading.ts";
 import { readerAppRoutes } from "./readers/index.ts";
 
@@ -58,7 +59,7 @@ export function restApp(
   sessionRoutes(app, services);
 
   app.get("/api/manga", async (c) => c.json((await services.series.list()).map(restSeries)));
-  app.post("/api/manga", async (c) => c.json(restSeries(await services.series.create(await jsonBody(c))), 201));
+  app.post("/api/manga", async (c) => c.json(await createSeriesRest(services, await jsonBody(c)), 201));
   app.get("/api/manga/:id", async (c) => c.json(restSeries(await services.series.get(pathId(c)))));
   app.patch("/api/manga/:id", async (c) =>
     c.json(restSeries(await services.series.update(pathId(c), await jsonBody(c)))),
@@ -96,6 +97,7 @@ export function restApp(
   indexerRoutes(app, services);
   translationRoutes(app, services);
   translationSettingsRoutes(app, services);
+  catalogueRoutes(app, services);
   readingRoutes(app, ctx, services);
   calendarRoutes(app, services);
   slotSearchRoutes(app, services);

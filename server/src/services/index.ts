@@ -29,6 +29,7 @@ import { translationSettingsService, type TranslationSettingsService } from "./t
 import { pageSignatureWorker } from "./page-signature-worker.ts";
 import { pageEvidenceService } from "./page-evidence-service.ts";
 import { sessionService } from "./session-service.ts";
+import { catalogueServices } from "./catalogue-wiring.ts";
 import { publicationWithProgress, readingService, scanWithProgress, type ReadingService } from "./reading-service.ts";
 import { readerAppsServices } from "./reader-apps.ts";
 import { calendarService } from "./calendar-service.ts";
@@ -69,9 +70,11 @@ export function createServices(ctx: AppContext) {
     filePages = filePagesService(ctx);
   followTranslationToggles(ctx, series, translationSettings, translations.translations);
   const verification = verificationWithPriority(ctx, verificationService(ctx), priority);
+  const maps = mapService(ctx);
   return {
     series,
-    maps: mapService(ctx),
+    maps,
+    ...catalogueServices(ctx, { series, maps }),
     units,
     seriesPage: seriesPageService(ctx, units),
     filePages,

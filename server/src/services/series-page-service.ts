@@ -12,11 +12,13 @@ import { seriesOverview, type SeriesOverview } from "../domain/overview.ts";
 import { seriesForm } from "../domain/series-form.ts";
 import { buildUnitsView } from "../domain/units.ts";
 import { loadSnapshots } from "../repositories/snapshots-repo.ts";
+import { catalogueRepo } from "../repositories/catalogue-repo.ts";
+import { seriesCoverUrl } from "./series-cover.ts";
 import type { AppContext } from "./context.ts";
 import type { UnitsService } from "./units-service.ts";
 
 export interface SeriesOverviewView extends SeriesOverview {
-  /** First-page thumbnail of the cover file (cookie auth works for an <img>). */
+  /** First-page thumbnail of the cover file, else the catalogue cover (cookie auth works for an <img>). */
   coverUrl: string | null;
 }
 
@@ -37,6 +39,13 @@ export function seriesPageService(ctx: AppContext, units: UnitsService) {
         );
         out.set(id, { ...o, coverUrl: o.coverFileId === null ? null : coverUrlOf(o.coverFileId) });
       }
+      // No file has a cover yet: the cover a linked catalogue gave the series (one statement, only when needed).
+      const bare = [...out].filter(([, o]) => o.coverUrl === null).map(([id]) => id);
+      if (bare.length > 0)
+        for (const id of await catalogueRepo(ctx.db).seriesWithCovers(bare)) {
+          const o = out.get(id);
+          if (o) out.set(id, { ...o, coverUrl: seriesCoverUrl(id) });
+        }
       return out;
     },
   };

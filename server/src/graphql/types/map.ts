@@ -67,7 +67,7 @@ const BookStartRef = builder.objectRef<{ volume: string; start: string }>("BookS
   }),
 });
 
-const ChapterMapRef = builder.objectRef<MapView>("ChapterMap").implement({
+export const ChapterMapRef = builder.objectRef<MapView>("ChapterMap").implement({
   fields: (t) => ({
     seriesId: t.exposeInt("seriesId"),
     revision: t.exposeInt("revision", { description: "Operator map revision; saves and deletions are bound to it." }),

@@ -11,7 +11,8 @@ const SeriesOverviewRef = builder.objectRef<SeriesOverviewView>("SeriesOverview"
     coverFileId: t.int({ nullable: true, resolve: (o) => o.coverFileId }),
     coverUrl: t.string({
       nullable: true,
-      description: "/api/files/{id}/thumbnail?page=first of the cover file.",
+      description:
+        "/api/files/{id}/thumbnail?page=first of the cover file; while no file has one, /api/manga/{id}/cover (a linked catalogue's cover).",
       resolve: (o) => o.coverUrl,
     }),
     completion: t.field({ type: SeriesCompletionEnum, nullable: true, resolve: (o) => o.completion }),
