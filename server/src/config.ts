@@ -26,6 +26,8 @@ export interface Config {
   downloads: DownloadsConfig;
   /** Import folder of the drop-folder provider: one subfolder per work, holding CBZ files or image folders. */
   dropFolder: string;
+  /** Series whose large computed views (units, audit list) stay in memory until they change; 0 keeps none. */
+  viewCacheSeries: number;
 }
 
 export interface ArchiveLimitsConfig {
@@ -66,6 +68,13 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
   return Number(text);
 }
 
+function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const text = env[name];
+  if (text === undefined || text === "") return fallback;
+  if (!/^\d{1,9}$/.test(text)) throw new Error(`${name} must be a whole number, got ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
 const repoRoot = path.resolve(import.meta.dirname, "..", "..");
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
@@ -92,6 +101,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     assemblyMonitorIntervalSeconds: positiveInt(env, "ASSEMBLY_MONITOR_INTERVAL_SECONDS", 900),
     dropFolder: resolve(env.DROP_FOLDER ?? path.join(dataDir, "drop")),
     downloads: loadDownloadsConfig(env),
+    viewCacheSeries: wholeNumber(env, "VIEW_CACHE_SERIES", 16),
     archiveLimits: {
       maxEntries: positiveInt(env, "ARCHIVE_MAX_ENTRIES", DEFAULT_ARCHIVE_LIMITS.maxEntries),
       maxTotalBytes: positiveInt(env, "ARCHIVE_MAX_TOTAL_BYTES", DEFAULT_ARCHIVE_LIMITS.maxTotalBytes),

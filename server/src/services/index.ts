@@ -5,6 +5,7 @@ import { mapService } from "./map-service.ts";
 import { scanService } from "./scan-service.ts";
 import { seriesService, type SeriesService } from "./series-service.ts";
 import { unitsService } from "./units-service.ts";
+import { viewCache } from "./view-cache.ts";
 import { seriesPageService } from "./series-page-service.ts";
 import { filePagesService } from "./file-pages-service.ts";
 import { monitoringService } from "./monitoring-service.ts";
@@ -27,7 +28,8 @@ export function createServices(ctx: AppContext) {
   const publication = publicationWithPriority(ctx, createPublication(ctx));
   const assembly = assemblyService(ctx, publication),
     scan = scanWithPriority(ctx, scanService(ctx), externalPriority(ctx, publication));
-  const units = unitsService(ctx);
+  const views = viewCache(ctx, { maxSeries: ctx.config.viewCacheSeries });
+  const units = unitsService(ctx, views);
   const dl = downloadServices(ctx, publication);
   const sourceSettings = sourceSettingsService(ctx),
     providers = providerRegistry(ctx, sourceSettings),
@@ -40,17 +42,18 @@ export function createServices(ctx: AppContext) {
   const series = seriesService(ctx);
   followTranslationToggles(ctx, series, translationSettings, translations.translations);
   return {
+    views,
     series,
     maps: mapService(ctx),
     units,
-    seriesPage: seriesPageService(ctx, units),
+    seriesPage: seriesPageService(ctx, units, views),
     filePages: filePagesService(ctx),
     monitoring: monitoringService(ctx, units),
     scan,
     ...dl,
     ...translations,
     publication,
-    audit: auditService(ctx, publication),
+    audit: auditService(ctx, publication, { views }),
     verification: verificationService(ctx),
     assembly,
     assemblyMonitor: assemblyMonitor(ctx, { assembly, scanning: scan.running }),
