@@ -37,6 +37,11 @@ const BENCHES: Record<string, Bench> = {
     tools: [],
     what: "download pipeline (fetch, judge, CBZ, publish) vs fetch + write; peak RSS",
   },
+  readers: {
+    file: "readers.bench.ts",
+    tools: [TOOLS.unzip],
+    what: "OPDS-PSE page (first byte) vs unzip -p; OPDS feed of a 2,000-chapter series",
+  },
   start: {
     file: "start.bench.ts",
     tools: [{ command: "git", pkg: "git" }],

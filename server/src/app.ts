@@ -7,6 +7,7 @@ import { migrateDatabase } from "./db/migrate.ts";
 import { createGraphQL } from "./graphql/server.ts";
 import { restApp } from "./http/rest.ts";
 import { loadWebHandler } from "./http/web.ts";
+import { isReaderAppPath } from "./http/readers/index.ts";
 import { loadSecrets } from "./secrets.ts";
 import { createEventBus } from "./events.ts";
 import { installRevisionTriggers } from "./repositories/revision-repo.ts";
@@ -55,7 +56,7 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
 
   const server = createServer((req, res) => {
     const url = req.url ?? "/";
-    if (url.startsWith("/api/") || url === "/graphql" || url.startsWith("/graphql?") || !web) {
+    if (url.startsWith("/api/") || url === "/graphql" || url.startsWith("/graphql?") || isReaderAppPath(url) || !web) {
       void api(req, res);
       return;
     }
@@ -97,6 +98,8 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
       server.closeAllConnections();
       for (const socket of wss.clients) socket.terminate();
       await drained(1000);
+      // Places of streamed pages stored after their answers.
+      await services.reading.settled();
       // 5. The database last: nothing above writes any more.
       await db.$disconnect();
     },

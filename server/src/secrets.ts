@@ -1,4 +1,4 @@
-import { randomBytes, scryptSync, timingSafeEqual, createHmac } from "node:crypto";
+import { randomBytes, scryptSync, timingSafeEqual, createHmac, createHash } from "node:crypto";
 import { chmod, mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 
@@ -28,6 +28,12 @@ export interface Secrets {
   /** Stores (or with null removes) a named integration secret in the 0600 file; writes are serialised. */
   setIntegrationSecret(name: string, value: string | null): Promise<void>;
 }
+
+/**
+ * Integration secret holding a scrypt hash of the MD5 of the generated admin password: KOReader's
+ * sync sends that MD5 (http/reader-auth.ts), which the password's own hash cannot check.
+ */
+export const READER_KEY_SECRET = "koreader.passwordMd5";
 
 function hashPassword(password: string): string {
   const salt = randomBytes(16);
@@ -69,6 +75,13 @@ export async function loadSecrets(
       apiKey: randomBytes(24).toString("hex"),
       adminPasswordHash: hashPassword(overrides.adminPassword ?? generatedPassword ?? ""),
       signingKey: randomBytes(32).toString("hex"),
+      ...(generatedPassword
+        ? {
+            integrations: {
+              [READER_KEY_SECRET]: hashPassword(createHash("md5").update(generatedPassword, "utf8").digest("hex")),
+            },
+          }
+        : {}),
     };
     await writePrivate(file, JSON.stringify(stored, null, 2));
   } else {

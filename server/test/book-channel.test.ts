@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCountingServer, startFakeProwlarr, type FakeProwlarr } from "./fakes/prowlarr-server.ts";
 import { makeTorrent, startFakeQbittorrent, type FakeQbt, type FakeTorrent } from "./fakes/qbittorrent-server.ts";
-import { expectJson, scanLibrary, unitOf, type RestUnits } from "./fixtures.ts";
+import { expectJson, expectProblem, scanLibrary, unitOf, type RestUnits } from "./fixtures.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 
 const KEY = "prowlarr-key-never-logged-7f3a";
@@ -236,6 +236,7 @@ describe("book channel end to end", () => {
     ]);
     await qbt.completed(escape.infoHash);
     await qbt.completed(linked.infoHash);
+    const goodPath = (qbt.torrents.get(escape.infoHash) as { content_path: string }).content_path;
     (qbt.torrents.get(escape.infoHash) as { content_path: string }).content_path = "/downloads/../etc";
     // The torrent's folder replaced by a link to a folder outside the mount.
     const outside = path.join(app.dir, "outside");
@@ -254,6 +255,37 @@ describe("book channel end to end", () => {
     expect(await app.ctx.db.libraryFile.count({ where: { seriesId: id } })).toBe(0);
     expect(qbt.deleted.flatMap((d) => d.hashes)).not.toContain(escape.infoHash);
     expect(qbt.deleted.flatMap((d) => d.hashes)).not.toContain(linked.infoHash);
+
+    // The operator fixes the client's path and retries one job (REST); it imports. The other is
+    // dismissed through GraphQL, its torrent removed from the client.
+    (qbt.torrents.get(escape.infoHash) as { content_path: string }).content_path = goodPath;
+    const escapeJob = byHash.get(escape.infoHash)!;
+    const retried = await expectJson<Job>(
+      await app.api(`/api/torrents/${escapeJob.id}/retry`, { method: "POST" }),
+      200,
+    );
+    expect(retried).toMatchObject({ state: "added", error: null });
+    await app.services.bookChannel.poll();
+    const after = (await jobs(id)).find((j) => j.id === escapeJob.id)!;
+    expect(after.state).toBe("removed");
+    expect(after.imported_file_ids).toHaveLength(1);
+    await expectProblem(
+      await app.api(`/api/torrents/${escapeJob.id}/retry`, { method: "POST" }),
+      409,
+      "torrent_job_not_retryable",
+    );
+    const linkedJob = byHash.get(linked.infoHash)!;
+    const dismissed = await app.gql<{ dismissTorrentJob: { state: string } }>(
+      `mutation($id: Int!) { dismissTorrentJob(id: $id, removeFromClient: true) { state } }`,
+      { id: linkedJob.id },
+    );
+    expect(dismissed.data?.dismissTorrentJob.state).toBe("dismissed");
+    expect(qbt.deleted.flatMap((d) => d.hashes)).toContain(linked.infoHash);
+    await expectProblem(
+      await app.api(`/api/torrents/999999/dismiss`, { method: "POST" }),
+      404,
+      "torrent_job_not_found",
+    );
   });
 
   it("never lets the key or the password reach a log line, an API answer or the database", async () => {

@@ -117,7 +117,8 @@ describe("reader", () => {
     for (const viewport of [undefined, PHONE]) {
       const ctx = await loggedInContext(browser, service, viewport);
       const page = await ctx.newPage();
-      await page.goto(`/read/${fileId}`);
+      // The address names the page: the reader would otherwise resume where the first viewport stopped.
+      await page.goto(`/read/${fileId}?page=1`);
       await loaded(page, "Page 1 of 12");
       await page.getByRole("button", { name: "Continuous" }).click();
       expect(await page.getByRole("button", { name: "Continuous" }).getAttribute("aria-pressed")).toBe("true");

@@ -34,6 +34,8 @@ export const WANTED_REASONS = [
   "parts_incomplete",
   "limit_reached",
   "backing_off",
+  // A slot only a source created, that no source lists any more (kept: history is not rewritten).
+  "no_longer_listed",
   // Recovery of a degraded library file (the slot is owned, so these never mean "wanted").
   "replacing",
   "no_other_source",
@@ -54,6 +56,8 @@ export interface WantedSlot {
   parts: number;
   /** Parts already on disk (a chapter partly on disk is not owned). */
   partsOnDisk: number[];
+  /** Only a source created it and no source lists it any more. */
+  unlisted?: boolean;
 }
 
 export interface PlanOffer {
@@ -96,10 +100,16 @@ export interface PlanDegraded {
   volume: Label | null;
 }
 
-/** An owned file judged degraded: recovery replaces it from another source. */
+/**
+ * An owned file judged degraded: recovery replaces it from another source. A part of a split chapter
+ * is replaced like the whole chapter: every part from ONE other source, and all the old parts
+ * (`siblingFileIds`) retired only once every new part is published.
+ */
 export interface DegradedFile {
   fileId: number;
   slot: WantedSlot;
+  /** The active files of the same chapter's parts (this one included); empty for a whole file. */
+  siblingFileIds?: number[];
   /** The mapping that delivered it (null: scanned, unknown). */
   mappingId: number | null;
   /** A replacement download is already live. */
@@ -126,6 +136,12 @@ export interface PlannedDownload {
   slot: { kind: "chapter" | "book"; number: Label };
   /** Recovery: the degraded file this replaces (retired only once the replacement is published). */
   replacesFileId?: number;
+  /**
+   * Recovery of a split chapter (or of parts by a whole release): the downloads sharing this key
+   * replace `replacesFileIds` together, retired once every one of them is published.
+   */
+  replacementGroup?: string;
+  replacesFileIds?: number[];
   mappingId: number;
   externalId: string;
   kind: "chapter" | "volume";
@@ -285,7 +301,7 @@ export function chooseForSlot(
     blocked: usable.filter(isBlocked).length,
     languages: [...new Set(all.map((o) => o.language))].sort(),
   };
-  if (all.length === 0) return { pick: null, reason: "no_offer", detail };
+  if (all.length === 0) return { pick: null, reason: slot.unlisted ? "no_longer_listed" : "no_offer", detail };
   if (usable.length === 0) return { pick: null, reason: "only_other_languages", detail };
   const mappings = new Map(input.mappings.map((m) => [m.id, m]));
   const candidates = candidatesOf(slot, usable).sort(rank(input.languages, mappings));
@@ -381,25 +397,36 @@ export function planWanted(input: PlanInput): PlanOutput {
     });
   }
 
-  // Recovery after the wanted slots, within the same limit: a degraded file is still readable.
+  // Recovery after the wanted slots, within the same limit: a degraded file is still readable. The
+  // degraded files of one slot (the parts of a split chapter) are replaced together.
+  const bySlot = new Map<string, DegradedFile[]>();
   for (const f of input.degradedFiles ?? []) {
+    const key = `${f.slot.kind}:${f.slot.number}`;
+    bySlot.set(key, [...(bySlot.get(key) ?? []), f]);
+  }
+  for (const [key, files] of bySlot) {
+    const f = files[0]!;
+    const replaces = [...new Set(files.flatMap((x) => [x.fileId, ...(x.siblingFileIds ?? [])]))].sort((a, b) => a - b);
     const entry = (reason: WantedReason, detail: LedgerDetail): LedgerEntry => ({
       kind: f.slot.kind,
       number: f.slot.number,
       reason,
       detail: { ...detail, replacesFileId: f.fileId },
     });
-    const choice = chooseForSlot(
-      { ...f.slot, partsOnDisk: [] },
-      input,
-      new Set(f.mappingId === null ? [] : [f.mappingId]),
-    );
-    if (f.replacing) ledger.push(entry("replacing", choice.detail));
-    else if (choice.pick === null || choice.pick.length !== 1) ledger.push(entry("no_other_source", choice.detail));
+    const excluded = new Set(files.flatMap((x) => (x.mappingId === null ? [] : [x.mappingId])));
+    const choice = chooseForSlot({ ...f.slot, partsOnDisk: [] }, input, excluded);
+    if (files.some((x) => x.replacing)) ledger.push(entry("replacing", choice.detail));
+    else if (choice.pick === null) ledger.push(entry("no_other_source", choice.detail));
     else if (backingOff) ledger.push(entry("backing_off", choice.detail));
-    else if (downloads.length + 1 > limit) ledger.push(entry("limit_reached", choice.detail));
+    else if (downloads.length + choice.pick.length > limit) ledger.push(entry("limit_reached", choice.detail));
     else {
-      downloads.push({ ...toDownload(f.slot, choice.pick[0]!), replacesFileId: f.fileId });
+      const grouped = choice.pick.length > 1 || replaces.length > 1;
+      for (const o of choice.pick)
+        downloads.push({
+          ...toDownload(f.slot, o),
+          replacesFileId: f.fileId,
+          ...(grouped ? { replacementGroup: `${key}#${replaces.join(",")}`, replacesFileIds: replaces } : {}),
+        });
       ledger.push(entry("replacing", choice.detail));
     }
   }

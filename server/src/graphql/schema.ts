@@ -23,6 +23,9 @@ import "./types/indexer.ts";
 import "./types/translations.ts";
 import "./types/translation-progress.ts";
 import "./types/translation-settings.ts";
+import "./types/reading.ts";
+import "./types/calendar.ts";
+import "./types/slot-search.ts";
 
 /** The schema: every type file registers itself on the builder; this only assembles them. */
 export const schema = builder.toSchema({ sortSchema: true });

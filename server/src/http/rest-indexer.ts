@@ -3,7 +3,7 @@ import type { Hono } from "hono";
 import type { IndexerSettingsView, TorrentJobRow } from "../services/book-channel.ts";
 import type { Services } from "../services/index.ts";
 import { asId } from "../services/input.ts";
-import { jsonBody } from "./request.ts";
+import { jsonBody, pathId } from "./request.ts";
 
 export function restIndexerSettings(v: IndexerSettingsView) {
   const q = v.qbittorrent;
@@ -52,6 +52,10 @@ export function indexerRoutes(app: Hono, services: Services): void {
   app.get("/api/settings/indexer", async (c) => c.json(restIndexerSettings(await services.bookChannel.settings())));
   app.put("/api/settings/indexer", async (c) =>
     c.json(restIndexerSettings(await services.bookChannel.updateSettings(await jsonBody(c)))),
+  );
+  app.post("/api/torrents/:id/retry", async (c) => c.json(restTorrentJob(await services.bookChannel.retry(pathId(c)))));
+  app.post("/api/torrents/:id/dismiss", async (c) =>
+    c.json(restTorrentJob(await services.bookChannel.dismiss(pathId(c), await jsonBody(c).catch(() => ({}))))),
   );
   app.get("/api/torrents", async (c) => {
     const seriesId = c.req.query("series_id");

@@ -18,7 +18,11 @@ import { sourceRoutes } from "./rest-sources.ts";
 import { indexerRoutes } from "./rest-indexer.ts";
 import { translationRoutes } from "./rest-translations.ts";
 import { translationSettingsRoutes } from "./rest-translation-settings.ts";
+import { calendarRoutes } from "./rest-calendar.ts";
+import { slotSearchRoutes } from "./rest-slot-search.ts";
 import { dryRun, jsonBody, pathId } from "./request.ts";
+import { readingRoutes } from "./rest-reading.ts";
+import { readerAppRoutes } from "./readers/index.ts";
 
 /** The REST layer: translation between HTTP and the services, nothing else. */
 export function restApp(ctx: AppContext, services: Services, graphql: (req: Request) => Promise<Response> | Response) {
@@ -50,6 +54,8 @@ export function restApp(ctx: AppContext, services: Services, graphql: (req: Requ
   });
   app.delete("/api/session", (c) => c.body(null, 204, { "set-cookie": CLEAR_SESSION_COOKIE }));
   app.get("/api/health", (c) => c.json({ ok: true }));
+  // OPDS, KOReader sync and the Komga-compatible API: their own authentication (HTTP Basic, …).
+  readerAppRoutes(app, ctx, services);
 
   const requireAuth = async (c: Context, next: () => Promise<void>) => {
     const user = authenticate(ctx.secrets, { apiKey: c.req.header("x-api-key"), cookie: c.req.header("cookie") });
@@ -98,5 +104,8 @@ export function restApp(ctx: AppContext, services: Services, graphql: (req: Requ
   indexerRoutes(app, services);
   translationRoutes(app, services);
   translationSettingsRoutes(app, services);
+  readingRoutes(app, ctx, services);
+  calendarRoutes(app, services);
+  slotSearchRoutes(app, services);
   return app;
 }

@@ -1,10 +1,13 @@
 /**
- * Just enough bencode to identify a torrent ourselves: the info-hash is the SHA-1 of the exact bytes
- * of the `info` dictionary as the .torrent holds them (re-encoding could reorder or normalise and
- * give another hash), or the btih of a magnet link. The torrent client's word is only checked
- * against it, never trusted instead of it.
+ * Torrents decoded with the maintained `bencode` package. The info-hash is the SHA-1 of the exact
+ * bytes of the `info` dictionary as the .torrent holds them (re-encoding could reorder or normalise
+ * and give another hash): the top-level dictionary is walked key by key with the package's decoder,
+ * whose `decode.position` says where each value ends, so the info value's byte span is known. Or the
+ * btih of a magnet link. The torrent client's word is only checked against it, never trusted
+ * instead of it.
  */
 import { createHash } from "node:crypto";
+import bencodePackage from "bencode";
 
 export type BValue = number | Buffer | BValue[] | { [key: string]: BValue };
 
@@ -15,100 +18,42 @@ export class BencodeError extends Error {
   }
 }
 
-/** Nesting deeper than this is no torrent file; the cap keeps a hostile file from exhausting the stack. */
-const MAX_DEPTH = 64;
-
-interface Decoded {
-  value: BValue;
-  end: number;
-  /** Byte spans of the top-level dictionary's values, by key (only for the outermost dictionary). */
-  spans?: Map<string, [number, number]>;
+/** The package's values with byte strings as Buffers (it answers Uint8Array). */
+function toBValue(v: unknown): BValue {
+  if (typeof v === "number") return v;
+  if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+  if (Array.isArray(v)) return v.map(toBValue);
+  if (v !== null && typeof v === "object") {
+    const out = Object.create(null) as { [key: string]: BValue };
+    for (const [k, x] of Object.entries(v)) out[k] = toBValue(x);
+    return out;
+  }
+  throw new BencodeError("not a bencoded value");
 }
 
-function digitsAt(buf: Buffer, start: number, stop: number): { n: number; end: number } {
-  const end = buf.indexOf(stop, start);
-  if (end < 0) throw new BencodeError(`unterminated number at byte ${start}`);
-  const text = buf.toString("latin1", start, end);
-  if (!/^(0|-?[1-9]\d{0,15})$/.test(text))
-    throw new BencodeError(`malformed number ${JSON.stringify(text.slice(0, 20))} at byte ${start}`);
-  return { n: Number(text), end };
-}
-
-function decodeAt(buf: Buffer, pos: number, depth: number, wantSpans: boolean): Decoded {
-  if (depth > MAX_DEPTH) throw new BencodeError("nested too deeply");
-  const c = buf[pos];
-  if (c === undefined) throw new BencodeError(`unexpected end at byte ${pos}`);
-  if (c === 0x69 /* i */) {
-    const { n, end } = digitsAt(buf, pos + 1, 0x65);
-    return { value: n, end: end + 1 };
+/** One value at `start`, and where it ends; any decoder failure (a hostile nesting too) is a BencodeError. */
+function decodeAt(buf: Buffer, start: number): { value: BValue; end: number } {
+  if (start >= buf.length) throw new BencodeError(`unexpected end at byte ${start}`);
+  let raw: unknown;
+  try {
+    raw = bencodePackage.decode(buf, start);
+  } catch (e) {
+    throw new BencodeError(`malformed at byte ${start}: ${e instanceof Error ? e.message : String(e)}`.slice(0, 200));
   }
-  if (c >= 0x30 && c <= 0x39) {
-    const { n: len, end } = digitsAt(buf, pos, 0x3a);
-    if (len < 0 || end + 1 + len > buf.length)
-      throw new BencodeError(`string of ${len} bytes at byte ${pos} runs past the end`);
-    return { value: buf.subarray(end + 1, end + 1 + len), end: end + 1 + len };
-  }
-  if (c === 0x6c /* l */) {
-    const list: BValue[] = [];
-    let p = pos + 1;
-    while (buf[p] !== 0x65) {
-      const item = decodeAt(buf, p, depth + 1, false);
-      list.push(item.value);
-      p = item.end;
-    }
-    return { value: list, end: p + 1 };
-  }
-  if (c === 0x64 /* d */) {
-    const dict: { [key: string]: BValue } = Object.create(null) as { [key: string]: BValue };
-    const spans = new Map<string, [number, number]>();
-    let p = pos + 1;
-    while (buf[p] !== 0x65) {
-      const key = decodeAt(buf, p, depth + 1, false);
-      if (!Buffer.isBuffer(key.value)) throw new BencodeError(`dictionary key at byte ${p} is not a string`);
-      const name = key.value.toString("latin1");
-      const item = decodeAt(buf, key.end, depth + 1, false);
-      dict[name] = item.value;
-      if (wantSpans) spans.set(name, [key.end, item.end]);
-      p = item.end;
-    }
-    return wantSpans ? { value: dict, end: p + 1, spans } : { value: dict, end: p + 1 };
-  }
-  throw new BencodeError(`unexpected byte 0x${c.toString(16)} at byte ${pos}`);
+  const end = start + bencodePackage.decode.position;
+  if (raw === null || raw === undefined || end > buf.length) throw new BencodeError(`truncated at byte ${start}`);
+  return { value: toBValue(raw), end };
 }
 
 /** Decodes one complete bencoded value; trailing bytes are an error. */
 export function bdecode(buf: Buffer): BValue {
-  const d = decodeAt(buf, 0, 0, false);
+  const d = decodeAt(buf, 0);
   if (d.end !== buf.length) throw new BencodeError(`${buf.length - d.end} trailing bytes`);
   return d.value;
 }
 
 export function bencode(value: BValue): Buffer {
-  const parts: Buffer[] = [];
-  const walk = (v: BValue): void => {
-    if (typeof v === "number") {
-      if (!Number.isSafeInteger(v)) throw new BencodeError(`not an integer: ${v}`);
-      parts.push(Buffer.from(`i${v}e`));
-    } else if (Buffer.isBuffer(v)) {
-      parts.push(Buffer.from(`${v.length}:`), v);
-    } else if (Array.isArray(v)) {
-      parts.push(Buffer.from("l"));
-      v.forEach(walk);
-      parts.push(Buffer.from("e"));
-    } else {
-      parts.push(Buffer.from("d"));
-      // Keys sorted as raw bytes, as the format requires.
-      for (const k of Object.keys(v).sort((a, b) =>
-        Buffer.compare(Buffer.from(a, "latin1"), Buffer.from(b, "latin1")),
-      )) {
-        walk(Buffer.from(k, "latin1"));
-        walk(v[k] as BValue);
-      }
-      parts.push(Buffer.from("e"));
-    }
-  };
-  walk(value);
-  return Buffer.concat(parts);
+  return Buffer.from(bencodePackage.encode(value));
 }
 
 export interface TorrentMeta {
@@ -121,11 +66,23 @@ export interface TorrentMeta {
 
 /** Reads a .torrent file: the info-hash over the exact info bytes, its name and file list. */
 export function parseTorrent(bytes: Buffer): TorrentMeta {
-  const top = decodeAt(bytes, 0, 0, true);
-  if (top.end !== bytes.length) throw new BencodeError(`${bytes.length - top.end} trailing bytes`);
-  const span = top.spans?.get("info");
-  const root = top.value as { [key: string]: BValue };
-  const info = span ? root.info : undefined;
+  if (bytes[0] !== 0x64 /* d */) throw new BencodeError("a torrent is a dictionary");
+  // The top-level dictionary, key by key, to know the byte span of the info value.
+  let pos = 1;
+  let span: [number, number] | null = null;
+  let info: BValue | undefined;
+  while (bytes[pos] !== 0x65 /* e */) {
+    if (pos >= bytes.length) throw new BencodeError("unterminated dictionary");
+    const key = decodeAt(bytes, pos);
+    if (!Buffer.isBuffer(key.value)) throw new BencodeError(`dictionary key at byte ${pos} is not a string`);
+    const value = decodeAt(bytes, key.end);
+    if (key.value.toString("latin1") === "info") {
+      span = [key.end, value.end];
+      info = value.value;
+    }
+    pos = value.end;
+  }
+  if (pos + 1 !== bytes.length) throw new BencodeError(`${bytes.length - pos - 1} trailing bytes`);
   if (!span || typeof info !== "object" || Buffer.isBuffer(info) || Array.isArray(info))
     throw new BencodeError("no info dictionary");
   const infoHash = createHash("sha1").update(bytes.subarray(span[0], span[1])).digest("hex");

@@ -31,9 +31,14 @@ export interface ResolvedProvider {
   provider: SourceProvider | null;
 }
 
+/**
+ * One Suwayomi client per service (every registry of it shares it), so one session or one pair of
+ * tokens serves the sources panel and the download workers alike.
+ */
+const clients = new WeakMap<AppContext, { fingerprint: string; client: SuwayomiClient }>();
+
 export function providerRegistry(ctx: AppContext, settings: SourceSettingsService) {
   const drop = new DropFolderProvider({ root: ctx.config.dropFolder, archiveLimits: ctx.config.archiveLimits });
-  let client: { fingerprint: string; client: SuwayomiClient } | null = null;
 
   async function ensureDropFolderRow(): Promise<ProviderRow> {
     return ctx.db.provider.upsert({
@@ -49,7 +54,9 @@ export function providerRegistry(ctx: AppContext, settings: SourceSettingsServic
     if (!conn) return null;
     // The password enters the fingerprint only hashed, so it never sits in clear beside the client.
     const fingerprint = createHash("sha256").update(JSON.stringify(conn)).digest("hex");
-    if (client?.fingerprint !== fingerprint) client = { fingerprint, client: new SuwayomiClient(conn) };
+    let client = clients.get(ctx);
+    if (client?.fingerprint !== fingerprint)
+      clients.set(ctx, (client = { fingerprint, client: new SuwayomiClient(conn) }));
     return client.client;
   }
 

@@ -1,5 +1,14 @@
 /**
- * Suwayomi-Server over its GraphQL API (`POST {base}/api/graphql`), no auth or basic auth.
+ * Suwayomi-Server over its GraphQL API (`POST {base}/api/graphql`), in each of its four auth modes:
+ * none; basic auth (the header on every request); simple login (a form POST to `{base}/login.html`
+ * with `user` and `pass` answers 303 and a session cookie, sent on every request; a lapsed session —
+ * Suwayomi keeps them 30 min in memory — is logged in again once); UI login (the GraphQL mutation
+ * `login(input: {username, password}) { accessToken refreshToken }`, then `Authorization: Bearer
+ * <accessToken>`; an access token close to its `exp` is renewed with `refreshToken(input:
+ * {refreshToken}) { accessToken }`, a refused refresh logs in again). Unauthenticated, Suwayomi
+ * answers a GraphQL error whose message ends in "Unauthorized" (HTTP 200) or, for a page, HTTP 401:
+ * either makes the client authenticate again and retry once. Passwords and tokens stay in memory
+ * (the password comes from the secrets file) and never enter a message.
  *
  * One SuwayomiProvider is bound to ONE Suwayomi source (e.g. "MangaDex", lang "en"): the registry
  * keeps one Provider row per source id (`suwayomi:<sourceId>`), so priority and health are per source.
@@ -25,7 +34,11 @@ import {
   type SourceProvider,
 } from "./provider.ts";
 
-export type SuwayomiAuth = { kind: "none" } | { kind: "basic"; username: string; password: string };
+export type SuwayomiAuth =
+  { kind: "none" } | { kind: "basic" | "simple_login" | "ui_login"; username: string; password: string };
+
+/** Renew a UI-login access token this long before its `exp`. */
+export const TOKEN_REFRESH_MARGIN_MS = 30_000;
 
 export interface SuwayomiConnection {
   /** e.g. "http://127.0.0.1:4567" (a path prefix is kept: "http://host/suwayomi"). */
@@ -35,6 +48,8 @@ export interface SuwayomiConnection {
   timeoutMs?: number;
   /** Largest page accepted. Default 64 MiB. */
   maxPageBytes?: number;
+  /** The clock token expiry is judged by (tests move it). Default Date.now. */
+  now?: () => number;
 }
 
 export interface SuwayomiSource {
@@ -91,12 +106,38 @@ interface GqlAnswer<T> {
   errors?: { message: string }[];
 }
 
+/** The `exp` (ms) of a JWT, read without checking it (Suwayomi checks it); null when unreadable. */
+export function jwtExpiry(token: string): number | null {
+  const part = token.split(".")[1];
+  if (!part) return null;
+  try {
+    const claims = JSON.parse(Buffer.from(part, "base64url").toString("utf8")) as { exp?: unknown };
+    return typeof claims.exp === "number" && Number.isFinite(claims.exp) ? claims.exp * 1000 : null;
+  } catch {
+    return null;
+  }
+}
+
+const UNAUTHORIZED = /\bunauthori[sz]ed\b/i;
+
+interface Session {
+  /** simple_login: the cookie header; ui_login: the tokens. */
+  cookie?: string;
+  access?: string;
+  accessExp?: number | null;
+  refresh?: string;
+}
+
 /** The connection: GraphQL calls and page GETs with timeouts, auth and origin checks. */
 export class SuwayomiClient {
   readonly base: URL;
   private readonly authHeader: string | null;
   private readonly timeoutMs: number;
   private readonly maxPageBytes: number;
+  private readonly auth: SuwayomiAuth;
+  private readonly now: () => number;
+  private session: Session | null = null;
+  private authenticating: Promise<Session> | null = null;
 
   constructor(conn: SuwayomiConnection) {
     let base: URL;
@@ -119,6 +160,113 @@ export class SuwayomiClient {
         : null;
     this.timeoutMs = conn.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxPageBytes = conn.maxPageBytes ?? DEFAULT_MAX_PAGE_BYTES;
+    this.auth = conn.auth;
+    this.now = conn.now ?? Date.now;
+  }
+
+  private get sessionAuth(): boolean {
+    return this.auth.kind === "simple_login" || this.auth.kind === "ui_login";
+  }
+
+  /** The session to send: logged in (once for concurrent callers), a UI-login token renewed near its expiry. */
+  private async currentSession(signal: AbortSignal | undefined): Promise<Session> {
+    const s = this.session;
+    if (
+      s &&
+      this.auth.kind === "ui_login" &&
+      s.accessExp != null &&
+      this.now() >= s.accessExp - TOKEN_REFRESH_MARGIN_MS
+    )
+      return this.authenticate(signal, s);
+    return s ?? this.authenticate(signal, null);
+  }
+
+  /** Logs in (or renews a UI-login token from `stale`); one attempt at a time. */
+  private authenticate(signal: AbortSignal | undefined, stale: Session | null): Promise<Session> {
+    this.authenticating ??= (async () => {
+      try {
+        const next =
+          this.auth.kind === "simple_login"
+            ? await this.simpleLogin(signal)
+            : ((stale?.refresh ? await this.refreshAccess(stale, signal).catch(() => null) : null) ??
+              (await this.uiLogin(signal)));
+        this.session = next;
+        return next;
+      } finally {
+        this.authenticating = null;
+      }
+    })();
+    return this.authenticating;
+  }
+
+  private loginRefused(): ProviderError {
+    return new ProviderError("Suwayomi login refused: check the user name and password in the settings", false, 401);
+  }
+
+  private async simpleLogin(signal: AbortSignal | undefined): Promise<Session> {
+    if (this.auth.kind === "none") throw this.loginRefused();
+    const url = this.resolve("login.html");
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ user: this.auth.username, pass: this.auth.password }).toString(),
+        redirect: "manual",
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+    } catch (e) {
+      throw this.fetchFailure(e, signal, timeout);
+    }
+    await res.body?.cancel();
+    if (res.status >= 500) throw new ProviderError(`Suwayomi login failed: HTTP ${res.status}`, true, res.status);
+    // Accepted: 303 to the page asked for, with the session cookie. Refused: the login page again (200).
+    const cookies = res.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0]!.trim())
+      .filter((c) => c.includes("="));
+    if (res.status < 300 || res.status >= 400 || cookies.length === 0) throw this.loginRefused();
+    return { cookie: cookies.join("; ") };
+  }
+
+  private async uiLogin(signal: AbortSignal | undefined): Promise<Session> {
+    if (this.auth.kind === "none") throw this.loginRefused();
+    const data = await this.gqlRaw<{ login: { accessToken: string; refreshToken: string } }>(
+      "mutation Login($input: LoginInput!) { login(input: $input) { accessToken refreshToken } }",
+      { input: { username: this.auth.username, password: this.auth.password } },
+      signal,
+      null,
+    ).catch((e: unknown) => {
+      if (e instanceof ProviderError && !e.transient) throw this.loginRefused();
+      throw e;
+    });
+    const { accessToken, refreshToken } = data.login;
+    return { access: accessToken, accessExp: jwtExpiry(accessToken), refresh: refreshToken };
+  }
+
+  private async refreshAccess(stale: Session, signal: AbortSignal | undefined): Promise<Session> {
+    const data = await this.gqlRaw<{ refreshToken: { accessToken: string } }>(
+      "mutation Refresh($input: RefreshTokenInput!) { refreshToken(input: $input) { accessToken } }",
+      { input: { refreshToken: stale.refresh } },
+      signal,
+      null,
+    );
+    const accessToken = data.refreshToken.accessToken;
+    return { ...stale, access: accessToken, accessExp: jwtExpiry(accessToken) };
+  }
+
+  /** The session `used` was refused: renew it (a UI-login token through its refresh token) unless another call did already. */
+  private renewAfterRefusal(used: Session, signal: AbortSignal | undefined): Promise<Session> {
+    if (this.session !== null && this.session !== used) return this.currentSession(signal);
+    this.session = null;
+    return this.authenticate(signal, used);
+  }
+
+  private sessionHeaders(headers: Headers, s: Session | null): void {
+    if (this.authHeader) headers.set("authorization", this.authHeader);
+    if (s?.cookie) headers.set("cookie", s.cookie);
+    if (s?.access) headers.set("authorization", `Bearer ${s.access}`);
   }
 
   /** Resolves an API path ("/api/v1/…" or "api/graphql") under the base, keeping its path prefix. */
@@ -127,11 +275,27 @@ export class SuwayomiClient {
     return new URL(p.replace(/^\/+/, ""), this.base);
   }
 
+  /** A request with the session (logged in first); a 401 logs in again and retries once. */
   private async request(url: URL, init: RequestInit, signal: AbortSignal | undefined): Promise<Response> {
+    const first = this.sessionAuth ? await this.currentSession(signal) : null;
+    try {
+      return await this.send(url, init, signal, first);
+    } catch (e) {
+      if (!(first && e instanceof ProviderError && e.status === 401)) throw e;
+      return this.send(url, init, signal, await this.renewAfterRefusal(first, signal));
+    }
+  }
+
+  private async send(
+    url: URL,
+    init: RequestInit,
+    signal: AbortSignal | undefined,
+    session: Session | null,
+  ): Promise<Response> {
     if (url.origin !== this.base.origin)
       throw new ProviderError(`refused: ${url.origin} is not the Suwayomi origin`, false);
     const headers = new Headers(init.headers);
-    if (this.authHeader) headers.set("authorization", this.authHeader);
+    this.sessionHeaders(headers, session);
     const timeout = AbortSignal.timeout(this.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     let res: Response;
@@ -163,8 +327,25 @@ export class SuwayomiClient {
     return new ProviderError(`Suwayomi unreachable: ${(e as Error).message}`, true);
   }
 
+  /** A GraphQL call with the session; an "Unauthorized" answer logs in again and retries once. */
   async gql<T>(query: string, variables: Record<string, unknown>, signal?: AbortSignal): Promise<T> {
-    const res = await this.request(
+    if (!this.sessionAuth) return this.gqlRaw<T>(query, variables, signal, null);
+    const first = await this.currentSession(signal);
+    try {
+      return await this.gqlRaw<T>(query, variables, signal, first);
+    } catch (e) {
+      if (!(e instanceof ProviderError && e.status === 401)) throw e;
+      return this.gqlRaw<T>(query, variables, signal, await this.renewAfterRefusal(first, signal));
+    }
+  }
+
+  private async gqlRaw<T>(
+    query: string,
+    variables: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+    session: Session | null,
+  ): Promise<T> {
+    const res = await this.send(
       this.resolve("api/graphql"),
       {
         method: "POST",
@@ -172,6 +353,7 @@ export class SuwayomiClient {
         body: JSON.stringify({ query, variables }),
       },
       signal,
+      session,
     );
     let answer: GqlAnswer<T>;
     try {
@@ -180,6 +362,8 @@ export class SuwayomiClient {
       if (signal?.aborted) throw signal.reason;
       throw new ProviderError(`Suwayomi answered malformed JSON: ${(e as Error).message}`, false);
     }
+    if (answer.errors?.some((x) => UNAUTHORIZED.test(x.message)))
+      throw new ProviderError("Suwayomi authentication failed: Unauthorized", false, 401);
     if (answer.errors?.length)
       throw new ProviderError(
         `Suwayomi GraphQL error: ${answer.errors

@@ -79,6 +79,26 @@ export function downloadQueueRepo(db: Db) {
       });
       return rel?.fileId ?? null;
     },
+    /** The downloads of one replacement group. */
+    groupMembers: (seriesId: number, replacementGroup: string) =>
+      db.download.findMany({
+        where: { seriesId, replacementGroup },
+        select: { id: true, state: true, replacesFileIds: true },
+        orderBy: { id: "asc" },
+      }),
+    /** Of these library files, the ones still active. */
+    async activeFileIds(ids: number[]): Promise<number[]> {
+      if (ids.length === 0) return [];
+      const rows = await db.libraryFile.findMany({ where: { id: { in: ids }, state: "active" }, select: { id: true } });
+      return rows.map((r) => r.id);
+    },
+    /** One published row per replacement group (the groups to check after a restart). */
+    openReplacementGroups: () =>
+      db.download.findMany({
+        where: { replacementGroup: { not: null }, state: "published" },
+        distinct: ["seriesId", "replacementGroup"],
+        select: { seriesId: true, replacementGroup: true },
+      }),
     liveOfSeries: (seriesId: number) =>
       db.download.findMany({ where: { seriesId, state: { in: [...LIVE_JOB_STATES] } } }),
   };

@@ -11,6 +11,8 @@ export interface OfferInput {
   externalId: string;
   pageCount: number | null;
   uploadedAt: Date | null;
+  /** A numbering override gave it its numbers. */
+  overridden: boolean;
 }
 
 /** Offers: the releases a source mapping has. Written only by a refresh, as one replacement per mapping. */
@@ -53,6 +55,7 @@ export function offerRepo(db: Db) {
             old.language !== o.language ||
             old.scanlator !== o.scanlator ||
             old.pageCount !== o.pageCount ||
+            old.overridden !== o.overridden ||
             (old.uploadedAt?.getTime() ?? null) !== (o.uploadedAt?.getTime() ?? null)
           ) {
             await tx.offer.update({ where: { id: old.id }, data: o });

@@ -12,6 +12,7 @@ export const TORRENT_STATES = [
   "imported",
   "failed",
   "removed",
+  "dismissed",
 ] as const;
 export type TorrentState = (typeof TORRENT_STATES)[number];
 
@@ -69,6 +70,10 @@ export function torrentRepo(db: Db) {
       return (await db.torrentJob.findMany({ where: { state: { in: [...OPEN_STATES] } }, orderBy: { id: "asc" } })).map(
         row,
       );
+    },
+    async get(id: number): Promise<TorrentJobRow | null> {
+      const r = await db.torrentJob.findUnique({ where: { id } });
+      return r ? row(r) : null;
     },
     async hashesOf(seriesId: number): Promise<Set<string>> {
       return new Set(

@@ -299,6 +299,46 @@ export function bookChannelService(
     fetchForeignBooks,
     settings: (): Promise<IndexerSettingsView> => settings.load().then(settings.view),
     updateSettings: (body: unknown): Promise<IndexerSettingsView> => settings.update(body),
+    /**
+     * Retry of a failed torrent job: back to `added`, so the next poll looks at the torrent again
+     * (imports it when it is complete in the client; fails again, saying why, when it is gone).
+     */
+    async retry(id: number): Promise<TorrentJobRow> {
+      const job = await jobs.get(id);
+      if (!job) throw new AppError("torrent_job_not_found", `torrent job ${id} does not exist`);
+      if (job.state !== "failed" || !(await jobs.transition(id, "failed", "added", { error: null })))
+        throw new AppError("torrent_job_not_retryable", `torrent job ${id} is ${job.state}`, { state: job.state });
+      ctx.log(`book channel: torrent job ${id}: retried by the operator`);
+      ctx.events.publish("series_changed", job.seriesId);
+      void channel.poll().catch((e: unknown) => ctx.log(`book channel: poll after a retry: ${messageOf(e)}`));
+      return (await jobs.get(id))!;
+    },
+
+    /**
+     * Dismisses a failed (or finished) torrent job: it is no longer followed, its books become
+     * searchable again (the same torrent is never taken again); with `remove_from_client` the torrent
+     * (ours: our category) is removed from the client with its files.
+     */
+    async dismiss(id: number, body: unknown): Promise<TorrentJobRow> {
+      const job = await jobs.get(id);
+      if (!job) throw new AppError("torrent_job_not_found", `torrent job ${id} does not exist`);
+      const o = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
+      const remove = o.remove_from_client === true || o.removeFromClient === true;
+      if (!["failed", "imported", "removed"].includes(job.state))
+        throw new AppError("torrent_job_not_dismissable", `torrent job ${id} is ${job.state}`, { state: job.state });
+      if (remove && job.state !== "removed") {
+        const c = await settings.load();
+        if (isActive(c)) await torrentClient(c).delete([job.infoHash], true);
+      }
+      if (!(await jobs.transition(id, job.state, "dismissed")))
+        throw new AppError("torrent_job_not_dismissable", `torrent job ${id} changed meanwhile`);
+      ctx.log(
+        `book channel: torrent job ${id}: dismissed by the operator${remove ? " (removed from the client)" : ""}`,
+      );
+      ctx.events.publish("series_changed", job.seriesId);
+      return (await jobs.get(id))!;
+    },
+
     /** Torrent jobs, newest first; of one series when given (404 for an unknown series). */
     async jobs(seriesId?: number): Promise<TorrentJobRow[]> {
       if (seriesId !== undefined && !(await ctx.repos.series.get(seriesId)))

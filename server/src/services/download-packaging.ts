@@ -40,25 +40,101 @@ export function checkPage(bytes: Buffer, index: number): PageImageType {
   return type;
 }
 
+/** The natural name of page `index` (1-based) of `count`: 001.jpg, 002.png … (wider from 1,000 pages). */
+export function pageName(index: number, count: number, type: PageImageType | null): string {
+  const width = Math.max(3, String(count).length);
+  return `${String(index).padStart(width, "0")}.${EXTENSIONS[type ?? "image/jpeg"]}`;
+}
+
 /** Natural page names: 001.jpg, 002.png … (wider when a chapter has 1,000 pages or more). */
 export function pageNames(pages: readonly Buffer[]): string[] {
-  const width = Math.max(3, String(pages.length).length);
-  return pages.map((b, i) => `${String(i + 1).padStart(width, "0")}.${EXTENSIONS[sniffImageType(b) ?? "image/jpeg"]}`);
+  return pages.map((b, i) => pageName(i + 1, pages.length, sniffImageType(b)));
+}
+
+/** What ComicInfo's Pages list says of one page, kept while the page's bytes are not. */
+export interface PageMeta {
+  size: number;
+  width: number | null;
+  height: number | null;
+}
+
+export function pageMeta(bytes: Buffer): PageMeta {
+  const info = imageInfo(bytes.subarray(0, 64 * 1024));
+  return { size: bytes.length, width: info?.width ?? null, height: info?.height ?? null };
 }
 
 /** The ComicInfo.xml of a downloaded chapter (or volume) with its Pages list. */
 export function chapterComicInfo(
   fields: Omit<ComicInfoFields, "Pages" | "PageCount">,
-  pages: readonly Buffer[],
+  pages: readonly (Buffer | PageMeta)[],
 ): string {
   const list: ComicInfoPage[] = pages.map((b, i) => {
-    const info = imageInfo(b.subarray(0, 64 * 1024));
-    const p: ComicInfoPage = { Image: i, ImageSize: b.length };
+    const m = Buffer.isBuffer(b) ? pageMeta(b) : b;
+    const p: ComicInfoPage = { Image: i, ImageSize: m.size };
     if (i === 0) p.Type = "FrontCover";
-    if (info?.width && info.height) Object.assign(p, { ImageWidth: info.width, ImageHeight: info.height });
+    if (m.width && m.height) Object.assign(p, { ImageWidth: m.width, ImageHeight: m.height });
     return p;
   });
   return comicInfoXml({ ...fields, PageCount: pages.length, Pages: list });
+}
+
+/**
+ * A chapter CBZ written page by page as the pages arrive in any order: each page is written as
+ * soon as every page before it is, so what waits in memory is at most the pages fetched ahead of a
+ * slow one. ComicInfo.xml goes last, once the judgement passed.
+ */
+export class StreamingCbz {
+  private next = 1;
+  private readonly waiting = new Map<number, { bytes: Buffer; type: PageImageType }>();
+  private chain: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  private constructor(
+    private readonly file: Awaited<ReturnType<typeof open>>,
+    private readonly zip: StoredZipWriter,
+    private readonly count: number,
+  ) {}
+
+  static async create(stagedPath: string, count: number): Promise<StreamingCbz> {
+    await mkdir(path.dirname(stagedPath), { recursive: true });
+    const file = await open(stagedPath, "wx");
+    return new StreamingCbz(file, new StoredZipWriter(file, { mtime: ENTRY_MTIME }), count);
+  }
+
+  /** Hands page `index` over; resolves once it (and every page before it that arrived) is written. */
+  put(index: number, bytes: Buffer, type: PageImageType): Promise<void> {
+    this.waiting.set(index, { bytes, type });
+    this.chain = this.chain.then(async () => {
+      for (let p = this.waiting.get(this.next); p; p = this.waiting.get(this.next)) {
+        this.waiting.delete(this.next);
+        await this.zip.addBuffer(pageName(this.next, this.count, p.type), p.bytes);
+        this.next += 1;
+      }
+    });
+    return this.chain;
+  }
+
+  /** Every page written? */
+  get complete(): boolean {
+    return this.next === this.count + 1;
+  }
+
+  /** Adds ComicInfo.xml, ends the archive and closes the file. */
+  async finish(comicInfo: string): Promise<void> {
+    await this.chain;
+    if (!this.complete) throw new Error(`only ${this.next - 1} of ${this.count} pages were written`);
+    await this.zip.addBuffer("ComicInfo.xml", Buffer.from(comicInfo, "utf8"));
+    await this.zip.finish();
+    await this.close();
+  }
+
+  /** Closes the file (idempotent); the caller removes what is left in staging. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.chain.catch(() => undefined);
+    await this.file.close();
+  }
 }
 
 /** Writes the CBZ at `stagedPath` (created exclusively; removed again when anything fails). */

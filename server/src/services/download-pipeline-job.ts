@@ -14,11 +14,19 @@ import { safeName } from "../domain/safe-names.ts";
 import { AppError, isAppError } from "../errors.ts";
 import type { Download } from "../generated/prisma/client.ts";
 import type { Publication } from "../library/publication.ts";
-import { mapConcurrent } from "../library/page-stats.ts";
+import { createKeyedLock } from "../library/keyed-lock.ts";
+import { mapConcurrent, pageStats } from "../library/page-stats.ts";
 import { ProviderError, type SourceProvider } from "../providers/provider.ts";
 import type { DownloadQueueRepo } from "../repositories/download-queue-repo.ts";
 import type { AppContext } from "./context.ts";
-import { chapterComicInfo, checkPage, paddedLabel, writeChapterCbz } from "./download-packaging.ts";
+import {
+  chapterComicInfo,
+  checkPage,
+  paddedLabel,
+  pageMeta,
+  StreamingCbz,
+  type PageMeta,
+} from "./download-packaging.ts";
 import type { DownloadService } from "./download-service.ts";
 
 export interface ProviderMapping {
@@ -38,8 +46,8 @@ export interface ProviderLookup {
 export interface JobDeps {
   ctx: AppContext;
   queue: DownloadQueueRepo;
-  downloads: Pick<DownloadService, "judge">;
-  publication: Pick<Publication, "publish">;
+  downloads: Pick<DownloadService, "judgeStats">;
+  publication: Pick<Publication, "publish" | "retire">;
   lookup: ProviderLookup;
   /** A degraded download: the next candidate from another source is queued at once. */
   afterDegraded(row: Download): Promise<void>;
@@ -137,35 +145,58 @@ export async function runJob(deps: JobDeps, claimed: Download, signal: AbortSign
     const progress = { ...claimed, pagesTotal: chapter.count, pagesDone: 0 };
     publishEvent(ctx, progress);
 
-    // Progress goes to subscribers on every page, to the row at most every PROGRESS_WRITE_MS: a
-    // write per page was a commit (an fsync) per page, most of a chapter's time on a slow disk.
-    let lastWrite = 0;
-    const indexes = Array.from({ length: chapter.count }, (_, i) => i + 1);
-    const pages = await mapConcurrent(indexes, ctx.config.downloads.pageConcurrency, async (index) => {
+    // Each page is measured for the judgement and written into the staged CBZ as it arrives: the
+    // judgement of fetched pages overlaps the fetch of the rest, and what is held in memory is the
+    // pages in flight (at most the page concurrency, plus those waiting for a slower earlier page),
+    // never the chapter. Progress goes to subscribers on every page, to the row at most every
+    // PROGRESS_WRITE_MS (a write per page was a commit, an fsync, per page).
+    const series = await ctx.repos.series.get(claimed.seriesId);
+    if (!series) throw new AppError("series_not_found", `series ${claimed.seriesId} does not exist`);
+    const name = downloadFileName(series.title, claimed);
+    const stagedPath = path.join(stagingDirOf(ctx, claimed.id), name);
+    await rm(stagingDirOf(ctx, claimed.id), { recursive: true, force: true });
+    const cbz = await StreamingCbz.create(stagedPath, chapter.count);
+    let verdict: Awaited<ReturnType<JobDeps["downloads"]["judgeStats"]>>;
+    const metas: PageMeta[] = new Array<PageMeta>(chapter.count);
+    try {
+      let lastWrite = 0;
+      const indexes = Array.from({ length: chapter.count }, (_, i) => i + 1);
+      const stats = await mapConcurrent(indexes, ctx.config.downloads.pageConcurrency, async (index) => {
+        const s = stopped();
+        if (s) throw s;
+        const page = await chapter.fetch(index, signal);
+        const type = checkPage(page.bytes, index);
+        const measured = await pageStats(page.bytes, ctx.config.archiveLimits).catch((e: unknown) => {
+          const err = isAppError(e) ? e : new AppError("image_unreadable", "a page could not be measured");
+          throw new AppError(err.code, `page ${index}: ${err.message}`, { ...err.extra, page: index });
+        });
+        metas[index - 1] = pageMeta(page.bytes);
+        await cbz.put(index, page.bytes, type);
+        progress.pagesDone += 1;
+        if (Date.now() - lastWrite >= PROGRESS_WRITE_MS || progress.pagesDone === chapter.count) {
+          lastWrite = Date.now();
+          await deps.queue.move(claimed.id, "fetching", { pagesDone: progress.pagesDone });
+        }
+        publishEvent(ctx, progress);
+        return measured;
+      });
       const s = stopped();
       if (s) throw s;
-      const page = await chapter.fetch(index, signal);
-      checkPage(page.bytes, index);
-      progress.pagesDone += 1;
-      if (Date.now() - lastWrite >= PROGRESS_WRITE_MS || progress.pagesDone === chapter.count) {
-        lastWrite = Date.now();
-        await deps.queue.move(claimed.id, "fetching", { pagesDone: progress.pagesDone });
-      }
-      publishEvent(ctx, progress);
-      return page.bytes;
-    });
-    const s = stopped();
-    if (s) throw s;
-    const fresh = await deps.queue.get(claimed.id);
-    if (fresh?.cancelRequested) throw new JobStopped("cancel");
+      const fresh = await deps.queue.get(claimed.id);
+      if (fresh?.cancelRequested) throw new JobStopped("cancel");
 
-    // judge() moves fetching → judging → degraded | publishing (or failed for an unreadable page).
-    state = "judging";
-    const { verdict } = await deps.downloads.judge(claimed.id, pages);
+      // The judgement from the statistics: fetching → judging → degraded | publishing.
+      state = "judging";
+      verdict = await deps.downloads.judgeStats(claimed.id, stats);
+      if (verdict.verdict !== "degraded")
+        await cbz.finish(chapterComicInfo(comicInfoFields(series.title, claimed, found), metas));
+    } finally {
+      await cbz.close();
+    }
     if (verdict.verdict === "degraded") {
       // The row is degraded already (judge wrote it): run the machine's effects for it.
       await rm(stagingDirOf(ctx, claimed.id), { recursive: true, force: true });
-      publishEvent(ctx, { ...claimed, state: "degraded", pagesDone: pages.length, pagesTotal: pages.length });
+      publishEvent(ctx, { ...claimed, state: "degraded", pagesDone: chapter.count, pagesTotal: chapter.count });
       await deps
         .afterDegraded(claimed)
         .catch((err: unknown) =>
@@ -174,9 +205,19 @@ export async function runJob(deps: JobDeps, claimed: Download, signal: AbortSign
       return;
     }
     state = "publishing";
-    publishEvent(ctx, { ...claimed, state, pagesDone: pages.length, pagesTotal: pages.length });
-    const fileId = await packageAndPublish(deps, claimed, pages, found.provider.name, found.mapping);
+    publishEvent(ctx, { ...claimed, state, pagesDone: chapter.count, pagesTotal: chapter.count });
+    const fileId = await publishStaged(
+      deps,
+      claimed,
+      series,
+      name,
+      stagedPath,
+      chapter.count,
+      found.provider.name,
+      found.mapping,
+    );
     await applyEvent(deps, claimed, "publishing", { type: "published", fileId }, { needsReplacement: false });
+    await finishReplacementGroup(deps, claimed);
   } catch (caught) {
     // An abort surfaces as whatever the provider throws for it: the signal's reason says why.
     const e = signal.aborted && signal.reason instanceof JobStopped ? signal.reason : caught;
@@ -207,32 +248,68 @@ export async function runJob(deps: JobDeps, claimed: Download, signal: AbortSign
   }
 }
 
-async function packageAndPublish(
+const groupLock = createKeyedLock();
+
+/**
+ * A replacement group (the parts of a split chapter from one other source) retires the old files
+ * only once every download of the group is published; the last one to publish does it. Also run at
+ * start-up for a group whose last publication committed before a crash.
+ */
+export async function finishReplacementGroup(
+  deps: Pick<JobDeps, "ctx" | "queue" | "publication">,
+  row: Pick<Download, "seriesId" | "replacementGroup">,
+): Promise<void> {
+  const group = row.replacementGroup;
+  if (!group) return;
+  await groupLock.run([`group:${row.seriesId}:${group}`], async () => {
+    const members = await deps.queue.groupMembers(row.seriesId, group);
+    if (members.length === 0 || !members.every((m) => m.state === "published")) return;
+    const ids = (() => {
+      try {
+        return (JSON.parse(members[0]!.replacesFileIds ?? "[]") as unknown[]).filter(
+          (x): x is number => typeof x === "number",
+        );
+      } catch {
+        return [];
+      }
+    })();
+    const active = await deps.queue.activeFileIds(ids);
+    if (active.length === 0) return;
+    await deps.publication.retire(
+      active,
+      `replaced by downloads ${members.map((m) => m.id).join(", ")} (every part from one other source; the old file was degraded)`,
+    );
+  });
+}
+
+/** ComicInfo of a downloaded release (the Pages list comes from the page metadata). */
+function comicInfoFields(
+  title: string,
+  row: Download,
+  found: { provider: SourceProvider; mapping: ProviderMapping },
+): Parameters<typeof chapterComicInfo>[0] {
+  const volume = row.volume !== null && isWhole(row.volume) && row.volume.length < 10 ? Number(row.volume) : undefined;
+  return {
+    Series: title,
+    ...(row.kind === "chapter" && row.chapter !== null ? { Number: row.chapter } : {}),
+    ...(volume !== undefined ? { Volume: volume } : {}),
+    Notes: `Downloaded from ${found.provider.name} (work ${found.mapping.sourceId}, release ${row.externalId ?? "?"})${row.part !== null ? `, part ${row.part}` : ""}.`,
+    LanguageISO: row.language,
+    ...(row.scanlator ? { ScanInformation: row.scanlator } : {}),
+  };
+}
+
+async function publishStaged(
   deps: JobDeps,
   row: Download,
-  pages: Buffer[],
+  series: { folder: string },
+  name: string,
+  stagedPath: string,
+  pageCount: number,
   providerName: string,
   mapping: ProviderMapping,
 ): Promise<number> {
   const { ctx } = deps;
-  const series = await ctx.repos.series.get(row.seriesId);
-  if (!series) throw new AppError("series_not_found", `series ${row.seriesId} does not exist`);
-  const name = downloadFileName(series.title, row);
-  const stagedPath = path.join(stagingDirOf(ctx, row.id), name);
-  await rm(stagingDirOf(ctx, row.id), { recursive: true, force: true });
-  const volume = row.volume !== null && isWhole(row.volume) && row.volume.length < 10 ? Number(row.volume) : undefined;
-  const xml = chapterComicInfo(
-    {
-      Series: series.title,
-      ...(row.kind === "chapter" && row.chapter !== null ? { Number: row.chapter } : {}),
-      ...(volume !== undefined ? { Volume: volume } : {}),
-      Notes: `Downloaded from ${providerName} (work ${mapping.sourceId}, release ${row.externalId ?? "?"})${row.part !== null ? `, part ${row.part}` : ""}.`,
-      LanguageISO: row.language,
-      ...(row.scanlator ? { ScanInformation: row.scanlator } : {}),
-    },
-    pages,
-  );
-  await writeChapterCbz(stagedPath, pages, xml);
   const replaces =
     row.replacesFileId === null
       ? null
@@ -250,7 +327,7 @@ async function packageAndPublish(
       chapter: row.kind === "volume" ? null : row.chapter,
       chapterEnd: row.kind === "volume" ? null : row.chapter,
       part: row.part,
-      pageCount: pages.length,
+      pageCount,
       language: row.language,
       origin: "download",
       tagSource: "comicinfo",
@@ -267,7 +344,7 @@ async function packageAndPublish(
       externalId: row.externalId,
       scanlator: row.scanlator,
     },
-    ...(replaces
+    ...(replaces && row.replacementGroup === null
       ? {
           retireAfter: {
             fileIds: [replaces.id],

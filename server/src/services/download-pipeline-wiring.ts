@@ -43,7 +43,11 @@ export interface WantedMonitorStatus {
   lastOutcome: { series: number; queued: number; failed: number } | null;
 }
 
+/** What the scheduled pass asks of the sources before it plans: refresh the series' mappings. */
+export type PassRefresh = (seriesId: number) => Promise<{ mappings: { added: number }[] }>;
+
 function wantedMonitor(ctx: AppContext, wanted: WantedService) {
+  let refresh: PassRefresh | null = null;
   let timer: NodeJS.Timeout | null = null;
   let current: Promise<WantedMonitorStatus["lastOutcome"]> | null = null;
   let lastRun: Date | null = null;
@@ -59,8 +63,12 @@ function wantedMonitor(ctx: AppContext, wanted: WantedService) {
     });
     for (const { id } of series) {
       try {
-        // Not forced: a series backing off only has its ledger refreshed.
-        out.queued += (await wanted.runPass(id)).queued;
+        // First what the sources list now (a new chapter becomes a slot), then the plan. A refresh
+        // that found new releases ends the series' back-off; otherwise a series backing off only
+        // has its ledger refreshed.
+        const refreshed = refresh ? await refresh(id) : null;
+        const fresh = refreshed?.mappings.some((m) => m.added > 0) ?? false;
+        out.queued += (await wanted.runPass(id, { force: fresh })).queued;
         out.series += 1;
       } catch (e) {
         out.failed += 1;
@@ -84,6 +92,10 @@ function wantedMonitor(ctx: AppContext, wanted: WantedService) {
 
   return {
     runNow,
+    /** The sources' refresh the cycle runs before each series' pass (wired by createServices). */
+    useRefresh(fn: PassRefresh): void {
+      refresh = fn;
+    },
     status: (): WantedMonitorStatus => ({
       lastRun: lastRun?.toISOString() ?? null,
       nextRun: nextRun?.toISOString() ?? null,
@@ -131,6 +143,7 @@ export async function startDownloads(
   services.wantedMonitor.start(ctx.config.downloads.wantedIntervalSeconds * 1000);
   return async () => {
     await services.wantedMonitor.stop();
+    await services.wanted.settle();
     await services.downloadPipeline.stop();
   };
 }

@@ -18,7 +18,14 @@ import type { Download } from "../generated/prisma/client.ts";
 import type { Publication } from "../library/publication.ts";
 import { downloadQueueRepo } from "../repositories/download-queue-repo.ts";
 import type { AppContext } from "./context.ts";
-import { applyEvent, JobStopped, runJob, type JobDeps, type ProviderLookup } from "./download-pipeline-job.ts";
+import {
+  applyEvent,
+  finishReplacementGroup,
+  JobStopped,
+  runJob,
+  type JobDeps,
+  type ProviderLookup,
+} from "./download-pipeline-job.ts";
 import {
   downloadView,
   DOWNLOAD_STATES,
@@ -38,8 +45,8 @@ interface Running {
 export function downloadPipeline(
   ctx: AppContext,
   deps: {
-    downloads: Pick<DownloadService, "judge">;
-    publication: Pick<Publication, "publish">;
+    downloads: Pick<DownloadService, "judgeStats">;
+    publication: Pick<Publication, "publish" | "retire">;
     lookup: ProviderLookup;
   },
 ) {
@@ -80,6 +87,11 @@ export function downloadPipeline(
       const row = /^\d+$/.test(name) ? await queue.get(Number(name)) : null;
       if (!row || row.state !== "publishing") await rm(path.join(dir, name), { recursive: true, force: true });
     }
+    // Replacement groups whose last part published just before a crash: retire the old parts now.
+    for (const row of await queue.openReplacementGroups())
+      await finishReplacementGroup(jobDeps(), row).catch((e: unknown) =>
+        ctx.log(`downloads: finishing replacement group ${row.replacementGroup}: ${(e as Error).message}`),
+      );
     if (out.requeued + out.published + out.cancelled > 0)
       ctx.log(`downloads: resumed ${out.requeued}, found published ${out.published}, cancelled ${out.cancelled}`);
     return out;

@@ -22,7 +22,7 @@ import {
 } from "../domain/conformity.ts";
 import { AppError, isAppError } from "../errors.ts";
 import type { Download } from "../generated/prisma/client.ts";
-import { statsOfPages } from "../library/page-stats.ts";
+import { statsOfPages, type PageStats } from "../library/page-stats.ts";
 import type { AppContext } from "./context.ts";
 
 export const DOWNLOAD_STATES = [
@@ -102,6 +102,26 @@ export function downloadView(row: DownloadRow): DownloadView {
 
 export function downloadService(ctx: AppContext) {
   const store = ctx.repos.downloads;
+
+  /** Stores the verdict (judging → degraded | publishing) and says so. */
+  async function record(row: Download, verdict: ConformityVerdict): Promise<ConformityVerdict> {
+    const degraded = verdict.verdict === "degraded";
+    const written = await store.transition(row.id, "judging", {
+      state: degraded ? "degraded" : "publishing",
+      verdict: verdictJson(verdict),
+      needsReplacement: degraded,
+      error: null,
+    });
+    if (!written) throw new AppError("download_not_judgeable", `download ${row.id} changed state while it was judged`);
+    if (degraded) {
+      const f = verdict.figures;
+      ctx.log(
+        `download ${row.id} (series ${row.seriesId}) degraded: ${verdict.reasons.join(", ")} — ${f.blackCards}/${f.pages} black cards, median aspect ${f.medianAspect?.toFixed(2) ?? "?"}`,
+      );
+    }
+    ctx.events.publish("series_changed", row.seriesId);
+    return verdict;
+  }
   // Downloads being judged by this process: a second judge() of the same one is refused, not raced.
   const judging = new Set<number>();
 
@@ -164,24 +184,30 @@ export function downloadService(ctx: AppContext) {
           throw err;
         }
 
-        const verdict = judgeChapter(stats, shape);
-        const degraded = verdict.verdict === "degraded";
-        const written = await store.transition(row.id, "judging", {
-          state: degraded ? "degraded" : "publishing",
-          verdict: verdictJson(verdict),
-          needsReplacement: degraded,
-          error: null,
-        });
-        if (!written)
-          throw new AppError("download_not_judgeable", `download ${downloadId} changed state while it was judged`);
-        if (degraded) {
-          const f = verdict.figures;
-          ctx.log(
-            `download ${row.id} (series ${row.seriesId}) degraded: ${verdict.reasons.join(", ")} — ${f.blackCards}/${f.pages} black cards, median aspect ${f.medianAspect?.toFixed(2) ?? "?"}`,
-          );
-        }
-        ctx.events.publish("series_changed", row.seriesId);
+        const verdict = await record(row, judgeChapter(stats, shape));
         return { download: downloadView(await requireRow(row.id)), verdict };
+      } finally {
+        judging.delete(downloadId);
+      }
+    },
+
+    /**
+     * The verdict of a download whose pages were measured while they were fetched (the pipeline):
+     * fetching → judging → degraded | publishing, from the page statistics alone.
+     */
+    async judgeStats(downloadId: number, stats: readonly PageStats[]): Promise<ConformityVerdict> {
+      if (judging.has(downloadId))
+        throw new AppError("download_not_judgeable", `download ${downloadId} is being judged already`);
+      judging.add(downloadId);
+      try {
+        const row = await requireRow(downloadId);
+        if (stats.length === 0) throw new AppError("bad_request", "a download without pages cannot be judged");
+        if (
+          !(JUDGEABLE_STATES as readonly string[]).includes(row.state) ||
+          !(await store.transition(row.id, row.state, { state: "judging" }))
+        )
+          throw new AppError("download_not_judgeable", `download ${downloadId} is ${row.state}`, { state: row.state });
+        return await record(row, judgeChapter([...stats], await seriesShape(row)));
       } finally {
         judging.delete(downloadId);
       }

@@ -22,14 +22,25 @@ import { bookChannelService } from "./book-channel.ts";
 import { translationWorker } from "./translation-worker.ts";
 import { translationServices } from "./translation-fallback-service.ts";
 import { translationSettingsService, type TranslationSettingsService } from "./translation-settings.ts";
+import { publicationWithProgress, readingService, scanWithProgress, type ReadingService } from "./reading-service.ts";
+import { readerAppsServices } from "./reader-apps.ts";
+import { calendarService } from "./calendar-service.ts";
+import { slotSearchService } from "./slot-search-service.ts";
 
 /** The use cases. REST routes and GraphQL resolvers both call these and nothing else. */
 export function createServices(ctx: AppContext) {
-  const publication = publicationWithPriority(ctx, createPublication(ctx));
+  // Reading progress follows every publication, retirement and scan (reading-service.ts); the
+  // closures reach the reading service, created below, only when a file operation runs.
+  const publication = publicationWithProgress(ctx, publicationWithPriority(ctx, createPublication(ctx)), () => reading);
   const assembly = assemblyService(ctx, publication),
-    scan = scanWithPriority(ctx, scanService(ctx), externalPriority(ctx, publication));
+    scan = scanWithProgress(
+      ctx,
+      scanWithPriority(ctx, scanService(ctx), externalPriority(ctx, publication)),
+      () => reading,
+    );
   const views = viewCache(ctx, { maxSeries: ctx.config.viewCacheSeries });
   const units = unitsService(ctx, views);
+  const reading: ReadingService = readingService(ctx, units);
   const dl = downloadServices(ctx, publication);
   const sourceSettings = sourceSettingsService(ctx),
     providers = providerRegistry(ctx, sourceSettings),
@@ -39,7 +50,19 @@ export function createServices(ctx: AppContext) {
   const worker = translationWorker(ctx, { publication });
   // A job created, retried, cancelled or resumed wakes the worker, which sleeps while idle.
   translations.translations.useWorker(() => worker.kick());
+  // The acquisition loop: a link or an operator's refresh runs the Wanted pass at once; the scheduled
+  // pass refreshes every linked source before it plans.
+  sources.useAfterOperatorRefresh((seriesId) => {
+    dl.wanted
+      .runPass(seriesId, { force: true })
+      .catch((e: unknown) =>
+        ctx.log(`wanted: pass after a source refresh of series ${seriesId}: ${(e as Error).message}`),
+      );
+  });
+  dl.wantedMonitor.useRefresh((seriesId) => sources.refreshForPass(seriesId));
   const series = seriesService(ctx);
+  const audit = auditService(ctx, publication, { views }),
+    filePages = filePagesService(ctx);
   followTranslationToggles(ctx, series, translationSettings, translations.translations);
   return {
     views,
@@ -47,13 +70,13 @@ export function createServices(ctx: AppContext) {
     maps: mapService(ctx),
     units,
     seriesPage: seriesPageService(ctx, units, views),
-    filePages: filePagesService(ctx),
+    filePages,
     monitoring: monitoringService(ctx, units),
     scan,
     ...dl,
     ...translations,
     publication,
-    audit: auditService(ctx, publication, { views }),
+    audit,
     verification: verificationService(ctx),
     assembly,
     assemblyMonitor: assemblyMonitor(ctx, { assembly, scanning: scan.running }),
@@ -64,6 +87,10 @@ export function createServices(ctx: AppContext) {
     numbering: numberingService(ctx, sources),
     bookChannel: bookChannelService(ctx, publication, translations.translations),
     translationWorker: worker,
+    reading,
+    readerApps: readerAppsServices(ctx, { reading, audit, filePages }),
+    calendar: calendarService(ctx),
+    slotSearch: slotSearchService(ctx, dl.wanted, sources),
   };
 }
 

@@ -6,9 +6,9 @@
  * Also the generic helpers every part uses for its own settings keys: getSetting / putSetting.
  *
  * Input (REST body and GraphQL input alike; the field names are single words in both):
- *   { suwayomi: { enabled?, url?, auth?: "none"|"basic", username?, password? } }
+ *   { suwayomi: { enabled?, url?, auth?: "none"|"basic"|"simple_login"|"ui_login", username?, password? } }
  * A password string sets it, null clears it, absent or the mask itself keeps it (a form sends back
- * what it read). Basic auth needs a user name and a password.
+ * what it read). Every mode but none needs a user name and a password.
  */
 import type { SuwayomiConnection } from "../providers/suwayomi.ts";
 import { settingsRepo } from "../repositories/settings-repo.ts";
@@ -29,7 +29,8 @@ export function putSetting(ctx: Pick<AppContext, "db">, key: string, value: unkn
   return settingsRepo(ctx.db).put(key, value);
 }
 
-export type SuwayomiAuthMode = "none" | "basic";
+export const SUWAYOMI_AUTH_MODES = ["none", "basic", "simple_login", "ui_login"] as const;
+export type SuwayomiAuthMode = (typeof SUWAYOMI_AUTH_MODES)[number];
 
 export interface StoredSourceSettings {
   suwayomi: { enabled: boolean; url: string | null; auth: SuwayomiAuthMode; username: string | null };
@@ -102,8 +103,9 @@ export function sourceSettingsService(ctx: AppContext) {
             typeof o.enabled === "boolean" ? o.enabled : invalid("suwayomi.enabled", "must be true or false");
         if (o.url !== undefined) next.suwayomi.url = httpUrl(o.url, "suwayomi.url");
         if (o.auth !== undefined)
-          next.suwayomi.auth =
-            o.auth === "none" || o.auth === "basic" ? o.auth : invalid("suwayomi.auth", 'must be "none" or "basic"');
+          next.suwayomi.auth = (SUWAYOMI_AUTH_MODES as readonly unknown[]).includes(o.auth)
+            ? (o.auth as SuwayomiAuthMode)
+            : invalid("suwayomi.auth", `must be one of ${SUWAYOMI_AUTH_MODES.join(", ")}`);
         const username = optionalText(o, "username", "suwayomi.username");
         if (username !== undefined) next.suwayomi.username = username;
         if (o.password !== undefined && o.password !== SECRET_MASK) {
@@ -118,8 +120,8 @@ export function sourceSettingsService(ctx: AppContext) {
       const pw = newPassword === undefined ? password() : newPassword;
       if (next.suwayomi.enabled && next.suwayomi.url === null)
         invalid("suwayomi.url", "is required to enable Suwayomi");
-      if (next.suwayomi.enabled && next.suwayomi.auth === "basic" && (next.suwayomi.username === null || pw === null))
-        invalid("suwayomi.auth", "basic needs a username and a password");
+      if (next.suwayomi.enabled && next.suwayomi.auth !== "none" && (next.suwayomi.username === null || pw === null))
+        invalid("suwayomi.auth", `${next.suwayomi.auth} needs a username and a password`);
       if (newPassword !== undefined) await ctx.secrets.setIntegrationSecret(SUWAYOMI_PASSWORD_SECRET, newPassword);
       await putSetting(ctx, SOURCES_SETTING_KEY, next);
       ctx.log(
@@ -135,7 +137,7 @@ export function sourceSettingsService(ctx: AppContext) {
       if (!configured(s, pw) || s.url === null) return null;
       return {
         baseUrl: s.url,
-        auth: s.auth === "basic" ? { kind: "basic", username: s.username ?? "", password: pw ?? "" } : { kind: "none" },
+        auth: s.auth === "none" ? { kind: "none" } : { kind: s.auth, username: s.username ?? "", password: pw ?? "" },
       };
     },
   };

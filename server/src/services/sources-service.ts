@@ -21,6 +21,7 @@ import { offerRepo, type OfferInput } from "../repositories/offer-repo.ts";
 import { sourceRepo } from "../repositories/source-repo.ts";
 import type { AppContext } from "./context.ts";
 import { asObject, optionalString } from "./input.ts";
+import { syncSourceSlots, type SlotSync } from "./source-slots.ts";
 
 export type MappingHealthStatus = "unknown" | "ok" | "degraded" | "failing";
 
@@ -114,6 +115,8 @@ function providerFailure(e: unknown): never {
 export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
   const sources = sourceRepo(ctx.db);
   const offers = offerRepo(ctx.db);
+  // An operator's link or refresh: the Wanted pass runs at once (set by createServices).
+  let afterOperatorRefresh: (seriesId: number) => void = () => {};
   // One refresh per mapping at a time: two interleaved replacements would race on the same offers.
   const refreshing = createKeyedLock();
 
@@ -224,6 +227,7 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
       externalId: c.externalId,
       pageCount: c.pageCount,
       uploadedAt: c.uploadedAt,
+      overridden: c.overridden,
     }));
     const changed = await offers.replaceForMapping(m.seriesId, m.id, rows);
     if (changed === null)
@@ -290,7 +294,9 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
         (await sources.findMapping(seriesId, row.id, sourceId)) ??
         (await sources.createMapping({ seriesId, providerId: row.id, sourceId, language, priority }));
       const refresh = await refreshMapping(mapping, signal);
+      await syncSourceSlots(ctx, seriesId);
       ctx.events.publish("series_changed", seriesId);
+      afterOperatorRefresh(seriesId);
       return { mapping: await view(seriesId, mapping.id), refresh };
     },
 
@@ -313,8 +319,30 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
       await requireSeries(seriesId);
       const out: MappingRefresh[] = [];
       for (const m of await sources.activeMappingsOf(seriesId)) out.push(await refreshMapping(m, signal));
+      await syncSourceSlots(ctx, seriesId);
       ctx.events.publish("series_changed", seriesId);
+      afterOperatorRefresh(seriesId);
       return { seriesId, mappings: out };
+    },
+
+    /**
+     * The scheduled pass's refresh: every active mapping, then the slots; one `series_changed` when
+     * anything changed. Never throws for a provider (each mapping reports its own failure).
+     */
+    async refreshForPass(seriesId: number): Promise<{ mappings: MappingRefresh[]; slots: SlotSync }> {
+      const out: MappingRefresh[] = [];
+      for (const m of await sources.activeMappingsOf(seriesId)) out.push(await refreshMapping(m));
+      const slots = await syncSourceSlots(ctx, seriesId);
+      const changed =
+        out.some((r) => r.added + r.updated + r.removed > 0) ||
+        slots.added + slots.raised + slots.unlisted + slots.relisted > 0;
+      if (changed) ctx.events.publish("series_changed", seriesId);
+      return { mappings: out, slots };
+    },
+
+    /** What runs after an operator's link or refresh (the Wanted pass, wired by createServices). */
+    useAfterOperatorRefresh(fn: (seriesId: number) => void): void {
+      afterOperatorRefresh = fn;
     },
 
     /** One mapping (the numbering service re-applies its overrides through this). */
@@ -322,6 +350,7 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
       const m = (await sources.activeMappingsOf(seriesId)).find((x) => x.id === mappingId);
       if (!m) throw new AppError("mapping_not_found", `series ${seriesId} has no active source mapping ${mappingId}`);
       const r = await refreshMapping(m, signal);
+      await syncSourceSlots(ctx, seriesId);
       ctx.events.publish("series_changed", seriesId);
       return r;
     },

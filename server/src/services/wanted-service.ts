@@ -15,14 +15,17 @@ import {
   type LedgerDetail,
   type LedgerEntry,
   type PlanInput,
+  type PlannedDownload,
   type WantedReason,
   type WantedSlot,
 } from "../domain/wanted.ts";
 import { AppError } from "../errors.ts";
 import type { BookChannel } from "../providers/provider.ts";
 import { loadSnapshot } from "../repositories/snapshot-repo.ts";
+import { sourceSlotRepo } from "../repositories/source-slot-repo.ts";
 import { wantedRepo } from "../repositories/wanted-repo.ts";
 import type { AppContext } from "./context.ts";
+import { downloadLanguages, reconciledOffers, slotSyncChanged, syncSourceSlots } from "./source-slots.ts";
 
 /** Degraded and failed downloads of a mapping in this window count against its health. */
 const HEALTH_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
@@ -85,8 +88,11 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
         partsOnDisk: [],
       })),
     ];
-    const [offers, mappings, downloads, state, setting] = await Promise.all([
-      ctx.db.offer.findMany({ where: { seriesId, sourceMapping: { state: "active", provider: { enabled: true } } } }),
+    const languages = await downloadLanguages(ctx, snapshot.series.language);
+    const unlisted = await sourceSlotRepo(ctx.db).unlistedKeys(seriesId);
+    for (const slot of slots) if (unlisted.has(`${slot.kind}:${slot.number}`)) slot.unlisted = true;
+    const placed = (await reconciledOffers(ctx, seriesId, languages)).releases.filter((o) => o.providerEnabled);
+    const [mappings, downloads, state] = await Promise.all([
       ctx.db.sourceMapping.findMany({
         where: { seriesId, state: "active" },
         include: { provider: { select: { priority: true } } },
@@ -104,11 +110,11 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
           fileId: true,
           needsReplacement: true,
           replacesFileId: true,
+          replacesFileIds: true,
           updatedAt: true,
         },
       }),
       repo.state(seriesId),
-      ctx.db.setting.findUnique({ where: { key: "downloads.languages" } }),
     ]);
     const since = Date.now() - HEALTH_WINDOW_MS;
     const health = (id: number, st: string) =>
@@ -128,43 +134,56 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
     );
     const degradedFiles: DegradedFile[] = bad
       .filter((d) => activeFiles.has(d.fileId!))
-      .map((d) => ({
-        fileId: d.fileId!,
-        slot: {
-          kind: d.kind === "volume" ? "book" : "chapter",
-          number: (d.kind === "volume" ? lab(d.volume) : lab(d.chapter)) ?? ("0" as Label),
-          monitored: true,
-          owned: true,
-          coverage: null,
-          parts: 1,
-          partsOnDisk: [],
-        },
-        mappingId: d.sourceMappingId,
-        replacing: live.some((l) => l.replacesFileId === d.fileId),
-      }));
+      .map((d) => {
+        const number = (d.kind === "volume" ? lab(d.volume) : lab(d.chapter)) ?? ("0" as Label);
+        // A part of a split chapter: the chapter's parts and its active part files are replaced together.
+        const split = d.kind !== "volume" && d.part !== null;
+        const siblings = split
+          ? snapshot.files
+              .filter((x) => x.kind === "chapter" && x.part !== null && x.chapter === number)
+              .map((x) => x.id)
+          : [];
+        return {
+          fileId: d.fileId!,
+          slot: {
+            kind: d.kind === "volume" ? ("book" as const) : ("chapter" as const),
+            number,
+            monitored: true,
+            owned: true,
+            coverage: null,
+            parts: split ? Math.max(2, index.chapters.find((c) => c.number === number)?.parts ?? 1) : 1,
+            partsOnDisk: [],
+          },
+          siblingFileIds: siblings,
+          mappingId: d.sourceMappingId,
+          replacing: live.some(
+            (l) =>
+              l.replacesFileId === d.fileId || (l.replacesFileIds ?? "").split(/[[\],]/).includes(String(d.fileId)),
+          ),
+        };
+      });
 
-    let languages = [snapshot.series.language];
-    try {
-      const extra = setting ? (JSON.parse(setting.value) as unknown) : [];
-      if (Array.isArray(extra))
-        languages = [...new Set([...languages, ...extra.filter((x): x is string => typeof x === "string")])];
-    } catch {
-      // A damaged setting: the series language alone.
-    }
     return {
       slots,
-      offers: offers.map((o) => ({
-        mappingId: o.sourceMappingId,
-        kind: kindOf(o.kind),
-        chapter: lab(o.chapter),
-        volume: lab(o.volume),
-        part: o.part,
-        language: o.language,
-        scanlator: o.scanlator,
-        externalId: o.externalId,
-        pageCount: o.pageCount,
-        uploadedAt: o.uploadedAt?.getTime() ?? null,
-      })),
+      // Offers as the reconciliation places them (a split part carries its chapter and part).
+      offers: placed.flatMap((o) => {
+        const p = o.placement;
+        if (p.kind === "unplaced") return [];
+        return [
+          {
+            mappingId: o.mappingId,
+            kind: p.kind,
+            chapter: p.kind === "chapter" ? p.number : null,
+            volume: p.kind === "volume" ? p.number : o.volume,
+            part: p.kind === "chapter" ? p.part : null,
+            language: o.language,
+            scanlator: o.scanlator,
+            externalId: o.externalId,
+            pageCount: o.pageCount,
+            uploadedAt: o.uploadedAt?.getTime() ?? null,
+          },
+        ];
+      }),
       // Higher first: the provider's priority, then the mapping's (−1000…1000) within it.
       mappings: mappings.map((m) => ({
         id: m.id,
@@ -191,12 +210,10 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
     };
   }
 
-  async function pass(seriesId: number, force: boolean): Promise<WantedPassResult> {
-    const input = await planInput(seriesId, force);
-    const plan = planWanted(input);
-    const now = new Date(input.now);
-    const created = await ctx.db.$transaction(
-      plan.downloads.map((d) =>
+  /** Queues planned downloads in one transaction. */
+  function createDownloads(seriesId: number, downloads: readonly PlannedDownload[]) {
+    return ctx.db.$transaction(
+      downloads.map((d) =>
         ctx.db.download.create({
           data: {
             seriesId,
@@ -211,10 +228,23 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
             state: "queued",
             pagesTotal: d.pageCount,
             replacesFileId: d.replacesFileId ?? null,
+            replacementGroup: d.replacementGroup ?? null,
+            replacesFileIds: d.replacesFileIds ? JSON.stringify(d.replacesFileIds) : null,
           },
         }),
       ),
     );
+  }
+
+  async function pass(seriesId: number, force: boolean): Promise<WantedPassResult> {
+    if (!(await ctx.repos.series.get(seriesId)))
+      throw new AppError("series_not_found", `series ${seriesId} does not exist`);
+    // What the sources list becomes slots first, so the pass plans for them at once.
+    const synced = await syncSourceSlots(ctx, seriesId);
+    const input = await planInput(seriesId, force);
+    const plan = planWanted(input);
+    const now = new Date(input.now);
+    const created = await createDownloads(seriesId, plan.downloads);
     const idsBySlot = new Map<string, number[]>();
     plan.downloads.forEach((d, i) =>
       idsBySlot.set(`${d.slot.kind}:${d.slot.number}`, [
@@ -237,6 +267,7 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
       },
       now,
     );
+    if (created.length === 0 && slotSyncChanged(synced)) ctx.events.publish("series_changed", seriesId);
     if (created.length > 0) {
       deps.kick();
       for (const row of created)
@@ -252,7 +283,7 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
     }
     await handToBookChannel(
       seriesId,
-      ledger.filter((e) => e.kind === "book" && e.reason === "no_offer"),
+      ledger.filter((e) => e.kind === "book" && (e.reason === "no_offer" || e.reason === "no_longer_listed")),
     );
     // Issue 7: the translation fallback runs after the normal sources (it never fails the pass).
     await translationFallback?.(seriesId, {
@@ -338,6 +369,30 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
       return p;
     },
     ledger: ledgerOf,
+    /** The facts a pass plans from (the operator's view of one slot's offers reads them). */
+    planFacts: (seriesId: number) => planInput(seriesId, true),
+    /** Queues downloads the operator chose by hand, and wakes the workers. */
+    async queueByHand(seriesId: number, downloads: readonly PlannedDownload[]): Promise<number[]> {
+      const created = await createDownloads(seriesId, downloads);
+      if (created.length > 0) {
+        deps.kick();
+        for (const row of created)
+          ctx.events.downloads.publish({
+            downloadId: row.id,
+            seriesId,
+            state: "queued",
+            pagesDone: 0,
+            pagesTotal: row.pagesTotal,
+            error: null,
+          });
+        ctx.events.publish("series_changed", seriesId);
+      }
+      return created.map((r) => r.id);
+    },
+    /** Waits for the passes under way (a shutdown lets them end before the database closes). */
+    async settle(): Promise<void> {
+      await Promise.allSettled([...running.values()]);
+    },
     useBookChannel(channel: BookChannel | undefined): void {
       bookChannel = channel;
     },

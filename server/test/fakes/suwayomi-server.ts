@@ -25,7 +25,20 @@
  *   of ms; pageCount is −1 for a chapter with `pageCountKnown: false` until its pages were fetched.
  * - `fetchChapterPages(input: {chapterId}) { chapter { id pageCount } pages }` — page paths; a page
  *   with `foreignUrl` is listed as that absolute URL instead (the provider must refuse it).
- * - Basic auth when `auth` is given: 401 + `WWW-Authenticate: Basic realm="Suwayomi"` otherwise.
+ * - Auth, when `auth` is given, in Suwayomi's modes (shapes from Suwayomi-Server's JavalinSetup.kt,
+ *   UserType.kt, graphql/mutations/UserMutation.kt and global/impl/util/Jwt.kt):
+ *   - `mode: "basic"` (the default): 401 + `WWW-Authenticate: Basic realm="Suwayomi"` without the header.
+ *   - `mode: "simple_login"`: `POST /login.html` with form fields `user` and `pass` answers 303 with a
+ *     `JSESSIONID` cookie, or 200 and the login page again when refused. Without a valid session an API
+ *     call is a Visitor: GraphQL answers 200 with the error "Exception while fetching data (/field) :
+ *     Unauthorized", a page GET 401. `expireSessions()` forgets every session (Suwayomi keeps them
+ *     30 min in memory).
+ *   - `mode: "ui_login"`: the GraphQL mutations `login(input: {username, password}) { accessToken
+ *     refreshToken }` and `refreshToken(input: {refreshToken}) { accessToken }`; HS256 JWTs with
+ *     `token_type` access/refresh, `aud`, `exp` (access `accessTtlMs`, default 5 min; refresh
+ *     `refreshTtlMs`, default 60 days) on the fake's clock `now`; `Authorization: Bearer <access>` on
+ *     every other call, refused as above. `revokeAccessTokens()` makes every issued access token invalid.
+ *   `logins` and `refreshes` count the successful ones.
  *
  * The catalogue is live: tests may mutate `works` (add/remove/renumber chapters) after start and the
  * next request sees it. Chapter ids are assigned by fakeChapter (global counter from 1000) unless given;
@@ -36,6 +49,7 @@
  * stripFragmentChapter (a paged chapter with strip slices), truncatedPage, flakyPage (500 k times then
  * OK), slowPage (delay), foreignPage (path on another origin).
  */
+import { createHmac, randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { buildSchema, graphql, type GraphQLSchema } from "graphql";
@@ -98,6 +112,11 @@ export interface FakeSuwayomi {
   requests: string[];
   works: FakeWork[];
   sources: FakeSource[];
+  /** Successful logins (simple or UI) and token refreshes. */
+  logins: number;
+  refreshes: number;
+  expireSessions(): void;
+  revokeAccessTokens(): void;
   setFailure(failure: FakeFailure): void;
   close(): Promise<void>;
 }
@@ -235,7 +254,27 @@ const SDL = /* GraphQL */ `
   type Query {
     sources(condition: SourceConditionInput): SourceNodeList!
   }
+  input LoginInput {
+    clientMutationId: String
+    username: String!
+    password: String!
+  }
+  type LoginPayload {
+    clientMutationId: String
+    accessToken: String!
+    refreshToken: String!
+  }
+  input RefreshTokenInput {
+    clientMutationId: String
+    refreshToken: String!
+  }
+  type RefreshTokenPayload {
+    clientMutationId: String
+    accessToken: String!
+  }
   type Mutation {
+    login(input: LoginInput!): LoginPayload!
+    refreshToken(input: RefreshTokenInput!): RefreshTokenPayload!
     fetchSourceManga(input: FetchSourceMangaInput!): FetchSourceMangaPayload
     fetchMangaAndChapters(input: FetchMangaAndChaptersInput!): FetchMangaAndChaptersPayload
     fetchChapterPages(input: FetchChapterPagesInput!): FetchChapterPagesPayload
@@ -330,10 +369,55 @@ function readBody(req: http.IncomingMessage): Promise<string> {
   });
 }
 
+export interface FakeAuth {
+  username: string;
+  password: string;
+  mode?: "basic" | "simple_login" | "ui_login";
+  accessTtlMs?: number;
+  refreshTtlMs?: number;
+  /** The clock tokens are issued and checked by. Default Date.now. */
+  now?: () => number;
+}
+
+const AUDIENCE = "suwayomi-server-api";
+
+/** HS256 JWTs as Suwayomi's Jwt.kt makes them (issuer, audience, token_type, exp in seconds). */
+function jwtIssuer(now: () => number) {
+  let key = randomBytes(32);
+  const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
+  const sign = (data: string) => createHmac("sha256", key).update(data).digest("base64url");
+  return {
+    issue(type: "access" | "refresh", ttlMs: number): string {
+      const head = b64({ alg: "HS256", typ: "JWT" });
+      const body = b64({
+        iss: "suwayomi-server",
+        aud: AUDIENCE,
+        token_type: type,
+        exp: Math.floor((now() + ttlMs) / 1000),
+      });
+      return `${head}.${body}.${sign(`${head}.${body}`)}`;
+    },
+    verify(token: string | undefined, type: "access" | "refresh"): boolean {
+      const [head, body, sig] = (token ?? "").split(".");
+      if (!head || !body || !sig || sign(`${head}.${body}`) !== sig) return false;
+      const c = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as {
+        token_type: string;
+        exp: number;
+        aud: string;
+      };
+      return c.token_type === type && c.aud === AUDIENCE && c.exp * 1000 > now();
+    },
+    /** A new signing key: every token issued so far is refused. */
+    rotate(): void {
+      key = randomBytes(32);
+    },
+  };
+}
+
 export async function startFakeSuwayomi(options: {
   works: FakeWork[];
   sources?: FakeSource[];
-  auth?: { username: string; password: string };
+  auth?: FakeAuth;
 }): Promise<FakeSuwayomi> {
   const works = options.works;
   const sources = options.sources ?? [
@@ -342,9 +426,26 @@ export async function startFakeSuwayomi(options: {
   const schema: GraphQLSchema = buildSchema(SDL);
   const requests: string[] = [];
   let failure: FakeFailure = null;
-  const expectedAuth = options.auth
-    ? `Basic ${Buffer.from(`${options.auth.username}:${options.auth.password}`).toString("base64")}`
-    : null;
+  const auth = options.auth;
+  const mode = auth ? (auth.mode ?? "basic") : null;
+  const expectedAuth =
+    auth && mode === "basic" ? `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString("base64")}` : null;
+  const now = auth?.now ?? Date.now;
+  const jwt = jwtIssuer(now);
+  const sessions = new Set<string>();
+  // A separate signer for access tokens, so revoking them leaves refresh tokens valid.
+  const accessJwt = jwtIssuer(now);
+  const counts = { logins: 0, refreshes: 0 };
+  const sessionOf = (req: http.IncomingMessage) =>
+    /(?:^|;\s*)JSESSIONID=([^;]+)/.exec(req.headers.cookie ?? "")?.[1] ?? null;
+  const bearer = (req: http.IncomingMessage) => /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
+  /** Is the caller an admin (logged in) for API calls? */
+  const authorised = (req: http.IncomingMessage) =>
+    mode === "simple_login"
+      ? sessions.has(sessionOf(req) ?? "")
+      : mode === "ui_login"
+        ? accessJwt.verify(bearer(req), "access")
+        : true;
 
   const takeFailure = (target: "graphql" | "pages"): number | null => {
     if (!failure || failure.target !== target || failure.times <= 0) return null;
@@ -362,6 +463,24 @@ export async function startFakeSuwayomi(options: {
           .end("Unauthorized");
         return;
       }
+      if (mode === "simple_login" && url.pathname === "/login.html") {
+        if (req.method === "POST") {
+          const form = new URLSearchParams(await readBody(req));
+          if (form.get("user") === auth!.username && form.get("pass") === auth!.password) {
+            const id = randomBytes(12).toString("hex");
+            sessions.add(id);
+            counts.logins++;
+            requests.push("POST /login.html 303");
+            res.writeHead(303, { Location: "/", "Set-Cookie": `JSESSIONID=${id}; Path=/; HttpOnly` }).end();
+            return;
+          }
+          requests.push("POST /login.html 200");
+        }
+        res
+          .writeHead(200, { "Content-Type": "text/html" })
+          .end("<html><body>Invalid username or password</body></html>");
+        return;
+      }
       if (req.method === "POST" && url.pathname === "/api/graphql") {
         const raw = await readBody(req);
         let body: { query?: string; variables?: Record<string, unknown>; operationName?: string };
@@ -372,6 +491,17 @@ export async function startFakeSuwayomi(options: {
           return;
         }
         const field = /\{\s*(\w+)/.exec(body.query ?? "")?.[1] ?? "?";
+        const open = mode === "ui_login" && (field === "login" || field === "refreshToken");
+        if (!open && !authorised(req)) {
+          requests.push(`POST /api/graphql ${field} unauthorized`);
+          res.writeHead(200, { "Content-Type": "application/json" }).end(
+            JSON.stringify({
+              data: null,
+              errors: [{ message: `Exception while fetching data (/${field}) : Unauthorized`, path: [field] }],
+            }),
+          );
+          return;
+        }
         requests.push(`POST /api/graphql ${field}`);
         const status = takeFailure("graphql");
         if (status !== null) {
@@ -383,12 +513,34 @@ export async function startFakeSuwayomi(options: {
           source: body.query ?? "",
           variableValues: body.variables,
           operationName: body.operationName,
-          rootValue: rootValue({ works, sources }),
+          rootValue: {
+            ...rootValue({ works, sources }),
+            login: ({ input }: { input: { username: string; password: string } }) => {
+              if (accessJwt.verify(bearer(req), "access")) throw new Error("Cannot login while already logged-in");
+              if (input.username !== auth?.username || input.password !== auth?.password)
+                throw new Error("Incorrect username or password.");
+              counts.logins++;
+              return {
+                accessToken: accessJwt.issue("access", auth.accessTtlMs ?? 5 * 60_000),
+                refreshToken: jwt.issue("refresh", auth.refreshTtlMs ?? 60 * 86_400_000),
+              };
+            },
+            refreshToken: ({ input }: { input: { refreshToken: string } }) => {
+              if (!jwt.verify(input.refreshToken, "refresh")) throw new Error("The token has expired");
+              counts.refreshes++;
+              return { accessToken: accessJwt.issue("access", auth?.accessTtlMs ?? 5 * 60_000) };
+            },
+          },
         });
         res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(result));
         return;
       }
       const m = req.method === "GET" ? PAGE_PATH.exec(url.pathname) : null;
+      if (m && !authorised(req)) {
+        requests.push(`GET ${url.pathname} 401`);
+        res.writeHead(401, { "Content-Type": "text/plain" }).end("Unauthorized");
+        return;
+      }
       if (m) {
         requests.push(`GET ${url.pathname}`);
         const work = works.find((w) => w.id === Number(m[1]));
@@ -440,6 +592,18 @@ export async function startFakeSuwayomi(options: {
     requests,
     works,
     sources,
+    get logins() {
+      return counts.logins;
+    },
+    get refreshes() {
+      return counts.refreshes;
+    },
+    expireSessions() {
+      sessions.clear();
+    },
+    revokeAccessTokens() {
+      accessJwt.rotate();
+    },
     setFailure(f) {
       failure = f ? { ...f } : null;
     },

@@ -58,7 +58,7 @@ const TorrentJobRef = builder.objectRef<TorrentJobRow>("TorrentJob").implement({
       description: "The books requested from this torrent (exact decimal labels).",
     }),
     state: t.exposeString("state", {
-      description: "added | downloading | completed | importing | imported | failed | removed",
+      description: "added | downloading | completed | importing | imported | failed | removed | dismissed",
     }),
     contentPath: t.exposeString("contentPath", { nullable: true }),
     importedFileIds: t.intList({ resolve: (j) => j.imported }),
@@ -147,5 +147,18 @@ builder.mutationFields((t) => ({
     type: IndexerSettingsRef,
     args: { input: t.arg({ type: IndexerSettingsInput, required: true }) },
     resolve: (_r, { input }, { services }) => services.bookChannel.updateSettings(toBody(input)),
+  }),
+  retryTorrentJob: t.field({
+    type: TorrentJobRef,
+    description: "A failed torrent job goes back to `added`: the next poll looks at the torrent again.",
+    args: { id: t.arg.int({ required: true }) },
+    resolve: (_r, { id }, { services }) => services.bookChannel.retry(id),
+  }),
+  dismissTorrentJob: t.field({
+    type: TorrentJobRef,
+    description: "Stops following a failed or finished torrent job; optionally removes the torrent from the client.",
+    args: { id: t.arg.int({ required: true }), removeFromClient: t.arg.boolean() },
+    resolve: (_r, { id, removeFromClient }, { services }) =>
+      services.bookChannel.dismiss(id, { remove_from_client: removeFromClient === true }),
   }),
 }));

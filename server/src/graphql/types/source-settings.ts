@@ -6,6 +6,14 @@ const AuthModeEnum = builder.enumType("SuwayomiAuthMode", {
   values: {
     NONE: { value: "none" },
     BASIC: { value: "basic", description: "HTTP basic auth (user name and password)." },
+    SIMPLE_LOGIN: {
+      value: "simple_login",
+      description: "Suwayomi's login page: a session cookie, logged in again when it lapses.",
+    },
+    UI_LOGIN: {
+      value: "ui_login",
+      description: "Suwayomi's UI login: access and refresh tokens, renewed before they expire.",
+    },
   } as const,
 });
 

@@ -21,6 +21,10 @@ const WantedReasonEnum = builder.enumType("WantedReason", {
     PARTS_INCOMPLETE: { value: "parts_incomplete", description: "A split chapter: no source offers every part." },
     LIMIT_REACHED: { value: "limit_reached", description: "Obtainable, left for the next pass (downloads per pass)." },
     BACKING_OFF: { value: "backing_off", description: "Nothing was obtainable: the series waits until nextPassAt." },
+    NO_LONGER_LISTED: {
+      value: "no_longer_listed",
+      description: "A source made this slot and no source lists it any more (the slot stays).",
+    },
     REPLACING: {
       value: "replacing",
       description: "An owned file was degraded: a replacement from another source is queued.",

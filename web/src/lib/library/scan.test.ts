@@ -10,8 +10,8 @@ describe("scanWords", () => {
 
   it("lists what the scan found", () => {
     expect(scanWords({ ...none, added: 3, seriesCreated: 1 })).toBe("Scan finished: 3 new files, 1 new series.");
-    expect(scanWords({ ...none, removed: 1, errors: [{ path: "a.cbz", code: "archive_unreadable", message: "" }] })).toBe(
-      "Scan finished: 1 file gone from disk, 1 file could not be read.",
-    );
+    expect(
+      scanWords({ ...none, removed: 1, errors: [{ path: "a.cbz", code: "archive_unreadable", message: "" }] }),
+    ).toBe("Scan finished: 1 file gone from disk, 1 file could not be read.");
   });
 });

@@ -75,10 +75,10 @@ export function emptyViewText(o: ViewOptions): string {
 /* --------------------------------------- Actions --------------------------------------- */
 
 /**
- * Actions whose sources (search providers) arrive with a later issue. The server already offers
- * them; the page hides them so that no button on it is a stub. Remove an id here once it works.
+ * Actions the page cannot carry out yet: the server offers them, the page hides them so that no
+ * button on it is a stub. Search and Interactive search work; the book file search does not yet.
  */
-const PENDING_SOURCE_ACTIONS: ReadonlySet<RowActionId> = new Set(["SEARCH", "INTERACTIVE_SEARCH", "SEARCH_BOOK_FILE"]);
+const PENDING_SOURCE_ACTIONS: ReadonlySet<RowActionId> = new Set(["SEARCH_BOOK_FILE"]);
 
 /** The actions this page can carry out: the server's list without those waiting for sources. */
 export function withoutPendingSourceActions(actions: readonly RowAction[]): RowAction[] {

@@ -5,7 +5,7 @@ export interface SuwayomiSettings {
   enabled: boolean;
   configured: boolean;
   url: string | null;
-  auth: "NONE" | "BASIC";
+  auth: "NONE" | "BASIC" | "SIMPLE_LOGIN" | "UI_LOGIN";
   username: string | null;
   passwordSet: boolean;
 }
@@ -47,7 +47,7 @@ export const SETTINGS_QUERY = gql<
 export interface SuwayomiInput {
   enabled?: boolean;
   url?: string | null;
-  auth?: "NONE" | "BASIC";
+  auth?: "NONE" | "BASIC" | "SIMPLE_LOGIN" | "UI_LOGIN";
   username?: string | null;
   password?: string | null;
 }

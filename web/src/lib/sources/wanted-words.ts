@@ -8,6 +8,7 @@ export type WantedReason =
   | "ALREADY_QUEUED"
   | "BACKING_OFF"
   | "LIMIT_REACHED"
+  | "NO_LONGER_LISTED"
   | "NO_OFFER"
   | "NO_OTHER_SOURCE"
   | "ONLY_OTHER_LANGUAGES"
@@ -39,6 +40,11 @@ export const WANTED_REASONS: Record<WantedReason, ReasonWords> = {
   NO_OFFER: {
     label: "No source",
     sentence: "No linked source offers it. Link another source, or refresh the linked ones.",
+    tone: "warn",
+  },
+  NO_LONGER_LISTED: {
+    label: "No longer listed",
+    sentence: "A source listed it once; no linked source lists it any more. The slot stays; link another source.",
     tone: "warn",
   },
   ONLY_OTHER_LANGUAGES: {

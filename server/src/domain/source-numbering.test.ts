@@ -1,0 +1,229 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { Label } from "./labels.ts";
+import { reconcileSourceNumbering, slotChanges, type ExistingSlot, type SourceRelease } from "./source-numbering.ts";
+
+let nextId = 1;
+/** A chapter release of source `m`: "10" whole, "10.5" decimal, "10#2" the name states part 2, null unnumbered. */
+function ch(m: number, n: string | null, over: Partial<SourceRelease> = {}): SourceRelease {
+  const [num, part] = n === null ? [null, null] : n.split("#");
+  return {
+    mappingId: m,
+    externalId: `x${nextId++}`,
+    kind: "chapter",
+    chapter: (num ?? null) as Label | null,
+    volume: null,
+    part: part ? Number(part) : null,
+    language: "en",
+    ...over,
+  };
+}
+
+/** "10" main, "10p2" part 2 of 10, "10.5x" extra 10.5, "-" unplaced, "v3" volume 3. */
+function shortOf(r: { placement: ReturnType<typeof reconcileSourceNumbering>["releases"][number]["placement"] }) {
+  const p = r.placement;
+  if (p.kind === "unplaced") return "-";
+  if (p.kind === "volume") return `v${p.number}`;
+  return `${p.number}${p.part !== null ? `p${p.part}` : ""}${p.extra ? "x" : ""}`;
+}
+
+/**
+ * Real listings, as MangaDex, MangaPlus-style and aggregator sources show them through Suwayomi:
+ * each row lists the sources' releases and what the reconciliation makes of every one, in order.
+ */
+const CASES: { name: string; sources: SourceRelease[][]; placed: string[][]; slots: string[] }[] = [
+  {
+    name: "two scanlators of one number in one source are one release, not parts",
+    sources: [[ch(1, "5"), ch(1, "5"), ch(1, "6")]],
+    placed: [["5", "5", "6"]],
+    slots: ["5", "6"],
+  },
+  {
+    name: "N.1 … N.k from a source without N are the parts of chapter N",
+    sources: [
+      [ch(1, "9"), ch(1, "10"), ch(1, "11")],
+      [ch(2, "9"), ch(2, "10.1"), ch(2, "10.2"), ch(2, "10.3"), ch(2, "11")],
+    ],
+    placed: [
+      ["9", "10", "11"],
+      ["9", "10p1", "10p2", "10p3", "11"],
+    ],
+    slots: ["9", "10/3", "11"],
+  },
+  {
+    name: "a split found in a source alone still makes chapter N (nobody lists N)",
+    sources: [[ch(1, "40.1"), ch(1, "40.2")]],
+    placed: [["40p1", "40p2"]],
+    slots: ["40/2"],
+  },
+  {
+    name: "a lone N.x while another source lists N is the same chapter",
+    sources: [
+      [ch(1, "9"), ch(1, "10"), ch(1, "11")],
+      [ch(2, "9"), ch(2, "10.5"), ch(2, "11")],
+    ],
+    placed: [
+      ["9", "10", "11"],
+      ["9", "10", "11"],
+    ],
+    slots: ["9", "10", "11"],
+  },
+  {
+    name: "a decimal beside its own N is a side chapter (extra)",
+    sources: [[ch(1, "10"), ch(1, "10.5"), ch(1, "11")]],
+    placed: [["10", "10.5x", "11"]],
+    slots: ["10", "10.5x", "11"],
+  },
+  {
+    name: "chapter 0 (prologue) and unnumbered releases (oneshot, −1) are extras; unnumbered gets no slot",
+    sources: [[ch(1, "0"), ch(1, "1"), ch(1, null)]],
+    placed: [["0x", "1", "-"]],
+    slots: ["0x", "1"],
+  },
+  {
+    name: "a lone decimal nobody's N explains stays an extra",
+    sources: [[ch(1, "1"), ch(1, "2.1"), ch(1, "3")]],
+    placed: [["1", "2.1x", "3"]],
+    slots: ["1", "2.1x", "3"],
+  },
+  {
+    name: "N.1 from one source while another splits N is part 1 of N",
+    sources: [
+      [ch(1, "10.1"), ch(1, "11")],
+      [ch(2, "10.1"), ch(2, "10.2"), ch(2, "11")],
+    ],
+    placed: [
+      ["10p1", "11"],
+      ["10p1", "10p2", "11"],
+    ],
+    slots: ["10/2", "11"],
+  },
+  {
+    name: "parts stop at the first gap: N.1, N.2 are parts, N.5 beside them an extra",
+    sources: [[ch(1, "7.1"), ch(1, "7.2"), ch(1, "7.5")]],
+    placed: [["7p1", "7p2", "7.5x"]],
+    slots: ["7/2", "7.5x"],
+  },
+  {
+    name: "a part the release's name states ('Ch.20 part 2') is that part",
+    sources: [[ch(1, "20#1"), ch(1, "20#2")]],
+    placed: [["20p1", "20p2"]],
+    slots: ["20/2"],
+  },
+  {
+    name: "an override's numbers are taken as stated: 11.5 stays an extra although another source lists 11",
+    sources: [
+      [ch(1, "11"), ch(1, "12")],
+      [ch(2, "11.5", { overridden: true }), ch(2, "12")],
+    ],
+    placed: [
+      ["11", "12"],
+      ["11.5x", "12"],
+    ],
+    slots: ["11", "11.5x", "12"],
+  },
+  {
+    name: "a volume release makes a volume slot",
+    sources: [[{ ...ch(1, null), kind: "volume", volume: "3" }]],
+    placed: [["v3"]],
+    slots: ["v3"],
+  },
+  {
+    name: "releases in other languages are placed but create no slot",
+    sources: [
+      [ch(1, "1"), ch(1, "2")],
+      [ch(2, "2", { language: "fr" }), ch(2, "3", { language: "fr" })],
+    ],
+    placed: [
+      ["1", "2"],
+      ["2", "3"],
+    ],
+    slots: ["1", "2"],
+  },
+];
+
+describe("reconcileSourceNumbering: table of real listings", () => {
+  for (const c of CASES) {
+    it(c.name, () => {
+      const out = reconcileSourceNumbering(c.sources.flat(), ["en"]);
+      const byMapping = c.sources.map((rs) =>
+        rs.map((r) => shortOf(out.releases.find((x) => x.externalId === r.externalId)!)),
+      );
+      expect(byMapping).toEqual(c.placed);
+      expect([
+        ...out.chapters.map((s) => `${s.number}${s.parts > 1 ? `/${s.parts}` : ""}${s.extra ? "x" : ""}`),
+        ...out.volumes.map((v) => `v${v}`),
+      ]).toEqual(c.slots);
+    });
+  }
+
+  it("never invents a number: every placed chapter is the release's number or its whole part", () => {
+    const num = fc.oneof(
+      fc.integer({ min: 0, max: 30 }).map(String),
+      fc.tuple(fc.integer({ min: 0, max: 30 }), fc.integer({ min: 1, max: 9 })).map(([a, b]) => `${a}.${b}`),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 1, max: 3 }), num), { maxLength: 30 }), (rows) => {
+        const out = reconcileSourceNumbering(
+          rows.map(([m, n]) => ch(m, n)),
+          ["en"],
+        );
+        for (const r of out.releases) {
+          const p = r.placement;
+          if (p.kind !== "chapter") continue;
+          expect([r.chapter, r.chapter!.split(".")[0]]).toContain(p.number);
+          // Extras are exactly chapter 0 and decimals.
+          expect(p.extra).toBe(p.number === "0" || p.number.includes("."));
+          if (p.part !== null) expect(p.part).toBeGreaterThanOrEqual(1);
+        }
+        // Every slot is called for by some placed release.
+        for (const s of out.chapters)
+          expect(out.releases.some((r) => r.placement.kind === "chapter" && r.placement.number === s.number)).toBe(
+            true,
+          );
+      }),
+    );
+  });
+});
+
+describe("slotChanges", () => {
+  const slot = (number: string, over: Partial<ExistingSlot> = {}): ExistingSlot => ({
+    kind: "chapter",
+    number,
+    parts: 1,
+    extra: false,
+    origin: "source",
+    unlisted: false,
+    ...over,
+  });
+  const listed = (...chapters: string[]) => ({
+    chapters: chapters.map((c) => {
+      const [n, parts] = c.split("/");
+      return { number: n!, parts: Number(parts ?? 1), extra: n === "0" || n!.includes(".") };
+    }),
+    volumes: [] as string[],
+  });
+
+  it("adds new numbers, raises parts and the extra mark, never lowers them", () => {
+    const out = slotChanges(
+      [slot("1"), slot("2", { parts: 3 }), slot("0", { origin: null })],
+      listed("0", "1/2", "2", "3"),
+      { chapters: [], volumes: [] },
+    );
+    expect(out.addChapters.map((c) => c.number)).toEqual(["3"]);
+    expect(out.raiseChapters).toEqual([
+      { number: "0", parts: 1, extra: true },
+      { number: "1", parts: 2, extra: false },
+    ]);
+  });
+
+  it("marks a source-made slot nobody lists and nothing holds; keeps it; clears the mark when listed again", () => {
+    const existing = [slot("1"), slot("2"), slot("3", { origin: null }), slot("4")];
+    const out = slotChanges(existing, listed("1"), { chapters: ["4"], volumes: [] });
+    expect(out.markUnlisted).toEqual([{ kind: "chapter", number: "2" }]);
+    const again = slotChanges([slot("2", { unlisted: true })], listed("2"), { chapters: [], volumes: [] });
+    expect(again.clearUnlisted).toEqual([{ kind: "chapter", number: "2" }]);
+    const held = slotChanges([slot("2", { unlisted: true })], listed(), { chapters: ["2"], volumes: [] });
+    expect(held.clearUnlisted).toEqual([{ kind: "chapter", number: "2" }]);
+  });
+});

@@ -1,0 +1,524 @@
+/**
+ * A Komga-compatible read API under /komga, so Mihon (and Tachiyomi forks) through its Komga
+ * extension and tracker, and Komelia, read this library unchanged: the server URL in the app is
+ * `http://host:port/komga`. Field names and types follow Komga's DTOs as those apps deserialise
+ * them (the list, with where each comes from, is in server/test/readers-komga.test.ts).
+ *
+ * - One library ("Library"); every series; each series' books are its active files (books and
+ *   chapters) in reading order, numbered 1, 2, 3… in that order (`number`, `metadata.number`,
+ *   `metadata.numberSort`), so every app sorts them as the series page does; titles say what each
+ *   file is ("Volume 3", "Chapter 12").
+ * - Pages are 1-based as in Komga (`?zero_based=true` accepted). Reading: `PATCH
+ *   /books/{id}/read-progress` `{ page?, completed? }` and Mihon's tracker `GET/PUT
+ *   /api/v2/series/{id}/read-progress/tachiyomi` share the one progress store.
+ * - Read-only for library content: no metadata edits, deletions, scans or uploads.
+ * - Lists the apps ask for at start-up that this library has no notion of (collections, read
+ *   lists, genres, tags, publishers, authors) answer empty.
+ */
+import type { Context, Hono } from "hono";
+import { AppError } from "../../errors.ts";
+import type { Series } from "../../generated/prisma/client.ts";
+import type { ReaderFileRow } from "../../repositories/reading-repo.ts";
+import type { Services } from "../../services/index.ts";
+import { fileTitle, type SeriesSummary } from "../../services/reader-apps.ts";
+import type { FileProgress } from "../../services/reading-service.ts";
+import { asId } from "../../services/input.ts";
+import { jsonBody } from "../request.ts";
+import { readerUser, sendFile, sendPage, sendThumbnail } from "./common.ts";
+
+export const KOMGA = "/komga";
+const LIBRARY_ID = "library";
+const V1 = `${KOMGA}/api/v1`;
+
+/** Komga's date-time format: `yyyy-MM-dd'T'HH:mm:ss'Z'` (UTC, no fraction). */
+export const komgaTime = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, "Z");
+
+function humanSize(bytes: number): string {
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let v = bytes;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i += 1;
+  }
+  return i === 0 ? `${v} B` : `${v.toFixed(1)} ${units[i]}`;
+}
+
+const SORT = { sorted: false, unsorted: true, empty: true };
+
+/** A Spring Data page, the shape Komga answers lists with. */
+export function springPage<T>(all: T[], q: { page: number; size: number; unpaged: boolean }) {
+  const size = q.unpaged ? all.length : q.size;
+  const number = q.unpaged ? 0 : q.page;
+  const content = q.unpaged ? all : all.slice(number * size, number * size + size);
+  const totalPages = size === 0 ? 1 : Math.ceil(all.length / size);
+  return {
+    content,
+    pageable: {
+      sort: SORT,
+      pageNumber: number,
+      pageSize: size,
+      offset: number * size,
+      paged: !q.unpaged,
+      unpaged: q.unpaged,
+    },
+    totalElements: all.length,
+    totalPages,
+    last: number + 1 >= totalPages,
+    number,
+    sort: SORT,
+    first: number === 0,
+    numberOfElements: content.length,
+    size,
+    empty: content.length === 0,
+  };
+}
+
+function pageQuery(c: Context, defaults = { size: 20 }) {
+  const int = (name: string, fallback: number, max: number) => {
+    const v = c.req.query(name);
+    if (v === undefined || v === "") return fallback;
+    if (!/^\d{1,9}$/.test(v)) throw new AppError("bad_request", `${name} is a whole number`);
+    return Math.min(Number(v), max);
+  };
+  return {
+    page: int("page", 0, 1_000_000),
+    size: Math.max(1, int("size", defaults.size, 2000)),
+    unpaged: c.req.query("unpaged") === "true",
+  };
+}
+
+const seriesStatus = (s: Series) => (s.status === "finished" ? "ENDED" : s.status === "paused" ? "HIATUS" : "ONGOING");
+
+function libraryDto() {
+  return {
+    id: LIBRARY_ID,
+    name: "Library",
+    root: "",
+    importComicInfoBook: true,
+    importComicInfoSeries: true,
+    importComicInfoCollection: false,
+    importComicInfoReadList: false,
+    importComicInfoSeriesAppendVolume: false,
+    importEpubBook: false,
+    importEpubSeries: false,
+    importMylarSeries: false,
+    importLocalArtwork: false,
+    importBarcodeIsbn: false,
+    scanForceModifiedTime: false,
+    scanInterval: "DISABLED",
+    scanOnStartup: false,
+    scanCbx: true,
+    scanPdf: false,
+    scanEpub: false,
+    scanDirectoryExclusions: [],
+    repairExtensions: false,
+    convertToCbz: false,
+    emptyTrashAfterScan: false,
+    seriesCover: "FIRST",
+    hashFiles: true,
+    hashPages: false,
+    hashKoreader: true,
+    analyzeDimensions: true,
+    oneshotsDirectory: null,
+    unavailable: false,
+  };
+}
+
+interface Counts {
+  read: number;
+  inProgress: number;
+  total: number;
+}
+
+function seriesDto(s: SeriesSummary, counts: Counts) {
+  const series = s.series;
+  const created = komgaTime(series.createdAt);
+  const modified = komgaTime(s.lastModified);
+  return {
+    id: String(series.id),
+    libraryId: LIBRARY_ID,
+    name: series.title,
+    url: series.folder,
+    created,
+    lastModified: modified,
+    fileLastModified: modified,
+    booksCount: counts.total,
+    booksReadCount: counts.read,
+    booksUnreadCount: counts.total - counts.read - counts.inProgress,
+    booksInProgressCount: counts.inProgress,
+    metadata: {
+      status: seriesStatus(series),
+      statusLock: false,
+      title: series.title,
+      titleLock: false,
+      titleSort: series.title,
+      titleSortLock: false,
+      summary: "",
+      summaryLock: false,
+      readingDirection: series.webtoon ? "WEBTOON" : "RIGHT_TO_LEFT",
+      readingDirectionLock: false,
+      publisher: "",
+      publisherLock: false,
+      ageRating: null,
+      ageRatingLock: false,
+      language: series.language,
+      languageLock: false,
+      genres: [],
+      genresLock: false,
+      tags: [],
+      tagsLock: false,
+      totalBookCount: series.editionBookCount ?? series.knownBookCount ?? null,
+      totalBookCountLock: false,
+      sharingLabels: [],
+      sharingLabelsLock: false,
+      links: [],
+      linksLock: false,
+      alternateTitles: [],
+      alternateTitlesLock: false,
+      created,
+      lastModified: modified,
+    },
+    booksMetadata: {
+      authors: [],
+      tags: [],
+      releaseDate: null,
+      summary: "",
+      summaryNumber: "",
+      created,
+      lastModified: modified,
+    },
+    deleted: false,
+    oneshot: false,
+  };
+}
+
+function readProgressDto(p: FileProgress) {
+  if (!p.updatedAt) return null;
+  const at = komgaTime(p.updatedAt);
+  return {
+    page: p.page,
+    completed: p.completed,
+    readDate: at,
+    created: at,
+    lastModified: at,
+    deviceId: p.device ?? "web",
+    deviceName: p.device ?? "web",
+  };
+}
+
+function bookDto(f: ReaderFileRow, series: Pick<Series, "id" | "title">, position: number, p: FileProgress) {
+  const created = komgaTime(f.createdAt);
+  const modified = komgaTime(f.updatedAt);
+  return {
+    id: String(f.id),
+    seriesId: String(series.id),
+    seriesTitle: series.title,
+    libraryId: LIBRARY_ID,
+    name: fileTitle(f),
+    url: f.path,
+    number: position,
+    created,
+    lastModified: modified,
+    fileLastModified: komgaTime(new Date(f.mtimeMs)),
+    sizeBytes: f.size,
+    size: humanSize(f.size),
+    media: {
+      status: "READY",
+      mediaType: "application/zip",
+      pagesCount: f.pageCount,
+      comment: "",
+      epubDivinaCompatible: false,
+      epubIsKepub: false,
+      mediaProfile: "DIVINA",
+    },
+    metadata: {
+      title: fileTitle(f),
+      titleLock: false,
+      summary: "",
+      summaryLock: false,
+      number: String(position),
+      numberLock: false,
+      numberSort: position,
+      numberSortLock: false,
+      releaseDate: null,
+      releaseDateLock: false,
+      authors: [],
+      authorsLock: false,
+      tags: [],
+      tagsLock: false,
+      isbn: "",
+      isbnLock: false,
+      links: [],
+      linksLock: false,
+      created,
+      lastModified: modified,
+    },
+    readProgress: readProgressDto(p),
+    deleted: false,
+    fileHash: f.sha256,
+    oneshot: false,
+  };
+}
+
+function mediaTypeOf(name: string): string {
+  const ext = name.toLowerCase().split(".").pop();
+  if (ext === "png") return "image/png";
+  if (ext === "webp") return "image/webp";
+  if (ext === "gif") return "image/gif";
+  if (ext === "avif") return "image/avif";
+  return "image/jpeg";
+}
+
+export function komgaRoutes(app: Hono, services: Services): void {
+  const apps = services.readerApps;
+  const reading = services.reading;
+
+  /** Read/in-progress counts per series for the user (one progress select). */
+  async function countsFor(user: string, summaries: SeriesSummary[]): Promise<Map<number, Counts>> {
+    const facts = await reading.repo.activeFileFacts();
+    const ids = new Set(summaries.map((s) => s.series.id));
+    const mine = facts.filter((f) => ids.has(f.seriesId));
+    const rows = await reading.rows(
+      user,
+      mine.map((f) => f.id),
+    );
+    const out = new Map<number, Counts>(summaries.map((s) => [s.series.id, { read: 0, inProgress: 0, total: 0 }]));
+    for (const f of mine) {
+      const c = out.get(f.seriesId)!;
+      c.total += 1;
+      const r = rows.get(f.id);
+      if (r?.completed) c.read += 1;
+      else if (r) c.inProgress += 1;
+    }
+    return out;
+  }
+
+  async function seriesList(c: Context, search: string | null, order: "title" | "new" | "updated" = "title") {
+    const user = readerUser(c);
+    const libraryIds = (c.req.query("library_id") ?? "").split(",").filter(Boolean);
+    let all = libraryIds.length === 0 || libraryIds.includes(LIBRARY_ID) ? await apps.summaries() : [];
+    const needle = (search ?? "").trim().toLowerCase();
+    if (needle) all = all.filter((s) => s.series.title.toLowerCase().includes(needle));
+    if (order === "new") all = [...all].sort((a, b) => b.series.createdAt.getTime() - a.series.createdAt.getTime());
+    if (order === "updated") all = [...all].sort((a, b) => b.lastModified.getTime() - a.lastModified.getTime());
+    const q = pageQuery(c);
+    const page = springPage(all, q);
+    const counts = await countsFor(user, page.content);
+    return c.json({ ...page, content: page.content.map((s) => seriesDto(s, counts.get(s.series.id)!)) });
+  }
+
+  async function seriesBooks(user: string, seriesId: number) {
+    const { series, files } = await apps.seriesFiles(user, seriesId);
+    return { series, books: files.map((f, i) => ({ ...f, position: i + 1 })) };
+  }
+
+  async function book(user: string, bookId: number) {
+    const { file } = await apps.file(user, bookId);
+    const { series, books } = await seriesBooks(user, file.seriesId);
+    const at = books.findIndex((b) => b.file.id === file.id);
+    return { series, books, at };
+  }
+
+  const empty = (c: Context) => c.json(springPage([], { ...pageQuery(c), unpaged: c.req.query("unpaged") === "true" }));
+
+  // ---- libraries, user, referential ----
+  app.get(`${V1}/libraries`, (c) => c.json([libraryDto()]));
+  app.get(`${V1}/libraries/:id`, (c) => {
+    if (c.req.param("id") !== LIBRARY_ID) throw new AppError("not_found", "no such library");
+    return c.json(libraryDto());
+  });
+  app.get(`${KOMGA}/api/v2/users/me`, (c) =>
+    c.json({
+      id: readerUser(c),
+      email: readerUser(c),
+      roles: ["ADMIN", "USER", "FILE_DOWNLOAD", "PAGE_STREAMING", "KOBO_SYNC", "KOREADER_SYNC"],
+      sharedAllLibraries: true,
+      sharedLibrariesIds: [],
+      labelsAllow: [],
+      labelsExclude: [],
+      ageRestriction: null,
+    }),
+  );
+  for (const p of ["collections", "readlists"]) app.get(`${V1}/${p}`, empty);
+  for (const p of [
+    "genres",
+    "tags",
+    "tags/series",
+    "tags/book",
+    "publishers",
+    "languages",
+    "age-ratings",
+    "sharing-labels",
+    "authors",
+    "authors/names",
+    "series/release-dates",
+  ])
+    app.get(`${V1}/${p}`, (c) => c.json([]));
+  app.get(`${V1}/authors/roles`, (c) => c.json([]));
+  app.get(`${KOMGA}/api/v2/authors`, empty);
+
+  // ---- series ----
+  app.get(`${V1}/series`, (c) => seriesList(c, c.req.query("search") ?? null));
+  app.post(`${V1}/series/list`, async (c) => {
+    const body = (await jsonBody(c)) as { fullTextSearch?: unknown };
+    return seriesList(c, typeof body.fullTextSearch === "string" ? body.fullTextSearch : null);
+  });
+  app.get(`${V1}/series/new`, (c) => seriesList(c, null, "new"));
+  app.get(`${V1}/series/latest`, (c) => seriesList(c, null, "updated"));
+  app.get(`${V1}/series/updated`, (c) => seriesList(c, null, "updated"));
+  app.get(`${V1}/series/:id`, async (c) => {
+    const s = await apps.seriesSummary(asId(c.req.param("id"), "series id"));
+    return c.json(seriesDto(s, (await countsFor(readerUser(c), [s])).get(s.series.id)!));
+  });
+  app.get(`${V1}/series/:id/thumbnail`, async (c) => {
+    const s = await apps.seriesSummary(asId(c.req.param("id"), "series id"));
+    if (s.coverFileId === null) throw new AppError("file_not_found", "the series has no file to show");
+    return sendThumbnail(c, await apps.thumbnail(s.coverFileId, c.req.header("if-none-match")));
+  });
+  app.get(`${V1}/series/:id/books`, async (c) => {
+    const user = readerUser(c);
+    const { series, books } = await seriesBooks(user, asId(c.req.param("id"), "series id"));
+    const dtos = books.map((b) => bookDto(b.file, series, b.position, b.progress));
+    const direction = (c.req.query("sort") ?? "").toLowerCase().includes("desc") ? -1 : 1;
+    return c.json(springPage(direction < 0 ? dtos.reverse() : dtos, pageQuery(c)));
+  });
+  app.get(`${V1}/series/:id/collections`, (c) => c.json([]));
+  app.post(`${V1}/series/:id/read-progress`, async (c) => {
+    const user = readerUser(c);
+    const { books } = await seriesBooks(user, asId(c.req.param("id"), "series id"));
+    for (const b of books) await reading.set(user, b.file.id, { completed: true }, "komga");
+    return c.body(null, 204);
+  });
+  app.delete(`${V1}/series/:id/read-progress`, async (c) => {
+    const user = readerUser(c);
+    const { books } = await seriesBooks(user, asId(c.req.param("id"), "series id"));
+    for (const b of books) await reading.clear(user, b.file.id);
+    return c.body(null, 204);
+  });
+
+  // Mihon's Komga tracker (Komga's TachiyomiReadProgressV2Dto and its update).
+  app.get(`${KOMGA}/api/v2/series/:id/read-progress/tachiyomi`, async (c) => {
+    const { books } = await seriesBooks(readerUser(c), asId(c.req.param("id"), "series id"));
+    const read = books.filter((b) => b.progress.completed).length;
+    const inProgress = books.filter((b) => !b.progress.completed && b.progress.updatedAt).length;
+    const leading = books.findIndex((b) => !b.progress.completed);
+    const lastContinuous = leading === -1 ? books.length : leading;
+    return c.json({
+      booksCount: books.length,
+      booksReadCount: read,
+      booksUnreadCount: books.length - read - inProgress,
+      booksInProgressCount: inProgress,
+      lastReadContinuousNumberSort: lastContinuous,
+      maxNumberSort: books.length,
+    });
+  });
+  app.put(`${KOMGA}/api/v2/series/:id/read-progress/tachiyomi`, async (c) => {
+    const user = readerUser(c);
+    const body = (await jsonBody(c)) as { lastBookNumberSortRead?: unknown };
+    const upTo = body.lastBookNumberSortRead;
+    if (typeof upTo !== "number" || !Number.isFinite(upTo) || upTo < 0)
+      throw new AppError("invalid_field", "lastBookNumberSortRead is a number from 0", {
+        field: "lastBookNumberSortRead",
+      });
+    const { books } = await seriesBooks(user, asId(c.req.param("id"), "series id"));
+    for (const b of books)
+      if (b.position <= upTo && !b.progress.completed) await reading.set(user, b.file.id, { completed: true }, "komga");
+    return c.body(null, 204);
+  });
+
+  // ---- books ----
+  const allBooks = async (c: Context, search: string | null) => {
+    const user = readerUser(c);
+    const needle = (search ?? "").trim().toLowerCase();
+    const out: ReturnType<typeof bookDto>[] = [];
+    for (const s of await apps.summaries()) {
+      if (needle && !s.series.title.toLowerCase().includes(needle)) continue;
+      const { series, books } = await seriesBooks(user, s.series.id);
+      for (const b of books) out.push(bookDto(b.file, series, b.position, b.progress));
+    }
+    return c.json(springPage(out, pageQuery(c)));
+  };
+  app.get(`${V1}/books`, (c) => allBooks(c, c.req.query("search") ?? null));
+  app.post(`${V1}/books/list`, async (c) => {
+    const body = (await jsonBody(c)) as { fullTextSearch?: unknown };
+    return allBooks(c, typeof body.fullTextSearch === "string" ? body.fullTextSearch : null);
+  });
+  app.get(`${V1}/books/ondeck`, async (c) => {
+    const user = readerUser(c);
+    const entries = await reading.continueReading(user, { limit: 100 });
+    const dtos = [];
+    for (const e of entries) {
+      const { series, books, at } = await book(user, e.file.id);
+      dtos.push(bookDto(books[at]!.file, series, at + 1, books[at]!.progress));
+    }
+    return c.json(springPage(dtos, pageQuery(c)));
+  });
+  app.get(`${V1}/books/latest`, async (c) => {
+    const user = readerUser(c);
+    const q = pageQuery(c);
+    const { items } = await apps.recent(user, q.unpaged ? 500 : Math.min(500, (q.page + 1) * q.size));
+    const dtos = [];
+    for (const i of items) {
+      const { series, books, at } = await book(user, i.file.id);
+      dtos.push(bookDto(books[at]!.file, series, at + 1, books[at]!.progress));
+    }
+    return c.json(springPage(dtos, q));
+  });
+  app.get(`${V1}/books/:id`, async (c) => {
+    const { series, books, at } = await book(readerUser(c), asId(c.req.param("id"), "book id"));
+    return c.json(bookDto(books[at]!.file, series, at + 1, books[at]!.progress));
+  });
+  for (const [p, step] of [
+    ["next", 1],
+    ["previous", -1],
+  ] as const) {
+    app.get(`${V1}/books/:id/${p}`, async (c) => {
+      const { series, books, at } = await book(readerUser(c), asId(c.req.param("id"), "book id"));
+      const other = books[at + step];
+      if (!other) throw new AppError("file_not_found", `no ${p} book in the series`);
+      return c.json(bookDto(other.file, series, other.position, other.progress));
+    });
+  }
+  app.get(`${V1}/books/:id/thumbnail`, async (c) =>
+    sendThumbnail(c, await apps.thumbnail(asId(c.req.param("id"), "book id"), c.req.header("if-none-match"))),
+  );
+  app.get(`${V1}/books/:id/file`, async (c) => sendFile(c, await apps.download(asId(c.req.param("id"), "book id"))));
+  app.get(`${V1}/books/:id/file/*`, async (c) => sendFile(c, await apps.download(asId(c.req.param("id"), "book id"))));
+  app.get(`${V1}/books/:id/readlists`, (c) => c.json([]));
+  app.get(`${V1}/books/:id/pages`, async (c) => {
+    const p = await apps.pages(asId(c.req.param("id"), "book id"));
+    return c.json(
+      p.pages.map((x) => ({
+        number: x.index,
+        fileName: x.name,
+        mediaType: mediaTypeOf(x.name),
+        width: x.width,
+        height: x.height,
+        sizeBytes: null,
+        size: "",
+      })),
+    );
+  });
+  const pageRoute = async (c: Context) => {
+    const raw = c.req.param("n") ?? "";
+    if (!/^\d{1,6}$/.test(raw)) throw new AppError("page_not_found", "pages count from 1");
+    const n = Number(raw) + (c.req.query("zero_based") === "true" ? 1 : 0);
+    return sendPage(
+      c,
+      await apps.page(readerUser(c), asId(c.req.param("id"), "book id"), n, {
+        ifNoneMatch: c.req.header("if-none-match"),
+      }),
+    );
+  };
+  app.get(`${V1}/books/:id/pages/:n`, pageRoute);
+  app.get(`${V1}/books/:id/pages/:n/thumbnail`, pageRoute);
+  app.patch(`${V1}/books/:id/read-progress`, async (c) => {
+    await reading.set(readerUser(c), asId(c.req.param("id"), "book id"), (await jsonBody(c)) as never, "komga");
+    return c.body(null, 204);
+  });
+  app.delete(`${V1}/books/:id/read-progress`, async (c) => {
+    await reading.clear(readerUser(c), asId(c.req.param("id"), "book id"));
+    return c.body(null, 204);
+  });
+}

@@ -1,0 +1,94 @@
+/**
+ * KOReader's progress sync protocol (the kosync plugin; Komga and Kavita speak it too) at /koreader:
+ * the server URL in KOReader is `http://host:port/koreader`.
+ *
+ * - `GET /koreader/users/auth` → `{ "authorized": "OK" }` for good credentials (KOReader's "Login").
+ * - `POST /koreader/users/create` → 403: accounts are the service's own (admin and the web
+ *   password, or the API key as the user name, as Komga does).
+ * - `PUT /koreader/syncs/progress` `{ document, progress, percentage, device, device_id }` →
+ *   `{ document, timestamp }`. `document` is KOReader's partial MD5 of the file, or the MD5 of its
+ *   file name (KOReader's "file name" matching); for an image book `progress` is the page number
+ *   KOReader is on (1-based), which becomes the page to open next; the last page is completed.
+ * - `GET /koreader/syncs/progress/{document}` → `{ document, progress, percentage, device,
+ *   device_id, timestamp }`, or `{}` when the file was never opened.
+ *
+ * Answers are `application/vnd.koreader.v1+json`. An unknown document is 404 `{ "message" }`.
+ */
+import type { Context, Hono } from "hono";
+import { isAppError } from "../../errors.ts";
+import type { Services } from "../../services/index.ts";
+import { jsonBody } from "../request.ts";
+import { readerUser } from "./common.ts";
+
+const KOSYNC_JSON = "application/vnd.koreader.v1+json";
+
+const answer = (c: Context, body: unknown, status: 200 | 201 | 400 | 403 | 404 = 200) =>
+  c.body(JSON.stringify(body), status, {
+    "content-type": `${KOSYNC_JSON}; charset=utf-8`,
+    "cache-control": "no-store",
+  });
+
+export function koreaderRoutes(app: Hono, services: Services): void {
+  const apps = services.readerApps;
+
+  app.get("/koreader/users/auth", (c) => answer(c, { authorized: "OK" }));
+  app.post("/koreader/users/create", (c) =>
+    answer(
+      c,
+      {
+        message:
+          "Accounts are not created here: log in as admin with the web password, or with the API key as the user name.",
+      },
+      403,
+    ),
+  );
+
+  app.get("/koreader/syncs/progress/:document", async (c) => {
+    const file = await findDocument(c.req.param("document"));
+    if (!file) return answer(c, { message: "No library file has this document hash." }, 404);
+    const p = await services.reading.get(readerUser(c), file.id);
+    if (!p.updatedAt) return answer(c, {});
+    const rows = await services.reading.rows(readerUser(c), [file.id]);
+    const kept = rows.get(file.id)?.koreaderProgress;
+    return answer(c, {
+      document: c.req.param("document").toLowerCase(),
+      progress: kept ?? String(p.page),
+      percentage: p.completed ? 1 : p.pageCount > 0 ? Number(((p.page - 1) / p.pageCount).toFixed(4)) : 0,
+      device: p.device === "koreader" ? "KOReader" : "manga-library",
+      device_id: p.device ?? "web",
+      timestamp: Math.floor(p.updatedAt.getTime() / 1000),
+    });
+  });
+
+  app.put("/koreader/syncs/progress", async (c) => {
+    const body = (await jsonBody(c)) as { document?: unknown; progress?: unknown; percentage?: unknown };
+    if (typeof body.document !== "string" || (typeof body.progress !== "string" && typeof body.progress !== "number"))
+      return answer(c, { message: "Send document and progress." }, 400);
+    const file = await findDocument(body.document);
+    if (!file) return answer(c, { message: "No library file has this document hash." }, 404);
+    const pages = Math.max(1, file.pageCount);
+    const raw = String(body.progress);
+    let page: number;
+    if (/^\d+$/.test(raw)) page = Number(raw);
+    else if (typeof body.percentage === "number" && Number.isFinite(body.percentage))
+      page = Math.floor(body.percentage * pages) + 1;
+    else return answer(c, { message: "progress is the page number of an image book." }, 400);
+    page = Math.min(pages, Math.max(1, page));
+    const saved = await services.reading.set(readerUser(c), file.id, { page, completed: page >= pages }, "koreader", {
+      koreaderProgress: raw,
+    });
+    return answer(c, {
+      document: body.document.toLowerCase(),
+      timestamp: Math.floor(saved.updatedAt!.getTime() / 1000),
+    });
+  });
+
+  async function findDocument(document: string) {
+    try {
+      return await apps.koreaderDocument(document);
+    } catch (e) {
+      if (isAppError(e) && e.code === "invalid_field") return null;
+      throw e;
+    }
+  }
+}

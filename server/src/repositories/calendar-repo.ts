@@ -1,0 +1,25 @@
+/** What the release calendar reads: monitored running series and the dated chapter offers of their active mappings. */
+import type { Db } from "../db/client.ts";
+
+export function calendarRepo(db: Db) {
+  return {
+    runningSeries: () =>
+      db.series.findMany({
+        where: { monitored: true, status: "running" },
+        select: { id: true, title: true, language: true },
+        orderBy: [{ title: "asc" }, { id: "asc" }],
+      }),
+    /** Dated chapter offers of active mappings, for the given series. */
+    datedOffers: (seriesIds: number[]) =>
+      db.offer.findMany({
+        where: {
+          seriesId: { in: seriesIds },
+          kind: "chapter",
+          chapter: { not: null },
+          uploadedAt: { not: null },
+          sourceMapping: { state: "active" },
+        },
+        select: { seriesId: true, chapter: true, language: true, uploadedAt: true },
+      }),
+  };
+}

@@ -1,0 +1,139 @@
+/**
+ * The release calendar through REST and GraphQL: series linked to a Suwayomi-compatible server on
+ * 127.0.0.1 whose chapters carry upload dates (a weekly series, one that stopped, one too new to
+ * tell); the two transports agree; a bad window is a coded 400.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectJson, expectProblem } from "./fixtures.ts";
+import {
+  fakeChapter,
+  fakeWork,
+  startFakeSuwayomi,
+  type FakeSource,
+  type FakeSuwayomi,
+} from "./fakes/suwayomi-server.ts";
+import { createTestApp, type TestApp } from "./utils.ts";
+
+const SRC: FakeSource = { id: "7301", name: "Weekly Scans", lang: "en" };
+const DAY = 86_400_000;
+const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+let fake: FakeSuwayomi;
+let app: TestApp;
+const now = Date.now();
+const today = Math.floor(now / DAY) * DAY;
+
+/** Chapters 1..n released every `every` days, the last `lastAgo` days before today. */
+const dated = (n: number, every: number, lastAgo: number) =>
+  Array.from({ length: n }, (_, i) =>
+    fakeChapter({
+      chapterNumber: i + 1,
+      uploadDate: today - (lastAgo + (n - 1 - i) * every) * DAY + 3_600_000,
+      pages: [],
+    }),
+  );
+
+beforeAll(async () => {
+  fake = await startFakeSuwayomi({
+    sources: [SRC],
+    works: [
+      fakeWork({ id: 1, title: "Weekly Wave", source: SRC, chapters: dated(8, 7, 2) }),
+      fakeWork({ id: 2, title: "Stopped Stream", source: SRC, chapters: dated(6, 7, 40) }),
+      fakeWork({ id: 3, title: "Fresh Start", source: SRC, chapters: dated(2, 7, 1) }),
+    ],
+  });
+  app = await createTestApp();
+  await expectJson(
+    await app.api("/api/settings/sources", { method: "PUT", json: { suwayomi: { enabled: true, url: fake.url } } }),
+    200,
+  );
+  for (const [id, title] of [
+    [1, "Weekly Wave"],
+    [2, "Stopped Stream"],
+    [3, "Fresh Start"],
+  ] as const) {
+    const s = await expectJson<{ id: number }>(await app.api("/api/manga", { method: "POST", json: { title } }), 201);
+    // Unmonitored slots: the calendar needs the dates, not the downloads (the fake serves no pages).
+    await expectJson(await app.api(`/api/manga/${s.id}`, { method: "PATCH", json: { monitored: false } }), 200);
+    await expectJson(
+      await app.api(`/api/manga/${s.id}/sources`, {
+        method: "POST",
+        json: { provider: SRC.id, source_id: String(id), language: "en" },
+      }),
+      201,
+    );
+    await expectJson(await app.api(`/api/manga/${s.id}`, { method: "PATCH", json: { monitored: true } }), 200);
+  }
+});
+afterAll(async () => {
+  await app?.dispose();
+  await fake?.close();
+});
+
+describe("GET /api/calendar and the calendar query", () => {
+  it("predicts the weekly series, marks the stopped one overdue, says nothing of the new one; REST and GraphQL agree", async () => {
+    const from = iso(today);
+    const to = iso(today + 30 * DAY);
+    const rest = await expectJson<{
+      entries: {
+        title: string;
+        status: string;
+        expected_on: string;
+        median_interval_days: number;
+        next_chapter: string;
+        intervals: number[];
+        releases: number;
+        last_release_at: string;
+      }[];
+      overdue: { title: string; expected_on: string }[];
+    }>(await app.api(`/api/calendar?from=${from}&to=${to}`), 200);
+    expect(rest.entries.map((e) => [e.title, e.status, e.expected_on, e.median_interval_days, e.next_chapter])).toEqual(
+      [["Weekly Wave", "expected", iso(today + 5 * DAY), 7, "9"]],
+    );
+    expect(rest.entries[0]).toMatchObject({ releases: 8, intervals: [7, 7, 7, 7, 7, 7, 7] });
+    expect(rest.entries[0]!.last_release_at.slice(0, 10)).toBe(iso(today - 2 * DAY));
+    expect(rest.overdue.map((e) => [e.title, e.expected_on])).toEqual([["Stopped Stream", iso(today - 33 * DAY)]]);
+
+    const gql = await app.gql<{
+      calendar: {
+        entries: {
+          title: string;
+          status: string;
+          expectedOn: string;
+          medianIntervalDays: number;
+          nextChapter: string;
+        }[];
+        overdue: { title: string }[];
+      };
+    }>(
+      `query($f: String!, $t: String!) { calendar(from: $f, to: $t) { entries { title status expectedOn medianIntervalDays nextChapter } overdue { title } } }`,
+      { f: from, t: to },
+    );
+    expect(gql.errors).toBeUndefined();
+    expect(
+      gql.data!.calendar.entries.map((e) => [
+        e.title,
+        e.status.toLowerCase(),
+        e.expectedOn,
+        e.medianIntervalDays,
+        e.nextChapter,
+      ]),
+    ).toEqual(rest.entries.map((e) => [e.title, e.status, e.expected_on, e.median_interval_days, e.next_chapter]));
+    expect(gql.data!.calendar.overdue.map((e) => e.title)).toEqual(["Stopped Stream"]);
+
+    // A window without the expected date lists nothing (the overdue list stays).
+    const later = await expectJson<{ entries: unknown[]; overdue: unknown[] }>(
+      await app.api(`/api/calendar?from=${iso(today + 10 * DAY)}&to=${iso(today + 20 * DAY)}`),
+      200,
+    );
+    expect([later.entries.length, later.overdue.length]).toEqual([0, 1]);
+  });
+
+  it("refuses a malformed or reversed window with invalid_field", async () => {
+    await expectProblem(await app.api("/api/calendar?from=2026-13-01&to=2026-12-31"), 400, "invalid_field");
+    await expectProblem(await app.api("/api/calendar?from=2026-02-01&to=2026-01-01"), 400, "invalid_field");
+    await expectProblem(await app.api("/api/calendar?to=2026-01-01"), 400, "invalid_field");
+    const g = await app.gql(`{ calendar(from: "2026-01-01", to: "2027-06-01") { from } }`);
+    expect(g.errors?.[0]?.extensions?.code).toBe("invalid_field");
+  });
+});
