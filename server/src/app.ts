@@ -85,8 +85,8 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
       wss.close();
       // 3. Schedules and workers stop taking work; running jobs stop at their next journal step
       //    (their rows stay as they are, and the next start resumes them).
-      stopPurge();
       const stopped = await Promise.allSettled([
+        stopPurge(),
         services.assemblyMonitor.stop(),
         stopDownloads(),
         services.translationWorker.stop(),
