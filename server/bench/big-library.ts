@@ -162,14 +162,13 @@ export async function bigLibrary(log: (line: string) => void = console.log): Pro
   const pages = await libraryPages();
   const folders = new Set(files.map((f) => f.series));
   for (const s of folders) await mkdir(path.join(partial, "library", s), { recursive: true });
-  let bytes = 0;
   let done = 0;
   for (const f of files) {
     await writeLibraryFile(path.join(partial, "library", f.rel), f, pages);
     done += 1;
     if (done % 5000 === 0) log(`  ${done} / ${files.length}`);
   }
-  bytes = Number(execFileSync("du", ["-sb", path.join(partial, "library")], { encoding: "utf8" }).split("\t")[0]);
+  const bytes = Number(execFileSync("du", ["-sb", path.join(partial, "library")], { encoding: "utf8" }).split("\t")[0]);
   await writeFile(
     path.join(partial, "manifest.json"),
     JSON.stringify({ version: VERSION, files: files.length, bytes }),
