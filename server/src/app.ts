@@ -62,6 +62,10 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
     }
     web(req, res, () => void api(req, res));
   });
+  // Idle keep-alive connections stay open longer than any client or reverse proxy keeps them
+  // (Node's 5 s default races clients that reuse a connection the server is closing: ECONNRESET).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   const wss = graphql.attachWebSocket(server);
 
   return {
