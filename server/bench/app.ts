@@ -43,3 +43,37 @@ export function get(agent: http.Agent, port: number, pathname: string): Promise<
     req.end();
   });
 }
+
+/** One GraphQL POST over a keep-alive socket; resolves with the status and the body. */
+export function postGraphql(
+  agent: http.Agent,
+  port: number,
+  query: string,
+  variables: Record<string, unknown> = {},
+): Promise<{ status: number; body: string }> {
+  const payload = JSON.stringify({ query, variables });
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port,
+        path: "/graphql",
+        method: "POST",
+        agent,
+        headers: {
+          "x-api-key": API_KEY,
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(payload),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(payload);
+  });
+}

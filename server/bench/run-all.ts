@@ -25,6 +25,11 @@ const BENCHES: Record<string, Bench> = {
     what: "audit thumbnail vs unzip -p | vipsthumbnail",
   },
   conformity: { file: "conformity.bench.ts", tools: [TOOLS.vips], what: "page statistics vs vips stats per page" },
+  library: {
+    file: "library.bench.ts",
+    tools: [TOOLS.unzip],
+    what: "big library: full scan vs unzip -l, rescans, audit pages, RSS, mixed load",
+  },
   audit: { file: "audit.bench.ts", tools: [], what: "audit page of 24 over 10,000 files, no archive opened" },
   "page-evidence": {
     file: "page-evidence.bench.ts",

@@ -12,6 +12,7 @@ import { loadWebHandler } from "./http/web.ts";
 import { isReaderAppPath } from "./http/readers/index.ts";
 import { loadSecrets } from "./secrets.ts";
 import { createEventBus } from "./events.ts";
+import { installRevisionTriggers } from "./repositories/revision-repo.ts";
 import { createRepos, type AppContext } from "./services/context.ts";
 import { createServices, type Services } from "./services/index.ts";
 import { seedDemoLibraryIfEmpty } from "./services/demo-service.ts";
@@ -35,6 +36,8 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
   await mkdir(config.libraryRoot, { recursive: true });
   if (options.migrate !== false) await migrateDatabase(config.databaseUrl);
   const { db, queries } = createDb(config.databaseUrl);
+  // After the migrations: a table they added or rebuilt gets its revision triggers (view-cache.ts).
+  await installRevisionTriggers(db);
   const secrets = await loadSecrets(config.dataDir, { apiKey: config.apiKey, adminPassword: config.adminPassword });
   const log =
     config.logLevel === "silent" ? () => {} : (m: string) => console.log(`[${new Date().toISOString()}] ${m}`);

@@ -29,6 +29,8 @@ export interface Config {
   dropFolder: string;
   /** Public catalogues: the daily refresh and the back-off (catalogues/config.ts). */
   catalogues: CataloguesConfig;
+  /** Series whose large computed views (units, audit list) stay in memory until they change; 0 keeps none. */
+  viewCacheSeries: number;
 }
 
 export interface ArchiveLimitsConfig {
@@ -69,6 +71,13 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
   return Number(text);
 }
 
+function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const text = env[name];
+  if (text === undefined || text === "") return fallback;
+  if (!/^\d{1,9}$/.test(text)) throw new Error(`${name} must be a whole number, got ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
 const repoRoot = path.resolve(import.meta.dirname, "..", "..");
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
@@ -96,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     dropFolder: resolve(env.DROP_FOLDER ?? path.join(dataDir, "drop")),
     downloads: loadDownloadsConfig(env),
     catalogues: loadCataloguesConfig(env),
+    viewCacheSeries: wholeNumber(env, "VIEW_CACHE_SERIES", 16),
     archiveLimits: {
       maxEntries: positiveInt(env, "ARCHIVE_MAX_ENTRIES", DEFAULT_ARCHIVE_LIMITS.maxEntries),
       maxTotalBytes: positiveInt(env, "ARCHIVE_MAX_TOTAL_BYTES", DEFAULT_ARCHIVE_LIMITS.maxTotalBytes),

@@ -19,6 +19,7 @@ import {
   type RestUnits,
   type ScanBody,
 } from "./fixtures.ts";
+import { archiveOpenCount } from "../src/library/archive-reader.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 
 /** Every archive gets its own whole-second mtime, so size+mtime comparisons never depend on timing. */
@@ -340,6 +341,43 @@ describe("rescans", () => {
     await put(target, other, mtime);
     expect(await scan()).toEqual(result({ unchanged: 3 }));
     expect(await fileRows()).toEqual(before);
+  });
+
+  it("opens each new archive once, none on a rescan, and only the rewritten ones after a change", async () => {
+    const names = (series: string, n: number) =>
+      Array.from({ length: n }, (_, i) => `${series}/${series} - c${String(i + 1).padStart(3, "0")}.cbz`);
+    const counted = async () => {
+      const opens = archiveOpenCount();
+      app.ctx.queries.reset();
+      const body = await scan();
+      return { body, opens: archiveOpenCount() - opens, statements: app.ctx.queries.count };
+    };
+    for (const rel of names("Alpha", 12)) await put(rel, await cbz(2));
+    const first = await counted();
+    expect(first.body).toMatchObject({ added: 12, series_created: 1 });
+    expect(first.opens).toBe(12);
+    const rescan = await counted();
+    expect(rescan.body).toEqual(result({ unchanged: 12 }));
+    expect(rescan.opens).toBe(0);
+
+    // Three times the files in three times the series: the same statements (bulk writes, no per-file row).
+    for (const series of ["Beta", "Gamma"]) for (const rel of names(series, 12)) await put(rel, await cbz(2));
+    const bigger = await counted();
+    expect(bigger.body).toMatchObject({ added: 24, unchanged: 12, series_created: 2 });
+    expect(bigger.opens).toBe(24);
+    expect(bigger.statements).toBe(first.statements);
+    const bigRescan = await counted();
+    expect(bigRescan.opens).toBe(0);
+    expect(bigRescan.statements).toBe(rescan.statements);
+
+    // New bytes in two files, a new mtime only on a third: the two are opened, the third hashed only.
+    await put("Alpha/Alpha - c001.cbz", await cbz(3));
+    await put("Beta/Beta - c005.cbz", await cbz(3));
+    const touched = nextMtime();
+    await utimes(abs("Gamma/Gamma - c009.cbz"), touched, touched);
+    const changed = await counted();
+    expect(changed.body).toEqual(result({ changed: 2, unchanged: 34 }));
+    expect(changed.opens).toBe(2);
   });
 
   it("records only the new mtime of a touched file (same bytes)", async () => {

@@ -549,8 +549,9 @@ describe("units, maps and series over REST and GraphQL", () => {
         owned: false,
       });
 
-      // Series row + map sources + book proofs + five bulk selects, whatever the size of the series.
-      expect(s.count, s.statements.join("\n")).toBeLessThanOrEqual(8);
+      // The series' revision, then (first request since the series changed) the series row, map
+      // sources, book proofs and five bulk selects, whatever the size of the series.
+      expect(s.count, s.statements.join("\n")).toBeLessThanOrEqual(9);
       expect(b.count, b.statements.join("\n")).toBe(s.count);
       const tables = (statements: string[]) =>
         statements.map((q) => /\bFROM\s+(?:[`"]?\w+[`"]?\.)?[`"]?(\w+)/i.exec(q)?.[1]).sort();
@@ -562,10 +563,24 @@ describe("units, maps and series over REST and GraphQL", () => {
           "map_entry",
           "map_source",
           "series",
+          "series_revision",
           "verification",
           "volume_slot",
         ]);
       }
+      // Until the series changes, a request reads its revision and nothing else, and answers the same.
+      const again = await count(big.id);
+      expect(again.view).toEqual(b.view);
+      expect(tables(again.statements)).toEqual(["series_revision"]);
+      // Any write to one of its rows is a change: the next request loads the series again.
+      await app.ctx.db.chapterSlot.updateMany({
+        where: { seriesId: big.id, number: "2000" },
+        data: { monitored: false },
+      });
+      const changed = await count(big.id);
+      expect(changed.count).toBe(b.count);
+      expect(changed.view.units.find((u) => u.kind === "chapter" && u.number === "2000")?.monitored).toBe(false);
+      expect((await count(small.id)).count).toBe(1);
     });
   });
 

@@ -46,6 +46,10 @@ export async function createTestApp(
     ...options.env,
   });
   const app = await createApp(config, { migrate: false });
+  // The test's fetch keeps sockets alive until shortly before the server's idle timeout (5 s). A
+  // test that spends longer than that between requests on a loaded machine could reuse a socket the
+  // server was closing at that moment (ECONNRESET); a long server timeout leaves the closing to fetch.
+  app.server.keepAliveTimeout = 120_000;
   const port = options.listen === false ? 0 : await app.listen();
   const baseUrl = `http://127.0.0.1:${port}`;
   const api: TestApp["api"] = (pathname, init = {}) => {

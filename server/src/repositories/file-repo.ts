@@ -1,5 +1,6 @@
 import type { Db } from "../db/client.ts";
-import type { Prisma } from "../generated/prisma/client.ts";
+import { Prisma } from "../generated/prisma/client.ts";
+import { jsonInsert, jsonRows, jsonUpdate, storedNow } from "./json-rows.ts";
 
 export interface KnownFile {
   id: number;
@@ -13,20 +14,125 @@ export interface KnownFile {
 export type FileCreate = Prisma.LibraryFileUncheckedCreateInput;
 export type FileUpdate = Prisma.LibraryFileUncheckedUpdateInput;
 
+/** Ids per statement of markMissing. */
+const CHUNK = 500;
+
+/** What the scan records of a file it read (origin and language: null keeps the stored value on update). */
+export interface ScannedFile {
+  seriesId: number;
+  path: string;
+  size: number;
+  mtimeMs: number;
+  sha256: string;
+  pageCount: number;
+  kind: string;
+  volume: string | null;
+  chapter: string | null;
+  chapterEnd: string | null;
+  part: number | null;
+  tagSource: string | null;
+  state: string;
+  origin: string | null;
+  language: string | null;
+}
+
+const SCANNED_COLUMNS = [
+  "series_id",
+  "path",
+  "size",
+  "mtime_ms",
+  "sha256",
+  "page_count",
+  "kind",
+  "volume",
+  "chapter",
+  "chapter_end",
+  "part",
+  "tag_source",
+  "state",
+] as const;
+
+const scannedValues = (r: ScannedFile) => [
+  r.seriesId,
+  r.path,
+  r.size,
+  r.mtimeMs,
+  r.sha256,
+  r.pageCount,
+  r.kind,
+  r.volume,
+  r.chapter,
+  r.chapterEnd,
+  r.part,
+  r.tagSource,
+  r.state,
+];
+
 /** Library files as the scan sees them. Files are never deleted: vanished ones become `missing`. */
 export function fileRepo(db: Db) {
   return {
+    /** Every active file: one JSON select (json-rows.ts), 20,000 rows in tens of milliseconds. */
     async active(): Promise<KnownFile[]> {
-      const rows = await db.libraryFile.findMany({
-        where: { state: "active" },
-        select: { id: true, seriesId: true, path: true, size: true, mtimeMs: true, sha256: true },
-      });
-      return rows.map((r) => ({ ...r, size: Number(r.size), mtimeMs: Number(r.mtimeMs) }));
+      const rows = await jsonRows(
+        db,
+        "id, series_id, path, size, mtime_ms, sha256",
+        Prisma.sql`library_file WHERE state = 'active' ORDER BY id`,
+      );
+      return rows.map(([id, seriesId, path, size, mtimeMs, sha256]) => ({
+        id: Number(id),
+        seriesId: Number(seriesId),
+        path: String(path),
+        size: Number(size),
+        mtimeMs: Number(mtimeMs),
+        sha256: String(sha256),
+      }));
     },
     create: (data: FileCreate) => db.libraryFile.create({ data }),
     update: (id: number, data: FileUpdate) => db.libraryFile.update({ where: { id }, data }),
-    markMissing: (ids: number[]) =>
-      db.libraryFile.updateMany({ where: { id: { in: ids }, state: "active" }, data: { state: "missing" } }),
+
+    /** Records files the scan found (bulk JSON inserts, json-rows.ts). */
+    async insertScanned(rows: readonly ScannedFile[]): Promise<void> {
+      const now = storedNow();
+      await jsonInsert(
+        db,
+        "library_file",
+        [...SCANNED_COLUMNS, "origin", "language", "created_at", "updated_at"],
+        rows.map((r) => [...scannedValues(r), r.origin, r.language, now, now]),
+      );
+    },
+
+    /**
+     * Rewrites the records of files whose bytes or path changed. `origin` and `language` are kept
+     * where the row gives null.
+     */
+    async updateScanned(rows: readonly (ScannedFile & { id: number })[]): Promise<void> {
+      const now = storedNow();
+      await jsonUpdate(
+        db,
+        "library_file",
+        [...SCANNED_COLUMNS, "origin?", "language?", "updated_at"],
+        rows.map((r) => [r.id, ...scannedValues(r), r.origin, r.language, now]),
+      );
+    },
+
+    /** Files touched without new bytes: only size and mtime move. */
+    async touch(rows: readonly { id: number; size: number; mtimeMs: number }[]): Promise<void> {
+      const now = storedNow();
+      await jsonUpdate(
+        db,
+        "library_file",
+        ["size", "mtime_ms", "updated_at"],
+        rows.map((r) => [r.id, r.size, r.mtimeMs, now]),
+      );
+    },
+
+    async markMissing(ids: readonly number[]): Promise<void> {
+      for (let i = 0; i < ids.length; i += CHUNK)
+        await db.libraryFile.updateMany({
+          where: { id: { in: ids.slice(i, i + CHUNK) }, state: "active" },
+          data: { state: "missing" },
+        });
+    },
     countActive: (seriesId: number) => db.libraryFile.count({ where: { seriesId, state: "active" } }),
   };
 }

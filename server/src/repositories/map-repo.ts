@@ -105,6 +105,13 @@ export function mapRepo(db: Db) {
     },
 
     /** Reconciliation: stored estimates are never membership (map trust rule 3). */
+    /** removeEstimates for every series at once (the scan): two statements whatever the library's size. */
+    async removeAllEstimates(): Promise<number> {
+      const { count } = await db.mapSource.deleteMany({ where: { kind: "estimate" } });
+      await db.libraryFile.updateMany({ where: { tagSource: "estimate" }, data: { volume: null, tagSource: null } });
+      return count;
+    },
+
     async removeEstimates(seriesId: number): Promise<number> {
       const { count } = await db.mapSource.deleteMany({ where: { seriesId, kind: "estimate" } });
       await db.libraryFile.updateMany({

@@ -1,5 +1,6 @@
 import type { Db } from "../db/client.ts";
 import type { Prisma, Series } from "../generated/prisma/client.ts";
+import { jsonInsert, storedNow } from "./json-rows.ts";
 
 export type SeriesRow = Series;
 export type SeriesCreate = Prisma.SeriesUncheckedCreateInput;
@@ -11,6 +12,16 @@ export function seriesRepo(db: Db) {
     get: (id: number) => db.series.findUnique({ where: { id } }),
     byFolder: (folder: string) => db.series.findUnique({ where: { folder } }),
     create: (data: SeriesCreate) => db.series.create({ data }),
+    /** New series named after their folders (the scan), every other field at its default: one statement. */
+    async createForFolders(folders: readonly string[]): Promise<void> {
+      const now = storedNow();
+      await jsonInsert(
+        db,
+        "series",
+        ["title", "folder", "created_at", "updated_at"],
+        folders.map((f) => [f, f, now, now]),
+      );
+    },
     update: (id: number, data: SeriesPatch) => db.series.update({ where: { id }, data }),
     count: () => db.series.count(),
   };

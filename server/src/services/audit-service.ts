@@ -39,6 +39,7 @@ import { parseAuditQuery, parseFileIds, parseSide, type AuditQueryInput } from "
 import { createConfirmations, requireSameSnapshot } from "./confirmation.ts";
 import type { AppContext } from "./context.ts";
 import { asObject, optionalString } from "./input.ts";
+import type { SubView, ViewCache } from "./view-cache.ts";
 
 /** What the publication module answers for each retired file. */
 export interface RetiredFile {
@@ -101,7 +102,7 @@ function view(e: AuditEntry): AuditFileView {
 export function auditService(
   ctx: AppContext,
   publication: Retirer,
-  options: { thumbnails?: Thumbnails; pageSignatures?: Pick<PageSignatureWorker, "request"> } = {},
+  options: { thumbnails?: Thumbnails; pageSignatures?: Pick<PageSignatureWorker, "request">; views: ViewCache },
 ) {
   const { db } = ctx;
   const signatures = pageSignatureRepo(db);
@@ -140,6 +141,17 @@ export function auditService(
     for (const f of facts) f.lastPage = last.get(f.sha256) ?? null;
     const idx = index ?? (await coverage(seriesId)).index;
     return auditEntries(facts, new Set(idx.chapters.flatMap((c) => c.duplicateFileIds)));
+  }
+
+  /**
+   * The list in one order, kept until the series changes (view-cache.ts): a page request then
+   * costs the revision select, the filter and the slice.
+   */
+  function sorted(seriesId: number, sort: ReturnType<typeof parseAuditQuery>["sort"]): Promise<AuditEntry[]> {
+    const key = `audit:${sort.descending ? "-" : ""}${sort.key}`;
+    return options.views.get(seriesId, key, async (sub: SubView) =>
+      sortAuditEntries(await sub("audit", () => entries(seriesId)), sort),
+    );
   }
 
   async function pick(seriesId: number, ids: readonly number[], index?: CoverageIndex): Promise<AuditFileView[]> {
@@ -212,8 +224,7 @@ export function auditService(
     /** GET /api/manga/{id}/audit: one page of the list, sorted and filtered (opens no archive). */
     async list(seriesId: number, query: AuditQueryInput = {}): Promise<AuditPageView> {
       const { page, sort, filter } = parseAuditQuery(query);
-      const all = await entries(seriesId);
-      const p = auditPage(sortAuditEntries(filterAuditEntries(all, filter), sort), page);
+      const p = auditPage(filterAuditEntries(await sorted(seriesId, sort), filter), page);
       return { seriesId, page: p.page, pageSize: p.pageSize, total: p.total, files: p.files.map(view) };
     },
 

@@ -5,6 +5,7 @@ import { mapService } from "./map-service.ts";
 import { scanService } from "./scan-service.ts";
 import { seriesService, type SeriesService } from "./series-service.ts";
 import { unitsService } from "./units-service.ts";
+import { viewCache } from "./view-cache.ts";
 import { seriesPageService } from "./series-page-service.ts";
 import { filePagesService } from "./file-pages-service.ts";
 import { monitoringService } from "./monitoring-service.ts";
@@ -44,7 +45,8 @@ export function createServices(ctx: AppContext) {
   const pageSignatures = pageSignatureWorker(ctx);
   const assembly = assemblyService(ctx, publication),
     scan = scanWithProgress(ctx, scanWithPriority(ctx, scanService(ctx), priority), () => reading);
-  const units = unitsService(ctx);
+  const views = viewCache(ctx, { maxSeries: ctx.config.viewCacheSeries });
+  const units = unitsService(ctx, views);
   const reading: ReadingService = readingService(ctx, units);
   const dl = downloadServices(ctx, publication);
   const sourceSettings = sourceSettingsService(ctx),
@@ -66,17 +68,18 @@ export function createServices(ctx: AppContext) {
   });
   dl.wantedMonitor.useRefresh((seriesId) => sources.refreshForPass(seriesId));
   const series = seriesService(ctx);
-  const audit = auditService(ctx, publication, { pageSignatures }),
+  const audit = auditService(ctx, publication, { pageSignatures, views }),
     filePages = filePagesService(ctx);
   followTranslationToggles(ctx, series, translationSettings, translations.translations);
   const verification = verificationWithPriority(ctx, verificationService(ctx), priority);
   const maps = mapService(ctx);
   return {
+    views,
     series,
     maps,
     ...catalogueServices(ctx, { series, maps }),
     units,
-    seriesPage: seriesPageService(ctx, units),
+    seriesPage: seriesPageService(ctx, units, views),
     filePages,
     monitoring: monitoringService(ctx, units),
     scan,

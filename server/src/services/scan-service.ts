@@ -6,7 +6,7 @@ import { parseFileName } from "../domain/filename.ts";
 import { expandRange, type Label } from "../domain/labels.ts";
 import { diffScan, needsHash, seriesFolderOf } from "../domain/scan-diff.ts";
 import { readArchiveIndex, sha256File } from "../library/archive-index.ts";
-import type { FileCreate } from "../repositories/file-repo.ts";
+import type { ScannedFile } from "../repositories/file-repo.ts";
 import type { AppContext } from "./context.ts";
 
 export interface ScanResult {
@@ -21,12 +21,43 @@ export interface ScanResult {
 
 const ARCHIVE_EXT = /\.(cbz|zip)$/i;
 
+/** Files read at once (hashing, indexing) and stats in flight while walking. */
+const CONCURRENCY = 8;
+
+/**
+ * Runs `fn` over `items`, at most `limit` at a time; results in the order of `items`. `fn` also
+ * gets the number of the worker running it (0..limit-1), to reuse that worker's buffer.
+ */
+async function inPool<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, worker: number) => Promise<R>,
+): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (w: number) => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T, w);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, (_, w) => worker(w)));
+  return out;
+}
+
+/** sha256File's read buffer, one per worker: a fresh 1 MiB per file piles up outside the heap. */
+const hashBuffers = (n: number) => Array.from({ length: n }, () => Buffer.allocUnsafe(1024 * 1024));
+
+interface Stat {
+  path: string;
+  size: number;
+  mtimeMs: number;
+}
+
 /** Relative paths (forward slashes) of every archive under the library root, one folder per series. */
-async function walk(
-  root: string,
-): Promise<{ folders: string[]; files: { path: string; size: number; mtimeMs: number }[] }> {
+async function walk(root: string): Promise<{ folders: string[]; files: Stat[] }> {
   const folders: string[] = [];
-  const files: { path: string; size: number; mtimeMs: number }[] = [];
+  const candidates: string[] = [];
   for (const entry of await readdir(root, { withFileTypes: true })) {
     // Dot-folders hold the service's own state (staging, recycle bin) and other tools' metadata.
     if (!entry.isDirectory() || entry.name.startsWith(".")) continue;
@@ -38,26 +69,27 @@ async function walk(
         if (child.name.startsWith(".")) continue;
         const childRel = `${rel}/${child.name}`;
         if (child.isDirectory()) stack.push(childRel);
-        else if (child.isFile() && ARCHIVE_EXT.test(child.name)) {
-          const st = await stat(path.join(root, childRel));
-          files.push({ path: childRel, size: st.size, mtimeMs: Math.trunc(st.mtimeMs) });
-        }
+        else if (child.isFile() && ARCHIVE_EXT.test(child.name)) candidates.push(childRel);
       }
     }
   }
-  return { folders: folders.sort(), files };
+  // Only the stats run in parallel: a file that vanished since its folder was read is left out.
+  const stats = await inPool(candidates, CONCURRENCY * 4, async (rel) => {
+    try {
+      const st = await stat(path.join(root, rel));
+      return { path: rel, size: st.size, mtimeMs: Math.trunc(st.mtimeMs) };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw e;
+    }
+  });
+  return { folders: folders.sort(), files: stats.filter((f): f is Stat => f !== null) };
 }
 
-/**
- * The library scan: records every CBZ under the library root from its zip central directory and
- * ComicInfo.xml (never decoding an image), and notices changed, moved and removed files by size,
- * mtime and sha256. Vanished files are marked missing, never deleted from the records.
- */
-export function scanService(ctx: AppContext) {
-  const { repos, config } = ctx;
-  let running = false;
+type Described = Awaited<ReturnType<ReturnType<typeof describer>>>;
 
-  async function describe(relPath: string, sizeMtime: { size: number; mtimeMs: number }, sha256: string) {
+function describer(config: AppContext["config"]) {
+  return async (relPath: string, sizeMtime: { size: number; mtimeMs: number }, sha256: string) => {
     const abs = path.join(config.libraryRoot, relPath);
     const index = await readArchiveIndex(abs, config.archiveLimits);
     const comicInfo = index.comicInfoXml ? parseComicInfo(index.comicInfoXml) : null;
@@ -69,8 +101,8 @@ export function scanService(ctx: AppContext) {
     return {
       row: {
         path: relPath,
-        size: BigInt(sizeMtime.size),
-        mtimeMs: BigInt(sizeMtime.mtimeMs),
+        size: sizeMtime.size,
+        mtimeMs: sizeMtime.mtimeMs,
         sha256,
         pageCount: index.pageCount,
         kind: numbering.kind ?? "chapter",
@@ -85,7 +117,33 @@ export function scanService(ctx: AppContext) {
       },
       numbering,
     };
-  }
+  };
+}
+
+/** What reading one archive gave: its description, or the error that made it unreadable. */
+type Reading = { ok: true; value: Described } | { ok: false; error: unknown };
+
+const readingOf = (p: Promise<Described>): Promise<Reading> =>
+  p.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+
+/**
+ * The library scan: records every CBZ under the library root from its zip central directory and
+ * ComicInfo.xml (never decoding an image), and notices changed, moved and removed files by size,
+ * mtime and sha256. Vanished files are marked missing, never deleted from the records.
+ *
+ * Incremental: a file whose size and mtime are as recorded costs one stat, and is neither read nor
+ * opened; one whose mtime moved is hashed, and opened only when its bytes changed; new paths are
+ * hashed and opened once each. Reads run CONCURRENCY at a time; the rows are written in bulk
+ * (file-repo.ts, slot-repo.ts `ensureMany`), so a first scan of 20,000 files is a few dozen statements
+ * per thousand files rather than one transaction per file.
+ */
+export function scanService(ctx: AppContext) {
+  const { repos, config } = ctx;
+  let running = false;
+  const describe = describer(config);
 
   async function run(): Promise<ScanResult> {
     const result: ScanResult = {
@@ -100,26 +158,59 @@ export function scanService(ctx: AppContext) {
     const { folders, files } = await walk(config.libraryRoot);
 
     const seriesByFolder = new Map<string, { id: number; monitored: boolean }>();
-    for (const s of await repos.series.list()) seriesByFolder.set(s.folder, { id: s.id, monitored: s.monitored });
-    for (const folder of folders) {
-      if (seriesByFolder.has(folder)) continue;
-      const created = await repos.series.create({ title: folder, folder });
-      seriesByFolder.set(folder, { id: created.id, monitored: created.monitored });
-      result.seriesCreated += 1;
+    const listSeries = async () => {
+      for (const s of await repos.series.list()) seriesByFolder.set(s.folder, { id: s.id, monitored: s.monitored });
+    };
+    await listSeries();
+    const newFolders = folders.filter((f) => !seriesByFolder.has(f));
+    if (newFolders.length > 0) {
+      await repos.series.createForFolders(newFolders);
+      await listSeries();
+      result.seriesCreated = newFolders.length;
     }
+    const seriesOf = (relPath: string) => {
+      const folder = seriesFolderOf(relPath);
+      return folder === null ? undefined : seriesByFolder.get(folder)?.id;
+    };
 
     const known = await repos.files.active();
-    const toHash = new Set(needsHash(known, files));
     const knownByPath = new Map(known.map((k) => [k.path, k]));
-    const withHashes = [];
-    for (const f of files) {
-      const sha256 = toHash.has(f.path)
-        ? await sha256File(path.join(config.libraryRoot, f.path))
-        : knownByPath.get(f.path)?.sha256;
-      withHashes.push({ ...f, sha256 });
-    }
+    const toHash = needsHash(known, files);
+    const statByPath = new Map(files.map((f) => [f.path, f]));
+    // A new path in a series folder is read whole once: hashed, and indexed at the same time (it is
+    // added or the target of a move, and both need its description).
+    const early = new Map<string, Reading>();
+    const hashes = new Map<string, string>();
+    const buffers = hashBuffers(Math.min(CONCURRENCY, toHash.length));
+    await inPool(toHash, CONCURRENCY, async (p, w) => {
+      const abs = path.join(config.libraryRoot, p);
+      if (!knownByPath.has(p) && seriesOf(p) !== undefined) {
+        const [sha256, reading] = await Promise.all([
+          sha256File(abs, buffers[w]),
+          readingOf(describe(p, statByPath.get(p) as Stat, "")),
+        ]);
+        hashes.set(p, sha256);
+        early.set(p, reading);
+      } else {
+        hashes.set(p, await sha256File(abs, buffers[w]));
+      }
+    });
+    const withHashes = files.map((f) => ({ ...f, sha256: hashes.get(f.path) ?? knownByPath.get(f.path)?.sha256 }));
     const diff = diffScan(known, withHashes);
     result.unchanged = diff.unchanged.length;
+
+    // Known paths whose bytes changed are read now; new paths were read above.
+    const changedContent = diff.changed.filter((c) => c.contentChanged && seriesOf(c.path) !== undefined);
+    const late = new Map<string, Reading>();
+    await inPool(changedContent, CONCURRENCY, async (f) => {
+      late.set(f.path, await readingOf(describe(f.path, f, f.sha256)));
+    });
+    const readingFor = async (p: string, sha256: string): Promise<Described> => {
+      const r = late.get(p) ?? early.get(p);
+      if (!r) throw new Error(`scan: ${p} was not read`);
+      if (!r.ok) throw r.error;
+      return { ...r.value, row: { ...r.value.row, sha256 } };
+    };
 
     const touched = new Set<number>();
     const slotHints = new Map<
@@ -137,35 +228,34 @@ export function scanService(ctx: AppContext) {
           h.chapters.push({ number: c, parts, extra: n.extra });
       }
     };
-    const seriesOf = (relPath: string) => {
-      const folder = seriesFolderOf(relPath);
-      return folder === null ? undefined : seriesByFolder.get(folder)?.id;
-    };
 
-    for (const f of diff.changed.filter((c) => !c.contentChanged)) {
-      // Touched, same bytes: only the recorded mtime moves; the archive is not read again.
-      await repos.files.update(f.id, { size: BigInt(f.size), mtimeMs: BigInt(f.mtimeMs) });
-      result.unchanged += 1;
-    }
+    const creates: ScannedFile[] = [];
+    const updates: (ScannedFile & { id: number })[] = [];
+    const unreadable: number[] = [];
+    const sameBytes = diff.changed.filter((c) => !c.contentChanged);
+    // Touched, same bytes: only the recorded mtime moves; the archive is not read again.
+    await repos.files.touch(sameBytes.map((f) => ({ id: f.id, size: Number(f.size), mtimeMs: Number(f.mtimeMs) })));
+    result.unchanged += sameBytes.length;
     for (const f of [...diff.added, ...diff.changed.filter((c) => c.contentChanged)]) {
       const seriesId = seriesOf(f.path);
       if (seriesId === undefined) continue;
       try {
-        const { row, numbering } = await describe(f.path, f, f.sha256 as string);
+        const { row, numbering } = await readingFor(f.path, f.sha256);
         const existing = knownByPath.get(f.path);
         if (existing) {
           // New bytes at a known path were put there by hand: a book is then a hand import (it is no
           // longer the assembly or the download the service recorded).
-          await repos.files.update(existing.id, {
+          updates.push({
             ...row,
             seriesId,
-            ...(row.kind === "book" ? { origin: "import" } : {}),
+            id: existing.id,
+            origin: row.kind === "book" ? "import" : null,
+            language: null,
           });
           result.changed += 1;
         } else {
           // A book the scan finds was placed in the library by hand: a hand import (suspect).
-          const origin = row.kind === "book" ? "import" : "scan";
-          await repos.files.create({ ...row, seriesId, origin } satisfies FileCreate);
+          creates.push({ ...row, seriesId, origin: row.kind === "book" ? "import" : "scan", language: null });
           result.added += 1;
         }
         touched.add(seriesId);
@@ -177,15 +267,16 @@ export function scanService(ctx: AppContext) {
           code: typeof code === "string" ? code : "archive_unreadable",
           message: (e as Error).message,
         });
-        if (knownByPath.has(f.path)) await repos.files.markMissing([(knownByPath.get(f.path) as { id: number }).id]);
+        const existing = knownByPath.get(f.path);
+        if (existing) unreadable.push(existing.id);
       }
     }
     for (const m of diff.moved) {
       const seriesId = seriesOf(m.to);
       if (seriesId === undefined) continue;
       try {
-        const { row, numbering } = await describe(m.to, m, m.sha256);
-        await repos.files.update(m.id, { ...row, seriesId });
+        const { row, numbering } = await readingFor(m.to, m.sha256);
+        updates.push({ ...row, seriesId, id: m.id, origin: null, language: null });
         touched.add(seriesId);
         hint(seriesId, numbering);
         result.moved += 1;
@@ -193,19 +284,20 @@ export function scanService(ctx: AppContext) {
         result.errors.push({ path: m.to, code: "archive_unreadable", message: (e as Error).message });
       }
     }
+    await repos.files.updateScanned(updates);
+    await repos.files.insertScanned(creates);
+    if (unreadable.length > 0) await repos.files.markMissing(unreadable);
     if (diff.removed.length > 0) {
       await repos.files.markMissing(diff.removed);
       result.removed = diff.removed.length;
     }
 
     const monitoredById = new Map([...seriesByFolder.values()].map((s) => [s.id, s.monitored]));
-    for (const [seriesId, h] of slotHints) {
-      const monitored = monitoredById.get(seriesId) ?? true;
-      await repos.slots.ensureVolumes(seriesId, h.volumes, monitored);
-      await repos.slots.ensureChapters(seriesId, h.chapters, monitored);
-    }
+    await repos.slots.ensureMany(
+      [...slotHints].map(([seriesId, h]) => ({ seriesId, monitored: monitoredById.get(seriesId) ?? true, ...h })),
+    );
     // Reconciliation: stored estimates and tags derived from them never survive a scan (map trust rule 3).
-    for (const { id } of seriesByFolder.values()) await repos.maps.removeEstimates(id);
+    await repos.maps.removeAllEstimates();
     for (const id of touched) ctx.events.publish("series_changed", id);
     ctx.events.publish("scan_finished", null);
     ctx.log(

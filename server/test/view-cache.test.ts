@@ -1,0 +1,155 @@
+/**
+ * Views kept per series revision (services/view-cache.ts): the units, the audit list and the series
+ * page are computed once and answered from memory until a row of the series changes, whoever
+ * changes it — a scan, a map edit, a publication, a retirement, a settings change.
+ */
+import { rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { archiveOpenCount } from "../src/library/archive-reader.ts";
+import { revisionTriggerNames } from "../src/repositories/revision-repo.ts";
+import { auditPage } from "./audit-fixtures.ts";
+import {
+  cbz,
+  chapterFileName,
+  createSeriesWithFiles,
+  downloadedChapter,
+  expectJson,
+  scanLibrary,
+  stageCbz,
+  unitOf,
+  type RestUnits,
+} from "./fixtures.ts";
+import { createTestApp, type TestApp } from "./utils.ts";
+
+let app: TestApp;
+let seriesId: number;
+let folder: string;
+const TITLE = "Kept Views";
+
+beforeAll(async () => {
+  app = await createTestApp();
+  const s = await createSeriesWithFiles(app, TITLE, { books: [], chapters: [1, 2, 3, 4] });
+  seriesId = s.id;
+  folder = s.folder;
+  await scanLibrary(app);
+});
+afterAll(async () => {
+  await app?.dispose();
+});
+
+/** GET units with the statements and archive opens it cost. */
+async function units(): Promise<{ view: RestUnits; count: number; tables: string[]; opens: number }> {
+  const opens = archiveOpenCount();
+  app.ctx.queries.reset();
+  const view = await expectJson<RestUnits>(await app.api(`/api/manga/${seriesId}/units`), 200);
+  const tables = app.ctx.queries.statements.map((q) => /\bFROM\s+[`"]?(\w+)/i.exec(q)?.[1] ?? q);
+  return { view, count: app.ctx.queries.count, tables, opens: archiveOpenCount() - opens };
+}
+
+/** Warm: the revision is the only statement, no archive is opened. */
+async function expectKept(): Promise<RestUnits> {
+  const warm = await units();
+  expect(warm.tables, warm.tables.join("\n")).toEqual(["series_revision"]);
+  expect(warm.opens).toBe(0);
+  return warm.view;
+}
+
+/** After a change: the series is loaded again (more than the revision). */
+async function expectRecomputed(): Promise<RestUnits> {
+  const cold = await units();
+  expect(cold.count).toBeGreaterThan(1);
+  expect(cold.opens).toBe(0);
+  return cold.view;
+}
+
+describe("views kept per series revision", () => {
+  it("has revision triggers on every table that holds a series' rows, and on library-wide settings", async () => {
+    const names = await revisionTriggerNames(app.ctx.db);
+    const tables = await app.ctx.db.$queryRawUnsafe<{ t: string }[]>(
+      `SELECT m.name AS t FROM sqlite_master m WHERE m.type = 'table' AND m.name <> 'series_revision'
+       AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) p WHERE p.name = 'series_id')`,
+    );
+    expect(tables.length).toBeGreaterThan(10);
+    for (const t of [...tables.map((r) => r.t), "series", "map_entry", "provider", "setting"])
+      for (const op of ["insert", "update", "delete"]) expect(names).toContain(`series_revision_v1_${t}_${op}`);
+  });
+
+  it("answers units from memory until a scan, a map edit, a publication or a retirement changes the series", async () => {
+    await units();
+    await expectKept();
+
+    // A scan that finds a new file.
+    await writeFile(path.join(app.config.libraryRoot, folder, chapterFileName(TITLE, 5)), await cbz(4));
+    await scanLibrary(app);
+    expect(unitOf(await expectRecomputed(), "chapter", "5").owned).toBe(true);
+    await expectKept();
+
+    // A scan that finds nothing changed keeps the views.
+    await scanLibrary(app);
+    await expectKept();
+
+    // A file removed from the disk: the scan marks it missing.
+    await rm(path.join(app.config.libraryRoot, folder, chapterFileName(TITLE, 5)));
+    await scanLibrary(app);
+    expect(unitOf(await expectRecomputed(), "chapter", "5").owned).toBe(false);
+    await expectKept();
+
+    // A map edit.
+    await expectJson(
+      await app.api(`/api/manga/${seriesId}/chapter-map`, {
+        method: "PUT",
+        json: { revision: 0, entries: [{ volume: "1", chapters: ["1", "2"] }] },
+      }),
+      200,
+    );
+    expect(unitOf(await expectRecomputed(), "chapter", "1").book).toBe("1");
+    await expectKept();
+
+    // A downloaded chapter published into the library.
+    const staged = await stageCbz(app.config, "view-cache-6.cbz", 4);
+    const published = await app.services.publication.publish({
+      seriesId,
+      stagedPath: staged.path,
+      targetRelPath: `${folder}/${chapterFileName(TITLE, 6)}`,
+      file: downloadedChapter("6", 4),
+    });
+    expect(unitOf(await expectRecomputed(), "chapter", "6").file_ids).toEqual([published.fileId]);
+    await expectKept();
+
+    // A retirement.
+    await app.services.publication.retire([published.fileId], "replaced");
+    const retired = await expectRecomputed();
+    expect(retired.units.some((u) => u.kind === "chapter" && u.number === "6" && u.owned)).toBe(false);
+    await expectKept();
+
+    // A series setting (PATCH).
+    await expectJson(await app.api(`/api/manga/${seriesId}`, { method: "PATCH", json: { known_book_count: 3 } }), 200);
+    expect((await expectRecomputed()).units.filter((u) => u.kind === "book").length).toBe(3);
+    await expectKept();
+  });
+
+  it("keeps the audit list per revision: another page or order costs the revision only, no archive opened", async () => {
+    await auditPage(app, seriesId);
+    const opens = archiveOpenCount();
+    app.ctx.queries.reset();
+    const second = await auditPage(app, seriesId, "?sort=-path");
+    expect(app.ctx.queries.count).toBe(1);
+    expect(archiveOpenCount()).toBe(opens);
+    expect(second.files.map((f) => f.path)).toEqual([...second.files.map((f) => f.path)].sort().reverse());
+
+    // A retirement changes the list at once.
+    const active = second.files.find((f) => f.state === "active")!;
+    await app.services.publication.retire([active.id], "bad scan");
+    const after = await auditPage(app, seriesId, "?sort=-path");
+    expect(after.files.find((f) => f.id === active.id)?.state).not.toBe("active");
+  });
+
+  it("lets another series' change keep this series' views", async () => {
+    await units();
+    const other = await createSeriesWithFiles(app, "Other Series", { books: [], chapters: [1] });
+    await scanLibrary(app);
+    await expectKept();
+    expect(other.id).not.toBe(seriesId);
+  });
+});
