@@ -3,18 +3,11 @@
  * filters as URL parameters (so a reload, a shared link or Back shows the same page). The flags
  * themselves are decided by the server (`server/src/domain/audit.ts`); this only words them.
  */
+import type { ResultOf, Schema } from "$lib/gql";
 import type { UnitKind } from "../types";
+import type { FILE_FIELDS } from "./queries";
 
-export type AuditFlag =
-  | "UNREADABLE"
-  | "DEGRADED"
-  | "BLACK_CARDS"
-  | "STRIP_SLICES"
-  | "DUPLICATE"
-  | "NUMBERING_GAP"
-  | "FEW_PAGES"
-  | "UNUSUAL_SIZE"
-  | "SEVERAL_SOURCES";
+export type AuditFlag = Schema<"AuditFlag">;
 
 /** In the order the filter lists them: worst first. */
 export const AUDIT_FLAGS: readonly AuditFlag[] = [
@@ -29,30 +22,9 @@ export const AUDIT_FLAGS: readonly AuditFlag[] = [
   "SEVERAL_SOURCES",
 ];
 
-export interface AuditSource {
-  provider: string;
-  sourceId: string | null;
-}
+export type AuditSource = NonNullable<AuditFile["source"]>;
 
-export interface AuditFile {
-  id: number;
-  path: string;
-  size: number;
-  sha256: string;
-  pageCount: number;
-  kind: UnitKind;
-  number: string | null;
-  numberEnd: string | null;
-  part: number | null;
-  language: string;
-  /** active | missing */
-  state: string;
-  origin: string;
-  source: AuditSource | null;
-  flags: AuditFlag[];
-  blackShare: number | null;
-  thumbnails: { first: string; last: string } | null;
-}
+export type AuditFile = ResultOf<typeof FILE_FIELDS>;
 
 export type Tone = "bad" | "warn" | "info";
 
@@ -248,19 +220,7 @@ export function auditSearch(p: AuditParams): URLSearchParams {
   return out;
 }
 
-export interface AuditVariables {
-  seriesId: number;
-  page: number;
-  sort: string;
-  filter: {
-    problemsOnly?: boolean;
-    flags?: AuditFlag[];
-    kind?: UnitKind;
-    language?: string;
-    provider?: string;
-    sourceId?: string;
-  };
-}
+export type AuditVariables = { seriesId: number; page: number; sort: string; filter: Schema<"AuditFilter"> };
 
 /** The `audit` query's variables; empty filters are left out rather than sent as "". */
 export function auditVariables(seriesId: number, p: AuditParams): AuditVariables {

@@ -3,13 +3,10 @@
  * over graphql-ws. Call during component initialisation; it stops with the component. Pages use
  * it to refetch what they show when a scan, a retirement or another tab changed it.
  */
-import { gql } from "@urql/core";
+import { graphql, type ResultOf, type VariablesOf } from "$lib/gql";
 import { getClient } from "../graphql";
 
-const LIBRARY_EVENTS = gql<
-  { libraryEvents: { kind: string; seriesId: number | null; at: string } },
-  { seriesId?: number | null }
->`
+const LIBRARY_EVENTS = graphql(`
   subscription LibraryEvents($seriesId: Int) {
     libraryEvents(seriesId: $seriesId) {
       kind
@@ -17,7 +14,7 @@ const LIBRARY_EVENTS = gql<
       at
     }
   }
-`;
+`);
 
 /** `seriesId` undefined: every event; a number: that series' events and library-wide ones. */
 export function onLibraryEvents(
