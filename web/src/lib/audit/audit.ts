@@ -5,7 +5,7 @@
  */
 import type { ResultOf, Schema } from "$lib/gql";
 import type { UnitKind } from "../types";
-import type { FILE_FIELDS } from "./queries";
+import type { FILE_FIELDS, RULES_FIELDS } from "./queries";
 
 export type AuditFlag = Schema<"AuditFlag">;
 
@@ -34,14 +34,26 @@ interface FlagWords {
   tone: Tone;
 }
 
-const FLAG_WORDS: Record<AuditFlag, FlagWords> = {
+/** The figures of the flags' rules, as the API gives them (GraphQL `rules`, REST GET /api/rules). */
+export type AuditRules = ResultOf<typeof RULES_FIELDS>;
+
+const percent = (share: number) => `${Math.round(share * 1000) / 10} %`;
+
+/** Flag words; the figures come from the API's rules (left out while they are not known). */
+const flagWordsTable = (rules: AuditRules | null): Record<AuditFlag, FlagWords> => ({
   UNREADABLE: { label: "Unreadable", description: "Missing from disk, or a rescan could not read it.", tone: "bad" },
   DEGRADED: {
     label: "Degraded",
     description: "The download that brought it was judged degraded: it needs a replacement.",
     tone: "bad",
   },
-  BLACK_CARDS: { label: "Black cards", description: "More than 15 % of its pages are black cards.", tone: "bad" },
+  BLACK_CARDS: {
+    label: "Black cards",
+    description: rules
+      ? `More than ${percent(rules.maxBlackShare)} of its pages are black cards.`
+      : "More of its pages are black cards than the content check allows.",
+    tone: "bad",
+  },
   STRIP_SLICES: {
     label: "Strip slices",
     description: "Its pages are slices of a long strip, in a series that reads in pages.",
@@ -57,11 +69,16 @@ const FLAG_WORDS: Record<AuditFlag, FlagWords> = {
     description: "A number is missing before this file in its source and language.",
     tone: "warn",
   },
-  FEW_PAGES: { label: "Few pages", description: "Fewer than 8 pages.", tone: "warn" },
+  FEW_PAGES: {
+    label: "Few pages",
+    description: rules ? `Fewer than ${rules.fewPages} pages.` : "Very few pages for a book or chapter.",
+    tone: "warn",
+  },
   UNUSUAL_SIZE: {
     label: "Unusual size",
     description:
-      "Under half or over twice the usual page count of the series' files of its kind (or a book above 600 pages).",
+      "Under half or over twice the usual page count of the series' files of its kind" +
+      (rules ? ` (or a book above ${rules.oversizedBookPages} pages).` : " (or a very large book)."),
     tone: "warn",
   },
   SEVERAL_SOURCES: {
@@ -69,7 +86,7 @@ const FLAG_WORDS: Record<AuditFlag, FlagWords> = {
     description: "Another source has a file with the same number.",
     tone: "info",
   },
-};
+});
 
 function fallbackWords(flag: string): FlagWords {
   const words = flag.toLowerCase().replace(/_/g, " ");
@@ -77,8 +94,8 @@ function fallbackWords(flag: string): FlagWords {
 }
 
 /** Words for a flag; a flag from a newer server is shown as it came, never hidden. */
-export function flagWords(flag: AuditFlag): FlagWords {
-  return FLAG_WORDS[flag] ?? fallbackWords(flag);
+export function flagWords(flag: AuditFlag, rules: AuditRules | null = null): FlagWords {
+  return flagWordsTable(rules)[flag] ?? fallbackWords(flag);
 }
 
 /** The badge text; black cards carry their share when the verdict gave one ("Black cards · 23 %"). */

@@ -30,12 +30,23 @@ export const FILE_FIELDS = graphql(`
 
 export type AuditData = ResultOf<typeof AUDIT_QUERY>;
 
+export const RULES_FIELDS = graphql(`
+  fragment AuditRulesFields on Rules {
+    maxBlackShare
+    fewPages
+    oversizedBookPages
+  }
+`);
+
 export const AUDIT_QUERY = graphql(
   `
     query Audit($seriesId: Int!, $page: Int, $sort: String, $filter: AuditFilter) {
       series(id: $seriesId) {
         id
         title
+      }
+      rules {
+        ...AuditRulesFields
       }
       audit(seriesId: $seriesId, page: $page, sort: $sort, filter: $filter) {
         seriesId
@@ -48,7 +59,7 @@ export const AUDIT_QUERY = graphql(
       }
     }
   `,
-  [FILE_FIELDS],
+  [FILE_FIELDS, RULES_FIELDS],
 );
 
 export type RetiredFile = ResultOf<typeof RETIRE_FILES>["retireFiles"]["retired"][number];

@@ -32,11 +32,6 @@ export function isActive(state: string): boolean {
   );
 }
 
-/** The server refuses a cancel once publishing has begun. */
-export function isCancellable(state: string, cancelRequested = false): boolean {
-  return !cancelRequested && (state === "QUEUED" || state === "WAITING" || state === "FETCHING" || state === "JUDGING");
-}
-
 /** A download's verdict; a reason this client does not know (a newer server) is worded as it came. */
 export type VerdictFacts = Omit<NonNullable<Download["verdict"]>, "reasons"> & { reasons: readonly string[] };
 
@@ -46,7 +41,7 @@ const pct = (share: number) => `${Math.round(share * 1000) / 10} %`;
 export function verdictSentences(v: VerdictFacts): string[] {
   return v.reasons.map((reason) => {
     if (reason === "BLACK_CARDS") {
-      return `${v.figures.blackCards} of ${v.figures.pages} pages are black cards (${pct(v.figures.blackShare)}, more than the 15 % allowed).`;
+      return `${v.figures.blackCards} of ${v.figures.pages} pages are black cards (${pct(v.figures.blackShare)}, more than the ${pct(v.figures.maxBlackShare)} allowed).`;
     }
     if (reason === "STRIP_SLICES") {
       const aspect =

@@ -17,6 +17,7 @@ export const DOWNLOAD_FIELDS = graphql(`
     state
     attempts
     cancelRequested
+    cancellable
     pagesDone
     pagesTotal
     error
@@ -31,6 +32,7 @@ export const DOWNLOAD_FIELDS = graphql(`
         pages
         blackCards
         blackShare
+        maxBlackShare
         medianAspect
         stripThreshold
       }

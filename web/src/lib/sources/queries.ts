@@ -78,6 +78,10 @@ export const SOURCES_QUERY = graphql(
       wanted(seriesId: $seriesId) {
         ...WantedLedgerFields
       }
+      rules {
+        sourcePriorityMin
+        sourcePriorityMax
+      }
     }
   `,
   [MAPPING_FIELDS, LEDGER_FIELDS],

@@ -30,6 +30,8 @@ export const JOB_FIELDS = graphql(`
     engine
     origin
     cancelPending
+    retryable
+    cancellable
     pausedReason
     createdAt
     updatedAt
