@@ -1,5 +1,5 @@
 /** GraphQL documents of book assembly (one book or the whole series) and its live progress. */
-import { graphql, type ResultOf, type VariablesOf } from "$lib/gql";
+import { graphql, type ResultOf } from "$lib/gql";
 
 export type AssemblySourceFile = AssemblyPreview["files"][number];
 

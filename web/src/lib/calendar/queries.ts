@@ -1,5 +1,5 @@
 /** GraphQL documents of the release calendar (fields exactly as schema.graphql names them). */
-import { graphql, type ResultOf, type VariablesOf } from "$lib/gql";
+import { graphql, type ResultOf } from "$lib/gql";
 
 export type CalendarEntry = ResultOf<typeof ENTRY>;
 

@@ -1,5 +1,5 @@
 /** The library scan (GraphQL `scanLibrary`) and its outcome in words. */
-import { graphql, type ResultOf, type VariablesOf } from "$lib/gql";
+import { graphql, type ResultOf } from "$lib/gql";
 import { plural } from "$lib/format";
 
 export type ScanSummary = ResultOf<typeof SCAN_LIBRARY>["scanLibrary"];

@@ -1,5 +1,5 @@
 /** The map editor's GraphQL documents. */
-import { graphql, type ResultOf, type VariablesOf } from "$lib/gql";
+import { graphql } from "$lib/gql";
 
 export const PREVIEW_FIELDS = graphql(`
   fragment MapChangePreviewFields on MapChangePreview {

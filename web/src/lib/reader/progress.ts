@@ -3,7 +3,7 @@
  * setFileProgress): where the reader opens and what it saves. The rules of how a place follows
  * the content live on the server; this only decides when to ask and what to send.
  */
-import { graphql, type ResultOf, type VariablesOf } from "$lib/gql";
+import { graphql, type ResultOf } from "$lib/gql";
 
 export type FileProgress = ResultOf<typeof FILE_PROGRESS_QUERY>["fileProgress"];
 

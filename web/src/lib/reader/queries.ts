@@ -1,5 +1,5 @@
 /** The reader's GraphQL documents and answer shapes. */
-import { graphql, type ResultOf, type VariablesOf } from "$lib/gql";
+import { graphql, type ResultOf } from "$lib/gql";
 
 export type FilePage = FilePages["pages"][number];
 

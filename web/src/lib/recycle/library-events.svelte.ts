@@ -3,7 +3,7 @@
  * over graphql-ws. Call during component initialisation; it stops with the component. Pages use
  * it to refetch what they show when a scan, a retirement or another tab changed it.
  */
-import { graphql, type ResultOf, type VariablesOf } from "$lib/gql";
+import { graphql } from "$lib/gql";
 import { getClient } from "../graphql";
 
 const LIBRARY_EVENTS = graphql(`

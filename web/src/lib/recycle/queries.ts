@@ -1,5 +1,5 @@
 /** GraphQL documents of the recycle bin. */
-import { graphql, type ResultOf, type VariablesOf } from "$lib/gql";
+import { graphql, type ResultOf } from "$lib/gql";
 
 export type RecycleBinEntry = RecycleBinData["recycleBin"][number];
 

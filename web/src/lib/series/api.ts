@@ -2,10 +2,9 @@
  * The mutations and the subscription the series page starts. Each call answers the data or throws
  * the urql CombinedError, which the caller shows through ErrorNotice (toProblem).
  */
-import { graphql, type ResultOf, type VariablesOf } from "$lib/gql";
-import { gql, type AnyVariables, type TypedDocumentNode } from "@urql/core";
+import { graphql, type ResultOf } from "$lib/gql";
+import type { AnyVariables, TypedDocumentNode } from "@urql/core";
 import { getClient } from "$lib/graphql";
-import type { PlanWording, UnitKind } from "$lib/types";
 
 /** One mutation: its data, or the CombinedError thrown. */
 export async function mutate<Data, Variables extends AnyVariables>(

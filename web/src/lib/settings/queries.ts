@@ -1,5 +1,5 @@
 /** GraphQL documents of the settings page (fields exactly as schema.graphql names them). */
-import { graphql, type ResultOf, type Schema, type VariablesOf } from "$lib/gql";
+import { graphql, type ResultOf, type Schema } from "$lib/gql";
 
 export type SuwayomiSettings = ResultOf<typeof SOURCE_FIELDS>["suwayomi"];
 

@@ -1,5 +1,5 @@
 /** GraphQL documents of the sources page (fields exactly as schema.graphql names them). */
-import { graphql, type ResultOf, type Schema, type VariablesOf } from "$lib/gql";
+import { graphql, type ResultOf, type Schema } from "$lib/gql";
 
 export type HealthStatus = Schema<"SourceHealthStatus">;
 

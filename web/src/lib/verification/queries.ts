@@ -1,5 +1,5 @@
 /** GraphQL documents of the verified-books screen. */
-import { graphql, type ResultOf, type Schema, type VariablesOf } from "$lib/gql";
+import { graphql, type ResultOf, type Schema } from "$lib/gql";
 
 export const BOOK_FIELDS = graphql(`
   fragment VerifiedBookFields on VerifiedBook {
