@@ -2,8 +2,8 @@
 // `pnpm dev`: watch mode for development. Two processes side by side:
 //   - the service from its TypeScript sources, restarted on every change (tsx watch), on $PORT
 //     (default 8080) with the same data and library folders as `npm start`;
-//   - the web client's dev server with hot reload on http://127.0.0.1:5173, which passes /api and
-//     /graphql (WebSocket included) to the service.
+//   - the web client's dev server with hot reload on http://127.0.0.1:5173 (WEB_DEV_PORT), which
+//     passes /api, /graphql (WebSocket included) and the reader apps' endpoints to the service.
 // Ctrl-C (or SIGTERM) stops both; when one ends, the other is stopped too.
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";

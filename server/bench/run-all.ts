@@ -52,6 +52,11 @@ const BENCHES: Record<string, Bench> = {
     tools: [{ command: "tesseract", pkg: "tesseract-ocr" }],
     what: "local OCR (warm tesseract.js worker) vs the tesseract CLI on the same crops",
   },
+  "language-id": {
+    file: "language-id.bench.ts",
+    tools: [],
+    what: "language checks on short manga dialogue: eld (and cld3-asm, franc when installed)",
+  },
 };
 
 function main(): number {

@@ -59,6 +59,10 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
     }
     web(req, res, () => void api(req, res));
   });
+  // Idle keep-alive connections stay open longer than any client or reverse proxy keeps them
+  // (Node's 5 s default races clients that reuse a connection the server is closing: ECONNRESET).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   const wss = graphql.attachWebSocket(server);
 
   return {
@@ -82,8 +86,8 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
       wss.close();
       // 3. Schedules and workers stop taking work; running jobs stop at their next journal step
       //    (their rows stay as they are, and the next start resumes them).
-      stopPurge();
       const stopped = await Promise.allSettled([
+        stopPurge(),
         services.assemblyMonitor.stop(),
         stopDownloads(),
         services.translationWorker.stop(),

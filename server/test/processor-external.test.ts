@@ -15,6 +15,12 @@ import { startProcessor, type RunningProcessor } from "../src/processor/processo
 import { processorClient, type SubmitBody } from "../src/services/processor-client.ts";
 import { filesContaining, filesUnder, jobId, tempDir, waitFor, writeCbz } from "./processor-harness.ts";
 
+/**
+ * Longest wait for a job to end: the adapter is a Python process and the checks load the language
+ * identifier, which takes seconds on a loaded machine. The waits end on the condition, not the bound.
+ */
+const JOB_WAIT_MS = 180_000;
+
 const AI_KEY = "sk-external-key-c0ffee";
 const STANDIN = path.join(import.meta.dirname, "fakes", "mit-standin");
 let dir: string;
@@ -55,7 +61,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe("external engine (adapter + stand-in)", () => {
+describe("external engine (adapter + stand-in)", { timeout: JOB_WAIT_MS + 60_000 }, () => {
   it("translates through the adapter: key over stdin only, chains cleared, validated receipt", async () => {
     const record = path.join(dir, "record.json");
     const { client } = await processorWith(
@@ -74,7 +80,7 @@ describe("external engine (adapter + stand-in)", () => {
     const id = jobId();
     await client.uploadSource(id, source);
     await client.submit(id, request());
-    const st = await waitFor(client, id, ["completed", "failed"], 20_000);
+    const st = await waitFor(client, id, ["completed", "failed"], JOB_WAIT_MS);
     expect(st.error).toBeNull();
     expect(st.status).toBe("completed");
     expect(st.progress).toEqual({ pagesDone: 3, pagesTotal: 3 });
@@ -106,6 +112,11 @@ describe("external engine (adapter + stand-in)", () => {
       detected_source_language: "fr",
       detected_target_language: "en",
       model: "ext-model",
+      // The book-level figures of the pooled language checks (a page's pool is in the local engine's records).
+      evidence: {
+        target: { judgement: { verdict: "confirmed", language: "en" } },
+        source: { judgement: { verdict: "confirmed", language: "fr" } },
+      },
     });
     expect(await filesContaining(path.join(dir, "state-ok"), AI_KEY)).toEqual([]);
   });
@@ -115,7 +126,7 @@ describe("external engine (adapter + stand-in)", () => {
     const id = jobId();
     await client.uploadSource(id, source);
     await client.submit(id, request());
-    const st = await waitFor(client, id, ["completed", "failed"], 20_000);
+    const st = await waitFor(client, id, ["completed", "failed"], JOB_WAIT_MS);
     expect(st.status).toBe("failed");
     expect(st.error?.code).toBe("engine_failed");
     expect(st.error?.message).toContain("stand-in failure");
@@ -129,7 +140,7 @@ describe("external engine (adapter + stand-in)", () => {
     const id = jobId();
     await client.uploadSource(id, source);
     await client.submit(id, request());
-    const st = await waitFor(client, id, ["completed", "failed"], 20_000);
+    const st = await waitFor(client, id, ["completed", "failed"], JOB_WAIT_MS);
     expect(st.status).toBe("failed");
     expect(st.error?.code).toBe("validation_failed");
   });
@@ -175,7 +186,7 @@ describe("external engine (adapter + stand-in)", () => {
     const client = processorClient({ url: proc.url, token: null, timeoutMs: 5000 });
     expect(await client.status(id)).toBeNull();
     await client.submit(id, request());
-    const st = await waitFor(client, id, ["completed", "failed"], 20_000);
+    const st = await waitFor(client, id, ["completed", "failed"], JOB_WAIT_MS);
     expect(st.error).toBeNull();
     const after = await Promise.all(done.map((f) => stat(f)));
     expect(after.map((a) => [a.ino, a.mtimeMs])).toEqual(before.map((b) => [b.ino, b.mtimeMs]));
@@ -184,7 +195,7 @@ describe("external engine (adapter + stand-in)", () => {
   });
 });
 
-describe("a non-Python engine path", () => {
+describe("a non-Python engine path", { timeout: JOB_WAIT_MS + 60_000 }, () => {
   it("fails the job with engine_unavailable", async () => {
     const engine = createExternalEngine({
       python: path.join(dir, "no-such-python"),
@@ -198,7 +209,7 @@ describe("a non-Python engine path", () => {
     const id = jobId();
     await client.uploadSource(id, source);
     await client.submit(id, request());
-    const st = await waitFor(client, id, ["completed", "failed"], 20_000);
+    const st = await waitFor(client, id, ["completed", "failed"], JOB_WAIT_MS);
     expect(st.error?.code).toBe("engine_unavailable");
   });
 });

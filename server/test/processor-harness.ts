@@ -148,14 +148,27 @@ export async function filesUnder(dir: string): Promise<string[]> {
   for (const e of await readdir(dir, { withFileTypes: true })) {
     const p = path.join(dir, e.name);
     if (e.isDirectory()) out.push(...(await filesUnder(p)));
-    else if ((await stat(p)).isFile()) out.push(p);
+    else if ((await stat(p).catch(() => null))?.isFile()) out.push(p); // gone meanwhile: a renamed temporary
   }
   return out;
 }
 
-/** Files under `dir` whose bytes contain `needle`. */
+/**
+ * Files under `dir` whose bytes contain `needle`. A file that goes away while we look (a record's
+ * temporary file renamed into place after the status was answered) is read under its final name.
+ */
 export async function filesContaining(dir: string, needle: string): Promise<string[]> {
   const hits: string[] = [];
-  for (const f of await filesUnder(dir)) if ((await readFile(f)).includes(Buffer.from(needle, "utf8"))) hits.push(f);
+  for (const f of await filesUnder(dir)) {
+    const bytes = await readFile(f).catch((e: NodeJS.ErrnoException) => {
+      if (e.code === "ENOENT") return null;
+      throw e;
+    });
+    if (bytes?.includes(Buffer.from(needle, "utf8"))) hits.push(f);
+  }
+  // Files renamed into place while we looked were listed under their temporary names: look again.
+  for (const f of await filesUnder(dir))
+    if (!hits.includes(f) && (await readFile(f).catch(() => Buffer.alloc(0))).includes(Buffer.from(needle, "utf8")))
+      hits.push(f);
   return hits;
 }

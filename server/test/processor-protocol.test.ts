@@ -177,6 +177,34 @@ describe("refusals", () => {
     expect([j.httpStatus, j.processorCode]).toEqual([422, "source_unreadable"]);
   });
 
+  it("415 for a submit that is not application/json: nothing is submitted, a JSON submit then works", async () => {
+    const id = jobId();
+    await client.uploadSource(id, source);
+    const json = JSON.stringify(request());
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    for (const type of ["text/plain", "application/x-www-form-urlencoded", "application/zip", null]) {
+      const runs = engine.runs;
+      const r = await fetch(`${proc.url}/jobs/${id}`, {
+        method: "POST",
+        headers: type === null ? auth : { ...auth, "content-type": type },
+        body: type === null ? new Blob([json]) : json,
+      });
+      expect(r.status, String(type)).toBe(415);
+      expect(r.headers.get("content-type")).toBe("application/problem+json");
+      expect(((await r.json()) as { code: string }).code).toBe("unsupported_media_type");
+      // Nothing was submitted: GET still answers 404 and the engine never ran.
+      expect(await client.status(id)).toBeNull();
+      expect(engine.runs).toBe(runs);
+    }
+    const ok = await fetch(`${proc.url}/jobs/${id}`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json; charset=utf-8" },
+      body: json,
+    });
+    expect(ok.status).toBe(202);
+    await waitFor(client, id, ["completed"]);
+  });
+
   it("409 source_missing before an upload, request_changed for another request, invalid_body for a bad one", async () => {
     const id = jobId();
     expect((await refusal(client.submit(id, request()))).processorCode).toBe("source_missing");

@@ -107,12 +107,16 @@ export async function queueJob(
 }
 
 export const jobRow = (app: TestApp, id: number) => app.ctx.db.translationJob.findUniqueOrThrow({ where: { id } });
+/**
+ * Waits for a job's state. The bound is generous: local jobs read pages with OCR and load the
+ * language identifier on their first run, and the machines running the suite are shared and loaded.
+ */
 export const stateIs = (app: TestApp, id: number, ...states: string[]) =>
   until(
     `job ${id} in ${states.join("|")}`,
     () => jobRow(app, id),
     (r) => states.includes(r.state),
-    30_000,
+    120_000,
   );
 
 export interface WorkerSuite {

@@ -10,7 +10,7 @@ import { withArchive } from "../src/library/archive-reader.ts";
 import { importTranslation } from "../src/services/translation-import.ts";
 import { COMICINFO_XSD_21, assertValidXml } from "./xmllint.ts";
 import type { FakeChat } from "./fakes/openai-chat-server.ts";
-import { BAD_RECEIPTS, type FakeProcessor } from "./fakes/processor-server.ts";
+import { BAD_RECEIPTS, RECEIPT_SHAPES, type FakeProcessor } from "./fakes/processor-server.ts";
 import {
   AI_KEY,
   TOKEN,
@@ -146,6 +146,7 @@ describe("translation worker, external processor", () => {
           missing_model: "receipt_invalid",
           extra_entry: "result_extra_entry",
           geometry: "result_geometry_changed",
+          missing_page_count: "receipt_invalid",
         };
         expect(done.errorCode).toBe(expected[variant]);
         expect(await app.ctx.db.libraryFile.count({ where: { seriesId } })).toBe(0);
@@ -153,6 +154,30 @@ describe("translation worker, external processor", () => {
         await expect(readFile(job.sourcePath)).resolves.toBeInstanceOf(Buffer);
       } finally {
         fake.faults.badReceipt = null;
+      }
+    });
+  }
+
+  for (const shape of RECEIPT_SHAPES) {
+    it(`imports a result whose receipt is valid as the spec's table reads it: ${shape.replace(/_/g, " ")}`, async () => {
+      const seriesId = await translatedSeries(app, `Receipt ${shape}`);
+      fake.faults.receiptShape = shape;
+      try {
+        const job = await queueJob(app, seriesId, "6");
+        const done = await stateIs(app, job.row.id, "imported", "failed");
+        expect(done.errorCode, done.errorMessage ?? "").toBeNull();
+        expect(done.state).toBe("imported");
+        const file = await app.ctx.db.libraryFile.findUniqueOrThrow({ where: { id: done.fileId! } });
+        const xml = await withArchive(
+          path.join(app.config.libraryRoot, file.path),
+          undefined,
+          async (a) => a.comicInfoXml!,
+        );
+        // Extra fields are ignored: nothing of them reaches the book's provenance.
+        expect(xml).not.toContain("processor_version");
+        expect(xml).not.toContain("test font");
+      } finally {
+        fake.faults.receiptShape = null;
       }
     });
   }

@@ -80,6 +80,31 @@ describe("findTextRegions", () => {
     expect(findTextRegions(c)).toEqual([]);
   });
 
+  it("finds bubbles cut by the page border or sitting in a corner, with their masks", () => {
+    const c = new Canvas(400, 500)
+      .bubble(40, 120, 110, 70) // cut by the left edge
+      .glyphs(10, 100, 12, 6, 2, false)
+      .bubble(360, 20, 90, 80) // in the top-right corner
+      .glyphs(320, 10, 12, 5, 2, false)
+      .bubble(200, 380, 90, 60) // inside the page
+      .glyphs(150, 365, 12, 6, 2, false);
+    const rs = findTextRegions(c);
+    expect(rs).toHaveLength(3);
+    for (const r of rs) {
+      expect(r.kind).toBe("bubble");
+      expect(r.mask).toHaveLength(r.width * r.height);
+    }
+    expect(rs.some((r) => r.x === 0 && r.y > 0)).toBe(true);
+    expect(rs.some((r) => r.y === 0 && r.x + r.width === 400)).toBe(true);
+  });
+
+  it("white paper from one page side to the opposite one is not a bubble, even with text on it", () => {
+    // A white band across the page between two panels, with a caption's glyphs on it.
+    const c = new Canvas(400, 400).rect(0, 150, 400, 60, 255).glyphs(120, 170, 12, 8, 1, false);
+    const rs = findTextRegions(c);
+    expect(rs.every((r) => r.kind === "caption" && r.mask === undefined)).toBe(true);
+  });
+
   it("refuses a white shape framing a big drawing (not text)", () => {
     const c = new Canvas(300, 300).rect(50, 50, 200, 200, 255).rect(60, 60, 180, 180, 0).rect(70, 70, 160, 160, 255);
     // The inner white square sits in a hole framed by a big dark shape: no glyph-sized ink.

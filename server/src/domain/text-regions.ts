@@ -3,9 +3,11 @@
  * processing": text regions). Pure: works on a grayscale raw buffer (one byte a pixel).
  *
  * 1. Bubbles and boxed captions: white connected components (4-connected, so a 1-px outline
- *    separates them) that do not touch the page border (that is the paper around the panels), of
- *    bounded size, with ink in their holes. The component with its holes filled is the region's mask.
- *    A filled shape that covers most of its box (a rectangle) is a "caption", otherwise a "bubble".
+ *    separates them) of bounded size, with ink in their holes. The component with its holes filled
+ *    is the region's mask. A filled shape that covers most of its box (a rectangle) is a "caption",
+ *    otherwise a "bubble". A component may touch the page border on one side, or on two adjacent
+ *    sides (a bubble cut by the trim, or in a corner); one that reaches two opposite sides spans
+ *    the page and is the paper around the panels.
  * 2. Text set straight on white paper: dark glyph-sized components whose surroundings are white
  *    (screentone dots and art strokes sit on grey or are too big), clustered by proximity into blocks
  *    ("caption", no mask).
@@ -233,6 +235,12 @@ const overlapArea = (a: Rect, b: Rect): number =>
   Math.max(0, Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0) + 1);
 const rectArea = (r: Rect): number => (r.x1 - r.x0 + 1) * (r.y1 - r.y0 + 1);
 
+/** A white component reaching two opposite page sides is paper, not a bubble cut by the border. */
+function spansPage(c: Component, W: number, H: number): boolean {
+  if (!c.border) return false;
+  return (c.x0 === 0 && c.x1 === W - 1) || (c.y0 === 0 && c.y1 === H - 1);
+}
+
 function bubblesAndBoxes(gray: GrayImage, o: Required<TextRegionOptions>): { found: (FoundRegion & { rect: Rect })[] } {
   const { width: W, height: H, data } = gray;
   const white = new Uint8Array(W * H);
@@ -241,7 +249,7 @@ function bubblesAndBoxes(gray: GrayImage, o: Required<TextRegionOptions>): { fou
   const minArea = Math.max(256, o.minAreaFraction * W * H);
   const order = comps
     .map((c, i) => ({ c, id: i + 1 }))
-    .filter(({ c }) => !c.border && c.area >= minArea && c.area <= o.maxAreaFraction * W * H)
+    .filter(({ c }) => !spansPage(c, W, H) && c.area >= minArea && c.area <= o.maxAreaFraction * W * H)
     .sort((a, b) => b.c.area - a.c.area);
   const found: (FoundRegion & { rect: Rect })[] = [];
   for (const { c, id } of order) {

@@ -44,7 +44,8 @@ describe("validateReceipt", () => {
     ["empty model", { ...good(), model: "  " }, "receipt_invalid"],
     ["page_count as text", { ...good(), page_count: "12" }, "receipt_invalid"],
     ["fractional translated_regions", { ...good(), translated_regions: 1.5 }, "receipt_invalid"],
-    ["missing unconfirmed_regions", { ...good(), unconfirmed_regions: undefined }, "receipt_invalid"],
+    ["unconfirmed_regions that is not a list", { ...good(), unconfirmed_regions: "page 3" }, "receipt_invalid"],
+    ["unconfirmed_regions as a count", { ...good(), unconfirmed_regions: 2 }, "receipt_invalid"],
     ["a malformed hash", { ...good(), source_sha256: "abc" }, "receipt_invalid"],
     ["another source's hash", { ...good(), source_sha256: "b".repeat(64) }, "receipt_source_mismatch"],
     ["another source language", { ...good(), source_language: "ja" }, "receipt_language_mismatch"],
@@ -71,6 +72,38 @@ describe("validateReceipt", () => {
     ],
   ])("refuses %s", (_name, receipt, code) => {
     expect(codeOf(validateReceipt(receipt, job))).toBe(code);
+  });
+
+  const withoutKey = (key: string) => {
+    const r: Record<string, unknown> = good();
+    delete r[key];
+    return r;
+  };
+
+  it("reads the table: a receipt without the unconfirmed_regions list lists none (also null)", () => {
+    expect(codeOf(validateReceipt(withoutKey("unconfirmed_regions"), job))).toBe("ok");
+    expect(codeOf(validateReceipt({ ...good(), unconfirmed_regions: null }, job))).toBe("ok");
+  });
+
+  it.each([
+    "source_sha256",
+    "source_language",
+    "target_language",
+    "page_count",
+    "translated_regions",
+    "untranslated_regions",
+    "detected_source_language",
+    "detected_target_language",
+    "model",
+  ])("requires every field of the table: a receipt without %s is refused", (key) => {
+    expect(codeOf(validateReceipt(withoutKey(key), job))).toBe("receipt_invalid");
+  });
+
+  it("ignores extra fields (a processor's evidence, notes, future keys) and keeps them out of the receipt", () => {
+    const extra = { ...good(), evidence: { target: { verdict: "confirmed" } }, notes: "x", schema: 2 };
+    const r = validateReceipt(extra, job);
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(Object.keys(r.receipt)).not.toContain("evidence");
   });
 
   it("accepts an upper-case hash in the receipt (plain hex, compared case-insensitively)", () => {

@@ -1,10 +1,15 @@
 /**
- * The translation receipt (`translation.json` in a result ZIP): the spec's "Translation receipt"
- * table plus the contract's keys. Validation is pure; the import refuses the result with the code
+ * The translation receipt (`translation.json` in a result ZIP), read as the spec's "Translation
+ * receipt" table defines it. Validation is pure; the import refuses the result with the code
  * returned here (the job fails, its output stays outside the library, an explicit retry is needed).
  *
- * Only the known keys are copied into the returned Receipt, so an unexpected key (a credential a
- * misbehaving processor echoed, say) never reaches a stored row or ComicInfo.
+ * Required are exactly the table's fields: source_sha256, source_language, target_language,
+ * page_count, translated_regions, untranslated_regions, detected_source_language,
+ * detected_target_language, model. `unconfirmed_regions` is optional: a receipt without the list
+ * lists none; a list with entries is refused until corrected (a value that is not a list is
+ * malformed). Any other key (a processor's evidence, say) is left in the file and ignored: only the
+ * known keys are copied into the returned Receipt, so an unexpected one (a credential a
+ * misbehaving processor echoed) never reaches a stored row or ComicInfo.
  */
 import { baseLanguage } from "./translation-jobs.ts";
 
@@ -62,8 +67,8 @@ export function validateReceipt(receipt: unknown, job: ReceiptJob): ReceiptCheck
   for (const key of ["page_count", "translated_regions", "untranslated_regions"]) {
     if (!isCount(r[key])) return fail("receipt_invalid", `translation.json lacks a whole number ${key}`);
   }
-  if (!Array.isArray(r.unconfirmed_regions))
-    return fail("receipt_invalid", "translation.json lacks the unconfirmed_regions list");
+  if (r.unconfirmed_regions !== undefined && r.unconfirmed_regions !== null && !Array.isArray(r.unconfirmed_regions))
+    return fail("receipt_invalid", "unconfirmed_regions in translation.json is not a list");
   const s = (key: string) => (r[key] as string).trim();
   const n = (key: string) => r[key] as number;
 
@@ -92,7 +97,7 @@ export function validateReceipt(receipt: unknown, job: ReceiptJob): ReceiptCheck
       "receipt_untranslated_regions",
       `The receipt reports ${n("untranslated_regions")} untranslated regions`,
     );
-  const unconfirmed = r.unconfirmed_regions as unknown[];
+  const unconfirmed = Array.isArray(r.unconfirmed_regions) ? r.unconfirmed_regions : [];
   if (unconfirmed.length > 0)
     return fail(
       "receipt_unconfirmed_regions",

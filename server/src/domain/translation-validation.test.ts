@@ -1,22 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  checkPages,
-  checkRegion,
-  detectScript,
-  findMarker,
-  identifyLanguage,
-  summarisePage,
-  type RegionResult,
-} from "./translation-validation.ts";
+import { scriptedIdentifier, wordsIdentifier } from "./test-language.ts";
+import { checkPages, checkRegion, detectScript, findMarker } from "./translation-validation.ts";
 
 const EN = "I told you already, we have to leave this place before they find us.";
 const FR = "Je te l'ai déjà dit, nous devons quitter cet endroit avant qu'ils nous trouvent.";
 const DE = "Ich habe es dir schon gesagt, wir müssen hier weg, bevor sie uns finden.";
 const ES = "Ya te lo dije, tenemos que salir de este lugar antes de que nos encuentren.";
-const IT = "Te l'ho già detto, dobbiamo lasciare questo posto prima che ci trovino.";
-const PT = "Eu já te disse, nós temos que sair deste lugar antes que eles nos encontrem.";
-const NL = "Ik heb het je al gezegd, we moeten hier weg voordat ze ons vinden.";
 const JA = "もう言っただろ、奴らに見つかる前にここを出なきゃ。";
 const ZH = "我已经告诉过你了，我们必须在他们找到我们之前离开这里。";
 const KO = "이미 말했잖아, 놈들이 찾기 전에 여기서 나가야 해.";
@@ -59,50 +49,14 @@ describe("detectScript", () => {
     ["مرحبا بك", "arabic"],
     ["Hello ありがとう", "mixed"],
     ["Привет hello", "mixed"],
-    ["שלום", "mixed"],
+    ["שלום", "hebrew"],
+    ["สวัสดี", "thai"],
+    ["नमस्ते दोस्त", "devanagari"],
+    ["שלום hello", "mixed"],
     ["123 !?… 456", "none"],
     ["", "none"],
     ["ＡＢＣ full width", "latin"],
   ] as const)("%s → %s", (text, script) => expect(detectScript(text)).toBe(script));
-});
-
-describe("identifyLanguage", () => {
-  it.each([
-    [EN, "en"],
-    [FR, "fr"],
-    [DE, "de"],
-    [ES, "es"],
-    [IT, "it"],
-    [PT, "pt"],
-    [NL, "nl"],
-    [JA, "ja"],
-    [ZH, "zh"],
-    [KO, "ko"],
-    [EL, "el"],
-    ["ドン", "ja"],
-    [RU, "cyrillic-script"],
-    ["مرحبا بك", "arabic-script"],
-  ])("%s → %s", (text, lang) => {
-    const g = identifyLanguage(text);
-    expect(g).not.toBe("undetermined");
-    if (g !== "undetermined") expect(g.language).toBe(lang);
-  });
-  it("candidates narrow a script to one language", () => {
-    expect(identifyLanguage(RU, ["ru", "en"])).toEqual({ language: "ru", confidence: 1 });
-    expect(identifyLanguage(RU, ["en"])).toBe("undetermined");
-  });
-  it.each([["What?!"], ["No way, dude."], ["Hello ありがとう"], ["…!?"], ["xqzv bnmk wrtp lkjh gfds"]])(
-    "%s is undetermined",
-    (t) => expect(identifyLanguage(t)).toBe("undetermined"),
-  );
-  it("confidence is within 0..1 and at least the threshold", () => {
-    for (const t of [EN, FR, DE, ES, IT, PT, NL]) {
-      const g = identifyLanguage(t);
-      if (g === "undetermined") throw new Error(t);
-      expect(g.confidence).toBeGreaterThanOrEqual(0.5);
-      expect(g.confidence).toBeLessThanOrEqual(1);
-    }
-  });
 });
 
 describe("findMarker / checkRegion markers", () => {
@@ -118,7 +72,9 @@ describe("findMarker / checkRegion markers", () => {
     ["2) " + EN, "marker_list"],
   ] as const)("%s → %s", (translation, code) => {
     expect(findMarker(translation, JA)).toBe(code);
-    expect(checkRegion({ source: JA, translation, sourceLanguage: "ja", targetLanguage: "en" })).toMatchObject({
+    expect(
+      checkRegion({ source: JA, translation, sourceLanguage: "ja", targetLanguage: "en" }, wordsIdentifier),
+    ).toMatchObject({
       verdict: "refused",
       code,
     });
@@ -131,7 +87,7 @@ describe("findMarker / checkRegion markers", () => {
 
 describe("checkRegion", () => {
   const region = (source: string, translation: string, sourceLanguage = "ja", targetLanguage = "en") =>
-    checkRegion({ source, translation, sourceLanguage, targetLanguage });
+    checkRegion({ source, translation, sourceLanguage, targetLanguage }, wordsIdentifier);
 
   it.each([
     [JA, EN, "ja", "en"],
@@ -139,10 +95,17 @@ describe("checkRegion", () => {
     [KO, DE, "ko", "de"],
     [ZH, ES, "zh", "es"],
     [EN, JA, "en", "ja"],
+    [EN, ZH, "en", "ja"],
     [EN, KO, "en", "ko"],
+    [EN, ZH, "en", "zh"],
     [EN, RU, "en", "ru"],
     [FR, EN, "fr", "en-US"],
-  ])("%s → %s is translated", (s, t, sl, tl) => expect(region(s, t, sl, tl)).toMatchObject({ verdict: "translated" }));
+    [JA, "What?!", "ja", "en"],
+    [FR, "Je te l'ai déjà dit, nous devons partir d'ici avant qu'ils arrivent.", "fr", "en"],
+    [JA, "שלום חבר", "ja", "he"],
+  ])("%s → %s passes the region checks (its language is judged on the pool)", (s, t, sl, tl) =>
+    expect(region(s, t, sl, tl)).toMatchObject({ verdict: "passed" }),
+  );
 
   it.each([
     [JA, "", "empty"],
@@ -153,13 +116,19 @@ describe("checkRegion", () => {
     [JA, "I told you ありがとう already, we have to leave", "source_script"],
     [KO, "이미 말했잖아 we have to leave this place now", "source_script"],
     [JA, RU, "script_mismatch"],
-    [FR, "Je te l'ai déjà dit, nous devons partir d'ici avant qu'ils arrivent.", "source_language"],
-    [JA, DE, "wrong_language"],
-    [JA, "What?!", "language_undetermined"],
+    [JA, "Hello שלום", "script_mismatch"],
   ])("%s → %s refused %s", (s, t, code) => {
-    const sl = s === FR ? "fr" : s === KO ? "ko" : "ja";
+    const sl = s === KO ? "ko" : "ja";
     expect(region(s, t, sl)).toMatchObject({ verdict: "refused", code });
   });
+
+  it.each([
+    ["Latin left in a Japanese translation of French", FR, "こんにちは OK", "fr", "ja"],
+    ["kana in a Chinese translation of Japanese", JA, "你好ですか", "ja", "zh"],
+    ["French kept in a Korean translation", FR, "Je te l'ai déjà dit", "fr", "ko"],
+  ])("%s is source_script", (_, s, t, sl, tl) =>
+    expect(region(s, t, sl, tl)).toMatchObject({ verdict: "refused", code: "source_script" }),
+  );
 
   it("an unsupported destination is refused", () =>
     expect(region(JA, EN, "ja", "tlh")).toMatchObject({ verdict: "refused", code: "target_unsupported" }));
@@ -167,7 +136,7 @@ describe("checkRegion", () => {
   it("readable English echoed exactly into an English destination is accepted with evidence", () => {
     const r = region(EN, EN.toUpperCase().replace(/ /g, "  "), "ja", "en");
     expect(r.verdict).toBe("echo_accepted");
-    expect(r.evidence?.guess).toMatchObject({ language: "en" });
+    expect(r.evidence?.echo).toMatchObject({ verdict: "confirmed", language: "en" });
     expect(r.evidence?.sourceScript).toBe("latin");
   });
   it.each([
@@ -180,77 +149,60 @@ describe("checkRegion", () => {
   );
 });
 
-describe("summarisePage", () => {
-  const ok = checkRegion({ source: JA, translation: EN, sourceLanguage: "ja", targetLanguage: "en" });
-  const echo = checkRegion({ source: EN, translation: EN, sourceLanguage: "ja", targetLanguage: "en" });
-  const short = (t: string) =>
-    checkRegion({ source: "え？", translation: t, sourceLanguage: "ja", targetLanguage: "en" });
-
-  it("counts and releases a clean page; echoes are not translated", () =>
-    expect(summarisePage([ok, echo, ok])).toEqual({ translated: 2, echoed: 1, refused: 0, release: true, codes: [] }));
-  it("a refused region holds the page", () => {
-    const s = summarisePage([
-      ok,
-      checkRegion({ source: JA, translation: "<|1|>Hi", sourceLanguage: "ja", targetLanguage: "en" }),
-    ]);
-    expect(s).toMatchObject({ translated: 1, refused: 1, release: false, codes: ["marker_numbering"] });
-  });
-  it("short regions are judged on the pooled page text", () => {
-    const regions = [short("What is that thing?"), short("I don't know what it is."), short("We have to go now!")];
-    expect(regions.every((r) => r.code === "language_undetermined")).toBe(true);
-    expect(summarisePage(regions)).toMatchObject({ translated: 3, refused: 0, release: true });
-  });
-  it("a pool still too short stays undetermined and holds the page", () =>
-    expect(summarisePage([ok, short("What?!")])).toMatchObject({
-      refused: 1,
-      release: false,
-      codes: ["language_undetermined"],
-    }));
-  it("an empty page does not release", () => expect(summarisePage([]).release).toBe(false));
-});
-
 describe("properties", () => {
   const marker = fc.constantFrom("<|3|>", "<|0|>", "<think>", "</think>", "```", '{"', '":', '"}');
   const texts = fc.constantFrom(EN, FR, DE, JA, ZH, KO, RU, "", "What?!");
   const langs = fc.constantFrom("en", "fr", "de", "ja", "zh", "ko", "ru");
+  /** Whatever an identifier may answer. */
+  const answers = fc.func(
+    fc.record({
+      language: fc.option(fc.constantFrom("en", "fr", "de", "ja", "zh", "ko", "ru"), { nil: null }),
+      reliable: fc.boolean(),
+      scores: fc.dictionary(fc.constantFrom("en", "fr", "de", "ja", "zh", "ko", "ru"), fc.double({ min: 0, max: 1 })),
+    }),
+  );
 
-  it("a translation containing any marker is never translated", () =>
+  it("a translation containing any marker is never passed, whatever the identifier says", () =>
     fc.assert(
-      fc.property(texts, fc.string(), marker, fc.string(), texts, langs, langs, (src, pre, m, post, t, sl, tl) => {
-        const r = checkRegion({
-          source: src,
-          translation: `${pre}${t}${m}${post}`,
-          sourceLanguage: sl,
-          targetLanguage: tl,
-        });
-        expect(r.verdict).toBe("refused");
-      }),
+      fc.property(
+        texts,
+        fc.string(),
+        marker,
+        fc.string(),
+        texts,
+        langs,
+        langs,
+        answers,
+        (src, pre, m, post, t, sl, tl, answer) => {
+          const r = checkRegion(
+            { source: src, translation: `${pre}${t}${m}${post}`, sourceLanguage: sl, targetLanguage: tl },
+            scriptedIdentifier(answer),
+          );
+          expect(r.verdict).toBe("refused");
+        },
+      ),
     ));
-  it("an empty translation is never released", () =>
+  it("an empty translation is always refused as empty", () =>
     fc.assert(
-      fc.property(texts, fc.stringMatching(/^\s*$/), langs, langs, fc.array(texts), (src, blank, sl, tl, others) => {
-        const r = checkRegion({ source: src, translation: blank, sourceLanguage: sl, targetLanguage: tl });
-        const rest = others.map((t) =>
-          checkRegion({ source: JA, translation: t, sourceLanguage: "ja", targetLanguage: "en" }),
+      fc.property(texts, fc.stringMatching(/^\s*$/), langs, langs, answers, (src, blank, sl, tl, answer) => {
+        const r = checkRegion(
+          { source: src, translation: blank, sourceLanguage: sl, targetLanguage: tl },
+          scriptedIdentifier(answer),
         );
         expect(r).toMatchObject({ verdict: "refused", code: "empty" });
-        expect(summarisePage([...rest, r]).release).toBe(false);
       }),
     ));
-  it("an undetermined region whose pool stays undetermined never releases the page", () =>
+  it("an echo is accepted only into English, and only when the identifier confirms the region as English", () =>
     fc.assert(
-      fc.property(fc.stringMatching(/^[A-Za-z?! ]{1,12}$/), fc.array(fc.constant(EN), { maxLength: 3 }), (t, goods) => {
-        const r: RegionResult = checkRegion({
-          source: "え？",
-          translation: t,
-          sourceLanguage: "ja",
-          targetLanguage: "en",
-        });
-        const rest = goods.map((g) =>
-          checkRegion({ source: JA, translation: g, sourceLanguage: "ja", targetLanguage: "en" }),
+      fc.property(texts, langs, langs, answers, (src, sl, tl, answer) => {
+        const r = checkRegion(
+          { source: src, translation: src, sourceLanguage: sl, targetLanguage: tl },
+          scriptedIdentifier(answer),
         );
-        if (r.code === "language_undetermined") expect(summarisePage([...rest, r]).release).toBe(false);
-        else expect(r.verdict).toBe("refused");
+        if (r.verdict === "echo_accepted") {
+          expect(tl).toBe("en");
+          expect(r.evidence?.echo).toMatchObject({ verdict: "confirmed", language: "en" });
+        } else expect(r).toMatchObject({ verdict: "refused" });
       }),
     ));
   it("detectScript ignores digits and punctuation", () =>

@@ -15,11 +15,20 @@ import { publish, type PublishInput, type PublishResult } from "./publish.ts";
 import { listBin, purgeEntry, purgeExpired, restore } from "./recycle-bin.ts";
 import { recover } from "./recovery.ts";
 import { retire } from "./retirement.ts";
+import { scheduledLoop } from "../scheduled-loop.ts";
 
 export type { PublishInput, PublishResult } from "./publish.ts";
 export type { PublishFile, PublishRelease } from "./journal.ts";
 export type { RecycleListEntry, RetiredFile } from "./publication-core.ts";
-export { __crashAt, CRASH_ENV, PUBLISH_STEPS, PURGE_STEPS, RESTORE_STEPS, RETIRE_STEPS, type CrashStep } from "./publication-core.ts";
+export {
+  __crashAt,
+  CRASH_ENV,
+  PUBLISH_STEPS,
+  PURGE_STEPS,
+  RESTORE_STEPS,
+  RETIRE_STEPS,
+  type CrashStep,
+} from "./publication-core.ts";
 
 /** How often a running service purges expired recycle-bin entries. */
 export const PURGE_INTERVAL_MS = 6 * 60 * 60 * 1000;
@@ -40,7 +49,7 @@ export interface Publication {
   /** Files in the recycle bin, newest first. */
   list(): Promise<RecycleListEntry[]>;
   /** Runs `purgeExpired` every `intervalMs`; returns the function that stops it. */
-  schedulePurge(intervalMs?: number): () => void;
+  schedulePurge(intervalMs?: number): () => Promise<void>;
 }
 
 export function createPublication(ctx: AppContext): Publication {
@@ -54,12 +63,9 @@ export function createPublication(ctx: AppContext): Publication {
     purge: (id) => purgeEntry(engine, id),
     list: () => listBin(engine),
     schedulePurge(intervalMs = PURGE_INTERVAL_MS) {
-      const timer = setInterval(() => {
-        purgeExpired(engine).catch((e: unknown) => ctx.log(`recycle bin: purge failed: ${(e as Error).message}`));
-      }, intervalMs);
-      // A pending purge never keeps the process alive.
-      timer.unref();
-      return () => clearInterval(timer);
+      const loop = scheduledLoop("recycle bin purge", () => purgeExpired(engine), ctx.log);
+      loop.start(intervalMs);
+      return () => loop.stop();
     },
   };
 }

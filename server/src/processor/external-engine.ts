@@ -4,8 +4,9 @@
  * to the adapter's stdin only (never argv or env); the adapter answers NDJSON events on fd 3;
  * stdout/stderr are logs (the key redacted). Pages done earlier (checkpoints) are skipped. The
  * processor, not the engine, decides: each page's regions go through the worker validation
- * (checkRegion / summarisePage via bookVerdict) and page geometry is compared before the result
- * ZIP and receipt are written.
+ * (checkRegion, then the page's and the book's pooled language via bookVerdict) and page geometry
+ * is compared before the result ZIP and receipt are written. Pages the book's pool condemns lose
+ * their checkpoints, so an explicit retry asks the engine again for them.
  */
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
@@ -15,10 +16,12 @@ import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import sharp from "sharp";
 import { bookVerdict, type CheckedPage } from "../domain/local-translation.ts";
+import type { LanguageIdentifier } from "../domain/translation-language.ts";
 import { checkPages, checkRegion } from "../domain/translation-validation.ts";
 import { openArchive, sharpInputOptions } from "../library/archive-reader.ts";
 import { writeResultZip } from "../translation/atomic-files.ts";
 import { openCheckpoints, type PageRecord } from "../translation/checkpoints.ts";
+import { loadLanguageIdentifier } from "../translation/language-id.ts";
 import { redact } from "./jobs.ts";
 import { EngineError, type EngineJob, type ProcessorEngine, type ProgressFn } from "./types.ts";
 
@@ -34,6 +37,8 @@ export interface ExternalEngineOptions {
   cpu: boolean;
   adapterScript?: string;
   log?: (line: string) => void;
+  /** The language identifier of the checks (default: the built-in one, loaded on first use). */
+  identifier?: () => Promise<LanguageIdentifier>;
 }
 
 /** What the engine reports per region (its own OCR text and translation), checkpointed as is. */
@@ -230,27 +235,35 @@ export function createExternalEngine(o: ExternalEngineOptions): ProcessorEngine 
         );
         if (!geometryCheck.ok)
           throw new EngineError("validation_failed", `${geometryCheck.code}: ${geometryCheck.detail}`);
+        const identifier = await (o.identifier ?? loadLanguageIdentifier)();
         const checked: CheckedPage[] = ordered.map((c) => ({
           name: c.name,
           sources: c.regions.map((r) => r.source),
           translations: c.regions.map((r) => r.translation),
           results: c.regions.map((r) =>
-            checkRegion({
-              source: r.source,
-              translation: r.translation,
-              sourceLanguage: job.sourceLanguage,
-              targetLanguage: job.targetLanguage,
-            }),
+            checkRegion(
+              {
+                source: r.source,
+                translation: r.translation,
+                sourceLanguage: job.sourceLanguage,
+                targetLanguage: job.targetLanguage,
+              },
+              identifier,
+            ),
           ),
         }));
         const verdict = bookVerdict({
           sourceSha256: job.sourceSha256,
           sourceLanguage: job.sourceLanguage,
           targetLanguage: job.targetLanguage,
+          identifier,
           model: job.ai.model,
           pages: checked,
         });
-        if (!verdict.ok) throw new EngineError(verdict.code, verdict.message);
+        if (!verdict.ok) {
+          for (const i of verdict.retryPages) await checkpoints.remove(i);
+          throw new EngineError(verdict.code, verdict.message);
+        }
         await writeResultZip(
           job.output,
           outputs.map(({ c, data }) => ({ name: c.name, data })),

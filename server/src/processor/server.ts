@@ -46,6 +46,11 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   }
 }
 
+/** The media type of a Content-Type header, without parameters, lower case ("" when absent). */
+function mediaType(header: string | undefined): string {
+  return (header ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+}
+
 function authorised(req: IncomingMessage, token: string | null): boolean {
   if (!token) return true;
   const got = Buffer.from(req.headers.authorization ?? "", "utf8");
@@ -68,7 +73,12 @@ async function route(jobs: JobManager, token: string | null, req: IncomingMessag
     if (!st) throw new ProtocolError(404, "not_found", "submission needed");
     return sendJson(res, 200, st);
   }
-  if (sub === "" && method === "POST") return sendJson(res, 202, await jobs.submit(id, await readJson(req)));
+  if (sub === "" && method === "POST") {
+    // A submit is JSON: anything else is refused before its body is read, and nothing is submitted.
+    if (mediaType(req.headers["content-type"]) !== "application/json")
+      throw new ProtocolError(415, "unsupported_media_type", "a submit must be application/json");
+    return sendJson(res, 202, await jobs.submit(id, await readJson(req)));
+  }
   if (sub === "" && method === "DELETE") {
     req.resume();
     return sendJson(res, 202, await jobs.cancel(id));

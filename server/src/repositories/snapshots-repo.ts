@@ -18,11 +18,10 @@ import { verificationFacts } from "./verification-repo.ts";
 const CHUNK = 400;
 
 /**
- * The snapshots of many series at once (the library list's overviews): the same facts
- * `loadSnapshot` (snapshot-repo.ts) gives for one series, with the same eight statements for up to
- * CHUNK series — the series rows, their map sources, their proofs and the five bulk selects with
- * `series_id IN (…)`. A test compares both loaders on every demo series so they cannot drift apart.
- * Unknown ids are absent from the result.
+ * The one snapshot loader: the facts of many series at once (one series through `loadSnapshot`, the
+ * library list's overviews), eight statements for up to CHUNK series — the series rows, their map
+ * sources, their proofs and the five bulk selects with `series_id IN (…)`. Unknown ids are absent
+ * from the result.
  */
 export async function loadSnapshots(db: Db, seriesIds: readonly number[]): Promise<Map<number, SeriesSnapshot>> {
   const out = new Map<number, SeriesSnapshot>();
@@ -36,7 +35,7 @@ async function loadChunk(db: Db, ids: number[], out: Map<number, SeriesSnapshot>
   if (rows.length === 0) return;
   const found = rows.map((r) => r.id);
   const inList = Prisma.join(found);
-  // Sequential on purpose, as in loadSnapshot: the adapter runs one statement at a time anyway.
+  // Sequential on purpose: the adapter runs one statement at a time anyway.
   const sources = await db.mapSource.findMany({
     where: { seriesId: { in: found } },
     select: { id: true, seriesId: true, kind: true, name: true, revision: true },

@@ -9,6 +9,7 @@ import type { Label } from "../domain/labels.ts";
 import { activeDownloads } from "../repositories/audit-repo.ts";
 import type { AssemblyService } from "./assembly-service.ts";
 import type { AppContext } from "./context.ts";
+import { scheduledLoop, type LoopStatus } from "../scheduled-loop.ts";
 
 export const MAX_BOOKS_PER_CYCLE = 4;
 
@@ -27,23 +28,12 @@ export interface MonitorOutcome {
   books: MonitorBook[];
 }
 
-export interface MonitorStatus {
-  lastRun: string | null;
-  nextRun: string | null;
-  running: boolean;
-  lastOutcome: MonitorOutcome | null;
-}
+export type MonitorStatus = LoopStatus<MonitorOutcome>;
 
 export function assemblyMonitor(
   ctx: AppContext,
   deps: { assembly: Pick<AssemblyService, "preview" | "assemble" | "previewSeries">; scanning(): boolean },
 ) {
-  let lastRun: Date | null = null;
-  let nextRun: Date | null = null;
-  let lastOutcome: MonitorOutcome | null = null;
-  let current: Promise<MonitorOutcome> | null = null;
-  let timer: NodeJS.Timeout | null = null;
-
   async function cycle(): Promise<MonitorOutcome> {
     const out: MonitorOutcome = { attempted: 0, assembled: 0, deferred: 0, failed: 0, books: [] };
     const series = await ctx.db.series.findMany({
@@ -81,47 +71,7 @@ export function assemblyMonitor(
     return out;
   }
 
-  /** Runs one cycle now (joins the one under way). */
-  function runNow(): Promise<MonitorOutcome> {
-    current ??= cycle()
-      .then((o) => (lastOutcome = o))
-      .finally(() => {
-        lastRun = new Date();
-        current = null;
-      });
-    return current;
-  }
-
-  return {
-    runNow,
-    status(): MonitorStatus {
-      return {
-        lastRun: lastRun?.toISOString() ?? null,
-        nextRun: nextRun?.toISOString() ?? null,
-        running: current !== null,
-        lastOutcome,
-      };
-    },
-    /** Starts the loop: a cycle every `intervalMs`, the next one scheduled after the last ends. */
-    start(intervalMs: number): void {
-      const schedule = () => {
-        nextRun = new Date(Date.now() + intervalMs);
-        timer = setTimeout(() => {
-          runNow()
-            .catch((e: unknown) => ctx.log(`assembly monitor: cycle failed: ${(e as Error).message}`))
-            .finally(() => timer !== null && schedule());
-        }, intervalMs);
-        timer.unref();
-      };
-      if (timer === null) schedule();
-    },
-    async stop(): Promise<void> {
-      if (timer) clearTimeout(timer);
-      timer = null;
-      nextRun = null;
-      await current?.catch(() => undefined);
-    },
-  };
+  return scheduledLoop("assembly monitor", cycle, ctx.log);
 }
 
 export type AssemblyMonitor = ReturnType<typeof assemblyMonitor>;

@@ -11,6 +11,7 @@ import { downloadPipeline, type ProviderLookup } from "./download-pipeline.ts";
 import { downloadService } from "./download-service.ts";
 import { sourceSettingsService } from "./source-settings.ts";
 import { wantedService, type WantedService } from "./wanted-service.ts";
+import { scheduledLoop, type LoopStatus } from "../scheduled-loop.ts";
 
 /** Providers of mappings through the provider registry (the same rows the sources panel manages). */
 export function registryLookup(ctx: AppContext): ProviderLookup {
@@ -36,23 +37,13 @@ export function registryLookup(ctx: AppContext): ProviderLookup {
   };
 }
 
-export interface WantedMonitorStatus {
-  lastRun: string | null;
-  nextRun: string | null;
-  running: boolean;
-  lastOutcome: { series: number; queued: number; failed: number } | null;
-}
+export type WantedMonitorStatus = LoopStatus<{ series: number; queued: number; failed: number }>;
 
 /** What the scheduled pass asks of the sources before it plans: refresh the series' mappings. */
 export type PassRefresh = (seriesId: number) => Promise<{ mappings: { added: number }[] }>;
 
 function wantedMonitor(ctx: AppContext, wanted: WantedService) {
   let refresh: PassRefresh | null = null;
-  let timer: NodeJS.Timeout | null = null;
-  let current: Promise<WantedMonitorStatus["lastOutcome"]> | null = null;
-  let lastRun: Date | null = null;
-  let nextRun: Date | null = null;
-  let lastOutcome: WantedMonitorStatus["lastOutcome"] = null;
 
   async function cycle() {
     const out = { series: 0, queued: 0, failed: 0 };
@@ -82,43 +73,11 @@ function wantedMonitor(ctx: AppContext, wanted: WantedService) {
     return out;
   }
 
-  const runNow = () =>
-    (current ??= cycle()
-      .then((o) => (lastOutcome = o))
-      .finally(() => {
-        lastRun = new Date();
-        current = null;
-      }));
-
   return {
-    runNow,
+    ...scheduledLoop("wanted", cycle, ctx.log),
     /** The sources' refresh the cycle runs before each series' pass (wired by createServices). */
     useRefresh(fn: PassRefresh): void {
       refresh = fn;
-    },
-    status: (): WantedMonitorStatus => ({
-      lastRun: lastRun?.toISOString() ?? null,
-      nextRun: nextRun?.toISOString() ?? null,
-      running: current !== null,
-      lastOutcome,
-    }),
-    start(intervalMs: number): void {
-      const schedule = () => {
-        nextRun = new Date(Date.now() + intervalMs);
-        timer = setTimeout(() => {
-          runNow()
-            .catch((e: unknown) => ctx.log(`wanted: cycle failed: ${(e as Error).message}`))
-            .finally(() => timer !== null && schedule());
-        }, intervalMs);
-        timer.unref();
-      };
-      if (timer === null) schedule();
-    },
-    async stop(): Promise<void> {
-      if (timer) clearTimeout(timer);
-      timer = null;
-      nextRun = null;
-      await current?.catch(() => undefined);
     },
   };
 }

@@ -2,8 +2,11 @@
 import { createServer } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { fakeTranslation, startFakeChat, type ChatFault, type FakeChat } from "../../test/fakes/openai-chat-server.ts";
+import { judgePage } from "../domain/local-translation.ts";
+import type { LanguageIdentifier } from "../domain/translation-language.ts";
 import { checkRegion } from "../domain/translation-validation.ts";
 import { completionsUrl, createChatTranslator, redact, translatePage } from "./chat-client.ts";
+import { loadLanguageIdentifier } from "./language-id.ts";
 import { LocalTranslationError, type AiSettings } from "./types.ts";
 
 const KEY = "sk-test-secret-key-0123456789";
@@ -241,14 +244,17 @@ describe("the fake's validation faults reach the worker validation as intended",
     chat.setFault(fault);
     const source = "おまえはもうしんでいる";
     const { translations } = await translatePage(ai, { ...JA, texts: [source, "なに"] });
-    const result = checkRegion({
-      source,
-      translation: translations[0] ?? "",
-      sourceLanguage: "ja",
-      targetLanguage: "en",
-    });
-    expect(result.verdict).toBe("refused");
-    expect(result.code).toBe(code);
+    const identifier = await loadLanguageIdentifier();
+    const result = checkRegion(
+      { source, translation: translations[0] ?? "", sourceLanguage: "ja", targetLanguage: "en" },
+      identifier,
+    );
+    // Region faults are the region's own; the wrong language shows on the page's pooled text.
+    const page = judgePage(
+      { name: "001.png", sources: [source], translations: translations.slice(0, 1), results: [result] },
+      { sourceLanguage: "ja", targetLanguage: "en", identifier },
+    );
+    expect(page).toMatchObject({ status: "refused", codes: [code] });
   });
 
   it("a custom translation passes the validation", async () => {
@@ -258,14 +264,19 @@ describe("the fake's validation faults reach the worker validation as intended",
         { ...ai, baseUrl: fake.baseUrl },
         { ...JA, texts: ["おまえはもうしんでいる"] },
       );
+      const identifier: LanguageIdentifier = await loadLanguageIdentifier();
+      const source = "おまえはもうしんでいる";
+      const result = checkRegion(
+        { source, translation: translations[0] ?? "", sourceLanguage: "ja", targetLanguage: "en" },
+        identifier,
+      );
+      expect(result.verdict).toBe("passed");
       expect(
-        checkRegion({
-          source: "おまえはもうしんでいる",
-          translation: translations[0] ?? "",
-          sourceLanguage: "ja",
-          targetLanguage: "en",
-        }).verdict,
-      ).toBe("translated");
+        judgePage(
+          { name: "001.png", sources: [source], translations, results: [result] },
+          { sourceLanguage: "ja", targetLanguage: "en", identifier },
+        ),
+      ).toMatchObject({ status: "released", pool: "page" });
     } finally {
       await fake.close();
     }

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { checkRegion } from "../domain/translation-validation.ts";
+import type { RegionResult } from "../domain/translation-validation.ts";
 import { identityHash, openCheckpoints, type CheckpointIdentity } from "./checkpoints.ts";
 
 const ID: CheckpointIdentity = {
@@ -21,7 +21,7 @@ const region = {
   confidence: 91,
   source: "どこ",
   translation: "Where?",
-  result: checkRegion({ source: "どこ", translation: "Where?", sourceLanguage: "ja", targetLanguage: "en" }),
+  result: { verdict: "passed", evidence: { sourceScript: "japanese", translationScript: "latin" } } as RegionResult,
 };
 
 let root: string;
@@ -78,6 +78,21 @@ describe("page checkpoints", () => {
     expect(left.filter((n) => n.endsWith(".json"))).toEqual([]);
     expect(left).not.toContain(path.basename(cp.imagePath(one))); // the damaged image is gone too
     expect(left).toContain(path.basename(cp.imagePath(three))); // an intact image stays until a page rewrites it
+  });
+
+  it("record which pool decides the page's language, and forget a page on request", async () => {
+    const cp = await openCheckpoints(root, ID);
+    const language = {
+      pool: "book" as const,
+      target: { verdict: "undetermined" as const, reason: "too_short" as const, letters: 6, best: null },
+    };
+    await cp.write({ index: 0, name: "001.png", model: "m", regions: [region], language }, Buffer.from("x"));
+    await cp.write({ index: 1, name: "002.png", model: "m", regions: [] }, Buffer.from("x"));
+    expect((await cp.read(0, "001.png"))?.record.language).toEqual(language);
+    await cp.remove(0);
+    expect(await cp.read(0, "001.png")).toBeNull();
+    // The other page keeps its record and the shared hash-named image.
+    expect((await cp.read(1, "002.png"))?.image.toString()).toBe("x");
   });
 
   it("hold no credential: only the identity's hash names the folder", async () => {

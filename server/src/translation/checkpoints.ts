@@ -14,6 +14,7 @@
 import { createHash } from "node:crypto";
 import { readdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
+import type { PoolJudgement } from "../domain/translation-language.ts";
 import type { RegionResult } from "../domain/translation-validation.ts";
 import { ensureDir, statOrNull } from "../library/durable-fs.ts";
 import { removeTemporaries, writeFileAtomic, writeJsonAtomic } from "./atomic-files.ts";
@@ -49,6 +50,13 @@ export interface PageRecord<R = CheckpointRegion> {
   /** The model the provider said answered (null for a page without text, or when unknown). */
   model: string | null;
   regions: R[];
+  /**
+   * The language evidence of the page's translations: which pool decides it ("page": its own text
+   * was confirmed; "book": too short alone, the book's pooled text decides; null: nothing to judge)
+   * and the page pool's judgement. Absent in the external engine's records: it validates the book at the end and
+   * records the pools' figures in the receipt's evidence.
+   */
+  language?: { pool: "page" | "book" | null; target: PoolJudgement | null } | null;
 }
 
 export interface Checkpoints<R = CheckpointRegion> {
@@ -58,6 +66,8 @@ export interface Checkpoints<R = CheckpointRegion> {
   write(record: Omit<PageRecord<R>, "version" | "imageSha256">, image: Buffer): Promise<PageRecord<R>>;
   /** The image file of a record. */
   imagePath(record: Pick<PageRecord<R>, "imageSha256">): string;
+  /** Forgets a page (its record; the hash-named image may be shared and stays): it is made again. */
+  remove(index: number): Promise<void>;
 }
 
 const sha256 = (b: Buffer | string) => createHash("sha256").update(b).digest("hex");
@@ -129,6 +139,9 @@ export async function openCheckpoints<R = CheckpointRegion>(
         return null;
       }
       return { record, image };
+    },
+    async remove(index) {
+      await rm(recordPath(index), { force: true });
     },
     async write(page, image) {
       const record: PageRecord<R> = { version: 1, ...page, imageSha256: sha256(image) };

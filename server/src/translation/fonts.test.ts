@@ -4,7 +4,16 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FONT_MISSING_MESSAGE, findSansFont, fontFamily, locateSansFont, supportsDestination } from "./fonts.ts";
+import {
+  CJK_FONT_MISSING_MESSAGE,
+  FONT_MISSING_MESSAGE,
+  findSansFont,
+  fontFamily,
+  fontFor,
+  fontMissingMessage,
+  locateFontFor,
+  locateSansFont,
+} from "./fonts.ts";
 import { LocalTranslationError } from "./types.ts";
 
 let tmp: string;
@@ -66,11 +75,40 @@ describe("findSansFont", () => {
   });
 });
 
-describe("supportsDestination", () => {
-  it.each(["en", "fr", "de", "es", "pt-BR", "EN", "el", "ru", "uk", "bg"])("letters %s", (lang) => {
-    expect(supportsDestination(lang)).toBe(true);
+describe("fontFor: the lettering font of a destination", () => {
+  it.each(["en", "fr", "es", "pt-BR", "el", "ru"])("letters %s with the preferred sans face", async (lang) => {
+    expect(path.basename((await fontFor(lang)).file)).toBe(path.basename(await findSansFont()));
   });
-  it.each(["ja", "zh", "ko", "ar", "fa", "xx", ""])("refuses %s", (lang) => {
-    expect(supportsDestination(lang)).toBe(false);
+
+  it.each([
+    ["ja", /Noto Sans CJK JP/, "どこへ行くの"],
+    ["ko", /Noto Sans CJK KR/, "어디 가?"],
+    ["zh", /Noto Sans CJK SC/, "你去哪里"],
+  ])("letters %s with the regional CJK face", async (lang, family, text) => {
+    const font = await fontFor(lang).catch((e: unknown) => {
+      throw new Error(`No CJK font: install the Debian package fonts-noto-cjk (${String(e)})`);
+    });
+    expect(font.family).toMatch(family);
+    const { info } = await sharp({
+      text: { text, fontfile: font.file, font: `${font.family} 32`, dpi: 72, rgba: true },
+    })
+      .png()
+      .toBuffer({ resolveWithObject: true });
+    expect(info.width).toBeGreaterThan(60);
+    expect(await fontFor(lang)).toBe(font); // cached
+  });
+
+  it("letters Hebrew and Arabic with a sans face that covers them", async () => {
+    for (const lang of ["he", "ar"]) expect((await fontFor(lang)).family).toMatch(/sans/i);
+  });
+
+  it("without a face for the language, names the Debian package that has one", async () => {
+    const hindi = await locateFontFor("hi", { fontconfig: false }).catch((e: unknown) => e);
+    expect(hindi).toBeInstanceOf(LocalTranslationError);
+    expect((hindi as LocalTranslationError).code).toBe("font_missing");
+    expect((hindi as LocalTranslationError).message).toContain("fonts-noto-core");
+    const japanese = await locateFontFor("ja", { fontconfig: false }).catch((e: unknown) => e);
+    expect((japanese as LocalTranslationError).message).toBe(CJK_FONT_MISSING_MESSAGE);
+    expect(fontMissingMessage("ru")).toBe(FONT_MISSING_MESSAGE);
   });
 });

@@ -1,16 +1,19 @@
 /**
- * The lettering font: a sans-serif system font file that covers Latin, Greek and Cyrillic, and
- * which destinations the renderer can letter at all.
+ * The lettering font of a destination language: a regular sans-serif system face that covers it.
  *
- * Found by file name in the system font folders first (DejaVu Sans, Noto Sans, Liberation Sans,
- * FreeSans, in that order: all four cover the three scripts), then through fontconfig for any
- * regular sans face whose language set includes English, Greek and Russian.
+ * Latin, Greek and Cyrillic destinations: found by file name in the system font folders first
+ * (DejaVu Sans, Noto Sans, Liberation Sans, FreeSans, in that order: all four cover the three
+ * scripts), then through fontconfig for any regular sans face whose language set includes English,
+ * Greek and Russian. Every other destination (Japanese, Korean, Chinese, Arabic, Hebrew, …):
+ * through fontconfig, a regular sans face whose language set includes the destination (the
+ * regional CJK face first: Noto Sans CJK JP for Japanese, KR for Korean, SC for Chinese). No face:
+ * `font_missing`, naming the Debian package that has one.
  */
 import { execFile } from "node:child_process";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
-import { destinationScript } from "../domain/translation-validation.ts";
+import { baseCode, languageScripts } from "../domain/translation-scripts.ts";
 import { LocalTranslationError } from "./types.ts";
 
 const run = promisify(execFile);
@@ -112,8 +115,87 @@ export function fontFamily(file: string): Promise<string> {
   return family;
 }
 
-/** Whether the renderer can letter this destination: Latin, Greek or Cyrillic script only. */
-export function supportsDestination(language: string): boolean {
-  const script = destinationScript(language);
-  return script === "latin" || script === "greek" || script === "cyrillic";
+/** A font file and the family Pango needs to pick its face (a collection holds several). */
+export interface LetteringFont {
+  file: string;
+  family: string;
+}
+
+/** fontconfig language tags where they differ from the base code. */
+const FONTCONFIG_LANG: Readonly<Record<string, string>> = { zh: "zh-cn", ku: "ku-iq" };
+/** The regional face of a CJK collection that writes the language's own glyph forms. */
+const REGIONAL_FACE: Readonly<Record<string, RegExp>> = { ja: /\bJP\b/, ko: /\bKR\b/, zh: /\bSC\b/ };
+const BASIC_SCRIPTS = new Set(["latin", "greek", "cyrillic"]);
+
+export const CJK_FONT_MISSING_MESSAGE =
+  "Install the Debian package fonts-noto-cjk (a sans-serif font for Japanese, Chinese and Korean lettering)";
+
+/** Regular sans faces fontconfig lists for a language tag: [family, file]. */
+async function sansFacesFor(tag: string): Promise<[string, string][]> {
+  try {
+    const { stdout } = await run("fc-list", ["-f", "%{family[0]}|%{style[0]}|%{file}\n", `:lang=${tag}`], {
+      timeout: 10_000,
+    });
+    return stdout
+      .split("\n")
+      .map((line) => line.split("|"))
+      .filter((p): p is [string, string, string] => p.length === 3)
+      .filter(
+        ([family, style, file]) =>
+          /sans/i.test(family) &&
+          !/mono|serif|narrow|condensed/i.test(family) &&
+          /^(regular|book|normal)$/i.test(style) &&
+          /\.(ttf|otf|ttc)$/i.test(file),
+      )
+      .map(([family, , file]): [string, string] => [family, file]);
+  } catch {
+    return []; // no fontconfig tools: nothing to list
+  }
+}
+
+/** The message of a missing font for a language: the Debian package that has one. */
+export function fontMissingMessage(language: string): string {
+  const scripts = languageScripts(language) ?? [];
+  if (scripts.every((s) => BASIC_SCRIPTS.has(s))) return FONT_MISSING_MESSAGE;
+  if (scripts.some((s) => s === "japanese" || s === "han" || s === "hangul")) return CJK_FONT_MISSING_MESSAGE;
+  return `Install a sans-serif font for ${language} lettering (the Debian package fonts-noto-core covers most scripts)`;
+}
+
+/** The font search for a language with explicit places (for tests); `fontFor` is the cached system answer. */
+export async function locateFontFor(
+  language: string,
+  options: { dirs?: readonly string[]; fontconfig?: boolean } = {},
+): Promise<LetteringFont> {
+  const base = baseCode(language);
+  const scripts = languageScripts(base) ?? [];
+  if (scripts.length > 0 && scripts.every((s) => BASIC_SCRIPTS.has(s))) {
+    const file = await locateSansFont(options);
+    return { file, family: await fontFamily(file) };
+  }
+  const faces = options.fontconfig === false ? [] : await sansFacesFor(FONTCONFIG_LANG[base] ?? base);
+  const regional = REGIONAL_FACE[base];
+  const rank = ([family]: [string, string]) => {
+    const preferred = PREFERRED_FONTS.findIndex((p) => p.family === family);
+    return (preferred >= 0 ? preferred : PREFERRED_FONTS.length) * 2 + (regional && !regional.test(family) ? 1 : 0);
+  };
+  faces.sort((a, b) => rank(a) - rank(b) || a[0].localeCompare(b[0]) || a[1].localeCompare(b[1]));
+  const best = faces[0];
+  if (!best) throw new LocalTranslationError("font_missing", fontMissingMessage(base));
+  return { file: best[1], family: best[0] };
+}
+
+const byLanguage = new Map<string, Promise<LetteringFont>>();
+
+/** The lettering font of a destination language; throws LocalTranslationError("font_missing"). */
+export function fontFor(language: string): Promise<LetteringFont> {
+  const key = baseCode(language);
+  let found = byLanguage.get(key);
+  if (!found) {
+    found = locateFontFor(key).catch((error: unknown) => {
+      byLanguage.delete(key); // a font installed later is found by the next job
+      throw error;
+    });
+    byLanguage.set(key, found);
+  }
+  return found;
 }

@@ -70,8 +70,9 @@ export async function fitText(
   fontFile: string,
   width: number,
   height: number,
+  fontFamilyName?: string,
 ): Promise<Rendered & { size: number; fits: boolean }> {
-  const family = await fontFamily(fontFile);
+  const family = fontFamilyName ?? (await fontFamily(fontFile));
   const markup = escapeMarkup(text);
   const fits = (r: Rendered) => r.width <= width && r.height <= height;
   let wrap: Wrap = "word";
@@ -129,7 +130,11 @@ async function whiteFill(item: LetteringItem, box: Box): Promise<Buffer> {
     .toBuffer();
 }
 
-async function layers(item: LetteringItem, box: Box, fontFile: string): Promise<sharp.OverlayOptions[]> {
+async function layers(
+  item: LetteringItem,
+  box: Box,
+  font: { fontFile: string; fontFamily?: string },
+): Promise<sharp.OverlayOptions[]> {
   const out: sharp.OverlayOptions[] = [{ input: await whiteFill(item, box), left: box.x, top: box.y }];
   const text = item.text.trim();
   // Inside a shaped (oval) region the text keeps to the inscribed rectangle, ~71 % of each side.
@@ -138,7 +143,7 @@ async function layers(item: LetteringItem, box: Box, fontFile: string): Promise<
   const my = item.mask ? Math.round(box.height * INSCRIBED_SHARE) : margin;
   const inner = { x: box.x + mx, y: box.y + my, width: box.width - 2 * mx, height: box.height - 2 * my };
   if (text === "" || inner.width < 4 || inner.height < 4) return out;
-  const fitted = await fitText(text, fontFile, inner.width, inner.height);
+  const fitted = await fitText(text, font.fontFile, inner.width, inner.height, font.fontFamily);
   let input = fitted.png;
   let { width, height } = fitted;
   if (!fitted.fits) {
@@ -164,7 +169,7 @@ export const letterPage: PageLetterer = async (page, items, options) => {
   const overlays: sharp.OverlayOptions[] = [];
   for (const item of items) {
     const box = clamp(item.region, pageWidth, pageHeight);
-    if (box) overlays.push(...(await layers(item, box, options.fontFile)));
+    if (box) overlays.push(...(await layers(item, box, options)));
   }
   const image = sharp(page).composite(overlays);
   if (meta.format === "jpeg") return image.jpeg({ quality: OUTPUT_QUALITY }).toBuffer();

@@ -1,6 +1,7 @@
 /**
- * sharp glue around the pure region finder: decodes a page to grayscale (within the archive pixel
- * limit, like every page we open), finds its text regions, and prepares OCR crops.
+ * sharp glue around the pure region finder: turns a page upright (EXIF orientation), decodes it to
+ * grayscale (within the archive pixel limit, like every page we open), finds its text regions, and
+ * prepares OCR crops.
  */
 import sharp from "sharp";
 import { findTextRegions, glyphSize, type GrayImage } from "../domain/text-regions.ts";
@@ -13,6 +14,51 @@ export const OCR_GLYPH_PX = 32;
 export const OCR_PADDING_PX = 16;
 /** Gray at or above this becomes white in the binarised crop. */
 const BINARY_THRESHOLD = 150;
+
+/** A page as a reader shows it, and the EXIF orientation (1–8) it was stored with. */
+export interface UprightPage {
+  image: Buffer;
+  orientation: number;
+}
+
+/** Output quality of a page re-encoded after lettering (the same as lettering's). */
+const OUTPUT_QUALITY = 90;
+
+/**
+ * The page turned as its EXIF orientation says (a lossless PNG without the tag), or the page itself
+ * when it is stored upright: regions, OCR and lettering then work on what the reader sees.
+ */
+export async function uprightPage(page: Buffer): Promise<UprightPage> {
+  const { orientation } = await sharp(page, sharpInputOptions()).metadata();
+  if (!orientation || orientation === 1 || orientation > 8) return { image: page, orientation: 1 };
+  return { image: await sharp(page, sharpInputOptions()).autoOrient().png().toBuffer(), orientation };
+}
+
+/** The inverse of each EXIF orientation: from the upright picture back to the stored pixels. */
+const STORED: Readonly<Record<number, (s: sharp.Sharp) => sharp.Sharp>> = {
+  2: (s) => s.flop(),
+  3: (s) => s.rotate(180),
+  4: (s) => s.flip(),
+  5: (s) => s.rotate(90).flip(),
+  6: (s) => s.rotate(270),
+  7: (s) => s.rotate(90).flop(),
+  8: (s) => s.rotate(90),
+};
+
+/**
+ * A lettered upright page stored as the source page was: the same pixel layout, orientation tag
+ * and format, so its stored width and height are the source's. An upright source is returned as is.
+ */
+export async function restoreOrientation(lettered: Buffer, orientation: number, source: Buffer): Promise<Buffer> {
+  const turn = STORED[orientation];
+  if (!turn) return lettered;
+  const { format } = await sharp(source, sharpInputOptions()).metadata();
+  const image = turn(sharp(lettered, sharpInputOptions())).withMetadata({ orientation });
+  if (format === "jpeg") return image.jpeg({ quality: OUTPUT_QUALITY }).toBuffer();
+  if (format === "webp") return image.webp({ quality: OUTPUT_QUALITY }).toBuffer();
+  if (format === "png") return image.png().toBuffer();
+  return image.toFormat(format as keyof sharp.FormatEnum).toBuffer();
+}
 
 export async function decodeGray(page: Buffer): Promise<GrayImage> {
   const { data, info } = await sharp(page, sharpInputOptions())

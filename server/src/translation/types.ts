@@ -55,8 +55,10 @@ export type LocalErrorCode =
   | "font_missing"
   /** AI base URL, model or key missing in the translation settings. */
   | "ai_not_configured"
-  /** The destination is not written in Latin, Greek or Cyrillic script (the renderer cannot letter it). */
+  /** The language identifier cannot confirm the destination (its pages could never pass validation). */
   | "target_script_unsupported"
+  /** The language identifier cannot confirm the source language (the book's source could never be verified). */
+  | "source_language_unsupported"
   /** The provider refused the request (4xx), answered garbage, or could not be reached. */
   | "ai_request_failed"
   /** The provider's answer lacks, repeats or adds region indexes. */
@@ -124,7 +126,8 @@ export interface LetteringItem {
 export type PageLetterer = (
   page: Buffer,
   items: readonly LetteringItem[],
-  options: { fontFile: string },
+  /** The font file, and the family of the face to use in it (a collection holds several). */
+  options: { fontFile: string; fontFamily?: string },
 ) => Promise<Buffer>;
 
 /** One job for the local engine (the service's worker and the reference processor's built-in engine). */

@@ -20,6 +20,8 @@ export interface BubbleSpec {
   vertical?: boolean;
   font?: string;
   fontSize?: number;
+  /** Bold lettering (comic lettering is often bold capitals). */
+  bold?: boolean;
 }
 
 export interface CaptionSpec {
@@ -149,16 +151,17 @@ function bubbleSvg(b: BubbleSpec): string {
       );
     });
   } else {
-    out.push(...horizontalLines(ls, cx, cy, size, font));
+    out.push(...horizontalLines(ls, cx, cy, size, font, b.bold ?? false));
   }
   return out.join("\n  ");
 }
 
-function horizontalLines(ls: string[], cx: number, cy: number, size: number, font: string): string[] {
+function horizontalLines(ls: string[], cx: number, cy: number, size: number, font: string, bold = false): string[] {
   const step = size * 1.45;
+  const weight = bold ? ` font-weight="bold"` : "";
   return ls.map((l, i) => {
     const baseline = cy + (i - (ls.length - 1) / 2) * step + size * 0.35;
-    return `<text x="${cx.toFixed(1)}" y="${baseline.toFixed(1)}" text-anchor="middle" font-family="${esc(font)}" font-size="${size}" fill="#000000">${esc(l)}</text>`;
+    return `<text x="${cx.toFixed(1)}" y="${baseline.toFixed(1)}" text-anchor="middle" font-family="${esc(font)}" font-size="${size}"${weight} fill="#000000">${esc(l)}</text>`;
   });
 }
 

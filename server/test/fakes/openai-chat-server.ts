@@ -61,6 +61,17 @@ export function fakeTranslation(text: string, target = "en"): string {
   return `[${target}] ${text.toUpperCase()}`;
 }
 
+/** Language names of the service's system prompt → codes (the destinations the tests ask for). */
+const PROMPT_LANGUAGES: Readonly<Record<string, string>> = {
+  English: "en",
+  Japanese: "ja",
+  French: "fr",
+  German: "de",
+  Spanish: "es",
+  Korean: "ko",
+  Chinese: "zh",
+};
+
 /** Confidently another language than the target, long enough for the language identifier. */
 const WRONG_LANGUAGE: Readonly<Record<string, string>> = {
   fr: "Ich weiß nicht, was du damit sagen willst, aber es ist mir auch egal.",
@@ -153,7 +164,10 @@ export async function startFakeChat(options: FakeChatOptions = {}): Promise<Fake
         });
       if (fault === "http_500")
         return send(500, { error: { message: "the model is overloaded", type: "server_error" } });
-      const target = options.target ?? "en";
+      // The destination the system prompt asks for ("… from French to Japanese."), else English.
+      const system = (parsed.messages ?? []).find((m) => m.role === "system")?.content ?? "";
+      const asked = / to ([A-Z][a-z]+)\./.exec(system)?.[1];
+      const target = options.target ?? (asked ? (PROMPT_LANGUAGES[asked] ?? "en") : "en");
       const lines = numberedLines(last);
       let content = lines
         ? numberedAnswer(lines, target, fault, options.translate ?? fakeTranslation)

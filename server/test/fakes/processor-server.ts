@@ -24,7 +24,8 @@ export type BadReceipt =
   | "detected_language"
   | "missing_model"
   | "extra_entry"
-  | "geometry";
+  | "geometry"
+  | "missing_page_count";
 export const BAD_RECEIPTS: readonly BadReceipt[] = [
   "wrong_sha",
   "wrong_languages",
@@ -36,7 +37,15 @@ export const BAD_RECEIPTS: readonly BadReceipt[] = [
   "missing_model",
   "extra_entry",
   "geometry",
+  "missing_page_count",
 ];
+
+/**
+ * Valid receipts the spec's table allows in other shapes: without the optional unconfirmed_regions
+ * list, with it null, or with extra fields (a processor's own evidence and notes).
+ */
+export type ReceiptShape = "without_unconfirmed" | "null_unconfirmed" | "extra_fields";
+export const RECEIPT_SHAPES: readonly ReceiptShape[] = ["without_unconfirmed", "null_unconfirmed", "extra_fields"];
 
 export interface ProcessorRequestRecord {
   method: string;
@@ -63,6 +72,8 @@ export interface ProcessorFaults {
   fail: { code: string; message: string } | null;
   /** The receipt (or result) of every completed job is spoiled this way. */
   badReceipt: BadReceipt | null;
+  /** The receipt of every completed job takes this valid shape. */
+  receiptShape: ReceiptShape | null;
   /** Status answers of these ids are held this long (a late answer). */
   delayStatusMs: Map<string, number>;
 }
@@ -131,7 +142,12 @@ async function sourcePages(source: Buffer): Promise<{ name: string; data: Buffer
   return Promise.all(files.map(async (f) => ({ name: f.path, data: await f.buffer() })));
 }
 
-async function buildResult(job: FakeJob, source: Buffer, bad: BadReceipt | null): Promise<Buffer> {
+async function buildResult(
+  job: FakeJob,
+  source: Buffer,
+  bad: BadReceipt | null,
+  shape: ReceiptShape | null = null,
+): Promise<Buffer> {
   const pages = await sourcePages(source);
   if (bad === "geometry" && pages[0]) {
     const meta = await sharp(pages[0].data).metadata();
@@ -156,6 +172,15 @@ async function buildResult(job: FakeJob, source: Buffer, bad: BadReceipt | null)
     model: job.model,
   };
   if (bad === "missing_model") delete receipt.model;
+  if (bad === "missing_page_count") delete receipt.page_count;
+  if (shape === "without_unconfirmed") delete receipt.unconfirmed_regions;
+  if (shape === "null_unconfirmed") receipt.unconfirmed_regions = null;
+  if (shape === "extra_fields")
+    Object.assign(receipt, {
+      evidence: { target: { judgement: { verdict: "confirmed", language: job.targetLanguage } } },
+      processor_version: "9.9",
+      notes: ["lettered with a test font"],
+    });
   const entries = [...pages, { name: "translation.json", data: Buffer.from(JSON.stringify(receipt, null, 2)) }];
   if (bad === "extra_entry") entries.push({ name: "notes.txt", data: Buffer.from("debug output") });
   return zipOf(entries);
@@ -169,6 +194,7 @@ export async function startFakeProcessor(options: FakeProcessorOptions = {}): Pr
     pageMs: 20,
     fail: null,
     badReceipt: null,
+    receiptShape: null,
     delayStatusMs: new Map(),
     ...options.faults,
   };
@@ -197,7 +223,7 @@ export async function startFakeProcessor(options: FakeProcessorOptions = {}): Pr
   async function complete(job: FakeJob): Promise<void> {
     const src = sources.get(job.id);
     if (!src || job.status === "cancelled") return;
-    job.result = await buildResult(job, src, faults.badReceipt);
+    job.result = await buildResult(job, src, faults.badReceipt, faults.receiptShape);
     job.pagesDone = job.pagesTotal;
     job.status = "completed";
   }

@@ -68,6 +68,7 @@ describe("translation words", () => {
     expect(jobErrorAdvice("receipt_page_count")).toContain("import checks");
     expect(jobErrorAdvice("ocr_model_missing")).toContain("Debian package");
     expect(jobErrorAdvice("validation_failed")).toContain("not sent again");
+    expect(jobErrorAdvice("source_language_unsupported")).toContain("external processor");
     expect(jobErrorAdvice("translation_pack_refused")).toContain("Split the pack");
   });
 

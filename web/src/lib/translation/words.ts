@@ -56,13 +56,15 @@ const LOCAL_ADVICE: Record<string, string> = {
   font_missing: "Install the Debian package named above on the machine running the service, then retry.",
   ai_not_configured: "Set the AI provider's base URL, model and key under Settings → Translation, then retry.",
   target_script_unsupported:
-    "Local processing letters and checks only the Latin, Greek and Cyrillic languages named above: set an external processor under Settings → Translation for this language.",
+    "Local processing checks only the destinations its language identifier knows (named above): set an external processor under Settings → Translation for this language.",
+  source_language_unsupported:
+    "Local processing cannot verify this source language: set an external processor under Settings → Translation for it.",
   ai_request_failed:
     "The AI provider refused the request: check its base URL, model and key under Settings → Translation, then retry.",
   ai_answer_malformed:
     "The AI provider answered in a form that could not be matched to the text regions. Retry; another model may follow the format better.",
   validation_failed:
-    "The translation did not pass the checks, so nothing entered the library. Retry; finished pages are kept and not sent again.",
+    "The translation did not pass the checks, so nothing entered the library. Retry; pages that passed are kept and not sent again.",
   no_text_found:
     "No readable text was found in the source pages. Check that the source language is right, or use an external processor.",
   source_unreadable: "The source archive could not be read. Upload another copy of the book.",
