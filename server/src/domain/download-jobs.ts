@@ -69,6 +69,11 @@ export function retryDelay(retry: number, baseMs = RETRY_BASE_MS, capMs = RETRY_
 
 const to = (next: JobState, ...effects: JobEffect[]): JobTransition => ({ next, effects });
 
+/** Whether the operator may still cancel a download: the machine accepts a cancel and none is pending. */
+export function isCancellable(state: JobState, cancelRequested: boolean): boolean {
+  return !cancelRequested && transition(state, { type: "cancel" }) !== null;
+}
+
 export function transition(
   state: JobState,
   event: JobEvent,

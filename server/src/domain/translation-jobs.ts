@@ -229,6 +229,21 @@ function onPause(job: JobFacts, reason: PausedReason): TransitionResult {
   return refuse("translation_not_affected");
 }
 
+/**
+ * What the operator may do with one attempt: retry the newest attempt of a target when it ended
+ * failed or cancelled and its source archive is still in staging; cancel while the machine accepts
+ * a cancel and none is pending.
+ */
+export function jobActions(
+  job: JobFacts,
+  attempt: { newest: boolean; hasSource: boolean },
+): { retryable: boolean; cancellable: boolean } {
+  return {
+    retryable: attempt.newest && attempt.hasSource && !("refused" in transition(job, { type: "retry" })),
+    cancellable: job.state !== "cancelling" && !("refused" in transition(job, { type: "cancel" })),
+  };
+}
+
 export function transition(job: JobFacts, event: TranslationEvent): TransitionResult {
   if ("attempt" in event && event.attempt !== undefined && event.attempt !== job.attempt)
     return refuse("translation_stale_attempt");

@@ -1,7 +1,7 @@
 /** REST of downloads: translation between HTTP and the download service, nothing else. */
 import { pathId } from "./request.ts";
 import type { Hono } from "hono";
-import type { ConformityFigures } from "../domain/conformity.ts";
+import { DEFAULT_THRESHOLDS, type ConformityFigures } from "../domain/conformity.ts";
 import type { DownloadView } from "../services/download-service.ts";
 import type { Services } from "../services/index.ts";
 
@@ -10,6 +10,7 @@ export function restFigures(f: ConformityFigures) {
     pages: f.pages,
     black_cards: f.blackCards,
     black_share: f.blackShare,
+    max_black_share: DEFAULT_THRESHOLDS.maxBlackShare,
     cards_judged: f.cardsJudged,
     median_aspect: f.medianAspect,
     reads_in_pages: f.readsInPages,
@@ -39,6 +40,7 @@ export function restDownload(d: DownloadView) {
     pages_total: d.pagesTotal,
     next_attempt_at: d.nextAttemptAt?.toISOString() ?? null,
     cancel_requested: d.cancelRequested,
+    cancellable: d.cancellable,
     provider_name: d.providerName,
     external_id: d.externalId,
     scanlator: d.scanlator,

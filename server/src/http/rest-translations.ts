@@ -22,6 +22,8 @@ export function restTranslationJob(j: TranslationJobView) {
     engine: j.engine,
     origin: j.origin,
     cancel_pending: j.cancelPending,
+    retryable: j.retryable,
+    cancellable: j.cancellable,
     paused_reason: j.pausedReason,
     created_at: j.createdAt.toISOString(),
     updated_at: j.updatedAt.toISOString(),

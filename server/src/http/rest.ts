@@ -11,6 +11,7 @@ import { restMap, restMapChange, restScan } from "./present-map.ts";
 import { restSeries, restUnits } from "./present.ts";
 import { recycleRoutes } from "./rest-recycle.ts";
 import { downloadRoutes } from "./rest-downloads.ts";
+import { rulesRoutes } from "./rest-rules.ts";
 import { wantedRoutes } from "./rest-wanted.ts";
 import { auditRoutes } from "./rest-audit.ts";
 import { verificationRoutes } from "./rest-verification.ts";
@@ -86,6 +87,7 @@ export function restApp(
   app.post("/api/library/scan", async (c) => c.json(restScan(await services.scan.scan())));
   recycleRoutes(app, services);
   downloadRoutes(app, services);
+  rulesRoutes(app);
   wantedRoutes(app, services);
   auditRoutes(app, services);
   verificationRoutes(app, services);

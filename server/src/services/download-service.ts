@@ -20,6 +20,7 @@ import {
   type ConformityVerdict,
   type SeriesShape,
 } from "../domain/conformity.ts";
+import { isCancellable } from "../domain/download-jobs.ts";
 import { AppError, isAppError } from "../errors.ts";
 import type { Download } from "../generated/prisma/client.ts";
 import { statsOfPages, type PageStats } from "../library/page-stats.ts";
@@ -62,6 +63,8 @@ export interface DownloadView {
   pagesTotal: number | null;
   nextAttemptAt: Date | null;
   cancelRequested: boolean;
+  /** The operator may still cancel it (decided by the job machine). */
+  cancellable: boolean;
   providerName: string | null;
   externalId: string | null;
   scanlator: string | null;
@@ -74,6 +77,7 @@ export type DownloadRow = Download & { sourceMapping?: { provider: { name: strin
 
 export function downloadView(row: DownloadRow): DownloadView {
   const stored = parseStoredVerdict(row.verdict);
+  const state = (DOWNLOAD_STATES as readonly string[]).includes(row.state) ? (row.state as DownloadState) : "failed";
   return {
     id: row.id,
     seriesId: row.seriesId,
@@ -82,7 +86,7 @@ export function downloadView(row: DownloadRow): DownloadView {
     chapter: row.chapter,
     part: row.part,
     language: row.language,
-    state: (DOWNLOAD_STATES as readonly string[]).includes(row.state) ? (row.state as DownloadState) : "failed",
+    state,
     needsReplacement: row.needsReplacement,
     verdict: stored ? { reasons: stored.reasons, figures: stored.figures } : null,
     error: row.error,
@@ -92,6 +96,7 @@ export function downloadView(row: DownloadRow): DownloadView {
     pagesTotal: row.pagesTotal,
     nextAttemptAt: row.nextAttemptAt,
     cancelRequested: row.cancelRequested,
+    cancellable: isCancellable(state, row.cancelRequested),
     providerName: row.sourceMapping?.provider.name ?? null,
     externalId: row.externalId,
     scanlator: row.scanlator,

@@ -12,6 +12,7 @@
  * downloads: "unknown" without any, "failing" when at least half (and two) ended degraded or failed,
  * "degraded" when any did, else "ok".
  */
+import { SOURCE_PRIORITY_MAX, SOURCE_PRIORITY_MIN } from "../domain/rules.ts";
 import { applyNumberingOverrides, parseCorrection, type InvalidatedOverride } from "../domain/numbering-override.ts";
 import { AppError } from "../errors.ts";
 import { createKeyedLock } from "../library/keyed-lock.ts";
@@ -100,8 +101,12 @@ export function healthOf(states: readonly { state: string; updatedAt: Date }[]):
 }
 
 function priorityOf(v: unknown): number {
-  if (typeof v !== "number" || !Number.isInteger(v) || v < -1000 || v > 1000)
-    throw new AppError("invalid_field", "priority must be a whole number from -1000 to 1000", { field: "priority" });
+  if (typeof v !== "number" || !Number.isInteger(v) || v < SOURCE_PRIORITY_MIN || v > SOURCE_PRIORITY_MAX)
+    throw new AppError(
+      "invalid_field",
+      `priority must be a whole number from ${SOURCE_PRIORITY_MIN} to ${SOURCE_PRIORITY_MAX}`,
+      { field: "priority" },
+    );
   return v;
 }
 

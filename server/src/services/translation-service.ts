@@ -9,6 +9,7 @@ import {
   ACTIVE_STATES,
   formatJobId,
   jobKey,
+  jobActions,
   parseJobId,
   transition,
   type JobFacts,
@@ -40,6 +41,9 @@ export interface TranslationJobView {
   engine: string;
   origin: string;
   cancelPending: boolean;
+  /** The operator may retry this attempt / cancel it (decided by the job machine). */
+  retryable: boolean;
+  cancellable: boolean;
   pausedReason: string | null;
   createdAt: Date;
   updatedAt: Date;
@@ -79,7 +83,13 @@ export function publicStatus(state: TranslationState, pausedFrom: TranslationSta
   }
 }
 
+/** The view of a job that is the newest attempt of its target (just created, retried or moved). */
 export function jobView(r: TranslationJobRow): TranslationJobView {
+  return attemptView(r, true);
+}
+
+/** `newest`: no later attempt of the same target exists (only the newest may be retried). */
+export function attemptView(r: TranslationJobRow, newest: boolean): TranslationJobView {
   const state = r.state as TranslationState;
   return {
     id: formatJobId(r.jobKey, r.attempt),
@@ -97,6 +107,7 @@ export function jobView(r: TranslationJobRow): TranslationJobView {
     engine: r.engine,
     origin: r.origin,
     cancelPending: r.cancelPending,
+    ...jobActions(factsOf(r), { newest, hasSource: r.sourcePath !== null }),
     pausedReason: r.pausedReason,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
@@ -292,11 +303,15 @@ export function translationService(ctx: AppContext, deps: TranslationServiceDeps
     async list(seriesId?: number): Promise<TranslationJobView[]> {
       if (seriesId !== undefined && !(await ctx.repos.series.get(seriesId)))
         throw new AppError("series_not_found", `series ${seriesId} does not exist`);
-      return (await repo.list(seriesId)).map(jobView);
+      const rows = await repo.list(seriesId);
+      const newest = new Map<string, number>();
+      for (const r of rows) newest.set(r.jobKey, Math.max(newest.get(r.jobKey) ?? r.attempt, r.attempt));
+      return rows.map((r) => attemptView(r, newest.get(r.jobKey) === r.attempt));
     },
 
     async get(id: string): Promise<TranslationJobView> {
-      return jobView(await byPublicId(id));
+      const row = await byPublicId(id);
+      return attemptView(row, (await repo.newest(row.jobKey))?.attempt === row.attempt);
     },
 
     /**

@@ -10,7 +10,6 @@ import type {
   PublicationStatus,
   SeriesCompletion,
   SeriesForm,
-  Unit,
   UnitKind,
 } from "./types";
 
@@ -55,7 +54,7 @@ export function kindLabel(kind: UnitKind): string {
 }
 
 /** "Book 3", "Chapter 10.5". */
-export function unitName(unit: Pick<Unit, "kind" | "number">): string {
+export function unitName(unit: { kind: UnitKind; number: string }): string {
   return `${kindLabel(unit.kind)} ${unit.number}`;
 }
 
@@ -131,7 +130,7 @@ export function coverageLabel(coverage: Coverage | null): string {
   }
 }
 
-export function ownedLabel(unit: Pick<Unit, "owned">): string {
+export function ownedLabel(unit: { owned: boolean }): string {
   return unit.owned ? "Owned" : "Not owned";
 }
 

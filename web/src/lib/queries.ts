@@ -1,25 +1,27 @@
 /** The GraphQL documents of the library and series screens (exactly the fields the server serves). */
-import { gql } from "@urql/core";
-import type { LibraryData, SeriesPageData, SeriesPageVariables } from "./types";
+import { graphql } from "./gql";
 
-const OVERVIEW = `
-  overview {
-    coverFileId
-    coverUrl
-    completion
-    books
-    booksOwned
-    chapters
-    chaptersOwned
-    missingBooks
-    missingChapters
-    hasGaps
+export const OVERVIEW_FIELDS = graphql(`
+  fragment OverviewFields on Series {
+    overview {
+      coverFileId
+      coverUrl
+      completion
+      books
+      booksOwned
+      chapters
+      chaptersOwned
+      missingBooks
+      missingChapters
+      hasGaps
+    }
   }
-`;
+`);
 
-export const LIBRARY_QUERY = gql<LibraryData, Record<string, never>>`
-  query Library {
-    seriesList {
+/** What the library card and the series header show of a series. */
+export const SERIES_FIELDS = graphql(
+  `
+    fragment SeriesFields on Series {
       id
       title
       form
@@ -28,71 +30,98 @@ export const LIBRARY_QUERY = gql<LibraryData, Record<string, never>>`
       webtoon
       language
       knownBookCount
-      ${OVERVIEW}
+      ...OverviewFields
+    }
+  `,
+  [OVERVIEW_FIELDS],
+);
+
+export const LIBRARY_QUERY = graphql(
+  `
+    query Library {
+      seriesList {
+        ...SeriesFields
+      }
+    }
+  `,
+  [SERIES_FIELDS],
+);
+
+export const ROW_FIELDS = graphql(`
+  fragment RowFields on PageRow {
+    key
+    kind
+    number
+    title
+    owned
+    ownedText
+    monitored
+    pageCount
+    planText
+    fileIds
+    problems
+    estimateHint
+    primary {
+      id
+      label
+    }
+    menu {
+      id
+      label
     }
   }
-`;
-
-const ROW = `
-  key
-  kind
-  number
-  title
-  owned
-  ownedText
-  monitored
-  pageCount
-  planText
-  fileIds
-  problems
-  estimateHint
-  primary { id label }
-  menu { id label }
-`;
+`);
 
 /** The series header and the server's grouping model of its page, for one filter/order. */
-export const SERIES_PAGE_QUERY = gql<SeriesPageData, SeriesPageVariables>`
-  query SeriesPage($id: Int!, $filter: UnitFilter!, $reversed: Boolean!, $problemsOnly: Boolean!) {
-    series(id: $id) {
-      id
-      title
-      form
-      status
-      monitored
-      webtoon
-      language
-      knownBookCount
-      planWording
-      ${OVERVIEW}
+export const SERIES_PAGE_QUERY = graphql(
+  `
+    query SeriesPage($id: Int!, $filter: UnitFilter!, $reversed: Boolean!, $problemsOnly: Boolean!) {
+      series(id: $id) {
+        ...SeriesFields
+        planWording
+      }
+      seriesPage(seriesId: $id, filter: $filter, reversed: $reversed, problemsOnly: $problemsOnly) {
+        seriesId
+        form
+        map
+        status
+        planWording
+        layout
+        notice
+        offerMapEditor
+        groups {
+          key
+          collapsed
+          coverText
+          note
+          duplicates {
+            count
+            fileIds
+            note
+          }
+          book {
+            ...RowFields
+          }
+          children {
+            ...RowFields
+          }
+        }
+        sections {
+          key
+          title
+          rows {
+            ...RowFields
+          }
+        }
+        loose {
+          key
+          title
+          children {
+            ...RowFields
+          }
+        }
+      }
     }
-    seriesPage(seriesId: $id, filter: $filter, reversed: $reversed, problemsOnly: $problemsOnly) {
-      seriesId
-      form
-      map
-      status
-      planWording
-      layout
-      notice
-      offerMapEditor
-      groups {
-        key
-        collapsed
-        coverText
-        note
-        duplicates { count fileIds note }
-        book { ${ROW} }
-        children { ${ROW} }
-      }
-      sections {
-        key
-        title
-        rows { ${ROW} }
-      }
-      loose {
-        key
-        title
-        children { ${ROW} }
-      }
-    }
-  }
-`;
+  `,
+  [SERIES_FIELDS, ROW_FIELDS],
+);

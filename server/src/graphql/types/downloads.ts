@@ -1,4 +1,4 @@
-import type { ConformityFigures } from "../../domain/conformity.ts";
+import { DEFAULT_THRESHOLDS, type ConformityFigures } from "../../domain/conformity.ts";
 import type { DownloadView } from "../../services/download-service.ts";
 import { asId } from "../../services/input.ts";
 import { builder } from "../builder.ts";
@@ -47,6 +47,10 @@ const ConformityFiguresRef = builder.objectRef<ConformityFigures>("ConformityFig
     pages: t.exposeInt("pages"),
     blackCards: t.exposeInt("blackCards"),
     blackShare: t.exposeFloat("blackShare", { description: "blackCards / pages." }),
+    maxBlackShare: t.float({
+      description: "The share of black cards above which the download is degraded (the limit it was judged by).",
+      resolve: () => DEFAULT_THRESHOLDS.maxBlackShare,
+    }),
     cardsJudged: t.exposeBoolean("cardsJudged", { description: "False with fewer than 4 pages." }),
     medianAspect: t.float({
       nullable: true,
@@ -104,6 +108,9 @@ export const DownloadRef = builder.objectRef<DownloadView>("Download").implement
       resolve: (d) => d.nextAttemptAt?.toISOString() ?? null,
     }),
     cancelRequested: t.exposeBoolean("cancelRequested"),
+    cancellable: t.exposeBoolean("cancellable", {
+      description: "The operator may still cancel it (not publishing or finished, no cancel pending).",
+    }),
     providerName: t.string({ nullable: true, resolve: (d) => d.providerName }),
     externalId: t.string({
       nullable: true,

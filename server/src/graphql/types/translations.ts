@@ -57,6 +57,10 @@ export const TranslationJobRef = builder.objectRef<TranslationJobView>("Translat
     cancelPending: t.exposeBoolean("cancelPending", {
       description: "The cancellation is not yet acknowledged by the processor.",
     }),
+    retryable: t.exposeBoolean("retryable", {
+      description: "The operator may retry it: the newest attempt of its target, ended failed or cancelled.",
+    }),
+    cancellable: t.exposeBoolean("cancellable", { description: "The operator may cancel it (no cancel pending)." }),
     pausedReason: t.string({
       nullable: true,
       description: "toggle_off | native_release",

@@ -1,60 +1,34 @@
 /** GraphQL documents of book assembly (one book or the whole series) and its live progress. */
 import { gql, type TypedDocumentNode } from "@urql/core";
+import { graphql, type ResultOf } from "$lib/gql";
 
-export interface AssemblySourceFile {
-  id: number;
-  path: string;
-  sha256: string;
-  size: number;
-}
+export type AssemblySourceFile = AssemblyPreview["files"][number];
 
-export interface AssemblyPreview {
-  volume: string;
-  fileName: string;
-  path: string;
-  chapters: { number: string; fileIds: number[] }[];
-  files: AssemblySourceFile[];
-  confirmation: string;
-  expiresAt: string;
-}
+export type AssemblyPreview = ResultOf<typeof PREVIEW_BOOK>["previewBookAssembly"];
 
-export interface AssemblyResult {
-  volume: string;
-  fileId: number;
-  path: string;
-  sha256: string;
-  pageCount: number;
-  retired: { fileId: number; recycleEntryId: number; from: string; binPath: string }[];
-}
+export type AssemblyResult = ResultOf<typeof RESULT>;
 
-export interface BookOutcome {
-  volume: string;
-  /** ready | assembled | refused */
-  status: string;
-  code: string | null;
-  detail: string | null;
-  result: AssemblyResult | null;
-}
+export type BookOutcome = ResultOf<typeof ASSEMBLE_SERIES>["assembleSeries"]["books"][number];
 
-export interface AssemblyProgress {
-  seriesId: number;
-  volume: string;
-  /** hashing | writing | publishing | done | failed */
-  step: string;
-  done: number;
-  total: number;
-}
+export type AssemblyProgress = ResultOf<typeof ASSEMBLY_PROGRESS>["assemblyProgress"];
 
-const RESULT = `
-  volume
-  fileId
-  path
-  sha256
-  pageCount
-  retired { fileId recycleEntryId from binPath }
-`;
+export const RESULT = graphql(`
+  fragment AssemblyResultFields on AssemblyResult {
+    volume
+    fileId
+    path
+    sha256
+    pageCount
+    retired {
+      fileId
+      recycleEntryId
+      from
+      binPath
+    }
+  }
+`);
 
-export const PREVIEW_BOOK = gql<{ previewBookAssembly: AssemblyPreview }, { seriesId: number; volume: string }>`
+export const PREVIEW_BOOK = graphql(`
   mutation PreviewBookAssembly($seriesId: Int!, $volume: String!) {
     previewBookAssembly(seriesId: $seriesId, volume: $volume) {
       volume
@@ -74,52 +48,63 @@ export const PREVIEW_BOOK = gql<{ previewBookAssembly: AssemblyPreview }, { seri
       expiresAt
     }
   }
-`;
+`);
 
-export const ASSEMBLE_BOOK = gql<
-  { assembleBook: AssemblyResult },
-  { seriesId: number; volume: string; confirmation: string }
->`
-  mutation AssembleBook($seriesId: Int!, $volume: String!, $confirmation: String!) {
-    assembleBook(seriesId: $seriesId, volume: $volume, confirmation: $confirmation) { ${RESULT} }
-  }
-`;
-
-export const PREVIEW_SERIES = gql<
-  {
-    previewSeriesAssembly: {
-      seriesId: number;
-      books: BookOutcome[];
-      confirmation: string | null;
-      expiresAt: string | null;
-    };
-  },
-  { seriesId: number }
->`
-  mutation PreviewSeriesAssembly($seriesId: Int!) {
-    previewSeriesAssembly(seriesId: $seriesId) {
-      seriesId
-      confirmation
-      expiresAt
-      books { volume status code detail result { ${RESULT} } }
+export const ASSEMBLE_BOOK = graphql(
+  `
+    mutation AssembleBook($seriesId: Int!, $volume: String!, $confirmation: String!) {
+      assembleBook(seriesId: $seriesId, volume: $volume, confirmation: $confirmation) {
+        ...AssemblyResultFields
+      }
     }
-  }
-`;
+  `,
+  [RESULT],
+);
 
-export const ASSEMBLE_SERIES = gql<
-  { assembleSeries: { seriesId: number; books: BookOutcome[]; remaining: string[] } },
-  { seriesId: number; confirmation: string }
->`
-  mutation AssembleSeries($seriesId: Int!, $confirmation: String!) {
-    assembleSeries(seriesId: $seriesId, confirmation: $confirmation) {
-      seriesId
-      remaining
-      books { volume status code detail result { ${RESULT} } }
+export const PREVIEW_SERIES = graphql(
+  `
+    mutation PreviewSeriesAssembly($seriesId: Int!) {
+      previewSeriesAssembly(seriesId: $seriesId) {
+        seriesId
+        confirmation
+        expiresAt
+        books {
+          volume
+          status
+          code
+          detail
+          result {
+            ...AssemblyResultFields
+          }
+        }
+      }
     }
-  }
-`;
+  `,
+  [RESULT],
+);
 
-export const ASSEMBLY_PROGRESS = gql<{ assemblyProgress: AssemblyProgress }, { seriesId: number }>`
+export const ASSEMBLE_SERIES = graphql(
+  `
+    mutation AssembleSeries($seriesId: Int!, $confirmation: String!) {
+      assembleSeries(seriesId: $seriesId, confirmation: $confirmation) {
+        seriesId
+        remaining
+        books {
+          volume
+          status
+          code
+          detail
+          result {
+            ...AssemblyResultFields
+          }
+        }
+      }
+    }
+  `,
+  [RESULT],
+);
+
+export const ASSEMBLY_PROGRESS = graphql(`
   subscription AssemblyProgress($seriesId: Int!) {
     assemblyProgress(seriesId: $seriesId) {
       seriesId
@@ -129,7 +114,7 @@ export const ASSEMBLY_PROGRESS = gql<{ assemblyProgress: AssemblyProgress }, { s
       total
     }
   }
-`;
+`);
 
 /** Files asked in one page-count query: well inside the service's alias limit. */
 export const PAGE_COUNT_BATCH = 20;

@@ -3,19 +3,11 @@
  * filters as URL parameters (so a reload, a shared link or Back shows the same page). The flags
  * themselves are decided by the server (`server/src/domain/audit.ts`); this only words them.
  */
+import type { ResultOf, Schema } from "$lib/gql";
 import type { UnitKind } from "../types";
+import type { FILE_FIELDS, RULES_FIELDS } from "./queries";
 
-export type AuditFlag =
-  | "UNREADABLE"
-  | "DEGRADED"
-  | "BLACK_CARDS"
-  | "BLACK_LAST_PAGE"
-  | "STRIP_SLICES"
-  | "DUPLICATE"
-  | "NUMBERING_GAP"
-  | "FEW_PAGES"
-  | "UNUSUAL_SIZE"
-  | "SEVERAL_SOURCES";
+export type AuditFlag = Schema<"AuditFlag">;
 
 /** In the order the filter lists them: worst first. */
 export const AUDIT_FLAGS: readonly AuditFlag[] = [
@@ -31,30 +23,9 @@ export const AUDIT_FLAGS: readonly AuditFlag[] = [
   "SEVERAL_SOURCES",
 ];
 
-export interface AuditSource {
-  provider: string;
-  sourceId: string | null;
-}
+export type AuditSource = NonNullable<AuditFile["source"]>;
 
-export interface AuditFile {
-  id: number;
-  path: string;
-  size: number;
-  sha256: string;
-  pageCount: number;
-  kind: UnitKind;
-  number: string | null;
-  numberEnd: string | null;
-  part: number | null;
-  language: string;
-  /** active | missing */
-  state: string;
-  origin: string;
-  source: AuditSource | null;
-  flags: AuditFlag[];
-  blackShare: number | null;
-  thumbnails: { first: string; last: string } | null;
-}
+export type AuditFile = ResultOf<typeof FILE_FIELDS>;
 
 export type Tone = "bad" | "warn" | "info";
 
@@ -64,14 +35,26 @@ interface FlagWords {
   tone: Tone;
 }
 
-const FLAG_WORDS: Record<AuditFlag, FlagWords> = {
+/** The figures of the flags' rules, as the API gives them (GraphQL `rules`, REST GET /api/rules). */
+export type AuditRules = ResultOf<typeof RULES_FIELDS>;
+
+const percent = (share: number) => `${Math.round(share * 1000) / 10} %`;
+
+/** Flag words; the figures come from the API's rules (left out while they are not known). */
+const flagWordsTable = (rules: AuditRules | null): Record<AuditFlag, FlagWords> => ({
   UNREADABLE: { label: "Unreadable", description: "Missing from disk, or a rescan could not read it.", tone: "bad" },
   DEGRADED: {
     label: "Degraded",
     description: "The download that brought it was judged degraded: it needs a replacement.",
     tone: "bad",
   },
-  BLACK_CARDS: { label: "Black cards", description: "More than 15 % of its pages are black cards.", tone: "bad" },
+  BLACK_CARDS: {
+    label: "Black cards",
+    description: rules
+      ? `More than ${percent(rules.maxBlackShare)} of its pages are black cards.`
+      : "More of its pages are black cards than the content check allows.",
+    tone: "bad",
+  },
   BLACK_LAST_PAGE: {
     label: "Black last page",
     description: "Its last page is black: an end page lost to a bad scan or a cut-short upload.",
@@ -92,11 +75,16 @@ const FLAG_WORDS: Record<AuditFlag, FlagWords> = {
     description: "A number is missing before this file in its source and language.",
     tone: "warn",
   },
-  FEW_PAGES: { label: "Few pages", description: "Fewer than 8 pages.", tone: "warn" },
+  FEW_PAGES: {
+    label: "Few pages",
+    description: rules ? `Fewer than ${rules.fewPages} pages.` : "Very few pages for a book or chapter.",
+    tone: "warn",
+  },
   UNUSUAL_SIZE: {
     label: "Unusual size",
     description:
-      "Under half or over twice the usual page count of the series' files of its kind (or a book above 600 pages).",
+      "Under half or over twice the usual page count of the series' files of its kind" +
+      (rules ? ` (or a book above ${rules.oversizedBookPages} pages).` : " (or a very large book)."),
     tone: "warn",
   },
   SEVERAL_SOURCES: {
@@ -104,7 +92,7 @@ const FLAG_WORDS: Record<AuditFlag, FlagWords> = {
     description: "Another source has a file with the same number.",
     tone: "info",
   },
-};
+});
 
 function fallbackWords(flag: string): FlagWords {
   const words = flag.toLowerCase().replace(/_/g, " ");
@@ -112,8 +100,8 @@ function fallbackWords(flag: string): FlagWords {
 }
 
 /** Words for a flag; a flag from a newer server is shown as it came, never hidden. */
-export function flagWords(flag: AuditFlag): FlagWords {
-  return FLAG_WORDS[flag] ?? fallbackWords(flag);
+export function flagWords(flag: AuditFlag, rules: AuditRules | null = null): FlagWords {
+  return flagWordsTable(rules)[flag] ?? fallbackWords(flag);
 }
 
 /** The badge text; black cards carry their share when the verdict gave one ("Black cards · 23 %"). */
@@ -255,19 +243,7 @@ export function auditSearch(p: AuditParams): URLSearchParams {
   return out;
 }
 
-export interface AuditVariables {
-  seriesId: number;
-  page: number;
-  sort: string;
-  filter: {
-    problemsOnly?: boolean;
-    flags?: AuditFlag[];
-    kind?: UnitKind;
-    language?: string;
-    provider?: string;
-    sourceId?: string;
-  };
-}
+export type AuditVariables = { seriesId: number; page: number; sort: string; filter: Schema<"AuditFilter"> };
 
 /** The `audit` query's variables; empty filters are left out rather than sent as "". */
 export function auditVariables(seriesId: number, p: AuditParams): AuditVariables {

@@ -1,74 +1,87 @@
 /** GraphQL documents of the audit screen (fields exactly as schema.graphql names them). */
-import { gql } from "@urql/core";
-import type { AuditFile, AuditVariables } from "./audit";
+import { graphql, type ResultOf, type VariablesOf } from "$lib/gql";
 
-const FILE_FIELDS = `
-  id
-  path
-  size
-  sha256
-  pageCount
-  kind
-  number
-  numberEnd
-  part
-  language
-  state
-  origin
-  source { provider sourceId }
-  flags
-  blackShare
-  thumbnails { first last }
-`;
-
-export interface AuditData {
-  series: { id: number; title: string } | null;
-  audit: { seriesId: number; page: number; pageSize: number; total: number; files: AuditFile[] };
-}
-
-export const AUDIT_QUERY = gql<AuditData, AuditVariables>`
-  query Audit($seriesId: Int!, $page: Int, $sort: String, $filter: AuditFilter) {
-    series(id: $seriesId) { id title }
-    audit(seriesId: $seriesId, page: $page, sort: $sort, filter: $filter) {
-      seriesId
-      page
-      pageSize
-      total
-      files { ${FILE_FIELDS} }
+export const FILE_FIELDS = graphql(`
+  fragment AuditFileFields on AuditFile {
+    id
+    path
+    size
+    sha256
+    pageCount
+    kind
+    number
+    numberEnd
+    part
+    language
+    state
+    origin
+    source {
+      provider
+      sourceId
+    }
+    flags
+    blackShare
+    thumbnails {
+      first
+      last
     }
   }
-`;
+`);
 
-export interface RetiredFile {
-  fileId: number;
-  recycleEntryId: number;
-  from: string;
-  binPath: string;
-}
+export type AuditData = ResultOf<typeof AUDIT_QUERY>;
 
-export interface RetirementPreview {
-  confirmation: string;
-  expiresAt: string;
-  files: AuditFile[];
-}
-
-export const PREVIEW_RETIREMENT = gql<
-  { previewRetirement: RetirementPreview },
-  { seriesId: number; fileIds: number[] }
->`
-  mutation PreviewRetirement($seriesId: Int!, $fileIds: [Int!]!) {
-    previewRetirement(seriesId: $seriesId, fileIds: $fileIds) {
-      confirmation
-      expiresAt
-      files { ${FILE_FIELDS} }
-    }
+export const RULES_FIELDS = graphql(`
+  fragment AuditRulesFields on Rules {
+    maxBlackShare
+    fewPages
+    oversizedBookPages
   }
-`;
+`);
 
-export const RETIRE_FILES = gql<
-  { retireFiles: { retired: RetiredFile[] } },
-  { seriesId: number; confirmation: string }
->`
+export const AUDIT_QUERY = graphql(
+  `
+    query Audit($seriesId: Int!, $page: Int, $sort: String, $filter: AuditFilter) {
+      series(id: $seriesId) {
+        id
+        title
+      }
+      rules {
+        ...AuditRulesFields
+      }
+      audit(seriesId: $seriesId, page: $page, sort: $sort, filter: $filter) {
+        seriesId
+        page
+        pageSize
+        total
+        files {
+          ...AuditFileFields
+        }
+      }
+    }
+  `,
+  [FILE_FIELDS, RULES_FIELDS],
+);
+
+export type RetiredFile = ResultOf<typeof RETIRE_FILES>["retireFiles"]["retired"][number];
+
+export type RetirementPreview = ResultOf<typeof PREVIEW_RETIREMENT>["previewRetirement"];
+
+export const PREVIEW_RETIREMENT = graphql(
+  `
+    mutation PreviewRetirement($seriesId: Int!, $fileIds: [Int!]!) {
+      previewRetirement(seriesId: $seriesId, fileIds: $fileIds) {
+        confirmation
+        expiresAt
+        files {
+          ...AuditFileFields
+        }
+      }
+    }
+  `,
+  [FILE_FIELDS],
+);
+
+export const RETIRE_FILES = graphql(`
   mutation RetireFiles($seriesId: Int!, $confirmation: String!) {
     retireFiles(seriesId: $seriesId, confirmation: $confirmation) {
       retired {
@@ -79,47 +92,34 @@ export const RETIRE_FILES = gql<
       }
     }
   }
-`;
+`);
 
-export interface SourceRejectionPreview extends RetirementPreview {
-  provider: string;
-  sourceId: string;
-  language: string;
-  offers: number;
-}
+export type SourceRejectionPreview = ResultOf<typeof PREVIEW_SOURCE_REJECTION>["previewSourceRejection"];
 
-export interface SourceRejectionVariables {
-  seriesId: number;
-  provider: string;
-  sourceId: string;
-  reason: string | null;
-}
+export type SourceRejectionVariables = VariablesOf<typeof PREVIEW_SOURCE_REJECTION>;
 
-export const PREVIEW_SOURCE_REJECTION = gql<
-  { previewSourceRejection: SourceRejectionPreview },
-  SourceRejectionVariables
->`
-  mutation PreviewSourceRejection($seriesId: Int!, $provider: String!, $sourceId: String!, $reason: String) {
-    previewSourceRejection(seriesId: $seriesId, provider: $provider, sourceId: $sourceId, reason: $reason) {
-      provider
-      sourceId
-      language
-      offers
-      confirmation
-      expiresAt
-      files { ${FILE_FIELDS} }
+export const PREVIEW_SOURCE_REJECTION = graphql(
+  `
+    mutation PreviewSourceRejection($seriesId: Int!, $provider: String!, $sourceId: String!, $reason: String) {
+      previewSourceRejection(seriesId: $seriesId, provider: $provider, sourceId: $sourceId, reason: $reason) {
+        provider
+        sourceId
+        language
+        offers
+        confirmation
+        expiresAt
+        files {
+          ...AuditFileFields
+        }
+      }
     }
-  }
-`;
+  `,
+  [FILE_FIELDS],
+);
 
-export interface SourceRejectionResult {
-  provider: string;
-  sourceId: string;
-  offersRemoved: number;
-  retired: RetiredFile[];
-}
+export type SourceRejectionResult = ResultOf<typeof REJECT_SOURCE>["rejectSource"];
 
-export const REJECT_SOURCE = gql<{ rejectSource: SourceRejectionResult }, { seriesId: number; confirmation: string }>`
+export const REJECT_SOURCE = graphql(`
   mutation RejectSource($seriesId: Int!, $confirmation: String!) {
     rejectSource(seriesId: $seriesId, confirmation: $confirmation) {
       provider
@@ -133,4 +133,4 @@ export const REJECT_SOURCE = gql<{ rejectSource: SourceRejectionResult }, { seri
       }
     }
   }
-`;
+`);

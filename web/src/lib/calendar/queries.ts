@@ -1,28 +1,39 @@
 /** GraphQL documents of the release calendar (fields exactly as schema.graphql names them). */
-import { gql } from "@urql/core";
+import { graphql, type ResultOf } from "$lib/gql";
 
-export interface CalendarEntry {
-  seriesId: number;
-  title: string;
-  status: "EXPECTED" | "OVERDUE";
-  expectedOn: string;
-  lastReleaseAt: string;
-  lastChapter: string | null;
-  nextChapter: string | null;
-  medianIntervalDays: number;
-  intervals: number[];
-  releases: number;
-}
+export type CalendarEntry = ResultOf<typeof ENTRY>;
 
-export interface CalendarData {
-  calendar: { from: string; to: string; entries: CalendarEntry[]; overdue: CalendarEntry[] };
-}
+export type CalendarData = ResultOf<typeof CALENDAR_QUERY>;
 
-const ENTRY =
-  "seriesId title status expectedOn lastReleaseAt lastChapter nextChapter medianIntervalDays intervals releases";
-
-export const CALENDAR_QUERY = gql<CalendarData, { from: string; to: string }>`
-  query Calendar($from: String!, $to: String!) {
-    calendar(from: $from, to: $to) { from to entries { ${ENTRY} } overdue { ${ENTRY} } }
+export const ENTRY = graphql(`
+  fragment CalendarEntryFields on CalendarEntry {
+    seriesId
+    title
+    status
+    expectedOn
+    lastReleaseAt
+    lastChapter
+    nextChapter
+    medianIntervalDays
+    intervals
+    releases
   }
-`;
+`);
+
+export const CALENDAR_QUERY = graphql(
+  `
+    query Calendar($from: String!, $to: String!) {
+      calendar(from: $from, to: $to) {
+        from
+        to
+        entries {
+          ...CalendarEntryFields
+        }
+        overdue {
+          ...CalendarEntryFields
+        }
+      }
+    }
+  `,
+  [ENTRY],
+);

@@ -1,13 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  downloadSubject,
-  isActive,
-  isCancellable,
-  pagesWords,
-  stateWords,
-  verdictSentences,
-  withEvent,
-} from "./download-words";
+import { downloadSubject, isActive, pagesWords, stateWords, verdictSentences, withEvent } from "./download-words";
 
 describe("download words", () => {
   it("words every state, and an unknown one as it came", () => {
@@ -17,17 +9,20 @@ describe("download words", () => {
     expect(stateWords("NEW_STATE").label).toBe("new_state");
   });
 
-  it("tells active and cancellable states apart", () => {
+  it("tells active states apart", () => {
     expect(["QUEUED", "WAITING", "FETCHING", "JUDGING", "PUBLISHING"].every(isActive)).toBe(true);
     expect(["PUBLISHED", "FAILED", "DEGRADED", "CANCELLED"].some(isActive)).toBe(false);
-    expect(isCancellable("QUEUED")).toBe(true);
-    expect(isCancellable("FETCHING")).toBe(true);
-    expect(isCancellable("PUBLISHING")).toBe(false);
-    expect(isCancellable("QUEUED", true)).toBe(false);
   });
 
   it("explains a degraded verdict", () => {
-    const figures = { pages: 25, blackCards: 4, blackShare: 0.16, medianAspect: 2.9, stripThreshold: 2.2 };
+    const figures = {
+      pages: 25,
+      blackCards: 4,
+      blackShare: 0.16,
+      maxBlackShare: 0.15,
+      medianAspect: 2.9,
+      stripThreshold: 2.2,
+    };
     expect(verdictSentences({ reasons: ["BLACK_CARDS"], figures })).toEqual([
       "4 of 25 pages are black cards (16 %, more than the 15 % allowed).",
     ]);

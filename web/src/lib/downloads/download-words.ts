@@ -2,6 +2,8 @@
  * Downloads in words: states, verdict reasons, what a row is, and the merge of live progress
  * events into the listed rows. Pure; an unknown value (a newer server) is shown as it came.
  */
+import type { ResultOf } from "$lib/gql";
+import type { DOWNLOAD_EVENTS, Download } from "./queries";
 
 export type DownloadState =
   "QUEUED" | "FETCHING" | "JUDGING" | "PUBLISHING" | "PUBLISHED" | "DEGRADED" | "FAILED" | "WAITING" | "CANCELLED";
@@ -30,21 +32,8 @@ export function isActive(state: string): boolean {
   );
 }
 
-/** The server refuses a cancel once publishing has begun. */
-export function isCancellable(state: string, cancelRequested = false): boolean {
-  return !cancelRequested && (state === "QUEUED" || state === "WAITING" || state === "FETCHING" || state === "JUDGING");
-}
-
-export interface VerdictFacts {
-  reasons: string[];
-  figures: {
-    pages: number;
-    blackCards: number;
-    blackShare: number;
-    medianAspect: number | null;
-    stripThreshold: number | null;
-  };
-}
+/** A download's verdict; a reason this client does not know (a newer server) is worded as it came. */
+export type VerdictFacts = Omit<NonNullable<Download["verdict"]>, "reasons"> & { reasons: readonly string[] };
 
 const pct = (share: number) => `${Math.round(share * 1000) / 10} %`;
 
@@ -52,7 +41,7 @@ const pct = (share: number) => `${Math.round(share * 1000) / 10} %`;
 export function verdictSentences(v: VerdictFacts): string[] {
   return v.reasons.map((reason) => {
     if (reason === "BLACK_CARDS") {
-      return `${v.figures.blackCards} of ${v.figures.pages} pages are black cards (${pct(v.figures.blackShare)}, more than the 15 % allowed).`;
+      return `${v.figures.blackCards} of ${v.figures.pages} pages are black cards (${pct(v.figures.blackShare)}, more than the ${pct(v.figures.maxBlackShare)} allowed).`;
     }
     if (reason === "STRIP_SLICES") {
       const aspect =
@@ -86,14 +75,10 @@ export function pagesWords(done: number, total: number | null): string | null {
   return done >= total ? `${total} pages` : `${done} of ${total} pages`;
 }
 
-export interface LiveEvent {
-  downloadId: number;
+/** A live progress event (GraphQL `downloadEvents`), as far as a listed row needs it. */
+export type LiveEvent = Omit<ResultOf<typeof DOWNLOAD_EVENTS>["downloadEvents"], "seriesId" | "state"> & {
   state: string;
-  pagesDone: number;
-  pagesTotal: number | null;
-  error: string | null;
-  at: string;
-}
+};
 
 /** A listed row with the newest live event for it applied (events older than the row's answer never win). */
 export function withEvent<

@@ -1,18 +1,10 @@
 /** The library scan (GraphQL `scanLibrary`) and its outcome in words. */
-import { gql } from "@urql/core";
+import { graphql, type ResultOf } from "$lib/gql";
 import { plural } from "$lib/format";
 
-export interface ScanSummary {
-  added: number;
-  changed: number;
-  moved: number;
-  removed: number;
-  unchanged: number;
-  seriesCreated: number;
-  errors: { path: string; code: string; message: string }[];
-}
+export type ScanSummary = ResultOf<typeof SCAN_LIBRARY>["scanLibrary"];
 
-export const SCAN_LIBRARY = gql<{ scanLibrary: ScanSummary }, Record<string, never>>`
+export const SCAN_LIBRARY = graphql(`
   mutation ScanLibrary {
     scanLibrary {
       added
@@ -28,7 +20,7 @@ export const SCAN_LIBRARY = gql<{ scanLibrary: ScanSummary }, Record<string, nev
       }
     }
   }
-`;
+`);
 
 /** "Scan finished: 3 new files, 1 new series." or "Scan finished: nothing changed." */
 export function scanWords(s: ScanSummary): string {

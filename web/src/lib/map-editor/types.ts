@@ -1,108 +1,22 @@
-/** Shapes of the map editor's GraphQL answers, field for field with its documents. */
-import type { Coverage, MapState, PublicationStatus, SeriesForm } from "$lib/types";
+/** Names for the map editor's GraphQL answers, derived from its documents (queries.ts) by gql.tada. */
+import type { ResultOf, Schema } from "$lib/gql";
+import type { MAP_EDITOR_QUERY, MAP_FIELDS, PREVIEW_BOOK_STARTS, PREVIEW_FIELDS } from "./queries";
 
-export interface MapEntry {
-  volume: string;
-  /** Exact labels in order; empty = membership unknown. */
-  chapters: string[];
-}
+export type ChapterMap = ResultOf<typeof MAP_FIELDS>;
+/** Exact labels in order; empty chapters = membership unknown. */
+export type MapEntry = ChapterMap["entries"][number];
+export type BookStart = ChapterMap["bookStarts"][number];
+export type MapSuggestion = ChapterMap["suggestions"][number];
+export type SuggestionEntry = MapSuggestion["entries"][number];
+export type SuggestionStatus = Schema<"SuggestionStatus">;
+export type SuggestionConflict = SuggestionEntry["conflicts"][number];
 
-export interface BookStart {
-  volume: string;
-  start: string;
-}
+export type MapEditorData = ResultOf<typeof MAP_EDITOR_QUERY>;
+export type EditorSeries = NonNullable<MapEditorData["series"]>;
 
-export type SuggestionStatus = "OPEN" | "SET" | "SUPPRESSED";
+export type MapChangePreview = ResultOf<typeof PREVIEW_FIELDS>;
+export type ChapterSide = MapChangePreview["chapters"][number]["before"];
+export type BookSide = MapChangePreview["books"][number]["before"];
 
-export interface SuggestionConflict {
-  chapter: string;
-  volumes: string[];
-  /** source | catalogues | operator */
-  scope: string;
-}
-
-export interface SuggestionEntry {
-  volume: string;
-  chapters: string[];
-  status: SuggestionStatus;
-  adoptable: string[];
-  conflicts: SuggestionConflict[];
-}
-
-export interface MapSuggestion {
-  source: string;
-  kind: "CATALOGUE" | "OFFICIAL";
-  revision: number;
-  entries: SuggestionEntry[];
-}
-
-export interface ChapterMap {
-  seriesId: number;
-  revision: number;
-  state: MapState;
-  entries: MapEntry[];
-  readings: MapEntry[];
-  suggestions: MapSuggestion[];
-  conflicts: { chapter: string; books: string[] }[];
-  bookStarts: BookStart[];
-}
-
-export interface EditorSeries {
-  id: number;
-  title: string;
-  status: PublicationStatus;
-  form: SeriesForm;
-  knownBookCount: number | null;
-  editionBookCount: number | null;
-  books: { number: string }[];
-  chapters: { number: string; extra: boolean }[];
-}
-
-export interface MapEditorData {
-  series: EditorSeries | null;
-  chapterMap: ChapterMap;
-}
-
-export interface ChapterSide {
-  coverage: Coverage | null;
-  book: string | null;
-  wanted: boolean;
-}
-
-export interface BookSide {
-  coverage: Coverage | null;
-  coversChapters: boolean;
-  chapters: string[] | null;
-  wanted: boolean;
-}
-
-export interface MapChangePreview {
-  revision: number;
-  mapBefore: MapState;
-  mapAfter: MapState;
-  becomeDuplicateFileIds: number[];
-  stopDuplicateFileIds: number[];
-  books: { number: string; before: BookSide; after: BookSide; becomeDuplicates: number[]; stopDuplicates: number[] }[];
-  chapters: {
-    number: string;
-    before: ChapterSide;
-    after: ChapterSide;
-    becomeDuplicates: number[];
-    stopDuplicates: number[];
-  }[];
-}
-
-export interface PlanNote {
-  code: string;
-  message: string;
-  volume: string | null;
-}
-
-export interface BookStartsPlan {
-  entries: MapEntry[];
-  problems: PlanNote[];
-  warnings: PlanNote[];
-  lastEnd: string | null;
-  lastEndReason: string;
-  preview: MapChangePreview | null;
-}
+export type BookStartsPlan = ResultOf<typeof PREVIEW_BOOK_STARTS>["previewBookStarts"];
+export type PlanNote = BookStartsPlan["problems"][number];

@@ -3,26 +3,13 @@
  * setFileProgress): where the reader opens and what it saves. The rules of how a place follows
  * the content live on the server; this only decides when to ask and what to send.
  */
-import { gql } from "@urql/core";
+import { graphql, type ResultOf } from "$lib/gql";
 
-export interface FileProgress {
-  fileId: number;
-  /** 1-based: the page to open next. */
-  page: number;
-  completed: boolean;
-  pageCount: number;
-  updatedAt: string | null;
-}
+export type FileProgress = ResultOf<typeof FILE_PROGRESS_QUERY>["fileProgress"];
 
-export interface ContinueEntry {
-  fileId: number;
-  seriesId: number;
-  seriesTitle: string;
-  title: string;
-  progress: FileProgress;
-}
+export type ContinueEntry = ResultOf<typeof CONTINUE_READING_QUERY>["continueReading"][number];
 
-export const FILE_PROGRESS_QUERY = gql<{ fileProgress: FileProgress }, { fileId: number }>`
+export const FILE_PROGRESS_QUERY = graphql(`
   query FileProgress($fileId: Int!) {
     fileProgress(fileId: $fileId) {
       fileId
@@ -32,12 +19,9 @@ export const FILE_PROGRESS_QUERY = gql<{ fileProgress: FileProgress }, { fileId:
       updatedAt
     }
   }
-`;
+`);
 
-export const SET_FILE_PROGRESS = gql<
-  { setFileProgress: FileProgress },
-  { fileId: number; page: number; completed: boolean }
->`
+export const SET_FILE_PROGRESS = graphql(`
   mutation SetFileProgress($fileId: Int!, $page: Int!, $completed: Boolean!) {
     setFileProgress(fileId: $fileId, page: $page, completed: $completed) {
       fileId
@@ -47,12 +31,9 @@ export const SET_FILE_PROGRESS = gql<
       updatedAt
     }
   }
-`;
+`);
 
-export const CONTINUE_READING_QUERY = gql<
-  { continueReading: ContinueEntry[] },
-  { seriesId?: number | null; limit?: number }
->`
+export const CONTINUE_READING_QUERY = graphql(`
   query ContinueReading($seriesId: Int, $limit: Int) {
     continueReading(seriesId: $seriesId, limit: $limit) {
       fileId
@@ -68,7 +49,7 @@ export const CONTINUE_READING_QUERY = gql<
       }
     }
   }
-`;
+`);
 
 /**
  * The page the reader opens: the one the address asks for, else the stored place (a finished

@@ -1,39 +1,15 @@
 /** The reader's GraphQL documents and answer shapes. */
-import { gql } from "@urql/core";
+import { graphql, type ResultOf } from "$lib/gql";
 
-export interface FilePage {
-  /** 1-based. */
-  index: number;
-  name: string;
-  width: number | null;
-  height: number | null;
-  url: string;
-}
+export type FilePage = FilePages["pages"][number];
 
-export interface FilePages {
-  fileId: number;
-  seriesId: number;
-  /** BOOK or CHAPTER. */
-  kind: string;
-  number: string | null;
-  pageCount: number;
-  pages: FilePage[];
-}
+export type FilePages = ResultOf<typeof FILE_PAGES_QUERY>["filePages"];
 
-export interface ReaderSeries {
-  id: number;
-  title: string;
-  webtoon: boolean;
-}
+export type ReaderSeries = NonNullable<ResultOf<typeof READER_SERIES_QUERY>["series"]>;
 
-export interface ReaderMap {
-  seriesId: number;
-  revision: number;
-  entries: { volume: string; chapters: string[] }[];
-  readings: { volume: string; chapters: string[] }[];
-}
+export type ReaderMap = ResultOf<typeof READER_SERIES_QUERY>["chapterMap"];
 
-export const FILE_PAGES_QUERY = gql<{ filePages: FilePages }, { fileId: number }>`
+export const FILE_PAGES_QUERY = graphql(`
   query FilePages($fileId: Int!) {
     filePages(fileId: $fileId) {
       fileId
@@ -50,9 +26,9 @@ export const FILE_PAGES_QUERY = gql<{ filePages: FilePages }, { fileId: number }
       }
     }
   }
-`;
+`);
 
-export const READER_SERIES_QUERY = gql<{ series: ReaderSeries | null; chapterMap: ReaderMap }, { id: number }>`
+export const READER_SERIES_QUERY = graphql(`
   query ReaderSeries($id: Int!) {
     series(id: $id) {
       id
@@ -72,12 +48,9 @@ export const READER_SERIES_QUERY = gql<{ series: ReaderSeries | null; chapterMap
       }
     }
   }
-`;
+`);
 
-export const SUBMIT_READING = gql<
-  { submitReading: ReaderMap },
-  { seriesId: number; volume: string; chapters: string[] }
->`
+export const SUBMIT_READING = graphql(`
   mutation SubmitReading($seriesId: Int!, $volume: String!, $chapters: [String!]!) {
     submitReading(seriesId: $seriesId, volume: $volume, chapters: $chapters) {
       seriesId
@@ -92,7 +65,7 @@ export const SUBMIT_READING = gql<
       }
     }
   }
-`;
+`);
 
 /** The page image's address (the API's, or the REST path when it sent none). */
 export function pageUrl(fileId: number, page: Pick<FilePage, "index" | "url"> | undefined, index: number): string {

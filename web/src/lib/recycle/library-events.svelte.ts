@@ -3,8 +3,18 @@
  * over graphql-ws. Call during component initialisation; it stops with the component. Pages use
  * it to refetch what they show when a scan, a retirement or another tab changed it.
  */
+import { graphql } from "$lib/gql";
 import { getClient } from "../graphql";
-import { LIBRARY_EVENTS } from "./queries";
+
+const LIBRARY_EVENTS = graphql(`
+  subscription LibraryEvents($seriesId: Int) {
+    libraryEvents(seriesId: $seriesId) {
+      kind
+      seriesId
+      at
+    }
+  }
+`);
 
 /** `seriesId` undefined: every event; a number: that series' events and library-wide ones. */
 export function onLibraryEvents(

@@ -1,25 +1,11 @@
 /** GraphQL documents of the recycle bin. */
-import { gql } from "@urql/core";
+import { graphql, type ResultOf } from "$lib/gql";
 
-export interface RecycleBinEntry {
-  id: number;
-  fileId: number | null;
-  seriesId: number | null;
-  originalPath: string;
-  binPath: string;
-  size: number;
-  sha256: string;
-  reason: string;
-  recycledAt: string;
-  restorableUntil: string;
-}
+export type RecycleBinEntry = RecycleBinData["recycleBin"][number];
 
-export interface RecycleBinData {
-  recycleBin: RecycleBinEntry[];
-  seriesList: { id: number; title: string }[];
-}
+export type RecycleBinData = ResultOf<typeof RECYCLE_BIN_QUERY>;
 
-export const RECYCLE_BIN_QUERY = gql<RecycleBinData, Record<string, never>>`
+export const RECYCLE_BIN_QUERY = graphql(`
   query RecycleBin {
     recycleBin {
       id
@@ -38,33 +24,19 @@ export const RECYCLE_BIN_QUERY = gql<RecycleBinData, Record<string, never>>`
       title
     }
   }
-`;
+`);
 
-export const RESTORE_FILE = gql<{ restoreFile: { fileId: number; path: string } }, { id: number }>`
+export const RESTORE_FILE = graphql(`
   mutation RestoreFile($id: Int!) {
     restoreFile(id: $id) {
       fileId
       path
     }
   }
-`;
+`);
 
-export const PURGE_RECYCLE_ENTRY = gql<{ purgeRecycleEntry: boolean }, { id: number }>`
+export const PURGE_RECYCLE_ENTRY = graphql(`
   mutation PurgeRecycleEntry($id: Int!) {
     purgeRecycleEntry(id: $id)
   }
-`;
-
-/** Every library change, or one series' and library-wide ones (recycle/library-events.svelte.ts). */
-export const LIBRARY_EVENTS = gql<
-  { libraryEvents: { kind: string; seriesId: number | null; at: string } },
-  { seriesId?: number | null }
->`
-  subscription LibraryEvents($seriesId: Int) {
-    libraryEvents(seriesId: $seriesId) {
-      kind
-      seriesId
-      at
-    }
-  }
-`;
+`);

@@ -1,38 +1,15 @@
 /** GraphQL documents of Search and Interactive search on a slot (fields exactly as schema.graphql names them). */
-import { gql } from "@urql/core";
+import { graphql, type ResultOf, type Schema, type VariablesOf } from "$lib/gql";
 
-export type OfferVerdict =
-  | "CHOSEN"
-  | "RANKED_LOWER"
-  | "OTHER_LANGUAGE"
-  | "BLOCKED_DEGRADED"
-  | "SOURCE_FAILED_HERE"
-  | "PARTS_INCOMPLETE"
-  | "PROVIDER_UNAVAILABLE";
+export type OfferVerdict = Schema<"OfferVerdict">;
 
-export interface SlotOffer {
-  mappingId: number;
-  providerName: string;
-  externalId: string;
-  chapter: string | null;
-  volume: string | null;
-  part: number | null;
-  language: string;
-  scanlator: string | null;
-  pageCount: number | null;
-  uploadedAt: string | null;
-  health: string;
-  verdict: OfferVerdict;
-  why: string;
-}
+export type SlotOffer = SlotOffersData["slotOffers"]["offers"][number];
 
-export interface SlotOffersData {
-  slotOffers: { reason: string | null; offers: SlotOffer[] };
-}
+export type SlotOffersData = ResultOf<typeof SLOT_OFFERS>;
 
-type SlotVars = { seriesId: number; kind: string; number: string };
+export type SlotVars = VariablesOf<typeof SLOT_OFFERS>;
 
-export const SLOT_OFFERS = gql<SlotOffersData, SlotVars>`
+export const SLOT_OFFERS = graphql(`
   query SlotOffers($seriesId: Int!, $kind: String!, $number: String!) {
     slotOffers(seriesId: $seriesId, kind: $kind, number: $number) {
       reason
@@ -53,27 +30,24 @@ export const SLOT_OFFERS = gql<SlotOffersData, SlotVars>`
       }
     }
   }
-`;
+`);
 
-export const DOWNLOAD_OFFER = gql<
-  { downloadOffer: { downloadIds: number[] } },
-  SlotVars & { mappingId: number; externalId: string }
->`
+export const DOWNLOAD_OFFER = graphql(`
   mutation DownloadOffer($seriesId: Int!, $kind: String!, $number: String!, $mappingId: Int!, $externalId: String!) {
     downloadOffer(seriesId: $seriesId, kind: $kind, number: $number, mappingId: $mappingId, externalId: $externalId) {
       downloadIds
     }
   }
-`;
+`);
 
-export const SEARCH_SLOT = gql<{ searchSlot: { downloadIds: number[]; reason: string | null } }, SlotVars>`
+export const SEARCH_SLOT = graphql(`
   mutation SearchSlot($seriesId: Int!, $kind: String!, $number: String!) {
     searchSlot(seriesId: $seriesId, kind: $kind, number: $number) {
       downloadIds
       reason
     }
   }
-`;
+`);
 
 export const VERDICT_LABELS: Record<OfferVerdict, string> = {
   CHOSEN: "Would be chosen",

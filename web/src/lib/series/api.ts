@@ -2,9 +2,9 @@
  * The mutations and the subscription the series page starts. Each call answers the data or throws
  * the urql CombinedError, which the caller shows through ErrorNotice (toProblem).
  */
-import { gql, type AnyVariables, type TypedDocumentNode } from "@urql/core";
+import { graphql, type ResultOf } from "$lib/gql";
+import type { AnyVariables, TypedDocumentNode } from "@urql/core";
 import { getClient } from "$lib/graphql";
-import type { PlanWording, UnitKind } from "$lib/types";
 
 /** One mutation: its data, or the CombinedError thrown. */
 export async function mutate<Data, Variables extends AnyVariables>(
@@ -36,10 +36,7 @@ export function subscribe<Data, Variables extends AnyVariables>(
   return unsubscribe;
 }
 
-export const LIBRARY_EVENTS = gql<
-  { libraryEvents: { kind: string; seriesId: number | null; at: string } },
-  { seriesId: number }
->`
+export const LIBRARY_EVENTS = graphql(`
   subscription SeriesEvents($seriesId: Int!) {
     libraryEvents(seriesId: $seriesId) {
       kind
@@ -47,12 +44,9 @@ export const LIBRARY_EVENTS = gql<
       at
     }
   }
-`;
+`);
 
-export const SET_MONITORED = gql<
-  { setMonitored: { kind: UnitKind; number: string; monitored: boolean } },
-  { seriesId: number; kind: UnitKind; number: string; monitored: boolean }
->`
+export const SET_MONITORED = graphql(`
   mutation SetMonitored($seriesId: Int!, $kind: UnitKind!, $number: String!, $monitored: Boolean!) {
     setMonitored(seriesId: $seriesId, kind: $kind, number: $number, monitored: $monitored) {
       kind
@@ -60,31 +54,20 @@ export const SET_MONITORED = gql<
       monitored
     }
   }
-`;
+`);
 
-export const SET_PLAN_WORDING = gql<
-  { updateSeries: { id: number; planWording: PlanWording } },
-  { id: number; planWording: PlanWording }
->`
+export const SET_PLAN_WORDING = graphql(`
   mutation SetPlanWording($id: Int!, $planWording: PlanWording!) {
     updateSeries(id: $id, input: { planWording: $planWording }) {
       id
       planWording
     }
   }
-`;
+`);
 
-export interface DuplicateFile {
-  id: number;
-  path: string;
-  number: string | null;
-  size: number;
-}
+export type DuplicateFile = ResultOf<typeof PREVIEW_DUPLICATES>["previewDuplicateRetirement"]["files"][number];
 
-export const PREVIEW_DUPLICATES = gql<
-  { previewDuplicateRetirement: { volume: string; confirmation: string; expiresAt: string; files: DuplicateFile[] } },
-  { seriesId: number; volume: string }
->`
+export const PREVIEW_DUPLICATES = graphql(`
   mutation PreviewDuplicates($seriesId: Int!, $volume: String!) {
     previewDuplicateRetirement(seriesId: $seriesId, volume: $volume) {
       volume
@@ -98,19 +81,11 @@ export const PREVIEW_DUPLICATES = gql<
       }
     }
   }
-`;
+`);
 
-export interface RetiredFile {
-  fileId: number;
-  recycleEntryId: number;
-  from: string;
-  binPath: string;
-}
+export type RetiredFile = ResultOf<typeof RETIRE_DUPLICATES>["retireDuplicates"]["retired"][number];
 
-export const RETIRE_DUPLICATES = gql<
-  { retireDuplicates: { retired: RetiredFile[] } },
-  { seriesId: number; volume: string; confirmation: string }
->`
+export const RETIRE_DUPLICATES = graphql(`
   mutation RetireDuplicates($seriesId: Int!, $volume: String!, $confirmation: String!) {
     retireDuplicates(seriesId: $seriesId, volume: $volume, confirmation: $confirmation) {
       retired {
@@ -121,4 +96,4 @@ export const RETIRE_DUPLICATES = gql<
       }
     }
   }
-`;
+`);

@@ -7,10 +7,8 @@ import {
   isOpen,
   offersAssembly,
   parseViewOptions,
-  runnablePrimary,
   viewOptionsSearch,
   windowPage,
-  withoutPendingSourceActions,
 } from "./view";
 
 function row(kind: PageRow["kind"], number: string, extra: Partial<PageRow> = {}): PageRow {
@@ -110,22 +108,6 @@ describe("toolbar state in the URL", () => {
 
 describe("actions", () => {
   const a = (id: RowAction["id"]): RowAction => ({ id, label: id });
-
-  it("hides the book file search (not carried out yet) and keeps the rest in order", () => {
-    const menu = [a("MONITOR"), a("INTERACTIVE_SEARCH"), a("SEARCH_BOOK_FILE"), a("RETIRE_DUPLICATES"), a("SEARCH")];
-    expect(withoutPendingSourceActions(menu).map((x) => x.id)).toEqual([
-      "MONITOR",
-      "INTERACTIVE_SEARCH",
-      "RETIRE_DUPLICATES",
-      "SEARCH",
-    ]);
-  });
-
-  it("keeps Search as the primary action; drops the book file search", () => {
-    expect(runnablePrimary(row("CHAPTER", "1", { primary: a("SEARCH") }))?.id).toBe("SEARCH");
-    expect(runnablePrimary(row("BOOK", "1", { primary: a("SEARCH_BOOK_FILE") }))).toBeNull();
-    expect(runnablePrimary(row("BOOK", "1", { primary: a("ASSEMBLE_BOOK") }))?.id).toBe("ASSEMBLE_BOOK");
-  });
 
   it("sees whether any book offers assembly", () => {
     expect(offersAssembly(grouped)).toBe(false);

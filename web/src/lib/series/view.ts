@@ -4,16 +4,7 @@
  * which actions the page can carry out, and the rows rendered so far (incremental rendering keeps
  * a 2,000-chapter series fast).
  */
-import type {
-  BookGroup,
-  FlatSection,
-  LooseGroup,
-  PageRow,
-  RowAction,
-  RowActionId,
-  SeriesPage,
-  UnitFilter,
-} from "$lib/types";
+import type { BookGroup, FlatSection, LooseGroup, PageRow, RowAction, SeriesPage, UnitFilter } from "$lib/types";
 
 /* ------------------------------------ Toolbar state ------------------------------------ */
 
@@ -73,21 +64,6 @@ export function emptyViewText(o: ViewOptions): string {
 }
 
 /* --------------------------------------- Actions --------------------------------------- */
-
-/**
- * Actions the page cannot carry out yet: the server offers them, the page hides them so that no
- * button on it is a stub. Search and Interactive search work; the book file search does not yet.
- */
-const PENDING_SOURCE_ACTIONS: ReadonlySet<RowActionId> = new Set(["SEARCH_BOOK_FILE"]);
-
-/** The actions this page can carry out: the server's list without those waiting for sources. */
-export function withoutPendingSourceActions(actions: readonly RowAction[]): RowAction[] {
-  return actions.filter((a) => !PENDING_SOURCE_ACTIONS.has(a.id));
-}
-
-export function runnablePrimary(row: PageRow): RowAction | null {
-  return row.primary && !PENDING_SOURCE_ACTIONS.has(row.primary.id) ? row.primary : null;
-}
 
 /** True when some book row offers assembly (so "Assemble all books…" has something to do). */
 export function offersAssembly(page: SeriesPage): boolean {

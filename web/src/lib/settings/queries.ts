@@ -1,83 +1,85 @@
 /** GraphQL documents of the settings page (fields exactly as schema.graphql names them). */
-import { gql } from "@urql/core";
+import { graphql, type ResultOf, type Schema } from "$lib/gql";
 
-export interface SuwayomiSettings {
-  enabled: boolean;
-  configured: boolean;
-  url: string | null;
-  auth: "NONE" | "BASIC" | "SIMPLE_LOGIN" | "UI_LOGIN";
-  username: string | null;
-  passwordSet: boolean;
-}
+export type SuwayomiSettings = ResultOf<typeof SOURCE_FIELDS>["suwayomi"];
 
-export interface IndexerSettings {
-  active: boolean;
-  prowlarr: { enabled: boolean; url: string | null; apiKeySet: boolean };
-  qbittorrent: {
-    enabled: boolean;
-    url: string | null;
-    username: string | null;
-    passwordSet: boolean;
-    category: string;
-    tag: string | null;
-    savePath: string | null;
-    mount: { clientPath: string; localPath: string } | null;
-    retention: string;
-  };
-}
+export type IndexerSettings = ResultOf<typeof INDEXER_FIELDS>;
 
 // The masked secrets themselves are never asked for: only whether they are set.
-const SOURCE_FIELDS = `dropFolderPath suwayomi { enabled configured url auth username passwordSet }`;
-const INDEXER_FIELDS = `
-  active
-  prowlarr { enabled url apiKeySet }
-  qbittorrent { enabled url username passwordSet category tag savePath mount { clientPath localPath } retention }
-`;
-
-export const SETTINGS_QUERY = gql<
-  { sourceSettings: { dropFolderPath: string; suwayomi: SuwayomiSettings }; indexerSettings: IndexerSettings },
-  Record<string, never>
->`
-  query Settings {
-    sourceSettings { ${SOURCE_FIELDS} }
-    indexerSettings { ${INDEXER_FIELDS} }
+export const SOURCE_FIELDS = graphql(`
+  fragment SourceSettingsFields on SourceSettings {
+    dropFolderPath
+    suwayomi {
+      enabled
+      configured
+      url
+      auth
+      username
+      passwordSet
+    }
   }
-`;
-
-export interface SuwayomiInput {
-  enabled?: boolean;
-  url?: string | null;
-  auth?: "NONE" | "BASIC" | "SIMPLE_LOGIN" | "UI_LOGIN";
-  username?: string | null;
-  password?: string | null;
-}
-
-export const UPDATE_SOURCE_SETTINGS = gql<
-  { updateSourceSettings: { dropFolderPath: string; suwayomi: SuwayomiSettings } },
-  { input: { suwayomi: SuwayomiInput } }
->`
-  mutation UpdateSourceSettings($input: SourceSettingsInput!) {
-    updateSourceSettings(input: $input) { ${SOURCE_FIELDS} }
+`);
+export const INDEXER_FIELDS = graphql(`
+  fragment IndexerSettingsFields on IndexerSettings {
+    active
+    prowlarr {
+      enabled
+      url
+      apiKeySet
+    }
+    qbittorrent {
+      enabled
+      url
+      username
+      passwordSet
+      category
+      tag
+      savePath
+      mount {
+        clientPath
+        localPath
+      }
+      retention
+    }
   }
-`;
+`);
 
-export interface IndexerInput {
-  prowlarr?: { enabled?: boolean; url?: string | null; apiKey?: string | null };
-  qbittorrent?: {
-    enabled?: boolean;
-    url?: string | null;
-    username?: string | null;
-    password?: string | null;
-    category?: string;
-    tag?: string | null;
-    savePath?: string | null;
-    mount?: { clientPath: string; localPath: string } | null;
-    retention?: string;
-  };
-}
+export const SETTINGS_QUERY = graphql(
+  `
+    query Settings {
+      sourceSettings {
+        ...SourceSettingsFields
+      }
+      indexerSettings {
+        ...IndexerSettingsFields
+      }
+    }
+  `,
+  [SOURCE_FIELDS, INDEXER_FIELDS],
+);
 
-export const UPDATE_INDEXER_SETTINGS = gql<{ updateIndexerSettings: IndexerSettings }, { input: IndexerInput }>`
-  mutation UpdateIndexerSettings($input: IndexerSettingsInput!) {
-    updateIndexerSettings(input: $input) { ${INDEXER_FIELDS} }
-  }
-`;
+export type SuwayomiInput = Schema<"SuwayomiSettingsInput">;
+
+export const UPDATE_SOURCE_SETTINGS = graphql(
+  `
+    mutation UpdateSourceSettings($input: SourceSettingsInput!) {
+      updateSourceSettings(input: $input) {
+        ...SourceSettingsFields
+      }
+    }
+  `,
+  [SOURCE_FIELDS],
+);
+
+export type IndexerInput = Schema<"IndexerSettingsInput">;
+
+export const UPDATE_INDEXER_SETTINGS = graphql(
+  `
+    mutation UpdateIndexerSettings($input: IndexerSettingsInput!) {
+      updateIndexerSettings(input: $input) {
+        ...IndexerSettingsFields
+      }
+    }
+  `,
+  [INDEXER_FIELDS],
+);

@@ -19,14 +19,16 @@ describe("sources helpers", () => {
   });
 
   it("moves a priority past its neighbour, within bounds", () => {
-    expect(movedPriority([10, 0, -5], 1, "up")).toBe(11);
-    expect(movedPriority([10, 0, -5], 1, "down")).toBe(-6);
-    expect(movedPriority([10, 0], 0, "up")).toBeNull();
-    expect(movedPriority([10, 0], 1, "down")).toBeNull();
-    expect(movedPriority([0, 0], 1, "up")).toBe(1);
-    expect(movedPriority([1000, 1000], 1, "up")).toBeNull();
-    expect(clampPriority(5000)).toBe(1000);
-    expect(clampPriority(-2000.4)).toBe(-1000);
+    // The range the API gives (rules.sourcePriorityMin/Max).
+    const RANGE = { min: -1000, max: 1000 };
+    expect(movedPriority([10, 0, -5], 1, "up", RANGE)).toBe(11);
+    expect(movedPriority([10, 0, -5], 1, "down", RANGE)).toBe(-6);
+    expect(movedPriority([10, 0], 0, "up", RANGE)).toBeNull();
+    expect(movedPriority([10, 0], 1, "down", RANGE)).toBeNull();
+    expect(movedPriority([0, 0], 1, "up", RANGE)).toBe(1);
+    expect(movedPriority([1000, 1000], 1, "up", RANGE)).toBeNull();
+    expect(clampPriority(5000, RANGE)).toBe(1000);
+    expect(clampPriority(-2000.4, RANGE)).toBe(-1000);
   });
 
   it("names providers", () => {

@@ -1,8 +1,11 @@
 /** Pure helpers of the sources page: words for health and state, priority moves, provider choices. */
 import type { HealthStatus } from "./queries";
 
-export const PRIORITY_MIN = -1000;
-export const PRIORITY_MAX = 1000;
+/** The range of a mapping's priority, as the API gives it (GraphQL `rules`, REST GET /api/rules). */
+export interface PriorityRange {
+  min: number;
+  max: number;
+}
 
 export function healthWords(status: HealthStatus | string): { label: string; tone: "good" | "warn" | "bad" | "" } {
   switch (status) {
@@ -27,19 +30,24 @@ export function mappingStateWords(state: string): { label: string; tone: "good" 
   return { label: s.charAt(0).toUpperCase() + s.slice(1).replace(/_/g, " "), tone: "" };
 }
 
-export function clampPriority(value: number): number {
-  return Math.max(PRIORITY_MIN, Math.min(PRIORITY_MAX, Math.round(value)));
+export function clampPriority(value: number, range: PriorityRange): number {
+  return Math.max(range.min, Math.min(range.max, Math.round(value)));
 }
 
 /**
  * The priority that moves the mapping at `index` (list ordered highest first) one place up or
  * down: just above (or below) its neighbour. Null when it cannot move.
  */
-export function movedPriority(priorities: number[], index: number, direction: "up" | "down"): number | null {
+export function movedPriority(
+  priorities: number[],
+  index: number,
+  direction: "up" | "down",
+  range: PriorityRange,
+): number | null {
   const own = priorities[index];
   const neighbour = priorities[direction === "up" ? index - 1 : index + 1];
   if (own === undefined || neighbour === undefined) return null;
-  const next = clampPriority(direction === "up" ? Math.max(own, neighbour) + 1 : Math.min(own, neighbour) - 1);
+  const next = clampPriority(direction === "up" ? Math.max(own, neighbour) + 1 : Math.min(own, neighbour) - 1, range);
   return next === own ? null : next;
 }
 

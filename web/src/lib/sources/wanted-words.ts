@@ -2,19 +2,10 @@
  * "Why is this still wanted?" in words: the Wanted ledger's reason codes as sentences, and the
  * entry's details as short facts. Pure; an unknown code (a newer server) is shown as it came.
  */
+import type { Schema } from "$lib/gql";
+import type { WantedDetail } from "./queries";
 
-export type WantedReason =
-  | "ALL_OFFERS_BLOCKED"
-  | "ALREADY_QUEUED"
-  | "BACKING_OFF"
-  | "LIMIT_REACHED"
-  | "NO_LONGER_LISTED"
-  | "NO_OFFER"
-  | "NO_OTHER_SOURCE"
-  | "ONLY_OTHER_LANGUAGES"
-  | "PARTS_INCOMPLETE"
-  | "QUEUED"
-  | "REPLACING";
+export type WantedReason = Schema<"WantedReason">;
 
 export type Tone = "good" | "info" | "warn" | "bad" | "";
 
@@ -98,17 +89,18 @@ export function slotLabel(kind: string, number: string): string {
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-export interface DetailFacts {
-  offers: number;
-  usable: number;
-  blocked: number;
-  languages: string[];
-  parts: number[] | null;
-  nextPassAt: string | null;
-  replacesFileId: number | null;
-  bookChannelOutcome: string | null;
-  downloadIds: number[] | null;
-}
+export type DetailFacts = Pick<
+  WantedDetail,
+  | "offers"
+  | "usable"
+  | "blocked"
+  | "languages"
+  | "parts"
+  | "nextPassAt"
+  | "replacesFileId"
+  | "bookChannelOutcome"
+  | "downloadIds"
+>;
 
 /** The entry's details as short facts, most telling first. `when` formats an ISO time. */
 export function detailFacts(d: DetailFacts, when: (iso: string) => string = (iso) => iso): string[] {

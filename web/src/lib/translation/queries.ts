@@ -1,93 +1,124 @@
 /** GraphQL documents of translation fallback (fields exactly as schema.graphql names them). */
-import { gql } from "@urql/core";
+import { graphql, type ResultOf, type Schema } from "$lib/gql";
 
-export type TranslationStatus = "QUEUED" | "RUNNING" | "COMPLETED" | "FAILED" | "CANCELLING" | "CANCELLED";
+export type TranslationStatus = Schema<"TranslationStatus">;
 
-export interface TranslationJob {
-  id: string;
-  seriesId: number;
-  attempt: number;
-  status: TranslationStatus;
-  state: string;
-  target: { kind: string; number: string };
-  sourceLanguage: string;
-  targetLanguage: string;
-  sourceSha256: string | null;
-  progress: { pagesDone: number; pagesTotal: number | null } | null;
-  error: { code: string; message: string } | null;
-  engine: string;
-  origin: string;
-  cancelPending: boolean;
-  pausedReason: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+export type TranslationJob = ResultOf<typeof JOB_FIELDS>;
 
-export const JOB_FIELDS = `
-  id seriesId attempt status state target { kind number } sourceLanguage targetLanguage sourceSha256
-  progress { pagesDone pagesTotal } error { code message } engine origin cancelPending pausedReason createdAt updatedAt
-`;
+export const JOB_FIELDS = graphql(`
+  fragment TranslationJobFields on TranslationJob {
+    id
+    seriesId
+    attempt
+    status
+    state
+    target {
+      kind
+      number
+    }
+    sourceLanguage
+    targetLanguage
+    sourceSha256
+    progress {
+      pagesDone
+      pagesTotal
+    }
+    error {
+      code
+      message
+    }
+    engine
+    origin
+    cancelPending
+    retryable
+    cancellable
+    pausedReason
+    createdAt
+    updatedAt
+  }
+`);
 
-export interface TranslationSettings {
-  enabled: boolean;
-  sourceLanguages: string[];
-  engine: "EXTERNAL" | "LOCAL";
-  ai: { baseUrl: string; model: string; apiKeySet: boolean };
-  processor: { url: string; tokenSet: boolean };
-}
+export type TranslationSettings = ResultOf<typeof SETTINGS_FIELDS>;
 
 // The masked secrets themselves are never asked for: only whether they are set.
-const SETTINGS_FIELDS = `enabled sourceLanguages engine ai { baseUrl model apiKeySet } processor { url tokenSet }`;
-
-export const TRANSLATION_SETTINGS_QUERY = gql<{ translationSettings: TranslationSettings }, Record<string, never>>`
-  query TranslationSettings { translationSettings { ${SETTINGS_FIELDS} } }
-`;
-
-export interface TranslationSettingsInput {
-  enabled?: boolean;
-  sourceLanguages?: string[];
-  ai?: { baseUrl?: string | null; model?: string | null; apiKey?: string | null };
-  processor?: { url?: string | null; token?: string | null };
-}
-
-export const UPDATE_TRANSLATION_SETTINGS = gql<
-  { updateTranslationSettings: TranslationSettings },
-  { input: TranslationSettingsInput }
->`
-  mutation UpdateTranslationSettings($input: TranslationSettingsInput!) {
-    updateTranslationSettings(input: $input) { ${SETTINGS_FIELDS} }
+export const SETTINGS_FIELDS = graphql(`
+  fragment TranslationSettingsFields on TranslationSettings {
+    enabled
+    sourceLanguages
+    engine
+    ai {
+      baseUrl
+      model
+      apiKeySet
+    }
+    processor {
+      url
+      tokenSet
+    }
   }
-`;
+`);
 
-export interface SeriesTranslation {
-  id: number;
-  title: string;
-  language: string;
-  originalLanguage: string | null;
-  translationFallbackEnabled: boolean;
-  translationSourceLanguages: string[];
-}
+export const TRANSLATION_SETTINGS_QUERY = graphql(
+  `
+    query TranslationSettings {
+      translationSettings {
+        ...TranslationSettingsFields
+      }
+    }
+  `,
+  [SETTINGS_FIELDS],
+);
 
-export interface TranslationPageData {
-  series: SeriesTranslation | null;
-  translationSettings: { enabled: boolean; sourceLanguages: string[]; engine: "EXTERNAL" | "LOCAL" };
-  translationJobs: TranslationJob[];
-  units: { units: { kind: "BOOK" | "CHAPTER"; number: string; owned: boolean; extra: boolean }[] };
-}
+export type TranslationSettingsInput = Schema<"TranslationSettingsInput">;
 
-export const TRANSLATION_PAGE_QUERY = gql<TranslationPageData, { seriesId: number }>`
-  query TranslationPage($seriesId: Int!) {
-    series(id: $seriesId) { id title language originalLanguage translationFallbackEnabled translationSourceLanguages }
-    translationSettings { enabled sourceLanguages engine }
-    translationJobs(seriesId: $seriesId) { ${JOB_FIELDS} }
-    units(seriesId: $seriesId) { units { kind number owned extra } }
-  }
-`;
+export const UPDATE_TRANSLATION_SETTINGS = graphql(
+  `
+    mutation UpdateTranslationSettings($input: TranslationSettingsInput!) {
+      updateTranslationSettings(input: $input) {
+        ...TranslationSettingsFields
+      }
+    }
+  `,
+  [SETTINGS_FIELDS],
+);
 
-export const UPDATE_SERIES_TRANSLATION = gql<
-  { updateSeries: Pick<SeriesTranslation, "id" | "translationFallbackEnabled" | "translationSourceLanguages"> },
-  { id: number; input: { translationFallbackEnabled?: boolean; translationSourceLanguages?: string[] } }
->`
+export type SeriesTranslation = NonNullable<TranslationPageData["series"]>;
+
+export type TranslationPageData = ResultOf<typeof TRANSLATION_PAGE_QUERY>;
+
+export const TRANSLATION_PAGE_QUERY = graphql(
+  `
+    query TranslationPage($seriesId: Int!) {
+      series(id: $seriesId) {
+        id
+        title
+        language
+        originalLanguage
+        translationFallbackEnabled
+        translationSourceLanguages
+      }
+      translationSettings {
+        enabled
+        sourceLanguages
+        engine
+      }
+      translationJobs(seriesId: $seriesId) {
+        ...TranslationJobFields
+      }
+      units(seriesId: $seriesId) {
+        units {
+          kind
+          number
+          owned
+          extra
+        }
+      }
+    }
+  `,
+  [JOB_FIELDS],
+);
+
+export const UPDATE_SERIES_TRANSLATION = graphql(`
   mutation UpdateSeriesTranslation($id: Int!, $input: SeriesInput!) {
     updateSeries(id: $id, input: $input) {
       id
@@ -95,39 +126,54 @@ export const UPDATE_SERIES_TRANSLATION = gql<
       translationSourceLanguages
     }
   }
-`;
+`);
 
-export interface TranslationSearchResult {
-  created: TranslationJob[];
-  skipped: { kind: string; number: string; reason: string }[];
-  queuedDownloads: number;
-}
+export type TranslationSearchResult = ResultOf<typeof SEARCH_TRANSLATIONS>["searchTranslations"];
 
-export const SEARCH_TRANSLATIONS = gql<{ searchTranslations: TranslationSearchResult }, { seriesId: number }>`
-  mutation SearchTranslations($seriesId: Int!) {
-    searchTranslations(seriesId: $seriesId) { created { ${JOB_FIELDS} } skipped { kind number reason } queuedDownloads }
-  }
-`;
+export const SEARCH_TRANSLATIONS = graphql(
+  `
+    mutation SearchTranslations($seriesId: Int!) {
+      searchTranslations(seriesId: $seriesId) {
+        created {
+          ...TranslationJobFields
+        }
+        skipped {
+          kind
+          number
+          reason
+        }
+        queuedDownloads
+      }
+    }
+  `,
+  [JOB_FIELDS],
+);
 
-export const RETRY_TRANSLATION = gql<{ retryTranslation: TranslationJob }, { id: string }>`
-  mutation RetryTranslation($id: String!) { retryTranslation(id: $id) { ${JOB_FIELDS} } }
-`;
+export const RETRY_TRANSLATION = graphql(
+  `
+    mutation RetryTranslation($id: String!) {
+      retryTranslation(id: $id) {
+        ...TranslationJobFields
+      }
+    }
+  `,
+  [JOB_FIELDS],
+);
 
-export const CANCEL_TRANSLATION = gql<{ cancelTranslation: TranslationJob }, { id: string }>`
-  mutation CancelTranslation($id: String!) { cancelTranslation(id: $id) { ${JOB_FIELDS} } }
-`;
+export const CANCEL_TRANSLATION = graphql(
+  `
+    mutation CancelTranslation($id: String!) {
+      cancelTranslation(id: $id) {
+        ...TranslationJobFields
+      }
+    }
+  `,
+  [JOB_FIELDS],
+);
 
-export interface TranslationProgressEvent {
-  jobId: string;
-  seriesId: number;
-  state: string;
-  pagesDone: number | null;
-  pagesTotal: number | null;
-  errorCode: string | null;
-  at: string;
-}
+export type TranslationProgressEvent = ResultOf<typeof TRANSLATION_PROGRESS>["translationProgress"];
 
-export const TRANSLATION_PROGRESS = gql<{ translationProgress: TranslationProgressEvent }, { seriesId: number }>`
+export const TRANSLATION_PROGRESS = graphql(`
   subscription TranslationProgress($seriesId: Int!) {
     translationProgress(seriesId: $seriesId) {
       jobId
@@ -139,4 +185,4 @@ export const TRANSLATION_PROGRESS = gql<{ translationProgress: TranslationProgre
       at
     }
   }
-`;
+`);

@@ -1,17 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TranslationJob } from "./queries";
-import {
-  addLanguage,
-  canCancel,
-  canRetry,
-  jobErrorAdvice,
-  moveItem,
-  shortSha,
-  skipWords,
-  targetWords,
-  uploadUrl,
-  withLive,
-} from "./words";
+import { addLanguage, jobErrorAdvice, moveItem, shortSha, skipWords, targetWords, uploadUrl, withLive } from "./words";
 
 const job = (patch: Partial<TranslationJob>): TranslationJob => ({
   id: `${"a".repeat(32)}-0`,
@@ -28,6 +17,8 @@ const job = (patch: Partial<TranslationJob>): TranslationJob => ({
   engine: "external",
   origin: "upload",
   cancelPending: false,
+  retryable: false,
+  cancellable: false,
   pausedReason: null,
   createdAt: "2024-01-01T00:00:00.000Z",
   updatedAt: "2024-01-01T00:00:00.000Z",
@@ -40,16 +31,6 @@ describe("translation words", () => {
     expect(targetWords({ kind: "chapter", number: "10.5" })).toBe("Chapter 10.5");
     expect(shortSha("0123456789abcdef0123")).toBe("0123456789ab");
     expect(shortSha(null)).toBe("none");
-  });
-
-  it("offers retry on the newest failed or cancelled attempt only", () => {
-    const old = job({});
-    const newer = job({ id: `${"a".repeat(32)}-1`, attempt: 1, status: "CANCELLED", state: "cancelled" });
-    expect(canRetry(old, [old, newer])).toBe(false);
-    expect(canRetry(newer, [old, newer])).toBe(true);
-    expect(canRetry(job({ status: "COMPLETED" }), [])).toBe(false);
-    expect(canCancel(job({ status: "RUNNING" }))).toBe(true);
-    expect(canCancel(job({ status: "CANCELLING" }))).toBe(false);
   });
 
   it("applies a live event newer than the job", () => {

@@ -87,17 +87,6 @@ export function jobKey(id: string): string {
   return id.split("-")[0] ?? id;
 }
 
-/** Retry is offered on the newest attempt of a target only, when it ended failed or cancelled. */
-export function canRetry(job: TranslationJob, jobs: readonly TranslationJob[]): boolean {
-  if (job.status !== "FAILED" && job.status !== "CANCELLED") return false;
-  const key = jobKey(job.id);
-  return !jobs.some((j) => jobKey(j.id) === key && j.attempt > job.attempt);
-}
-
-export function canCancel(job: TranslationJob): boolean {
-  return job.status === "QUEUED" || job.status === "RUNNING";
-}
-
 /** The job as the newest live event shows it (events older than the job's own answer are ignored). */
 export function withLive(job: TranslationJob, event: TranslationProgressEvent | undefined): TranslationJob {
   if (!event || Date.parse(event.at) < Date.parse(job.updatedAt)) return job;

@@ -3,28 +3,14 @@
  * chapter list of the proof form (comma-separated exact decimals). Whether a proof applies is
  * decided by the server on every read; this only words what it says.
  */
+import type { ResultOf, Schema } from "$lib/gql";
+import type { BOOK_FIELDS } from "./queries";
 
-export type ProofStatus = "APPLIES" | "DIGEST_CHANGED" | "MAP_CHANGED";
+export type ProofStatus = Schema<"ProofStatus">;
 
-export interface BookProof {
-  fileId: number;
-  digest: string;
-  chapters: string[];
-  sourceUrl: string | null;
-  note: string;
-  createdAt: string;
-  status: ProofStatus;
-}
+export type BookProof = NonNullable<VerifiedBook["proof"]>;
 
-export interface VerifiedBook {
-  volume: string;
-  fileId: number;
-  digest: string;
-  chapters: string[];
-  suspectReason: string | null;
-  verified: boolean;
-  proof: BookProof | null;
-}
+export type VerifiedBook = ResultOf<typeof BOOK_FIELDS>;
 
 export type BookStateKey = "verified" | "stale" | "suspect" | "sound";
 

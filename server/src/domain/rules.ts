@@ -1,0 +1,30 @@
+/**
+ * The figures of the product's rules that clients show to people (the web client words them from
+ * here instead of repeating them): each is the constant the deciding module itself uses.
+ */
+import { FEW_PAGES } from "./audit.ts";
+import { DEFAULT_THRESHOLDS } from "./conformity.ts";
+import { OVERSIZED_BOOK_PAGES } from "./types.ts";
+
+/** A source mapping's priority: a whole number in this range, higher first. */
+export const SOURCE_PRIORITY_MIN = -1000;
+export const SOURCE_PRIORITY_MAX = 1000;
+
+export interface ProductRules {
+  /** A download with a larger share of black-card pages is degraded (conformity.ts). */
+  maxBlackShare: number;
+  /** A file with fewer pages is flagged as having few pages (audit.ts). */
+  fewPages: number;
+  /** A book with more pages is oversized: flagged and suspect (audit.ts, verification.ts). */
+  oversizedBookPages: number;
+  sourcePriorityMin: number;
+  sourcePriorityMax: number;
+}
+
+export const PRODUCT_RULES: ProductRules = Object.freeze({
+  maxBlackShare: DEFAULT_THRESHOLDS.maxBlackShare,
+  fewPages: FEW_PAGES,
+  oversizedBookPages: OVERSIZED_BOOK_PAGES,
+  sourcePriorityMin: SOURCE_PRIORITY_MIN,
+  sourcePriorityMax: SOURCE_PRIORITY_MAX,
+});
