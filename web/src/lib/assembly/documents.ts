@@ -135,9 +135,11 @@ export function pageCountsQuery(fileIds: readonly number[], first = 0): string {
 export function pageCountsQueries(fileIds: readonly number[]): TypedDocumentNode<PageCounts, Record<string, never>>[] {
   const out: TypedDocumentNode<PageCounts, Record<string, never>>[] = [];
   for (let first = 0; first < fileIds.length; first += PAGE_COUNT_BATCH) {
-    out.push(
-      gql<PageCounts, Record<string, never>>(pageCountsQuery(fileIds.slice(first, first + PAGE_COUNT_BATCH), first)),
+    // Built at run time (a document per batch), so typed by hand; the checks validate its shape.
+    const doc: TypedDocumentNode<PageCounts, Record<string, never>> = gql(
+      pageCountsQuery(fileIds.slice(first, first + PAGE_COUNT_BATCH), first),
     );
+    out.push(doc);
   }
   return out;
 }
