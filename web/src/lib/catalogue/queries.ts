@@ -1,5 +1,5 @@
 /** GraphQL documents of the catalogue side (fields exactly as schema.graphql names them). */
-import { gql } from "@urql/core";
+import { graphql } from "$lib/gql";
 import type { ChapterMap, MapChangePreview } from "$lib/map-editor/types";
 import type { PublicationStatus } from "$lib/types";
 
@@ -82,89 +82,381 @@ export interface SeriesCatalogue {
   } | null;
 }
 
-const HIT_FIELDS = "catalogue catalogueId title status year coverUrl volumes chapters url";
-const CATALOGUE_FIELDS = `
-  seriesId
-  links { catalogue catalogueId title url status volumes chapters year hasCover refreshedAt }
-  metadata { description descriptionFrom alternativeTitles authors genres coverUrl coverFrom }
-  counts {
-    catalogues { catalogue status volumes chapters }
-    volumes { value grade }
-    chapters { value grade }
-    status { value grade }
-  }
-  offers { field knownBookCount status grade catalogues text }
-  suggestion { source language books conflicts { chapter volumes } noBook }
-`;
-
-export const CATALOGUE_SEARCH = gql<
-  { catalogueSearch: CatalogueSearch },
-  { query: string; catalogue: Catalogue | null }
->`
+export const CATALOGUE_SEARCH = graphql(`
   query CatalogueSearch($query: String!, $catalogue: Catalogue) {
     catalogueSearch(query: $query, catalogue: $catalogue) {
-      results { ${HIT_FIELDS} }
-      errors { catalogue code detail }
+      results {
+        catalogue
+        catalogueId
+        title
+        status
+        year
+        coverUrl
+        volumes
+        chapters
+        url
+      }
+      errors {
+        catalogue
+        code
+        detail
+      }
     }
   }
-`;
+`);
 
-export const SERIES_CATALOGUE = gql<{ seriesCatalogue: SeriesCatalogue }, { seriesId: number }>`
+export const SERIES_CATALOGUE = graphql(`
   query SeriesCatalogue($seriesId: Int!) {
-    seriesCatalogue(seriesId: $seriesId) { ${CATALOGUE_FIELDS} }
+    seriesCatalogue(seriesId: $seriesId) {
+      seriesId
+      links {
+        catalogue
+        catalogueId
+        title
+        url
+        status
+        volumes
+        chapters
+        year
+        hasCover
+        refreshedAt
+      }
+      metadata {
+        description
+        descriptionFrom
+        alternativeTitles
+        authors
+        genres
+        coverUrl
+        coverFrom
+      }
+      counts {
+        catalogues {
+          catalogue
+          status
+          volumes
+          chapters
+        }
+        volumes {
+          value
+          grade
+        }
+        chapters {
+          value
+          grade
+        }
+        status {
+          value
+          grade
+        }
+      }
+      offers {
+        field
+        knownBookCount
+        status
+        grade
+        catalogues
+        text
+      }
+      suggestion {
+        source
+        language
+        books
+        conflicts {
+          chapter
+          volumes
+        }
+        noBook
+      }
+    }
   }
-`;
+`);
 
-export const LINK_CATALOGUE = gql<
-  { linkCatalogue: SeriesCatalogue },
-  { seriesId: number; catalogue: Catalogue; catalogueId: string }
->`
+export const LINK_CATALOGUE = graphql(`
   mutation LinkCatalogue($seriesId: Int!, $catalogue: Catalogue!, $catalogueId: String!) {
-    linkCatalogue(seriesId: $seriesId, catalogue: $catalogue, catalogueId: $catalogueId) { ${CATALOGUE_FIELDS} }
+    linkCatalogue(seriesId: $seriesId, catalogue: $catalogue, catalogueId: $catalogueId) {
+      seriesId
+      links {
+        catalogue
+        catalogueId
+        title
+        url
+        status
+        volumes
+        chapters
+        year
+        hasCover
+        refreshedAt
+      }
+      metadata {
+        description
+        descriptionFrom
+        alternativeTitles
+        authors
+        genres
+        coverUrl
+        coverFrom
+      }
+      counts {
+        catalogues {
+          catalogue
+          status
+          volumes
+          chapters
+        }
+        volumes {
+          value
+          grade
+        }
+        chapters {
+          value
+          grade
+        }
+        status {
+          value
+          grade
+        }
+      }
+      offers {
+        field
+        knownBookCount
+        status
+        grade
+        catalogues
+        text
+      }
+      suggestion {
+        source
+        language
+        books
+        conflicts {
+          chapter
+          volumes
+        }
+        noBook
+      }
+    }
   }
-`;
+`);
 
-export const REFRESH_CATALOGUES = gql<{ refreshCatalogues: SeriesCatalogue }, { seriesId: number }>`
+export const REFRESH_CATALOGUES = graphql(`
   mutation RefreshCatalogues($seriesId: Int!) {
-    refreshCatalogues(seriesId: $seriesId) { ${CATALOGUE_FIELDS} }
+    refreshCatalogues(seriesId: $seriesId) {
+      seriesId
+      links {
+        catalogue
+        catalogueId
+        title
+        url
+        status
+        volumes
+        chapters
+        year
+        hasCover
+        refreshedAt
+      }
+      metadata {
+        description
+        descriptionFrom
+        alternativeTitles
+        authors
+        genres
+        coverUrl
+        coverFrom
+      }
+      counts {
+        catalogues {
+          catalogue
+          status
+          volumes
+          chapters
+        }
+        volumes {
+          value
+          grade
+        }
+        chapters {
+          value
+          grade
+        }
+        status {
+          value
+          grade
+        }
+      }
+      offers {
+        field
+        knownBookCount
+        status
+        grade
+        catalogues
+        text
+      }
+      suggestion {
+        source
+        language
+        books
+        conflicts {
+          chapter
+          volumes
+        }
+        noBook
+      }
+    }
   }
-`;
+`);
 
-export const UNLINK_CATALOGUE = gql<{ unlinkCatalogue: SeriesCatalogue }, { seriesId: number; catalogue: Catalogue }>`
+export const UNLINK_CATALOGUE = graphql(`
   mutation UnlinkCatalogue($seriesId: Int!, $catalogue: Catalogue!) {
-    unlinkCatalogue(seriesId: $seriesId, catalogue: $catalogue) { ${CATALOGUE_FIELDS} }
+    unlinkCatalogue(seriesId: $seriesId, catalogue: $catalogue) {
+      seriesId
+      links {
+        catalogue
+        catalogueId
+        title
+        url
+        status
+        volumes
+        chapters
+        year
+        hasCover
+        refreshedAt
+      }
+      metadata {
+        description
+        descriptionFrom
+        alternativeTitles
+        authors
+        genres
+        coverUrl
+        coverFrom
+      }
+      counts {
+        catalogues {
+          catalogue
+          status
+          volumes
+          chapters
+        }
+        volumes {
+          value
+          grade
+        }
+        chapters {
+          value
+          grade
+        }
+        status {
+          value
+          grade
+        }
+      }
+      offers {
+        field
+        knownBookCount
+        status
+        grade
+        catalogues
+        text
+      }
+      suggestion {
+        source
+        language
+        books
+        conflicts {
+          chapter
+          volumes
+        }
+        noBook
+      }
+    }
   }
-`;
+`);
 
-export const ACCEPT_OFFER = gql<
-  { acceptCatalogueOffer: SeriesCatalogue },
-  { seriesId: number; knownBookCount: number | null; status: PublicationStatus | null }
->`
+export const ACCEPT_OFFER = graphql(`
   mutation AcceptCatalogueOffer($seriesId: Int!, $knownBookCount: Int, $status: SeriesStatus) {
-    acceptCatalogueOffer(seriesId: $seriesId, knownBookCount: $knownBookCount, status: $status) { ${CATALOGUE_FIELDS} }
+    acceptCatalogueOffer(seriesId: $seriesId, knownBookCount: $knownBookCount, status: $status) {
+      seriesId
+      links {
+        catalogue
+        catalogueId
+        title
+        url
+        status
+        volumes
+        chapters
+        year
+        hasCover
+        refreshedAt
+      }
+      metadata {
+        description
+        descriptionFrom
+        alternativeTitles
+        authors
+        genres
+        coverUrl
+        coverFrom
+      }
+      counts {
+        catalogues {
+          catalogue
+          status
+          volumes
+          chapters
+        }
+        volumes {
+          value
+          grade
+        }
+        chapters {
+          value
+          grade
+        }
+        status {
+          value
+          grade
+        }
+      }
+      offers {
+        field
+        knownBookCount
+        status
+        grade
+        catalogues
+        text
+      }
+      suggestion {
+        source
+        language
+        books
+        conflicts {
+          chapter
+          volumes
+        }
+        noBook
+      }
+    }
   }
-`;
+`);
 
-export const CREATE_LINKED_SERIES = gql<
-  { createLinkedSeries: { id: number; title: string } },
-  { catalogue: Catalogue; catalogueId: string; title: string | null }
->`
+export const CREATE_LINKED_SERIES = graphql(`
   mutation CreateLinkedSeries($catalogue: Catalogue!, $catalogueId: String!, $title: String) {
     createLinkedSeries(catalogue: $catalogue, catalogueId: $catalogueId, input: { title: $title }) {
       id
       title
     }
   }
-`;
+`);
 
-export const CREATE_SERIES = gql<{ createSeries: { id: number; title: string } }, { title: string }>`
+export const CREATE_SERIES = graphql(`
   mutation CreatePlainSeries($title: String!) {
     createSeries(input: { title: $title }) {
       id
       title
     }
   }
-`;
+`);
 
 export interface CatalogueConnection {
   enabled: boolean;
@@ -176,25 +468,51 @@ export interface CatalogueSettings {
   mangaupdates: CatalogueConnection;
   anilist: CatalogueConnection;
 }
-const SETTINGS_FIELDS = `
-  mangadex { enabled baseUrl coverBaseUrl }
-  mangaupdates { enabled baseUrl coverBaseUrl }
-  anilist { enabled baseUrl coverBaseUrl }
-`;
 
-export const CATALOGUE_SETTINGS = gql<{ catalogueSettings: CatalogueSettings }, Record<string, never>>`
-  query CatalogueSettings { catalogueSettings { ${SETTINGS_FIELDS} } }
-`;
+export const CATALOGUE_SETTINGS = graphql(`
+  query CatalogueSettings {
+    catalogueSettings {
+      mangadex {
+        enabled
+        baseUrl
+        coverBaseUrl
+      }
+      mangaupdates {
+        enabled
+        baseUrl
+        coverBaseUrl
+      }
+      anilist {
+        enabled
+        baseUrl
+        coverBaseUrl
+      }
+    }
+  }
+`);
 
 export type ConnectionInput = { enabled?: boolean; baseUrl?: string | null; coverBaseUrl?: string | null };
-export const UPDATE_CATALOGUE_SETTINGS = gql<
-  { updateCatalogueSettings: CatalogueSettings },
-  { input: { mangadex?: ConnectionInput; mangaupdates?: ConnectionInput; anilist?: ConnectionInput } }
->`
+export const UPDATE_CATALOGUE_SETTINGS = graphql(`
   mutation UpdateCatalogueSettings($input: CatalogueSettingsInput!) {
-    updateCatalogueSettings(input: $input) { ${SETTINGS_FIELDS} }
+    updateCatalogueSettings(input: $input) {
+      mangadex {
+        enabled
+        baseUrl
+        coverBaseUrl
+      }
+      mangaupdates {
+        enabled
+        baseUrl
+        coverBaseUrl
+      }
+      anilist {
+        enabled
+        baseUrl
+        coverBaseUrl
+      }
+    }
   }
-`;
+`);
 
 export interface Adoption {
   adopted: string[];
@@ -202,40 +520,118 @@ export interface Adoption {
   droppedClaims: { chapter: string; volume: string; reason: string }[];
 }
 
-const ADOPTION_FIELDS = "adopted skipped { volume reason } droppedClaims { chapter volume reason }";
-const PREVIEW_FIELDS = `
-  revision mapBefore mapAfter becomeDuplicateFileIds stopDuplicateFileIds
-  books { number becomeDuplicates stopDuplicates before { coverage coversChapters chapters wanted } after { coverage coversChapters chapters wanted } }
-  chapters { number becomeDuplicates stopDuplicates before { coverage book wanted } after { coverage book wanted } }
-`;
-const MAP_FIELDS = `
-  seriesId revision state
-  entries { volume chapters }
-  readings { volume chapters }
-  suggestions { source kind revision entries { volume chapters status adoptable conflicts { chapter volumes scope } } }
-  conflicts { chapter books }
-  bookStarts { volume start }
-`;
-
 type AdoptVars = { seriesId: number; source: string; volumes: string[]; revision: number };
 
-export const PREVIEW_SUGGESTED_BOOKS = gql<
-  { previewSuggestedBooks: { adoption: Adoption; preview: MapChangePreview } },
-  AdoptVars
->`
+export const PREVIEW_SUGGESTED_BOOKS = graphql(`
   mutation PreviewSuggestedBooks($seriesId: Int!, $source: String!, $volumes: [String!], $revision: Int!) {
     previewSuggestedBooks(seriesId: $seriesId, source: $source, volumes: $volumes, revision: $revision) {
-      adoption { ${ADOPTION_FIELDS} }
-      preview { ${PREVIEW_FIELDS} }
+      adoption {
+        adopted
+        skipped {
+          volume
+          reason
+        }
+        droppedClaims {
+          chapter
+          volume
+          reason
+        }
+      }
+      preview {
+        revision
+        mapBefore
+        mapAfter
+        becomeDuplicateFileIds
+        stopDuplicateFileIds
+        books {
+          number
+          becomeDuplicates
+          stopDuplicates
+          before {
+            coverage
+            coversChapters
+            chapters
+            wanted
+          }
+          after {
+            coverage
+            coversChapters
+            chapters
+            wanted
+          }
+        }
+        chapters {
+          number
+          becomeDuplicates
+          stopDuplicates
+          before {
+            coverage
+            book
+            wanted
+          }
+          after {
+            coverage
+            book
+            wanted
+          }
+        }
+      }
     }
   }
-`;
+`);
 
-export const ADOPT_SUGGESTED_BOOKS = gql<{ adoptSuggestedBooks: { adoption: Adoption; map: ChapterMap } }, AdoptVars>`
+export const ADOPT_SUGGESTED_BOOKS = graphql(`
   mutation AdoptSuggestedBooks($seriesId: Int!, $source: String!, $volumes: [String!], $revision: Int!) {
     adoptSuggestedBooks(seriesId: $seriesId, source: $source, volumes: $volumes, revision: $revision) {
-      adoption { ${ADOPTION_FIELDS} }
-      map { ${MAP_FIELDS} }
+      adoption {
+        adopted
+        skipped {
+          volume
+          reason
+        }
+        droppedClaims {
+          chapter
+          volume
+          reason
+        }
+      }
+      map {
+        seriesId
+        revision
+        state
+        entries {
+          volume
+          chapters
+        }
+        readings {
+          volume
+          chapters
+        }
+        suggestions {
+          source
+          kind
+          revision
+          entries {
+            volume
+            chapters
+            status
+            adoptable
+            conflicts {
+              chapter
+              volumes
+              scope
+            }
+          }
+        }
+        conflicts {
+          chapter
+          books
+        }
+        bookStarts {
+          volume
+          start
+        }
+      }
     }
   }
-`;
+`);

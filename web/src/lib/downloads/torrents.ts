@@ -1,5 +1,5 @@
 /** GraphQL documents of the torrent jobs (fields exactly as schema.graphql names them), and their words. */
-import { gql } from "@urql/core";
+import { graphql } from "$lib/gql";
 
 export interface PendingBook {
   book: string;
@@ -29,56 +29,126 @@ export interface TorrentFile {
   refusal: string | null;
 }
 
-const JOB_FIELDS = `id seriesId title state books importedFileIds error pending { book reason detail } updatedAt`;
-
-export const TORRENT_JOBS = gql<{ torrentJobs: TorrentJob[] }, { seriesId: number | null }>`
+export const TORRENT_JOBS = graphql(`
   query TorrentJobs($seriesId: Int) {
-    torrentJobs(seriesId: $seriesId) { ${JOB_FIELDS} }
-  }
-`;
-
-export const TORRENT_FILES = gql<{ torrentFiles: { job: TorrentJob; files: TorrentFile[] } }, { id: number }>`
-  query TorrentFiles($id: Int!) {
-    torrentFiles(id: $id) {
-      job { ${JOB_FIELDS} }
-      files { name size progress namedBook format assignable refusal }
+    torrentJobs(seriesId: $seriesId) {
+      id
+      seriesId
+      title
+      state
+      books
+      importedFileIds
+      error
+      pending {
+        book
+        reason
+        detail
+      }
+      updatedAt
     }
   }
-`;
+`);
 
-export const ASSIGN_TORRENT_FILES = gql<
-  { assignTorrentFiles: TorrentJob },
-  { id: number; assignments: { file: string; book: string }[] }
->`
+export const TORRENT_FILES = graphql(`
+  query TorrentFiles($id: Int!) {
+    torrentFiles(id: $id) {
+      job {
+        id
+        seriesId
+        title
+        state
+        books
+        importedFileIds
+        error
+        pending {
+          book
+          reason
+          detail
+        }
+        updatedAt
+      }
+      files {
+        name
+        size
+        progress
+        namedBook
+        format
+        assignable
+        refusal
+      }
+    }
+  }
+`);
+
+export const ASSIGN_TORRENT_FILES = graphql(`
   mutation AssignTorrentFiles($id: Int!, $assignments: [TorrentAssignmentInput!]!) {
-    assignTorrentFiles(id: $id, assignments: $assignments) { ${JOB_FIELDS} }
+    assignTorrentFiles(id: $id, assignments: $assignments) {
+      id
+      seriesId
+      title
+      state
+      books
+      importedFileIds
+      error
+      pending {
+        book
+        reason
+        detail
+      }
+      updatedAt
+    }
   }
-`;
+`);
 
-export const RETRY_TORRENT = gql<{ retryTorrentJob: TorrentJob }, { id: number }>`
+export const RETRY_TORRENT = graphql(`
   mutation RetryTorrentJob($id: Int!) {
-    retryTorrentJob(id: $id) { ${JOB_FIELDS} }
+    retryTorrentJob(id: $id) {
+      id
+      seriesId
+      title
+      state
+      books
+      importedFileIds
+      error
+      pending {
+        book
+        reason
+        detail
+      }
+      updatedAt
+    }
   }
-`;
+`);
 
-export const DISMISS_TORRENT = gql<{ dismissTorrentJob: TorrentJob }, { id: number }>`
+export const DISMISS_TORRENT = graphql(`
   mutation DismissTorrentJob($id: Int!) {
-    dismissTorrentJob(id: $id) { ${JOB_FIELDS} }
+    dismissTorrentJob(id: $id) {
+      id
+      seriesId
+      title
+      state
+      books
+      importedFileIds
+      error
+      pending {
+        book
+        reason
+        detail
+      }
+      updatedAt
+    }
   }
-`;
+`);
 
 /** Changes of the library (of one series, or all): a torrent job that moves changes its series. */
-export const TORRENT_EVENTS = gql<
-  { libraryEvents: { kind: string; seriesId: number | null } },
-  { seriesId: number | null }
->`
+export const TORRENT_EVENTS = graphql(`
   subscription TorrentSeriesEvents($seriesId: Int) {
     libraryEvents(seriesId: $seriesId) {
       kind
       seriesId
     }
   }
-`;
+`);
 
 /** The badge's tone for a state. */
 export function torrentStateTone(state: string): "good" | "warn" | "bad" | "info" {

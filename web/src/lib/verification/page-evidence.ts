@@ -3,7 +3,7 @@
  * compares page signatures; the client only words its answer), and the one-click adoption of a
  * book's proposal as its map entry and proof.
  */
-import { gql } from "@urql/core";
+import { graphql } from "$lib/gql";
 import { chapterSummary } from "./verification";
 
 export interface ChapterEvidence {
@@ -29,19 +29,34 @@ export interface PageEvidence {
   books: BookEvidence[];
 }
 
-const BOOK_FIELDS = `
-  volume
-  fileId
-  pages
-  chapters { number fileIds pages matched bookPages inOrder }
-  proposal { volume chapters }
-`;
-
-export const PAGE_EVIDENCE_QUERY = gql<{ pageEvidence: PageEvidence }, { seriesId: number }>`
+export const PAGE_EVIDENCE_QUERY = graphql(`
   query PageEvidence($seriesId: Int!) {
-    pageEvidence(seriesId: $seriesId) { status progress { done total } books { ${BOOK_FIELDS} } }
+    pageEvidence(seriesId: $seriesId) {
+      status
+      progress {
+        done
+        total
+      }
+      books {
+        volume
+        fileId
+        pages
+        chapters {
+          number
+          fileIds
+          pages
+          matched
+          bookPages
+          inOrder
+        }
+        proposal {
+          volume
+          chapters
+        }
+      }
+    }
   }
-`;
+`);
 
 export interface AdoptionPreview {
   volume: string;
@@ -51,10 +66,7 @@ export interface AdoptionPreview {
   confirmation: string;
 }
 
-export const PREVIEW_ADOPTION = gql<
-  { previewPageEvidenceAdoption: AdoptionPreview },
-  { seriesId: number; volume: string }
->`
+export const PREVIEW_ADOPTION = graphql(`
   mutation PreviewPageEvidenceAdoption($seriesId: Int!, $volume: String!) {
     previewPageEvidenceAdoption(seriesId: $seriesId, volume: $volume) {
       volume
@@ -71,12 +83,9 @@ export const PREVIEW_ADOPTION = gql<
       confirmation
     }
   }
-`;
+`);
 
-export const ADOPT_PAGE_EVIDENCE = gql<
-  { adoptPageEvidence: { volume: string; revision: number; verification: { verified: boolean } | null } },
-  { seriesId: number; volume: string; confirmation: string }
->`
+export const ADOPT_PAGE_EVIDENCE = graphql(`
   mutation AdoptPageEvidence($seriesId: Int!, $volume: String!, $confirmation: String!) {
     adoptPageEvidence(seriesId: $seriesId, volume: $volume, confirmation: $confirmation) {
       volume
@@ -86,7 +95,7 @@ export const ADOPT_PAGE_EVIDENCE = gql<
       }
     }
   }
-`;
+`);
 
 /** The chapters of the proposal as one run of book pages: [first page, last page], or null. */
 export function proposalPages(book: BookEvidence): [number, number] | null {
