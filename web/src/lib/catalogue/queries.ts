@@ -1,6 +1,5 @@
 /** GraphQL documents of the catalogue side (fields exactly as schema.graphql names them). */
 import { graphql } from "$lib/gql";
-import type { ChapterMap, MapChangePreview } from "$lib/map-editor/types";
 import type { PublicationStatus } from "$lib/types";
 
 export type Catalogue = "MANGADEX" | "MANGAUPDATES" | "ANILIST";
@@ -519,8 +518,6 @@ export interface Adoption {
   skipped: { volume: string; reason: string }[];
   droppedClaims: { chapter: string; volume: string; reason: string }[];
 }
-
-type AdoptVars = { seriesId: number; source: string; volumes: string[]; revision: number };
 
 export const PREVIEW_SUGGESTED_BOOKS = graphql(`
   mutation PreviewSuggestedBooks($seriesId: Int!, $source: String!, $volumes: [String!], $revision: Int!) {
