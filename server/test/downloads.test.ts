@@ -372,7 +372,7 @@ describe("GET /api/manga/{id}/downloads and GraphQL downloads", () => {
       },
       error: null,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
-      // Pipeline fields (issue 6): a row judged directly was never fetched by the pipeline.
+      // Pipeline fields: a row judged directly was never fetched by the pipeline.
       attempts: 0,
       pages_done: 0,
       pages_total: null,

@@ -1,5 +1,5 @@
 /**
- * The Wanted pass's planning (issue 6, spec "Coverage rules"): which monitored slots are wanted, which
+ * The Wanted pass's planning (docs/rules.md, "Coverage"): which monitored slots are wanted, which
  * offered release fills each one, and why a slot stays wanted. Pure: the service loads the facts.
  *
  * Rules, each one a decision:

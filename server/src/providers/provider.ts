@@ -1,5 +1,5 @@
 /**
- * What a source of chapters offers the service (issue 6): search a title, list a work's chapters,
+ * What a source of chapters offers the service: search a title, list a work's chapters,
  * fetch a chapter's pages. Implementations: Suwayomi-Server (GraphQL), the drop folder. The Wanted
  * pass and the download pipeline only see this interface.
  *

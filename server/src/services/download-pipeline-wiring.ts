@@ -1,5 +1,5 @@
 /**
- * The download side of the services (issue 6): the conformity judge, the pipeline's workers, the
+ * The download side of the services: the conformity judge, the pipeline's workers, the
  * Wanted pass with recovery, and the scheduler that runs the pass per monitored series every
  * WANTED_INTERVAL_SECONDS beside the automatic assembly (and polls the book channel).
  */

@@ -57,7 +57,7 @@ export interface DownloadView {
   verdict: { reasons: ConformityReason[]; figures: ConformityFigures } | null;
   error: string | null;
   createdAt: Date;
-  /** Pipeline progress (issue 6): attempts started, pages fetched of the total, the back-off end. */
+  /** Pipeline progress: attempts started, pages fetched of the total, the back-off end. */
   attempts: number;
   pagesDone: number;
   pagesTotal: number | null;

@@ -1,5 +1,5 @@
 /**
- * Source mappings of a series (issue 6 "Providers and source mappings"): search a provider for the
+ * Source mappings of a series: search a provider for the
  * work, link the one the operator confirms (never a silent title match), list the mappings with
  * their offers and health, set their priority, and refresh their offers.
  *

@@ -289,7 +289,7 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
       seriesId,
       ledger.filter((e) => e.kind === "book" && (e.reason === "no_offer" || e.reason === "no_longer_listed")),
     );
-    // Issue 7: the translation fallback runs after the normal sources (it never fails the pass).
+    // The translation fallback runs after the normal sources (it never fails the pass).
     await translationFallback?.(seriesId, {
       entries: ledger,
       slots: input.slots,
