@@ -10,7 +10,7 @@
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, inject, it, type ExpectStatic } from "vitest";
@@ -261,6 +261,20 @@ function seeded(kind: Kind): Promise<{ dir: string; prepared: Prepared }> {
   return t;
 }
 
+/**
+ * An assembly checks that its files are on disk as recorded (size and whole milliseconds of mtime),
+ * so the copy keeps each file's recorded millisecond. Set mid-millisecond: `utimes` takes float
+ * seconds, and copying the exact time can land one millisecond early.
+ */
+function keepModificationTimes(from: string, to: string): void {
+  for (const entry of readdirSync(from, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile()) continue;
+    const rel = path.relative(from, path.join(entry.parentPath, entry.name));
+    const ms = Math.trunc(statSync(path.join(from, rel)).mtimeMs);
+    utimesSync(path.join(to, rel), new Date(), (ms + 0.5) / 1000);
+  }
+}
+
 afterAll(() => {
   for (const dir of templateDirs) rmSync(dir, { recursive: true, force: true });
 });
@@ -271,6 +285,7 @@ async function crashAndRecover(expect: ExpectStatic, kind: Kind, step: CrashStep
   const dir = mkdtempSync(path.join(os.tmpdir(), "mls-crash-"));
   try {
     cpSync(template.dir, dir, { recursive: true });
+    keepModificationTimes(template.dir, dir);
     const config = configFor(dir);
     // The operation names staged files by absolute path: the copy's, not the template's.
     const prepared: Prepared = JSON.parse(JSON.stringify(template.prepared).replaceAll(template.dir, dir)) as Prepared;

@@ -135,9 +135,10 @@ export interface FileIdentity {
 
 async function diskOf(libraryRoot: string, rel: string): Promise<FileIdentity["disk"]> {
   try {
-    const s = await stat(path.join(libraryRoot, ...rel.split("/")), { bigint: true });
-    // Whole milliseconds, as the scan records them.
-    return { size: s.size.toString(), mtimeMs: (s.mtimeNs / 1_000_000n).toString() };
+    const s = await stat(path.join(libraryRoot, ...rel.split("/")));
+    // Whole milliseconds computed exactly as the scan and the publication record them
+    // (Math.trunc of the float, which can differ by one from the nanoseconds' floor).
+    return { size: String(s.size), mtimeMs: String(Math.trunc(s.mtimeMs)) };
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw e;
