@@ -310,8 +310,8 @@ describe("refusals and failures", () => {
 
 const GQL_DOWNLOADS = `query ($id: Int!) { downloads(seriesId: $id) {
   id seriesId kind volume chapter part language state needsReplacement error createdAt
-  attempts pagesDone pagesTotal nextAttemptAt cancelRequested providerName externalId scanlator fileId replacesFileId
-  verdict { reasons figures { pages blackCards blackShare cardsJudged medianAspect readsInPages seriesMedianAspect seriesAspectSource stripThreshold stripsJudged } }
+  attempts pagesDone pagesTotal nextAttemptAt cancelRequested cancellable providerName externalId scanlator fileId replacesFileId
+  verdict { reasons figures { pages blackCards blackShare maxBlackShare cardsJudged medianAspect readsInPages seriesMedianAspect seriesAspectSource stripThreshold stripsJudged } }
 } }`;
 
 type GqlDownload = Record<string, unknown> & {
@@ -361,6 +361,7 @@ describe("GET /api/manga/{id}/downloads and GraphQL downloads", () => {
           pages: 50,
           black_cards: 8,
           black_share: 0.16,
+          max_black_share: 0.15,
           cards_judged: true,
           median_aspect: 1.45,
           reads_in_pages: true,
@@ -378,6 +379,7 @@ describe("GET /api/manga/{id}/downloads and GraphQL downloads", () => {
       pages_total: null,
       next_attempt_at: null,
       cancel_requested: false,
+      cancellable: false,
       provider_name: null,
       external_id: null,
       scanlator: null,

@@ -96,6 +96,24 @@ export function validateDocuments(schema: GraphQLSchema, found: readonly FoundDo
   return problems;
 }
 
+/** Each operation as the client sends it: the operation and every fragment it spreads (transitively). */
+export function operationDocuments(
+  found: readonly FoundDocument[],
+): { file: string; name: string; document: DocumentNode }[] {
+  const docs = found.map(({ file, text }) => ({ file, doc: parse(text) }));
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const { doc } of docs)
+    for (const def of doc.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+  const out: { file: string; name: string; document: DocumentNode }[] = [];
+  for (const { file, doc } of docs)
+    for (const def of doc.definitions) {
+      if (def.kind !== Kind.OPERATION_DEFINITION) continue;
+      const definitions = [def, ...spreadFragments(def, fragments)];
+      out.push({ file, name: def.name?.value ?? "(anonymous)", document: { kind: Kind.DOCUMENT, definitions } });
+    }
+  return out;
+}
+
 const FRAGMENT_RULES = specifiedRules.filter((rule) => rule !== NoUnusedFragmentsRule);
 
 function spreadFragments(
