@@ -18,6 +18,7 @@ describe("loadConfig", () => {
       webBuildDir: path.join(repoRoot, "web", "build"),
       logLevel: "info",
       recycleRetentionDays: 30,
+      viewCacheSeries: 16,
       assemblyMonitorIntervalSeconds: 900,
       dropFolder: path.join(CWD, "data", "drop"),
       downloads: {
@@ -66,6 +67,7 @@ describe("loadConfig", () => {
           WEB_BUILD_DIR: "",
           LOG_LEVEL: "silent",
           RECYCLE_RETENTION_DAYS: "7",
+          VIEW_CACHE_SERIES: "4",
           ASSEMBLY_MONITOR_INTERVAL_SECONDS: "60",
           DROP_FOLDER: "/mnt/drop",
           ARCHIVE_MAX_ENTRIES: "500",
@@ -90,6 +92,7 @@ describe("loadConfig", () => {
       webBuildDir: null,
       logLevel: "silent",
       recycleRetentionDays: 7,
+      viewCacheSeries: 4,
       assemblyMonitorIntervalSeconds: 60,
       dropFolder: "/mnt/drop",
       downloads: {

@@ -268,8 +268,21 @@ describe("progress follows the content", () => {
     await expectJson(await put(c1!, { completed: true }), 200);
     const assembled = await assemble(s.id, "1");
     expect((await progress(assembled)).page).toBe(5);
-    await writeFile(path.join(s.dir, "External Wins v01.cbz"), await imageCbz(9, 99));
+    // A book placed by hand is a hand import: it replaces the assembly once a proof verifies it.
+    const bytes = await imageCbz(9, 99);
+    await writeFile(path.join(s.dir, "External Wins v01.cbz"), bytes);
     await expectJson(await app.api("/api/library/scan", { method: "POST" }), 200);
+    await expectJson(
+      await app.api(`/api/manga/${s.id}/volumes/1/verification`, {
+        method: "PUT",
+        json: {
+          digest: `sha256:${createHash("sha256").update(bytes).digest("hex")}`,
+          chapters: ["1", "2"],
+          note: "compared page by page",
+        },
+      }),
+      200,
+    );
     const [external] = await unitFileIds(app, s.id, "book", "1");
     expect(external).not.toBe(assembled);
     expect(await progress(external!)).toMatchObject({ page: 5, completed: false });
