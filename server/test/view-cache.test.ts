@@ -71,8 +71,8 @@ describe("views kept per series revision", () => {
        AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) p WHERE p.name = 'series_id')`,
     );
     expect(tables.length).toBeGreaterThan(10);
-    for (const t of [...tables.map((r) => r.t), "series", "map_entry", "provider", "setting"])
-      for (const op of ["insert", "update", "delete"]) expect(names).toContain(`series_revision_v1_${t}_${op}`);
+    for (const t of [...tables.map((r) => r.t), "series", "map_entry", "provider", "setting", "page_signature_set"])
+      for (const op of ["insert", "update", "delete"]) expect(names).toContain(`series_revision_v2_${t}_${op}`);
   });
 
   it("answers units from memory until a scan, a map edit, a publication or a retirement changes the series", async () => {
@@ -131,6 +131,10 @@ describe("views kept per series revision", () => {
 
   it("keeps the audit list per revision: another page or order costs the revision only, no archive opened", async () => {
     await auditPage(app, seriesId);
+    // The page checks it asked for run in the background and change the list when done (a new
+    // revision); measured once they are.
+    await app.services.pageSignatures.idle();
+    await auditPage(app, seriesId);
     const opens = archiveOpenCount();
     app.ctx.queries.reset();
     const second = await auditPage(app, seriesId, "?sort=-path");
@@ -146,6 +150,7 @@ describe("views kept per series revision", () => {
   });
 
   it("lets another series' change keep this series' views", async () => {
+    await app.services.pageSignatures.idle();
     await units();
     const other = await createSeriesWithFiles(app, "Other Series", { books: [], chapters: [1] });
     await scanLibrary(app);

@@ -250,12 +250,11 @@ export function scanService(ctx: AppContext) {
             seriesId,
             id: existing.id,
             origin: row.kind === "book" ? "import" : null,
-            language: null,
           });
           result.changed += 1;
         } else {
           // A book the scan finds was placed in the library by hand: a hand import (suspect).
-          creates.push({ ...row, seriesId, origin: row.kind === "book" ? "import" : "scan", language: null });
+          creates.push({ ...row, seriesId, origin: row.kind === "book" ? "import" : "scan" });
           result.added += 1;
         }
         touched.add(seriesId);
@@ -276,7 +275,7 @@ export function scanService(ctx: AppContext) {
       if (seriesId === undefined) continue;
       try {
         const { row, numbering } = await readingFor(m.to, m.sha256);
-        updates.push({ ...row, seriesId, id: m.id, origin: null, language: null });
+        updates.push({ ...row, seriesId, id: m.id, origin: null });
         touched.add(seriesId);
         hint(seriesId, numbering);
         result.moved += 1;
