@@ -1,5 +1,5 @@
 /**
- * `pnpm bench assembly` (issue 4 §3): the book builder (`buildBook`, library/assembler.ts) on a
+ * `pnpm bench assembly`: the book builder (`buildBook`, library/assembler.ts) on a
  * plan made by the real domain planner, against the native pipeline doing the same work.
  *
  * (a) 10 chapter CBZs × 20 realistic pages (~70 MB): `buildBook` (it writes the book with its
