@@ -1,5 +1,6 @@
 /** GraphQL documents of the catalogue side (fields exactly as schema.graphql names them). */
 import { graphql } from "$lib/gql";
+import { MAP_FIELDS, PREVIEW_FIELDS } from "$lib/map-editor/queries";
 import type { PublicationStatus } from "$lib/types";
 
 export type Catalogue = "MANGADEX" | "MANGAUPDATES" | "ANILIST";
@@ -81,363 +82,156 @@ export interface SeriesCatalogue {
   } | null;
 }
 
-export const CATALOGUE_SEARCH = graphql(`
-  query CatalogueSearch($query: String!, $catalogue: Catalogue) {
-    catalogueSearch(query: $query, catalogue: $catalogue) {
-      results {
+const HIT_FIELDS = graphql(`
+  fragment CatalogueHitFields on CatalogueHit {
+    catalogue
+    catalogueId
+    title
+    status
+    year
+    coverUrl
+    volumes
+    chapters
+    url
+  }
+`);
+const CATALOGUE_FIELDS = graphql(`
+  fragment SeriesCatalogueFields on SeriesCatalogue {
+    seriesId
+    links {
+      catalogue
+      catalogueId
+      title
+      url
+      status
+      volumes
+      chapters
+      year
+      hasCover
+      refreshedAt
+    }
+    metadata {
+      description
+      descriptionFrom
+      alternativeTitles
+      authors
+      genres
+      coverUrl
+      coverFrom
+    }
+    counts {
+      catalogues {
         catalogue
-        catalogueId
-        title
         status
-        year
-        coverUrl
         volumes
         chapters
-        url
       }
-      errors {
-        catalogue
-        code
-        detail
+      volumes {
+        value
+        grade
       }
+      chapters {
+        value
+        grade
+      }
+      status {
+        value
+        grade
+      }
+    }
+    offers {
+      field
+      knownBookCount
+      status
+      grade
+      catalogues
+      text
+    }
+    suggestion {
+      source
+      language
+      books
+      conflicts {
+        chapter
+        volumes
+      }
+      noBook
     }
   }
 `);
 
-export const SERIES_CATALOGUE = graphql(`
-  query SeriesCatalogue($seriesId: Int!) {
-    seriesCatalogue(seriesId: $seriesId) {
-      seriesId
-      links {
-        catalogue
-        catalogueId
-        title
-        url
-        status
-        volumes
-        chapters
-        year
-        hasCover
-        refreshedAt
-      }
-      metadata {
-        description
-        descriptionFrom
-        alternativeTitles
-        authors
-        genres
-        coverUrl
-        coverFrom
-      }
-      counts {
-        catalogues {
+export const CATALOGUE_SEARCH = graphql(
+  `
+    query CatalogueSearch($query: String!, $catalogue: Catalogue) {
+      catalogueSearch(query: $query, catalogue: $catalogue) {
+        results {
+          ...CatalogueHitFields
+        }
+        errors {
           catalogue
-          status
-          volumes
-          chapters
+          code
+          detail
         }
-        volumes {
-          value
-          grade
-        }
-        chapters {
-          value
-          grade
-        }
-        status {
-          value
-          grade
-        }
-      }
-      offers {
-        field
-        knownBookCount
-        status
-        grade
-        catalogues
-        text
-      }
-      suggestion {
-        source
-        language
-        books
-        conflicts {
-          chapter
-          volumes
-        }
-        noBook
       }
     }
-  }
-`);
+  `,
+  [HIT_FIELDS],
+);
 
-export const LINK_CATALOGUE = graphql(`
-  mutation LinkCatalogue($seriesId: Int!, $catalogue: Catalogue!, $catalogueId: String!) {
-    linkCatalogue(seriesId: $seriesId, catalogue: $catalogue, catalogueId: $catalogueId) {
-      seriesId
-      links {
-        catalogue
-        catalogueId
-        title
-        url
-        status
-        volumes
-        chapters
-        year
-        hasCover
-        refreshedAt
-      }
-      metadata {
-        description
-        descriptionFrom
-        alternativeTitles
-        authors
-        genres
-        coverUrl
-        coverFrom
-      }
-      counts {
-        catalogues {
-          catalogue
-          status
-          volumes
-          chapters
-        }
-        volumes {
-          value
-          grade
-        }
-        chapters {
-          value
-          grade
-        }
-        status {
-          value
-          grade
-        }
-      }
-      offers {
-        field
-        knownBookCount
-        status
-        grade
-        catalogues
-        text
-      }
-      suggestion {
-        source
-        language
-        books
-        conflicts {
-          chapter
-          volumes
-        }
-        noBook
+export const SERIES_CATALOGUE = graphql(
+  `
+    query SeriesCatalogue($seriesId: Int!) {
+      seriesCatalogue(seriesId: $seriesId) {
+        ...SeriesCatalogueFields
       }
     }
-  }
-`);
+  `,
+  [CATALOGUE_FIELDS],
+);
 
-export const REFRESH_CATALOGUES = graphql(`
-  mutation RefreshCatalogues($seriesId: Int!) {
-    refreshCatalogues(seriesId: $seriesId) {
-      seriesId
-      links {
-        catalogue
-        catalogueId
-        title
-        url
-        status
-        volumes
-        chapters
-        year
-        hasCover
-        refreshedAt
-      }
-      metadata {
-        description
-        descriptionFrom
-        alternativeTitles
-        authors
-        genres
-        coverUrl
-        coverFrom
-      }
-      counts {
-        catalogues {
-          catalogue
-          status
-          volumes
-          chapters
-        }
-        volumes {
-          value
-          grade
-        }
-        chapters {
-          value
-          grade
-        }
-        status {
-          value
-          grade
-        }
-      }
-      offers {
-        field
-        knownBookCount
-        status
-        grade
-        catalogues
-        text
-      }
-      suggestion {
-        source
-        language
-        books
-        conflicts {
-          chapter
-          volumes
-        }
-        noBook
+export const LINK_CATALOGUE = graphql(
+  `
+    mutation LinkCatalogue($seriesId: Int!, $catalogue: Catalogue!, $catalogueId: String!) {
+      linkCatalogue(seriesId: $seriesId, catalogue: $catalogue, catalogueId: $catalogueId) {
+        ...SeriesCatalogueFields
       }
     }
-  }
-`);
+  `,
+  [CATALOGUE_FIELDS],
+);
 
-export const UNLINK_CATALOGUE = graphql(`
-  mutation UnlinkCatalogue($seriesId: Int!, $catalogue: Catalogue!) {
-    unlinkCatalogue(seriesId: $seriesId, catalogue: $catalogue) {
-      seriesId
-      links {
-        catalogue
-        catalogueId
-        title
-        url
-        status
-        volumes
-        chapters
-        year
-        hasCover
-        refreshedAt
-      }
-      metadata {
-        description
-        descriptionFrom
-        alternativeTitles
-        authors
-        genres
-        coverUrl
-        coverFrom
-      }
-      counts {
-        catalogues {
-          catalogue
-          status
-          volumes
-          chapters
-        }
-        volumes {
-          value
-          grade
-        }
-        chapters {
-          value
-          grade
-        }
-        status {
-          value
-          grade
-        }
-      }
-      offers {
-        field
-        knownBookCount
-        status
-        grade
-        catalogues
-        text
-      }
-      suggestion {
-        source
-        language
-        books
-        conflicts {
-          chapter
-          volumes
-        }
-        noBook
+export const REFRESH_CATALOGUES = graphql(
+  `
+    mutation RefreshCatalogues($seriesId: Int!) {
+      refreshCatalogues(seriesId: $seriesId) {
+        ...SeriesCatalogueFields
       }
     }
-  }
-`);
+  `,
+  [CATALOGUE_FIELDS],
+);
 
-export const ACCEPT_OFFER = graphql(`
-  mutation AcceptCatalogueOffer($seriesId: Int!, $knownBookCount: Int, $status: SeriesStatus) {
-    acceptCatalogueOffer(seriesId: $seriesId, knownBookCount: $knownBookCount, status: $status) {
-      seriesId
-      links {
-        catalogue
-        catalogueId
-        title
-        url
-        status
-        volumes
-        chapters
-        year
-        hasCover
-        refreshedAt
-      }
-      metadata {
-        description
-        descriptionFrom
-        alternativeTitles
-        authors
-        genres
-        coverUrl
-        coverFrom
-      }
-      counts {
-        catalogues {
-          catalogue
-          status
-          volumes
-          chapters
-        }
-        volumes {
-          value
-          grade
-        }
-        chapters {
-          value
-          grade
-        }
-        status {
-          value
-          grade
-        }
-      }
-      offers {
-        field
-        knownBookCount
-        status
-        grade
-        catalogues
-        text
-      }
-      suggestion {
-        source
-        language
-        books
-        conflicts {
-          chapter
-          volumes
-        }
-        noBook
+export const UNLINK_CATALOGUE = graphql(
+  `
+    mutation UnlinkCatalogue($seriesId: Int!, $catalogue: Catalogue!) {
+      unlinkCatalogue(seriesId: $seriesId, catalogue: $catalogue) {
+        ...SeriesCatalogueFields
       }
     }
-  }
-`);
+  `,
+  [CATALOGUE_FIELDS],
+);
+
+export const ACCEPT_OFFER = graphql(
+  `
+    mutation AcceptCatalogueOffer($seriesId: Int!, $knownBookCount: Int, $status: SeriesStatus) {
+      acceptCatalogueOffer(seriesId: $seriesId, knownBookCount: $knownBookCount, status: $status) {
+        ...SeriesCatalogueFields
+      }
+    }
+  `,
+  [CATALOGUE_FIELDS],
+);
 
 export const CREATE_LINKED_SERIES = graphql(`
   mutation CreateLinkedSeries($catalogue: Catalogue!, $catalogueId: String!, $title: String) {
@@ -467,51 +261,48 @@ export interface CatalogueSettings {
   mangaupdates: CatalogueConnection;
   anilist: CatalogueConnection;
 }
-
-export const CATALOGUE_SETTINGS = graphql(`
-  query CatalogueSettings {
-    catalogueSettings {
-      mangadex {
-        enabled
-        baseUrl
-        coverBaseUrl
-      }
-      mangaupdates {
-        enabled
-        baseUrl
-        coverBaseUrl
-      }
-      anilist {
-        enabled
-        baseUrl
-        coverBaseUrl
-      }
+const SETTINGS_FIELDS = graphql(`
+  fragment CatalogueSettingsFields on CatalogueSettings {
+    mangadex {
+      enabled
+      baseUrl
+      coverBaseUrl
+    }
+    mangaupdates {
+      enabled
+      baseUrl
+      coverBaseUrl
+    }
+    anilist {
+      enabled
+      baseUrl
+      coverBaseUrl
     }
   }
 `);
+
+export const CATALOGUE_SETTINGS = graphql(
+  `
+    query CatalogueSettings {
+      catalogueSettings {
+        ...CatalogueSettingsFields
+      }
+    }
+  `,
+  [SETTINGS_FIELDS],
+);
 
 export type ConnectionInput = { enabled?: boolean; baseUrl?: string | null; coverBaseUrl?: string | null };
-export const UPDATE_CATALOGUE_SETTINGS = graphql(`
-  mutation UpdateCatalogueSettings($input: CatalogueSettingsInput!) {
-    updateCatalogueSettings(input: $input) {
-      mangadex {
-        enabled
-        baseUrl
-        coverBaseUrl
-      }
-      mangaupdates {
-        enabled
-        baseUrl
-        coverBaseUrl
-      }
-      anilist {
-        enabled
-        baseUrl
-        coverBaseUrl
+export const UPDATE_CATALOGUE_SETTINGS = graphql(
+  `
+    mutation UpdateCatalogueSettings($input: CatalogueSettingsInput!) {
+      updateCatalogueSettings(input: $input) {
+        ...CatalogueSettingsFields
       }
     }
-  }
-`);
+  `,
+  [SETTINGS_FIELDS],
+);
 
 export interface Adoption {
   adopted: string[];
@@ -519,116 +310,48 @@ export interface Adoption {
   droppedClaims: { chapter: string; volume: string; reason: string }[];
 }
 
-export const PREVIEW_SUGGESTED_BOOKS = graphql(`
-  mutation PreviewSuggestedBooks($seriesId: Int!, $source: String!, $volumes: [String!], $revision: Int!) {
-    previewSuggestedBooks(seriesId: $seriesId, source: $source, volumes: $volumes, revision: $revision) {
-      adoption {
-        adopted
-        skipped {
-          volume
-          reason
-        }
-        droppedClaims {
-          chapter
-          volume
-          reason
-        }
-      }
-      preview {
-        revision
-        mapBefore
-        mapAfter
-        becomeDuplicateFileIds
-        stopDuplicateFileIds
-        books {
-          number
-          becomeDuplicates
-          stopDuplicates
-          before {
-            coverage
-            coversChapters
-            chapters
-            wanted
-          }
-          after {
-            coverage
-            coversChapters
-            chapters
-            wanted
-          }
-        }
-        chapters {
-          number
-          becomeDuplicates
-          stopDuplicates
-          before {
-            coverage
-            book
-            wanted
-          }
-          after {
-            coverage
-            book
-            wanted
-          }
-        }
-      }
+const ADOPTION_FIELDS = graphql(`
+  fragment SuggestionAdoptionFields on SuggestionAdoption {
+    adopted
+    skipped {
+      volume
+      reason
+    }
+    droppedClaims {
+      chapter
+      volume
+      reason
     }
   }
 `);
+export const PREVIEW_SUGGESTED_BOOKS = graphql(
+  `
+    mutation PreviewSuggestedBooks($seriesId: Int!, $source: String!, $volumes: [String!], $revision: Int!) {
+      previewSuggestedBooks(seriesId: $seriesId, source: $source, volumes: $volumes, revision: $revision) {
+        adoption {
+          ...SuggestionAdoptionFields
+        }
+        preview {
+          ...MapChangePreviewFields
+        }
+      }
+    }
+  `,
+  [ADOPTION_FIELDS, PREVIEW_FIELDS],
+);
 
-export const ADOPT_SUGGESTED_BOOKS = graphql(`
-  mutation AdoptSuggestedBooks($seriesId: Int!, $source: String!, $volumes: [String!], $revision: Int!) {
-    adoptSuggestedBooks(seriesId: $seriesId, source: $source, volumes: $volumes, revision: $revision) {
-      adoption {
-        adopted
-        skipped {
-          volume
-          reason
+export const ADOPT_SUGGESTED_BOOKS = graphql(
+  `
+    mutation AdoptSuggestedBooks($seriesId: Int!, $source: String!, $volumes: [String!], $revision: Int!) {
+      adoptSuggestedBooks(seriesId: $seriesId, source: $source, volumes: $volumes, revision: $revision) {
+        adoption {
+          ...SuggestionAdoptionFields
         }
-        droppedClaims {
-          chapter
-          volume
-          reason
-        }
-      }
-      map {
-        seriesId
-        revision
-        state
-        entries {
-          volume
-          chapters
-        }
-        readings {
-          volume
-          chapters
-        }
-        suggestions {
-          source
-          kind
-          revision
-          entries {
-            volume
-            chapters
-            status
-            adoptable
-            conflicts {
-              chapter
-              volumes
-              scope
-            }
-          }
-        }
-        conflicts {
-          chapter
-          books
-        }
-        bookStarts {
-          volume
-          start
+        map {
+          ...ChapterMapFields
         }
       }
     }
-  }
-`);
+  `,
+  [ADOPTION_FIELDS, MAP_FIELDS],
+);
