@@ -29,116 +29,89 @@ export interface TorrentFile {
   refusal: string | null;
 }
 
-export const TORRENT_JOBS = graphql(`
-  query TorrentJobs($seriesId: Int) {
-    torrentJobs(seriesId: $seriesId) {
-      id
-      seriesId
-      title
-      state
-      books
-      importedFileIds
-      error
-      pending {
-        book
-        reason
-        detail
-      }
-      updatedAt
+const JOB_FIELDS = graphql(`
+  fragment TorrentJobFields on TorrentJob {
+    id
+    seriesId
+    title
+    state
+    books
+    importedFileIds
+    error
+    pending {
+      book
+      reason
+      detail
     }
+    updatedAt
   }
 `);
 
-export const TORRENT_FILES = graphql(`
-  query TorrentFiles($id: Int!) {
-    torrentFiles(id: $id) {
-      job {
-        id
-        seriesId
-        title
-        state
-        books
-        importedFileIds
-        error
-        pending {
-          book
-          reason
-          detail
+export const TORRENT_JOBS = graphql(
+  `
+    query TorrentJobs($seriesId: Int) {
+      torrentJobs(seriesId: $seriesId) {
+        ...TorrentJobFields
+      }
+    }
+  `,
+  [JOB_FIELDS],
+);
+
+export const TORRENT_FILES = graphql(
+  `
+    query TorrentFiles($id: Int!) {
+      torrentFiles(id: $id) {
+        job {
+          ...TorrentJobFields
         }
-        updatedAt
-      }
-      files {
-        name
-        size
-        progress
-        namedBook
-        format
-        assignable
-        refusal
+        files {
+          name
+          size
+          progress
+          namedBook
+          format
+          assignable
+          refusal
+        }
       }
     }
-  }
-`);
+  `,
+  [JOB_FIELDS],
+);
 
-export const ASSIGN_TORRENT_FILES = graphql(`
-  mutation AssignTorrentFiles($id: Int!, $assignments: [TorrentAssignmentInput!]!) {
-    assignTorrentFiles(id: $id, assignments: $assignments) {
-      id
-      seriesId
-      title
-      state
-      books
-      importedFileIds
-      error
-      pending {
-        book
-        reason
-        detail
+export const ASSIGN_TORRENT_FILES = graphql(
+  `
+    mutation AssignTorrentFiles($id: Int!, $assignments: [TorrentAssignmentInput!]!) {
+      assignTorrentFiles(id: $id, assignments: $assignments) {
+        ...TorrentJobFields
       }
-      updatedAt
     }
-  }
-`);
+  `,
+  [JOB_FIELDS],
+);
 
-export const RETRY_TORRENT = graphql(`
-  mutation RetryTorrentJob($id: Int!) {
-    retryTorrentJob(id: $id) {
-      id
-      seriesId
-      title
-      state
-      books
-      importedFileIds
-      error
-      pending {
-        book
-        reason
-        detail
+export const RETRY_TORRENT = graphql(
+  `
+    mutation RetryTorrentJob($id: Int!) {
+      retryTorrentJob(id: $id) {
+        ...TorrentJobFields
       }
-      updatedAt
     }
-  }
-`);
+  `,
+  [JOB_FIELDS],
+);
 
-export const DISMISS_TORRENT = graphql(`
-  mutation DismissTorrentJob($id: Int!) {
-    dismissTorrentJob(id: $id) {
-      id
-      seriesId
-      title
-      state
-      books
-      importedFileIds
-      error
-      pending {
-        book
-        reason
-        detail
+export const DISMISS_TORRENT = graphql(
+  `
+    mutation DismissTorrentJob($id: Int!) {
+      dismissTorrentJob(id: $id) {
+        ...TorrentJobFields
       }
-      updatedAt
     }
-  }
-`);
+  `,
+  [JOB_FIELDS],
+);
 
 /** Changes of the library (of one series, or all): a torrent job that moves changes its series. */
 export const TORRENT_EVENTS = graphql(`
