@@ -28,6 +28,7 @@ interface Hit {
   status: string | null;
   year: number | null;
   cover_url: string | null;
+  cover_preview_url: string | null;
   volumes: number | null;
   chapters: number | null;
 }
@@ -271,6 +272,29 @@ describe("search, link, refresh, accept, unlink (one series from an empty servic
       perPage: 10,
     });
     await expectProblem(await app.api("/api/catalogues/search?q=%20"), 400, "invalid_field");
+    await expectProblem(await app.api("/api/catalogues/search?q=x&catalogue=comicvine"), 400, "invalid_field");
+  });
+
+  it("shows a search result's cover through the service, and only addresses a search answered with", async () => {
+    const body = await expectJson<{ results: Hit[] }>(await app.api("/api/catalogues/search?q=tide%20atlas"), 200);
+    const hit = body.results.find((h) => h.catalogue === "mangadex" && h.title === "Tide Atlas")!;
+    expect(hit.cover_preview_url).toMatch(/^\/api\/catalogues\/covers\/[0-9a-f]{32}$/);
+    const before = md.requests.length;
+    const res = await app.api(hit.cover_preview_url!);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("image/jpeg");
+    const bytes = Buffer.from(await res.arrayBuffer());
+    expect(bytes.subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
+    // Fetched once from the catalogue, then kept.
+    expect((await app.api(hit.cover_preview_url!)).status).toBe(200);
+    expect(md.requests.slice(before).map((r) => r.path)).toEqual([new URL(hit.cover_url!).pathname]);
+    await expectProblem(await app.api(`/api/catalogues/covers/${"0".repeat(32)}`), 404, "cover_not_found");
+    const gql = await app.gql<{
+      catalogueSearch: { results: { catalogueId: string; coverPreviewUrl: string | null }[] };
+    }>('query { catalogueSearch(query: "tide atlas") { results { catalogueId coverPreviewUrl } } }');
+    expect(gql.data?.catalogueSearch.results.map((r) => r.coverPreviewUrl)).toEqual(
+      body.results.map((h) => h.cover_preview_url),
+    );
     await expectProblem(await app.api("/api/catalogues/search?q=x&catalogue=comicvine"), 400, "invalid_field");
   });
 

@@ -229,12 +229,13 @@ describe("properties", () => {
         .record({
           kind,
           number: num,
-          monitored: fc.boolean(),
-          owned: fc.boolean(),
+          // Biased towards wanted slots so that most runs plan something.
+          monitored: fc.constantFrom(true, true, true, false),
+          owned: fc.constantFrom(false, false, true),
           coverage: fc.constantFrom(null, null, "covered_by_volume" as const),
           parts: fc.constant(1),
           partsOnDisk: fc.constant([] as number[]),
-          held: fc.boolean(),
+          held: fc.constantFrom(false, false, true),
         })
         .map(({ held, ...s }) => ({ ...s, wanted: s.monitored && !s.owned && s.coverage === null && !held })),
       { minLength: 5, maxLength: 30 },

@@ -1,9 +1,8 @@
 /** REST of the public catalogues: translation to the services, nothing else. */
 import type { Hono } from "hono";
-import type { CatalogueHit } from "../catalogues/types.ts";
 import type { CatalogueSettings } from "../catalogues/registry.ts";
 import type { CatalogueRefreshStatus } from "../services/catalogue-refresh-monitor.ts";
-import type { CatalogueSearchResult, SeriesCatalogueView } from "../services/catalogue-service.ts";
+import type { CatalogueSearchHit, CatalogueSearchResult, SeriesCatalogueView } from "../services/catalogue-service.ts";
 import type { Adoption } from "../services/suggestion-adoption.ts";
 import type { Services } from "../services/index.ts";
 import { restMap, restMapChange } from "./present-map.ts";
@@ -12,13 +11,14 @@ import { dryRun, jsonBody, pathId } from "./request.ts";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-export const restCatalogueHit = (h: CatalogueHit) => ({
+export const restCatalogueHit = (h: CatalogueSearchHit) => ({
   catalogue: h.catalogue,
   catalogue_id: h.catalogueId,
   title: h.title,
   status: h.status,
   year: h.year,
   cover_url: h.coverUrl,
+  cover_preview_url: h.coverPreviewUrl,
   volumes: h.volumes,
   chapters: h.chapters,
   url: h.url,
@@ -127,6 +127,14 @@ export function catalogueRoutes(app: Hono, services: Services): void {
   app.get("/api/catalogues/search", async (c) =>
     c.json(restCatalogueSearch(await cat.search(c.req.query("q"), c.req.query("catalogue")))),
   );
+  app.get("/api/catalogues/covers/:key", async (c) => {
+    const r = await cat.searchCover(c.req.param("key"));
+    return c.body(new Uint8Array(r.bytes), 200, {
+      "content-type": r.contentType,
+      "cache-control": "private, max-age=3600",
+      "x-content-type-options": "nosniff",
+    });
+  });
   app.get("/api/catalogues/refresh", (c) => c.json(restCatalogueRefreshStatus(services.catalogueRefresh.status())));
   app.post("/api/catalogues/refresh", async (c) => {
     await services.catalogueRefresh.runNow();

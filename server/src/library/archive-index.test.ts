@@ -82,15 +82,33 @@ describe("readArchiveIndex", () => {
     const names = ["page10.jpg", "Page2.JPG", "page1.png", "page002b.webp", "page3.avif", "PAGE20.gif", "page11.jpeg"];
     const path = await writeZip(names.map((name) => ({ name })));
     const idx = await readArchiveIndex(path);
-    expect(idx.pageNames).toEqual(["page1.png", "Page2.JPG", "page002b.webp", "page3.avif", "page10.jpg", "page11.jpeg", "PAGE20.gif"]);
+    expect(idx.pageNames).toEqual([
+      "page1.png",
+      "Page2.JPG",
+      "page002b.webp",
+      "page3.avif",
+      "page10.jpg",
+      "page11.jpeg",
+      "PAGE20.gif",
+    ]);
     expect(idx.pageCount).toBe(7);
     expect(idx.comicInfoXml).toBeNull();
     expect(idx.ignoredEntries).toEqual([]);
   });
 
   it("orders pages folder by folder", async () => {
-    const path = await writeZip([{ name: "ch10/01.jpg" }, { name: "ch1 extra/01.jpg" }, { name: "ch2/01.jpg" }, { name: "ch1/02.jpg" }]);
-    expect((await readArchiveIndex(path)).pageNames).toEqual(["ch1/02.jpg", "ch1 extra/01.jpg", "ch2/01.jpg", "ch10/01.jpg"]);
+    const path = await writeZip([
+      { name: "ch10/01.jpg" },
+      { name: "ch1 extra/01.jpg" },
+      { name: "ch2/01.jpg" },
+      { name: "ch1/02.jpg" },
+    ]);
+    expect((await readArchiveIndex(path)).pageNames).toEqual([
+      "ch1/02.jpg",
+      "ch1 extra/01.jpg",
+      "ch2/01.jpg",
+      "ch10/01.jpg",
+    ]);
   });
 
   it("natural compare is a total order with zero padding and large numbers", () => {
@@ -101,7 +119,10 @@ describe("readArchiveIndex", () => {
   it("reads ComicInfo.xml, stored or deflated, with a BOM stripped", async () => {
     const stored = await writeZip([{ name: "001.jpg" }, { name: "ComicInfo.xml", data: COMIC_INFO }]);
     expect((await readArchiveIndex(stored)).comicInfoXml).toBe(COMIC_INFO);
-    const deflated = await writeZip([{ name: "comicinfo.XML", data: `\uFEFF${COMIC_INFO}`, compress: true }, { name: "001.jpg" }]);
+    const deflated = await writeZip([
+      { name: "comicinfo.XML", data: `\uFEFF${COMIC_INFO}`, compress: true },
+      { name: "001.jpg" },
+    ]);
     const idx = await readArchiveIndex(deflated);
     expect(idx.comicInfoXml).toBe(COMIC_INFO);
     expect(idx.pageCount).toBe(1);
@@ -130,7 +151,14 @@ describe("readArchiveIndex", () => {
     expect(idx.pageNames).toEqual(["vol/001.jpg", "vol/002.jpg"]);
     expect(idx.pageCount).toBe(2);
     expect([...idx.ignoredEntries].sort()).toEqual(
-      ["__MACOSX/vol/._001.jpg", "vol/.DS_Store", ".hidden/002.jpg", "vol/._003.jpg", "Thumbs.db", "credits.txt"].sort(),
+      [
+        "__MACOSX/vol/._001.jpg",
+        "vol/.DS_Store",
+        ".hidden/002.jpg",
+        "vol/._003.jpg",
+        "Thumbs.db",
+        "credits.txt",
+      ].sort(),
     );
   });
 
@@ -197,7 +225,12 @@ describe("readArchiveIndex", () => {
 
   it("indexes an empty archive as zero pages", async () => {
     const path = await writeZip([]);
-    expect(await readArchiveIndex(path)).toEqual({ pageCount: 0, pageNames: [], comicInfoXml: null, ignoredEntries: [] });
+    expect(await readArchiveIndex(path)).toEqual({
+      pageCount: 0,
+      pageNames: [],
+      comicInfoXml: null,
+      ignoredEntries: [],
+    });
   });
 
   it("refuses a file that is not a zip", async () => {
@@ -214,7 +247,10 @@ describe("readArchiveIndex", () => {
 
   it("refuses a truncated archive", async () => {
     // The hardened reader tells a cut-short zip (archive_truncated) from a file that is no zip at all.
-    const full = await zipBuffer([{ name: "1.jpg", data: randomBytes(5000) }, { name: "ComicInfo.xml", data: COMIC_INFO }]);
+    const full = await zipBuffer([
+      { name: "1.jpg", data: randomBytes(5000) },
+      { name: "ComicInfo.xml", data: COMIC_INFO },
+    ]);
     const headless = join(dir, "headless.cbz");
     await writeFile(headless, full.subarray(0, 3000));
     await expectArchiveError(readArchiveIndex(headless), "archive_truncated");

@@ -188,10 +188,14 @@ describe("openArchive", () => {
       { name: "at-floor.bin", data: Buffer.alloc(RATIO_FLOOR_BYTES), compress: true },
       { name: "1.png", data: await page("#999") },
     ]);
-    await withArchive(path, undefined, async (a) => expect((await a.readEntry("at-floor.bin")).length).toBe(RATIO_FLOOR_BYTES));
+    await withArchive(path, undefined, async (a) =>
+      expect((await a.readEntry("at-floor.bin")).length).toBe(RATIO_FLOOR_BYTES),
+    );
     const over = await writeZip([{ name: "over.bin", data: Buffer.alloc(RATIO_FLOOR_BYTES + 1), compress: true }]);
     await expectCode(openArchive(over), "archive_ratio_exceeded", "over.bin");
-    await withArchive(over, { maxRatio: 5000 }, async (a) => expect((await a.readEntry("over.bin")).length).toBe(RATIO_FLOOR_BYTES + 1));
+    await withArchive(over, { maxRatio: 5000 }, async (a) =>
+      expect((await a.readEntry("over.bin")).length).toBe(RATIO_FLOOR_BYTES + 1),
+    );
   });
 
   it("applies configured entry-size, total and pixel limits", async () => {
@@ -202,7 +206,9 @@ describe("openArchive", () => {
     ]);
     await expectCode(openArchive(path, { maxEntryBytes: big.length - 1 }), "archive_entry_too_large", "1.png");
     await expectCode(openArchive(path, { maxTotalBytes: 2 * big.length - 1 }), "archive_too_large", "2.png");
-    await withArchive(path, { maxTotalBytes: 2 * big.length, maxEntryBytes: big.length }, async (a) => expect(a.pages.length).toBe(2));
+    await withArchive(path, { maxTotalBytes: 2 * big.length, maxEntryBytes: big.length }, async (a) =>
+      expect(a.pages.length).toBe(2),
+    );
     await withArchive(path, { maxPixels: 1199 }, async (a) => expectCode(a.readPage(0), "image_too_large", "1.png"));
     await withArchive(path, { maxPixels: 1200 }, async (a) => expect(await a.readPage(1)).toEqual(big));
   });
@@ -216,7 +222,12 @@ describe("ArchiveError", () => {
     expect(err.status).toBe(ERRORS.image_unreadable.status);
     expect(err.extra).toEqual({ entry: "1.png" });
     const problem = toProblem(err);
-    expect(problem).toMatchObject({ code: "image_unreadable", status: 422, entry: "1.png", title: ERRORS.image_unreadable.title });
+    expect(problem).toMatchObject({
+      code: "image_unreadable",
+      status: 422,
+      entry: "1.png",
+      title: ERRORS.image_unreadable.title,
+    });
   });
 });
 
@@ -230,7 +241,11 @@ describe("limits and sharp options", () => {
     expect(sharpInputOptions()).toEqual({ limitInputPixels: DEFAULT_ARCHIVE_LIMITS.maxPixels, failOn: "error" });
     expect(sharpInputOptions({ maxPixels: 34 })).toEqual({ limitInputPixels: 34, failOn: "error" });
     // The options really stop sharp: a 5×7 page is over a 34-pixel limit.
-    await expect(sharp(await page("#000"), sharpInputOptions({ maxPixels: 34 })).raw().toBuffer()).rejects.toThrow(/pixel limit/);
+    await expect(
+      sharp(await page("#000"), sharpInputOptions({ maxPixels: 34 }))
+        .raw()
+        .toBuffer(),
+    ).rejects.toThrow(/pixel limit/);
   });
 });
 
@@ -297,7 +312,12 @@ describe("entrySpan", () => {
     ]);
     await withArchive(p, undefined, async (a) => {
       const s = await a.entrySpan("notes.txt");
-      expect({ method: s.method, size: s.size, compressedSize: s.compressedSize, crc32: s.crc32 }).toEqual({ method: 0, size: stored.length, compressedSize: stored.length, crc32: crc32(stored) >>> 0 });
+      expect({ method: s.method, size: s.size, compressedSize: s.compressedSize, crc32: s.crc32 }).toEqual({
+        method: 0,
+        size: stored.length,
+        compressedSize: stored.length,
+        crc32: crc32(stored) >>> 0,
+      });
       const buf = Buffer.alloc(64);
       const out: Buffer[] = [];
       for (let at = 0; at < s.size; at += buf.length) {

@@ -106,7 +106,11 @@ export async function openArchive(absPath: string, limits?: ArchiveOpenOptions):
     const missing = (e as NodeJS.ErrnoException).code === "ENOENT";
     throw missing
       ? new ArchiveError({ code: "archive_not_found", detail: "the archive is not on disk", cause: e })
-      : new ArchiveError({ code: "archive_unreadable", detail: `the archive cannot be opened (${(e as NodeJS.ErrnoException).code ?? "error"})`, cause: e });
+      : new ArchiveError({
+          code: "archive_unreadable",
+          detail: `the archive cannot be opened (${(e as NodeJS.ErrnoException).code ?? "error"})`,
+          cause: e,
+        });
   }
   // One descriptor for the handle's life: a file renamed or replaced meanwhile cannot mix two versions.
   try {
@@ -160,8 +164,19 @@ export async function openArchive(absPath: string, limits?: ArchiveOpenOptions):
         crc32: rec.crc32 >>> 0,
         read: (buf, start, length) => {
           if (closed) return Promise.reject(new Error("the archive handle is closed"));
-          if (!(Number.isSafeInteger(start) && Number.isSafeInteger(length) && start >= 0 && length >= 0 && start + length <= compressedSize && length <= buf.length)) {
-            return Promise.reject(new RangeError(`bytes ${start}+${length} are outside the ${compressedSize} bytes of ${JSON.stringify(rec.name)}`));
+          if (!(
+            Number.isSafeInteger(start) &&
+            Number.isSafeInteger(length) &&
+            start >= 0 &&
+            length >= 0 &&
+            start + length <= compressedSize &&
+            length <= buf.length
+          )) {
+            return Promise.reject(
+              new RangeError(
+                `bytes ${start}+${length} are outside the ${compressedSize} bytes of ${JSON.stringify(rec.name)}`,
+              ),
+            );
           }
           return guard(() => readFully(fh, length === buf.length ? buf : buf.subarray(0, length), dataStart + start));
         },
@@ -195,7 +210,11 @@ export async function openArchive(absPath: string, limits?: ArchiveOpenOptions):
 }
 
 /** Opens, runs fn, and closes whatever happens. */
-export async function withArchive<T>(absPath: string, limits: ArchiveOpenOptions | undefined, fn: (a: ArchiveHandle) => Promise<T>): Promise<T> {
+export async function withArchive<T>(
+  absPath: string,
+  limits: ArchiveOpenOptions | undefined,
+  fn: (a: ArchiveHandle) => Promise<T>,
+): Promise<T> {
   const archive = await openArchive(absPath, limits);
   try {
     return await fn(archive);
@@ -217,15 +236,29 @@ async function checkImageHeader(data: Buffer, name: string, maxPixels: number): 
     ({ width, height } = await sharp(data, { limitInputPixels: maxPixels, failOn: "error" }).metadata());
   } catch (e) {
     if (/pixel limit/i.test(describeError(e))) throw tooLarge(name, maxPixels);
-    throw new ArchiveError({ code: "image_unreadable", detail: `${JSON.stringify(name)}: ${describeError(e)}`, entry: name, cause: e });
+    throw new ArchiveError({
+      code: "image_unreadable",
+      detail: `${JSON.stringify(name)}: ${describeError(e)}`,
+      entry: name,
+      cause: e,
+    });
   }
-  if (!width || !height) throw new ArchiveError({ code: "image_unreadable", detail: `${JSON.stringify(name)}: no image size in its header`, entry: name });
+  if (!width || !height)
+    throw new ArchiveError({
+      code: "image_unreadable",
+      detail: `${JSON.stringify(name)}: no image size in its header`,
+      entry: name,
+    });
   if (width * height > maxPixels) throw tooLarge(name, maxPixels, `${width}×${height}`);
 }
 
 function tooLarge(name: string, maxPixels: number, size?: string): ArchiveError {
   const what = size ? `${size} pixels are` : "the image is";
-  return new ArchiveError({ code: "image_too_large", detail: `${JSON.stringify(name)}: ${what} over the limit of ${maxPixels} pixels`, entry: name });
+  return new ArchiveError({
+    code: "image_too_large",
+    detail: `${JSON.stringify(name)}: ${what} over the limit of ${maxPixels} pixels`,
+    entry: name,
+  });
 }
 
 async function guard<T>(fn: () => Promise<T>): Promise<T> {
@@ -238,7 +271,11 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
 
 function toArchiveError(e: unknown): AppError {
   if (e instanceof AppError) return e;
-  return new ArchiveError({ code: "archive_unreadable", detail: `not a readable zip archive: ${describeError(e)}`, cause: e });
+  return new ArchiveError({
+    code: "archive_unreadable",
+    detail: `not a readable zip archive: ${describeError(e)}`,
+    cause: e,
+  });
 }
 
 /** UTF-8 with or without BOM; UTF-16 when a BOM says so (some Windows tools write it). */

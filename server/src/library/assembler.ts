@@ -31,7 +31,9 @@ import { StoredZipWriter } from "./stored-zip-writer.ts";
  * here (same results; yazl only calls `unsigned(buffer, previous)`, both numbers unsigned). The
  * book itself no longer goes through yazl (see above); the other yazl writers of the process do.
  */
-const yazlCrc32 = createRequire(createRequire(import.meta.url).resolve("yazl"))("buffer-crc32") as { unsigned: (data: Buffer, previous?: number) => number };
+const yazlCrc32 = createRequire(createRequire(import.meta.url).resolve("yazl"))("buffer-crc32") as {
+  unsigned: (data: Buffer, previous?: number) => number;
+};
 if (typeof zlib.crc32 === "function") yazlCrc32.unsigned = (data, previous) => zlib.crc32(data, previous ?? 0) >>> 0;
 
 /** Entries carry one fixed time: the same chapters give the same bytes. */
@@ -81,7 +83,7 @@ async function copyPage(zip: StoredZipWriter, p: PageRef, buf: Buffer): Promise<
   }
   await zip.beginEntry(p.name, span.size, span.crc32);
   let crc = 0;
-  for (let done = 0; done < span.size; ) {
+  for (let done = 0; done < span.size;) {
     const n = Math.min(buf.length, span.size - done);
     const chunk = n === buf.length ? buf : buf.subarray(0, n);
     await span.read(chunk, done, n);
@@ -90,7 +92,11 @@ async function copyPage(zip: StoredZipWriter, p: PageRef, buf: Buffer): Promise<
     done += n;
   }
   if (crc >>> 0 !== span.crc32) {
-    throw new ArchiveError({ code: "archive_crc_mismatch", detail: `${JSON.stringify(p.entry)}: the data does not match its CRC-32`, entry: p.entry });
+    throw new ArchiveError({
+      code: "archive_crc_mismatch",
+      detail: `${JSON.stringify(p.entry)}: the data does not match its CRC-32`,
+      entry: p.entry,
+    });
   }
   zip.endEntry();
 }
@@ -113,7 +119,11 @@ export async function buildBook(input: BuildInput): Promise<BuiltBook> {
       if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
     }
     if (actual !== s.sha256) {
-      throw new AppError("assembly_changed_files", `chapter file ${s.path} ${actual === null ? "is gone" : "changed"} since it was recorded`, { file_id: s.fileId });
+      throw new AppError(
+        "assembly_changed_files",
+        `chapter file ${s.path} ${actual === null ? "is gone" : "changed"} since it was recorded`,
+        { file_id: s.fileId },
+      );
     }
     input.onProgress?.("hashing", ++hashed, sources.length);
   }
@@ -132,7 +142,8 @@ export async function buildBook(input: BuildInput): Promise<BuiltBook> {
       perChapter.push({ number: c.number, pages });
     }
     const all = perChapter.flatMap((c) => c.pages);
-    if (all.length === 0) throw new AppError("archive_unreadable", `the chapter files of book ${plan.volume} hold no pages`);
+    if (all.length === 0)
+      throw new AppError("archive_unreadable", `the chapter files of book ${plan.volume} hold no pages`);
     all.forEach((p, i) => (p.name = pageName(i, all.length, p.entry)));
 
     const chapters: BuiltBook["chapters"] = [];
@@ -146,7 +157,12 @@ export async function buildBook(input: BuildInput): Promise<BuiltBook> {
     }
     const cover = pagesXml[0] as ComicInfoPage;
     cover.Type = "FrontCover";
-    const xml = comicInfoXml({ ...input.comicInfo, PageCount: all.length, LanguageISO: plan.language, Pages: pagesXml });
+    const xml = comicInfoXml({
+      ...input.comicInfo,
+      PageCount: all.length,
+      LanguageISO: plan.language,
+      Pages: pagesXml,
+    });
 
     await mkdir(path.dirname(stagedPath), { recursive: true });
     const out = await open(stagedPath, "wx");

@@ -32,7 +32,10 @@ afterAll(async () => {
 
 /** Schema validation with libxml2 (xmllint-wasm: no system package needed). */
 async function xmllint(xsd: FormatVersion, files: string[]): Promise<void> {
-  await assertValidXml(xsd, await Promise.all(files.map(async (f) => ({ name: basename(f), xml: await readFile(f, "utf8") }))));
+  await assertValidXml(
+    xsd,
+    await Promise.all(files.map(async (f) => ({ name: basename(f), xml: await readFile(f, "utf8") }))),
+  );
 }
 
 let xmlSeq = 0;
@@ -147,7 +150,9 @@ describe("generateDemoLibrary", () => {
     expect(s.volumes).toEqual([]);
     expect(chapterFiles(s).map((f) => f.chapter)).toEqual(expect.arrayContaining(["0", "10.5", "24"]));
     expect(chapterFiles(s)).toHaveLength(s.chapters.length);
-    expect(s.files.map((f) => f.name)).toEqual(expect.arrayContaining([`${s.title} - c000.cbz`, `${s.title} - c010.5.cbz`]));
+    expect(s.files.map((f) => f.name)).toEqual(
+      expect.arrayContaining([`${s.title} - c000.cbz`, `${s.title} - c010.5.cbz`]),
+    );
   });
 
   it("has a mixed series with an exact operator map: one book partly on disk, one complete", () => {
@@ -157,21 +162,34 @@ describe("generateDemoLibrary", () => {
     const owned = new Set(books(s).map((f) => f.volume));
     expect(owned.size).toBeGreaterThan(0);
     const unowned = s.volumes.filter((v) => !owned.has(v)).map((v) => bookProgress(s, v));
-    expect(unowned.some((p) => p.onDisk > 0 && p.onDisk < p.mapped), "a book with N of M chapters").toBe(true);
-    expect(unowned.some((p) => p.onDisk === p.mapped && p.mapped > 0), "a book complete from chapters").toBe(true);
+    expect(
+      unowned.some((p) => p.onDisk > 0 && p.onDisk < p.mapped),
+      "a book with N of M chapters",
+    ).toBe(true);
+    expect(
+      unowned.some((p) => p.onDisk === p.mapped && p.mapped > 0),
+      "a book complete from chapters",
+    ).toBe(true);
     const split = s.chapters.filter((c) => c.parts === 2);
     expect(split).toHaveLength(1);
-    const parts = chapterFiles(s).filter((f) => f.chapter === split[0]?.number).map((f) => f.part);
+    const parts = chapterFiles(s)
+      .filter((f) => f.chapter === split[0]?.number)
+      .map((f) => f.part);
     expect(parts.sort()).toEqual([1, 2]);
     const extra = s.chapters.filter((c) => c.extra);
     expect(extra.length).toBeGreaterThan(0);
-    expect(extra.every((c) => mappedTo(s, c.number) !== null), "extras keep their book").toBe(true);
+    expect(
+      extra.every((c) => mappedTo(s, c.number) !== null),
+      "extras keep their book",
+    ).toBe(true);
   });
 
   it("has a mixed series without a map: books plus later chapter files", () => {
     const s = find((x) => x.operatorMap === null && books(x).length > 0 && chapterFiles(x).length > 0);
     // Chapters before the first chapter file are presumably inside the books, but nothing says which.
-    const firstFile = chapterFiles(s).map((f) => f.chapter as Label).sort(compareLabels)[0] as Label;
+    const firstFile = chapterFiles(s)
+      .map((f) => f.chapter as Label)
+      .sort(compareLabels)[0] as Label;
     expect(s.chapters.some((c) => compareLabels(c.number, firstFile) < 0)).toBe(true);
   });
 
@@ -240,15 +258,62 @@ function mappedTo(s: DemoSeries, c: Label): Label | null {
 
 describe("comicInfoXml", () => {
   const everything: Required<ComicInfoFields> = {
-    Title: `Chapter <1> & "the" 'start'`, Series: "Tide & Stone", Number: "10.5", Count: 12, Volume: 3,
-    AlternateSeries: "Alt", AlternateNumber: "2", AlternateCount: 4, Summary: "Line one\nline two \u0007bell", Notes: "n",
-    Year: 2024, Month: 5, Day: 31, Writer: "W", Penciller: "P", Inker: "I", Colorist: "C", Letterer: "L",
-    CoverArtist: "CA", Editor: "E", Translator: "T", Publisher: "Pub", Imprint: "Imp", Genre: "Drama", Tags: "a,b",
-    Web: "https://example.org/?a=1&b=2", PageCount: 2, LanguageISO: "en", Format: "TPB", BlackAndWhite: "Yes",
-    Manga: "YesAndRightToLeft", Characters: "x", Teams: "y", Locations: "z", ScanInformation: "s", StoryArc: "arc",
-    StoryArcNumber: "1", SeriesGroup: "g", AgeRating: "Teen",
-    Pages: [{ Image: 0, Type: "FrontCover", DoublePage: false, ImageSize: 1234, Key: "k<&>", Bookmark: "b", ImageWidth: 600, ImageHeight: 900 }, { Image: 1, Type: ["Story", "Preview"] }],
-    CommunityRating: 4.5, MainCharacterOrTeam: "m", Review: "r", GTIN: "9780000000000",
+    Title: `Chapter <1> & "the" 'start'`,
+    Series: "Tide & Stone",
+    Number: "10.5",
+    Count: 12,
+    Volume: 3,
+    AlternateSeries: "Alt",
+    AlternateNumber: "2",
+    AlternateCount: 4,
+    Summary: "Line one\nline two \u0007bell",
+    Notes: "n",
+    Year: 2024,
+    Month: 5,
+    Day: 31,
+    Writer: "W",
+    Penciller: "P",
+    Inker: "I",
+    Colorist: "C",
+    Letterer: "L",
+    CoverArtist: "CA",
+    Editor: "E",
+    Translator: "T",
+    Publisher: "Pub",
+    Imprint: "Imp",
+    Genre: "Drama",
+    Tags: "a,b",
+    Web: "https://example.org/?a=1&b=2",
+    PageCount: 2,
+    LanguageISO: "en",
+    Format: "TPB",
+    BlackAndWhite: "Yes",
+    Manga: "YesAndRightToLeft",
+    Characters: "x",
+    Teams: "y",
+    Locations: "z",
+    ScanInformation: "s",
+    StoryArc: "arc",
+    StoryArcNumber: "1",
+    SeriesGroup: "g",
+    AgeRating: "Teen",
+    Pages: [
+      {
+        Image: 0,
+        Type: "FrontCover",
+        DoublePage: false,
+        ImageSize: 1234,
+        Key: "k<&>",
+        Bookmark: "b",
+        ImageWidth: 600,
+        ImageHeight: 900,
+      },
+      { Image: 1, Type: ["Story", "Preview"] },
+    ],
+    CommunityRating: 4.5,
+    MainCharacterOrTeam: "m",
+    Review: "r",
+    GTIN: "9780000000000",
   };
 
   it("writes every field in the XSD's sequence order and validates against the v2.1 draft", async () => {

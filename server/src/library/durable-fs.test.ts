@@ -2,7 +2,16 @@ import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, sta
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { dropSecondName, ensureDir, moveNoClobber, removeEmptyDirs, sameFile, sha256File, statOrNull, TargetExistsError } from "./durable-fs.ts";
+import {
+  dropSecondName,
+  ensureDir,
+  moveNoClobber,
+  removeEmptyDirs,
+  sameFile,
+  sha256File,
+  statOrNull,
+  TargetExistsError,
+} from "./durable-fs.ts";
 
 let dir: string;
 beforeEach(() => {

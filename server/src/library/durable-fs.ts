@@ -100,7 +100,11 @@ const NO_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EMLINK"])
  * `afterNewName` runs once `to` exists durably (the journal advances there; the crash tests kill
  * the process there).
  */
-export async function moveNoClobber(from: string, to: string, afterNewName: () => void | Promise<void> = () => {}): Promise<void> {
+export async function moveNoClobber(
+  from: string,
+  to: string,
+  afterNewName: () => void | Promise<void> = () => {},
+): Promise<void> {
   let linked = true;
   try {
     await link(from, to);

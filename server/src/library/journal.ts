@@ -99,13 +99,26 @@ export type JournalEntry =
 type Op = JournalEntry["op"];
 type PayloadOf<O extends Op> = Extract<JournalEntry, { op: O }>["payload"];
 
-export async function beginJournal<O extends Op>(db: Db | Tx, op: O, step: string, payload: PayloadOf<O>): Promise<number> {
+export async function beginJournal<O extends Op>(
+  db: Db | Tx,
+  op: O,
+  step: string,
+  payload: PayloadOf<O>,
+): Promise<number> {
   const row = await db.publicationJournal.create({ data: { op, step, payload: JSON.stringify(payload) } });
   return row.id;
 }
 
-export async function advanceJournal<O extends Op>(db: Db, id: number, step: string, payload?: PayloadOf<O>): Promise<void> {
-  await db.publicationJournal.update({ where: { id }, data: { step, ...(payload ? { payload: JSON.stringify(payload) } : {}) } });
+export async function advanceJournal<O extends Op>(
+  db: Db,
+  id: number,
+  step: string,
+  payload?: PayloadOf<O>,
+): Promise<void> {
+  await db.publicationJournal.update({
+    where: { id },
+    data: { step, ...(payload ? { payload: JSON.stringify(payload) } : {}) },
+  });
 }
 
 /** Ends an entry; inside the committing transaction, or alone when an operation is undone. */
@@ -118,7 +131,8 @@ export async function nextJournalEntry(db: Db, afterId: number): Promise<Journal
   const row = await db.publicationJournal.findFirst({ where: { id: { gt: afterId } }, orderBy: { id: "asc" } });
   if (!row) return null;
   const op = row.op;
-  if (op !== "publish" && op !== "retire" && op !== "restore" && op !== "purge") throw new Error(`journal entry ${row.id} has unknown op ${op}`);
+  if (op !== "publish" && op !== "retire" && op !== "restore" && op !== "purge")
+    throw new Error(`journal entry ${row.id} has unknown op ${op}`);
   return { id: row.id, op, step: row.step, payload: JSON.parse(row.payload) } as JournalEntry;
 }
 

@@ -5,7 +5,12 @@ import { afterAll, describe, expect, it } from "vitest";
 import { binFolderName, checkStagedPath, checkTargetRelPath, freeNameCandidates } from "./library-paths.ts";
 
 describe("checkTargetRelPath", () => {
-  it.each(["Alpha/Alpha - c001.cbz", "Alpha/Extras/Alpha - c001.5.zip", "Alpha/Alpha v01 [en].CBZ", "Alpha/Alpha - c002 (2).cbz"])("accepts %s", (rel) => {
+  it.each([
+    "Alpha/Alpha - c001.cbz",
+    "Alpha/Extras/Alpha - c001.5.zip",
+    "Alpha/Alpha v01 [en].CBZ",
+    "Alpha/Alpha - c002 (2).cbz",
+  ])("accepts %s", (rel) => {
     expect(checkTargetRelPath(rel, "Alpha")).toBe(rel);
   });
 
@@ -28,7 +33,9 @@ describe("checkTargetRelPath", () => {
     ["Alpha/x.cbz ", "portable"],
     ["", "non-empty"],
   ])("refuses %s (%s)", (rel, why) => {
-    expect(() => checkTargetRelPath(rel, "Alpha")).toThrow(expect.objectContaining({ code: "invalid_field", message: expect.stringContaining(why) }));
+    expect(() => checkTargetRelPath(rel, "Alpha")).toThrow(
+      expect.objectContaining({ code: "invalid_field", message: expect.stringContaining(why) }),
+    );
   });
 
   it("refuses what is not a string", () => {
@@ -39,13 +46,20 @@ describe("checkTargetRelPath", () => {
 describe("freeNameCandidates", () => {
   it("tries the name, then numbered names before the extension", () => {
     const it = freeNameCandidates("Alpha/Alpha - c001.cbz", 4);
-    expect([...it]).toEqual(["Alpha/Alpha - c001.cbz", "Alpha/Alpha - c001 (2).cbz", "Alpha/Alpha - c001 (3).cbz", "Alpha/Alpha - c001 (4).cbz"]);
+    expect([...it]).toEqual([
+      "Alpha/Alpha - c001.cbz",
+      "Alpha/Alpha - c001 (2).cbz",
+      "Alpha/Alpha - c001 (3).cbz",
+      "Alpha/Alpha - c001 (4).cbz",
+    ]);
   });
 });
 
 describe("binFolderName", () => {
   it("is the UTC time to the second and a random suffix", () => {
-    expect(binFolderName(new Date(Date.UTC(2026, 10, 21, 7, 8, 40, 123)), "1a2b3c4d")).toBe("20261121T070840Z-1a2b3c4d");
+    expect(binFolderName(new Date(Date.UTC(2026, 10, 21, 7, 8, 40, 123)), "1a2b3c4d")).toBe(
+      "20261121T070840Z-1a2b3c4d",
+    );
   });
 });
 
@@ -71,12 +85,17 @@ describe("checkStagedPath", () => {
     ["in a missing folder", "MISSING"],
   ])("refuses a path %s", async (_why, p) => {
     const candidate =
-      p === "OUT" ? path.join(root, "outside.cbz")
-      : p === "STAGING" ? staging
-      : p === "DOTDOT" ? `${staging}/../outside.cbz`
-      : p === "LINK" ? path.join(staging, "escape", "outside.cbz")
-      : p === "MISSING" ? path.join(staging, "nope", "a.cbz")
-      : p;
+      p === "OUT"
+        ? path.join(root, "outside.cbz")
+        : p === "STAGING"
+          ? staging
+          : p === "DOTDOT"
+            ? `${staging}/../outside.cbz`
+            : p === "LINK"
+              ? path.join(staging, "escape", "outside.cbz")
+              : p === "MISSING"
+                ? path.join(staging, "nope", "a.cbz")
+                : p;
     await expect(checkStagedPath(candidate, staging)).rejects.toMatchObject({ code: "invalid_field" });
   });
 });

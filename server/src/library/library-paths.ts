@@ -78,5 +78,8 @@ export async function checkStagedPath(staged: unknown, stagingDir: string): Prom
  * files keep their library path under it, so an operator can find them by hand.
  */
 export function binFolderName(now: Date, random: string): string {
-  return `${now.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}-${random}`;
+  return `${now
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z")}-${random}`;
 }

@@ -4,7 +4,15 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_THRESHOLDS, isBlackCard } from "../domain/conformity.ts";
 import { appErrorOf } from "../../test/fixtures.ts";
 import { luminance, mapConcurrent, pageStats, statsOfPages } from "./page-stats.ts";
-import { blackCard, darkPanelsPage, drawnPage, nightPage, stripPage, stripSlices, type CardKind } from "./test-pages.ts";
+import {
+  blackCard,
+  darkPanelsPage,
+  drawnPage,
+  nightPage,
+  stripPage,
+  stripSlices,
+  type CardKind,
+} from "./test-pages.ts";
 
 /** Luminance statistics of the full-size decode, to compare with the shrunk one. */
 async function fullSize(buf: Buffer): Promise<{ mean: number; stdev: number }> {
@@ -28,26 +36,39 @@ describe("pageStats", () => {
   });
 
   it("measures strips and slices by their real size", async () => {
-    expect(await pageStats(await stripPage(5, { width: 800, height: 2600 }))).toMatchObject({ width: 800, height: 2600 });
+    expect(await pageStats(await stripPage(5, { width: 800, height: 2600 }))).toMatchObject({
+      width: 800,
+      height: 2600,
+    });
     const slices = await stripSlices(5, 3, { width: 800, height: 7200 });
     for (const s of await statsOfPages(slices)) expect(s).toMatchObject({ width: 800, height: 2400 });
   });
 
   it("uses the displayed orientation (EXIF rotation)", async () => {
-    const sideways = await sharp(await drawnPage(2)).rotate(90).jpeg().withMetadata({ orientation: 8 }).toBuffer();
+    const sideways = await sharp(await drawnPage(2))
+      .rotate(90)
+      .jpeg()
+      .withMetadata({ orientation: 8 })
+      .toBuffer();
     expect((await sharp(sideways).metadata()).width).toBe(1160);
     expect(await pageStats(sideways)).toMatchObject({ width: 800, height: 1160 });
   });
 
   it("puts a transparent page on white paper: a transparent PNG is not a black card", async () => {
-    const clear = await sharp({ create: { width: 400, height: 580, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png().toBuffer();
+    const clear = await sharp({
+      create: { width: 400, height: 580, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } },
+    })
+      .png()
+      .toBuffer();
     const s = await pageStats(clear);
     expect(s.mean).toBeGreaterThan(250);
     expect(isBlackCard(s)).toBe(false);
   });
 
   it("scales 16-bit pages to 0–255", async () => {
-    const grey16 = await sharp({ create: { width: 300, height: 400, channels: 3, background: { r: 128, g: 128, b: 128 } } })
+    const grey16 = await sharp({
+      create: { width: 300, height: 400, channels: 3, background: { r: 128, g: 128, b: 128 } },
+    })
       .toColourspace("grey16")
       .png()
       .toBuffer();
@@ -58,7 +79,9 @@ describe("pageStats", () => {
   });
 
   it("refuses a page over the pixel limit from its header, and bytes that are no image", async () => {
-    expect((await appErrorOf(pageStats(await drawnPage(3), { maxPixels: 800 * 1160 - 1 }))).code).toBe("image_too_large");
+    expect((await appErrorOf(pageStats(await drawnPage(3), { maxPixels: 800 * 1160 - 1 }))).code).toBe(
+      "image_too_large",
+    );
     expect(await pageStats(await drawnPage(3), { maxPixels: 800 * 1160 })).toMatchObject({ width: 800 });
     expect((await appErrorOf(pageStats(randomBytes(2000)))).code).toBe("image_unreadable");
     expect((await appErrorOf(pageStats(Buffer.alloc(0)))).code).toBe("image_unreadable");
@@ -124,7 +147,12 @@ describe("calibration on generated pages", () => {
 
 describe("statsOfPages and mapConcurrent", () => {
   it("gives each page's stats in page order", async () => {
-    const pages = [await drawnPage(1), await blackCard(1, "pure"), await stripPage(1, { height: 2800 }), await nightPage(1)];
+    const pages = [
+      await drawnPage(1),
+      await blackCard(1, "pure"),
+      await stripPage(1, { height: 2800 }),
+      await nightPage(1),
+    ];
     const all = await statsOfPages(pages);
     expect(all.map((s) => [s.width, s.height])).toEqual([
       [800, 1160],

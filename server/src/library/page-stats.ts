@@ -70,7 +70,11 @@ export function luminance(data: Uint8Array, channels: number): { mean: number; s
  * `fn` over every item with at most `concurrency` calls in flight, results in item order. After the
  * first failure no new call starts and the failure is what rejects.
  */
-export async function mapConcurrent<T, R>(items: readonly T[], concurrency: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapConcurrent<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   let failed = false;
@@ -93,7 +97,11 @@ export async function mapConcurrent<T, R>(items: readonly T[], concurrency: numb
  * Stats of every page, in page order, two pages in flight by default: enough to keep the decoder
  * busy without holding a chapter's decodes at once. The first bad page rejects with its number.
  */
-export function statsOfPages(buffers: readonly Buffer[], concurrency = 2, limits?: Partial<ArchiveLimitsConfig>): Promise<PageStats[]> {
+export function statsOfPages(
+  buffers: readonly Buffer[],
+  concurrency = 2,
+  limits?: Partial<ArchiveLimitsConfig>,
+): Promise<PageStats[]> {
   return mapConcurrent(buffers, concurrency, async (buf, i) => {
     try {
       return await pageStats(buf, limits);

@@ -22,13 +22,23 @@ export const PUBLISH_STEPS = [
 ] as const;
 
 /** With two or more files, the per-file steps fire at the first file (the others are still in place). */
-export const RETIRE_STEPS = ["retire:journaled", "retire:linked", "retire:moved", "retire:all-moved", "retire:committed"] as const;
+export const RETIRE_STEPS = [
+  "retire:journaled",
+  "retire:linked",
+  "retire:moved",
+  "retire:all-moved",
+  "retire:committed",
+] as const;
 
 export const RESTORE_STEPS = ["restore:journaled", "restore:linked", "restore:moved", "restore:committed"] as const;
 
 export const PURGE_STEPS = ["purge:marked", "purge:unlinked"] as const;
 
-export type CrashStep = (typeof PUBLISH_STEPS)[number] | (typeof RETIRE_STEPS)[number] | (typeof RESTORE_STEPS)[number] | (typeof PURGE_STEPS)[number];
+export type CrashStep =
+  | (typeof PUBLISH_STEPS)[number]
+  | (typeof RETIRE_STEPS)[number]
+  | (typeof RESTORE_STEPS)[number]
+  | (typeof PURGE_STEPS)[number];
 
 /** The environment variable naming the step at which the process kills itself (crash tests only). */
 export const CRASH_ENV = "PUBLICATION_CRASH_AT";

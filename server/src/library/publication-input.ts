@@ -17,7 +17,8 @@ function label(v: unknown, field: string): string | null {
 }
 
 function count(v: unknown, field: string, min: number): number {
-  if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > 1_000_000) return invalid(field, `must be an integer ≥ ${min}`);
+  if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > 1_000_000)
+    return invalid(field, `must be an integer ≥ ${min}`);
   return v;
 }
 
@@ -27,12 +28,14 @@ function optionalId(v: unknown, field: string): number | null {
 }
 
 function oneOf<T extends string>(v: unknown, field: string, values: readonly T[]): T {
-  if (typeof v !== "string" || !(values as readonly string[]).includes(v)) return invalid(field, `must be one of ${values.join(", ")}`);
+  if (typeof v !== "string" || !(values as readonly string[]).includes(v))
+    return invalid(field, `must be one of ${values.join(", ")}`);
   return v as T;
 }
 
 function language(v: unknown, field: string): string {
-  if (typeof v !== "string" || !/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/.test(v)) return invalid(field, "must be a language code");
+  if (typeof v !== "string" || !/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/.test(v))
+    return invalid(field, "must be a language code");
   return v;
 }
 
@@ -85,15 +88,18 @@ function json(v: unknown, field: string): string {
 }
 
 export function checkReason(v: unknown): string {
-  if (typeof v !== "string" || v.trim() === "" || v.length > 500) return invalid("reason", "must be a non-empty text of at most 500 characters");
+  if (typeof v !== "string" || v.trim() === "" || v.length > 500)
+    return invalid("reason", "must be a non-empty text of at most 500 characters");
   return v;
 }
 
 /** Distinct positive file ids, at least one. */
 export function checkFileIds(v: unknown): number[] {
-  if (!Array.isArray(v) || v.length > 10_000) throw new AppError("bad_request", "fileIds must be an array of file ids", { field: "fileIds" });
+  if (!Array.isArray(v) || v.length > 10_000)
+    throw new AppError("bad_request", "fileIds must be an array of file ids", { field: "fileIds" });
   const ids = v.map((x) => {
-    if (typeof x !== "number" || !Number.isInteger(x) || x <= 0) throw new AppError("bad_request", "fileIds must hold positive integers", { field: "fileIds" });
+    if (typeof x !== "number" || !Number.isInteger(x) || x <= 0)
+      throw new AppError("bad_request", "fileIds must hold positive integers", { field: "fileIds" });
     return x;
   });
   if (ids.length === 0) throw new AppError("nothing_to_retire", "no file ids were given");

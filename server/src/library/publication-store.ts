@@ -4,7 +4,14 @@
  * new rows and no entry.
  */
 import type { Db } from "../db/client.ts";
-import { beginJournal, endJournal, type PublishPayload, type RestorePayload, type RetireFilePlan, type RetirePayload } from "./journal.ts";
+import {
+  beginJournal,
+  endJournal,
+  type PublishPayload,
+  type RestorePayload,
+  type RetireFilePlan,
+  type RetirePayload,
+} from "./journal.ts";
 
 export interface CommittedPublish {
   fileId: number;
@@ -13,7 +20,12 @@ export interface CommittedPublish {
 }
 
 /** Records the placed file (and its release), ends the publication entry, opens a chained retirement. */
-export async function commitPublish(db: Db, journalId: number, p: PublishPayload, mtimeMs: number): Promise<CommittedPublish> {
+export async function commitPublish(
+  db: Db,
+  journalId: number,
+  p: PublishPayload,
+  mtimeMs: number,
+): Promise<CommittedPublish> {
   return db.$transaction(async (tx) => {
     const data = {
       seriesId: p.seriesId,
@@ -36,11 +48,16 @@ export async function commitPublish(db: Db, journalId: number, p: PublishPayload
     // A library scan running meanwhile may have recorded the placed file already: adopt its row
     // rather than add a second one for the same bytes. Any other active row at this path is stale
     // (the place was free on disk when chosen), so its file is missing.
-    const atPath = await tx.libraryFile.findMany({ where: { path: p.target, state: "active" }, orderBy: { id: "asc" } });
+    const atPath = await tx.libraryFile.findMany({
+      where: { path: p.target, state: "active" },
+      orderBy: { id: "asc" },
+    });
     const adopted = atPath.find((r) => r.sha256 === p.sha256 && r.seriesId === p.seriesId);
     const stale = atPath.filter((r) => r !== adopted).map((r) => r.id);
     if (stale.length > 0) await tx.libraryFile.updateMany({ where: { id: { in: stale } }, data: { state: "missing" } });
-    const row = adopted ? await tx.libraryFile.update({ where: { id: adopted.id }, data }) : await tx.libraryFile.create({ data });
+    const row = adopted
+      ? await tx.libraryFile.update({ where: { id: adopted.id }, data })
+      : await tx.libraryFile.create({ data });
     if (p.release) {
       const r = p.release;
       await tx.chapterRelease.create({
@@ -82,7 +99,10 @@ export async function commitRetire(
     const entries = new Map<number, number>();
     for (const f of moved) {
       // `missing`: a scan running meanwhile saw the file gone from the library before this commit.
-      await tx.libraryFile.updateMany({ where: { id: f.fileId, state: { in: ["active", "missing"] } }, data: { state: "recycled", recycledAt: now } });
+      await tx.libraryFile.updateMany({
+        where: { id: f.fileId, state: { in: ["active", "missing"] } },
+        data: { state: "recycled", recycledAt: now },
+      });
       const entry = await tx.recycleEntry.create({
         data: {
           fileId: f.fileId,
@@ -98,25 +118,41 @@ export async function commitRetire(
       });
       entries.set(f.fileId, entry.id);
     }
-    if (lost.length > 0) await tx.libraryFile.updateMany({ where: { id: { in: lost }, state: "active" }, data: { state: "missing" } });
+    if (lost.length > 0)
+      await tx.libraryFile.updateMany({ where: { id: { in: lost }, state: "active" }, data: { state: "missing" } });
     await endJournal(tx, journalId);
     return entries;
   });
 }
 
 /** Reactivates the restored file at its original path and closes its bin entry. Returns the live row's id. */
-export async function commitRestore(db: Db, journalId: number, p: RestorePayload, mtimeMs: number, now: Date): Promise<number> {
+export async function commitRestore(
+  db: Db,
+  journalId: number,
+  p: RestorePayload,
+  mtimeMs: number,
+  now: Date,
+): Promise<number> {
   return db.$transaction(async (tx) => {
     await tx.recycleEntry.update({ where: { id: p.entryId }, data: { state: "restored", restoredAt: now } });
     // A scan running meanwhile may have recorded the restored bytes as a new file: that row is then
     // the live one, and the old row stays recycled (two active rows for one file would double it).
-    const scanned = await tx.libraryFile.findFirst({ where: { path: p.to, state: "active", sha256: p.sha256, id: { not: p.fileId } } });
+    const scanned = await tx.libraryFile.findFirst({
+      where: { path: p.to, state: "active", sha256: p.sha256, id: { not: p.fileId } },
+    });
     let liveId = p.fileId;
     if (scanned) liveId = scanned.id;
     else {
       await tx.libraryFile.update({
         where: { id: p.fileId },
-        data: { state: "active", recycledAt: null, path: p.to, size: BigInt(p.size), sha256: p.sha256, mtimeMs: BigInt(Math.trunc(mtimeMs)) },
+        data: {
+          state: "active",
+          recycledAt: null,
+          path: p.to,
+          size: BigInt(p.size),
+          sha256: p.sha256,
+          mtimeMs: BigInt(Math.trunc(mtimeMs)),
+        },
       });
     }
     await endJournal(tx, journalId);
@@ -125,9 +161,16 @@ export async function commitRestore(db: Db, journalId: number, p: RestorePayload
 }
 
 /** Marks the expired entries purged and opens the journal entry that removes their bytes. */
-export async function beginPurge(db: Db, ids: number[], cutoff: Date): Promise<{ journalId: number; bins: string[] } | null> {
+export async function beginPurge(
+  db: Db,
+  ids: number[],
+  cutoff: Date,
+): Promise<{ journalId: number; bins: string[] } | null> {
   return db.$transaction(async (tx) => {
-    const expired = await tx.recycleEntry.findMany({ where: { id: { in: ids }, state: "recycled", recycledAt: { lt: cutoff } }, orderBy: { id: "asc" } });
+    const expired = await tx.recycleEntry.findMany({
+      where: { id: { in: ids }, state: "recycled", recycledAt: { lt: cutoff } },
+      orderBy: { id: "asc" },
+    });
     if (expired.length === 0) return null;
     await tx.recycleEntry.updateMany({ where: { id: { in: expired.map((e) => e.id) } }, data: { state: "purged" } });
     const bins = expired.map((e) => e.binPath);

@@ -6,8 +6,25 @@
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "../errors.ts";
-import { dropSecondName, ensureDir, fsyncFile, moveNoClobber, sameFile, sha256File, statOrNull, TargetExistsError } from "./durable-fs.ts";
-import { advanceJournal, beginJournal, endJournal, type JournalEntry, type PublishFile, type PublishPayload, type PublishRelease } from "./journal.ts";
+import {
+  dropSecondName,
+  ensureDir,
+  fsyncFile,
+  moveNoClobber,
+  sameFile,
+  sha256File,
+  statOrNull,
+  TargetExistsError,
+} from "./durable-fs.ts";
+import {
+  advanceJournal,
+  beginJournal,
+  endJournal,
+  type JournalEntry,
+  type PublishFile,
+  type PublishPayload,
+  type PublishRelease,
+} from "./journal.ts";
 import { checkStagedPath, checkTargetRelPath, freeNameCandidates, libraryAbs } from "./library-paths.ts";
 import { checkFileIds, checkPublishFile, checkPublishRelease, checkReason } from "./publication-input.ts";
 import { __crashAt, type Engine, type RetiredFile } from "./publication-core.ts";
@@ -82,7 +99,8 @@ async function finishPublish(engine: Engine, journalId: number, p: PublishPayloa
   __crashAt("publish:committed");
   engine.ctx.events.publish("series_changed", p.seriesId);
   const result: PublishResult = { fileId, path: p.target, sha256: p.sha256, size: p.size };
-  if (retireJournalId !== null && p.retireAfter) result.retired = await executeRetire(engine, retireJournalId, p.retireAfter);
+  if (retireJournalId !== null && p.retireAfter)
+    result.retired = await executeRetire(engine, retireJournalId, p.retireAfter);
   return result;
 }
 
@@ -94,12 +112,15 @@ export async function publish(engine: Engine, input: PublishInput): Promise<Publ
   const staged = await checkStagedPath(input.stagedPath, engine.staging);
   const file = checkPublishFile(input.file);
   const release = input.release ? checkPublishRelease(input.release) : null;
-  const chain = input.retireAfter ? { ids: checkFileIds(input.retireAfter.fileIds), reason: checkReason(input.retireAfter.reason) } : null;
+  const chain = input.retireAfter
+    ? { ids: checkFileIds(input.retireAfter.fileIds), reason: checkReason(input.retireAfter.reason) }
+    : null;
   const keys = [`path:${requested}`, `staged:${staged}`, ...(chain ? await fileLockKeys(engine, chain.ids) : [])];
 
   return engine.lock.run(keys, async () => {
     const st = await statOrNull(staged);
-    if (!st?.isFile()) throw new AppError("invalid_field", `stagedPath ${staged} is not a regular file`, { field: "stagedPath" });
+    if (!st?.isFile())
+      throw new AppError("invalid_field", `stagedPath ${staged} is not a regular file`, { field: "stagedPath" });
     await fsyncFile(staged);
     const sha256 = await sha256File(staged);
     const retireAfter = chain ? await planRetire(engine, chain.ids, chain.reason, true) : null;
@@ -129,12 +150,16 @@ export async function publish(engine: Engine, input: PublishInput): Promise<Publ
  * complete file): from the library name when the file got there, else from the staged name. Only
  * when neither holds the journaled bytes is it given up.
  */
-export async function recoverPublish(engine: Engine, entry: Extract<JournalEntry, { op: "publish" }>): Promise<"replayed" | "rolledBack"> {
+export async function recoverPublish(
+  engine: Engine,
+  entry: Extract<JournalEntry, { op: "publish" }>,
+): Promise<"replayed" | "rolledBack"> {
   let p = entry.payload;
   const staged = stagedAbs(engine, p);
   const target = libraryAbs(engine.root, p.target);
   const [stagedSt, targetSt] = await Promise.all([statOrNull(staged), statOrNull(target)]);
-  const intact = async (abs: string, st: typeof stagedSt) => st?.isFile() === true && st.size === p.size && (await sha256File(abs)) === p.sha256;
+  const intact = async (abs: string, st: typeof stagedSt) =>
+    st?.isFile() === true && st.size === p.size && (await sha256File(abs)) === p.sha256;
 
   if (stagedSt && targetSt && sameFile(stagedSt, targetSt)) {
     await dropSecondName(staged);

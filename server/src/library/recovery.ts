@@ -28,7 +28,7 @@ export async function recover(engine: Engine): Promise<{ replayed: number; rolle
   const counts = { replayed: 0, rolledBack: 0 };
   let failed = 0;
   // Walks by id so that entries created on the way (a retirement chained to a publication) are seen too.
-  for (let lastId = 0; ; ) {
+  for (let lastId = 0; ;) {
     const entry = await nextJournalEntry(engine.ctx.db, lastId);
     if (!entry) break;
     lastId = entry.id;
@@ -41,7 +41,9 @@ export async function recover(engine: Engine): Promise<{ replayed: number; rolle
     }
   }
   if (counts.replayed + counts.rolledBack + failed > 0) {
-    engine.ctx.log(`recovery: ${counts.replayed} finished, ${counts.rolledBack} undone, ${failed} left for the next start`);
+    engine.ctx.log(
+      `recovery: ${counts.replayed} finished, ${counts.rolledBack} undone, ${failed} left for the next start`,
+    );
   }
   // What no unfinished entry names is a leftover of an interrupted operation.
   await sweepStaging(engine);

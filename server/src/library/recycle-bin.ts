@@ -6,7 +6,17 @@
 import { stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "../errors.ts";
-import { dropSecondName, ensureDir, fsyncDir, moveNoClobber, removeEmptyDirs, sameFile, sha256File, statOrNull, TargetExistsError } from "./durable-fs.ts";
+import {
+  dropSecondName,
+  ensureDir,
+  fsyncDir,
+  moveNoClobber,
+  removeEmptyDirs,
+  sameFile,
+  sha256File,
+  statOrNull,
+  TargetExistsError,
+} from "./durable-fs.ts";
 import { beginJournal, endJournal, type JournalEntry, type RestorePayload } from "./journal.ts";
 import { libraryAbs } from "./library-paths.ts";
 import { __crashAt, DAY_MS, type Engine, type RecycleListEntry } from "./publication-core.ts";
@@ -14,7 +24,10 @@ import { beginPurge, commitRestore } from "./publication-store.ts";
 import { binAbs } from "./retirement.ts";
 
 export async function listBin(engine: Engine): Promise<RecycleListEntry[]> {
-  const rows = await engine.ctx.db.recycleEntry.findMany({ where: { state: "recycled" }, orderBy: [{ recycledAt: "desc" }, { id: "desc" }] });
+  const rows = await engine.ctx.db.recycleEntry.findMany({
+    where: { state: "recycled" },
+    orderBy: [{ recycledAt: "desc" }, { id: "desc" }],
+  });
   const keepMs = engine.ctx.config.recycleRetentionDays * DAY_MS;
   return rows.map((r) => ({
     id: r.id,
@@ -37,17 +50,39 @@ export async function restore(engine: Engine, entryId: number): Promise<{ fileId
   if (!first) throw new AppError("recycle_entry_not_found", `recycle-bin entry ${entryId} does not exist`);
   return engine.lock.run([`entry:${entryId}`, `file:${first.fileId}`, `path:${first.originalPath}`], async () => {
     const e = await db.recycleEntry.findUnique({ where: { id: entryId } });
-    if (!e || e.state !== "recycled") throw new AppError("recycle_entry_not_found", `recycle-bin entry ${entryId} was ${e?.state ?? "removed"}`);
+    if (!e || e.state !== "recycled")
+      throw new AppError("recycle_entry_not_found", `recycle-bin entry ${entryId} was ${e?.state ?? "removed"}`);
     const row = e.fileId === null ? null : await db.libraryFile.findUnique({ where: { id: e.fileId } });
-    if (!row || row.state !== "recycled") throw new AppError("file_not_found", `the library record of recycle-bin entry ${entryId} no longer exists`);
+    if (!row || row.state !== "recycled")
+      throw new AppError("file_not_found", `the library record of recycle-bin entry ${entryId} no longer exists`);
     const from = binAbs(engine, e.binPath);
     const st = await statOrNull(from);
-    if (!st?.isFile()) throw new AppError("recycle_entry_not_found", `the bytes of recycle-bin entry ${entryId} are no longer in the bin`);
+    if (!st?.isFile())
+      throw new AppError(
+        "recycle_entry_not_found",
+        `the bytes of recycle-bin entry ${entryId} are no longer in the bin`,
+      );
     const to = libraryAbs(engine.root, e.originalPath);
-    const taken = () => new AppError("restore_target_taken", `${e.originalPath} is occupied: move that file away first`, { path: e.originalPath });
-    if ((await statOrNull(to)) !== null || (await db.libraryFile.count({ where: { path: e.originalPath, state: "active" } })) > 0) throw taken();
+    const taken = () =>
+      new AppError("restore_target_taken", `${e.originalPath} is occupied: move that file away first`, {
+        path: e.originalPath,
+      });
+    if (
+      (await statOrNull(to)) !== null ||
+      (await db.libraryFile.count({ where: { path: e.originalPath, state: "active" } })) > 0
+    )
+      throw taken();
 
-    const p: RestorePayload = { v: 1, entryId, fileId: row.id, seriesId: e.seriesId, bin: e.binPath, to: e.originalPath, size: st.size, sha256: e.sha256 };
+    const p: RestorePayload = {
+      v: 1,
+      entryId,
+      fileId: row.id,
+      seriesId: e.seriesId,
+      bin: e.binPath,
+      to: e.originalPath,
+      size: st.size,
+      sha256: e.sha256,
+    };
     const journalId = await beginJournal(db, "restore", "moving", p);
     __crashAt("restore:journaled");
     try {
@@ -67,7 +102,11 @@ export async function restore(engine: Engine, entryId: number): Promise<{ fileId
   });
 }
 
-async function finishRestore(engine: Engine, journalId: number, p: RestorePayload): Promise<{ fileId: number; path: string }> {
+async function finishRestore(
+  engine: Engine,
+  journalId: number,
+  p: RestorePayload,
+): Promise<{ fileId: number; path: string }> {
   const st = await stat(libraryAbs(engine.root, p.to));
   const fileId = await commitRestore(engine.ctx.db, journalId, p, st.mtimeMs, new Date());
   await removeEmptyDirs(path.dirname(binAbs(engine, p.bin)), engine.bin);
@@ -77,7 +116,10 @@ async function finishRestore(engine: Engine, journalId: number, p: RestorePayloa
 }
 
 /** An interrupted restore: finished once the file has its library name, undone otherwise. */
-export async function recoverRestore(engine: Engine, entry: Extract<JournalEntry, { op: "restore" }>): Promise<"replayed" | "rolledBack"> {
+export async function recoverRestore(
+  engine: Engine,
+  entry: Extract<JournalEntry, { op: "restore" }>,
+): Promise<"replayed" | "rolledBack"> {
   const p = entry.payload;
   const to = libraryAbs(engine.root, p.to);
   const from = binAbs(engine, p.bin);
@@ -91,7 +133,10 @@ export async function recoverRestore(engine: Engine, entry: Extract<JournalEntry
     await finishRestore(engine, entry.id, p);
     return "replayed";
   }
-  if (!binSt) engine.ctx.log(`restore ${entry.id}: the bytes of recycle-bin entry ${p.entryId} are neither in the bin nor at ${p.to}`);
+  if (!binSt)
+    engine.ctx.log(
+      `restore ${entry.id}: the bytes of recycle-bin entry ${p.entryId} are neither in the bin nor at ${p.to}`,
+    );
   await endJournal(engine.ctx.db, entry.id);
   return "rolledBack";
 }
@@ -118,7 +163,10 @@ async function removeBins(engine: Engine, bins: string[]): Promise<void> {
 export async function purgeExpired(engine: Engine, now = new Date()): Promise<number> {
   const { db } = engine.ctx;
   const cutoff = new Date(now.getTime() - engine.ctx.config.recycleRetentionDays * DAY_MS);
-  const expired = await db.recycleEntry.findMany({ where: { state: "recycled", recycledAt: { lt: cutoff } }, select: { id: true } });
+  const expired = await db.recycleEntry.findMany({
+    where: { state: "recycled", recycledAt: { lt: cutoff } },
+    select: { id: true },
+  });
   if (expired.length === 0) return 0;
   const ids = expired.map((e) => e.id);
   return engine.lock.run(
@@ -147,7 +195,8 @@ export async function purgeEntry(engine: Engine, entryId: number): Promise<void>
   const keys = [`entry:${entryId}`, ...(first.fileId === null ? [] : [`file:${first.fileId}`])];
   await engine.lock.run(keys, async () => {
     const e = await db.recycleEntry.findUnique({ where: { id: entryId }, select: { state: true, seriesId: true } });
-    if (!e || e.state !== "recycled") throw new AppError("recycle_entry_not_found", `recycle-bin entry ${entryId} was ${e?.state ?? "removed"}`);
+    if (!e || e.state !== "recycled")
+      throw new AppError("recycle_entry_not_found", `recycle-bin entry ${entryId} was ${e?.state ?? "removed"}`);
     // A cutoff far in the future: an explicit purge takes the entry whatever its age.
     const begun = await beginPurge(db, [entryId], new Date("9999-12-31T00:00:00Z"));
     if (!begun) throw new AppError("recycle_entry_not_found", `recycle-bin entry ${entryId} is no longer in the bin`);

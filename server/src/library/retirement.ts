@@ -6,7 +6,14 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { AppError } from "../errors.ts";
 import { dropSecondName, ensureDir, moveNoClobber, sameFile, sha256File, statOrNull } from "./durable-fs.ts";
-import { advanceJournal, beginJournal, endJournal, type JournalEntry, type RetireFilePlan, type RetirePayload } from "./journal.ts";
+import {
+  advanceJournal,
+  beginJournal,
+  endJournal,
+  type JournalEntry,
+  type RetireFilePlan,
+  type RetirePayload,
+} from "./journal.ts";
 import { binFolderName, libraryAbs } from "./library-paths.ts";
 import { checkFileIds, checkReason } from "./publication-input.ts";
 import { __crashAt, type Engine, type RetiredFile } from "./publication-core.ts";
@@ -16,7 +23,10 @@ export const binAbs = (engine: Engine, binRel: string) => path.join(engine.bin, 
 
 /** Lock keys of files by id and path (a publication to the same path waits too). */
 export async function fileLockKeys(engine: Engine, ids: number[]): Promise<string[]> {
-  const rows = await engine.ctx.db.libraryFile.findMany({ where: { id: { in: ids } }, select: { id: true, path: true } });
+  const rows = await engine.ctx.db.libraryFile.findMany({
+    where: { id: { in: ids } },
+    select: { id: true, path: true },
+  });
   return rows.flatMap((r) => [`file:${r.id}`, `path:${r.path}`]);
 }
 
@@ -25,7 +35,12 @@ export async function fileLockKeys(engine: Engine, ids: number[]): Promise<strin
  * disk at its path with the recorded size and sha256 (otherwise what the caller reviewed is not
  * what would move: `snapshot_stale`).
  */
-export async function planRetire(engine: Engine, ids: number[], reason: string, forward: boolean): Promise<RetirePayload> {
+export async function planRetire(
+  engine: Engine,
+  ids: number[],
+  reason: string,
+  forward: boolean,
+): Promise<RetirePayload> {
   const rows = await engine.ctx.db.libraryFile.findMany({ where: { id: { in: ids } } });
   const byId = new Map(rows.map((r) => [r.id, r]));
   const folder = binFolderName(new Date(), randomBytes(4).toString("hex"));
@@ -33,13 +48,25 @@ export async function planRetire(engine: Engine, ids: number[], reason: string, 
   for (const id of ids) {
     const row = byId.get(id);
     if (!row) throw new AppError("file_not_found", `file ${id} does not exist`, { fileId: id });
-    if (row.state !== "active") throw new AppError("nothing_to_retire", `file ${id} is ${row.state}, not active`, { fileId: id });
+    if (row.state !== "active")
+      throw new AppError("nothing_to_retire", `file ${id} is ${row.state}, not active`, { fileId: id });
     const abs = libraryAbs(engine.root, row.path);
     const st = await statOrNull(abs);
-    const stale = (why: string) => new AppError("snapshot_stale", `file ${id} (${row.path}) ${why}: scan the library and review again`, { fileId: id });
+    const stale = (why: string) =>
+      new AppError("snapshot_stale", `file ${id} (${row.path}) ${why}: scan the library and review again`, {
+        fileId: id,
+      });
     if (!st?.isFile()) throw stale("is not on disk");
-    if (st.size !== Number(row.size) || (await sha256File(abs)) !== row.sha256) throw stale("changed on disk since it was recorded");
-    files.push({ fileId: id, seriesId: row.seriesId, from: row.path, bin: `${folder}/${row.path}`, size: st.size, sha256: row.sha256 });
+    if (st.size !== Number(row.size) || (await sha256File(abs)) !== row.sha256)
+      throw stale("changed on disk since it was recorded");
+    files.push({
+      fileId: id,
+      seriesId: row.seriesId,
+      from: row.path,
+      bin: `${folder}/${row.path}`,
+      size: st.size,
+      sha256: row.sha256,
+    });
   }
   return { v: 1, reason, forward, files };
 }
@@ -80,17 +107,32 @@ async function undoMoves(engine: Engine, journalId: number, plan: RetirePayload)
     }
     await endJournal(engine.ctx.db, journalId);
   } catch (e) {
-    engine.ctx.log(`retirement ${journalId}: could not undo (${(e as Error).message}); recovery will finish it at the next start`);
+    engine.ctx.log(
+      `retirement ${journalId}: could not undo (${(e as Error).message}); recovery will finish it at the next start`,
+    );
   }
 }
 
-async function commit(engine: Engine, journalId: number, plan: RetirePayload, moved: RetireFilePlan[], lost: number[]): Promise<RetiredFile[]> {
+async function commit(
+  engine: Engine,
+  journalId: number,
+  plan: RetirePayload,
+  moved: RetireFilePlan[],
+  lost: number[],
+): Promise<RetiredFile[]> {
   const entries = await commitRetire(engine.ctx.db, journalId, plan, moved, lost, new Date());
   __crashAt("retire:committed");
-  for (const seriesId of new Set([...moved, ...plan.files.filter((f) => lost.includes(f.fileId))].map((f) => f.seriesId))) {
+  for (const seriesId of new Set(
+    [...moved, ...plan.files.filter((f) => lost.includes(f.fileId))].map((f) => f.seriesId),
+  )) {
     engine.ctx.events.publish("series_changed", seriesId);
   }
-  return moved.map((f) => ({ fileId: f.fileId, recycleEntryId: entries.get(f.fileId) as number, from: f.from, binPath: f.bin }));
+  return moved.map((f) => ({
+    fileId: f.fileId,
+    recycleEntryId: entries.get(f.fileId) as number,
+    from: f.from,
+    binPath: f.bin,
+  }));
 }
 
 export async function retire(engine: Engine, fileIds: number[], reason: string): Promise<RetiredFile[]> {
@@ -108,7 +150,10 @@ export async function retire(engine: Engine, fileIds: number[], reason: string):
  * An interrupted retirement: undone when no file reached the bin (unless it is chained to a
  * committed publication), otherwise finished file by file from what is on disk.
  */
-export async function recoverRetire(engine: Engine, entry: Extract<JournalEntry, { op: "retire" }>): Promise<"replayed" | "rolledBack"> {
+export async function recoverRetire(
+  engine: Engine,
+  entry: Extract<JournalEntry, { op: "retire" }>,
+): Promise<"replayed" | "rolledBack"> {
   const p = entry.payload;
   const inBin = await Promise.all(p.files.map((f) => statOrNull(binAbs(engine, f.bin))));
   if (!p.forward && inBin.every((s) => s === null)) {

@@ -16,7 +16,7 @@ export const STAGING_OWNED_ELSEWHERE = ["downloads", "translations"] as const;
 
 async function namedByJournal(engine: Engine): Promise<Set<string>> {
   const named = new Set<string>();
-  for (let lastId = 0; ; ) {
+  for (let lastId = 0; ;) {
     const entry = await nextJournalEntry(engine.ctx.db, lastId);
     if (!entry) break;
     lastId = entry.id;

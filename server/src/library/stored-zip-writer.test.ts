@@ -57,12 +57,18 @@ describe("StoredZipWriter", () => {
     const p = await writeArchive(sample);
     const a = await openArchive(p);
     try {
-      expect(a.pages.map((x) => x.name)).toEqual(["dossier/p004 ü.jpg", "p001.jpg", "p002.jpg", "p003.png"].sort((x, y) => x.localeCompare(y)));
+      expect(a.pages.map((x) => x.name)).toEqual(
+        ["dossier/p004 ü.jpg", "p001.jpg", "p002.jpg", "p003.png"].sort((x, y) => x.localeCompare(y)),
+      );
       expect(a.comicInfoXml).toBe('<?xml version="1.0"?><ComicInfo/>');
       for (const e of sample) {
         expect((await a.readEntry(e.name)).equals(e.data)).toBe(true);
         const span = await a.entrySpan(e.name);
-        expect({ method: span.method, crc: span.crc32, size: span.compressedSize }).toEqual({ method: 0, crc: crc32(e.data) >>> 0, size: e.data.length });
+        expect({ method: span.method, crc: span.crc32, size: span.compressedSize }).toEqual({
+          method: 0,
+          crc: crc32(e.data) >>> 0,
+          size: e.data.length,
+        });
       }
     } finally {
       await a.close();
@@ -115,26 +121,46 @@ describe("StoredZipWriter", () => {
     } finally {
       await fh.close();
     }
-    const { stdout } = await run("unzip", ["-t", p], { maxBuffer: 1 << 20 }).catch((e: { stdout: string; code: number }) => {
-      // unzip may warn (exit 1) about the 4 GiB of zeros before the first entry; the entries must test OK.
-      expect(e.code).toBe(1);
-      return e;
-    });
+    const { stdout } = await run("unzip", ["-t", p], { maxBuffer: 1 << 20 }).catch(
+      (e: { stdout: string; code: number }) => {
+        // unzip may warn (exit 1) about the 4 GiB of zeros before the first entry; the entries must test OK.
+        expect(e.code).toBe(1);
+        return e;
+      },
+    );
     for (const e of sample) expect(stdout).toContain(`testing: ${e.name}`);
     expect(stdout).toMatch(/No errors detected/);
     expect(stdout).not.toMatch(/bad CRC/i);
   });
 
   it("encodes ZIP64 fields for a large size, a large offset and a large entry count", () => {
-    const big = encodeCentralHeader({ name: "x.jpg", size: 2 ** 32 + 5, crc32: 7, localHeaderOffset: 2 ** 33, dosTime: 0, dosDate: 0 });
+    const big = encodeCentralHeader({
+      name: "x.jpg",
+      size: 2 ** 32 + 5,
+      crc32: 7,
+      localHeaderOffset: 2 ** 33,
+      dosTime: 0,
+      dosDate: 0,
+    });
     expect(big.readUInt32LE(20)).toBe(0xffffffff);
     expect(big.readUInt32LE(24)).toBe(0xffffffff);
     expect(big.readUInt32LE(42)).toBe(0xffffffff);
     const extra = big.subarray(46 + 5);
     expect(extra.readUInt16LE(0)).toBe(1);
     expect(extra.readUInt16LE(2)).toBe(24);
-    expect([extra.readBigUInt64LE(4), extra.readBigUInt64LE(12), extra.readBigUInt64LE(20)]).toEqual([2n ** 32n + 5n, 2n ** 32n + 5n, 2n ** 33n]);
-    const small = encodeCentralHeader({ name: "x.jpg", size: 5, crc32: 7, localHeaderOffset: 10, dosTime: 0, dosDate: 0 });
+    expect([extra.readBigUInt64LE(4), extra.readBigUInt64LE(12), extra.readBigUInt64LE(20)]).toEqual([
+      2n ** 32n + 5n,
+      2n ** 32n + 5n,
+      2n ** 33n,
+    ]);
+    const small = encodeCentralHeader({
+      name: "x.jpg",
+      size: 5,
+      crc32: 7,
+      localHeaderOffset: 10,
+      dosTime: 0,
+      dosDate: 0,
+    });
     expect(small.length).toBe(46 + 5);
 
     const many = encodeEnd({ entries: 70_000, cdOffset: 100, cdSize: 200, endOffset: 300 });

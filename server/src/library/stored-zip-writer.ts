@@ -80,7 +80,14 @@ export class StoredZipWriter {
     this.usable();
     if (this.open) throw new Error(`entry ${JSON.stringify(this.open.entry.name)} is not ended`);
     if (!Number.isSafeInteger(size) || size < 0) throw new RangeError(`bad size ${size} for ${JSON.stringify(name)}`);
-    const entry: StoredEntry = { name, size, crc32: crc >>> 0, localHeaderOffset: this.position, dosTime: this.dosTime, dosDate: this.dosDate };
+    const entry: StoredEntry = {
+      name,
+      size,
+      crc32: crc >>> 0,
+      localHeaderOffset: this.position,
+      dosTime: this.dosTime,
+      dosDate: this.dosDate,
+    };
     const header = encodeLocalHeader(entry);
     this.open = { entry, written: 0 };
     await this.writeAll(header);
@@ -104,7 +111,9 @@ export class StoredZipWriter {
     const open = this.open;
     if (!open) throw new Error("no entry is open");
     if (open.written !== open.entry.size) {
-      throw new RangeError(`${JSON.stringify(open.entry.name)}: ${open.written} bytes written, ${open.entry.size} declared`);
+      throw new RangeError(
+        `${JSON.stringify(open.entry.name)}: ${open.written} bytes written, ${open.entry.size} declared`,
+      );
     }
     this.entries.push(open.entry);
     this.open = null;
@@ -126,7 +135,9 @@ export class StoredZipWriter {
     const records = this.entries.map(encodeCentralHeader);
     const cd = Buffer.concat(records);
     await this.writeAll(cd);
-    await this.writeAll(encodeEnd({ entries: this.entries.length, cdOffset, cdSize: cd.length, endOffset: this.position }));
+    await this.writeAll(
+      encodeEnd({ entries: this.entries.length, cdOffset, cdSize: cd.length, endOffset: this.position }),
+    );
   }
 
   private usable(): void {

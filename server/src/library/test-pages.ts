@@ -108,7 +108,9 @@ class Canvas {
   }
   /** JPEG (quality 82, greyscale unless `colour`), or PNG. */
   encode(options: { format?: "jpeg" | "png"; colour?: boolean; quality?: number } = {}): Promise<Buffer> {
-    let img = sharp(Buffer.from(this.px.buffer, this.px.byteOffset, this.px.length), { raw: { width: this.width, height: this.height, channels: 3 } });
+    let img = sharp(Buffer.from(this.px.buffer, this.px.byteOffset, this.px.length), {
+      raw: { width: this.width, height: this.height, channels: 3 },
+    });
     if (!options.colour) img = img.toColourspace("b-w");
     return options.format === "png" ? img.png().toBuffer() : img.jpeg({ quality: options.quality ?? 82 }).toBuffer();
   }
@@ -155,7 +157,8 @@ export function drawnPage(seed: number, size: PageSize = {}): Promise<Buffer> {
   ps.forEach((p, i) => {
     if (i % 3 === 1) c.screentone(p.x + p.w * 0.5, p.y, p.w * 0.5, p.h, 6, [120, 120, 120]);
     drawPanelContent(c, p, r, INK);
-    if (r() < 0.7) c.bubble(p.x + p.w * (0.25 + r() * 0.5), p.y + p.h * 0.3, Math.min(110, p.w * 0.3), Math.min(70, p.h * 0.25), r);
+    if (r() < 0.7)
+      c.bubble(p.x + p.w * (0.25 + r() * 0.5), p.y + p.h * 0.3, Math.min(110, p.w * 0.3), Math.min(70, p.h * 0.25), r);
     c.frame(p.x, p.y, p.w, p.h, 4, INK);
   });
   c.noise(8, r);
@@ -178,7 +181,8 @@ export function nightPage(seed: number, options: PageSize & { sparse?: boolean }
       const bx = (b * w) / 5;
       const top = h * (0.45 + r() * 0.2);
       c.rect(bx + 6, top, w / 5 - 12, h - top, [6, 6, 12]);
-      for (let k = 0; k < 10; k++) c.rect(bx + 14 + r() * (w / 5 - 40), top + 20 + r() * (h - top - 60), 16, 22, [250, 220, 140]);
+      for (let k = 0; k < 10; k++)
+        c.rect(bx + 14 + r() * (w / 5 - 40), top + 20 + r() * (h - top - 60), 16, 22, [250, 220, 140]);
     }
     for (let k = 0; k < 40; k++) {
       const x = r() * w;
@@ -244,13 +248,21 @@ export async function stripSlices(seed: number, parts = 3, size: PageSize = {}):
   const strip = await stripPage(seed, { width, height });
   const sliceH = Math.floor(height / parts);
   return Promise.all(
-    Array.from({ length: parts }, (_, i) => sharp(strip).extract({ left: 0, top: i * sliceH, width, height: sliceH }).jpeg({ quality: 82 }).toBuffer()),
+    Array.from({ length: parts }, (_, i) =>
+      sharp(strip)
+        .extract({ left: 0, top: i * sliceH, width, height: sliceH })
+        .jpeg({ quality: 82 })
+        .toBuffer(),
+    ),
   );
 }
 
 /** `count` drawn pages, seeds from `seed` on, generated two at a time. */
 export async function drawnPages(count: number, seed = 1, size: PageSize = {}): Promise<Buffer[]> {
   const out: Buffer[] = [];
-  for (let i = 0; i < count; i += 2) out.push(...(await Promise.all([drawnPage(seed + i, size), ...(i + 1 < count ? [drawnPage(seed + i + 1, size)] : [])])));
+  for (let i = 0; i < count; i += 2)
+    out.push(
+      ...(await Promise.all([drawnPage(seed + i, size), ...(i + 1 < count ? [drawnPage(seed + i + 1, size)] : [])])),
+    );
   return out;
 }

@@ -113,7 +113,8 @@ export function createThumbnails(options: ThumbnailOptions) {
   let running = false;
   let renders = 0;
 
-  const cachePath = (key: string, side: ThumbnailSide) => path.join(options.dir, key.slice(0, 2), `${key}-${side}.webp`);
+  const cachePath = (key: string, side: ThumbnailSide) =>
+    path.join(options.dir, key.slice(0, 2), `${key}-${side}.webp`);
 
   async function pump(): Promise<void> {
     if (running) return;
@@ -128,7 +129,11 @@ export function createThumbnails(options: ThumbnailOptions) {
   /** Runs `task` on the worker after those already waiting; refuses when the waiting list is full. */
   function enqueue<T>(task: () => Promise<T>): Promise<T> {
     if (waiting.length >= maxWaiting) {
-      return Promise.reject(new AppError("thumbnails_busy", `${waiting.length} thumbnails are waiting to be made: retry shortly`, { retry_after: 1 }));
+      return Promise.reject(
+        new AppError("thumbnails_busy", `${waiting.length} thumbnails are waiting to be made: retry shortly`, {
+          retry_after: 1,
+        }),
+      );
     }
     return new Promise<T>((resolve, reject) => {
       waiting.push(() => task().then(resolve, reject));
@@ -161,10 +166,16 @@ export function createThumbnails(options: ThumbnailOptions) {
     }
   }
 
-  async function render(absPath: string, fp: FileFingerprint, key: string): Promise<{ pages: EdgePages; cacheable: boolean }> {
-    const matches = (s: { size: number; mtimeMs: number } | null) => s !== null && s.size === fp.size && s.mtimeMs === fp.mtimeMs;
+  async function render(
+    absPath: string,
+    fp: FileFingerprint,
+    key: string,
+  ): Promise<{ pages: EdgePages; cacheable: boolean }> {
+    const matches = (s: { size: number; mtimeMs: number } | null) =>
+      s !== null && s.size === fp.size && s.mtimeMs === fp.mtimeMs;
     const before = await statOrNull(absPath);
-    if (before === null) throw new AppError("archive_not_found", "the file is not on disk (a scan will mark it missing)");
+    if (before === null)
+      throw new AppError("archive_not_found", "the file is not on disk (a scan will mark it missing)");
     renders += 1;
     const edges = await readEdges(absPath, options.limits);
     const first = await shrink(edges.first);
@@ -192,7 +203,12 @@ export function createThumbnails(options: ThumbnailOptions) {
         job.then(forget, forget);
       }
       const { pages, cacheable } = await job;
-      return { data: pages[side], contentType: THUMBNAIL_CONTENT_TYPE, fingerprint: cacheable ? key : null, cached: false };
+      return {
+        data: pages[side],
+        contentType: THUMBNAIL_CONTENT_TYPE,
+        fingerprint: cacheable ? key : null,
+        cached: false,
+      };
     },
     /** The worker's state, for tests and diagnostics. */
     stats: () => ({ running, waiting: waiting.length, renders }),

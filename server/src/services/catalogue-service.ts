@@ -53,6 +53,8 @@ import type { CatalogueSettingsService } from "./catalogue-settings.ts";
 import type { AppContext } from "./context.ts";
 import { asObject, optionalLanguage, optionalString } from "./input.ts";
 import { dropCoverIfUnused, readSeriesCover, seriesCoverUrl, storeCover } from "./series-cover.ts";
+import { sniffImageType } from "./image-header.ts";
+import { searchCoverProxy } from "./search-cover-proxy.ts";
 import type { SeriesService, SeriesView } from "./series-service.ts";
 
 export interface CatalogueLinkView {
@@ -90,8 +92,11 @@ export interface SeriesCatalogueView {
   suggestion: CatalogueSuggestionSummary | null;
 }
 
+/** A search result with the address the web page shows its cover from (through the service). */
+export type CatalogueSearchHit = CatalogueHit & { coverPreviewUrl: string | null };
+
 export interface CatalogueSearchResult {
-  results: CatalogueHit[];
+  results: CatalogueSearchHit[];
   /** Catalogues that failed while others answered (all failing is 502 catalogue_failed). */
   errors: { catalogue: CatalogueName; code: string; detail: string }[];
 }
@@ -162,6 +167,7 @@ export function catalogueService(
 ) {
   const repo = catalogueRepo(ctx.db);
   const lock = createKeyedLock();
+  const searchCovers = searchCoverProxy();
 
   async function enabledClient(name: CatalogueName, settings?: CatalogueSettings) {
     const s = settings ?? (await deps.settings.get());
@@ -391,6 +397,35 @@ export function catalogueService(
       return readSeriesCover(ctx, seriesId, ifNoneMatch);
     },
 
+    /**
+     * GET /api/catalogues/covers/{key}: the cover of a search result, fetched by the service. The
+     * pages' Content-Security-Policy admits images from the service only, and the catalogue sees the
+     * service rather than every browser. Only addresses a search answered with are fetched.
+     */
+    async searchCover(key: string) {
+      const issued = searchCovers.lookup(key);
+      if (!issued) throw new AppError("cover_not_found", "no recent search result has this cover");
+      const cached = searchCovers.cached(key);
+      if (cached) return cached;
+      let got: { bytes: Buffer };
+      try {
+        got = await (await enabledClient(issued.catalogue)).cover(issued.url);
+      } catch (e) {
+        return upstream(e);
+      }
+      const contentType = sniffImageType(got.bytes);
+      if (contentType === null)
+        throw new AppError(
+          "catalogue_failed",
+          `${CATALOGUE_TITLES[issued.catalogue]} answered a cover that is not an image`,
+          {
+            catalogue: issued.catalogue,
+            upstream_status: null,
+          },
+        );
+      return searchCovers.keep(key, { bytes: got.bytes, contentType });
+    },
+
     async search(rawQuery: unknown, rawCatalogue?: unknown): Promise<CatalogueSearchResult> {
       const query = typeof rawQuery === "string" ? rawQuery.trim() : "";
       if (query === "" || query.length > 200)
@@ -412,7 +447,12 @@ export function catalogueService(
           }
         }),
       );
-      const results = answers.flatMap((a) => a.hits ?? []);
+      const results = answers.flatMap((a) =>
+        (a.hits ?? []).map((h) => ({
+          ...h,
+          coverPreviewUrl: h.coverUrl ? searchCovers.issue(a.name, h.coverUrl) : null,
+        })),
+      );
       const errors = answers.flatMap((a) =>
         a.error ? [{ catalogue: a.name, code: "catalogue_failed", detail: a.error.message }] : [],
       );

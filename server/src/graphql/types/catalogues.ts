@@ -1,5 +1,4 @@
 /** GraphQL of the public catalogues: the same services as REST (rest-catalogues.ts). */
-import type { CatalogueHit } from "../../catalogues/types.ts";
 import type { CatalogueSettings } from "../../catalogues/registry.ts";
 import type {
   AggregateConflict,
@@ -15,6 +14,7 @@ import type {
   CatalogueSearchResult,
   CatalogueSuggestionSummary,
   SeriesCatalogueView,
+  CatalogueSearchHit,
 } from "../../services/catalogue-service.ts";
 import type { MapChangeResult, MapView } from "../../services/map-service.ts";
 import type { Adoption } from "../../services/suggestion-adoption.ts";
@@ -54,7 +54,7 @@ const OfferFieldEnum = builder.enumType("CatalogueOfferField", {
   values: { KNOWN_BOOK_COUNT: { value: "known_book_count" }, STATUS: { value: "status" } } as const,
 });
 
-const HitRef = builder.objectRef<CatalogueHit>("CatalogueHit").implement({
+const HitRef = builder.objectRef<CatalogueSearchHit>("CatalogueHit").implement({
   description: "A catalogue search result: the operator picks the right work; nothing is linked by title alone.",
   fields: (t) => ({
     catalogue: t.field({ type: CatalogueEnum, resolve: (h) => h.catalogue }),
@@ -63,6 +63,11 @@ const HitRef = builder.objectRef<CatalogueHit>("CatalogueHit").implement({
     status: t.field({ type: CatalogueStatusEnum, nullable: true, resolve: (h) => h.status }),
     year: t.int({ nullable: true, resolve: (h) => h.year }),
     coverUrl: t.string({ nullable: true, description: "The catalogue's own cover URL.", resolve: (h) => h.coverUrl }),
+    coverPreviewUrl: t.string({
+      nullable: true,
+      description: "The same cover served by this service (what a page shows; its policy admits only this origin).",
+      resolve: (h) => h.coverPreviewUrl,
+    }),
     volumes: t.int({ nullable: true, resolve: (h) => h.volumes }),
     chapters: t.int({ nullable: true, resolve: (h) => h.chapters }),
     url: t.string({ nullable: true, resolve: (h) => h.url }),

@@ -22,21 +22,38 @@ export async function locateEntryData(fh: FileHandle, rec: ZipRecord, cdOffset: 
   const header = Buffer.alloc(LOCAL_HEADER_LEN);
   await readFully(fh, header, rec.localHeaderOffset);
   if (header.readUInt32LE(0) !== LOCAL_HEADER_SIG) {
-    throw new ArchiveError({ code: "archive_unreadable", detail: `${JSON.stringify(name)}: its local header is missing`, entry: name });
+    throw new ArchiveError({
+      code: "archive_unreadable",
+      detail: `${JSON.stringify(name)}: its local header is missing`,
+      entry: name,
+    });
   }
   const flags = header.readUInt16LE(6);
-  if (flags & 0x41) throw new ArchiveError({ code: "archive_encrypted", detail: `${JSON.stringify(name)}: an encrypted entry`, entry: name });
+  if (flags & 0x41)
+    throw new ArchiveError({
+      code: "archive_encrypted",
+      detail: `${JSON.stringify(name)}: an encrypted entry`,
+      entry: name,
+    });
   const nameLen = header.readUInt16LE(26);
   const extraLen = header.readUInt16LE(28);
   const localName = Buffer.alloc(nameLen);
   await readFully(fh, localName, rec.localHeaderOffset + LOCAL_HEADER_LEN);
   // Tools that read local headers would see another entry than the directory lists: refuse the ambiguity.
   if (header.readUInt16LE(8) !== rec.method || !localName.equals(rec.rawName)) {
-    throw new ArchiveError({ code: "archive_unreadable", detail: `${JSON.stringify(name)}: its local header disagrees with the directory`, entry: name });
+    throw new ArchiveError({
+      code: "archive_unreadable",
+      detail: `${JSON.stringify(name)}: its local header disagrees with the directory`,
+      entry: name,
+    });
   }
   const dataStart = rec.localHeaderOffset + LOCAL_HEADER_LEN + nameLen + extraLen;
   if (dataStart + rec.compressedSize > cdOffset) {
-    throw new ArchiveError({ code: "archive_unreadable", detail: `${JSON.stringify(name)}: its data runs into the central directory`, entry: name });
+    throw new ArchiveError({
+      code: "archive_unreadable",
+      detail: `${JSON.stringify(name)}: its data runs into the central directory`,
+      entry: name,
+    });
   }
   return dataStart;
 }
@@ -56,7 +73,11 @@ export async function readEntryData(fh: FileHandle, rec: ZipRecord, cdOffset: nu
     });
   }
   if (crc32(data) >>> 0 !== rec.crc32 >>> 0) {
-    throw new ArchiveError({ code: "archive_crc_mismatch", detail: `${JSON.stringify(name)}: the data does not match its CRC-32`, entry: name });
+    throw new ArchiveError({
+      code: "archive_crc_mismatch",
+      detail: `${JSON.stringify(name)}: the data does not match its CRC-32`,
+      entry: name,
+    });
   }
   return data;
 }
@@ -74,6 +95,11 @@ async function inflate(compressed: Buffer, rec: ZipRecord): Promise<Buffer> {
         entry: name,
       });
     }
-    throw new ArchiveError({ code: "archive_crc_mismatch", detail: `${JSON.stringify(name)}: corrupt data (${describeError(e)})`, entry: name, cause: e });
+    throw new ArchiveError({
+      code: "archive_crc_mismatch",
+      detail: `${JSON.stringify(name)}: corrupt data (${describeError(e)})`,
+      entry: name,
+      cause: e,
+    });
   }
 }

@@ -55,10 +55,16 @@ export async function readZipDirectory(fh: FileHandle, limits: ArchiveLimitsConf
   const { size } = await fh.stat();
   const end = await findEndRecord(fh, size);
   if (end.entries > limits.maxEntries) {
-    throw new ArchiveError({ code: "archive_too_many_entries", detail: `${end.entries} entries (limit ${limits.maxEntries})` });
+    throw new ArchiveError({
+      code: "archive_too_many_entries",
+      detail: `${end.entries} entries (limit ${limits.maxEntries})`,
+    });
   }
   if (end.cdOffset + end.cdSize > end.cdLimit) {
-    throw new ArchiveError({ code: "archive_truncated", detail: "the central directory lies beyond the data that is there" });
+    throw new ArchiveError({
+      code: "archive_truncated",
+      detail: "the central directory lies beyond the data that is there",
+    });
   }
   if (end.cdSize < end.entries * 46) throw corrupt("the central directory is smaller than its entry count");
   let dir: CentralDirectory;
@@ -96,31 +102,44 @@ function checkRecords(files: UnzipperRecord[], limits: ArchiveLimitsConfig): Zip
     };
     if (isUnsafeName(name)) {
       // This detail predates the reader (the scan reports it verbatim): kept as it was.
-      throw new ArchiveError({ code: "archive_entry_unsafe", detail: `unsafe entry name ${JSON.stringify(name)}`, entry: name });
+      throw new ArchiveError({
+        code: "archive_entry_unsafe",
+        detail: `unsafe entry name ${JSON.stringify(name)}`,
+        entry: name,
+      });
     }
-    if (((f.externalFileAttributes >>> 16) & S_IFMT) === S_IFLNK) fail({ code: "archive_symlink", detail: "a symbolic link" });
+    if (((f.externalFileAttributes >>> 16) & S_IFMT) === S_IFLNK)
+      fail({ code: "archive_symlink", detail: "a symbolic link" });
     const key = duplicateKey(name);
     if (seen.has(key)) fail({ code: "archive_duplicate_entry", detail: "a second entry with this name" });
     seen.add(key);
     // Bit 0: traditional encryption; bit 6: strong encryption; method 99: AES (WinZip).
     if (f.flags & 0x41 || f.compressionMethod === 99) fail({ code: "archive_encrypted", detail: "an encrypted entry" });
     if (f.compressionMethod !== 0 && f.compressionMethod !== 8) {
-      fail({ code: "archive_unsupported", detail: `compression method ${f.compressionMethod} (only stored and deflate are read)` });
+      fail({
+        code: "archive_unsupported",
+        detail: `compression method ${f.compressionMethod} (only stored and deflate are read)`,
+      });
     }
     const sizes = [f.compressedSize, f.uncompressedSize, f.offsetToLocalFileHeader];
-    if (!sizes.every((n) => Number.isSafeInteger(n) && n >= 0)) fail({ code: "archive_unreadable", detail: "sizes missing from its zip64 field" });
+    if (!sizes.every((n) => Number.isSafeInteger(n) && n >= 0))
+      fail({ code: "archive_unreadable", detail: "sizes missing from its zip64 field" });
     if (f.compressionMethod === 0 && f.compressedSize !== f.uncompressedSize) {
       fail({ code: "archive_unreadable", detail: "a stored entry whose two sizes differ" });
     }
     if (f.uncompressedSize > limits.maxEntryBytes) {
-      fail({ code: "archive_entry_too_large", detail: `declares ${f.uncompressedSize} bytes (limit ${limits.maxEntryBytes})` });
+      fail({
+        code: "archive_entry_too_large",
+        detail: `declares ${f.uncompressedSize} bytes (limit ${limits.maxEntryBytes})`,
+      });
     }
     if (f.uncompressedSize > RATIO_FLOOR_BYTES && f.uncompressedSize > f.compressedSize * limits.maxRatio) {
       const ratio = f.compressedSize === 0 ? "unbounded" : `${Math.round(f.uncompressedSize / f.compressedSize)}:1`;
       fail({ code: "archive_ratio_exceeded", detail: `expands ${ratio} (limit ${limits.maxRatio}:1)` });
     }
     total += f.uncompressedSize;
-    if (total > limits.maxTotalBytes) fail({ code: "archive_too_large", detail: `the entries expand to more than ${limits.maxTotalBytes} bytes` });
+    if (total > limits.maxTotalBytes)
+      fail({ code: "archive_too_large", detail: `the entries expand to more than ${limits.maxTotalBytes} bytes` });
     records.push({
       name,
       rawName: f.pathBuffer,
@@ -145,7 +164,11 @@ function checkExtents(records: ZipRecord[], cdOffset: number): void {
   const extentEnd = (r: ZipRecord) => r.localHeaderOffset + LOCAL_HEADER_LEN + r.rawName.length + r.compressedSize;
   for (const r of records) {
     if (extentEnd(r) > cdOffset) {
-      throw new ArchiveError({ code: "archive_unreadable", detail: `${JSON.stringify(r.name)}: its data would run into the central directory`, entry: r.name });
+      throw new ArchiveError({
+        code: "archive_unreadable",
+        detail: `${JSON.stringify(r.name)}: its data would run into the central directory`,
+        entry: r.name,
+      });
     }
   }
   const byOffset = [...records].sort((a, b) => a.localHeaderOffset - b.localHeaderOffset);
@@ -180,12 +203,16 @@ async function findEndRecord(fh: FileHandle, size: number): Promise<EndRecord> {
   if (size > tailLen) {
     const wider = Buffer.alloc(Math.min(size, WIDER_SEARCH_BYTES));
     await readFully(fh, wider, size - wider.length);
-    if (wider.includes(EOCD_SIG_BYTES)) throw corrupt("more than 64 KiB of data follow the end-of-central-directory record");
+    if (wider.includes(EOCD_SIG_BYTES))
+      throw corrupt("more than 64 KiB of data follow the end-of-central-directory record");
   }
   const head = Buffer.alloc(4);
   if (size >= 4) await readFully(fh, head, 0);
   if (size >= 4 && head.readUInt32LE(0) === LOCAL_HEADER_SIG) {
-    throw new ArchiveError({ code: "archive_truncated", detail: "the archive's end (its central directory) is missing" });
+    throw new ArchiveError({
+      code: "archive_truncated",
+      detail: "the archive's end (its central directory) is missing",
+    });
   }
   throw corrupt("no zip end-of-central-directory record");
 }
@@ -255,7 +282,8 @@ export async function readFully(fh: FileHandle, buf: Buffer, position: number): 
   let done = 0;
   while (done < buf.length) {
     const { bytesRead } = await fh.read(buf, done, buf.length - done, position + done);
-    if (bytesRead === 0) throw new ArchiveError({ code: "archive_truncated", detail: "the archive ends before its data does" });
+    if (bytesRead === 0)
+      throw new ArchiveError({ code: "archive_truncated", detail: "the archive ends before its data does" });
     done += bytesRead;
   }
 }

@@ -8,7 +8,7 @@ const hit = (catalogue: CatalogueHit["catalogue"], id: string): CatalogueHit => 
   title: id,
   status: null,
   year: null,
-  coverUrl: null,
+  coverPreviewUrl: null,
   volumes: null,
   chapters: null,
   url: null,

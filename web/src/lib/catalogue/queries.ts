@@ -13,7 +13,8 @@ export interface CatalogueHit {
   title: string;
   status: CatalogueStatus | null;
   year: number | null;
-  coverUrl: string | null;
+  /** The cover as this service serves it. */
+  coverPreviewUrl: string | null;
   volumes: number | null;
   chapters: number | null;
   url: string | null;
@@ -89,7 +90,7 @@ const HIT_FIELDS = graphql(`
     title
     status
     year
-    coverUrl
+    coverPreviewUrl
     volumes
     chapters
     url
