@@ -1,9 +1,12 @@
 /**
  * Book assembly from the series page: the series action (per-book outcomes, then a fresh preview of
  * the remaining books) and one book from its preview (pages, chapters, files with their sha256) to
- * the new book on the page, through a stale preview that offers a fresh one.
+ * the new book on the page, through a stale preview that offers a fresh one. Then a chapter file
+ * arriving inside an assembled book: the page updates live with the duplicates note, and the
+ * duplicates go to the recycle bin after a preview.
  */
-import { copyFile } from "node:fs/promises";
+import { copyFile, mkdtemp } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
@@ -14,12 +17,16 @@ let service: Service;
 let browser: Browser;
 let harbor: number;
 let dir: string;
+let spare: string;
 
 beforeAll(async () => {
   service = await startService();
   browser = await launchBrowser();
   harbor = await seriesId(service, HARBOR);
   dir = path.join(service.libraryRoot, HARBOR);
+  // A chapter file kept aside: assembly sends the library's copies to the recycle bin.
+  spare = path.join(await mkdtemp(path.join(os.tmpdir(), "assembly-spare-")), "chapter.cbz");
+  await copyFile(path.join(dir, `${HARBOR} - c025.cbz`), spare);
 });
 afterAll(async () => {
   await browser?.close();
@@ -147,6 +154,55 @@ describe("assembly", () => {
     // Nothing is left to assemble.
     expect(await page.getByRole("button", { name: "Assemble all books…" }).count()).toBe(0);
     expect(errors).toEqual([]);
+    await ctx.close();
+  });
+
+  it("updates live when a scan adds a chapter file inside an assembled book: the duplicates note appears", async () => {
+    const ctx = await loggedInContext(browser, service);
+    const page = await ctx.newPage();
+    const errors = watchErrors(page);
+    await openHarbor(page);
+    expect(
+      await group(page, "5")
+        .getByText(/duplicates inside/)
+        .count(),
+    ).toBe(0);
+    await copyFile(spare, path.join(dir, `${HARBOR} - c033.cbz`));
+    expect((await service.api("POST", "/api/library/scan")).status).toBe(200);
+    // No reload: the libraryEvents subscription refetches the page.
+    await group(page, "5").getByText("duplicates inside: 1 chapter file").waitFor({ timeout: 15_000 });
+    expect(await group(page, "5").getByRole("button", { name: "Retire 1 duplicate chapter file…" }).isVisible()).toBe(
+      true,
+    );
+    expect(errors).toEqual([]);
+    await ctx.close();
+  });
+
+  it("retires the duplicates of a book into the recycle bin after a preview", async () => {
+    const ctx = await loggedInContext(browser, service);
+    const page = await ctx.newPage();
+    await openHarbor(page);
+    await group(page, "5").getByRole("button", { name: "Retire 1 duplicate chapter file…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Retire duplicates inside book 5" });
+    await dialog.getByText(`${HARBOR}/${HARBOR} - c033.cbz`).waitFor();
+    const fileId = Number((await dialog.locator(".files li .muted").first().textContent())?.replace("#", ""));
+    expect(fileId).toBeGreaterThan(0);
+    await dialog.getByRole("button", { name: "Move 1 file to the recycle bin" }).click();
+    await dialog.getByText("1 chapter file went to the recycle bin.").waitFor();
+    expect(await dialog.getByRole("link", { name: "Open the recycle bin" }).getAttribute("href")).toBe("/recycle-bin");
+
+    const entries = (await (await service.api("GET", "/api/recycle-bin")).json()) as {
+      file_id: number;
+      original_path: string;
+    }[];
+    expect(entries.some((e) => e.file_id === fileId && e.original_path === `${HARBOR}/${HARBOR} - c033.cbz`)).toBe(
+      true,
+    );
+
+    await dialog.getByRole("button", { name: "Close", exact: true }).last().click();
+    await group(page, "5")
+      .getByText(/duplicates inside/)
+      .waitFor({ state: "detached" });
     await ctx.close();
   });
 });

@@ -39,7 +39,7 @@ async function fileOf(
 }
 
 /** The shown page image has been decoded (naturalWidth > 0). */
-async function loaded(page: Page, name: string): Promise<void> {
+async function loaded(page: Page, name: string | RegExp): Promise<void> {
   const img = page.getByRole("img", { name, exact: true });
   await img.waitFor();
   await page.waitForFunction(
@@ -203,7 +203,8 @@ describe("reader", () => {
     // Book 2 claiming chapter 3 conflicts with book 1's reading: the error says what to do.
     const book2 = await fileOf("Moss & Meteor", "BOOK", "2");
     await page.goto(`/read/${book2.fileId}`);
-    await loaded(page, "Page 1 of 11");
+    // Book 2 was scanned from the pages of chapters 7–12 (a title page, then their pages).
+    await loaded(page, /^Page 1 of \d+$/);
     await page.getByRole("button", { name: "Mark chapters" }).click();
     const field = panel.getByRole("textbox", { name: "Chapter starting on page 1" });
     await expect.poll(() => field.inputValue()).toBe("4");

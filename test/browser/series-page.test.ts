@@ -1,10 +1,9 @@
 /**
  * The series page renders the server's grouping model: the nested layout (exact map) and the flat
  * one (no map), the filters, the order selector and Problems only in the address, monitoring from a
- * row menu, live updates, the duplicate retirement into the recycle bin, the plan wording, and axe
+ * row menu, the plan wording, and axe
  * at desktop and phone size.
  */
-import { copyFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -126,50 +125,6 @@ describe("series page, exact map (nested)", () => {
     await menu.waitFor({ state: "detached", timeout: 5_000 });
     expect(await menu.count()).toBe(0);
     expect(errors).toEqual([]);
-    await ctx.close();
-  });
-
-  it("updates live when a scan adds a chapter file inside an owned book: the duplicates note appears", async () => {
-    const ctx = await loggedInContext(browser, service);
-    const page = await open(ctx, `/series/${harbor}`);
-    expect(
-      await group(page, "1")
-        .getByText(/duplicates inside/)
-        .count(),
-    ).toBe(0);
-    const dir = path.join(service.libraryRoot, HARBOR);
-    await copyFile(path.join(dir, `${HARBOR} - c025.cbz`), path.join(dir, `${HARBOR} - c001.cbz`));
-    expect((await service.api("POST", "/api/library/scan")).status).toBe(200);
-    // No reload: the libraryEvents subscription refetches the page.
-    await group(page, "1").getByText("duplicates inside: 1 chapter file").waitFor({ timeout: 15_000 });
-    expect(await group(page, "1").getByRole("button", { name: "Retire 1 duplicate chapter file…" }).isVisible()).toBe(
-      true,
-    );
-    await ctx.close();
-  });
-
-  it("retires the duplicates of a book into the recycle bin after a preview", async () => {
-    const ctx = await loggedInContext(browser, service);
-    const page = await open(ctx, `/series/${harbor}`);
-    await group(page, "1").getByRole("button", { name: "Retire 1 duplicate chapter file…" }).click();
-    const dialog = page.getByRole("dialog", { name: "Retire duplicates inside book 1" });
-    await dialog.getByText(`${HARBOR}/${HARBOR} - c001.cbz`).waitFor();
-    const fileId = Number((await dialog.locator(".files li .muted").first().textContent())?.replace("#", ""));
-    expect(fileId).toBeGreaterThan(0);
-    await dialog.getByRole("button", { name: "Move 1 file to the recycle bin" }).click();
-    await dialog.getByText("1 chapter file went to the recycle bin.").waitFor();
-    expect(await dialog.getByRole("link", { name: "Open the recycle bin" }).getAttribute("href")).toBe("/recycle-bin");
-
-    const bin = (await (await service.api("GET", "/api/recycle-bin")).json()) as {
-      file_id: number;
-      original_path: string;
-    }[];
-    expect(bin.some((e) => e.file_id === fileId && e.original_path === `${HARBOR}/${HARBOR} - c001.cbz`)).toBe(true);
-
-    await dialog.getByRole("button", { name: "Close", exact: true }).last().click();
-    await group(page, "1")
-      .getByText(/duplicates inside/)
-      .waitFor({ state: "detached" });
     await ctx.close();
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { needsFreshPreview, outcomeWords, progressCounts, progressLabel } from "./assembly";
+import { needsFreshPreview, outcomeWords, progressCounts, progressLabel, refusalsOf } from "./assembly";
 import { PAGE_COUNT_BATCH, pageCountsQueries, pageCountsQuery, sumPageCounts } from "./documents";
 
 describe("progress", () => {
@@ -73,5 +73,31 @@ describe("page counts", () => {
     expect(text.map((t) => (t.match(/filePages/g) ?? []).length)).toEqual([PAGE_COUNT_BATCH, PAGE_COUNT_BATCH, 5]);
     expect(text[1]).toContain("f20: filePages(fileId: 120)");
     expect(text[2]).toContain("f44: filePages(fileId: 144)");
+  });
+});
+
+describe("refusalsOf", () => {
+  it("lists the refusals of a preview with nothing to assemble, and ignores other errors", () => {
+    const error = {
+      graphQLErrors: [
+        {
+          extensions: {
+            code: "assembly_nothing_to_do",
+            books: [{ volume: "4", code: "assembly_missing_chapters", detail: "chapter 28 is not on disk" }],
+          },
+        },
+      ],
+    };
+    expect(refusalsOf(error)).toEqual([
+      {
+        volume: "4",
+        status: "refused",
+        code: "assembly_missing_chapters",
+        detail: "chapter 28 is not on disk",
+        result: null,
+      },
+    ]);
+    expect(refusalsOf({ graphQLErrors: [{ extensions: { code: "series_not_found" } }] })).toBeNull();
+    expect(refusalsOf(new Error("x"))).toBeNull();
   });
 });

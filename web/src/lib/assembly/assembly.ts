@@ -44,3 +44,23 @@ export function outcomeWords(b: BookOutcome): string {
   const why = b.detail ?? b.code ?? "refused";
   return b.code ? `Not assembled: ${why}. ${adviceFor(b.code)}` : `Not assembled: ${why}.`;
 }
+
+/**
+ * The refusals a series preview with nothing to assemble reports (409 `assembly_nothing_to_do`
+ * carries them in its extensions), as the outcomes a preview lists; null for any other error.
+ */
+export function refusalsOf(error: unknown): BookOutcome[] | null {
+  const first = (error as { graphQLErrors?: { extensions?: Record<string, unknown> }[] } | null)?.graphQLErrors?.[0];
+  if (first?.extensions?.code !== "assembly_nothing_to_do") return null;
+  const books = Array.isArray(first.extensions.books) ? first.extensions.books : [];
+  return books.map((raw) => {
+    const b = raw as { volume?: unknown; code?: unknown; detail?: unknown };
+    return {
+      volume: String(b.volume ?? ""),
+      status: "refused",
+      code: typeof b.code === "string" ? b.code : null,
+      detail: typeof b.detail === "string" ? b.detail : null,
+      result: null,
+    } as BookOutcome;
+  });
+}
