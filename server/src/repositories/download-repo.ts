@@ -1,4 +1,8 @@
 import type { Db } from "../db/client.ts";
+import type { Download } from "../generated/prisma/client.ts";
+
+/** A download row as stored. */
+export type DownloadRow = Download;
 
 /** Download rows: fetched releases on their way into the library. States move only from an expected state. */
 export function downloadRepo(db: Db) {

@@ -12,7 +12,7 @@ import { transition, type JobEvent, type JobState } from "../domain/download-job
 import { isWhole } from "../domain/labels.ts";
 import { safeName } from "../domain/safe-names.ts";
 import { AppError, isAppError } from "../errors.ts";
-import type { Download } from "../generated/prisma/client.ts";
+import type { DownloadRow as Download } from "../repositories/download-repo.ts";
 import type { Publication } from "../library/publication.ts";
 import { createKeyedLock } from "../library/keyed-lock.ts";
 import { mapConcurrent, pageStats } from "../library/page-stats.ts";

@@ -9,13 +9,19 @@ import type { BookChannel } from "../providers/provider.ts";
 import type { AppContext } from "./context.ts";
 import { downloadPipeline, type ProviderLookup } from "./download-pipeline.ts";
 import { downloadService } from "./download-service.ts";
+import { providerRepo } from "../repositories/provider-repo.ts";
+import { settingsRepo } from "../repositories/settings-repo.ts";
 import { sourceSettingsService } from "./source-settings.ts";
 import { wantedService, type WantedService } from "./wanted-service.ts";
 import { scheduledLoop, type LoopStatus } from "../scheduled-loop.ts";
 
 /** Providers of mappings through the provider registry (the same rows the sources panel manages). */
 export function registryLookup(ctx: AppContext): ProviderLookup {
-  const registry = providerRegistry(ctx, sourceSettingsService(ctx));
+  const registry = providerRegistry(ctx, {
+    settings: sourceSettingsService(ctx),
+    rows: providerRepo(ctx.db),
+    stored: settingsRepo(ctx.db),
+  });
   return {
     async forMapping(mappingId) {
       const m = await ctx.db.sourceMapping.findUnique({ where: { id: mappingId } });

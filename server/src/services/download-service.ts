@@ -22,7 +22,7 @@ import {
 } from "../domain/conformity.ts";
 import { isCancellable } from "../domain/download-jobs.ts";
 import { AppError, isAppError } from "../errors.ts";
-import type { Download } from "../generated/prisma/client.ts";
+import type { DownloadRow as Download } from "../repositories/download-repo.ts";
 import { statsOfPages, type PageStats } from "../library/page-stats.ts";
 import type { AppContext } from "./context.ts";
 

@@ -11,7 +11,7 @@ import { stateDirs } from "../config.ts";
 import { MAX_QUEUED_PER_PASS, planFallback, resolveSourceLanguages } from "../domain/translation-fallback.ts";
 import { jobKey, type TranslationState } from "../domain/translation-jobs.ts";
 import type { LedgerEntry, PlanOffer, WantedSlot } from "../domain/wanted.ts";
-import type { Series } from "../generated/prisma/client.ts";
+import type { SeriesRow as Series } from "../repositories/series-repo.ts";
 import { sha256File } from "../library/durable-fs.ts";
 import type { TranslationJobRow } from "../repositories/translation-repo.ts";
 import type { AppContext } from "./context.ts";

@@ -11,7 +11,7 @@ import { rm } from "node:fs/promises";
 import { comicInfoProvenance, validateReceipt, type ReceiptJob } from "../domain/translation-receipt.ts";
 import { safeName } from "../domain/safe-names.ts";
 import { formatJobId } from "../domain/translation-jobs.ts";
-import type { TranslationJob } from "../generated/prisma/client.ts";
+import type { TranslationJobRow as TranslationJob } from "../repositories/translation-repo.ts";
 import { openArchive, type ArchiveHandle } from "../library/archive-reader.ts";
 import type { Publication } from "../library/publication.ts";
 import type { AppContext } from "./context.ts";

@@ -25,7 +25,7 @@ import {
   type TranslationEvent,
   type TranslationState,
 } from "../domain/translation-jobs.ts";
-import type { TranslationJob } from "../generated/prisma/client.ts";
+import type { TranslationJobRow as TranslationJob } from "../repositories/translation-repo.ts";
 import type { Publication } from "../library/publication.ts";
 import { translationRepo } from "../repositories/translation-repo.ts";
 import type { AppContext } from "./context.ts";

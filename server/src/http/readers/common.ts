@@ -3,7 +3,7 @@ import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
 import type { Context, Hono, Next } from "hono";
 import { AppError } from "../../errors.ts";
-import type { ReaderFileRow } from "../../repositories/reading-repo.ts";
+import type { ReaderFileRow } from "../../services/reader-apps.ts";
 import type { PageBytes } from "../../services/file-pages-service.ts";
 import { fileMediaType, fileName } from "../../services/reader-apps.ts";
 import { BASIC_REALM, type ReaderAuth } from "../reader-auth.ts";

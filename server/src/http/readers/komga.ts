@@ -17,8 +17,8 @@
  */
 import type { Context, Hono } from "hono";
 import { AppError } from "../../errors.ts";
-import type { Series } from "../../generated/prisma/client.ts";
-import type { ReaderFileRow } from "../../repositories/reading-repo.ts";
+import type { ReaderSeries as Series } from "../../services/reader-apps.ts";
+import type { ReaderFileRow } from "../../services/reader-apps.ts";
 import type { Services } from "../../services/index.ts";
 import { fileTitle, type SeriesSummary } from "../../services/reader-apps.ts";
 import type { FileProgress } from "../../services/reading-service.ts";

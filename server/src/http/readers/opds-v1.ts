@@ -16,7 +16,7 @@
 import type { Context, Hono } from "hono";
 import { XMLBuilder } from "fast-xml-parser";
 import { AppError } from "../../errors.ts";
-import type { ReaderFileRow } from "../../repositories/reading-repo.ts";
+import type { ReaderFileRow } from "../../services/reader-apps.ts";
 import type { Services } from "../../services/index.ts";
 import { fileMediaType, fileName, fileTitle, type SeriesSummary } from "../../services/reader-apps.ts";
 import type { FileProgress } from "../../services/reading-service.ts";

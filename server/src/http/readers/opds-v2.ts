@@ -13,7 +13,7 @@
  */
 import type { Context, Hono } from "hono";
 import { AppError } from "../../errors.ts";
-import type { ReaderFileRow } from "../../repositories/reading-repo.ts";
+import type { ReaderFileRow } from "../../services/reader-apps.ts";
 import type { Services } from "../../services/index.ts";
 import { fileMediaType, fileName, fileTitle } from "../../services/reader-apps.ts";
 import type { FileProgress } from "../../services/reading-service.ts";
