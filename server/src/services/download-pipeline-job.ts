@@ -310,13 +310,7 @@ async function publishStaged(
   mapping: ProviderMapping,
 ): Promise<number> {
   const { ctx } = deps;
-  const replaces =
-    row.replacesFileId === null
-      ? null
-      : await ctx.db.libraryFile.findFirst({
-          where: { id: row.replacesFileId, state: "active" },
-          select: { id: true },
-        });
+  const replaces = row.replacesFileId === null ? null : await ctx.repos.files.activeId(row.replacesFileId);
   const result = await deps.publication.publish({
     seriesId: row.seriesId,
     stagedPath,

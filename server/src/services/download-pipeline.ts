@@ -160,11 +160,7 @@ export function downloadPipeline(
   }
 
   async function view(id: number): Promise<DownloadView> {
-    const row = await ctx.db.download.findUniqueOrThrow({
-      where: { id },
-      include: { sourceMapping: { select: { provider: { select: { name: true } } } } },
-    });
-    return downloadView(row);
+    return downloadView(await ctx.repos.downloads.viewRow(id));
   }
 
   return {

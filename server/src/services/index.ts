@@ -130,8 +130,7 @@ function followTranslationToggles(
       await jobs.pauseAll("toggle_off");
       return;
     }
-    for (const s of await ctx.db.series.findMany({ where: { translationFallbackEnabled: true }, select: { id: true } }))
-      await jobs.resumeAll(s.id);
+    for (const id of await ctx.repos.series.idsWhere({ translationFallbackEnabled: true })) await jobs.resumeAll(id);
   });
   series.onUpdated(async (before, after) => {
     if (after.language !== before.language) await jobs.onDestinationChanged(after.id, after.language);

@@ -14,6 +14,8 @@ import type { LedgerEntry, PlanOffer, WantedSlot } from "../domain/wanted.ts";
 import type { SeriesRow as Series } from "../repositories/series-repo.ts";
 import { sha256File } from "../library/durable-fs.ts";
 import type { TranslationJobRow } from "../repositories/translation-repo.ts";
+import { translationRepo } from "../repositories/translation-repo.ts";
+import { sourceRepo } from "../repositories/source-repo.ts";
 import type { AppContext } from "./context.ts";
 import { chapterComicInfo, checkPage, writeChapterCbz } from "./download-packaging.ts";
 import { registryLookup } from "./download-pipeline-wiring.ts";
@@ -86,14 +88,8 @@ export async function planFallbackFor(
 ): Promise<FallbackOutcome> {
   const out: FallbackOutcome = { created: [], skipped: [], languages: [] };
   const [jobs, mappings, global] = await Promise.all([
-    ctx.db.translationJob.findMany({
-      where: { seriesId: series.id },
-      select: { kind: true, number: true, targetLanguage: true, state: true },
-    }),
-    ctx.db.sourceMapping.findMany({
-      where: { seriesId: series.id },
-      include: { provider: { select: { priority: true } } },
-    }),
+    translationRepo(ctx.db).planFacts(series.id),
+    sourceRepo(ctx.db).mappingsWithPriority(series.id, false),
     getSetting<{ source_languages?: unknown }>(ctx, "translation", {}),
   ]);
   let own: unknown;

@@ -296,11 +296,7 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
 
   /** One cycle; false when there is nothing to work on (the worker then sleeps until kicked). */
   async function tick(): Promise<boolean> {
-    const rows = await ctx.db.translationJob.findMany({
-      where: { engine: { in: ["external", "local"] }, state: { in: [...WORKING] } },
-      orderBy: { id: "asc" },
-      include: { series: { select: { translationFallbackEnabled: true } } },
-    });
+    const rows = await translationRepo(ctx.db).working(["external", "local"], WORKING);
     if (rows.length === 0) return false;
     const s = await readSettings();
     const now = Date.now();
