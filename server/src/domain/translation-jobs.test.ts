@@ -137,7 +137,7 @@ describe("Translation job moves (one test per move)", () => {
   });
 });
 
-describe("moves the table does not show", () => {
+describe("the moves between queued, running and completed", () => {
   it("queued → uploading → submitted → running → completed (progress recorded)", () => {
     let j = moved(transition(job("queued"), { type: "upload_started" })).next;
     expect(j.state).toBe("uploading");
