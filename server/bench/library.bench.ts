@@ -92,7 +92,7 @@ async function main(): Promise<Goal[]> {
   try {
     console.log(`library: ${TOTAL_FILES} CBZ files (${(lib.bytes / 1e6).toFixed(0)} MB); ${machineLine()}`);
     materialize(lib.root, libraryRoot);
-    app = await startBenchApp(dir);
+    app = await startBenchApp(dir, process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {});
 
     // 1. Scans.
     const scan = async () => {

@@ -11,6 +11,7 @@ import { intOrNull, jsonRows, str } from "./json-rows.ts";
 import { AppError } from "../errors.ts";
 import type { AuditFileFacts, AuditSource, AuditVerdict } from "../domain/audit.ts";
 import { FILE_FACT_COLUMNS, fileFacts } from "./mappers.ts";
+import { inChunks } from "./in-chunks.ts";
 
 /** Where the audit's file select puts size and state: after the columns of the file's facts. */
 const SIZE_AT = FILE_FACT_COLUMNS.split(",").length;
@@ -148,11 +149,14 @@ async function diskOf(libraryRoot: string, rel: string): Promise<FileIdentity["d
 /** The identities of these files (any series, any state; unknown ids are left out), ids ascending. */
 export async function fileIdentities(db: Db, libraryRoot: string, ids: readonly number[]): Promise<FileIdentity[]> {
   if (ids.length === 0) return [];
-  const rows = await db.libraryFile.findMany({
-    where: { id: { in: [...ids] } },
-    select: { id: true, seriesId: true, path: true, sha256: true, size: true, mtimeMs: true, state: true },
-    orderBy: { id: "asc" },
-  });
+  const rows = (
+    await inChunks(ids, (chunk) =>
+      db.libraryFile.findMany({
+        where: { id: { in: chunk } },
+        select: { id: true, seriesId: true, path: true, sha256: true, size: true, mtimeMs: true, state: true },
+      }),
+    )
+  ).sort((a, b) => a.id - b.id);
   const out: FileIdentity[] = [];
   for (const r of rows) {
     out.push({
@@ -171,11 +175,14 @@ export async function fileIdentities(db: Db, libraryRoot: string, ids: readonly 
 
 /** The releases of these files, and the mappings they came through with their offer counts. */
 export async function releasesAndMappings(db: Db, fileIds: readonly number[]) {
-  const releases = await db.chapterRelease.findMany({
-    where: { fileId: { in: [...fileIds] } },
-    select: { id: true, fileId: true, providerId: true, sourceMappingId: true, externalId: true },
-    orderBy: { id: "asc" },
-  });
+  const releases = (
+    await inChunks(fileIds, (chunk) =>
+      db.chapterRelease.findMany({
+        where: { fileId: { in: chunk } },
+        select: { id: true, fileId: true, providerId: true, sourceMappingId: true, externalId: true },
+      }),
+    )
+  ).sort((a, b) => a.id - b.id);
   const mappingIds = [...new Set(releases.map((r) => r.sourceMappingId).filter((id): id is number => id !== null))];
   const mappings = await mappingStates(db, mappingIds);
   return { releases, mappings };
@@ -184,17 +191,30 @@ export async function releasesAndMappings(db: Db, fileIds: readonly number[]) {
 /** Mappings as previews bind them: identity, state, and their offers (count and newest id). */
 export async function mappingStates(db: Db, ids: readonly number[]) {
   if (ids.length === 0) return [];
-  const rows = await db.sourceMapping.findMany({
-    where: { id: { in: [...ids] } },
-    select: { id: true, seriesId: true, providerId: true, sourceId: true, language: true, priority: true, state: true },
-    orderBy: { id: "asc" },
-  });
-  const offers = await db.offer.groupBy({
-    by: ["sourceMappingId"],
-    where: { sourceMappingId: { in: [...ids] } },
-    _count: { _all: true },
-    _max: { id: true },
-  });
+  const rows = (
+    await inChunks(ids, (chunk) =>
+      db.sourceMapping.findMany({
+        where: { id: { in: chunk } },
+        select: {
+          id: true,
+          seriesId: true,
+          providerId: true,
+          sourceId: true,
+          language: true,
+          priority: true,
+          state: true,
+        },
+      }),
+    )
+  ).sort((a, b) => a.id - b.id);
+  const offers = await inChunks(ids, (chunk) =>
+    db.offer.groupBy({
+      by: ["sourceMappingId"],
+      where: { sourceMappingId: { in: chunk } },
+      _count: { _all: true },
+      _max: { id: true },
+    }),
+  );
   const byMapping = new Map(offers.map((o) => [o.sourceMappingId, { count: o._count._all, newest: o._max.id }]));
   return rows.map((r) => ({ ...r, offers: byMapping.get(r.id) ?? { count: 0, newest: null } }));
 }

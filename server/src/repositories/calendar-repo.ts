@@ -1,5 +1,6 @@
 /** What the release calendar reads: monitored running series and the dated chapter offers of their active mappings. */
 import type { Db } from "../db/client.ts";
+import { inChunks } from "./in-chunks.ts";
 
 export function calendarRepo(db: Db) {
   return {
@@ -11,15 +12,17 @@ export function calendarRepo(db: Db) {
       }),
     /** Dated chapter offers of active mappings, for the given series. */
     datedOffers: (seriesIds: number[]) =>
-      db.offer.findMany({
-        where: {
-          seriesId: { in: seriesIds },
-          kind: "chapter",
-          chapter: { not: null },
-          uploadedAt: { not: null },
-          sourceMapping: { state: "active" },
-        },
-        select: { seriesId: true, chapter: true, language: true, uploadedAt: true },
-      }),
+      inChunks(seriesIds, (chunk) =>
+        db.offer.findMany({
+          where: {
+            seriesId: { in: chunk },
+            kind: "chapter",
+            chapter: { not: null },
+            uploadedAt: { not: null },
+            sourceMapping: { state: "active" },
+          },
+          select: { seriesId: true, chapter: true, language: true, uploadedAt: true },
+        }),
+      ),
   };
 }

@@ -1,6 +1,7 @@
 import type { Db } from "../db/client.ts";
 import type { CatalogueLink } from "../generated/prisma/client.ts";
 import type { MapEntryFacts } from "../domain/types.ts";
+import { inChunks } from "./in-chunks.ts";
 
 export type CatalogueLinkRow = CatalogueLink;
 
@@ -45,10 +46,12 @@ export function catalogueRepo(db: Db) {
     /** The series among `seriesIds` that have a stored catalogue cover (one statement). */
     async seriesWithCovers(seriesIds: readonly number[]): Promise<Set<number>> {
       if (seriesIds.length === 0) return new Set();
-      const rows = await db.catalogueLink.findMany({
-        where: { seriesId: { in: [...seriesIds] }, coverFile: { not: null } },
-        select: { seriesId: true },
-      });
+      const rows = await inChunks(seriesIds, (chunk) =>
+        db.catalogueLink.findMany({
+          where: { seriesId: { in: chunk }, coverFile: { not: null } },
+          select: { seriesId: true },
+        }),
+      );
       return new Set(rows.map((r) => r.seriesId));
     },
 

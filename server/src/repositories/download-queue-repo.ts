@@ -6,6 +6,7 @@
 import type { Db } from "../db/client.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
 import { LIVE_JOB_STATES } from "../domain/download-jobs.ts";
+import { inChunks } from "./in-chunks.ts";
 
 export type QueueRowUpdate = Prisma.DownloadUpdateManyMutationInput;
 
@@ -89,7 +90,9 @@ export function downloadQueueRepo(db: Db) {
     /** Of these library files, the ones still active. */
     async activeFileIds(ids: number[]): Promise<number[]> {
       if (ids.length === 0) return [];
-      const rows = await db.libraryFile.findMany({ where: { id: { in: ids }, state: "active" }, select: { id: true } });
+      const rows = await inChunks(ids, (chunk) =>
+        db.libraryFile.findMany({ where: { id: { in: chunk }, state: "active" }, select: { id: true } }),
+      );
       return rows.map((r) => r.id);
     },
     /** One published row per replacement group (the groups to check after a restart). */

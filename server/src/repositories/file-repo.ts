@@ -1,6 +1,7 @@
 import type { Db } from "../db/client.ts";
 import { Prisma } from "../generated/prisma/client.ts";
 import { jsonInsert, jsonRows, jsonUpdate, storedNow } from "./json-rows.ts";
+import { inChunks } from "./in-chunks.ts";
 
 export interface KnownFile {
   id: number;
@@ -138,10 +139,9 @@ export function fileRepo(db: Db) {
     activeId: (id: number) => db.libraryFile.findFirst({ where: { id, state: "active" }, select: { id: true } }),
     /** Which of these files are active. */
     async activeAmong(ids: readonly number[]): Promise<Set<number>> {
-      const rows = await db.libraryFile.findMany({
-        where: { id: { in: [...ids] }, state: "active" },
-        select: { id: true },
-      });
+      const rows = await inChunks(ids, (chunk) =>
+        db.libraryFile.findMany({ where: { id: { in: chunk }, state: "active" }, select: { id: true } }),
+      );
       return new Set(rows.map((f) => f.id));
     },
     /** Every series that has an active assembled book. */

@@ -1,4 +1,5 @@
 import type { Db } from "../db/client.ts";
+import { chunksOf } from "./in-chunks.ts";
 
 /** One offer as a refresh computes it (after numbering overrides). */
 export interface OfferInput {
@@ -63,7 +64,7 @@ export function offerRepo(db: Db) {
           }
         }
         const gone = existing.filter((o) => !keep.has(o.externalId)).map((o) => o.id);
-        if (gone.length > 0) await tx.offer.deleteMany({ where: { id: { in: gone } } });
+        for (const chunk of chunksOf(gone)) await tx.offer.deleteMany({ where: { id: { in: chunk } } });
         return { added, updated, removed: gone.length };
       });
     },

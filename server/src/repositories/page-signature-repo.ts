@@ -9,6 +9,7 @@ import {
 import type { MapEntryFacts } from "../domain/types.ts";
 import { OPERATOR_SOURCE } from "./map-repo.ts";
 import { parseJsonArray } from "./mappers.ts";
+import { inChunks } from "./in-chunks.ts";
 
 /** The stored signatures of one file content. */
 export interface SignatureSet {
@@ -28,9 +29,9 @@ export function pageSignatureRepo(db: Db) {
     /** The current-version sets of these contents (one select). */
     async byContent(sha256s: readonly string[]): Promise<Map<string, SignatureSet>> {
       if (sha256s.length === 0) return new Map();
-      const rows = await db.pageSignatureSet.findMany({
-        where: { sha256: { in: [...new Set(sha256s)] }, version: SIGNATURE_VERSION },
-      });
+      const rows = await inChunks(sha256s, (chunk) =>
+        db.pageSignatureSet.findMany({ where: { sha256: { in: chunk }, version: SIGNATURE_VERSION } }),
+      );
       return new Map(
         rows.map((r) => [
           r.sha256,
@@ -51,10 +52,12 @@ export function pageSignatureRepo(db: Db) {
      */
     async lastPages(sha256s: readonly string[]): Promise<Map<string, { mean: number; stdev: number } | null>> {
       if (sha256s.length === 0) return new Map();
-      const rows = await db.pageSignatureSet.findMany({
-        where: { sha256: { in: [...new Set(sha256s)] }, version: SIGNATURE_VERSION },
-        select: { sha256: true, lastMean: true, lastStdev: true },
-      });
+      const rows = await inChunks(sha256s, (chunk) =>
+        db.pageSignatureSet.findMany({
+          where: { sha256: { in: chunk }, version: SIGNATURE_VERSION },
+          select: { sha256: true, lastMean: true, lastStdev: true },
+        }),
+      );
       return new Map(
         rows.map((r) => [
           r.sha256,

@@ -12,6 +12,7 @@
  */
 import type { Db } from "../db/client.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
+import { chunksOf } from "./in-chunks.ts";
 
 /** A transaction handle (the journal entry of a chained operation opens inside the committing one). */
 export type Tx = Prisma.TransactionClient;
@@ -173,7 +174,8 @@ async function commitPublish(db: Db, journalId: number, p: PublishPayload, mtime
     });
     const adopted = atPath.find((r) => r.sha256 === p.sha256 && r.seriesId === p.seriesId);
     const stale = atPath.filter((r) => r !== adopted).map((r) => r.id);
-    if (stale.length > 0) await tx.libraryFile.updateMany({ where: { id: { in: stale } }, data: { state: "missing" } });
+    for (const chunk of chunksOf(stale))
+      await tx.libraryFile.updateMany({ where: { id: { in: chunk } }, data: { state: "missing" } });
     const row = adopted
       ? await tx.libraryFile.update({ where: { id: adopted.id }, data })
       : await tx.libraryFile.create({ data });
@@ -237,8 +239,8 @@ async function commitRetire(
       });
       entries.set(f.fileId, entry.id);
     }
-    if (lost.length > 0)
-      await tx.libraryFile.updateMany({ where: { id: { in: lost }, state: "active" }, data: { state: "missing" } });
+    for (const chunk of chunksOf(lost))
+      await tx.libraryFile.updateMany({ where: { id: { in: chunk }, state: "active" }, data: { state: "missing" } });
     await endJournal(tx, journalId);
     return entries;
   });
@@ -282,12 +284,17 @@ async function commitRestore(
 /** Marks the expired entries purged and opens the journal entry that removes their bytes. */
 async function beginPurge(db: Db, ids: number[], cutoff: Date): Promise<{ journalId: number; bins: string[] } | null> {
   return db.$transaction(async (tx) => {
-    const expired = await tx.recycleEntry.findMany({
-      where: { id: { in: ids }, state: "recycled", recycledAt: { lt: cutoff } },
-      orderBy: { id: "asc" },
-    });
+    const expired: { id: number; binPath: string }[] = [];
+    for (const chunk of chunksOf([...ids].sort((a, b) => a - b)))
+      expired.push(
+        ...(await tx.recycleEntry.findMany({
+          where: { id: { in: chunk }, state: "recycled", recycledAt: { lt: cutoff } },
+          orderBy: { id: "asc" },
+        })),
+      );
     if (expired.length === 0) return null;
-    await tx.recycleEntry.updateMany({ where: { id: { in: expired.map((e) => e.id) } }, data: { state: "purged" } });
+    for (const chunk of chunksOf(expired.map((e) => e.id)))
+      await tx.recycleEntry.updateMany({ where: { id: { in: chunk } }, data: { state: "purged" } });
     const bins = expired.map((e) => e.binPath);
     const journalId = await beginJournal(tx, "purge", "unlinking", { v: 1, bins });
     return { journalId, bins };

@@ -5,6 +5,7 @@
  */
 import type { Db } from "../db/client.ts";
 import type { ReadProgress } from "../generated/prisma/client.ts";
+import { chunksOf, countInChunks, inChunks } from "./in-chunks.ts";
 
 export type ProgressRow = ReadProgress;
 
@@ -72,7 +73,7 @@ export function readingRepo(db: Db) {
     progressFor: (user: string, fileIds: number[]) =>
       fileIds.length === 0
         ? Promise.resolve([] as ProgressRow[])
-        : db.readProgress.findMany({ where: { userName: user, fileId: { in: fileIds } } }),
+        : inChunks(fileIds, (chunk) => db.readProgress.findMany({ where: { userName: user, fileId: { in: chunk } } })),
     /** Every user's progress on these files. */
     progressOnFiles: (fileIds: number[]) =>
       fileIds.length === 0
@@ -85,7 +86,9 @@ export function readingRepo(db: Db) {
         update: w,
       }),
     clearProgress: (user: string, fileIds: number[]) =>
-      db.readProgress.deleteMany({ where: { userName: user, fileId: { in: fileIds } } }),
+      countInChunks(fileIds, (chunk) =>
+        db.readProgress.deleteMany({ where: { userName: user, fileId: { in: chunk } } }),
+      ),
     /** Progress rows (any user) whose file is in the series and no longer active: what may follow the content. */
     async pendingInSeries(seriesId: number): Promise<ProgressRow[]> {
       const inactive = await db.libraryFile.findMany({
@@ -99,12 +102,16 @@ export function readingRepo(db: Db) {
     async seriesWithPending(): Promise<number[]> {
       const rows = await db.readProgress.findMany({ select: { fileId: true }, distinct: ["fileId"] });
       if (rows.length === 0) return [];
-      const files = await db.libraryFile.findMany({
-        where: { id: { in: rows.map((r) => r.fileId) }, state: { not: "active" } },
-        select: { seriesId: true },
-        distinct: ["seriesId"],
-      });
-      return files.map((f) => f.seriesId);
+      const files = await inChunks(
+        rows.map((r) => r.fileId),
+        (chunk) =>
+          db.libraryFile.findMany({
+            where: { id: { in: chunk }, state: { not: "active" } },
+            select: { seriesId: true },
+            distinct: ["seriesId"],
+          }),
+      );
+      return [...new Set(files.map((f) => f.seriesId))];
     },
     /** Applies the moves of one follow in one transaction: the targets' new places, the consumed rows removed. */
     async applyMoves(
@@ -124,7 +131,9 @@ export function readingRepo(db: Db) {
               ]
             : [],
         ),
-        db.readProgress.deleteMany({ where: { userName: user, fileId: { in: moves.flatMap((m) => m.from) } } }),
+        ...chunksOf(moves.flatMap((m) => m.from)).map((chunk) =>
+          db.readProgress.deleteMany({ where: { userName: user, fileId: { in: chunk } } }),
+        ),
       ]);
     },
     /** The user's most recent places on active files, newest first. */
@@ -134,14 +143,18 @@ export function readingRepo(db: Db) {
         orderBy: [{ updatedAt: "desc" }, { id: "desc" }],
       });
       if (rows.length === 0) return [];
-      const files = await db.libraryFile.findMany({
-        where: {
-          id: { in: rows.map((r) => r.fileId) },
-          state: "active",
-          ...(options.seriesId === undefined ? {} : { seriesId: options.seriesId }),
-        },
-        select: FILE_SELECT,
-      });
+      const files = await inChunks(
+        rows.map((r) => r.fileId),
+        (chunk) =>
+          db.libraryFile.findMany({
+            where: {
+              id: { in: chunk },
+              state: "active",
+              ...(options.seriesId === undefined ? {} : { seriesId: options.seriesId }),
+            },
+            select: FILE_SELECT,
+          }),
+      );
       const byId = new Map(files.map((f) => [f.id, toFile(f)]));
       return rows
         .filter((r) => byId.has(r.fileId))
@@ -201,10 +214,12 @@ export function readingRepo(db: Db) {
     /** The provenance of the assembled books among `fileIds` (their volume release's `assembledFrom`). */
     async assembledProvenance(fileIds: number[]): Promise<Map<number, string>> {
       if (fileIds.length === 0) return new Map();
-      const rows = await db.chapterRelease.findMany({
-        where: { fileId: { in: fileIds }, assembledFrom: { not: null } },
-        select: { fileId: true, assembledFrom: true },
-      });
+      const rows = await inChunks(fileIds, (chunk) =>
+        db.chapterRelease.findMany({
+          where: { fileId: { in: chunk }, assembledFrom: { not: null } },
+          select: { fileId: true, assembledFrom: true },
+        }),
+      );
       return new Map(rows.map((r) => [r.fileId!, r.assembledFrom!]));
     },
 

@@ -2,10 +2,11 @@ import type { Db } from "../db/client.ts";
 import type { Label } from "../domain/labels.ts";
 import { Prisma } from "../generated/prisma/client.ts";
 import { bool, jsonInsert, jsonRows, jsonUpdate } from "./json-rows.ts";
+import { IN_CHUNK, chunksOf } from "./in-chunks.ts";
 
 /** Volume and chapter slots: what the series has (or will have), independent of files. */
 export function slotRepo(db: Db) {
-  return {
+  const repo = {
     volumeNumbers: async (seriesId: number) =>
       (await db.volumeSlot.findMany({ where: { seriesId }, select: { number: true } })).map((r) => r.number),
     chapterNumbers: async (seriesId: number) =>
@@ -77,6 +78,17 @@ export function slotRepo(db: Db) {
     ): Promise<{ volumes: number; chapters: number }> {
       const ids = [...new Set(hints.map((h) => h.seriesId))];
       if (ids.length === 0) return { volumes: 0, chapters: 0 };
+      if (ids.length > IN_CHUNK) {
+        // One pass per chunk of series: the IN lists below bind one value per series.
+        const sum = { volumes: 0, chapters: 0 };
+        for (const chunk of chunksOf(ids)) {
+          const inChunk = new Set(chunk);
+          const r = await repo.ensureMany(hints.filter((h) => inChunk.has(h.seriesId)));
+          sum.volumes += r.volumes;
+          sum.chapters += r.chapters;
+        }
+        return sum;
+      }
       const inList = Prisma.join(ids);
       const haveVolumes = new Set(
         (await jsonRows(db, "series_id, number", Prisma.sql`volume_slot WHERE series_id IN (${inList})`)).map(
@@ -159,6 +171,7 @@ export function slotRepo(db: Db) {
     chapter: (seriesId: number, number: string) =>
       db.chapterSlot.findUnique({ where: { seriesId_number: { seriesId, number } } }),
   };
+  return repo;
 }
 
 export type SlotRepo = ReturnType<typeof slotRepo>;

@@ -6,6 +6,7 @@
 import type { Db } from "../db/client.ts";
 import { expandRange, parseLabel, type Label } from "../domain/labels.ts";
 import type { ExistingSlot, SlotChanges, SlotHolds } from "../domain/source-numbering.ts";
+import { chunksOf } from "./in-chunks.ts";
 
 const lab = (v: string | null): Label | null => (v === null ? null : parseLabel(v));
 
@@ -126,13 +127,14 @@ export function sourceSlotRepo(db: Db) {
       const mark = (list: SlotChanges["markUnlisted"], unlistedAt: Date | null) => {
         for (const kind of ["chapter", "volume"] as const) {
           const numbers = list.filter((s) => s.kind === kind).map((s) => s.number);
-          if (numbers.length === 0) continue;
-          const where = { seriesId, number: { in: numbers } };
-          ops.push(
-            kind === "chapter"
-              ? db.chapterSlot.updateMany({ where, data: { unlistedAt } })
-              : db.volumeSlot.updateMany({ where, data: { unlistedAt } }),
-          );
+          for (const chunk of chunksOf(numbers)) {
+            const where = { seriesId, number: { in: chunk } };
+            ops.push(
+              kind === "chapter"
+                ? db.chapterSlot.updateMany({ where, data: { unlistedAt } })
+                : db.volumeSlot.updateMany({ where, data: { unlistedAt } }),
+            );
+          }
         }
       };
       mark(changes.markUnlisted, at);
