@@ -78,7 +78,7 @@ try {
       where: { seriesId: series.id, state: { notIn: ["published", "degraded", "failed", "cancelled"] } },
     });
     if (left === 0) break;
-    await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 100));
   }
   const ms = performance.now() - t1;
   const published = await db.download.count({ where: { seriesId: series.id, state: "published" } });
