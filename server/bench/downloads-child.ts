@@ -78,6 +78,8 @@ try {
       where: { seriesId: series.id, state: { notIn: ["published", "degraded", "failed", "cancelled"] } },
     });
     if (left === 0) break;
+    // Every 100 ms: the count runs in the measured process (every 10 ms it took about 6 % of its
+    // main thread on this machine).
     await new Promise((r) => setTimeout(r, 100));
   }
   const ms = performance.now() - t1;
