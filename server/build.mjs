@@ -46,7 +46,7 @@ const banner = [
 ].join("\n");
 
 /** @type {import("esbuild").BuildOptions} */
-const options = {
+export const options = {
   entryPoints: { main: "src/main.ts", processor: "src/processor/main.ts" },
   absWorkingDir: serverDir,
   outdir,
@@ -63,7 +63,12 @@ const options = {
   logLevel: "warning",
 };
 
-if (watch) {
+// Imported (a test bundles its own entry with these options): build nothing.
+const imported = process.argv[1] !== undefined && path.resolve(process.argv[1]) !== import.meta.filename;
+
+if (imported) {
+  // nothing: the importer uses `options`
+} else if (watch) {
   const ctx = await esbuild.context({
     ...options,
     plugins: [

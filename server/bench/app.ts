@@ -12,7 +12,7 @@ import { migrateDatabase } from "../src/db/migrate.ts";
 export const API_KEY = "bench-api-key-0123456789";
 
 /** Migrates a new database under `dir` (data/, library/) and creates the app on it (not listening yet). */
-export async function startBenchApp(dir: string): Promise<App> {
+export async function startBenchApp(dir: string, env: Record<string, string> = {}): Promise<App> {
   const config = loadConfig({
     DATA_DIR: path.join(dir, "data"),
     LIBRARY_ROOT: path.join(dir, "library"),
@@ -22,6 +22,7 @@ export async function startBenchApp(dir: string): Promise<App> {
     DEMO_LIBRARY: "0",
     WEB_BUILD_DIR: "",
     LOG_LEVEL: "silent",
+    ...env,
   });
   await migrateDatabase(config.databaseUrl);
   return createApp(config, { migrate: false, seedDemo: false });

@@ -5,7 +5,7 @@ import { loadConfig, repoRoot } from "./config.ts";
 const CWD = path.resolve("/srv/manga");
 
 describe("loadConfig", () => {
-  it("has the defaults of the API contract's Running section", () => {
+  it("has the documented defaults", () => {
     expect(loadConfig({}, CWD)).toEqual({
       port: 8080,
       host: "127.0.0.1",

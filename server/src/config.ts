@@ -2,7 +2,7 @@ import path from "node:path";
 import { loadDownloadsConfig, type DownloadsConfig } from "./services/download-pipeline-config.ts";
 import { loadCataloguesConfig, type CataloguesConfig } from "./catalogues/config.ts";
 
-/** Runtime configuration, from the environment variables of the API contract's "Running" section. */
+/** Runtime configuration, from the environment variables the README lists. */
 export interface Config {
   port: number;
   host: string;

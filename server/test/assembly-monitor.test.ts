@@ -1,5 +1,5 @@
 /**
- * The automatic-assembly monitor (spec "Assembled books" 7): at most four opted-in books a cycle,
+ * The automatic-assembly monitor (docs/rules.md, "Assembly"): at most four opted-in books a cycle,
  * series not opted in untouched, deferred while a download of the series is active; a real loop
  * started by the server with a configurable interval, observable over REST and GraphQL.
  */

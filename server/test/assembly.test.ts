@@ -1,5 +1,5 @@
 /**
- * Book assembly over real HTTP and GraphQL on a real library (spec "Assembled books"): the preview
+ * Book assembly over real HTTP and GraphQL on a real library (docs/rules.md, "Assembly"): the preview
  * and its confirmation, the archive it writes (name, page order, fresh names, stored entries,
  * ComicInfo valid against the v2.1 draft), the provenance, the chapter files moved to the recycle
  * bin, the units afterwards, every refusal code, split chapters, and the series action.

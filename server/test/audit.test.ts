@@ -1,6 +1,6 @@
 /**
- * The audit list over real HTTP and GraphQL on a real database (spec "Audit", contract "Audit
- * payloads"): every file of a series across sources, 24 a page, flags, sorting and filtering, the
+ * The audit list over real HTTP and GraphQL on a real database (docs/rules.md, "The audit";
+ * docs/api.md, "File audit"): every file of a series across sources, 24 a page, flags, sorting and filtering, the
  * same answers from both transports, and no archive opened to list them.
  */
 import { mkdir, rm, writeFile } from "node:fs/promises";

@@ -1,5 +1,5 @@
 /**
- * The service's normal authentication (API contract, "Authentication"): X-Api-Key or the web
+ * The service's normal authentication (README, docs/api.md): X-Api-Key or the web
  * session cookie on every /api route and /graphql (HTTP and WebSocket), the secrets file, and the
  * RFC 9457 problem bodies errors answer with.
  */

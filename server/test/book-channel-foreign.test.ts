@@ -1,9 +1,9 @@
 /**
- * Foreign books through the indexer/torrent channel for the translation fallback (spec rule 6),
- * against a real app and Prowlarr-/qBittorrent-compatible servers on 127.0.0.1: a release marked
- * with a source language becomes a translation torrent, its completed books are staged as
- * translation jobs (never library files), a pack stages only the requested book, and the retention
- * action waits until the translations are imported.
+ * Foreign books through the indexer/torrent channel for the translation fallback (docs/rules.md, "Translation
+ * fallback" 6), against a real app and Prowlarr-/qBittorrent-compatible servers on 127.0.0.1: a release
+ * marked with a source language becomes a translation torrent, its completed books are staged as translation
+ * jobs (never library files), a pack stages only the requested book, and the retention action waits until the
+ * translations are imported.
  */
 import { mkdirSync } from "node:fs";
 import path from "node:path";

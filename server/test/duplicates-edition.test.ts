@@ -1,5 +1,5 @@
 /**
- * Duplicate retirement reads "suspect" from the coverage index (spec "Verified books" 1: a book's
+ * Duplicate retirement reads "suspect" from the coverage index (docs/rules.md, "Suspect and verified books": a book's
  * size is judged against the edition), so a book oversized only against the series' median book
  * is refused like any suspect book, over REST and GraphQL; the same book without an edition to
  * compare against retires its duplicates.

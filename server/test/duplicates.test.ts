@@ -1,6 +1,6 @@
 /**
- * Duplicate retirement for one book over real HTTP and GraphQL (spec "Series page grouping",
- * "Verified books"): the preview lists the chapter files the exact map shows inside an owned book,
+ * Duplicate retirement for one book over real HTTP and GraphQL (docs/rules.md, "Series page grouping",
+ * "Suspect and verified books"): the preview lists the chapter files the exact map shows inside an owned book,
  * the confirm re-checks that set and moves it to the recycle bin. Never under a partial map or
  * none, never for a suspect book.
  */

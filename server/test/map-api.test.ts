@@ -1,7 +1,7 @@
 /**
  * The chapter-map endpoints over real HTTP on a real database: GET/PUT/DELETE …/chapter-map,
- * POST …/chapter-map/readings and …/chapter-map/suggestions (spec "Map trust rules", "Coverage
- * rules", "Endpoints"; API contract "Operator map payload"). Every series is created through
+ * POST …/chapter-map/readings and …/chapter-map/suggestions (docs/rules.md, "Map trust",
+ * "Coverage"; docs/api.md, "REST"). Every series is created through
  * POST /api/manga, filled with small CBZ files written here and recorded by POST /api/library/scan.
  */
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * Harness of the ownership-moves tests (spec "States and transitions", "Coverage and ownership
+ * Harness of the ownership-moves tests (docs/rules.md, "Ownership
  * moves"): one Transport per API (REST and GraphQL) answering the same normalised shapes, the
  * series each row starts from, and a snapshot of everything a refused move must leave alone.
  */

@@ -1,5 +1,5 @@
 /**
- * The spec's "Coverage and ownership moves" table, rows about verified books, each through REST and
+ * The ownership moves (docs/rules.md, "Ownership moves") about verified books, each through REST and
  * through GraphQL (see ownership-moves-harness.ts): a suspect book is verified by a proof (current
  * digest, the map's chapters) without retiring any chapter file; DELETE, a content change and a map
  * change each make it suspect again.

@@ -1,5 +1,5 @@
 /**
- * The spec's "Coverage and ownership moves" table, rows about assembled books, each through REST
+ * The ownership moves (docs/rules.md, "Ownership moves") about assembled books, each through REST
  * and through GraphQL (the same scenario driven by both transports; see ownership-moves-harness.ts).
  * The verification rows are in ownership-moves-verification.test.ts.
  */

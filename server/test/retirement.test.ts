@@ -1,6 +1,6 @@
 /**
- * Reviewed retirement and source rejection over real HTTP and GraphQL (spec "Audit", contract
- * "Preview and confirmation"): a preview signs what it saw, the confirm re-reads it; a changed
+ * Reviewed retirement and source rejection over real HTTP and GraphQL (docs/rules.md, "The audit";
+ * services/confirmation.ts): a preview signs what it saw, the confirm re-reads it; a changed
  * file, an active download or a changed source answers 409; a forged token 400; the bytes go to
  * the recycle bin. Duplicate retirement of one book: duplicates.test.ts.
  */

@@ -84,7 +84,7 @@ async function verify(id: number, volume: string) {
 }
 const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i) => String(a + i));
 
-describe("1. one definition of wanted (map trust rule 8, the Wanted pass and the map dry run)", () => {
+describe("1. one definition of wanted (explicit assignments in a books-form series, the Wanted pass and the map dry run)", () => {
   it("a finished books-form series whose map was saved, then deleted, wants its books, never the chapter slots", async () => {
     const s = await series({ status: "finished", known_book_count: 2 });
     await saveMap(s.id, [{ volume: "1", chapters: ["1", "2", "3"] }]);

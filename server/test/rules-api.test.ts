@@ -9,6 +9,7 @@ import { transition as downloadTransition } from "../src/domain/download-jobs.ts
 import { DEFAULT_THRESHOLDS } from "../src/domain/conformity.ts";
 import { FEW_PAGES } from "../src/domain/audit.ts";
 import { OVERSIZED_BOOK_PAGES } from "../src/domain/types.ts";
+import { MAX_ORDERED_LABELS, parseLabel, sortLabels } from "../src/domain/labels.ts";
 import { expectJson } from "./fixtures.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 
@@ -44,6 +45,52 @@ describe("the rules' figures", () => {
       source_priority_min: g.data?.rules.sourcePriorityMin,
       source_priority_max: g.data?.rules.sourcePriorityMax,
     });
+  });
+});
+
+describe("the label order", () => {
+  const ask = async (labels: string[]) => {
+    const rest = await expectJson<{ labels: string[]; rejected: string[]; next_whole: string }>(
+      await app.api("/api/labels/order", { method: "POST", json: { labels } }),
+      200,
+    );
+    const g = await app.gql<{ labelOrder: { labels: string[]; rejected: string[]; nextWhole: string } }>(
+      `query ($labels: [String!]!) { labelOrder(labels: $labels) { labels rejected nextWhole } }`,
+      { labels },
+    );
+    expect(g.errors).toBeUndefined();
+    expect(rest).toEqual({
+      labels: g.data?.labelOrder.labels,
+      rejected: g.data?.labelOrder.rejected,
+      next_whole: g.data?.labelOrder.nextWhole,
+    });
+    return g.data!.labelOrder;
+  };
+
+  it("REST == GraphQL: canonical labels, each once, in the domain's order, and the next whole number", async () => {
+    const typed = ["11", "10.5", "010", "2", "10.50", "9.9", "chapter", "1.05", "1.5"];
+    const order = await ask(typed);
+    expect(order).toEqual({
+      labels: sortLabels([...new Set(typed.flatMap((t) => parseLabel(t) ?? []))]),
+      rejected: ["chapter"],
+      nextWhole: "12",
+    });
+    expect(order.labels).toEqual(["1.05", "1.5", "2", "9.9", "10", "10.5", "11"]);
+    expect(await ask([])).toEqual({ labels: [], rejected: [], nextWhole: "1" });
+    expect((await ask(["6.5"])).nextWhole).toBe("7");
+  });
+
+  it("refuses a body that is not a list of strings, and too long a list, with invalid_field", async () => {
+    const bad = await app.api("/api/labels/order", { method: "POST", json: { labels: [1, 2] } });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { code: string }).code).toBe("invalid_field");
+    const many = Array.from({ length: MAX_ORDERED_LABELS + 1 }, (_, i) => String(i));
+    const long = await app.api("/api/labels/order", { method: "POST", json: { labels: many } });
+    expect(long.status).toBe(400);
+    const g = await app.gql(`query ($labels: [String!]!) { labelOrder(labels: $labels) { labels } }`, {
+      labels: many,
+    });
+    expect(g.errors?.[0]?.extensions?.code).toBe("invalid_field");
   });
 });
 

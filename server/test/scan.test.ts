@@ -537,7 +537,7 @@ describe("what the scan does not record", () => {
     expect(await chapterSlots("Alpha")).toEqual([{ number: "1", parts: 1, extra: false }]);
   });
 
-  it("removes stored estimates and clears file tags derived from them (map trust rule 3)", async () => {
+  it("removes stored estimates and clears file tags derived from them (estimates are never membership)", async () => {
     await put("Alpha/Alpha - c001.cbz", await cbz(2));
     await put("Alpha/Alpha - c002.cbz", await cbz(2, { comicInfo: { Series: "Alpha", Number: "2", Volume: 1 } }));
     await scan();

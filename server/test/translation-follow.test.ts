@@ -1,6 +1,6 @@
 /**
- * Translation jobs follow the settings the moment they change (spec "Translation fallback
- * behaviour" 9 and 11), not only at the next Wanted pass: the global or the series toggle off
+ * Translation jobs follow the settings the moment they change (docs/rules.md, "Translation fallback"
+ * 7 and 8), not only at the next Wanted pass: the global or the series toggle off
  * pauses active jobs, on resumes those a toggle paused; a new series language cancels the old
  * language's active jobs and leaves imported ones alone.
  */

@@ -1,5 +1,5 @@
 /**
- * Global translation settings over REST and GraphQL (contract "Translation payloads"): masking, keeping
+ * Global translation settings over REST and GraphQL (docs/api.md, "Translation settings"): masking, keeping
  * a secret sent back masked, secrets only in the 0600 file, the service login refused, validation, the
  * engine, and the per-series fields of PATCH /api/manga/{id}. A real app on a real database.
  */

@@ -159,7 +159,7 @@ describe("translation worker, external processor", () => {
   }
 
   for (const shape of RECEIPT_SHAPES) {
-    it(`imports a result whose receipt is valid as the spec's table reads it: ${shape.replace(/_/g, " ")}`, async () => {
+    it(`imports a result whose receipt is valid as protocol v1 reads it: ${shape.replace(/_/g, " ")}`, async () => {
       const seriesId = await translatedSeries(app, `Receipt ${shape}`);
       fake.faults.receiptShape = shape;
       try {

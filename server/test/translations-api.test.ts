@@ -181,7 +181,7 @@ describe("upload rules", () => {
     );
   });
 
-  it("lists the contract's payload, the same through REST and GraphQL", async () => {
+  it("lists the documented payload, the same through REST and GraphQL", async () => {
     const rest = await expectJson<RestJob[]>(await app.api(`/api/translations?manga_id=${seriesId}`), 200);
     expect(rest).toHaveLength(1);
     const gql = await app.gql<{

@@ -1,7 +1,7 @@
 /**
- * The units endpoint and the series and map operations over REST and GraphQL (API contract
- * "Conventions", "Units payload", "Series payload"; spec "Endpoints": the units endpoint loads with
- * five bulk selects plus fixed lookups and opens no archive). Both transports are thin layers over
+ * The units endpoint and the series and map operations over REST and GraphQL (docs/api.md,
+ * "REST"; the units endpoint loads with five bulk selects plus fixed lookups and opens no archive:
+ * docs/architecture.md). Both transports are thin layers over
  * the same services, so they must agree field by field, on results and on error codes.
  */
 import { existsSync } from "node:fs";
@@ -296,7 +296,7 @@ describe("GET /api/manga/{id}/units on the demo library", () => {
     ]);
   });
 
-  it("every demo series has the contract's shape: snake_case fields, labels as strings, known values only", async () => {
+  it("every demo series has the documented shape: snake_case fields, labels as strings, known values only", async () => {
     for (const id of ids.values()) {
       const v = await h.restUnits(id);
       expect(Object.keys(v).sort()).toEqual(["form", "map", "plan_wording", "series_id", "status", "units"]);
@@ -448,7 +448,7 @@ describe("GET /api/manga/{id}/units on the demo library", () => {
     // Chapter 36 is split in two parts, both on disk.
     expect(unitOf(v, "chapter", "36")).toMatchObject({ book: "5", owned: true });
     expect(unitOf(v, "chapter", "36").file_ids).toHaveLength(2);
-    // The optional extra 40.5 keeps its book membership (spec "Series form" rule 6).
+    // The optional extra 40.5 keeps its book membership (docs/rules.md, "Series form").
     expect(unitOf(v, "chapter", "40.5")).toMatchObject({ book: "5", owned: true, extra: true });
   });
 
@@ -878,7 +878,7 @@ describe("units, maps and series over REST and GraphQL", () => {
       });
       expect(seriesToRest(one.series)).toEqual(made);
 
-      // The lists agree, in the same order (title, then id), and hold at least the contract's fields.
+      // The lists agree, in the same order (title, then id), and hold at least the documented fields.
       const restList = await h.restList();
       const gqlList = await h.gqlData<{ seriesList: GqlSeries[] }>(`{ seriesList { ${SERIES_FIELDS} } }`);
       expect(gqlList.seriesList.map(seriesToRest)).toEqual(restList);

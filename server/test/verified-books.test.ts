@@ -1,7 +1,7 @@
 /**
- * Verified books over real HTTP and GraphQL (spec "Verified books", "Coverage and ownership moves";
- * contract "Verification payloads"): a suspect book covers nothing; a proof (current digest, the
- * map's exact chapters) lifts the doubt so its chapters are satisfied, never retiring a chapter
+ * Verified books over real HTTP and GraphQL (docs/rules.md, "Suspect and verified books",
+ * "Ownership moves"; docs/api.md, "Verified books"): a suspect book covers nothing; a proof
+ * (current digest, the map's exact chapters) lifts the doubt so its chapters are satisfied, never retiring a chapter
  * file; DELETE, a content change and a map change each make it suspect again.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -4,7 +4,6 @@
  * row menu, the plan wording, and axe
  * at desktop and phone size.
  */
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { seedLongSeries } from "./long-series.ts";

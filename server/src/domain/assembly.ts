@@ -1,5 +1,5 @@
 /**
- * The assembly planner (spec "Assembled books" 1–4): for a book that is not owned and whose
+ * The assembly planner (docs/rules.md, "Assembly"): for a book that is not owned and whose
  * chapters are all on disk under an exact, unambiguous map entry, which chapter files make it, in
  * which order, and what the archive is called. Pure: the service loads the snapshot and the
  * coverage index, the builder (library/assembler.ts) reads the files.

@@ -266,7 +266,8 @@ describe("suspect books", () => {
     ["a hand import", [{ origin: "import", pageCount: 200 }], false, "hand import"],
     ["a machine translation", [{ origin: "translation", pageCount: 200 }], false, "machine translation"],
     ["an oversized pack", [{ origin: "download", pageCount: 601 }], false, "oversized pack"],
-    // Spec "Verified books" 1: without provenance for its volume nothing shows the service made it.
+    // A suspect book (docs/rules.md, "Suspect and verified books"): without provenance for its volume nothing
+    // shows the service made it.
     ["an oversized assembly without provenance", [{ origin: "assembled", pageCount: 900 }], false, "oversized pack"],
     ["a proven assembly", [{ origin: "import", pageCount: 900 }], true, null],
     [

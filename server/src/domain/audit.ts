@@ -1,5 +1,5 @@
 /**
- * The file audit (spec "Audit"): anomaly flags of every downloaded file of a series, and the
+ * The file audit (docs/rules.md, "The audit"): anomaly flags of every downloaded file of a series, and the
  * sorting, filtering and paging of the list. Pure: the service hands over rows and the coverage
  * index's duplicates; nothing here opens an archive (the list never does).
  *
@@ -15,7 +15,7 @@
  * - `duplicate`: the coverage index lists the file as a duplicate of a covered slot (exact map only).
  * - `numbering_gap`: in this file's kind, source and language, a whole number is missing between
  *   the previous file's last number and this file's first (the file after the gap is flagged).
- * - `few_pages`: fewer than 8 pages (reference notes), split parts excepted.
+ * - `few_pages`: fewer than 8 pages, split parts excepted.
  * - `unusual_size`: pages per book (per chapter for chapter files) below half or above twice the
  *   series' median for the kind, judged with at least 3 files of the kind; a book above
  *   OVERSIZED_BOOK_PAGES always (it may be several books). Split parts are never judged.
@@ -309,5 +309,5 @@ export function parseAuditSort(value: string): AuditSort | null {
   return (AUDIT_SORT_KEYS as readonly string[]).includes(key) ? { key: key as AuditSortKey, descending } : null;
 }
 
-/** Suspect books (spec "Verified books" 1): one definition, in verification.ts. */
+/** Suspect books (docs/rules.md, "Suspect and verified books"): one definition, in verification.ts. */
 export { bookSuspectReason, type SuspectReason } from "./verification.ts";

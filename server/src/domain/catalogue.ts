@@ -1,10 +1,10 @@
 /**
  * What public catalogues (MangaDex, MangaUpdates, AniList) may do: suggest, never decide
- * (spec "Map trust rules" 1, 4, 9).
+ * (docs/rules.md, "Catalogues suggest, never decide").
  *
  * - A MangaDex aggregate (volume → chapters uploaded in one language) becomes a catalogue map
- *   suggestion. A chapter listed under two volumes is in neither (rule 4: "including contradictions
- *   inside one catalogue"); it is reported as a conflict. Chapters under MangaDex's `none` belong to
+ *   suggestion. A chapter listed under two volumes is in neither (docs/rules.md, "Map trust" 3, even
+ *   inside one catalogue); it is reported as a conflict. Chapters under MangaDex's `none` belong to
  *   no book. A volume or chapter key that is not an exact number makes no entry; a chapter listed
  *   under such a volume and under a numbered one is still a conflict (two claims). A chapter listed
  *   under a numbered volume and under `none` keeps its volume: `none` is the absence of a claim

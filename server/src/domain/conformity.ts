@@ -1,5 +1,5 @@
 /**
- * Content conformity of a freshly downloaded chapter (spec "Content conformity"): the chapter is
+ * Content conformity of a freshly downloaded chapter (docs/rules.md, "Content conformity of downloads"): the chapter is
  * degraded when black cards exceed 15 % of its pages, or when strip slices appear in a series that
  * reads in pages. Pure: the caller measures the pages (server/src/library/page-stats.ts) and says
  * how the series reads.
@@ -38,7 +38,7 @@ export interface ConformityThresholds {
  * decode page-stats makes: black cards reach mean 31 / stdev 10, the darkest drawn page (a night
  * scene with a moon and one bubble) has mean 25 / stdev 38 (page-stats.test.ts holds the table).
  * The shrink lowers the stdev (43 for that page at full size), so these limits hold for that decode
- * only. The spec says "exceed 15 %": exactly 15 % is not degraded (the reference used ≥ 15 %).
+ * only. The rule is "more than 15 %": exactly 15 % is not degraded.
  */
 export const DEFAULT_THRESHOLDS: ConformityThresholds = {
   cardMaxMean: 40,

@@ -75,7 +75,7 @@ describe("covered_by_chapters: every main chapter of the exact entry on disk", (
     );
   });
 
-  it("is also computed for an owned book (rule 7: it may be redundant)", () => {
+  it("is also computed for an owned book (it may be redundant)", () => {
     expect(bookOf({ ...base, files: [bookFile("1"), ...onDisk("1-3")] }, "1")).toMatchObject({
       owned: true,
       coverage: "covered_by_chapters",
@@ -215,7 +215,7 @@ describe("owned books: proofs, size and origin", () => {
     ).toEqual([expect.stringMatching(new RegExp(`^${BOOK_PROBLEMS.oversized}:`))]);
   });
 
-  // A translation used to show nothing: spec "Verified books" 1 now makes it suspect, covering nothing.
+  // A translation used to show nothing: now it is a suspect book, covering nothing.
   it("reports nothing for a book that is fine, and a suspect translation standing in for one", () => {
     expect(bookOf({ ...base, files: [bookFile("1")] }, "1").problems).toEqual([]);
     expect(bookOf({ ...base, files: [bookFile("1", { origin: "translation" })] }, "1").problems).toEqual([

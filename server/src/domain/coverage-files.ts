@@ -5,7 +5,7 @@
  *   whole number of the range and every chapter slot inside it (decimals only when they are slots:
  *   a range never invents decimals). A part file holds one part of a split chapter.
  * - A book file holds its volume, unless that volume tag was derived from an estimate: an estimate
- *   is never evidence (map trust rule 3), so such a book has no trusted volume and stays unplaced,
+ *   is never evidence (docs/rules.md, "Map trust" 7), so such a book has no trusted volume and stays unplaced,
  *   like a book file without any volume or a chapter file without a chapter.
  * - Which books may cover their chapters is decided per file: see `judgeBookFile` (verification.ts).
  *

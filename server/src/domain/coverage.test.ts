@@ -121,7 +121,7 @@ describe("covered_by_volume and duplicates (exact map only)", () => {
     ["a hand import", { origin: "import" as const }, true, false],
     ["a scanned book", { origin: "scan" as const }, true, false],
     ["an oversized book", { pageCount: 601 }, false, true],
-  ])("never covers through %s on its own (spec Verified books 1)", (_name, over, held, replace) => {
+  ])("never covers through %s on its own (a suspect book)", (_name, over, held, replace) => {
     const idx = index({ ...base, files: [bookFile("1", over), chapterFile("2")] });
     expect(bookOf(idx, "1")).toMatchObject({
       owned: true,
@@ -139,7 +139,7 @@ describe("covered_by_volume and duplicates (exact map only)", () => {
     expect(bookOf(index({ ...base, files: [bookFile("1", { pageCount: 600 })] }), "1").coversChapters).toBe(true);
   });
 
-  // Before verified books, a hand import covered on its own: spec "Verified books" 1 and 5 now require a proof.
+  // Before verified books, a hand import covered on its own: now it is suspect and needs a proof to cover.
   it.each([
     ["hand import", { origin: "import" as const }],
     ["machine translation", { origin: "translation" as const }],
@@ -337,7 +337,7 @@ describe("wanted", () => {
     expect(chapterOf(idx, "2")).toMatchObject({ slotId: null, monitored: false, wanted: false });
   });
 
-  describe("books form: chapters only through explicit assignments (rule 8)", () => {
+  describe("books form: chapters only through explicit assignments", () => {
     const books: SnapshotSpec = { series: { status: "finished", knownBookCount: 3 }, chapters: "1-9", volumes: "1-3" };
     it("does not want a chapter no saved boundary assigns", () => {
       expect(chapterOf(index(books), "5").wanted).toBe(false);
@@ -472,7 +472,7 @@ describe("one definition of wanted", () => {
     expect(idx.books.map((b) => b.wanted)).toEqual([true, true]);
   });
 
-  it("books form: an explicit assignment to a missing book lets its chapters fall back (rule 8)", () => {
+  it("books form: an explicit assignment to a missing book lets its chapters fall back", () => {
     const idx = index({ series: finishedBooks, volumes: "1-2", chapters: "1-3", operator: { "1": "1-3" } });
     expect(idx.chapters.map((c) => c.wanted)).toEqual([true, true, true]);
   });

@@ -1,5 +1,5 @@
 /**
- * The coverage index of one series (spec "Coverage rules", "Coverage and ownership moves"): built
+ * The coverage index of one series (docs/rules.md, "Coverage" and "Ownership moves"): built
  * once per request from a snapshot, read by the form, plan and grouping rules, the units view, the
  * map dry run and the Wanted pass (one definition of "wanted" for all of them).
  *
@@ -25,11 +25,11 @@
  *   oversized pack is replaced instead.
  * - duplicates (exact map only): a chapter file is a duplicate when every chapter it holds is
  *   covered_by_volume by a book that may retire chapters (a sound copy or a proven assembly, never
- *   a suspect one even when verified: spec "Verified books" 6); it is listed on those chapters
+ *   a suspect one even when verified: docs/rules.md, "Suspect and verified books"); it is listed on those chapters
  *   and on those books.
  * - `wanted` (`chapterWanted`): series and slot monitored, no coverage, not held, not on disk; and
  *   in a books-form series only through an explicit assignment to a book that is itself wanted
- *   (rule 8: the counting unit stays books; an operator/reading assignment lets a missing book fall
+ *   (docs/rules.md, "Coverage": the counting unit stays books; an operator/reading assignment lets a missing book fall
  *   back to its chapters). A chapter without a slot is never wanted (nothing monitors it).
  * Book slot:
  * - `covered_by_chapters`: its exact entry is known and unambiguous and every main (non-extra)
@@ -37,7 +37,7 @@
  *   neighbours are all on disk: the nearest mapped books before and after it (unambiguous) fix an
  *   open interval, every whole number in it and every main chapter in it that no other book claims
  *   is on disk, and at least one is. Only saved boundaries count, never estimates. Computed for
- *   owned books too (an owned book complete from chapters is redundant, "Series form" rule 7).
+ *   owned books too (an owned book complete from chapters is redundant: docs/rules.md, "Plans").
  * - `wanted` (`bookWanted`): series and slot monitored, not extra, not covered_by_chapters, and not
  *   owned — or owned as an unverified oversized pack (a replacement: the size says another edition
  *   or a wrong split).
@@ -222,7 +222,7 @@ export function chapterWanted(
 ): boolean {
   if (!seriesMonitored || slot === undefined || !slot.monitored) return false;
   if (c.coverage !== null || c.held || c.onDisk) return false;
-  // Books form: only an explicit assignment to a book that is itself wanted (rule 8).
+  // Books form: only an explicit assignment to a book that is itself wanted (docs/rules.md, "Coverage").
   return form === "chapters" || (book !== undefined && book.wanted);
 }
 

@@ -12,8 +12,8 @@
  *   fetching | judging | publishing ─interrupted (restart)→ queued (staging removed), or published
  *   when the publication had committed before the crash.
  *
- * Retries (reference notes): 3 retries after the first attempt, back-off 30 s × 2^n capped at 600 s,
- * n = 0 for the first retry. `attempts` counts attempts started.
+ * Retries (docs/rules.md, "Content conformity of downloads"): 3 retries after the first attempt, back-off 30
+ * s × 2^n capped at 600 s, n = 0 for the first retry. `attempts` counts attempts started.
  */
 
 export const JOB_STATES = [

@@ -36,7 +36,7 @@ describe("estimateBooks: even shares", () => {
   });
 });
 
-describe("estimateBooks: saved boundaries stay fixed (rule 2)", () => {
+describe("estimateBooks: saved boundaries stay fixed", () => {
   it("never estimates a chapter the map assigns", () => {
     const map = mapOf(mapSource("operator", { "1": "1-5" }));
     const estimates = estimateBooks(labels("1-15"), labels("1-3"), map);

@@ -1,5 +1,5 @@
 /**
- * Estimates (spec "Map trust rules" 2 and 3): where the chapters of unmapped books probably are.
+ * Estimates (docs/rules.md, "Map trust" 7): where the chapters of unmapped books probably are.
  *
  * Unmapped books share the current main chapters evenly. Saved boundaries (the operational map)
  * stay fixed; the chapters left over are split between the fixed intervals: a run of consecutive
@@ -7,14 +7,14 @@
  * before it and the first chapter of the mapped book after it (open-ended at either end of the
  * series). Without any mapped book, all unmapped books share all chapters. Within a run, the pool is
  * divided in reading order in equal parts, the first books taking one more when it does not divide
- * evenly. (tankarr series_form.spread_unmapped_chapters: "between two described books the loose
- * chapters are divided in equal parts among the empty books that separate them".)
+ * evenly: between two described books the loose chapters are divided in equal parts among the
+ * empty books that separate them.
  *
  * An estimate is computed from scratch from the current chapters, volumes and map every time: a new
- * release or a new volume count moves it, and an old estimate is never an anchor (tankarr
- * reset_estimated_layout: "estimated membership is presentation state"). It is never membership:
+ * release or a new volume count moves it, and an old estimate is never an anchor (an
+ * estimated membership is only presentation). It is never membership:
  * it feeds only ChapterState.estimatedBook and BookState.estimatedChapters, nothing reads it for a
- * decision, and it is never written back (rule 3).
+ * decision, and it is never written back (docs/rules.md, "Map trust" 7).
  *
  * Not estimated: extras (optional, they never count as main chapters), chapters the map assigns, and
  * conflicting chapters (claimed by explicit evidence; an estimate must not look like a verdict).

@@ -1,5 +1,5 @@
 /**
- * External volumes have priority over assemblies (spec "Assembled books" 5). Pure.
+ * External volumes have priority over assemblies (docs/rules.md, "Assembly"). Pure.
  *
  * When a volume has an active assembled copy and an active external copy (anything the service did
  * not assemble: a scanned file, a download, a hand import, a translation), the external copy is the

@@ -1,5 +1,5 @@
 /**
- * The series-page grouping model (spec "Series page grouping"): what the web client renders, decided
+ * The series-page grouping model (docs/rules.md, "Series page grouping"): what the web client renders, decided
  * here so the rules stay in the pure core. Input is the units view only; one pass builds the rows,
  * one pass groups them, one pass filters: linear in the number of units.
  *
@@ -128,8 +128,8 @@ const isMissing = (u: Pick<Unit, "owned" | "coverage">): boolean => !u.owned && 
 
 /**
  * Not fine: a stated problem, or a monitored hole. A book whose content is on disk (covered) is fine
- * even when it cannot be assembled yet; an unmonitored hole is the operator's choice (tankarr treats
- * ignored books as fine).
+ * even when it cannot be assembled yet; an unmonitored hole is the operator's choice (an ignored book
+ * is fine).
  */
 function isProblem(u: Unit): boolean {
   return u.problems.length > 0 || (u.monitored && isMissing(u));

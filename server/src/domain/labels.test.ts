@@ -5,6 +5,7 @@ import {
   expandRange,
   isWhole,
   label,
+  orderLabels,
   labelEquals,
   labelInRange,
   parseLabel,
@@ -119,5 +120,28 @@ describe("ranges and parts", () => {
     expect(labelInRange(label("2.5"), label("2"), label("3"))).toBe(true);
     expect(labelInRange(label("3.5"), label("2"), label("3"))).toBe(false);
     expect(wholeLabel(12)).toBe("12" as Label);
+  });
+});
+
+describe("orderLabels", () => {
+  it("canonicalises, removes repeats, orders exactly and names the next whole number", () => {
+    expect(orderLabels(["11", "10.5", "007", "10", "10.50", "x", "", "7"])).toEqual({
+      labels: ["7", "10", "10.5", "11"],
+      rejected: ["x", ""],
+      nextWhole: "12",
+    });
+    expect(orderLabels(["6.5", "6"]).nextWhole).toBe("7");
+    expect(orderLabels(["99999999999999999999.5"]).nextWhole).toBe("100000000000000000000");
+    expect(orderLabels([])).toEqual({ labels: [], rejected: [], nextWhole: "1" });
+  });
+
+  it("agrees with sortLabels for any list of labels", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.nat(300), fc.option(fc.nat(99), { nil: undefined }))), (pairs) => {
+        const texts = pairs.map(([w, f]) => (f === undefined ? String(w) : `${w}.${f}`));
+        const canonical = [...new Set(texts.map((t) => label(t)))];
+        expect(orderLabels(texts).labels).toEqual(sortLabels(canonical));
+      }),
+    );
   });
 });

@@ -102,3 +102,30 @@ export function approxValue(l: Label): number {
 export function wholeLabel(n: number | bigint): Label {
   return BigInt(n).toString() as Label;
 }
+
+/** The most labels one ordering request may hold (a map editor or a reading lists far fewer). */
+export const MAX_ORDERED_LABELS = 5000;
+
+/** Labels in the service's order, for clients that must not re-derive it. */
+export interface LabelOrder {
+  /** The canonical labels, each once, in label order. */
+  labels: Label[];
+  /** The texts that are not exact labels, as given, in the order given. */
+  rejected: string[];
+  /** The whole number after the highest label ("6" and "6.5" → "7"); "1" when there is none. */
+  nextWhole: Label;
+}
+
+/** Canonical forms, label order and the next whole number of a list of typed labels. */
+export function orderLabels(texts: readonly string[]): LabelOrder {
+  const seen = new Set<Label>();
+  const rejected: string[] = [];
+  for (const text of texts) {
+    const l = parseLabel(text);
+    if (l === null) rejected.push(text);
+    else seen.add(l);
+  }
+  const labels = sortLabels([...seen]);
+  const top = labels.at(-1);
+  return { labels, rejected, nextWhole: top === undefined ? ("1" as Label) : wholeLabel(BigInt(wholePart(top)) + 1n) };
+}

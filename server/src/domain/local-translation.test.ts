@@ -270,7 +270,7 @@ describe("property: no region in the source script or echoing the source is ever
           });
           const v = book(pages, bad.src, bad.dst, id);
           if (region.verdict === "echo_accepted") {
-            // The one exception the spec makes: readable English kept as is in an English
+            // The one exception (docs/rules.md, "Local translation"): readable English kept as is in an English
             // destination, judged on the region alone, never in another script; it is never
             // counted as translated.
             expect(bad.translation.trim().toLowerCase()).toBe(bad.source.trim().toLowerCase());

@@ -63,7 +63,7 @@ export interface ReceiptEvidence {
   echoed_regions: number;
 }
 
-/** translation.json as protocol v1 defines it (api-contract "Result"), plus the evidence. */
+/** translation.json as protocol v1 defines it (docs/api.md, "Translation worker"), plus the evidence. */
 export interface TranslationReceiptJson {
   source_sha256: string;
   source_language: string;

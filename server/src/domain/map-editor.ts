@@ -1,13 +1,11 @@
 /**
- * The map editor's input: "start of each book as a chapter number; the end is implied" (spec
- * "Series page grouping"). Turns book starts into exact operator entries.
+ * The map editor's input: "start of each book as a chapter number; the end is implied" (docs/rules.md,
+ * "Map trust" 8). Turns book starts into exact operator entries.
  *
  * How the ends are implied:
  * - Every book but the last holds the chapters in [its start, the next book's start): every whole
  *   number in that interval (a numbered chapter nobody has indexed yet is still printed there), plus
- *   the known chapters in it (decimals included). Decimals are never invented. (tankarr
- *   entries_from_boundaries: "every book owns [first, next_first)", integers filled, known labels
- *   added, "without inventing fractional chapters".) But an implied end never passes the last
+ *   the known chapters in it (decimals included). Decimals are never invented. But an implied end never passes the last
  *   known chapter: a later book far ahead (a saved book 29 at chapter 295 while the series knows
  *   chapters up to 174) must not make an earlier book claim 175–294, chapters nobody knows of. The
  *   book's own saved end counts as known (re-saving never shrinks a saved book), and so does an end
@@ -21,9 +19,8 @@
  *   book count): then every later chapter must be in it. Otherwise (running or paused work, unknown
  *   count, later books still to come) the end is not implied: guessing it would let an owned last
  *   book swallow chapters it does not hold, and covered chapters are never fetched. The last book
- *   then gets an empty entry (membership unknown, rule 6) and the warning `last_book_end_unknown`
- *   asks the operator for its end. (tankarr took the last known chapter at save time and warned
- *   afterwards; we refuse to guess.)
+ *   then gets an empty entry (membership unknown, "Map trust" 4) and the warning `last_book_end_unknown`
+ *   asks the operator for its end: the service refuses to guess.
  */
 import { compareLabels, isWhole, parseLabel, sortLabels, wholeLabel, wholePart, type Label } from "./labels.ts";
 import { MAX_MAP_CHAPTERS, canonicalLabels } from "./map-labels.ts";

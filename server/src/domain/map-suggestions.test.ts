@@ -33,7 +33,7 @@ describe("catalogueSuggestions", () => {
     ]);
   });
 
-  it("flags a contradiction inside one catalogue and keeps it out of the adoptable claims (rule 4)", () => {
+  it("flags a contradiction inside one catalogue and keeps it out of the adoptable claims", () => {
     const [s] = catalogueSuggestions([mapSource("catalogue", { "7": "70-74", "8": "74-78" })], []);
     expect(s?.entries[0]).toMatchObject({
       volume: "7",
@@ -63,8 +63,8 @@ describe("catalogueSuggestions", () => {
   });
 
   it.each([
-    ["an empty operator entry suppresses the book (rule 6)", { "2": "" }, "suppressed"],
-    ["an operator entry with chapters has set the book (rule 9)", { "2": "4-5" }, "set"],
+    ["an empty operator entry suppresses the book", { "2": "" }, "suppressed"],
+    ["an operator entry with chapters has set the book", { "2": "4-5" }, "set"],
   ] as const)("%s", (_name, operator, status) => {
     const [s] = catalogueSuggestions([mapSource("catalogue", { "2": "4-6" })], entries(operator));
     expect(s?.entries[0]).toMatchObject({ status, adoptable: [] });
@@ -78,7 +78,7 @@ describe("adoptSuggestion", () => {
     expect(result.adopted).toEqual(["1", "2"]);
   });
 
-  it("preserves manual boundaries and suppressed books exactly (rules 6 and 9)", () => {
+  it("preserves manual boundaries and suppressed books exactly", () => {
     const operator = entries({ "1": "1-2", "2": "" });
     const result = adoptSuggestion(operator, entries({ "1": "1-4", "2": "5-8", "3": "9-12" }));
     expect(result.entries).toEqual(entries({ "1": "1-2", "2": "", "3": "9-12" }));
@@ -88,7 +88,7 @@ describe("adoptSuggestion", () => {
     ]);
   });
 
-  it("does not adopt claims the suggestion contradicts itself on (rule 4)", () => {
+  it("does not adopt claims the suggestion contradicts itself on", () => {
     const result = adoptSuggestion([], entries({ "1": "1-5", "2": "5-8" }));
     expect(result.entries).toEqual(entries({ "1": "1-4", "2": "6-8" }));
     expect(result.droppedClaims).toEqual([

@@ -1,14 +1,15 @@
 /**
- * Catalogue and official-platform maps as suggestions (spec "Map trust rules" 1, 4, 6, 9).
+ * Catalogue and official-platform maps as suggestions (docs/rules.md, "Map trust" 1, 4, 6, and
+ * "Catalogues suggest, never decide").
  *
  * They are shown in the map editor for review and can be adopted into the operator map; they never
  * become operational by themselves. Adoption turns the chosen claims into operator boundaries (the
- * operator's explicit act is the evidence rule 4 waits for), but:
- * - a chapter the suggestion itself places in two books is never adopted (rule 4, "including
- *   contradictions inside one catalogue"), nor is a chapter the operator already places elsewhere;
+ * operator's explicit act is the evidence a conflict waits for), but:
+ * - a chapter the suggestion itself places in two books is never adopted ("Map trust" 3, even a
+ *   contradiction inside one catalogue), nor is a chapter the operator already places elsewhere;
  * - a book the operator has an entry for is never touched: a non-empty entry is a manual boundary
- *   (rule 9), an empty one rejected the catalogue claims for that book (rule 6). To adopt a
- *   suggestion there, the operator first removes that entry;
+ *   ("Map trust" 6), an empty one rejected the catalogue claims for that book ("Map trust" 4). To
+ *   adopt a suggestion there, the operator first removes that entry;
  * - two catalogues disagreeing is flagged for review but does not block adopting one of them:
  *   choosing which catalogue to trust is exactly the operator's call.
  */

@@ -24,7 +24,7 @@ function summary(map: OperationalMap) {
 
 const owned = (spec: string): Label[] => labels(spec);
 
-describe("operationalMap: which sources are operational (rule 1)", () => {
+describe("operationalMap: which sources are operational (map trust 1)", () => {
   it("has no map without sources", () => {
     const map = operationalMap([], owned("1-3"));
     expect(summary(map)).toEqual({ state: "none", books: {}, unknown: [], conflicts: {}, ambiguous: [] });
@@ -66,7 +66,7 @@ describe("operationalMap: which sources are operational (rule 1)", () => {
   });
 });
 
-describe("operationalMap: chapter zero, decimals and canonical labels (rule 7)", () => {
+describe("operationalMap: chapter zero, decimals and canonical labels", () => {
   it("maps chapter 0 and decimal boundaries exactly", () => {
     const map = operationalMap([mapSource("operator", [mapEntry("1", "0, 1, 2, 2.5"), mapEntry("2", "3, 10.05")])], []);
     expect(summary(map).books).toEqual({ "1": "0,1,2,2.5", "2": "3,10.05" });
@@ -87,7 +87,7 @@ describe("operationalMap: chapter zero, decimals and canonical labels (rule 7)",
   });
 });
 
-describe("operationalMap: explicit unknown membership (rule 6)", () => {
+describe("operationalMap: explicit unknown membership (map trust 4)", () => {
   it("records an empty entry as unknown, not as a book", () => {
     const map = operationalMap([mapSource("operator", { "1": "1-3", "2": "" })], []);
     expect(summary(map)).toMatchObject({ state: "exact", books: { "1": "1,2,3" }, unknown: ["2"] });
@@ -135,7 +135,7 @@ describe("operationalMap: operator and reading combined (operator first)", () =>
   });
 });
 
-describe("operationalMap: conflicts never pick the higher volume (rule 4)", () => {
+describe("operationalMap: conflicts never pick the higher volume (map trust 3)", () => {
   it("leaves a chapter claimed twice inside one source unmapped", () => {
     const map = operationalMap([mapSource("operator", { "1": "1-5", "2": "5-8" })], []);
     expect(map.chapterToBook.has("5")).toBe(false);
@@ -156,7 +156,7 @@ describe("operationalMap: conflicts never pick the higher volume (rule 4)", () =
   });
 });
 
-describe("operationalMap: state (rule 5)", () => {
+describe("operationalMap: state (map trust 5)", () => {
   const source = mapSource("operator", { "1": "1-10", "2": "11-20" });
   it.each([
     ["every owned chapter inside a book", "1-20", false, "exact"],

@@ -1,26 +1,25 @@
 /**
- * Map trust (spec "Map trust rules" 1, 4, 5, 6, 7): which chapter-to-book claims are operational.
+ * Map trust (docs/rules.md, "Map trust" 1–5): which chapter-to-book claims are operational.
  *
  * - Only `operator` and `reading` sources are operational. `catalogue` and `official` sources are
  *   suggestions (see map-suggestions.ts); `estimate` sources are legacy rows every reader ignores.
  * - Authority: the operator first, then the readings. A volume the operator has an entry for (empty
  *   or not) is the operator's: a reading of that volume is dropped. A reading's other entries lose
  *   the chapters the operator places, and an entry left with nothing is dropped. The operator's word
- *   is never trimmed by a reading. (tankarr chapter_map._resolve_authority, applied for "operator"
- *   then "ocr": "the operator's word is never trimmed by a reading".)
+ *   is never trimmed by a reading.
  * - Several sources of one kind are one voice: their entries for a volume are united.
  * - A chapter claimed by two books inside that combined map (inside one source or across sources
  *   of one tier) stays unmapped; it is recorded in `conflicts`, its books in `ambiguousBooks`. No
- *   rule ever picks the higher volume (tankarr chapters_by_volume keeps every claim "so consumers
- *   can detect ambiguity"). `books` keeps each book's full claim; `chapterToBook` omits conflicts.
+ *   rule ever picks the higher volume: every claim is kept so that the ambiguity shows. `books`
+ *   keeps each book's full claim; `chapterToBook` omits conflicts.
  * - An entry with an empty chapter set is explicitly unknown membership (`unknownBooks`).
  *
- * Labels are compared as exact canonical labels (rule 7): stored entries are re-canonicalised
- * defensively and anything that is not a label is ignored.
+ * Labels are compared as exact canonical labels (docs/rules.md, "Labels"): stored entries are
+ * re-canonicalised defensively and anything that is not a label is ignored.
  *
  * The other map rules live beside this file and are re-exported here: suggestions and adoption
- * (map-suggestions.ts, rules 4, 6, 9), the book-start editor (map-editor.ts), label-set helpers
- * (map-labels.ts). Estimates (rules 2, 3) are in estimates.ts, coverage in coverage.ts.
+ * (map-suggestions.ts), the book-start editor (map-editor.ts), label-set helpers
+ * (map-labels.ts). Estimates are in estimates.ts, coverage in coverage.ts.
  */
 import { compareLabels, parseLabel, sortLabels, type Label } from "./labels.ts";
 import { MAX_MAP_BOOKS, MAX_MAP_CHAPTERS, canonicalLabels, maxLabel, toLabel } from "./map-labels.ts";
@@ -73,10 +72,9 @@ export interface OperationalMapOptions {
  * The operational map after the trust rules (see the module comment).
  *
  * `state`: "none" when no operational entry has chapters; "partial" when an owned ordinary
- * (non-extra) chapter lies outside its books (rule 5) — a conflicting chapter counts as outside, it
- * is unmapped; with `openTail`, chapters after the last mapped chapter do not count (tankarr keeps
- * them unassigned and warns "the last book has not been extended automatically" instead of calling
- * the map broken); "exact" otherwise.
+ * (non-extra) chapter lies outside its books (rule 5 in docs/rules.md, "Map trust") — a conflicting chapter
+ * counts as outside, it is unmapped; with `openTail`, chapters after the last mapped chapter do not count (a
+ * running work's new chapters stay unassigned instead of calling the map broken); "exact" otherwise.
  *
  * @param ownedMainChapters chapters on disk that are not extras (the caller decides on-disk).
  */
@@ -196,9 +194,9 @@ export interface ParsedOperatorMap {
 /**
  * Canonicalises an operator map and lists what makes it unacceptable: labels that are not exact
  * decimals, a volume given twice ("3" and "03" are one volume), a chapter repeated in one book
- * ("10.5" and "10.50"), a chapter in two books (rule 4: the service never stores a contradiction of
- * its own), and sizes beyond MAX_MAP_BOOKS / MAX_MAP_CHAPTERS. An empty chapter list is valid: it
- * says the book's membership is unknown (rule 6).
+ * ("10.5" and "10.50"), a chapter in two books ("Map trust" 3: the service never stores a
+ * contradiction of its own), and sizes beyond MAX_MAP_BOOKS / MAX_MAP_CHAPTERS. An empty chapter list
+ * is valid: it says the book's membership is unknown ("Map trust" 4).
  */
 export function parseOperatorEntries(input: readonly RawMapEntry[]): ParsedOperatorMap {
   const problems: MapProblem[] = [];

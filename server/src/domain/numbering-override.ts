@@ -1,5 +1,5 @@
 /**
- * Numbering overrides (spec "Numbering override"): a reviewed correction of how a source numbers one
+ * Numbering overrides (docs/rules.md, "Sources"): a reviewed correction of how a source numbers one
  * release, scoped to (source mapping, release id) AND the number the source showed when it was
  * reviewed. Applied to a provider's chapter list before anything else reads it (offers, planning,
  * book assignment).

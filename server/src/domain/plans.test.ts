@@ -108,7 +108,7 @@ describe("bookPlan", () => {
   });
 });
 
-describe("seriesCompletion (rule 7)", () => {
+describe("seriesCompletion: all books, all chapters", () => {
   const complete = (n: number, over: Partial<BookState> = {}) =>
     bookState(n, { chapters: nine, chaptersMapped: 9, chaptersOnDisk: 9, coverage: "covered_by_chapters", ...over });
   const owned = (n: number, over: Partial<BookState> = {}) => bookState(n, { owned: true, fileIds: [n], ...over });

@@ -1,9 +1,10 @@
 /**
- * Completion plan of a book, the series completion status (spec "Series form" rule 7) and the
- * user-facing wording of plans (rule 9).
+ * Completion plan of a book, the series completion status and the user-facing wording of
+ * plans (docs/rules.md, "Plans").
  *
  * Plans read only exact facts of the coverage index: never `estimatedChapters`, never a catalogue.
- * An estimate may lay a book out on screen but it never makes a book assemblable (map trust rule 3).
+ * An estimate may lay a book out on screen but it never makes a book assemblable (docs/rules.md,
+ * "Map trust" 7).
  *
  * | plan                                     | condition (first that holds)                                          |
  * |------------------------------------------|-----------------------------------------------------------------------|
@@ -14,11 +15,9 @@
  * |                                          | the boundary is not exact (map partial/none, entry unknown, ambiguous) |
  * | missing                                  | nothing of it is on disk                                              |
  *
- * tankarr (series_form.plan_state) has the same four states: owned → book; every expected chapter
- * downloaded → assemble; some downloaded → partial; else missing; its counts exclude decimal extras
- * ("a book whose every numbered chapter is on disk is complete from chapters, extras or not"), which
- * `chaptersMapped`/`chaptersOnDisk` already do here. Unlike tankarr, an estimated layout never
- * counts: the spec forbids estimates from authorising assembly.
+ * The counts exclude decimal extras (a book whose every numbered chapter is on disk is complete from
+ * chapters, extras or not), as `chaptersMapped`/`chaptersOnDisk` already do. An estimated layout
+ * never counts: estimates never authorise assembly (docs/rules.md, "Map trust" 7).
  */
 import type { BookState, OperationalMap, Plan, PlanWording, SeriesCompletion } from "./types.ts";
 
@@ -29,8 +28,8 @@ export function hasExactBoundary(book: BookState, map: OperationalMap): boolean 
 
 /**
  * Every main chapter of the book's entry is on disk. `coverage` (from coverage.ts) says so for unowned
- * books; the counts say so for owned ones too, which rule 7 needs (an owned book whose chapters are
- * complete is redundant in an "all chapters" series).
+ * books; the counts say so for owned ones too, which the series' completion needs (an owned book
+ * whose chapters are complete is redundant in an "all chapters" series).
  */
 export function chaptersComplete(book: BookState): boolean {
   if (book.coverage === "covered_by_chapters") return true;
@@ -51,10 +50,9 @@ export function bookPlan(book: BookState, map: OperationalMap): Plan {
 }
 
 /**
- * The books rule 7 speaks about: the edition's book slots. A book without a slot (an old file numbered
- * past the managed edition) neither completes nor blocks the series; tankarr likewise judges only its
- * `expected` books (uniform_kind). When no book has a slot, every book counts. A book beyond the
- * managed edition (`extra`) never counts, slot or not.
+ * The books the series' completion judges: the edition's book slots. A book without a slot (an old
+ * file numbered past the managed edition) neither completes nor blocks the series. When no book has a slot, every book
+ * counts. A book beyond the managed edition (`extra`) never counts, slot or not.
  */
 function editionBooks(books: readonly BookState[]): readonly BookState[] {
   const inEdition = books.filter((b) => !b.extra);
@@ -65,7 +63,7 @@ function editionBooks(books: readonly BookState[]): readonly BookState[] {
 /**
  * "all books" when every book is on disk; else "all chapters" when every book completes from its
  * chapters (an owned book is then redundant); else null. "all books" is checked first: with every book
- * on disk, the chapter files inside them are the duplicates, not the books (tankarr's order too).
+ * on disk, the chapter files inside them are the duplicates, not the books.
  */
 export function seriesCompletion(books: readonly BookState[], map: OperationalMap): SeriesCompletion {
   const edition = editionBooks(books);
@@ -75,14 +73,14 @@ export function seriesCompletion(books: readonly BookState[], map: OperationalMa
   return null;
 }
 
-/** An owned book in a series that completes from chapters: nothing needs it (rule 7). */
+/** An owned book in a series that completes from chapters: nothing needs it (docs/rules.md, "Plans"). */
 export function isRedundantBook(book: { owned: boolean }, status: SeriesCompletion): boolean {
   return status === "all chapters" && book.owned;
 }
 
 /**
  * The sentence a book row shows for its plan. Books first: the book is the goal and chapters fill
- * gaps; chapters first: chapters are the goal and the book is the fallback (tankarr plan_text).
+ * gaps; chapters first: chapters are the goal and the book is the fallback.
  */
 export const PLAN_WORDING: Readonly<Record<Plan, Readonly<Record<PlanWording, string>>>> = {
   "book on disk": {

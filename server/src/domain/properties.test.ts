@@ -241,7 +241,7 @@ describe("coverage invariants", () => {
   });
 });
 
-describe("verified books (spec Verified books 4 and 6)", () => {
+describe("verified books: a proof lapses by itself and never retires a chapter file", () => {
   it("a proof that does not apply (stale digest or changed map entry) changes nothing", () => {
     check(
       1000,
@@ -278,7 +278,7 @@ describe("verified books (spec Verified books 4 and 6)", () => {
   });
 });
 
-describe("suspect books and proofs (spec Verified books 1, 5, 6)", () => {
+describe("suspect books and proofs: suspect covers nothing, a proof lifts only the doubt", () => {
   const sound = (f: FileFacts) =>
     f.kind === "book" && f.tagSource !== "estimate" && (f.origin === "download" || f.origin === "assembled");
 

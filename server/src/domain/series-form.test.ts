@@ -4,7 +4,7 @@ import { seriesFacts } from "./page-fixtures.ts";
 import { effectiveBookCount, seriesForm, seriesFormDecision, type FormRule } from "./series-form.ts";
 import type { SeriesFacts, SeriesForm } from "./types.ts";
 
-describe("seriesForm: rules 1–3", () => {
+describe("seriesForm: running works, webtoons and works without a book count", () => {
   const cases: [string, Partial<SeriesFacts>, SeriesForm, FormRule][] = [
     ["finished with a book count", { status: "finished", knownBookCount: 12 }, "books", "book_count"],
     ["paused with a book count", { status: "paused", knownBookCount: 4 }, "books", "book_count"],

@@ -1,11 +1,10 @@
 /**
- * The form of a series page: a list of books or a list of chapters, never both (spec "Series form").
+ * The form of a series page: a list of books or a list of chapters, never both (docs/rules.md, "Series form").
  *
  * Order of the rules (the first that applies decides):
  * 0. `formOverride`: an operator who set the form explicitly wins over every rule below. The rules
  *    only read the work's facts, and the operator knows things they cannot (a webtoon with a finished
- *    print edition, a running work kept as books). tankarr's download unit has the same precedence
- *    ("a user override wins", series_unit.resolve_series_unit).
+ *    print edition, a running work kept as books).
  * 1. A running work is chapters: it has no settled division into books yet.
  * 2. A webtoon is chapters: it is published by episode and its books only divide them.
  * 3. A work without a book count is chapters: there is nothing to list the books against.
@@ -14,9 +13,7 @@
  *
  * The book count is `editionBookCount` when set, else `knownBookCount`: the managed edition is what
  * the page lists, so a differently sized edition (12 Viz books against 18 tankobon) replaces the
- * catalogue count for the form decision too. tankarr: `expected_books = edition_count or
- * expected_volume_count` feeds series_form (series_units.build_series_units), and
- * effective_edition_book_count says the explicit edition field wins when set.
+ * catalogue count for the form decision too: the explicit edition field wins when set.
  */
 import type { SeriesFacts, SeriesForm } from "./types.ts";
 

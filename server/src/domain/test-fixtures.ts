@@ -201,9 +201,9 @@ type EntrySpec = Record<string, string> | MapEntryFacts[];
 
 export interface SnapshotSpec {
   series?: Partial<SeriesFacts>;
-  /** Volume slots, or a spec such as "1-3" (monitored slots). */
+  /** Volume slots, or a list such as "1-3" (monitored slots). */
   volumes?: VolumeSlotFacts[] | string;
-  /** Chapter slots, or a spec such as "0-20, 10.5" (monitored, unsplit, not extra). */
+  /** Chapter slots, or a list such as "0-20, 10.5" (monitored, unsplit, not extra). */
   chapters?: ChapterSlotFacts[] | string;
   operator?: EntrySpec;
   reading?: EntrySpec;

@@ -1,6 +1,6 @@
 /**
- * Finds the places on a manga page that hold text, on the CPU, without a model (spec "Local
- * processing": text regions). Pure: works on a grayscale raw buffer (one byte a pixel).
+ * Finds the places on a manga page that hold text, on the CPU, without a model (docs/rules.md, "Local
+ * translation"): text regions. Pure: works on a grayscale raw buffer (one byte a pixel).
  *
  * 1. Bubbles and boxed captions: white connected components (4-connected, so a 1-px outline
  *    separates them) of bounded size, with ink in their holes. The component with its holes filled

@@ -1,5 +1,5 @@
 /**
- * Translation fallback planning (spec "Translation fallback behaviour" rules 2-4, 7, 12), called by the
+ * Translation fallback planning (docs/rules.md, "Translation fallback" 2–5), called by the
  * Wanted pass AFTER the normal sources. Pure: the service loads the facts and creates the jobs.
  *
  * Decisions:

@@ -34,7 +34,7 @@ function moved(r: ReturnType<typeof transition>): Moved {
 const refused = (r: ReturnType<typeof transition>): string | null => ("refused" in r ? r.refused : null);
 const types = (m: Moved) => m.effects.map((e) => e.type);
 
-describe("Translation job moves (spec table, one test per row)", () => {
+describe("Translation job moves (one test per move)", () => {
   it.each(ACTIVE_STATES)(
     "any active (%s) + temporary connection failure → same job, retried automatically with the same processor id",
     (state) => {
@@ -137,7 +137,7 @@ describe("Translation job moves (spec table, one test per row)", () => {
   });
 });
 
-describe("moves the table does not show", () => {
+describe("the moves between queued, running and completed", () => {
   it("queued → uploading → submitted → running → completed (progress recorded)", () => {
     let j = moved(transition(job("queued"), { type: "upload_started" })).next;
     expect(j.state).toBe("uploading");
@@ -378,7 +378,7 @@ describe("job ids", () => {
     // sha256("translation-v1|4|volume|3|en"), computed with node:crypto.
     expect(k).toBe("5e9647f13823f7a60642bc85c886a9b891fd92450a8bac037e7293b6bf4d38bd".slice(0, 32));
   });
-  it("format and parse round-trip with the contract's regex", () => {
+  it("format and parse round-trip with the documented id pattern", () => {
     const k = jobKey(t);
     expect(parseJobId(formatJobId(k, 7))).toEqual({ key: k, attempt: 7 });
     for (const bad of [`${k}-01`, `${k}-`, `${k.toUpperCase()}-0`, `${k}0-0`, `${k}-1234567890`, "x-0", `${k}-0 `])

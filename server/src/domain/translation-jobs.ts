@@ -1,5 +1,5 @@
 /**
- * The life of one translation job attempt as a pure state machine (spec "Translation job moves"):
+ * The life of one translation job attempt as a pure state machine (docs/rules.md, "Translation jobs"):
  * `transition(job, event) → { next, effects }`, or `{ refused: code }` when the event does not apply.
  * The runner persists `next` with a guarded update (WHERE state = <expected> AND attempt = <expected>)
  * and then performs the effects; a refused event changes nothing.
@@ -41,7 +41,7 @@ export const TRANSLATION_STATES = [
 ] as const;
 export type TranslationState = (typeof TRANSLATION_STATES)[number];
 
-/** States in which the job still works towards an import (the spec's "active"). */
+/** States in which the job still works towards an import (an "active" job: cancel and the toggles act on it). */
 export const ACTIVE_STATES: readonly TranslationState[] = [
   "queued",
   "uploading",
@@ -257,7 +257,7 @@ export function transition(job: JobFacts, event: TranslationEvent): TransitionRe
       return refuse("translation_invalid_move");
     case "submitted":
       if (s === "uploading" || s === "queued") return move(job, { state: "submitted" });
-      // A submit already on its way when the toggle went off may finish (spec rule 9).
+      // A submit already on its way when the toggle went off may finish (docs/rules.md, "Translation fallback" 7).
       if (s === "paused" && (job.pausedFrom === "uploading" || job.pausedFrom === "queued"))
         return move(job, { pausedFrom: "submitted" });
       return refuse(s === "cancelled" || s === "cancelling" ? "translation_cancelled" : "translation_invalid_move");

@@ -80,7 +80,7 @@ describe("validateReceipt", () => {
     return r;
   };
 
-  it("reads the table: a receipt without the unconfirmed_regions list lists none (also null)", () => {
+  it("reads protocol v1's receipt: a receipt without the unconfirmed_regions list lists none (also null)", () => {
     expect(codeOf(validateReceipt(withoutKey("unconfirmed_regions"), job))).toBe("ok");
     expect(codeOf(validateReceipt({ ...good(), unconfirmed_regions: null }, job))).toBe("ok");
   });
@@ -95,7 +95,7 @@ describe("validateReceipt", () => {
     "detected_source_language",
     "detected_target_language",
     "model",
-  ])("requires every field of the table: a receipt without %s is refused", (key) => {
+  ])("requires every field of the receipt: a receipt without %s is refused", (key) => {
     expect(codeOf(validateReceipt(withoutKey(key), job))).toBe("receipt_invalid");
   });
 

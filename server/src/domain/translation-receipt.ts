@@ -1,9 +1,10 @@
 /**
- * The translation receipt (`translation.json` in a result ZIP), read as the spec's "Translation
- * receipt" table defines it. Validation is pure; the import refuses the result with the code
- * returned here (the job fails, its output stays outside the library, an explicit retry is needed).
+ * The translation receipt (`translation.json` in a result ZIP), as protocol v1 defines it
+ * (docs/rules.md, "Translation jobs"; docs/api.md, "Translation worker"). Validation is pure; the import
+ * refuses the result with the code returned here (the job fails, its output stays outside the library, an
+ * explicit retry is needed).
  *
- * Required are exactly the table's fields: source_sha256, source_language, target_language,
+ * Required are exactly these fields: source_sha256, source_language, target_language,
  * page_count, translated_regions, untranslated_regions, detected_source_language,
  * detected_target_language, model. `unconfirmed_regions` is optional: a receipt without the list
  * lists none; a list with entries is refused until corrected (a value that is not a list is

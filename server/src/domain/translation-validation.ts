@@ -1,9 +1,9 @@
 /**
- * Worker validation of a translated page before anything is imported (spec "Worker validation
- * checks page count and dimensions, …"). Pure. These checks cannot prove translation quality; they
- * catch the provider failures we know: lost or resized pages, untranslated/echoed text, leftover
- * response markers (chat translators batch regions as numbered lines) and the wrong language.
- * Anything failed, ambiguous or malformed keeps the page unreleased.
+ * Worker validation of a translated page before anything is imported (docs/rules.md, "Translation
+ * jobs": page count and size, untranslated or echoed text, markers, languages). Pure. These checks cannot
+ * prove translation quality; they catch the provider failures we know: lost or resized pages,
+ * untranslated/echoed text, leftover response markers (chat translators batch regions as numbered lines) and
+ * the wrong language. Anything failed, ambiguous or malformed keeps the page unreleased.
  *
  * This module judges one region at a time: markers, echoes and scripts are facts of the region
  * itself, so no pooling can ever release a region that fails them. Whether a region's text is in

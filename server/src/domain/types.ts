@@ -24,10 +24,16 @@ export type SeriesCompletion = "all books" | "all chapters" | null;
 /** Books above this page count do not cover chapters unless they are proven assemblies. */
 export const OVERSIZED_BOOK_PAGES = 600;
 
-/** Why a book the service did not assemble itself is suspect (spec "Verified books" 1; verification.ts). */
+/**
+ * Why a book the service did not assemble itself is suspect (docs/rules.md, "Suspect and verified books";
+ * verification.ts).
+ */
 export type SuspectReason = "hand import" | "machine translation" | "oversized pack";
 
-/** A recorded proof of what a book holds (spec "Verified books" 2); whether it applies: verification.ts. */
+/**
+ * A recorded proof of what a book holds (docs/rules.md, "Suspect and verified books"); whether it applies:
+ * verification.ts.
+ */
 export interface VerificationFacts {
   volume: Label;
   /** The book file the proof was recorded for. */

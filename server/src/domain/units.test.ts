@@ -453,13 +453,13 @@ describe("with the real coverage index (coverage.ts)", () => {
     expect(page.groups[2]!.coverText).toBe("1 of 3 chapters on disk");
   });
 
-  // Spec "Verified books" 1/5: a hand import covers only once verified (it used to cover on its own).
+  // A hand import is suspect and covers only once verified (it used to cover on its own).
   it("a verified hand-imported book covers its missing chapters but shows no duplicates", () => {
     const book = bookFile("1", { origin: "import" });
     const { view } = build({ ...finished, files: [book, chapterFile("2")], verifications: [proofFor(book, "1-3")] });
     const ch = (n: string) => view.units.find((u) => u.kind === "chapter" && u.number === n)!;
     expect(ch("1").coverage).toBe("covered_by_volume");
-    // Covered by the verified book, yet never its duplicate (spec "Verified books" 6).
+    // Covered by the verified book, yet never its duplicate (a proof never retires a chapter file).
     expect(ch("2")).toMatchObject({ owned: true, coverage: "covered_by_volume", duplicateFileIds: [] });
     expect(
       groupSeriesPage(view, { filter: "all", reversed: false, problemsOnly: false }).groups[0]!.duplicates,

@@ -1,8 +1,8 @@
 /**
- * The units view of one series (GET /api/manga/{id}/units, "Units payload" of the API contract),
+ * The units view of one series (GET /api/manga/{id}/units, docs/api.md),
  * built from the snapshot and the coverage index that coverage.ts built once for the request.
  *
- * Reading order (the spec only says "units appear in reading order"):
+ * Reading order (docs/rules.md, "Series page grouping", asks only for reading order; this is how):
  * - Exact map: one run per book, books in label order. In a books-form series the book comes first
  *   and its chapters follow (the book is the header of what it holds); in a chapters-form series its
  *   chapters come first and the book closes the run (the book collects chapters already read).

@@ -12,7 +12,7 @@ import {
   sameChapters,
 } from "./verification.ts";
 
-describe("suspect books (spec Verified books 1)", () => {
+describe("suspect books", () => {
   it.each([
     ["a downloaded book", { origin: "download" as const, pageCount: 200 }, null],
     // A book placed in the library by hand, found by the scan, is a hand import.
@@ -62,7 +62,7 @@ describe("suspect books (spec Verified books 1)", () => {
   });
 });
 
-describe("whether a proof applies (rules 3 and 4)", () => {
+describe("whether a proof applies: current digest, chapters equal to the map's, lapsing by itself", () => {
   const book = bookFile("1", { origin: "import", sha256: "ab".repeat(32) });
   it("applies with the same digest and the same map entry, in any order or spelling", () => {
     expect(proofStatus(proofFor(book, "1-3"), [book], labels("1-3"))).toBe("applies");
@@ -80,7 +80,7 @@ describe("whether a proof applies (rules 3 and 4)", () => {
   });
 });
 
-describe("what a proof lifts (rules 5 and 6)", () => {
+describe("what a proof lifts: the doubt, never a chapter file", () => {
   it.each([
     ["a hand import", { origin: "import" as const, pageCount: 200 }],
     ["a machine translation", { origin: "translation" as const, pageCount: 200 }],

@@ -1,9 +1,9 @@
 /**
- * Suspect and verified books (spec "Verified books" 1–6): the one definition of "suspect" that the
+ * Suspect and verified books (docs/rules.md, "Suspect and verified books"): the one definition of "suspect" that the
  * coverage index, the audit and the verified-books listing share, and whether a recorded proof
  * still applies. Pure.
  *
- * Suspect (rule 1): a book the service did not assemble itself and that may not be what its
+ * Suspect: a book the service did not assemble itself and that may not be what its
  * number says. The reasons, strongest first (the size is judged before the origin, so a scanned
  * pack of several books says "oversized pack", the one reason that asks for a replacement):
  * - a machine translation (`origin: translation`);
@@ -23,7 +23,7 @@
  * import of the edition's size is never replaced for being one, and the chapters its saved
  * boundaries name are not fetched again either (they are "held", not covered).
  *
- * Verified (rules 2–6): a proof applies while some copy of the volume still has the proof's digest
+ * Verified: a proof applies while some copy of the volume still has the proof's digest
  * and the operational map entry of the volume still equals the proof's chapters. It only lifts
  * the doubt: a verified suspect copy covers the chapters its map entry names (a machine
  * translation too) but never makes a chapter file a duplicate; a sound book gains nothing.
@@ -48,7 +48,7 @@ export const EDITION_HIGH = 2;
 /** How a book file's assembly provenance stands towards the current map entry (coverage-books.ts). */
 export type BookFileProof = "proven" | "boundaries_changed" | "none";
 
-/** "sha256:<hex>", the digest form of the contract, from a stored hex sha256. */
+/** "sha256:<hex>", the digest form of the API, from a stored hex sha256. */
 export function digestOf(sha256: string): string {
   const hex = sha256.toLowerCase();
   return hex.startsWith("sha256:") ? hex : `sha256:${hex}`;
@@ -118,7 +118,7 @@ export function sameChapters(a: readonly string[], b: readonly string[]): boolea
 
 /**
  * A proof applies while a copy of its volume has the proof's digest and the volume's operational
- * map entry (undefined = none or an explicitly unknown one) equals the proof's chapters (rule 4).
+ * map entry (undefined = none or an explicitly unknown one) equals the proof's chapters (a proof lapses by itself).
  */
 export function proofStatus(
   proof: Pick<VerificationFacts, "digest" | "chapters">,
@@ -152,7 +152,7 @@ export function judgeBookFile(
 ): BookFileJudgement {
   const suspect = fileSuspectReason(file, proof, editionPages);
   if (proof === "proven") return { suspect, verified, covers: true, retires: true };
-  // "Changed boundaries disable that coverage" (spec "Coverage rules"): re-assembly, not a proof, fixes it.
+  // Changed boundaries stop an assembled book covering (docs/rules.md, "Assembly"): re-assembly, not a proof, fixes it.
   if (proof === "boundaries_changed") return { suspect, verified, covers: false, retires: false };
   if (suspect !== null) return { suspect, verified, covers: verified, retires: false };
   return { suspect, verified, covers: true, retires: true };

@@ -49,7 +49,7 @@ function maskError(error: unknown, log: (m: string) => void): Error {
   if (error instanceof GraphQLError && !error.originalError) {
     const code = error.extensions.code;
     if (code === QUERY_TOO_COMPLEX || typeof code === "string") return error;
-    // Syntax and validation errors (yoga marks them for the spec's 200-with-JSON): always 400 here.
+    // Syntax and validation errors (yoga marks them for GraphQL over HTTP's 200-with-JSON): always 400 here.
     const http = error.extensions.http as { spec?: boolean; status?: number } | undefined;
     if (http?.spec || !error.path) return badDocument(error.message, error);
     return error;

@@ -1,4 +1,4 @@
-/** Map, map-preview and scan results in the contract's snake_case. Presentation only. */
+/** Map, map-preview and scan results in REST's snake_case (docs/api.md). Presentation only. */
 import type { BookCoverageSide, ChapterCoverageSide, MapChangePreview } from "../domain/coverage.ts";
 import type { MapView } from "../services/map-service.ts";
 import type { ScanResult } from "../services/scan-service.ts";

@@ -1,4 +1,4 @@
-/** camelCase service results → the contract's snake_case REST JSON. Presentation only, no rules. */
+/** camelCase service results → the REST JSON in snake_case (docs/api.md). Presentation only, no rules. */
 import type { Unit, UnitsView } from "../domain/types.ts";
 import type { SeriesView } from "../services/series-service.ts";
 

@@ -1,5 +1,5 @@
 /**
- * REST routes of book assembly (contract "Paths the spec leaves unnamed"): `?dry_run=true` previews
+ * REST routes of book assembly (docs/api.md, "Book assembly"): `?dry_run=true` previews
  * and returns a confirmation; `?dry_run=false` (or none) confirms with `{ "confirmation": "…" }`.
  * Translation between HTTP and the assembly service only.
  */

@@ -1,5 +1,5 @@
 /**
- * REST routes of the file audit (contract "Paths the spec leaves unnamed", "Audit payloads"):
+ * REST routes of the file audit (docs/api.md, "File audit"):
  * translation between HTTP and the audit service, nothing else. Registered by rest.ts after its
  * authentication middleware, so every route needs the API key or the session cookie.
  */

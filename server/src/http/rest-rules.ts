@@ -1,5 +1,11 @@
-/** REST of the rules' figures (GET /api/rules), the twin of GraphQL `rules`. */
+/**
+ * REST of the rules' figures (GET /api/rules), the twin of GraphQL `rules`, and of the label order
+ * (POST /api/labels/order), the twin of GraphQL `labelOrder`.
+ */
 import type { Hono } from "hono";
+import { AppError } from "../errors.ts";
+import { MAX_ORDERED_LABELS, orderLabels } from "../domain/labels.ts";
+import { jsonBody } from "./request.ts";
 import { PRODUCT_RULES } from "../domain/rules.ts";
 
 export function restRules() {
@@ -14,4 +20,14 @@ export function restRules() {
 
 export function rulesRoutes(app: Hono): void {
   app.get("/api/rules", (c) => c.json(restRules()));
+  app.post("/api/labels/order", async (c) => {
+    const body = (await jsonBody(c)) as { labels?: unknown } | null;
+    const labels = body?.labels;
+    if (!Array.isArray(labels) || !labels.every((l): l is string => typeof l === "string"))
+      throw new AppError("invalid_field", "labels must be a list of strings");
+    if (labels.length > MAX_ORDERED_LABELS)
+      throw new AppError("invalid_field", `at most ${MAX_ORDERED_LABELS} labels can be ordered at once`);
+    const order = orderLabels(labels);
+    return c.json({ labels: order.labels, rejected: order.rejected, next_whole: order.nextWhole });
+  });
 }

@@ -4,7 +4,7 @@ import type { TranslationSettingsView } from "../services/translation-settings.t
 import type { Services } from "../services/index.ts";
 import { jsonBody } from "./request.ts";
 
-/** The contract's payload; keys and tokens arrive masked from the service. */
+/** The settings payload (docs/api.md, "Translation settings"); keys and tokens arrive masked from the service. */
 export function restTranslationSettings(v: TranslationSettingsView) {
   return {
     enabled: v.enabled,

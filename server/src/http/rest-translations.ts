@@ -1,4 +1,7 @@
-/** REST of translation jobs (the spec's five endpoints): translation between HTTP and the service, nothing else. */
+/**
+ * REST of translation jobs (five endpoints, docs/api.md "Translation jobs"): translation between HTTP and the
+ * service, nothing else.
+ */
 import type { Hono } from "hono";
 import { AppError } from "../errors.ts";
 import type { Services } from "../services/index.ts";

@@ -1,5 +1,5 @@
 /**
- * REST routes of verified books (contract "Verification payloads"): translation between HTTP and
+ * REST routes of verified books (docs/api.md, "Verified books"): translation between HTTP and
  * the verification service, nothing else. Registered by rest.ts after its authentication middleware.
  */
 import type { Hono } from "hono";

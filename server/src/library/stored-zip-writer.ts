@@ -28,7 +28,7 @@ const U32_MAX = 0xffffffff;
 const U16_MAX = 0xffff;
 /** Bit 11: the name is UTF-8. */
 const FLAG_UTF8 = 0x0800;
-/** Made by: Unix (3), spec 6.3 (as yazl writes), so `unzip` applies the mode below. */
+/** Made by: Unix (3), ZIP APPNOTE version 6.3 (as yazl writes), so `unzip` applies the mode below. */
 const VERSION_MADE_BY = (3 << 8) | 63;
 const VERSION_STORED = 10;
 const VERSION_ZIP64 = 45;
@@ -168,7 +168,7 @@ function nameBytes(name: string): Buffer {
   return raw;
 }
 
-/** Local header; sizes past 4 GiB go in a ZIP64 extra field (both sizes, as the spec requires there). */
+/** Local header; sizes past 4 GiB go in a ZIP64 extra field (both sizes, as the ZIP APPNOTE requires there). */
 export function encodeLocalHeader(e: StoredEntry): Buffer {
   const raw = nameBytes(e.name);
   const zip64 = e.size >= U32_MAX;
@@ -194,7 +194,10 @@ export function encodeLocalHeader(e: StoredEntry): Buffer {
   return Buffer.concat([h, raw, extra]);
 }
 
-/** Central directory record; a size or offset past 32 bits goes in the ZIP64 extra field, in the spec's order. */
+/**
+ * Central directory record; a size or offset past 32 bits goes in the ZIP64 extra field, in the ZIP APPNOTE's
+ * order.
+ */
 export function encodeCentralHeader(e: StoredEntry): Buffer {
   const raw = nameBytes(e.name);
   const bigSize = e.size >= U32_MAX;

@@ -14,7 +14,7 @@
  *   renamed, so a reader never sees half a picture.
  * - A file whose bytes on disk no longer match its record (changed since the last scan) is rendered
  *   but not cached, and answered without a fingerprint (the record would name other bytes).
- * - 192 px wide WebP (reference notes), never enlarged.
+ * - 192 px wide WebP, never enlarged (docs/rules.md, "The audit").
  */
 import { createHash, randomBytes } from "node:crypto";
 import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";

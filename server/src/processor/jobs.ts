@@ -74,7 +74,10 @@ export function parseSubmit(json: unknown): SubmitRequest {
   };
 }
 
-/** The request identity (api-contract): everything that changes the output, never the API key. */
+/**
+ * The request identity (docs/rules.md, "External processor"): everything that changes the output, never the
+ * API key.
+ */
 export function requestIdentity(r: SubmitRequest, engineFingerprint: string): string {
   const parts = [
     "v1",

@@ -1,4 +1,4 @@
-/** The reference processor's launch options (spec "Reference processor launch parameters"). */
+/** The reference processor's launch options (docs/api.md, "Reference processor"). */
 import { parseArgs } from "node:util";
 
 export interface LaunchOptions {

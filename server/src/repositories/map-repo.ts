@@ -104,7 +104,7 @@ export function mapRepo(db: Db) {
       });
     },
 
-    /** Reconciliation: stored estimates are never membership (map trust rule 3). */
+    /** Reconciliation: stored estimates are never membership (docs/rules.md, "Map trust" 7). */
     /** removeEstimates for every series at once (the scan): two statements whatever the library's size. */
     async removeAllEstimates(): Promise<number> {
       const { count } = await db.mapSource.deleteMany({ where: { kind: "estimate" } });

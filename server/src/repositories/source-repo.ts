@@ -47,7 +47,7 @@ export function sourceRepo(db: Db) {
       const rows = await db.offer.groupBy({ by: ["sourceMappingId"], where: { seriesId }, _count: { _all: true } });
       return new Map(rows.map((r) => [r.sourceMappingId, r._count._all]));
     },
-    /** Numbering overrides of one mapping (spec "Numbering override"). */
+    /** Numbering overrides of one mapping (domain/numbering-override.ts). */
     overridesOf: (sourceMappingId: number) =>
       db.numberingOverride.findMany({ where: { sourceMappingId }, orderBy: { id: "asc" } }),
     upsertOverride: (data: {

@@ -32,8 +32,8 @@ export function verificationFacts(row: VerificationRow): VerificationFacts | nul
 }
 
 /**
- * Book proofs (spec "Verified books"): one row per series and volume. Whether a proof still applies
- * is decided by the rule core (domain/verification.ts) from the snapshot, never stored.
+ * Book proofs (docs/rules.md, "Suspect and verified books"): one row per series and volume. Whether a proof
+ * still applies is decided by the rule core (domain/verification.ts) from the snapshot, never stored.
  */
 export function verificationRepo(db: Db) {
   return {

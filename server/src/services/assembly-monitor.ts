@@ -1,5 +1,5 @@
 /**
- * The automatic-assembly monitor (spec "Assembled books" 7, "Limits"): a scheduled loop that, for
+ * The automatic-assembly monitor (docs/rules.md, "Assembly"): a scheduled loop that, for
  * series with `assemble_books_automatically` on, previews and assembles ready books — at most
  * MAX_BOOKS_PER_CYCLE per cycle across the library — and defers a series (no attempt) while a
  * download of it is active or a library scan is running. Observable: last run, next run, outcome.

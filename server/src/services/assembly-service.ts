@@ -1,5 +1,5 @@
 /**
- * Book assembly (spec "Assembled books", contract "Preview and confirmation"): the preview plans a
+ * Book assembly (docs/rules.md, "Assembly"; services/confirmation.ts): the preview plans a
  * book (domain/assembly.ts) and signs its boundaries and source files (ids, sha256, size, mtime);
  * the confirm re-plans, answers 409 with the code that says what changed, builds the archive in the
  * staging folder (library/assembler.ts) and publishes it with its provenance, retiring the chapter

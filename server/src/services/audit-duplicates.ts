@@ -1,12 +1,12 @@
 /**
- * Duplicate retirement for one book (spec "Series page grouping": the preview lists the file ids
+ * Duplicate retirement for one book (docs/rules.md, "Series page grouping": the preview lists the file ids
  * and paths of the chapter files the exact map shows inside an owned book; the confirm re-checks
  * the reviewed set, then moves them to the recycle bin).
  *
  * The duplicates are the coverage index's `BookState.duplicateFileIds`: exact map only (a partial
  * map or none finds nothing), never from an estimate, never through a hand import or a translation.
- * A suspect book (spec "Verified books" 1) is refused outright with `book_suspect`, also when it is
- * verified (rule 6: a proof never retires a chapter file); nothing to retire is `nothing_to_retire`.
+ * A suspect book (docs/rules.md, "Suspect and verified books") is refused outright with `book_suspect`,
+ * also when it is verified (a proof never retires a chapter file); nothing to retire is `nothing_to_retire`.
  */
 import { AppError } from "../errors.ts";
 import type { Label } from "../domain/labels.ts";

@@ -1,5 +1,5 @@
 /**
- * The file audit (spec "Audit", contract "Audit payloads"): the list of every downloaded file of a
+ * The file audit (docs/rules.md, "The audit"; docs/api.md, "File audit"): the list of every downloaded file of a
  * series with its flags, 24 a page, sorted and filtered, opening no archive; lazy thumbnails; and
  * the reviewed operations, each a preview that signs what it saw and a confirm that re-reads it:
  * retirement of selected files, rejection of one exact provider/source mapping (its files retired,

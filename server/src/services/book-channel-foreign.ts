@@ -1,5 +1,5 @@
 /**
- * Foreign books from the indexer/torrent channel (spec "Translation fallback behaviour" rule 6).
+ * Foreign books from the indexer/torrent channel (docs/rules.md, "Translation fallback" 6).
  * A completed translation torrent is never published: only the requested books' image ZIP/CBZ
  * files are copied (the client keeps seeding its own bytes) into translation staging, checked by
  * the hardened reader, and become translation jobs (origin "indexer"); the OCR confirms the

@@ -202,9 +202,9 @@ export function bookChannelService(
   const fetchBooks = (seriesId: number, books: readonly Label[]) => grab(seriesId, books, { kind: "native" });
 
   /**
-   * Foreign books for the translation fallback (spec rule 6): a result must name the series, number
-   * the books and carry a marker of one of the ordered source languages; the torrent's books are
-   * staged as translation sources on completion, never published.
+   * Foreign books for the translation fallback (docs/rules.md, "Translation fallback" 6): a result must name
+   * the series, number the books and carry a marker of one of the ordered source languages; the torrent's
+   * books are staged as translation sources on completion, never published.
    */
   async function fetchForeignBooks(
     seriesId: number,

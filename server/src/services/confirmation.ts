@@ -1,5 +1,5 @@
 /**
- * Preview and confirmation tokens (contract "Preview and confirmation"). A preview signs exactly the
+ * Preview and confirmation tokens (docs/rules.md, "Assembly" and "The audit"). A preview signs exactly the
  * state it saw — the snapshot: file identities and hashes, release ids, mappings, map revision —
  * together with the operation, the series and an expiry. The confirm verifies the token, re-reads
  * the same state and compares it with the signed snapshot (`requireSameSnapshot`).

@@ -5,7 +5,7 @@ export interface DownloadsConfig {
   total: number;
   /** Pages of one download fetched at once. */
   pageConcurrency: number;
-  /** Transient-failure back-off: base × 2^n capped (reference notes: 30 s, 600 s). */
+  /** Transient-failure back-off: base × 2^n capped (30 s, 600 s: docs/rules.md, "Content conformity of downloads"). */
   retryBaseMs: number;
   retryCapMs: number;
   /** Shortest wait of the back-off timer (a queueing pass and a finished job wake the workers at once). */

@@ -1,6 +1,6 @@
 /**
  * Downloads on their way into the library: the conformity judgement of a fetched chapter before it
- * is packaged (spec "Content conformity"), and the list the API shows. A degraded download stays
+ * is packaged (docs/rules.md, "Content conformity of downloads"), and the list the API shows. A degraded download stays
  * out of the library — judging writes nothing to disk — and is marked as needing a replacement
  * from another source (the search for one comes later; the state is exposed now).
  *

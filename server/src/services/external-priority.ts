@@ -1,5 +1,5 @@
 /**
- * External volumes replace assemblies (spec "Assembled books" 5; rule in domain/external-priority.ts).
+ * External volumes replace assemblies (docs/rules.md, "Assembly"; rule in domain/external-priority.ts).
  * "Imported" happens today in two places: the library scan records a new book file, and
  * `publication.publish` puts a downloaded or imported book into the library. Both are wrapped here
  * (services/index.ts) so that after them the assembled copies an external copy replaces go to the

@@ -108,7 +108,7 @@ export function createServices(ctx: AppContext) {
 }
 
 /**
- * Translation jobs follow the settings at once (spec "Translation fallback behaviour" 9, 11): a
+ * Translation jobs follow the settings at once (docs/rules.md, "Translation fallback" 7, 8): a
  * toggle off pauses them, on resumes those a toggle paused; a new destination language cancels the
  * old language's jobs (imported files stay).
  */

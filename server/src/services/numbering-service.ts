@@ -1,10 +1,10 @@
 /**
- * Numbering overrides (spec "Numbering override"): an INTERNAL operation, no endpoint. Stored per
- * (source mapping, release id) with the number the source showed and the evidence that justified
- * it; applied by every refresh before anything reads the numbers (sources-service.ts); invalidated
- * when the source's number changes (domain/numbering-override.ts); an empty correction withdraws it.
- * After a change the mapping is refreshed so its offers show the corrected numbering at once (a
- * provider failure then is reported, the override stays stored).
+ * Numbering overrides (docs/rules.md, "Sources"; domain/numbering-override.ts): an INTERNAL operation, no
+ * endpoint. Stored per (source mapping, release id) with the number the source showed and the evidence that
+ * justified it; applied by every refresh before anything reads the numbers (sources-service.ts); invalidated
+ * when the source's number changes (domain/numbering-override.ts); an empty correction withdraws it. After a
+ * change the mapping is refreshed so its offers show the corrected numbering at once (a provider failure then
+ * is reported, the override stays stored).
  */
 import { isWithdrawal, observedKey, parseCorrection } from "../domain/numbering-override.ts";
 import { parseLabel } from "../domain/labels.ts";

@@ -1,8 +1,8 @@
 /**
- * The client of an external translation processor, protocol v1 (spec "Processor protocol, version 1"
- * and the contract's decisions). Every call is one HTTP request with a timeout. Connection errors,
- * timeouts and 5xx are transient (the worker retries with the same id); other 4xx are permanent,
- * except 404 on GET /jobs/{id}, which means "submit needed" (status() answers null).
+ * The client of an external translation processor, protocol v1 (docs/rules.md,
+ * "External processor"; docs/api.md, "Reference processor"). Every call is one HTTP request with a timeout.
+ * Connection errors, timeouts and 5xx are transient (the worker retries with the same id); other 4xx are
+ * permanent, except 404 on GET /jobs/{id}, which means "submit needed" (status() answers null).
  *
  * The bearer token travels only in the Authorization header and the AI key only in the submit body;
  * neither is ever part of a URL, an error message or a log line (messages name the method, the path

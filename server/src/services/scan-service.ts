@@ -295,7 +295,7 @@ export function scanService(ctx: AppContext) {
     await repos.slots.ensureMany(
       [...slotHints].map(([seriesId, h]) => ({ seriesId, monitored: monitoredById.get(seriesId) ?? true, ...h })),
     );
-    // Reconciliation: stored estimates and tags derived from them never survive a scan (map trust rule 3).
+    // Reconciliation: stored estimates and tags derived from them never survive a scan (docs/rules.md, "Map trust" 7).
     await repos.maps.removeAllEstimates();
     for (const id of touched) ctx.events.publish("series_changed", id);
     ctx.events.publish("scan_finished", null);

@@ -21,7 +21,7 @@ import { getSetting } from "./source-settings.ts";
 import type { TranslationService } from "./translation-service.ts";
 import { discardSource } from "./translation-upload.ts";
 
-/** Spec limit: at most ten translations queued per series per Wanted pass. */
+/** At most ten translations queued per series per Wanted pass (docs/rules.md, "Translation fallback" 4). */
 export const FALLBACK_PER_PASS = MAX_QUEUED_PER_PASS;
 
 export interface FallbackOutcome {

@@ -1,5 +1,5 @@
 /**
- * The translation fallback after a Wanted pass (spec rules 3, 4, 7, 9, 11): with the global and the
+ * The translation fallback after a Wanted pass (docs/rules.md, "Translation fallback"): with the global and the
  * series toggle on, monitored missing slots that no native source can deliver get translation jobs
  * from verified foreign sources (at most ten per series per pass, planned by the pure
  * domain/translation-fallback.ts); a native release that became obtainable pauses the job of its
@@ -33,9 +33,10 @@ export function translationFallback(ctx: AppContext, translations: TranslationSe
   let foreignBooks: ForeignBooksFetch | undefined;
 
   /**
-   * Spec rule 6: books no native source and no foreign provider offers are searched on the indexer
-   * as numbered foreign books or packs (within the pass's remaining limit). Books a native torrent
-   * is already fetching are left alone; a grabbed torrent becomes translation jobs on completion.
+   * Indexer search (docs/rules.md, "Translation fallback" 6): books no native source and no foreign provider
+   * offers are searched on the indexer as numbered foreign books or packs (within the pass's remaining
+   * limit). Books a native torrent is already fetching are left alone; a grabbed torrent becomes translation
+   * jobs on completion.
    */
   async function searchIndexer(
     seriesId: number,

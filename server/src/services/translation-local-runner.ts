@@ -1,8 +1,9 @@
 /**
  * Jobs with engine "local" (no processor URL): the service runs the local engine itself, one job at
- * a time (spec "Limits"). The job moves through the same pure machine as external jobs — queued ─
- * submitted → running (progress per page) → completed → importing → imported — with the engine
- * standing in for the processor, so every rule (attempt fencing, pause, cancel, import) is shared.
+ * a time (docs/rules.md, "Local translation"). The job moves through the same pure machine as
+ * external jobs — queued → submitted → running (progress per page) → completed → importing →
+ * imported — with the engine standing in for the processor, so every rule (attempt fencing, pause,
+ * cancel, import) is shared.
  *
  * Pause, cancel, a retry or a new destination written by the jobs service are seen on the worker's
  * next cycle (≤ 1 s) or at the next page: the engine's signal is aborted, it stops between pages and

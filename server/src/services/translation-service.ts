@@ -23,7 +23,7 @@ import { translationRepo, type NewTranslationJob, type TranslationJobRow } from 
 import type { AppContext } from "./context.ts";
 import { checkSourceArchive, copySource, discardSource, placeSource, receiveBody } from "./translation-upload.ts";
 
-/** The public status of the contract; `state` keeps the exact internal one. */
+/** The public status (docs/api.md, "Translation jobs"); `state` keeps the exact internal one. */
 export type TranslationStatus = "queued" | "running" | "completed" | "failed" | "cancelling" | "cancelled";
 
 export interface TranslationJobView {

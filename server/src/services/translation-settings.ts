@@ -1,5 +1,5 @@
 /**
- * Global translation settings (spec "Settings for translation", contract "Translation payloads"):
+ * Global translation settings (docs/api.md, "Translation settings"):
  * the toggle, the ordered source languages, the AI provider (base URL, model, key) and the external
  * processor (URL, token). A non-empty processor URL selects the external engine; clearing it returns
  * to local processing.
@@ -181,7 +181,7 @@ export function translationSettingsService(ctx: AppContext) {
       noWhiteSpace(token, "processor.token");
       const finalKey = apiKey === undefined ? secret(AI_KEY_SECRET) : apiKey;
       const finalToken = token === undefined ? secret(PROCESSOR_TOKEN_SECRET) : token;
-      // Spec "Authentication" 3: the processor token is distinct from the AI provider key.
+      // The processor token is never the AI provider key (docs/rules.md, "External processor").
       if (finalKey !== null && finalKey === finalToken && (apiKey !== undefined || token !== undefined)) {
         invalid("processor.token", "must differ from the AI provider key");
       }

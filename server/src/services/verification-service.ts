@@ -1,5 +1,5 @@
 /**
- * Verified books (spec "Verified books", contract "Verification payloads"): the listing of owned
+ * Verified books (docs/rules.md, "Suspect and verified books"; docs/api.md, "Verified books"): the listing of owned
  * books with their digest, map chapters and why they are suspect; recording and withdrawing a
  * proof. Whether a proof applies is never stored: the rule core decides it from the snapshot on
  * every read (domain/verification.ts), so a content or map change withdraws it by itself.

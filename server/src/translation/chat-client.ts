@@ -4,7 +4,7 @@
  *
  * The key travels only in the Authorization header; it never appears in a URL, an error message or
  * a log line (provider error texts are redacted, since some echo the key they were given). The base
- * URL is not echoed in messages either (api-contract: never echoed, logged or stored).
+ * URL is not echoed in messages either (docs/rules.md, "External processor": never echoed, logged or stored).
  */
 import { buildBatches, DEFAULT_LIMITS, parseNumberedAnswer, systemPrompt, type PromptLimits } from "./chat-prompt.ts";
 import { LocalTranslationError, type AiSettings, type ChatTranslation, type ChatTranslator } from "./types.ts";

@@ -1,5 +1,5 @@
 /**
- * Page checkpoints of a translation (spec "Completed pages are checkpointed …"), used by the local
+ * Page checkpoints of a translation (docs/rules.md, "Local translation"), used by the local
  * engine and by the reference processor's external engine. Each completed page is two files written
  * atomically under `<dir>/<identity hash>/`: the rendered page, immutable and named by its sha256
  * (`<sha256>.img`, so the files may be copied to durable storage as they are), and its record

@@ -1,5 +1,5 @@
 /**
- * The local translation engine (spec "Local processing"): a source CBZ in, a protocol v1 result
+ * The local translation engine (docs/rules.md, "Local translation"): a source CBZ in, a protocol v1 result
  * ZIP out (the same page names and geometry, lettered pages, translation.json). Per page:
  * turn it upright (EXIF orientation) → find text regions → OCR with the source language's model →
  * one chat request for the page's regions → worker validation → lettering → turned back →

@@ -1,5 +1,5 @@
 /**
- * Local OCR with tesseract.js (spec "Local processing": OCR). One warm worker per model and page
+ * Local OCR with tesseract.js (docs/rules.md, "Local translation"). One warm worker per model and page
  * segmentation, created on first use and reused; a worker runs one job at a time, so each has a
  * queue. Models come from the system tessdata folders only (translation/tessdata.ts).
  *

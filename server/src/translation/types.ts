@@ -1,5 +1,5 @@
 /**
- * The local translation path (spec "Local processing"): the pieces the local engine composes, as
+ * The local translation path (docs/rules.md, "Local translation"): the pieces the local engine composes, as
  * interfaces so each can be built and tested on its own and the engine can run them in order:
  *
  *   page image ─findTextRegions→ regions ─OcrPool.read→ recognised text ─ChatTranslator→ translations

@@ -3,7 +3,7 @@
  * screentone dots, dark strokes and shapes: nothing white, nothing glyph-like on white) or a white
  * page, speech bubbles (white ellipses, black outline, horizontal lines or vertical columns read
  * right to left) and captions (white rectangles, thin border, horizontal lines). Deterministic: the
- * same spec gives the same pixels. Fonts are system fonts found with fontconfig (never a fixed path).
+ * same page description gives the same pixels. Fonts are system fonts found with fontconfig (never a fixed path).
  */
 import { execFileSync } from "node:child_process";
 import sharp from "sharp";

@@ -2,6 +2,8 @@
  * An OpenAI-compatible chat server on 127.0.0.1: `POST /v1/chat/completions` answers a deterministic
  * "translation" of the last user message (`[<target>] <text>` upper-cased). It checks the bearer key
  * when one is configured and records every request, so tests can see where the key travelled.
+ * Shapes from OpenAI's API reference ("Create chat completion"); `reasoning_content` is the extra
+ * field DeepSeek's compatible API adds.
  *
  * When the user message is in the numbered-lines format of the local path (`<|1|> text` per line),
  * it answers in the same format, one line per index, each text through `translate` (default

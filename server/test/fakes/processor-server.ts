@@ -1,6 +1,6 @@
 /**
- * A translation processor speaking protocol v1 (spec "Processor protocol, version 1" and the contract's
- * decisions) on 127.0.0.1, with fault injection. Its "work" asks the chat server named in the job's
+ * A translation processor speaking protocol v1 (docs/rules.md, "External processor"; docs/api.md,
+ * "Reference processor") on 127.0.0.1, with fault injection. Its "work" asks the chat server named in the job's
  * `ai` once per page, then answers a result ZIP holding the source pages (same names, same order,
  * same geometry) and `translation.json`. It records every request so tests can assert what the
  * service sent; the AI key it receives is kept apart (`aiKeysSeen`) and never in the log.
@@ -41,7 +41,7 @@ export const BAD_RECEIPTS: readonly BadReceipt[] = [
 ];
 
 /**
- * Valid receipts the spec's table allows in other shapes: without the optional unconfirmed_regions
+ * Valid receipts protocol v1 allows in other shapes: without the optional unconfirmed_regions
  * list, with it null, or with extra fields (a processor's own evidence and notes).
  */
 export type ReceiptShape = "without_unconfirmed" | "null_unconfirmed" | "extra_fields";

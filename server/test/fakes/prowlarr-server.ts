@@ -3,6 +3,7 @@
  * answering the documented fields, with download links rewritten the way Prowlarr does
  * (`{server}/{indexerId}/download?apikey=…&link=…`) serving .torrent bytes. A release may instead
  * carry only a magnet, or a download link on another origin (which the service must not follow).
+ * Shapes from Prowlarr's API v1 (its published OpenAPI document, `/api/v1/search`).
  */
 import { createServer, type Server } from "node:http";
 

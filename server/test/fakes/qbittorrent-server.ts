@@ -2,7 +2,8 @@
  * A qBittorrent-compatible Web API v2 on 127.0.0.1, in either login dialect (≤ 5.1: `Ok.` + cookie
  * `SID`; 5.2: 204 + cookie `QBT_SID_<port>`), that "downloads" a torrent by writing real small CBZ
  * files under its save path after a short delay. Its bencode and hashing are its own (not the
- * service's), so a wrong info-hash in the service shows up as a mismatch.
+ * service's), so a wrong info-hash in the service shows up as a mismatch. Shapes from qBittorrent's
+ * WebUI API documentation (API v2, its project wiki) and, for the 5.2 login, its WebUI source.
  *
  * Paths: the fake reports client paths under `clientRoot` (e.g. /downloads) and writes them under
  * `diskRoot`, like a client in a container whose volume the service sees elsewhere.

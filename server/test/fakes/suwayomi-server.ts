@@ -2,6 +2,8 @@
  * A Suwayomi-Server stand-in for tests: a real node:http server on 127.0.0.1 (free port) that
  * executes real GraphQL (graphql-js against a schema shaped like Suwayomi's) at `POST /api/graphql`
  * and serves page bytes at `GET /api/v1/manga/{mangaId}/chapter/{sourceOrder}/page/{i}` (i from 0).
+ * Shapes from Suwayomi-Server's source: its GraphQL types, queries and mutations (the `graphql`
+ * package) and the page route of its REST API v1.
  *
  * Usage:
  *   const works = [fakeWork({ id: 1, title: "Blue Harbor", chapters: [

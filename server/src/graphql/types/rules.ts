@@ -1,3 +1,5 @@
+import { AppError } from "../../errors.ts";
+import { MAX_ORDERED_LABELS, orderLabels, type LabelOrder } from "../../domain/labels.ts";
 import { PRODUCT_RULES, type ProductRules } from "../../domain/rules.ts";
 import { builder } from "../builder.ts";
 
@@ -17,3 +19,32 @@ const RulesRef = builder.objectRef<ProductRules>("Rules").implement({
 });
 
 builder.queryField("rules", (t) => t.field({ type: RulesRef, resolve: () => PRODUCT_RULES }));
+
+const LabelOrderRef = builder.objectRef<LabelOrder>("LabelOrder").implement({
+  description:
+    "Chapter or book numbers in the service's order (REST: POST /api/labels/order). Clients sort and step " +
+    "numbers with this answer instead of comparing them themselves.",
+  fields: (t) => ({
+    labels: t.stringList({
+      description: 'The canonical labels ("007" → "7", "10.50" → "10.5"), each once, in label order.',
+      resolve: (o) => o.labels,
+    }),
+    rejected: t.exposeStringList("rejected", { description: "The texts that are not exact numbers, as given." }),
+    nextWhole: t.exposeString("nextWhole", {
+      description: 'The whole number after the highest label ("6.5" → "7"); "1" when there is none.',
+    }),
+  }),
+});
+
+builder.queryField("labelOrder", (t) =>
+  t.field({
+    type: LabelOrderRef,
+    description: 'Orders chapter or book numbers exactly as the service does (docs/rules.md, "Labels").',
+    args: { labels: t.arg.stringList({ required: true }) },
+    resolve: (_root, { labels }) => {
+      if (labels.length > MAX_ORDERED_LABELS)
+        throw new AppError("invalid_field", `at most ${MAX_ORDERED_LABELS} labels can be ordered at once`);
+      return orderLabels(labels);
+    },
+  }),
+);

@@ -127,7 +127,7 @@ const LooseGroupRef = builder.objectRef<LooseGroup>("LooseGroup").implement({
 });
 
 const SeriesPageRef = builder.objectRef<SeriesPageModel>("SeriesPage").implement({
-  description: "The series page by the spec's grouping rules (domain/grouping.ts); the client renders it as given.",
+  description: "The series page by the grouping rules (domain/grouping.ts); the client renders it as given.",
   fields: (t) => ({
     seriesId: t.exposeInt("seriesId"),
     form: t.field({ type: SeriesFormEnum, resolve: (m) => m.form }),

@@ -9,7 +9,8 @@
  */
 import { getClient } from "$lib/graphql";
 import { toProblem } from "$lib/errors";
-import { initialForm, sameStarts, startsFromRows, type EditorRow, type StartsInput } from "./editor";
+import { addRow, initialForm, sameStarts, startsFromRows, type EditorRow, type StartsInput } from "./editor";
+import { askLabelOrder, type OrderLabels } from "./label-order";
 import { MAP_EDITOR_QUERY, PREVIEW_BOOK_STARTS, SAVE_CHAPTER_MAP } from "./queries";
 import type { BookStart, BookStartsPlan, ChapterMap, MapEditorData } from "./types";
 
@@ -41,12 +42,17 @@ export class MapEditorState {
   /** After a reload over kept edits: the reloaded map, until the user keeps or discards. */
   reloaded = $state<ChapterMap | null>(null);
 
+  /** The series' book numbers in the service's order (asked for at each load). */
+  #books: string[] = [];
   #planFor: PlanFor | null = null;
   #seq = 0;
   #timer: ReturnType<typeof setTimeout> | null = null;
 
-  constructor(seriesId: number) {
+  readonly #order: OrderLabels;
+
+  constructor(seriesId: number, order: OrderLabels = askLabelOrder) {
     this.seriesId = seriesId;
+    this.#order = order;
   }
 
   get input(): StartsInput {
@@ -76,6 +82,7 @@ export class MapEditorState {
       .toPromise();
     if (result.error) throw result.error;
     if (!result.data) throw new Error("The map could not be loaded.");
+    this.#books = (await this.#order(result.data.series?.books.map((b) => b.number) ?? [])).labels;
     return result.data;
   }
 
@@ -116,9 +123,15 @@ export class MapEditorState {
   }
 
   #fillFrom(map: ChapterMap): void {
-    const form = initialForm(map, this.data?.series?.books ?? []);
+    const form = initialForm(map, this.#books);
     this.rows = form.rows;
     this.lastEnd = form.lastEnd;
+  }
+
+  /** Adds a row for the book after the highest one, as the service orders the rows' numbers. */
+  async addBook(): Promise<void> {
+    const { nextWhole } = await this.#order(this.rows.map((r) => r.volume));
+    this.rows = addRow(this.rows, nextWhole);
   }
 
   discardEdits(): void {

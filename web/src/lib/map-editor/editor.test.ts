@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   addRow,
+  adoptionVolumes,
   adoptSuggestion,
   impliedEnd,
   initialForm,
@@ -21,8 +22,8 @@ describe("editor rows", () => {
     const form = initialForm(
       {
         entries: [
-          { volume: "2", chapters: ["7", "8"] },
           { volume: "1", chapters: ["1", "2", "3"] },
+          { volume: "2", chapters: ["7", "8"] },
           { volume: "3", chapters: [] },
           { volume: "4", chapters: ["12", "12.5"] },
         ],
@@ -32,7 +33,7 @@ describe("editor rows", () => {
           { volume: "4", start: "12" },
         ],
       },
-      [{ number: "9" }],
+      ["9"],
     );
     expect(strip(form.rows)).toEqual([
       { volume: "1", start: "1" },
@@ -55,21 +56,23 @@ describe("editor rows", () => {
     ).toBe("");
   });
 
-  it("opens without a map with the known books, else book 1", () => {
+  it("opens without a map with the known books in the service's order, else book 1", () => {
     const none = { entries: [], bookStarts: [] };
-    expect(strip(initialForm(none, [{ number: "2" }, { number: "1" }]).rows)).toEqual([
+    expect(strip(initialForm(none, ["1", "2", "10", "2"]).rows)).toEqual([
       { volume: "1", start: "" },
       { volume: "2", start: "" },
+      { volume: "10", start: "" },
     ]);
     expect(strip(initialForm(none, []).rows)).toEqual([{ volume: "1", start: "" }]);
     expect(initialForm(none, []).lastEnd).toBe("");
   });
 
-  it("adds the next book and removes a row", () => {
+  it("adds the book the service names next and removes a row", () => {
     const rows = [makeRow("1", "1"), makeRow("2.5", "9")];
-    const more = addRow(rows);
+    // The service's `nextWhole` for ["1", "2.5"].
+    const more = addRow(rows, "3");
     expect(more.at(-1)?.volume).toBe("3");
-    expect(addRow([]).at(-1)?.volume).toBe("1");
+    expect(addRow([], "1").at(-1)?.volume).toBe("1");
     expect(removeRow(more, rows[0]!.id).map((r) => r.volume)).toEqual(["2.5", "3"]);
     expect(new Set(more.map((r) => r.id)).size).toBe(3);
   });
@@ -149,7 +152,8 @@ describe("adopting a suggestion", () => {
 
   it("fills each book's start and the last book's end", () => {
     const rows = [makeRow("1"), makeRow("2", "99")];
-    const out = adoptSuggestion(rows, suggestion, null);
+    expect(adoptionVolumes(rows, suggestion)).toEqual(["1", "2", "1", "2", "3"]);
+    const out = adoptSuggestion(rows, suggestion, null, ["1", "2", "3"]);
     expect(strip(out.rows)).toEqual([
       { volume: "1", start: "1" },
       { volume: "2", start: "7" },
@@ -161,12 +165,27 @@ describe("adopting a suggestion", () => {
 
   it("keeps other books and leaves the end alone when a later book follows", () => {
     const rows = [makeRow("3", "13")];
-    const out = adoptSuggestion(rows, suggestion, "20");
+    const out = adoptSuggestion(rows, suggestion, "20", ["1", "2", "3"]);
     expect(strip(out.rows)).toEqual([
       { volume: "1", start: "1" },
       { volume: "2", start: "7" },
       { volume: "3", start: "13" },
     ]);
     expect(out.lastEnd).toBe("20");
+  });
+
+  it("places the rows in the service's order, empty and unknown rows last", () => {
+    const rows = [makeRow(""), makeRow("10", "40"), makeRow("x"), makeRow("02.50", "9")];
+    // The service's answer for these numbers: "x" and "" are not numbers, "02.50" is "2.5".
+    const out = adoptSuggestion(rows, suggestion, null, ["1", "2", "2.5", "3", "10"]);
+    expect(strip(out.rows)).toEqual([
+      { volume: "1", start: "1" },
+      { volume: "2", start: "7" },
+      { volume: "02.50", start: "9" },
+      { volume: "10", start: "40" },
+      { volume: "x", start: "" },
+      { volume: "", start: "" },
+    ]);
+    expect(out.lastEnd).toBeNull();
   });
 });

@@ -3,7 +3,8 @@
  * sent to the server's plan, where the plan's messages belong, and what adopting a suggestion
  * fills in. The plan itself (implied ends, validation, coverage change) is the server's.
  */
-import { canonicalLabel, compareLabels, nextWhole, sameLabel } from "./labels";
+import { placeByOrder, rankIn } from "./label-order";
+import { canonicalLabel, sameLabel } from "./labels";
 import type { BookStart, MapEntry, MapSuggestion, PlanNote } from "./types";
 
 export interface EditorRow {
@@ -34,31 +35,30 @@ export interface InitialForm {
  * the saved starts; a book saved with unknown chapters keeps its row with an empty start (the user
  * gives one or removes the row: dropping it silently would let the book before it swallow its
  * chapters). The last book's saved end fills the end field. Without a map: one empty row per book
- * the series knows, else one for book 1.
+ * the series knows, else one for book 1. Entries and books come in the service's order (the map's
+ * entries are ordered; the series' book numbers go through `labelOrder` first).
  */
 export function initialForm(
   map: { entries: readonly MapEntry[]; bookStarts: readonly BookStart[] },
-  books: readonly { number: string }[],
+  books: readonly string[],
 ): InitialForm {
   if (map.entries.length > 0) {
-    const entries = [...map.entries].sort((a, b) => compareLabels(a.volume, b.volume));
+    const entries = map.entries;
     const rows = entries.map((e) =>
       makeRow(e.volume, map.bookStarts.find((s) => sameLabel(s.volume, e.volume))?.start ?? ""),
     );
     return { rows, lastEnd: entries.at(-1)?.chapters.at(-1) ?? "" };
   }
-  const volumes = [...new Set(books.map((b) => b.number))].sort(compareLabels);
+  const volumes = [...new Set(books)];
   return { rows: volumes.length > 0 ? volumes.map((v) => makeRow(v)) : [makeRow("1")], lastEnd: "" };
 }
 
-/** A new row after the highest book: its number is the next whole number. */
-export function addRow(rows: readonly EditorRow[]): EditorRow[] {
-  const top = [...rows]
-    .map((r) => r.volume)
-    .filter((v) => canonicalLabel(v) !== null)
-    .sort(compareLabels)
-    .at(-1);
-  return [...rows, makeRow(top === undefined ? "1" : nextWhole(top))];
+/**
+ * A new row after the highest book; its number is `next`, the whole number the service names after
+ * the rows' books (label-order.ts, `nextWhole`).
+ */
+export function addRow(rows: readonly EditorRow[], next: string): EditorRow[] {
+  return [...rows, makeRow(next)];
 }
 
 export function removeRow(rows: readonly EditorRow[], id: number): EditorRow[] {
@@ -124,15 +124,22 @@ export interface Adoption {
   volumes: string[];
 }
 
+/** The book numbers an adoption places: the rows' and the suggestion's (ask the service to order them). */
+export function adoptionVolumes(rows: readonly EditorRow[], suggestion: MapSuggestion): string[] {
+  return [...rows.map((r) => r.volume.trim()).filter((v) => v), ...suggestion.entries.map((e) => e.volume)];
+}
+
 /**
  * Fill the starts from a suggestion: each of its books with chapters starts at its first chapter
- * (rows for other books are kept). When the suggestion's last book is the table's last, its last
- * chapter becomes the last book's end, because the suggestion states it.
+ * (rows for other books are kept). The rows are placed in `order`, the service's order of
+ * `adoptionVolumes`. When the suggestion's last book is the table's last, its last chapter becomes
+ * the last book's end, because the suggestion states it.
  */
 export function adoptSuggestion(
   rows: readonly EditorRow[],
   suggestion: MapSuggestion,
   lastEnd: string | null,
+  order: readonly string[],
 ): Adoption {
   const byVolume = new Map<string, EditorRow>();
   for (const r of rows) {
@@ -140,7 +147,7 @@ export function adoptSuggestion(
     if (key) byVolume.set(key, r);
   }
   const volumes: string[] = [];
-  let lastChapter: { volume: string; chapter: string } | null = null;
+  let lastChapter: { volume: string; chapter: string; rank: number } | null = null;
   for (const entry of suggestion.entries) {
     const first = entry.chapters[0];
     const last = entry.chapters.at(-1);
@@ -149,13 +156,11 @@ export function adoptSuggestion(
     const existing = byVolume.get(key);
     byVolume.set(key, existing ? { ...existing, start: first } : makeRow(entry.volume, first));
     volumes.push(entry.volume);
-    if (lastChapter === null || compareLabels(entry.volume, lastChapter.volume) > 0)
-      lastChapter = { volume: entry.volume, chapter: last };
+    const rank = rankIn(order, entry.volume) ?? -1;
+    if (lastChapter === null || rank > lastChapter.rank) lastChapter = { volume: entry.volume, chapter: last, rank };
   }
   // Empty rows (a book number without a start) that the suggestion did not fill stay as they are.
-  const next = [...byVolume.values(), ...rows.filter((r) => !r.volume.trim())].sort((a, b) =>
-    compareLabels(a.volume, b.volume),
-  );
+  const next = placeByOrder([...byVolume.values(), ...rows.filter((r) => !r.volume.trim())], (r) => r.volume, order);
   const tableLast = next.filter((r) => r.volume.trim()).at(-1);
   const end =
     lastChapter !== null && tableLast !== undefined && sameLabel(tableLast.volume, lastChapter.volume)

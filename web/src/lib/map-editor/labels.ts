@@ -1,7 +1,7 @@
 /**
  * Exact chapter and book labels in the browser ("0", "7", "10.5"), for input handling and
- * display only: matching a typed "07" to the server's "7", sorting a list for display, folding a
- * list into ranges. Never floats: 10.05 is not 10.5. The server decides what a label means.
+ * display only: matching a typed "07" to the server's "7", folding a list into ranges. The order
+ * of labels is the service's (label-order.ts asks for it); the web never compares them.
  */
 
 const LABEL_RE = /^(\d+)(?:\.(\d+))?$/;
@@ -16,48 +16,18 @@ export function canonicalLabel(text: string | null | undefined): string | null {
   return frac ? `${whole}.${frac}` : whole;
 }
 
-function split(label: string): [string, string] {
-  const dot = label.indexOf(".");
-  return dot < 0 ? [label, ""] : [label.slice(0, dot), label.slice(dot + 1)];
-}
-
-/** Order of two labels (canonical or not); text that is not a label sorts last, as text. */
-export function compareLabels(a: string, b: string): number {
-  const ca = canonicalLabel(a);
-  const cb = canonicalLabel(b);
-  if (ca === null || cb === null) return ca === cb ? a.localeCompare(b) : ca === null ? 1 : -1;
-  const [ai, af] = split(ca);
-  const [bi, bf] = split(cb);
-  if (ai.length !== bi.length) return ai.length - bi.length;
-  if (ai !== bi) return ai < bi ? -1 : 1;
-  const n = Math.max(af.length, bf.length);
-  const ap = af.padEnd(n, "0");
-  const bp = bf.padEnd(n, "0");
-  return ap === bp ? 0 : ap < bp ? -1 : 1;
-}
-
 export function sameLabel(a: string | null | undefined, b: string | null | undefined): boolean {
   const ca = canonicalLabel(a);
   return ca !== null && ca === canonicalLabel(b);
 }
 
-export function sortLabels(labels: readonly string[]): string[] {
-  return [...labels].sort(compareLabels);
-}
-
-/** The whole number after a label's whole part ("6" → "7", "6.5" → "7"); "1" for no label. */
-export function nextWhole(label: string | null | undefined): string {
-  const c = canonicalLabel(label);
-  if (c === null) return "1";
-  return (BigInt(split(c)[0]) + 1n).toString();
-}
-
 /**
- * A list of labels as short ranges: consecutive whole numbers fold into "1–6", anything else
- * stays as it is: ["1","2","3","3.5","4","5"] → "1–3, 3.5, 4–5". Empty list → "".
+ * A list of labels, in the order the service gave it, as short ranges: consecutive whole numbers
+ * fold into "1–6", anything else stays as it is: ["1","2","3","3.5","4","5"] → "1–3, 3.5, 4–5".
+ * Repeats are shown once. Empty list → "".
  */
 export function compactRanges(labels: readonly string[]): string {
-  const sorted = sortLabels([...new Set(labels.map((l) => canonicalLabel(l) ?? l))]);
+  const given = [...new Set(labels.map((l) => canonicalLabel(l) ?? l))];
   const parts: string[] = [];
   let runStart: string | null = null;
   let runEnd: string | null = null;
@@ -66,7 +36,7 @@ export function compactRanges(labels: readonly string[]): string {
     parts.push(runStart === runEnd ? runStart : `${runStart}–${runEnd}`);
     runStart = runEnd = null;
   };
-  for (const l of sorted) {
+  for (const l of given) {
     const whole = /^\d+$/.test(l);
     if (whole && runEnd !== null && BigInt(runEnd) + 1n === BigInt(l)) {
       runEnd = l;

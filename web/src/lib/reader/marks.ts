@@ -1,8 +1,10 @@
 /**
  * "Chapter N starts on page P" marks made while reading a book, and the chapter list they submit
- * (in page order). Only input handling: whether the chapters fit the map is the server's answer.
+ * (in page order). Only input handling: whether the chapters fit the map is the server's answer,
+ * and so is the order of chapter numbers (`labelOrder`, asked through map-editor/label-order.ts).
  */
-import { canonicalLabel, compareLabels, nextWhole } from "$lib/map-editor/labels";
+import { rankIn, type OrderLabels } from "$lib/map-editor/label-order";
+import { canonicalLabel } from "$lib/map-editor/labels";
 
 export interface Mark {
   page: number;
@@ -30,13 +32,12 @@ export function removeMark(marks: readonly Mark[], page: number): Mark[] {
   return marks.filter((m) => m.page !== page);
 }
 
-/** The chapter the input suggests next: after the highest chapter marked so far, else `first`. */
-export function suggestedChapter(marks: readonly Mark[], first: string): string {
-  const top = [...marks]
-    .map((m) => m.chapter)
-    .sort(compareLabels)
-    .at(-1);
-  return top === undefined ? first : nextWhole(top);
+/**
+ * The chapter the input suggests next: `next`, the whole number the service names after the
+ * marked chapters (`nextWhole` of their order), else `first` while nothing is marked.
+ */
+export function suggestedChapter(marks: readonly Mark[], first: string, next: string | null): string {
+  return marks.length === 0 || next === null ? first : next;
 }
 
 export interface ChapterList {
@@ -44,34 +45,44 @@ export interface ChapterList {
   chapters: string[];
   /** Why the marks cannot be submitted yet; empty when they can. */
   problems: string[];
+  /** The service has not ordered the marked chapters yet: nothing can be submitted meanwhile. */
+  pending: boolean;
 }
 
-/** The submitted list: chapters in page order, which must rise with the pages. */
-export function chaptersFromMarks(marks: readonly Mark[]): ChapterList {
+/**
+ * The submitted list: chapters in page order, which must rise with the pages in `order`, the
+ * service's order of the marked chapters (null until it answered).
+ */
+export function chaptersFromMarks(marks: readonly Mark[], order: readonly string[] | null): ChapterList {
   const ordered = [...marks].sort((a, b) => a.page - b.page);
   const problems: string[] = [];
   if (ordered.length === 0) problems.push("Mark at least the page where the first chapter starts.");
-  for (let i = 1; i < ordered.length; i++) {
+  const ranks = ordered.map((m) => (order === null ? null : rankIn(order, m.chapter)));
+  const pending = ranks.some((r) => r === null);
+  for (let i = 1; i < ordered.length && !pending; i++) {
     const prev = ordered[i - 1];
     const cur = ordered[i];
-    if (prev && cur && compareLabels(cur.chapter, prev.chapter) <= 0) {
+    if (prev && cur && (ranks[i] ?? 0) <= (ranks[i - 1] ?? 0)) {
       problems.push(
         `Chapter ${cur.chapter} (page ${cur.page}) comes after chapter ${prev.chapter} (page ${prev.page}): chapters must rise with the pages.`,
       );
     }
   }
-  return { chapters: ordered.map((m) => m.chapter), problems };
+  return { chapters: ordered.map((m) => m.chapter), problems, pending };
 }
 
 /**
  * The chapter the first mark suggests: after the highest chapter the map places in an earlier
- * book, else 1.
+ * book, else 1. Which books are earlier and which chapter is highest is the service's order.
  */
-export function firstChapterHint(volume: string, entries: readonly { volume: string; chapters: string[] }[]): string {
-  let top: string | null = null;
-  for (const e of entries) {
-    if (compareLabels(e.volume, volume) >= 0) continue;
-    for (const c of e.chapters) if (top === null || compareLabels(c, top) > 0) top = c;
-  }
-  return top === null ? "1" : nextWhole(top);
+export async function firstChapterHint(
+  volume: string,
+  entries: readonly { volume: string; chapters: readonly string[] }[],
+  order: OrderLabels,
+): Promise<string> {
+  const volumes = (await order([volume, ...entries.map((e) => e.volume)])).labels;
+  const own = rankIn(volumes, volume);
+  if (own === null) return "1";
+  const earlier = entries.filter((e) => (rankIn(volumes, e.volume) ?? own) < own).flatMap((e) => e.chapters);
+  return earlier.length === 0 ? "1" : (await order(earlier)).nextWhole;
 }
