@@ -1,6 +1,20 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
+/** The generated Prisma client and types, the Prisma packages and the Pothos Prisma plugin. */
+const PRISMA_PATTERN = {
+  group: [
+    "**/generated/prisma",
+    "**/generated/prisma/**",
+    "**/generated/pothos-types*",
+    "@prisma/*",
+    "prisma",
+    "prisma/*",
+    "@pothos/plugin-prisma",
+  ],
+  message: "Database access goes through server/src/repositories/: no Prisma client or types outside it.",
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -34,6 +48,39 @@ export default tseslint.config(
       ],
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/no-explicit-any": "error",
+    },
+  },
+  {
+    // One data-access boundary: the generated Prisma client, its types and the Prisma packages are
+    // imported only under server/src/repositories/ (and server/src/db/, which builds the client and
+    // runs the migrations). Everything else, tests included, goes through a repository.
+    files: ["**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [PRISMA_PATTERN] }],
+    },
+  },
+  {
+    // The data-access layer, and the Prisma CLI's own configuration (migrations, schema path).
+    files: ["server/src/repositories/**/*.ts", "server/src/db/**/*.ts", "server/prisma.config.ts"],
+    rules: { "no-restricted-imports": "off" },
+  },
+  {
+    // The one transport exception: the Pothos Prisma plugin is configured with the generated data model.
+    files: ["server/src/graphql/builder.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              ...PRISMA_PATTERN,
+              group: PRISMA_PATTERN.group.filter(
+                (g) => g !== "@pothos/plugin-prisma" && g !== "**/generated/pothos-types*",
+              ),
+            },
+          ],
+        },
+      ],
     },
   },
   {

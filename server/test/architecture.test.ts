@@ -9,10 +9,16 @@
  *    (server/src/http/rest.ts and the presenters it calls) never import a domain rule module; they
  *    call services. `import type` is allowed (shapes, not rules).
  * 3. Every ErrorCode of server/src/errors.ts is answered somewhere in server/src.
+ * 4. The layer matrix (LAYER_MATRIX below): every import of every production source file, server and
+ *    web, goes only to a layer its own layer may use.
+ * 5. One data-access boundary: Prisma delegate calls (`db.series.findMany(…)`, `tx.x.update(…)`) and
+ *    `$transaction` / `$queryRaw` / `$executeRaw` appear only under server/src/repositories/ and
+ *    server/src/db/.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
+import { ESLint } from "eslint";
 import { describe, expect, it } from "vitest";
 import { repoRoot } from "../src/config.ts";
 import { ERRORS } from "../src/errors.ts";
@@ -200,6 +206,299 @@ const productionFiles = () =>
   );
 
 /* ------------------------------------------------------------------------------------------ */
+/* Rule 4: the layer matrix                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+type Layer =
+  | "domain"
+  | "repositories"
+  | "database"
+  | "prisma"
+  | "services"
+  | "library"
+  | "adapters"
+  | "transports"
+  | "shared"
+  | "shell"
+  | "web"
+  | "tests"
+  | "package";
+
+/**
+ * Where a file belongs, by folder. `database` is the client construction and the migration runner
+ * (server/src/db); `prisma` is the generated client and its types, and the Prisma packages;
+ * `adapters` are the clients of services we do not own and the translation engine (providers,
+ * catalogues, translation, the processor program); `shared` are the cross-cutting modules at the
+ * top of server/src (configuration, errors, events, secrets, the interval loop); `shell` is the
+ * composition root that wires everything (app.ts, main.ts).
+ */
+const LAYER_FOLDERS: [prefix: string, layer: Layer][] = [
+  ["server/src/domain/", "domain"],
+  ["server/src/repositories/", "repositories"],
+  ["server/src/db/", "database"],
+  ["server/src/generated/", "prisma"],
+  ["server/src/services/", "services"],
+  ["server/src/library/", "library"],
+  ["server/src/providers/", "adapters"],
+  ["server/src/catalogues/", "adapters"],
+  ["server/src/translation/", "adapters"],
+  ["server/src/processor/", "adapters"],
+  ["server/src/http/", "transports"],
+  ["server/src/graphql/", "transports"],
+  ["server/src/app.ts", "shell"],
+  ["server/src/main.ts", "shell"],
+  ["server/src/", "shared"],
+  ["web/", "web"],
+  ["server/test/", "tests"],
+  ["test/", "tests"],
+];
+
+/** Packages that belong to a layer (any other package is free to every layer but the domain). */
+const PACKAGE_LAYERS: [pattern: RegExp, layer: Layer][] = [
+  [/^(@prisma\/|prisma$|prisma\/)/, "prisma"],
+  [/^@pothos\/plugin-prisma/, "prisma"],
+];
+
+/**
+ * The layer matrix: which layers each layer may import. `uses` counts for every import; `shapes`
+ * adds layers that may be imported with `import type` only (erased at compile time). A layer may
+ * always import itself; `package` is any npm package not claimed by a layer above.
+ *
+ * | from         | uses                                                         | shapes (import type)      |
+ * |--------------|--------------------------------------------------------------|---------------------------|
+ * | domain       | —                                                            | —                         |
+ * | repositories | domain, database, prisma, shared, package                    | —                         |
+ * | database     | prisma, shared, package                                      | —                         |
+ * | services     | domain, repositories, library, adapters, shared, package     | —                         |
+ * | library      | domain, repositories, shared, package                        | services                  |
+ * | adapters     | domain, library, shared, package                             | services, repositories    |
+ * | transports   | services, domain, adapters, shared, package                  | library                   |
+ * | shared       | domain, package                                              | —                         |
+ * | shell        | everything                                                   | —                         |
+ * | web          | package                                                      | —                         |
+ *
+ * In words: the domain is pure; repositories never reach services, the library or transports;
+ * adapters are handed the repositories they need (they name their types, never call a factory);
+ * services never reach transports; only repositories and the database module see Prisma; the
+ * transports (REST and GraphQL) never see repositories, the database or Prisma (rule 2 above keeps
+ * them off the rule modules too: they call services); the web client never imports server code.
+ */
+const LAYER_MATRIX: Record<Exclude<Layer, "package" | "prisma" | "tests">, { uses: Layer[]; shapes: Layer[] }> = {
+  domain: { uses: [], shapes: [] },
+  repositories: { uses: ["domain", "database", "prisma", "shared", "package"], shapes: [] },
+  database: { uses: ["prisma", "shared", "package"], shapes: [] },
+  services: { uses: ["domain", "repositories", "library", "adapters", "shared", "package"], shapes: [] },
+  library: { uses: ["domain", "repositories", "shared", "package"], shapes: ["services"] },
+  adapters: { uses: ["domain", "library", "shared", "package"], shapes: ["services", "repositories"] },
+  transports: { uses: ["services", "domain", "adapters", "shared", "package"], shapes: ["library"] },
+  shared: { uses: ["domain", "package"], shapes: [] },
+  shell: {
+    uses: ["domain", "repositories", "database", "services", "library", "adapters", "transports", "shared", "package"],
+    shapes: [],
+  },
+  web: { uses: ["package"], shapes: [] },
+};
+
+/**
+ * Named exceptions to the matrix, file to file, each with its reason. The test fails when one is no
+ * longer needed, so the list only shrinks.
+ */
+const MATRIX_EXCEPTIONS: { from: string; to: string; reason: string }[] = [
+  {
+    from: "server/src/graphql/builder.ts",
+    to: "server/src/generated/pothos-types.ts",
+    reason: "the Pothos Prisma plugin is configured here with the generated data model",
+  },
+  {
+    from: "server/src/graphql/builder.ts",
+    to: "@pothos/plugin-prisma",
+    reason: "the Pothos Prisma plugin is configured here",
+  },
+  {
+    from: "server/src/graphql/builder.ts",
+    to: "server/src/db/client.ts",
+    reason: "the Pothos Prisma plugin is handed the client (import type)",
+  },
+  {
+    from: "server/src/services/context.ts",
+    to: "server/src/db/client.ts",
+    reason: "the context carries the client (import type) that services hand to repository factories",
+  },
+  {
+    from: "server/src/config.ts",
+    to: "server/src/services/download-pipeline-config.ts",
+    reason: "the configuration reads the download pipeline's own settings",
+  },
+  {
+    from: "server/src/config.ts",
+    to: "server/src/catalogues/config.ts",
+    reason: "the configuration reads the catalogues' own settings",
+  },
+  {
+    from: "server/src/events.ts",
+    to: "server/src/services/download-pipeline-events.ts",
+    reason: "the event bus carries the download events",
+  },
+  {
+    from: "server/src/events.ts",
+    to: "server/src/services/translation-worker-events.ts",
+    reason: "the event bus carries the translation events",
+  },
+];
+
+const webDir = path.join(repoRoot, "web", "src");
+
+function layerOfFile(relPath: string): Layer {
+  for (const [prefix, layer] of LAYER_FOLDERS) if (relPath.startsWith(prefix)) return layer;
+  throw new Error(`${relPath} belongs to no layer: add its folder to LAYER_FOLDERS`);
+}
+
+/** The module a specifier names: a repository path for relative imports ("$lib/…" is web), or the package. */
+function importTarget(fromFile: string, specifier: string): { target: string; layer: Layer } {
+  if (specifier.startsWith(".")) {
+    const target = rel(path.resolve(path.dirname(fromFile), specifier));
+    return { target, layer: layerOfFile(target) };
+  }
+  if (specifier === "$lib" || specifier.startsWith("$lib/") || specifier.startsWith("$app/")) {
+    return { target: specifier, layer: "web" };
+  }
+  for (const [pattern, layer] of PACKAGE_LAYERS) if (pattern.test(specifier)) return { target: specifier, layer };
+  return { target: specifier, layer: "package" };
+}
+
+interface ImportEdge {
+  from: string;
+  specifier: string;
+  typeOnly: boolean;
+  line: number;
+}
+
+/**
+ * The matrix check over a list of imports (repository-relative `from` paths). Returns one line per
+ * forbidden import, and marks the exceptions it used in `usedExceptions`.
+ */
+function matrixViolations(edges: ImportEdge[], usedExceptions = new Set<number>()): string[] {
+  const out: string[] = [];
+  for (const e of edges) {
+    const fromLayer = layerOfFile(e.from);
+    if (fromLayer === "tests" || fromLayer === "prisma" || fromLayer === "package") continue;
+    const { target, layer } = importTarget(path.join(repoRoot, e.from), e.specifier);
+    if (layer === fromLayer) continue;
+    const row = LAYER_MATRIX[fromLayer];
+    if (row.uses.includes(layer) || (e.typeOnly && row.shapes.includes(layer))) continue;
+    const exception = MATRIX_EXCEPTIONS.findIndex((x) => x.from === e.from && x.to === target);
+    if (exception >= 0) {
+      usedExceptions.add(exception);
+      continue;
+    }
+    out.push(
+      `${e.from}:${e.line} (${fromLayer}) imports "${e.specifier}" (${layer}${e.typeOnly ? ", import type" : ""}): not in the ${fromLayer} row of the layer matrix`,
+    );
+  }
+  return out;
+}
+
+/** The script blocks of a Svelte component, as one TypeScript text (imports only matter). */
+const svelteScripts = (text: string) =>
+  [...text.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/g)].map((m) => m[1]).join("\n");
+
+/** Production sources of the server and the web client (tests and test helpers are not layered). */
+const layeredFiles = () => [
+  ...productionFiles().filter((f) => !f.startsWith(path.join(src, "generated") + path.sep)),
+  path.join(src, "errors.ts"),
+  ...readdirSync(webDir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && /\.(ts|svelte)$/.test(e.name) && !/\.(test|d)\.ts$/.test(e.name))
+    .map((e) => path.join(e.parentPath, e.name))
+    .filter((f) => !f.includes(`${path.sep}generated${path.sep}`))
+    .sort(),
+];
+
+function importEdges(file: string): ImportEdge[] {
+  const raw = readFileSync(file, "utf8");
+  const text = file.endsWith(".svelte") ? svelteScripts(raw) : raw;
+  return moduleRefs(file, text).map((r) => ({ from: rel(file), ...r }));
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Rule 5: database calls only in repositories                                                */
+/* ------------------------------------------------------------------------------------------ */
+
+/** The model delegates of the Prisma client (`model Series` → `series`), read from the schema. */
+const prismaDelegates = new Set(
+  [...readFileSync(path.join(repoRoot, "prisma", "schema.prisma"), "utf8").matchAll(/^model\s+(\w+)/gm)].map(
+    (m) => m[1]![0]!.toLowerCase() + m[1]!.slice(1),
+  ),
+);
+const DELEGATE_OPS = new Set([
+  "findMany",
+  "findUnique",
+  "findUniqueOrThrow",
+  "findFirst",
+  "findFirstOrThrow",
+  "create",
+  "createMany",
+  "createManyAndReturn",
+  "update",
+  "updateMany",
+  "updateManyAndReturn",
+  "upsert",
+  "delete",
+  "deleteMany",
+  "count",
+  "aggregate",
+  "groupBy",
+]);
+const CLIENT_OPS = /^\$(transaction|queryRaw|queryRawUnsafe|executeRaw|executeRawUnsafe|runCommandRaw)$/;
+/** Names the client goes by in this code base (`db`, `ctx.db`, a transaction's `tx`, `prisma`, `client`). */
+const CLIENT_NAMES = new Set(["db", "tx", "prisma", "client"]);
+
+/**
+ * Database calls in a source file: `<client>.<model>.<operation>(…)` where the client is an
+ * identifier or property named db/tx/prisma/client, and `<anything>.$transaction(…)` and the raw
+ * queries (called or tagged). A syntactic check: a delegate taken apart first
+ * (`const { series } = db; series.findMany()`) would escape it, and code review has to catch that.
+ */
+function databaseCalls(fileName: string, text: string): string[] {
+  const sf = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const out: string[] = [];
+  const nameOf = (e: ts.Expression) =>
+    ts.isIdentifier(e) ? e.text : ts.isPropertyAccessExpression(e) ? e.name.text : null;
+  const visit = (node: ts.Node): void => {
+    if (
+      ts.isTaggedTemplateExpression(node) &&
+      ts.isPropertyAccessExpression(node.tag) &&
+      CLIENT_OPS.test(node.tag.name.text)
+    ) {
+      const lineNo = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
+      out.push(`${rel(fileName)}:${lineNo} ${node.tag.name.text}`);
+    } else if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
+      const callee = node.expression;
+      const op = callee.name.text;
+      const lineNo = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
+      if (CLIENT_OPS.test(op)) out.push(`${rel(fileName)}:${lineNo} ${op}`);
+      else if (
+        DELEGATE_OPS.has(op) &&
+        ts.isPropertyAccessExpression(callee.expression) &&
+        prismaDelegates.has(callee.expression.name.text) &&
+        CLIENT_NAMES.has(nameOf(callee.expression.expression) ?? "")
+      ) {
+        out.push(`${rel(fileName)}:${lineNo} ${callee.expression.name.text}.${op}`);
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return out;
+}
+
+const dataAccessDirs = [path.join(src, "repositories"), path.join(src, "db")];
+const outsideDataAccess = () =>
+  productionFiles()
+    .concat(path.join(src, "errors.ts"))
+    .filter((f) => !dataAccessDirs.some((d) => f.startsWith(d + path.sep)))
+    .filter((f) => !f.startsWith(path.join(src, "generated") + path.sep));
+
+/* ------------------------------------------------------------------------------------------ */
 
 describe("the checks themselves", () => {
   it("find static, re-exported, dynamic and required modules, and tell type-only imports apart", () => {
@@ -281,6 +580,106 @@ describe("the checks themselves", () => {
   });
 });
 
+describe("the layer matrix and the data-access boundary can fail", () => {
+  const edge = (from: string, specifier: string, typeOnly = false): ImportEdge => ({
+    from,
+    specifier,
+    typeOnly,
+    line: 1,
+  });
+
+  it("the matrix flags a planted forbidden import of each kind and passes the allowed ones", () => {
+    const forbidden = [
+      edge("server/src/services/planted.ts", "../generated/prisma/client.ts"),
+      edge("server/src/services/planted.ts", "../generated/prisma/client.ts", true),
+      edge("server/src/services/planted.ts", "@prisma/client"),
+      edge("server/src/services/planted.ts", "../db/client.ts", true),
+      edge("server/src/services/planted.ts", "../http/rest.ts"),
+      edge("server/src/repositories/planted.ts", "../services/series-service.ts"),
+      edge("server/src/repositories/planted.ts", "../graphql/builder.ts", true),
+      edge("server/src/http/planted.ts", "../repositories/series-repo.ts", true),
+      edge("server/src/graphql/types/planted.ts", "../../generated/prisma/client.ts", true),
+      edge("server/src/library/planted.ts", "../http/rest.ts"),
+      edge("server/src/providers/planted.ts", "../repositories/source-repo.ts"),
+      edge("server/src/domain/planted.ts", "../config.ts"),
+      edge("server/src/config.ts", "./services/series-service.ts"),
+      edge("web/src/lib/planted.ts", "../../../server/src/domain/labels.ts", true),
+    ];
+    for (const e of forbidden) expect(matrixViolations([e]), `${e.from} → ${e.specifier}`).toHaveLength(1);
+    const allowed = [
+      edge("server/src/services/planted.ts", "../repositories/series-repo.ts"),
+      edge("server/src/services/planted.ts", "../domain/coverage.ts"),
+      edge("server/src/repositories/planted.ts", "../generated/prisma/client.ts"),
+      edge("server/src/repositories/planted.ts", "../db/client.ts", true),
+      edge("server/src/graphql/types/planted.ts", "../../domain/coverage.ts", true),
+      edge("server/src/http/planted.ts", "../services/index.ts"),
+      edge("server/src/library/planted.ts", "../services/context.ts", true),
+      edge("server/src/app.ts", "./db/client.ts"),
+      edge("web/src/lib/planted.ts", "$lib/graphql.ts"),
+      edge("server/test/planted.test.ts", "../src/generated/prisma/client.ts"),
+    ];
+    expect(matrixViolations(allowed)).toEqual([]);
+    // A named exception covers only its own pair of files.
+    expect(matrixViolations([edge("server/src/graphql/builder.ts", "../generated/pothos-types.ts")])).toEqual([]);
+    expect(matrixViolations([edge("server/src/graphql/server.ts", "../generated/pothos-types.ts")])).toHaveLength(1);
+    expect(() => layerOfFile("elsewhere/x.ts")).toThrow(/no layer/);
+  });
+
+  it("the database-call check flags delegate calls, transactions and raw queries, and nothing else", () => {
+    const text = [
+      `await ctx.db.series.findMany({});`,
+      `await db.libraryFile.count({ where: {} });`,
+      `await tx.recycleEntry.update({ where: { id: 1 }, data: {} });`,
+      `await engine.ctx.db.publicationJournal.deleteMany({});`,
+      `await db.$transaction(async (t) => t);`,
+      `await other.$queryRawUnsafe("SELECT 1");`,
+      `await services.series.update(1, {});`,
+      `await ctx.repos.series.get(1);`,
+      "await ctx.db.$executeRaw`DELETE FROM series`;",
+      `await db.series.require(1);`,
+      `// db.series.findMany()`,
+    ].join("\n");
+    expect(databaseCalls(path.join(src, "services", "planted.ts"), text)).toEqual([
+      "server/src/services/planted.ts:1 series.findMany",
+      "server/src/services/planted.ts:2 libraryFile.count",
+      "server/src/services/planted.ts:3 recycleEntry.update",
+      "server/src/services/planted.ts:4 publicationJournal.deleteMany",
+      "server/src/services/planted.ts:5 $transaction",
+      "server/src/services/planted.ts:6 $queryRawUnsafe",
+      "server/src/services/planted.ts:9 $executeRaw",
+    ]);
+  });
+
+  it("ESLint refuses the Prisma client in a planted service file and allows it in a repository", async () => {
+    const eslint = new ESLint({
+      cwd: repoRoot,
+      // Only the boundary rule: the planted files exist for this call only (no type information).
+      overrideConfig: { languageOptions: { parserOptions: { projectService: false } } },
+      ruleFilter: ({ ruleId }) => ruleId === "no-restricted-imports",
+    });
+    const planted = [
+      `import { PrismaClient } from "../generated/prisma/client.ts";`,
+      `import type { Series } from "../generated/prisma/models.ts";`,
+      `import { PrismaLibSQL } from "@prisma/adapter-libsql";`,
+      `import type { Prisma } from "@prisma/client";`,
+      `export type X = [PrismaClient, Series, PrismaLibSQL, Prisma.SeriesWhereInput];`,
+    ].join("\n");
+    const lint = async (relPath: string) => {
+      const [result] = await eslint.lintText(planted, { filePath: path.join(repoRoot, relPath) });
+      // One line per refused import (the domain's own patterns may refuse the same import twice).
+      return [...new Set(result!.messages.filter((m) => m.ruleId === "no-restricted-imports").map((m) => m.line))];
+    };
+    expect(await lint("server/src/services/planted-violation.ts")).toEqual([1, 2, 3, 4]);
+    expect(await lint("server/src/library/planted-violation.ts")).toEqual([1, 2, 3, 4]);
+    expect(await lint("server/src/graphql/types/planted-violation.ts")).toEqual([1, 2, 3, 4]);
+    expect(await lint("server/src/domain/planted-violation.ts")).toEqual([1, 2, 3, 4]);
+    expect(await lint("server/test/planted-violation.test.ts")).toEqual([1, 2, 3, 4]);
+    expect(await lint("web/src/lib/planted-violation.ts")).toEqual([1, 2, 3, 4]);
+    expect(await lint("server/src/repositories/planted-violation.ts")).toEqual([]);
+    expect(await lint("server/src/db/planted-violation.ts")).toEqual([]);
+  });
+});
+
 describe("architecture", () => {
   it("every file under server/src/domain imports only from ./ (no node:*, Prisma, generated/, sharp, unzipper, yazl, hono, graphql, ws)", () => {
     const files = tsFiles(domainDir);
@@ -313,5 +712,39 @@ describe("architecture", () => {
     for (const f of productionFiles()) for (const c of usedCodes(f, readFileSync(f, "utf8"))) used.add(c);
     const unused = codes.filter((c) => !used.has(c));
     expect(unused, `error codes never raised: ${unused.join(", ")}`).toEqual([]);
+  });
+
+  it("every import of every server and web source follows the layer matrix", () => {
+    const files = layeredFiles();
+    const layers = new Set(files.map((f) => layerOfFile(rel(f))));
+    expect([...layers].sort()).toEqual([
+      "adapters",
+      "database",
+      "domain",
+      "library",
+      "repositories",
+      "services",
+      "shared",
+      "shell",
+      "transports",
+      "web",
+    ]);
+    const edges = files.flatMap(importEdges);
+    expect(edges.length).toBeGreaterThan(1000);
+    const used = new Set<number>();
+    const violations = matrixViolations(edges, used);
+    expect(violations, violations.join("\n")).toEqual([]);
+    const stale = MATRIX_EXCEPTIONS.filter((_, i) => !used.has(i));
+    expect(stale, "exceptions no longer needed: remove them").toEqual([]);
+  });
+
+  it("database calls are made only under server/src/repositories and server/src/db", () => {
+    const files = outsideDataAccess();
+    expect(files.length).toBeGreaterThan(100);
+    // The check sees the repositories' own calls (it is not vacuous).
+    const inside = tsFiles(path.join(src, "repositories")).flatMap((f) => databaseCalls(f, readFileSync(f, "utf8")));
+    expect(inside.length).toBeGreaterThan(100);
+    const calls = files.flatMap((f) => databaseCalls(f, readFileSync(f, "utf8")));
+    expect(calls, calls.join("\n")).toEqual([]);
   });
 });

@@ -9,8 +9,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stateDirs } from "../src/config.ts";
 import type { LibraryEvent } from "../src/events.ts";
-import { beginJournal } from "../src/library/journal.ts";
-import { commitPublish } from "../src/library/publication-store.ts";
+import { publicationRepo } from "../src/repositories/publication-repo.ts";
 import { readLibraryState, violations } from "./crash/invariants.ts";
 import { cbz, downloadedChapter, expectJson, scanLibrary, stageCbz } from "./fixtures.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
@@ -300,7 +299,7 @@ describe("recover", () => {
   it("reports what it finished and what it undid (journal rows as a crash leaves them)", async () => {
     const staged = await stage("pending.cbz");
     const file = chapterFile("5");
-    await beginJournal(app.ctx.db, "publish", "placing", {
+    await publicationRepo(app.ctx.db).beginJournal("publish", "placing", {
       v: 1,
       seriesId,
       staged: "pending.cbz",
@@ -318,7 +317,7 @@ describe("recover", () => {
       targetRelPath: "Alpha/Alpha - c006.cbz",
       file: chapterFile("6"),
     });
-    await beginJournal(app.ctx.db, "retire", "moving", {
+    await publicationRepo(app.ctx.db).beginJournal("retire", "moving", {
       v: 1,
       reason: "never moved",
       forward: false,
@@ -353,11 +352,11 @@ describe("recover", () => {
       release: null,
       retireAfter: null,
     };
-    const journalId = await beginJournal(app.ctx.db, "publish", "placed", payload);
+    const journalId = await publicationRepo(app.ctx.db).beginJournal("publish", "placed", payload);
     await mkdir(abs("Alpha"), { recursive: true });
     await rename(staged.path, abs(payload.target));
     expect(await scanLibrary(app)).toMatchObject({ added: 1 });
-    await commitPublish(app.ctx.db, journalId, payload, Date.now());
+    await publicationRepo(app.ctx.db).commitPublish(journalId, payload, Date.now());
     const rows = await app.ctx.db.libraryFile.findMany({ where: { path: payload.target } });
     expect(rows.map((r) => [r.state, r.origin])).toEqual([["active", "download"]]);
     await expectConsistent();

@@ -12,7 +12,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app.ts";
 import { stateDirs, type Config } from "../src/config.ts";
-import { beginJournal } from "../src/library/journal.ts";
+import { publicationRepo } from "../src/repositories/publication-repo.ts";
 import { CRASH_ENV } from "../src/library/publication.ts";
 import {
   createSeriesWithFiles,
@@ -132,7 +132,7 @@ describe("start-up sweep of staging", () => {
         201,
       );
       const pending = await stageCbz(config, "assembly/pending.cbz", 5);
-      await beginJournal(app.ctx.db, "publish", "placing", {
+      await publicationRepo(app.ctx.db).beginJournal("publish", "placing", {
         v: 1,
         seriesId: s.id,
         staged: "assembly/pending.cbz",

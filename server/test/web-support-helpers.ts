@@ -5,7 +5,6 @@
  */
 import type { Label } from "../src/domain/labels.ts";
 import type { Coverage, Plan, Unit, UnitsView } from "../src/domain/types.ts";
-import type { Prisma } from "../src/generated/prisma/client.ts";
 import { expectJson, type RestUnit, type RestUnits } from "./fixtures.ts";
 import type { TestApp } from "./utils.ts";
 
@@ -69,6 +68,12 @@ export async function seriesByTitle(app: TestApp): Promise<Map<string, number>> 
  * `books` books, every book in the operator map; owned books have one book file (and a release),
  * the chapters of the other books one chapter file each. No file is written to disk.
  */
+/** One row of `libraryFile.createMany` (the shape the client takes, without naming its generated types). */
+type FileRowInput = Extract<
+  NonNullable<Parameters<TestApp["ctx"]["db"]["libraryFile"]["createMany"]>[0]>["data"],
+  unknown[]
+>[number];
+
 export async function writeBigSeries(
   app: TestApp,
   title: string,
@@ -90,7 +95,7 @@ export async function writeBigSeries(
     data: Array.from({ length: chapters }, (_, i) => ({ seriesId, number: String(i + 1) })),
   });
   const sha = (s: string) => s.padEnd(64, "0").slice(0, 64);
-  const fileRows = bookNumbers.flatMap<Prisma.LibraryFileCreateManyInput>((b) =>
+  const fileRows = bookNumbers.flatMap<FileRowInput>((b) =>
     owned(b)
       ? [
           {

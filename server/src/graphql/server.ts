@@ -240,6 +240,7 @@ export function createGraphQL(ctx: AppContext, services: Services, authenticate:
     logging: false,
     context: (init: YogaInitialContext & ServerContext) => ({
       db: ctx.db,
+      rows: ctx.repos.graph,
       services,
       events: ctx.events,
       // HTTP requests carry the principal found by the REST layer; WebSocket operations were

@@ -3,6 +3,7 @@
  * the crash tests use to kill the process at each of them.
  */
 import { stateDirs } from "../config.ts";
+import { publicationRepo, type PublicationRepo } from "../repositories/publication-repo.ts";
 import type { AppContext } from "../services/context.ts";
 import { createKeyedLock, type KeyedLock } from "./keyed-lock.ts";
 
@@ -54,6 +55,8 @@ export function __crashAt(step: CrashStep): void {
 /** The state every publication module works with. */
 export interface Engine {
   ctx: AppContext;
+  /** The journal and the library rows the publication steps change. */
+  store: PublicationRepo;
   root: string;
   staging: string;
   bin: string;
@@ -62,7 +65,10 @@ export interface Engine {
 
 export function createEngine(ctx: AppContext): Engine {
   const dirs = stateDirs(ctx.config);
-  return { ctx, root: ctx.config.libraryRoot, staging: dirs.staging, bin: dirs.recycleBin, lock: createKeyedLock() };
+  return {
+    ctx,
+    store: publicationRepo(ctx.db),
+    root: ctx.config.libraryRoot, staging: dirs.staging, bin: dirs.recycleBin, lock: createKeyedLock() };
 }
 
 export const DAY_MS = 24 * 60 * 60 * 1000;

@@ -7,7 +7,7 @@
  * bytes into the recycle bin, and only `purgeExpired` removes bin copies whose retention ended.
  *
  * Split by responsibility: publish.ts, retirement.ts, recycle-bin.ts, recovery.ts (operations),
- * journal.ts and publication-store.ts (database), durable-fs.ts and library-paths.ts (disk).
+ * journal.ts and repositories/publication-repo.ts (database), durable-fs.ts and library-paths.ts (disk).
  */
 import type { AppContext } from "../services/context.ts";
 import { createEngine, type RecycleListEntry, type RetiredFile } from "./publication-core.ts";

@@ -17,9 +17,6 @@ import {
   TargetExistsError,
 } from "./durable-fs.ts";
 import {
-  advanceJournal,
-  beginJournal,
-  endJournal,
   type JournalEntry,
   type PublishFile,
   type PublishPayload,
@@ -28,7 +25,6 @@ import {
 import { checkStagedPath, checkTargetRelPath, freeNameCandidates, libraryAbs } from "./library-paths.ts";
 import { checkFileIds, checkPublishFile, checkPublishRelease, checkReason } from "./publication-input.ts";
 import { __crashAt, type Engine, type RetiredFile } from "./publication-core.ts";
-import { commitPublish } from "./publication-store.ts";
 import { executeRetire, fileLockKeys, planRetire } from "./retirement.ts";
 
 export interface PublishInput {
@@ -61,7 +57,7 @@ export interface PublishResult {
 async function freeTarget(engine: Engine, rel: string): Promise<string> {
   for (const candidate of freeNameCandidates(rel)) {
     if ((await statOrNull(libraryAbs(engine.root, candidate))) !== null) continue;
-    if ((await engine.ctx.db.libraryFile.count({ where: { path: candidate, state: "active" } })) > 0) continue;
+    if (await engine.store.activeAtPath(candidate)) continue;
     return candidate;
   }
   throw new AppError("invalid_field", `no free name beside ${rel}`, { field: "targetRelPath" });
@@ -81,21 +77,21 @@ async function place(engine: Engine, journalId: number, payload: PublishPayload)
     try {
       await moveNoClobber(stagedAbs(engine, p), target, async () => {
         __crashAt("publish:linked");
-        await advanceJournal(engine.ctx.db, journalId, "placed");
+        await engine.store.advanceJournal(journalId, "placed");
         __crashAt("publish:placed");
       });
       return p;
     } catch (e) {
       if (!(e instanceof TargetExistsError)) throw e;
       p = { ...p, target: await freeTarget(engine, p.requested) };
-      await advanceJournal(engine.ctx.db, journalId, "placing", p);
+      await engine.store.advanceJournal(journalId, "placing", p);
     }
   }
 }
 
 async function finishPublish(engine: Engine, journalId: number, p: PublishPayload): Promise<PublishResult> {
   const st = await stat(libraryAbs(engine.root, p.target));
-  const { fileId, retireJournalId } = await commitPublish(engine.ctx.db, journalId, p, st.mtimeMs);
+  const { fileId, retireJournalId } = await engine.store.commitPublish(journalId, p, st.mtimeMs);
   __crashAt("publish:committed");
   engine.ctx.events.publish("series_changed", p.seriesId);
   const result: PublishResult = { fileId, path: p.target, sha256: p.sha256, size: p.size };
@@ -105,7 +101,6 @@ async function finishPublish(engine: Engine, journalId: number, p: PublishPayloa
 }
 
 export async function publish(engine: Engine, input: PublishInput): Promise<PublishResult> {
-  const { db } = engine.ctx;
   const series = await engine.ctx.repos.series.get(input.seriesId);
   if (!series) throw new AppError("series_not_found", `series ${input.seriesId} does not exist`);
   const requested = checkTargetRelPath(input.targetRelPath, series.folder);
@@ -137,7 +132,7 @@ export async function publish(engine: Engine, input: PublishInput): Promise<Publ
       retireAfter,
     };
     __crashAt("publish:prepared");
-    const journalId = await beginJournal(db, "publish", "placing", payload);
+    const journalId = await engine.store.beginJournal("publish", "placing", payload);
     __crashAt("publish:journaled");
     const placed = await place(engine, journalId, payload);
     __crashAt("publish:unstaged");
@@ -167,11 +162,11 @@ export async function recoverPublish(
     // Placed (and the staged name gone); only the commit is missing.
   } else if (await intact(staged, stagedSt)) {
     p = { ...p, target: await freeTarget(engine, p.target) };
-    await advanceJournal(engine.ctx.db, entry.id, "placing", p);
+    await engine.store.advanceJournal(entry.id, "placing", p);
     p = await place(engine, entry.id, p);
   } else {
     engine.ctx.log(`publication ${entry.id}: the bytes of ${p.target} are neither staged nor placed; given up`);
-    await endJournal(engine.ctx.db, entry.id);
+    await engine.store.endJournal(entry.id);
     return "rolledBack";
   }
   await finishPublish(engine, entry.id, p);

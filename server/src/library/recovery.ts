@@ -3,7 +3,7 @@
  * that afterwards disk and database agree (every active row's bytes at its path, every recycled
  * row's bytes in the bin, nothing in both, nothing lost, no journaled file left in staging).
  */
-import { nextJournalEntry, type JournalEntry } from "./journal.ts";
+import type { JournalEntry } from "./journal.ts";
 import type { Engine } from "./publication-core.ts";
 import { recoverPublish } from "./publish.ts";
 import { recoverPurge, recoverRestore } from "./recycle-bin.ts";
@@ -29,7 +29,7 @@ export async function recover(engine: Engine): Promise<{ replayed: number; rolle
   let failed = 0;
   // Walks by id so that entries created on the way (a retirement chained to a publication) are seen too.
   for (let lastId = 0; ;) {
-    const entry = await nextJournalEntry(engine.ctx.db, lastId);
+    const entry = await engine.store.nextJournalEntry(lastId);
     if (!entry) break;
     lastId = entry.id;
     try {

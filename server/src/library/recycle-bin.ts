@@ -17,17 +17,13 @@ import {
   statOrNull,
   TargetExistsError,
 } from "./durable-fs.ts";
-import { beginJournal, endJournal, type JournalEntry, type RestorePayload } from "./journal.ts";
+import type { JournalEntry, RestorePayload } from "./journal.ts";
 import { libraryAbs } from "./library-paths.ts";
 import { __crashAt, DAY_MS, type Engine, type RecycleListEntry } from "./publication-core.ts";
-import { beginPurge, commitRestore } from "./publication-store.ts";
 import { binAbs } from "./retirement.ts";
 
 export async function listBin(engine: Engine): Promise<RecycleListEntry[]> {
-  const rows = await engine.ctx.db.recycleEntry.findMany({
-    where: { state: "recycled" },
-    orderBy: [{ recycledAt: "desc" }, { id: "desc" }],
-  });
+  const rows = await engine.store.recycledEntries();
   const keepMs = engine.ctx.config.recycleRetentionDays * DAY_MS;
   return rows.map((r) => ({
     id: r.id,
@@ -45,14 +41,14 @@ export async function listBin(engine: Engine): Promise<RecycleListEntry[]> {
 
 /** Moves a recycled file back to its original path; 409 `restore_target_taken` when that path is occupied. */
 export async function restore(engine: Engine, entryId: number): Promise<{ fileId: number; path: string }> {
-  const { db } = engine.ctx;
-  const first = await db.recycleEntry.findUnique({ where: { id: entryId } });
+  const { store } = engine;
+  const first = await store.recycleEntry(entryId);
   if (!first) throw new AppError("recycle_entry_not_found", `recycle-bin entry ${entryId} does not exist`);
   return engine.lock.run([`entry:${entryId}`, `file:${first.fileId}`, `path:${first.originalPath}`], async () => {
-    const e = await db.recycleEntry.findUnique({ where: { id: entryId } });
+    const e = await store.recycleEntry(entryId);
     if (!e || e.state !== "recycled")
       throw new AppError("recycle_entry_not_found", `recycle-bin entry ${entryId} was ${e?.state ?? "removed"}`);
-    const row = e.fileId === null ? null : await db.libraryFile.findUnique({ where: { id: e.fileId } });
+    const row = e.fileId === null ? null : await store.file(e.fileId);
     if (!row || row.state !== "recycled")
       throw new AppError("file_not_found", `the library record of recycle-bin entry ${entryId} no longer exists`);
     const from = binAbs(engine, e.binPath);
@@ -69,7 +65,7 @@ export async function restore(engine: Engine, entryId: number): Promise<{ fileId
       });
     if (
       (await statOrNull(to)) !== null ||
-      (await db.libraryFile.count({ where: { path: e.originalPath, state: "active" } })) > 0
+      (await store.activeAtPath(e.originalPath))
     )
       throw taken();
 
@@ -83,7 +79,7 @@ export async function restore(engine: Engine, entryId: number): Promise<{ fileId
       size: st.size,
       sha256: e.sha256,
     };
-    const journalId = await beginJournal(db, "restore", "moving", p);
+    const journalId = await engine.store.beginJournal("restore", "moving", p);
     __crashAt("restore:journaled");
     try {
       await ensureDir(path.dirname(to));
@@ -92,7 +88,7 @@ export async function restore(engine: Engine, entryId: number): Promise<{ fileId
       // Occupied at the last moment: nothing moved, so the entry ends here. Any other failure
       // leaves it to recovery, which looks at what is on disk.
       if (err instanceof TargetExistsError) {
-        await endJournal(db, journalId);
+        await engine.store.endJournal(journalId);
         throw taken();
       }
       throw err;
@@ -108,7 +104,7 @@ async function finishRestore(
   p: RestorePayload,
 ): Promise<{ fileId: number; path: string }> {
   const st = await stat(libraryAbs(engine.root, p.to));
-  const fileId = await commitRestore(engine.ctx.db, journalId, p, st.mtimeMs, new Date());
+  const fileId = await engine.store.commitRestore(journalId, p, st.mtimeMs, new Date());
   await removeEmptyDirs(path.dirname(binAbs(engine, p.bin)), engine.bin);
   __crashAt("restore:committed");
   if (p.seriesId !== null) engine.ctx.events.publish("series_changed", p.seriesId);
@@ -137,7 +133,7 @@ export async function recoverRestore(
     engine.ctx.log(
       `restore ${entry.id}: the bytes of recycle-bin entry ${p.entryId} are neither in the bin nor at ${p.to}`,
     );
-  await endJournal(engine.ctx.db, entry.id);
+  await engine.store.endJournal(entry.id);
   return "rolledBack";
 }
 
@@ -161,22 +157,17 @@ async function removeBins(engine: Engine, bins: string[]): Promise<void> {
 
 /** Purges the entries recycled more than RECYCLE_RETENTION_DAYS before `now`; returns how many. */
 export async function purgeExpired(engine: Engine, now = new Date()): Promise<number> {
-  const { db } = engine.ctx;
   const cutoff = new Date(now.getTime() - engine.ctx.config.recycleRetentionDays * DAY_MS);
-  const expired = await db.recycleEntry.findMany({
-    where: { state: "recycled", recycledAt: { lt: cutoff } },
-    select: { id: true },
-  });
-  if (expired.length === 0) return 0;
-  const ids = expired.map((e) => e.id);
+  const ids = await engine.store.expiredEntryIds(cutoff);
+  if (ids.length === 0) return 0;
   return engine.lock.run(
     ids.map((id) => `entry:${id}`),
     async () => {
-      const begun = await beginPurge(db, ids, cutoff);
+      const begun = await engine.store.beginPurge(ids, cutoff);
       if (!begun) return 0;
       __crashAt("purge:marked");
       await removeBins(engine, begun.bins);
-      await endJournal(db, begun.journalId);
+      await engine.store.endJournal(begun.journalId);
       engine.ctx.log(`recycle bin: purged ${begun.bins.length} expired file(s)`);
       return begun.bins.length;
     },
@@ -189,20 +180,19 @@ export async function purgeExpired(engine: Engine, now = new Date()): Promise<nu
  * purge. 404 `recycle_entry_not_found` for an unknown, restored or already purged entry.
  */
 export async function purgeEntry(engine: Engine, entryId: number): Promise<void> {
-  const { db } = engine.ctx;
-  const first = await db.recycleEntry.findUnique({ where: { id: entryId }, select: { fileId: true } });
+  const first = await engine.store.recycleEntry(entryId);
   if (!first) throw new AppError("recycle_entry_not_found", `recycle-bin entry ${entryId} does not exist`);
   const keys = [`entry:${entryId}`, ...(first.fileId === null ? [] : [`file:${first.fileId}`])];
   await engine.lock.run(keys, async () => {
-    const e = await db.recycleEntry.findUnique({ where: { id: entryId }, select: { state: true, seriesId: true } });
+    const e = await engine.store.recycleEntry(entryId);
     if (!e || e.state !== "recycled")
       throw new AppError("recycle_entry_not_found", `recycle-bin entry ${entryId} was ${e?.state ?? "removed"}`);
     // A cutoff far in the future: an explicit purge takes the entry whatever its age.
-    const begun = await beginPurge(db, [entryId], new Date("9999-12-31T00:00:00Z"));
+    const begun = await engine.store.beginPurge([entryId], new Date("9999-12-31T00:00:00Z"));
     if (!begun) throw new AppError("recycle_entry_not_found", `recycle-bin entry ${entryId} is no longer in the bin`);
     __crashAt("purge:marked");
     await removeBins(engine, begun.bins);
-    await endJournal(db, begun.journalId);
+    await engine.store.endJournal(begun.journalId);
     engine.ctx.log(`recycle bin: purged entry ${entryId} on request`);
     engine.ctx.events.publish("series_changed", e.seriesId);
   });
@@ -210,6 +200,6 @@ export async function purgeEntry(engine: Engine, entryId: number): Promise<void>
 
 export async function recoverPurge(engine: Engine, entry: Extract<JournalEntry, { op: "purge" }>): Promise<"replayed"> {
   await removeBins(engine, entry.payload.bins);
-  await endJournal(engine.ctx.db, entry.id);
+  await engine.store.endJournal(entry.id);
   return "replayed";
 }

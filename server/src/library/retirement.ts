@@ -7,9 +7,6 @@ import path from "node:path";
 import { AppError } from "../errors.ts";
 import { dropSecondName, ensureDir, moveNoClobber, sameFile, sha256File, statOrNull } from "./durable-fs.ts";
 import {
-  advanceJournal,
-  beginJournal,
-  endJournal,
   type JournalEntry,
   type RetireFilePlan,
   type RetirePayload,
@@ -17,16 +14,12 @@ import {
 import { binFolderName, libraryAbs } from "./library-paths.ts";
 import { checkFileIds, checkReason } from "./publication-input.ts";
 import { __crashAt, type Engine, type RetiredFile } from "./publication-core.ts";
-import { commitRetire } from "./publication-store.ts";
 
 export const binAbs = (engine: Engine, binRel: string) => path.join(engine.bin, ...binRel.split("/"));
 
 /** Lock keys of files by id and path (a publication to the same path waits too). */
 export async function fileLockKeys(engine: Engine, ids: number[]): Promise<string[]> {
-  const rows = await engine.ctx.db.libraryFile.findMany({
-    where: { id: { in: ids } },
-    select: { id: true, path: true },
-  });
+  const rows = await engine.store.filePaths(ids);
   return rows.flatMap((r) => [`file:${r.id}`, `path:${r.path}`]);
 }
 
@@ -41,7 +34,7 @@ export async function planRetire(
   reason: string,
   forward: boolean,
 ): Promise<RetirePayload> {
-  const rows = await engine.ctx.db.libraryFile.findMany({ where: { id: { in: ids } } });
+  const rows = await engine.store.files(ids);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const folder = binFolderName(new Date(), randomBytes(4).toString("hex"));
   const files: RetireFilePlan[] = [];
@@ -87,7 +80,7 @@ export async function executeRetire(engine: Engine, journalId: number, plan: Ret
     if (!plan.forward) await undoMoves(engine, journalId, plan);
     throw e;
   }
-  await advanceJournal(engine.ctx.db, journalId, "moved");
+  await engine.store.advanceJournal(journalId, "moved");
   __crashAt("retire:all-moved");
   return commit(engine, journalId, plan, moved, []);
 }
@@ -105,7 +98,7 @@ async function undoMoves(engine: Engine, journalId: number, plan: RetirePayload)
       if (binSt && fromSt && sameFile(fromSt, binSt)) await dropSecondName(to);
       else if (binSt && !fromSt) await moveNoClobber(to, from);
     }
-    await endJournal(engine.ctx.db, journalId);
+    await engine.store.endJournal(journalId);
   } catch (e) {
     engine.ctx.log(
       `retirement ${journalId}: could not undo (${(e as Error).message}); recovery will finish it at the next start`,
@@ -120,7 +113,7 @@ async function commit(
   moved: RetireFilePlan[],
   lost: number[],
 ): Promise<RetiredFile[]> {
-  const entries = await commitRetire(engine.ctx.db, journalId, plan, moved, lost, new Date());
+  const entries = await engine.store.commitRetire(journalId, plan, moved, lost, new Date());
   __crashAt("retire:committed");
   for (const seriesId of new Set(
     [...moved, ...plan.files.filter((f) => lost.includes(f.fileId))].map((f) => f.seriesId),
@@ -140,7 +133,7 @@ export async function retire(engine: Engine, fileIds: number[], reason: string):
   const why = checkReason(reason);
   return engine.lock.run(await fileLockKeys(engine, ids), async () => {
     const plan = await planRetire(engine, ids, why, false);
-    const journalId = await beginJournal(engine.ctx.db, "retire", "moving", plan);
+    const journalId = await engine.store.beginJournal("retire", "moving", plan);
     __crashAt("retire:journaled");
     return executeRetire(engine, journalId, plan);
   });
@@ -157,7 +150,7 @@ export async function recoverRetire(
   const p = entry.payload;
   const inBin = await Promise.all(p.files.map((f) => statOrNull(binAbs(engine, f.bin))));
   if (!p.forward && inBin.every((s) => s === null)) {
-    await endJournal(engine.ctx.db, entry.id);
+    await engine.store.endJournal(entry.id);
     return "rolledBack";
   }
   const moved: RetireFilePlan[] = [];

@@ -8,7 +8,6 @@
  */
 import { lstat, readdir, rm, rmdir } from "node:fs/promises";
 import path from "node:path";
-import { nextJournalEntry } from "./journal.ts";
 import type { Engine } from "./publication-core.ts";
 
 /** Top-level folders of staging whose owners resume from them and clean them themselves. */
@@ -17,7 +16,7 @@ export const STAGING_OWNED_ELSEWHERE = ["downloads", "translations"] as const;
 async function namedByJournal(engine: Engine): Promise<Set<string>> {
   const named = new Set<string>();
   for (let lastId = 0; ;) {
-    const entry = await nextJournalEntry(engine.ctx.db, lastId);
+    const entry = await engine.store.nextJournalEntry(lastId);
     if (!entry) break;
     lastId = entry.id;
     if (entry.op === "publish") named.add(path.join(engine.staging, ...entry.payload.staged.split("/")));

@@ -11,11 +11,11 @@
  *   Suwayomi is disabled or not configured its rows stay (mappings keep them) but have no provider.
  */
 import { createHash } from "node:crypto";
-import type { Provider } from "../generated/prisma/client.ts";
 import { AppError } from "../errors.ts";
+import type { ProviderRepo, ProviderRow } from "../repositories/provider-repo.ts";
+import type { SettingsRepo } from "../repositories/settings-repo.ts";
 import type { AppContext } from "../services/context.ts";
 import type { SourceSettingsService } from "../services/source-settings.ts";
-import { getSetting, putSetting } from "../services/source-settings.ts";
 import { DropFolderProvider, DROP_FOLDER_PROVIDER_NAME } from "./drop-folder.ts";
 import type { SourceProvider } from "./provider.ts";
 import { SuwayomiClient, SuwayomiProvider, suwayomiProviderName, type SuwayomiSource } from "./suwayomi.ts";
@@ -23,7 +23,7 @@ import { SuwayomiClient, SuwayomiProvider, suwayomiProviderName, type SuwayomiSo
 export const SUWAYOMI_SOURCES_KEY = "suwayomi_sources";
 const SUWAYOMI_PREFIX = "suwayomi:";
 
-export type ProviderRow = Provider;
+export type { ProviderRow };
 
 export interface ResolvedProvider {
   row: ProviderRow;
@@ -37,15 +37,18 @@ export interface ResolvedProvider {
  */
 const clients = new WeakMap<AppContext, { fingerprint: string; client: SuwayomiClient }>();
 
-export function providerRegistry(ctx: AppContext, settings: SourceSettingsService) {
+/** What the registry reads and writes: the source settings, the provider rows, the stored source names. */
+export interface ProviderRegistryDeps {
+  settings: SourceSettingsService;
+  rows: ProviderRepo;
+  stored: SettingsRepo;
+}
+
+export function providerRegistry(ctx: AppContext, { settings, rows, stored }: ProviderRegistryDeps) {
   const drop = new DropFolderProvider({ root: ctx.config.dropFolder, archiveLimits: ctx.config.archiveLimits });
 
   async function ensureDropFolderRow(): Promise<ProviderRow> {
-    return ctx.db.provider.upsert({
-      where: { name: DROP_FOLDER_PROVIDER_NAME },
-      create: { name: DROP_FOLDER_PROVIDER_NAME, kind: "drop_folder" },
-      update: {},
-    });
+    return rows.ensure(DROP_FOLDER_PROVIDER_NAME, { kind: "drop_folder" });
   }
 
   /** The shared client for the current settings, or null when Suwayomi is not usable. */
@@ -60,7 +63,7 @@ export function providerRegistry(ctx: AppContext, settings: SourceSettingsServic
     return client.client;
   }
 
-  const knownSources = () => getSetting<Record<string, { name: string; lang: string }>>(ctx, SUWAYOMI_SOURCES_KEY, {});
+  const knownSources = () => stored.get<Record<string, { name: string; lang: string }>>(SUWAYOMI_SOURCES_KEY, {});
 
   async function instance(row: ProviderRow): Promise<SourceProvider | null> {
     if (!row.enabled) return null;
@@ -88,18 +91,18 @@ export function providerRegistry(ctx: AppContext, settings: SourceSettingsServic
     /** Every Provider row (the drop folder always among them), by priority then name. */
     async list(): Promise<ProviderRow[]> {
       await ensureDropFolderRow();
-      return ctx.db.provider.findMany({ orderBy: [{ priority: "desc" }, { name: "asc" }] });
+      return rows.list();
     },
 
     async byId(providerId: number): Promise<ResolvedProvider> {
-      const row = await ctx.db.provider.findUnique({ where: { id: providerId } });
+      const row = await rows.get(providerId);
       if (!row) throw new AppError("provider_not_found", `no provider ${providerId}`);
       return { row, provider: await instance(row) };
     },
 
     /** The SourceProvider of a Provider row id, or null when unavailable (what the pipeline calls). */
     async forProviderId(providerId: number): Promise<SourceProvider | null> {
-      const row = await ctx.db.provider.findUnique({ where: { id: providerId } });
+      const row = await rows.get(providerId);
       return row ? instance(row) : null;
     },
 
@@ -123,21 +126,17 @@ export function providerRegistry(ctx: AppContext, settings: SourceSettingsServic
         const row = await ensureDropFolderRow();
         return { row, provider: await instance(row) };
       }
-      const existing = await ctx.db.provider.findUnique({ where: { name } });
+      const existing = await rows.byName(name);
       if (existing) return { row: existing, provider: await instance(existing) };
       const sourceId = name.slice(SUWAYOMI_PREFIX.length);
       const source = (await suwayomiSources(undefined, signal)).find((s) => s.id === sourceId);
       if (!source) throw new AppError("provider_not_found", `Suwayomi has no source ${sourceId}`);
-      await putSetting(ctx, SUWAYOMI_SOURCES_KEY, {
+      await stored.put(SUWAYOMI_SOURCES_KEY, {
         ...(await knownSources()),
         [source.id]: { name: source.name, lang: source.lang },
       });
       const conn = await settings.suwayomiConnection();
-      const row = await ctx.db.provider.upsert({
-        where: { name },
-        create: { name, kind: "suwayomi", baseUrl: conn?.baseUrl ?? null },
-        update: {},
-      });
+      const row = await rows.ensure(name, { kind: "suwayomi", baseUrl: conn?.baseUrl ?? null });
       return { row, provider: await instance(row) };
     },
 
@@ -151,9 +150,9 @@ export function providerRegistry(ctx: AppContext, settings: SourceSettingsServic
     },
 
     async setPriority(providerId: number, priority: number): Promise<ProviderRow> {
-      const found = await ctx.db.provider.updateMany({ where: { id: providerId }, data: { priority } });
-      if (found.count !== 1) throw new AppError("provider_not_found", `no provider ${providerId}`);
-      return (await ctx.db.provider.findUnique({ where: { id: providerId } }))!;
+      const row = await rows.setPriority(providerId, priority);
+      if (!row) throw new AppError("provider_not_found", `no provider ${providerId}`);
+      return row;
     },
   };
 }

@@ -212,3 +212,51 @@ export function requireMovable(files: readonly FileIdentity[]): void {
       });
   }
 }
+
+/** The series the audit works on (its language decides which files are translations). */
+export function auditSeries(db: Db, id: number) {
+  return db.series.findUnique({ where: { id }, select: { id: true, language: true } });
+}
+
+/** The mapping of this provider (by name) and source id in a series, with its state. */
+export function mappingByProviderName(db: Db, seriesId: number, provider: string, sourceId: string) {
+  return db.sourceMapping.findFirst({
+    where: { seriesId, sourceId, provider: { name: provider } },
+    select: { id: true, state: true },
+  });
+}
+
+export function providerName(db: Db, providerId: number) {
+  return db.provider.findUniqueOrThrow({ where: { id: providerId }, select: { name: true } });
+}
+
+/**
+ * Rejects a mapping in one transaction: its offers go, the rejection is recorded (never linked
+ * again), and the mapping is removed, not only marked, so nothing that lists mappings picks it up.
+ * Returns how many offers went.
+ */
+export async function rejectMapping(
+  db: Db,
+  mapping: { id: number; seriesId: number; providerId: number; sourceId: string },
+  reason: string,
+): Promise<number> {
+  const key = { seriesId: mapping.seriesId, providerId: mapping.providerId, sourceId: mapping.sourceId };
+  const [offers] = await db.$transaction([
+    db.offer.deleteMany({ where: { sourceMappingId: mapping.id } }),
+    db.sourceRejection.upsert({
+      where: { seriesId_providerId_sourceId: key },
+      create: { ...key, reason },
+      update: { reason },
+    }),
+    db.sourceMapping.delete({ where: { id: mapping.id } }),
+  ]);
+  return offers.count;
+}
+
+/** What a thumbnail needs of a file: its path, fingerprint and state. */
+export function thumbnailFile(db: Db, fileId: number) {
+  return db.libraryFile.findUnique({
+    where: { id: fileId },
+    select: { path: true, sha256: true, size: true, mtimeMs: true, state: true },
+  });
+}

@@ -1,8 +1,46 @@
 import type { Db } from "../db/client.ts";
+import type { Download, Prisma } from "../generated/prisma/client.ts";
+
+/** A download row as stored. */
+export type DownloadRow = Download;
 
 /** Download rows: fetched releases on their way into the library. States move only from an expected state. */
+export type DownloadCreate = Prisma.DownloadUncheckedCreateInput;
+
+const withProviderName = { sourceMapping: { select: { provider: { select: { name: true } } } } } as const;
+
 export function downloadRepo(db: Db) {
   return {
+    /** A download with its provider's name (what its view shows). */
+    viewRow: (id: number) => db.download.findUniqueOrThrow({ where: { id }, include: withProviderName }),
+    /** A series' downloads with their providers' names, newest first. */
+    viewRowsOfSeries: (seriesId: number) =>
+      db.download.findMany({
+        where: { seriesId },
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+        include: withProviderName,
+      }),
+    /** What the Wanted plan reads of a series' downloads. */
+    planFacts: (seriesId: number) =>
+      db.download.findMany({
+        where: { seriesId },
+        select: {
+          state: true,
+          kind: true,
+          chapter: true,
+          volume: true,
+          part: true,
+          sourceMappingId: true,
+          externalId: true,
+          fileId: true,
+          needsReplacement: true,
+          replacesFileId: true,
+          replacesFileIds: true,
+          updatedAt: true,
+        },
+      }),
+    /** Creates the downloads in one transaction. */
+    createAll: (rows: readonly DownloadCreate[]) => db.$transaction(rows.map((data) => db.download.create({ data }))),
     get: (id: number) => db.download.findUnique({ where: { id } }),
     listOfSeries: (seriesId: number) =>
       db.download.findMany({ where: { seriesId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] }),

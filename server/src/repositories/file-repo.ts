@@ -134,6 +134,45 @@ export function fileRepo(db: Db) {
         });
     },
     countActive: (seriesId: number) => db.libraryFile.count({ where: { seriesId, state: "active" } }),
+    /** The file when it is active (its id only). */
+    activeId: (id: number) => db.libraryFile.findFirst({ where: { id, state: "active" }, select: { id: true } }),
+    /** Which of these files are active. */
+    async activeAmong(ids: readonly number[]): Promise<Set<number>> {
+      const rows = await db.libraryFile.findMany({
+        where: { id: { in: [...ids] }, state: "active" },
+        select: { id: true },
+      });
+      return new Set(rows.map((f) => f.id));
+    },
+    /** Every series that has an active assembled book. */
+    async seriesWithAssembledBooks(): Promise<number[]> {
+      const rows = await db.libraryFile.findMany({
+        where: { state: "active", origin: "assembled", kind: "book" },
+        select: { seriesId: true },
+        distinct: ["seriesId"],
+      });
+      return rows.map((r) => r.seriesId);
+    },
+    /** What the page and thumbnail readers need of a file: where it is, what it is, its fingerprint. */
+    pagesRecord: (id: number) =>
+      db.libraryFile.findUnique({
+        where: { id },
+        select: {
+          id: true,
+          seriesId: true,
+          path: true,
+          kind: true,
+          volume: true,
+          chapter: true,
+          sha256: true,
+          size: true,
+          mtimeMs: true,
+          state: true,
+        },
+      }),
+    /** Page counts of a series' active books. */
+    activeBookPageCounts: (seriesId: number) =>
+      db.libraryFile.findMany({ where: { seriesId, kind: "book", state: "active" }, select: { pageCount: true } }),
   };
 }
 

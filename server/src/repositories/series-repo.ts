@@ -24,6 +24,19 @@ export function seriesRepo(db: Db) {
     },
     update: (id: number, data: SeriesPatch) => db.series.update({ where: { id }, data }),
     count: () => db.series.count(),
+    /** One series that must exist (Prisma's not-found error otherwise). */
+    require: (id: number) => db.series.findUniqueOrThrow({ where: { id } }),
+    async exists(id: number): Promise<boolean> {
+      return (await db.series.findUnique({ where: { id }, select: { id: true } })) !== null;
+    },
+    /** Ids of the series whose flags match, by id. */
+    async idsWhere(where: {
+      monitored?: boolean;
+      assembleBooksAutomatically?: boolean;
+      translationFallbackEnabled?: boolean;
+    }): Promise<number[]> {
+      return (await db.series.findMany({ where, select: { id: true }, orderBy: { id: "asc" } })).map((s) => s.id);
+    },
   };
 }
 

@@ -16,6 +16,13 @@ export function settingsRepo(db: Db) {
         return fallback;
       }
     },
+    /** The stored text of `key` as it is (undefined when missing). */
+    async text(key: string): Promise<string | undefined> {
+      return (await db.setting.findUnique({ where: { key } }))?.value;
+    },
+    async putText(key: string, value: string): Promise<void> {
+      await db.setting.upsert({ where: { key }, create: { key, value }, update: { value } });
+    },
     async put(key: string, value: unknown): Promise<void> {
       const text = JSON.stringify(value);
       await db.setting.upsert({ where: { key }, create: { key, value: text }, update: { value: text } });

@@ -147,6 +147,17 @@ export function slotRepo(db: Db) {
       );
       return { volumes: volumeRows.length, chapters: chapterRows.length };
     },
+    /** Sets a book's or chapter's monitored flag, creating its slot when it has none. */
+    async setMonitored(kind: "book" | "chapter", seriesId: number, number: string, monitored: boolean): Promise<void> {
+      const where = { seriesId_number: { seriesId, number } };
+      if (kind === "book")
+        await db.volumeSlot.upsert({ where, create: { seriesId, number, monitored }, update: { monitored } });
+      else await db.chapterSlot.upsert({ where, create: { seriesId, number, monitored }, update: { monitored } });
+    },
+    volume: (seriesId: number, number: string) =>
+      db.volumeSlot.findUnique({ where: { seriesId_number: { seriesId, number } } }),
+    chapter: (seriesId: number, number: string) =>
+      db.chapterSlot.findUnique({ where: { seriesId_number: { seriesId, number } } }),
   };
 }
 

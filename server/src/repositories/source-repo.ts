@@ -5,6 +5,14 @@ export function sourceRepo(db: Db) {
   const withProvider = { provider: true } as const;
   return {
     mapping: (id: number) => db.sourceMapping.findUnique({ where: { id }, include: withProvider }),
+    /** The mapping row alone. */
+    mappingRow: (id: number) => db.sourceMapping.findUnique({ where: { id } }),
+    /** A series' mappings (only the active ones with `activeOnly`) with their provider's priority. */
+    mappingsWithPriority: (seriesId: number, activeOnly: boolean) =>
+      db.sourceMapping.findMany({
+        where: activeOnly ? { seriesId, state: "active" } : { seriesId },
+        include: { provider: { select: { priority: true } } },
+      }),
     mappingsOf: (seriesId: number) =>
       db.sourceMapping.findMany({
         where: { seriesId },

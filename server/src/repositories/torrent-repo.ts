@@ -93,6 +93,14 @@ export function torrentRepo(db: Db) {
         row,
       );
     },
+    /** The books of a series' native torrents still on their way into the library. */
+    async nativeBooksInFlight(seriesId: number): Promise<string[]> {
+      const rows = await db.torrentJob.findMany({
+        where: { seriesId, purpose: "native", state: { in: ["added", "downloading", "completed", "importing"] } },
+        select: { books: true },
+      });
+      return rows.flatMap((j) => JSON.parse(j.books) as string[]);
+    },
     async get(id: number): Promise<TorrentJobRow | null> {
       const r = await db.torrentJob.findUnique({ where: { id } });
       return r ? row(r) : null;

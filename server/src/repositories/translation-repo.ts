@@ -30,6 +30,33 @@ export function translationRepo(db: Db) {
   return {
     create: (job: NewTranslationJob) => db.translationJob.create({ data: { ...job, state: job.state ?? "queued" } }),
     get: (id: number) => db.translationJob.findUnique({ where: { id } }),
+    /** The id of one attempt of a job. */
+    idOf: (jobKey: string, attempt: number) =>
+      db.translationJob.findUnique({ where: { jobKey_attempt: { jobKey, attempt } }, select: { id: true } }),
+    /** An attempt of the job staged from a torrent that neither failed nor was cancelled. */
+    stagedFromIndexer: (jobKey: string) =>
+      db.translationJob.findFirst({
+        where: { jobKey, origin: "indexer", state: { notIn: ["failed", "cancelled"] } },
+        select: { id: true },
+      }),
+    jobKeysOf: (ids: readonly number[]) =>
+      db.translationJob.findMany({ where: { id: { in: [...ids] } }, select: { jobKey: true } }),
+    /** The state of a job's newest attempt. */
+    newestState: (jobKey: string) =>
+      db.translationJob.findFirst({ where: { jobKey }, orderBy: { attempt: "desc" }, select: { state: true } }),
+    /** What the fallback plan reads of a series' jobs. */
+    planFacts: (seriesId: number) =>
+      db.translationJob.findMany({
+        where: { seriesId },
+        select: { kind: true, number: true, targetLanguage: true, state: true },
+      }),
+    /** The jobs of these engines in these states, oldest first, with their series' fallback flag. */
+    working: (engines: readonly string[], states: readonly string[]) =>
+      db.translationJob.findMany({
+        where: { engine: { in: [...engines] }, state: { in: [...states] } },
+        orderBy: { id: "asc" },
+        include: { series: { select: { translationFallbackEnabled: true } } },
+      }),
     /** By public id parts (`<key>-<attempt>`). */
     byKey: (jobKey: string, attempt: number) =>
       db.translationJob.findUnique({ where: { jobKey_attempt: { jobKey, attempt } } }),

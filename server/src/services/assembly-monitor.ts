@@ -36,12 +36,8 @@ export function assemblyMonitor(
 ) {
   async function cycle(): Promise<MonitorOutcome> {
     const out: MonitorOutcome = { attempted: 0, assembled: 0, deferred: 0, failed: 0, books: [] };
-    const series = await ctx.db.series.findMany({
-      where: { assembleBooksAutomatically: true },
-      select: { id: true },
-      orderBy: { id: "asc" },
-    });
-    for (const { id } of series) {
+    const series = await ctx.repos.series.idsWhere({ assembleBooksAutomatically: true });
+    for (const id of series) {
       if (out.attempted >= MAX_BOOKS_PER_CYCLE) break;
       const ready = (await deps.assembly.readiness(id)).filter((b) => b.status === "ready").map((b) => b.volume);
       // An import under way could change these books' files: try again next cycle.

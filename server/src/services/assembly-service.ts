@@ -21,6 +21,7 @@ import type { PublishInput, PublishResult } from "../library/publication.ts";
 import { activeDownloads, fileIdentities, type FileIdentity } from "../repositories/audit-repo.ts";
 import { loadSnapshot } from "../repositories/snapshot-repo.ts";
 import { canonicalJson, createConfirmations } from "./confirmation.ts";
+import { releaseRepo } from "../repositories/release-repo.ts";
 import type { AppContext } from "./context.ts";
 
 export const ASSEMBLY_KINDS = { book: "assembly.book", series: "assembly.series" } as const;
@@ -115,19 +116,7 @@ export function assemblyService(ctx: AppContext, publication: Publisher) {
     const snapshot = await loadSnapshot(db, seriesId);
     if (!snapshot) throw new AppError("series_not_found", `series ${seriesId} does not exist`);
     const index = buildCoverageIndex(snapshot, { form: seriesForm(snapshot.series), estimates: false });
-    const releases = await db.chapterRelease.findMany({
-      where: { seriesId, fileId: { not: null } },
-      select: {
-        id: true,
-        fileId: true,
-        sourceMappingId: true,
-        externalId: true,
-        language: true,
-        provider: { select: { name: true } },
-        sourceMapping: { select: { sourceId: true } },
-      },
-      orderBy: { id: "asc" },
-    });
+    const releases = await releaseRepo(db).filedOfSeries(seriesId);
     const releaseOf = new Map<number, (typeof releases)[number]>();
     for (const r of releases) if (r.fileId !== null && !releaseOf.has(r.fileId)) releaseOf.set(r.fileId, r);
     const sourceOf = new Map<number, string>();

@@ -27,16 +27,22 @@ import type { PageSignatureWorker } from "./page-signature-worker.ts";
 import { loadSnapshot } from "../repositories/snapshot-repo.ts";
 import {
   activeDownloads,
+  auditSeries,
   fileIdentities,
   loadAuditFacts,
+  mappingByProviderName,
   mappingStates,
+  providerName,
+  rejectMapping,
   releasesAndMappings,
   requireMovable,
+  thumbnailFile,
   type FileIdentity,
 } from "../repositories/audit-repo.ts";
 import { DUPLICATES_KIND, duplicateRetirement } from "./audit-duplicates.ts";
 import { parseAuditQuery, parseFileIds, parseSide, type AuditQueryInput } from "./audit-input.ts";
 import { createConfirmations, requireSameSnapshot } from "./confirmation.ts";
+import { releaseRepo } from "../repositories/release-repo.ts";
 import type { AppContext } from "./context.ts";
 import { asObject, optionalString } from "./input.ts";
 import type { SubView, ViewCache } from "./view-cache.ts";
@@ -112,7 +118,7 @@ export function auditService(
     options.thumbnails ?? createThumbnails({ dir: stateDirs(ctx.config).thumbnails, limits: ctx.config.archiveLimits });
 
   async function requireSeries(id: number) {
-    const row = await db.series.findUnique({ where: { id }, select: { id: true, language: true } });
+    const row = await auditSeries(db, id);
     if (!row) throw new AppError("series_not_found", `series ${id} does not exist`);
     return row;
   }
@@ -192,10 +198,7 @@ export function auditService(
   /* ---- rejection of one exact provider/source mapping ---- */
 
   async function findMapping(seriesId: number, provider: string, sourceId: string) {
-    const row = await db.sourceMapping.findFirst({
-      where: { seriesId, sourceId, provider: { name: provider } },
-      select: { id: true, state: true },
-    });
+    const row = await mappingByProviderName(db, seriesId, provider, sourceId);
     if (!row || row.state !== "active") {
       throw new AppError(
         "mapping_not_found",
@@ -208,11 +211,7 @@ export function auditService(
   /** The mapping, its releases and the files they published: what a rejection changes. */
   async function rejectionSnapshot(mappingId: number) {
     const [mapping] = await mappingStates(db, [mappingId]);
-    const releases = await db.chapterRelease.findMany({
-      where: { sourceMappingId: mappingId },
-      select: { id: true, fileId: true, externalId: true },
-      orderBy: { id: "asc" },
-    });
+    const releases = await releaseRepo(db).ofMapping(mappingId);
     const fileIds = [...new Set(releases.map((r) => r.fileId).filter((id): id is number => id !== null))];
     const files = (await fileIdentities(db, ctx.config.libraryRoot, fileIds)).filter((f) => f.state !== "recycled");
     return { mapping: mapping ?? null, releases, files };
@@ -298,26 +297,17 @@ export function auditService(
           { ...(await rejectionSnapshot(mapping.id)), reason: signed.reason },
           "the mapping, its offers or its files",
         );
-        const provider = await db.provider.findUniqueOrThrow({
-          where: { id: mapping.providerId },
-          select: { name: true },
-        });
+        const provider = await providerName(db, mapping.providerId);
         // Files first: should the move fail, the mapping is still there to preview again.
         const movable = signed.files.filter((f) => f.state === "active").map((f) => f.id);
         const retired = await retire(seriesId, movable, `source rejected: ${provider.name} ${mapping.sourceId}`);
-        const key = { seriesId, providerId: mapping.providerId, sourceId: mapping.sourceId };
-        const [offers] = await db.$transaction([
-          db.offer.deleteMany({ where: { sourceMappingId: mapping.id } }),
-          db.sourceRejection.upsert({
-            where: { seriesId_providerId_sourceId: key },
-            create: { ...key, reason: signed.reason },
-            update: { reason: signed.reason },
-          }),
-          // Removed, not only marked: nothing that lists mappings can pick it up again.
-          db.sourceMapping.delete({ where: { id: mapping.id } }),
-        ]);
+        const offersRemoved = await rejectMapping(
+          db,
+          { id: mapping.id, seriesId, providerId: mapping.providerId, sourceId: mapping.sourceId },
+          signed.reason,
+        );
         ctx.events.publish("series_changed", seriesId);
-        return { provider: provider.name, sourceId: mapping.sourceId, offersRemoved: offers.count, retired };
+        return { provider: provider.name, sourceId: mapping.sourceId, offersRemoved, retired };
       });
     },
 
@@ -330,10 +320,7 @@ export function auditService(
      */
     async thumbnail(fileId: number, side: unknown, ifNoneMatch?: string | null) {
       const s = parseSide(side);
-      const row = await db.libraryFile.findUnique({
-        where: { id: fileId },
-        select: { path: true, sha256: true, size: true, mtimeMs: true, state: true },
-      });
+      const row = await thumbnailFile(db, fileId);
       if (!row || row.state !== "active") throw new AppError("file_not_found", `no library file ${fileId} on disk`);
       const fp = { sha256: row.sha256, size: Number(row.size), mtimeMs: Number(row.mtimeMs) };
       const etag = `"${fingerprintOf(fp)}-${s}"`;

@@ -30,6 +30,7 @@ import {
   type TorrentPlace,
 } from "./book-channel-import.ts";
 import type { MountMapping } from "./book-channel-settings.ts";
+import { translationRepo } from "../repositories/translation-repo.ts";
 import type { AppContext } from "./context.ts";
 import { jobKey } from "../domain/translation-jobs.ts";
 import type { TranslationService } from "./translation-service.ts";
@@ -102,10 +103,7 @@ export async function stageForeignFile(
       sourceSha256: await sha256File(staged),
       received: staged,
     });
-    const row = await ctx.db.translationJob.findUnique({
-      where: { jobKey_attempt: { jobKey: key, attempt: view.attempt } },
-      select: { id: true },
-    });
+    const row = await translationRepo(ctx.db).idOf(key, view.attempt);
     if (!row) throw new AppError("internal", `the translation job of book ${book} was not recorded`);
     return { id: row.id };
   } catch (e) {
@@ -118,10 +116,7 @@ export async function stageForeignFile(
 /** The translation job already made from this torrent for that book (staged before a restart), if any. */
 export async function stagedBefore(ctx: AppContext, seriesId: number, language: string, book: Label) {
   const key = jobKey({ seriesId, kind: "volume", number: book, destination: language });
-  return ctx.db.translationJob.findFirst({
-    where: { jobKey: key, origin: "indexer", state: { notIn: ["failed", "cancelled"] } },
-    select: { id: true },
-  });
+  return translationRepo(ctx.db).stagedFromIndexer(key);
 }
 
 export async function stageForeignBooks(
@@ -136,10 +131,7 @@ export async function stageForeignBooks(
     throw new AppError("invalid_field", "a translation torrent completed but the translation service is not wired");
   const series = await ctx.repos.series.get(job.seriesId);
   if (!series) throw new AppError("series_not_found", `series ${job.seriesId} does not exist`);
-  const full = await ctx.db.series.findUnique({
-    where: { id: series.id },
-    select: { editionBookCount: true, language: true },
-  });
+  const full = series;
   const place = await placeOf(torrent, mount);
 
   const requested = job.books as Label[];
@@ -177,10 +169,7 @@ export async function stageForeignBooks(
     full?.editionBookCount != null &&
     highest !== null &&
     compareLabels(highest, String(full.editionBookCount) as Label) > 0;
-  const owned = await ctx.db.libraryFile.findMany({
-    where: { seriesId: series.id, kind: "book", state: "active" },
-    select: { pageCount: true },
-  });
+  const owned = await ctx.repos.files.activeBookPageCounts(series.id);
   const mid = median(owned.map((o) => o.pageCount).filter((n): n is number => typeof n === "number" && n > 0));
   for (const [book, local] of found) {
     // Staged before a restart: its job exists already, nothing to stage twice.
@@ -212,14 +201,11 @@ export async function stageForeignBooks(
 /** Every translation made from this torrent (its newest attempt) is imported. */
 export async function translationsImported(ctx: AppContext, job: TorrentJobRow): Promise<boolean> {
   if (job.imported.length === 0) return false;
-  const rows = await ctx.db.translationJob.findMany({ where: { id: { in: job.imported } }, select: { jobKey: true } });
+  const jobs = translationRepo(ctx.db);
+  const rows = await jobs.jobKeysOf(job.imported);
   if (rows.length !== job.imported.length) return false;
   for (const r of rows) {
-    const newest = await ctx.db.translationJob.findFirst({
-      where: { jobKey: r.jobKey },
-      orderBy: { attempt: "desc" },
-      select: { state: true },
-    });
+    const newest = await jobs.newestState(r.jobKey);
     if (newest?.state !== "imported") return false;
   }
   return true;

@@ -7,6 +7,7 @@
  * it, null clears it, absent or the mask itself keeps it (a form sends back what it read).
  */
 import path from "node:path";
+import { settingsRepo } from "../repositories/settings-repo.ts";
 import type { AppContext } from "./context.ts";
 import { asObject, invalidField, optionalHttpUrl } from "./input.ts";
 
@@ -124,9 +125,8 @@ export function isActive(c: IndexerConfig): boolean {
 
 export function indexerSettingsStore(ctx: AppContext) {
   async function load(): Promise<IndexerConfig> {
-    const row = await ctx.db.setting.findUnique({ where: { key: SETTING_KEY } });
     return {
-      ...parseStored(row?.value),
+      ...parseStored(await settingsRepo(ctx.db).text(SETTING_KEY)),
       prowlarrApiKey: ctx.secrets.getIntegrationSecret(SECRET_PROWLARR_KEY),
       qbittorrentPassword: ctx.secrets.getIntegrationSecret(SECRET_QBT_PASSWORD),
     };
@@ -205,11 +205,7 @@ export function indexerSettingsStore(ctx: AppContext) {
         password = secret(q.password, "qbittorrent.password");
       }
       const value = JSON.stringify(next);
-      await ctx.db.setting.upsert({
-        where: { key: SETTING_KEY },
-        create: { key: SETTING_KEY, value },
-        update: { value },
-      });
+      await settingsRepo(ctx.db).putText(SETTING_KEY, value);
       if (apiKey !== undefined) await ctx.secrets.setIntegrationSecret(SECRET_PROWLARR_KEY, apiKey);
       if (password !== undefined) await ctx.secrets.setIntegrationSecret(SECRET_QBT_PASSWORD, password);
       return view(await load());

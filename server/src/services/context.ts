@@ -2,6 +2,7 @@ import type { Config } from "../config.ts";
 import type { Db, QueryCounter } from "../db/client.ts";
 import { downloadRepo } from "../repositories/download-repo.ts";
 import { fileRepo } from "../repositories/file-repo.ts";
+import { graphRepo } from "../repositories/graph-repo.ts";
 import { mapRepo } from "../repositories/map-repo.ts";
 import { seriesRepo } from "../repositories/series-repo.ts";
 import { slotRepo } from "../repositories/slot-repo.ts";
@@ -17,6 +18,8 @@ export function createRepos(db: Db) {
     files: fileRepo(db),
     downloads: downloadRepo(db),
     verifications: verificationRepo(db),
+    /** Rows of the GraphQL types backed by Prisma, with the selection the query asks for. */
+    graph: graphRepo(db),
   };
 }
 

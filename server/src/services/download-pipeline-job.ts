@@ -12,7 +12,7 @@ import { transition, type JobEvent, type JobState } from "../domain/download-job
 import { isWhole } from "../domain/labels.ts";
 import { safeName } from "../domain/safe-names.ts";
 import { AppError, isAppError } from "../errors.ts";
-import type { Download } from "../generated/prisma/client.ts";
+import type { DownloadRow as Download } from "../repositories/download-repo.ts";
 import type { Publication } from "../library/publication.ts";
 import { createKeyedLock } from "../library/keyed-lock.ts";
 import { limiter, mapConcurrent, pageStats } from "../library/page-stats.ts";
@@ -317,13 +317,7 @@ async function publishStaged(
   mapping: ProviderMapping,
 ): Promise<number> {
   const { ctx } = deps;
-  const replaces =
-    row.replacesFileId === null
-      ? null
-      : await ctx.db.libraryFile.findFirst({
-          where: { id: row.replacesFileId, state: "active" },
-          select: { id: true },
-        });
+  const replaces = row.replacesFileId === null ? null : await ctx.repos.files.activeId(row.replacesFileId);
   const result = await deps.publication.publish({
     seriesId: row.seriesId,
     stagedPath,

@@ -9,16 +9,23 @@ import type { BookChannel } from "../providers/provider.ts";
 import type { AppContext } from "./context.ts";
 import { downloadPipeline, type ProviderLookup } from "./download-pipeline.ts";
 import { downloadService } from "./download-service.ts";
+import { providerRepo } from "../repositories/provider-repo.ts";
+import { settingsRepo } from "../repositories/settings-repo.ts";
+import { sourceRepo } from "../repositories/source-repo.ts";
 import { sourceSettingsService } from "./source-settings.ts";
 import { wantedService, type WantedService } from "./wanted-service.ts";
 import { scheduledLoop, type LoopStatus } from "../scheduled-loop.ts";
 
 /** Providers of mappings through the provider registry (the same rows the sources panel manages). */
 export function registryLookup(ctx: AppContext): ProviderLookup {
-  const registry = providerRegistry(ctx, sourceSettingsService(ctx));
+  const registry = providerRegistry(ctx, {
+    settings: sourceSettingsService(ctx),
+    rows: providerRepo(ctx.db),
+    stored: settingsRepo(ctx.db),
+  });
   return {
     async forMapping(mappingId) {
-      const m = await ctx.db.sourceMapping.findUnique({ where: { id: mappingId } });
+      const m = await sourceRepo(ctx.db).mappingRow(mappingId);
       if (!m || m.state !== "active") return null;
       const provider = await registry.forProviderId(m.providerId);
       return provider
@@ -47,12 +54,8 @@ function wantedMonitor(ctx: AppContext, wanted: WantedService) {
 
   async function cycle() {
     const out = { series: 0, queued: 0, failed: 0 };
-    const series = await ctx.db.series.findMany({
-      where: { monitored: true },
-      select: { id: true },
-      orderBy: { id: "asc" },
-    });
-    for (const { id } of series) {
+    const series = await ctx.repos.series.idsWhere({ monitored: true });
+    for (const id of series) {
       try {
         // First what the sources list now (a new chapter becomes a slot), then the plan. A refresh
         // that found new releases ends the series' back-off; otherwise a series backing off only

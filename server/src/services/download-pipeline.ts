@@ -15,7 +15,7 @@ import path from "node:path";
 import { stateDirs } from "../config.ts";
 import { LIVE_JOB_STATES, type JobState } from "../domain/download-jobs.ts";
 import { AppError } from "../errors.ts";
-import type { Download } from "../generated/prisma/client.ts";
+import type { DownloadRow as Download } from "../repositories/download-repo.ts";
 import type { Publication } from "../library/publication.ts";
 import { downloadQueueRepo } from "../repositories/download-queue-repo.ts";
 import type { AppContext } from "./context.ts";
@@ -170,11 +170,7 @@ export function downloadPipeline(
   }
 
   async function view(id: number): Promise<DownloadView> {
-    const row = await ctx.db.download.findUniqueOrThrow({
-      where: { id },
-      include: { sourceMapping: { select: { provider: { select: { name: true } } } } },
-    });
-    return downloadView(row);
+    return downloadView(await ctx.repos.downloads.viewRow(id));
   }
 
   return {

@@ -22,7 +22,7 @@ import {
 } from "../domain/conformity.ts";
 import { isCancellable } from "../domain/download-jobs.ts";
 import { AppError, isAppError } from "../errors.ts";
-import type { Download } from "../generated/prisma/client.ts";
+import type { DownloadRow as Download } from "../repositories/download-repo.ts";
 import { statsOfPages, type PageStats } from "../library/page-stats.ts";
 import type { AppContext } from "./context.ts";
 
@@ -222,21 +222,11 @@ export function downloadService(ctx: AppContext) {
     async list(seriesId: number): Promise<DownloadView[]> {
       if (!(await ctx.repos.series.get(seriesId)))
         throw new AppError("series_not_found", `series ${seriesId} does not exist`);
-      const rows = await ctx.db.download.findMany({
-        where: { seriesId },
-        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-        include: { sourceMapping: { select: { provider: { select: { name: true } } } } },
-      });
-      return rows.map(downloadView);
+      return (await ctx.repos.downloads.viewRowsOfSeries(seriesId)).map(downloadView);
     },
 
     async get(id: number): Promise<DownloadView> {
-      return downloadView(
-        await ctx.db.download.findUniqueOrThrow({
-          where: { id: (await requireRow(id)).id },
-          include: { sourceMapping: { select: { provider: { select: { name: true } } } } },
-        }),
-      );
+      return downloadView(await ctx.repos.downloads.viewRow((await requireRow(id)).id));
     },
   };
 }

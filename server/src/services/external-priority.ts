@@ -43,13 +43,8 @@ export function externalPriority(ctx: AppContext, publication: Pick<Publication,
 
   /** Every series that has an active assembled book (few): the scan does not say which it touched. */
   async function applyAll(): Promise<Replaced[]> {
-    const rows = await ctx.db.libraryFile.findMany({
-      where: { state: "active", origin: "assembled", kind: "book" },
-      select: { seriesId: true },
-      distinct: ["seriesId"],
-    });
     const out: Replaced[] = [];
-    for (const { seriesId } of rows) out.push(...(await applySeries(seriesId)));
+    for (const seriesId of await ctx.repos.files.seriesWithAssembledBooks()) out.push(...(await applySeries(seriesId)));
     return out;
   }
 

@@ -92,21 +92,7 @@ export function filePagesService(ctx: AppContext) {
   const listings = new Map<string, Omit<FilePages, "fileId" | "seriesId" | "kind" | "number">>();
 
   async function record(fileId: number): Promise<FileRecord> {
-    const row = await ctx.db.libraryFile.findUnique({
-      where: { id: fileId },
-      select: {
-        id: true,
-        seriesId: true,
-        path: true,
-        kind: true,
-        volume: true,
-        chapter: true,
-        sha256: true,
-        size: true,
-        mtimeMs: true,
-        state: true,
-      },
-    });
+    const row = await ctx.repos.files.pagesRecord(fileId);
     if (!row || row.state !== "active") throw new AppError("file_not_found", `no library file ${fileId} on disk`);
     const fp = { sha256: row.sha256, size: Number(row.size), mtimeMs: Number(row.mtimeMs) };
     return { ...row, abs: path.join(ctx.config.libraryRoot, ...row.path.split("/")), fp, key: fingerprintOf(fp) };

@@ -21,6 +21,8 @@ import {
 import { assemblyMonitor } from "./assembly-monitor.ts";
 import { sourceSettingsService } from "./source-settings.ts";
 import { providerRegistry } from "../providers/registry.ts";
+import { providerRepo } from "../repositories/provider-repo.ts";
+import { settingsRepo } from "../repositories/settings-repo.ts";
 import { sourcesService } from "./sources-service.ts";
 import { numberingService } from "./numbering-service.ts";
 import { bookChannelService } from "./book-channel.ts";
@@ -50,7 +52,11 @@ export function createServices(ctx: AppContext) {
   const reading: ReadingService = readingService(ctx, units);
   const dl = downloadServices(ctx, publication);
   const sourceSettings = sourceSettingsService(ctx),
-    providers = providerRegistry(ctx, sourceSettings),
+    providers = providerRegistry(ctx, {
+      settings: sourceSettings,
+      rows: providerRepo(ctx.db),
+      stored: settingsRepo(ctx.db),
+    }),
     sources = sourcesService(ctx, providers);
   const translations = translationServices(ctx, dl.wanted),
     translationSettings = translationSettingsService(ctx);
@@ -124,8 +130,7 @@ function followTranslationToggles(
       await jobs.pauseAll("toggle_off");
       return;
     }
-    for (const s of await ctx.db.series.findMany({ where: { translationFallbackEnabled: true }, select: { id: true } }))
-      await jobs.resumeAll(s.id);
+    for (const id of await ctx.repos.series.idsWhere({ translationFallbackEnabled: true })) await jobs.resumeAll(id);
   });
   series.onUpdated(async (before, after) => {
     if (after.language !== before.language) await jobs.onDestinationChanged(after.id, after.language);

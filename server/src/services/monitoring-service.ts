@@ -34,10 +34,7 @@ export function monitoringService(ctx: AppContext, units: UnitsService) {
       if (!find(before.units, kind, number)) {
         throw new AppError("unit_not_found", `series ${seriesId} has no ${kind} ${number}`, { kind, number });
       }
-      const where = { seriesId_number: { seriesId, number } };
-      if (kind === "book")
-        await ctx.db.volumeSlot.upsert({ where, create: { seriesId, number, monitored }, update: { monitored } });
-      else await ctx.db.chapterSlot.upsert({ where, create: { seriesId, number, monitored }, update: { monitored } });
+      await ctx.repos.slots.setMonitored(kind, seriesId, number, monitored);
       ctx.events.publish("series_changed", seriesId);
 
       const unit = find((await units.units(seriesId)).units, kind, number);

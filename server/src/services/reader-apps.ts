@@ -10,8 +10,11 @@ import { open, stat } from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "../errors.ts";
 import { compareLabels, parseLabel } from "../domain/labels.ts";
-import type { Series } from "../generated/prisma/client.ts";
+import type { SeriesRow as Series } from "../repositories/series-repo.ts";
 import type { ReaderFileRow } from "../repositories/reading-repo.ts";
+
+/** The shapes the reader apps' routes present (rows as the repositories return them). */
+export type { ReaderFileRow, Series as ReaderSeries };
 import type { AppContext } from "./context.ts";
 import type { FilePagesService } from "./file-pages-service.ts";
 import type { AuditService } from "./audit-service.ts";

@@ -11,9 +11,11 @@ import { stateDirs } from "../config.ts";
 import { MAX_QUEUED_PER_PASS, planFallback, resolveSourceLanguages } from "../domain/translation-fallback.ts";
 import { jobKey, type TranslationState } from "../domain/translation-jobs.ts";
 import type { LedgerEntry, PlanOffer, WantedSlot } from "../domain/wanted.ts";
-import type { Series } from "../generated/prisma/client.ts";
+import type { SeriesRow as Series } from "../repositories/series-repo.ts";
 import { sha256File } from "../library/durable-fs.ts";
 import type { TranslationJobRow } from "../repositories/translation-repo.ts";
+import { translationRepo } from "../repositories/translation-repo.ts";
+import { sourceRepo } from "../repositories/source-repo.ts";
 import type { AppContext } from "./context.ts";
 import { chapterComicInfo, checkPage, writeChapterCbz } from "./download-packaging.ts";
 import { registryLookup } from "./download-pipeline-wiring.ts";
@@ -86,14 +88,8 @@ export async function planFallbackFor(
 ): Promise<FallbackOutcome> {
   const out: FallbackOutcome = { created: [], skipped: [], languages: [] };
   const [jobs, mappings, global] = await Promise.all([
-    ctx.db.translationJob.findMany({
-      where: { seriesId: series.id },
-      select: { kind: true, number: true, targetLanguage: true, state: true },
-    }),
-    ctx.db.sourceMapping.findMany({
-      where: { seriesId: series.id },
-      include: { provider: { select: { priority: true } } },
-    }),
+    translationRepo(ctx.db).planFacts(series.id),
+    sourceRepo(ctx.db).mappingsWithPriority(series.id, false),
     getSetting<{ source_languages?: unknown }>(ctx, "translation", {}),
   ]);
   let own: unknown;

@@ -6,6 +6,7 @@
  * slot; a switched-off toggle pauses the series' jobs; a changed destination cancels the old
  * language's jobs. Foreign releases are fetched into staging only, never into the library.
  */
+import { torrentRepo } from "../repositories/torrent-repo.ts";
 import type { AppContext } from "./context.ts";
 import type { WantedService } from "./wanted-service.ts";
 import {
@@ -45,11 +46,7 @@ export function translationFallback(ctx: AppContext, translations: TranslationSe
   ): Promise<void> {
     const room = FALLBACK_PER_PASS - planned.created.length;
     if (!foreignBooks || room <= 0 || planned.languages.length === 0) return;
-    const native = await ctx.db.torrentJob.findMany({
-      where: { seriesId, purpose: "native", state: { in: ["added", "downloading", "completed", "importing"] } },
-      select: { books: true },
-    });
-    const busy = new Set(native.flatMap((j) => JSON.parse(j.books) as string[]));
+    const busy = new Set(await torrentRepo(ctx.db).nativeBooksInFlight(seriesId));
     const books = planned.skipped
       .filter((s) => s.kind === "volume" && s.reason === "no_foreign_source" && !busy.has(s.number))
       .map((s) => s.number)
@@ -70,7 +67,7 @@ export function translationFallback(ctx: AppContext, translations: TranslationSe
 
   async function afterPass(seriesId: number, pass: PassFacts): Promise<TranslationSearchResult> {
     const out: TranslationSearchResult = { created: [], skipped: [], queuedDownloads: 0 };
-    const series = await ctx.db.series.findUnique({ where: { id: seriesId } });
+    const series = await ctx.repos.series.get(seriesId);
     if (!series) return out;
     await translations.onDestinationChanged(seriesId, series.language);
     const settings = await readWorkerSettings(ctx);

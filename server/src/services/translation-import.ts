@@ -11,9 +11,10 @@ import { rm } from "node:fs/promises";
 import { comicInfoProvenance, validateReceipt, type ReceiptJob } from "../domain/translation-receipt.ts";
 import { safeName } from "../domain/safe-names.ts";
 import { formatJobId } from "../domain/translation-jobs.ts";
-import type { TranslationJob } from "../generated/prisma/client.ts";
+import type { TranslationJobRow as TranslationJob } from "../repositories/translation-repo.ts";
 import { openArchive, type ArchiveHandle } from "../library/archive-reader.ts";
 import type { Publication } from "../library/publication.ts";
+import { releaseRepo } from "../repositories/release-repo.ts";
 import type { AppContext } from "./context.ts";
 import { chapterComicInfo, paddedLabel, writeChapterCbz } from "./download-packaging.ts";
 import { imageInfo, IMAGE_HEADER_PREFIX_BYTES } from "./image-header.ts";
@@ -65,10 +66,7 @@ export async function importTranslation(
   // A crash after the publication committed but before the job was marked imported: the book is
   // already in the library under this attempt's release id; publishing again would duplicate it.
   const externalId = `translation:${formatJobId(row.jobKey, row.attempt)}`;
-  const done = await ctx.db.chapterRelease.findFirst({
-    where: { seriesId: row.seriesId, externalId, file: { state: "active" } },
-    select: { fileId: true },
-  });
+  const done = await releaseRepo(ctx.db).activeOfExternal(row.seriesId, externalId);
   if (done?.fileId) return done.fileId;
   if (!row.sourcePath || !row.sourceSha256)
     throw new ImportRefused("source_missing", "the job has no source archive in staging");
@@ -129,10 +127,7 @@ export async function importTranslation(
     return { pages: out, receipt: check.receipt };
   });
 
-  const series = await ctx.db.series.findUniqueOrThrow({
-    where: { id: row.seriesId },
-    select: { title: true, folder: true },
-  });
+  const series = await ctx.repos.series.require(row.seriesId);
   const isBook = row.kind === "volume";
   const whole = /^\d{1,6}$/.test(row.number) ? Number(row.number) : undefined;
   const xml = chapterComicInfo(

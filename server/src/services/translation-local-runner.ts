@@ -14,7 +14,7 @@
 import path from "node:path";
 import { stateDirs, type Config } from "../config.ts";
 import { formatJobId, type TranslationEvent } from "../domain/translation-jobs.ts";
-import type { TranslationJob } from "../generated/prisma/client.ts";
+import type { TranslationJobRow as TranslationJob } from "../repositories/translation-repo.ts";
 import { createLocalEngine } from "../translation/local-engine.ts";
 import { LocalTranslationError, type LocalEngine } from "../translation/types.ts";
 import type { AppContext } from "./context.ts";

@@ -241,12 +241,12 @@ export function translationService(ctx: AppContext, deps: TranslationServiceDeps
       throw new AppError("invalid_label", `${kind} must be an exact decimal number such as "3" or "10.5"`, {
         field: kind,
       });
-    const series = await ctx.db.series.findUnique({ where: { id: seriesId }, select: { editionBookCount: true } });
+    const series = await ctx.repos.series.get(seriesId);
     if (!series) throw new AppError("series_not_found", `series ${seriesId} does not exist`);
     const slot =
       kind === "volume"
-        ? await ctx.db.volumeSlot.findUnique({ where: { seriesId_number: { seriesId, number } } })
-        : await ctx.db.chapterSlot.findUnique({ where: { seriesId_number: { seriesId, number } } });
+        ? await ctx.repos.slots.volume(seriesId, number)
+        : await ctx.repos.slots.chapter(seriesId, number);
     // The managed edition: a book beyond edition_book_count is another edition's numbering.
     const beyondEdition =
       kind === "volume" && series.editionBookCount !== null && Number(number) > series.editionBookCount;
@@ -323,7 +323,7 @@ export function translationService(ctx: AppContext, deps: TranslationServiceDeps
       if (body.length === null)
         throw new AppError("length_required", "the upload needs a Content-Length header (no chunked bodies)");
       const t = await target(seriesId, q);
-      const series = (await ctx.db.series.findUnique({ where: { id: seriesId } }))!;
+      const series = (await ctx.repos.series.get(seriesId))!;
       let source = q.sourceLanguage ?? "";
       if (source === "original") source = series.originalLanguage ?? "";
       if (!LANGUAGE_RE.test(source))

@@ -25,7 +25,7 @@ import {
   type TranslationEvent,
   type TranslationState,
 } from "../domain/translation-jobs.ts";
-import type { TranslationJob } from "../generated/prisma/client.ts";
+import type { TranslationJobRow as TranslationJob } from "../repositories/translation-repo.ts";
 import type { Publication } from "../library/publication.ts";
 import { translationRepo } from "../repositories/translation-repo.ts";
 import type { AppContext } from "./context.ts";
@@ -296,11 +296,7 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
 
   /** One cycle; false when there is nothing to work on (the worker then sleeps until kicked). */
   async function tick(): Promise<boolean> {
-    const rows = await ctx.db.translationJob.findMany({
-      where: { engine: { in: ["external", "local"] }, state: { in: [...WORKING] } },
-      orderBy: { id: "asc" },
-      include: { series: { select: { translationFallbackEnabled: true } } },
-    });
+    const rows = await translationRepo(ctx.db).working(["external", "local"], WORKING);
     if (rows.length === 0) return false;
     const s = await readSettings();
     const now = Date.now();

@@ -156,7 +156,7 @@ export function verificationService(ctx: AppContext) {
     /** DELETE /api/manga/{id}/volumes/{volume}/verification: withdraws the proof (404 when none). */
     async withdraw(seriesId: number, volumeText: unknown): Promise<void> {
       const volume = asLabel(volumeText, "volume");
-      if (!(await ctx.db.series.findUnique({ where: { id: seriesId }, select: { id: true } }))) {
+      if (!(await ctx.repos.series.exists(seriesId))) {
         throw new AppError("series_not_found", `series ${seriesId} does not exist`);
       }
       if (!(await ctx.repos.verifications.remove(seriesId, volume))) {

@@ -24,6 +24,7 @@ import type { BookChannel } from "../providers/provider.ts";
 import { loadSnapshot } from "../repositories/snapshot-repo.ts";
 import { sourceSlotRepo } from "../repositories/source-slot-repo.ts";
 import { wantedRepo } from "../repositories/wanted-repo.ts";
+import { sourceRepo } from "../repositories/source-repo.ts";
 import type { AppContext } from "./context.ts";
 import { downloadLanguages, reconciledOffers, slotSyncChanged, syncSourceSlots } from "./source-slots.ts";
 
@@ -96,27 +97,8 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
     for (const slot of slots) if (unlisted.has(`${slot.kind}:${slot.number}`)) slot.unlisted = true;
     const placed = (await reconciledOffers(ctx, seriesId, languages)).releases.filter((o) => o.providerEnabled);
     const [mappings, downloads, state] = await Promise.all([
-      ctx.db.sourceMapping.findMany({
-        where: { seriesId, state: "active" },
-        include: { provider: { select: { priority: true } } },
-      }),
-      ctx.db.download.findMany({
-        where: { seriesId },
-        select: {
-          state: true,
-          kind: true,
-          chapter: true,
-          volume: true,
-          part: true,
-          sourceMappingId: true,
-          externalId: true,
-          fileId: true,
-          needsReplacement: true,
-          replacesFileId: true,
-          replacesFileIds: true,
-          updatedAt: true,
-        },
-      }),
+      sourceRepo(ctx.db).mappingsWithPriority(seriesId, true),
+      ctx.repos.downloads.planFacts(seriesId),
       repo.state(seriesId),
     ]);
     const since = Date.now() - HEALTH_WINDOW_MS;
@@ -127,14 +109,7 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
 
     // Recovery: active files whose download was judged degraded (the audit's `degraded` flag) or flagged later.
     const bad = downloads.filter((d) => d.fileId !== null && (d.needsReplacement || d.state === "degraded"));
-    const activeFiles = new Set(
-      (
-        await ctx.db.libraryFile.findMany({
-          where: { id: { in: bad.map((d) => d.fileId!) }, state: "active" },
-          select: { id: true },
-        })
-      ).map((f) => f.id),
-    );
+    const activeFiles = await ctx.repos.files.activeAmong(bad.map((d) => d.fileId!));
     const degradedFiles: DegradedFile[] = bad
       .filter((d) => activeFiles.has(d.fileId!))
       .map((d) => {
@@ -216,27 +191,23 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
 
   /** Queues planned downloads in one transaction. */
   function createDownloads(seriesId: number, downloads: readonly PlannedDownload[]) {
-    return ctx.db.$transaction(
-      downloads.map((d) =>
-        ctx.db.download.create({
-          data: {
-            seriesId,
-            sourceMappingId: d.mappingId,
-            kind: d.kind,
-            volume: d.volume,
-            chapter: d.chapter,
-            part: d.part,
-            language: d.language,
-            scanlator: d.scanlator,
-            externalId: d.externalId,
-            state: "queued",
-            pagesTotal: d.pageCount,
-            replacesFileId: d.replacesFileId ?? null,
-            replacementGroup: d.replacementGroup ?? null,
-            replacesFileIds: d.replacesFileIds ? JSON.stringify(d.replacesFileIds) : null,
-          },
-        }),
-      ),
+    return ctx.repos.downloads.createAll(
+      downloads.map((d) => ({
+        seriesId,
+        sourceMappingId: d.mappingId,
+        kind: d.kind,
+        volume: d.volume,
+        chapter: d.chapter,
+        part: d.part,
+        language: d.language,
+        scanlator: d.scanlator,
+        externalId: d.externalId,
+        state: "queued",
+        pagesTotal: d.pageCount,
+        replacesFileId: d.replacesFileId ?? null,
+        replacementGroup: d.replacementGroup ?? null,
+        replacesFileIds: d.replacesFileIds ? JSON.stringify(d.replacesFileIds) : null,
+      })),
     );
   }
 

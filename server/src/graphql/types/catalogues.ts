@@ -429,7 +429,7 @@ builder.mutationFields((t) => ({
       catalogueId: t.arg.string({ required: true }),
       input: t.arg({ type: LinkedSeriesInput }),
     },
-    resolve: async (query, _r, { catalogue, catalogueId, input }, { db, services }) => {
+    resolve: async (query, _r, { catalogue, catalogueId, input }, { rows, services }) => {
       // An input field sent as null is one not given (the title then defaults to the catalogue's).
       const given = Object.fromEntries(Object.entries(input ?? {}).filter(([, v]) => v !== null));
       const r = await services.catalogues.createLinked({
@@ -437,7 +437,7 @@ builder.mutationFields((t) => ({
         catalogue,
         catalogue_id: catalogueId,
       });
-      return db.series.findUniqueOrThrow({ ...query, where: { id: r.series.id } });
+      return rows.requireSeries(query, r.series.id);
     },
   }),
   runCatalogueRefresh: t.field({

@@ -1,5 +1,4 @@
 import { seriesView } from "../../services/series-service.ts";
-import { parseJsonArray } from "../../repositories/mappers.ts";
 import { builder } from "../builder.ts";
 import { PlanWordingEnum, SeriesFormEnum, SeriesStatusEnum } from "./enums.ts";
 import { UnitsViewRef } from "./units.ts";
@@ -49,7 +48,7 @@ builder.prismaObject("Series", {
     monitored: t.exposeBoolean("monitored"),
     assembleBooksAutomatically: t.exposeBoolean("assembleBooksAutomatically"),
     translationFallbackEnabled: t.exposeBoolean("translationFallbackEnabled"),
-    translationSourceLanguages: t.stringList({ resolve: (s) => parseJsonArray<string>(s.translationSourceLanguages) }),
+    translationSourceLanguages: t.stringList({ resolve: (s) => seriesView(s).translationSourceLanguages }),
     books: t.relation("volumes"),
     chapters: t.relation("chapters"),
     units: t.field({ type: UnitsViewRef, resolve: (s, _a, { services }) => services.units.units(s.id) }),
@@ -59,14 +58,13 @@ builder.prismaObject("Series", {
 builder.queryFields((t) => ({
   seriesList: t.prismaField({
     type: ["Series"],
-    resolve: (query, _root, _args, { db }) =>
-      db.series.findMany({ ...query, orderBy: [{ title: "asc" }, { id: "asc" }] }),
+    resolve: (query, _root, _args, { rows }) => rows.seriesList(query),
   }),
   series: t.prismaField({
     type: "Series",
     nullable: true,
     args: { id: t.arg.int({ required: true }) },
-    resolve: (query, _root, { id }, { db }) => db.series.findUnique({ ...query, where: { id } }),
+    resolve: (query, _root, { id }, { rows }) => rows.series(query, id),
   }),
 }));
 
@@ -104,17 +102,17 @@ builder.mutationFields((t) => ({
   createSeries: t.prismaField({
     type: "Series",
     args: { input: t.arg({ type: SeriesInput, required: true }) },
-    resolve: async (query, _root, { input }, { db, services }) => {
+    resolve: async (query, _root, { input }, { rows, services }) => {
       const created = await services.series.create(toBody(input));
-      return db.series.findUniqueOrThrow({ ...query, where: { id: created.id } });
+      return rows.requireSeries(query, created.id);
     },
   }),
   updateSeries: t.prismaField({
     type: "Series",
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: SeriesInput, required: true }) },
-    resolve: async (query, _root, { id, input }, { db, services }) => {
+    resolve: async (query, _root, { id, input }, { rows, services }) => {
       await services.series.update(id, toBody(input));
-      return db.series.findUniqueOrThrow({ ...query, where: { id } });
+      return rows.requireSeries(query, id);
     },
   }),
 }));

@@ -17,10 +17,13 @@
  */
 import type { Context, Hono } from "hono";
 import { AppError } from "../../errors.ts";
-import type { Series } from "../../generated/prisma/client.ts";
-import type { ReaderFileRow } from "../../repositories/reading-repo.ts";
 import type { Services } from "../../services/index.ts";
-import { fileTitle, type SeriesSummary } from "../../services/reader-apps.ts";
+import {
+  fileTitle,
+  type ReaderFileRow,
+  type ReaderSeries as Series,
+  type SeriesSummary,
+} from "../../services/reader-apps.ts";
 import type { FileProgress } from "../../services/reading-service.ts";
 import { asId } from "../../services/input.ts";
 import { jsonBody } from "../request.ts";

@@ -16,9 +16,14 @@
 import type { Context, Hono } from "hono";
 import { XMLBuilder } from "fast-xml-parser";
 import { AppError } from "../../errors.ts";
-import type { ReaderFileRow } from "../../repositories/reading-repo.ts";
 import type { Services } from "../../services/index.ts";
-import { fileMediaType, fileName, fileTitle, type SeriesSummary } from "../../services/reader-apps.ts";
+import {
+  fileMediaType,
+  fileName,
+  fileTitle,
+  type ReaderFileRow,
+  type SeriesSummary,
+} from "../../services/reader-apps.ts";
 import type { FileProgress } from "../../services/reading-service.ts";
 import { asId } from "../../services/input.ts";
 import { readerUser, sendFile, sendPage, sendThumbnail } from "./common.ts";

@@ -13,9 +13,8 @@
  */
 import type { Context, Hono } from "hono";
 import { AppError } from "../../errors.ts";
-import type { ReaderFileRow } from "../../repositories/reading-repo.ts";
 import type { Services } from "../../services/index.ts";
-import { fileMediaType, fileName, fileTitle } from "../../services/reader-apps.ts";
+import { fileMediaType, fileName, fileTitle, type ReaderFileRow } from "../../services/reader-apps.ts";
 import type { FileProgress } from "../../services/reading-service.ts";
 import { asId } from "../../services/input.ts";
 import { jsonBody } from "../request.ts";

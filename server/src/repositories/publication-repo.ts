@@ -1,0 +1,339 @@
+/**
+ * The database side of the publication module (tables publication_journal, library_file,
+ * chapter_release and recycle_entry as publication, retirement, restore and purge change them).
+ *
+ * The journal: one row per operation in flight, written before its first irreversible step, its
+ * `step` advanced after each, and deleted in the same transaction that commits the operation's
+ * database rows. A row found at start-up is an operation a crash interrupted; recovery reads its
+ * payload to finish or undo it.
+ *
+ * Each commit changes the library rows and ends the journal entry in one transaction, so a crash
+ * leaves either the old rows and the entry, or the new rows and no entry.
+ */
+import type { Db } from "../db/client.ts";
+import type { Prisma } from "../generated/prisma/client.ts";
+
+/** A transaction handle (the journal entry of a chained operation opens inside the committing one). */
+export type Tx = Prisma.TransactionClient;
+
+export interface PublishFile {
+  kind: "book" | "chapter";
+  volume: string | null;
+  chapter: string | null;
+  chapterEnd: string | null;
+  part: number | null;
+  pageCount: number;
+  language: string | null;
+  origin: "download" | "assembled" | "import" | "translation";
+  tagSource: "comicinfo" | "filename" | null;
+}
+
+export interface PublishRelease {
+  kind: "chapter" | "volume";
+  volume: string | null;
+  chapter: string | null;
+  part: number | null;
+  language: string;
+  assembledFrom: string | null;
+  providerId?: number | null;
+  sourceMappingId?: number | null;
+  externalId?: string | null;
+  scanlator?: string | null;
+}
+
+/** One file of a retirement: where it is, where it goes in the bin, and what it must be. */
+export interface RetireFilePlan {
+  fileId: number;
+  seriesId: number;
+  /** Library path (relative to LIBRARY_ROOT). */
+  from: string;
+  /** Path relative to the recycle bin. */
+  bin: string;
+  size: number;
+  sha256: string;
+}
+
+export interface PublishPayload {
+  v: 1;
+  seriesId: number;
+  /** Path relative to the staging folder. */
+  staged: string;
+  /** The library path the caller asked for. */
+  requested: string;
+  /** Library path the file is (being) placed at; updated before each new name is tried. */
+  target: string;
+  sha256: string;
+  size: number;
+  file: PublishFile;
+  release: PublishRelease | null;
+  /** Files to retire once the publication committed (assembled books retire their chapters). */
+  retireAfter: RetirePayload | null;
+}
+
+export interface RetirePayload {
+  v: 1;
+  reason: string;
+  /**
+   * Recovery finishes it even if no file moved yet: set for a retirement chained to a committed
+   * publication. A plain retirement with nothing moved is rolled back instead.
+   */
+  forward: boolean;
+  files: RetireFilePlan[];
+}
+
+export interface RestorePayload {
+  v: 1;
+  entryId: number;
+  fileId: number;
+  seriesId: number | null;
+  bin: string;
+  to: string;
+  size: number;
+  sha256: string;
+}
+
+export interface PurgePayload {
+  v: 1;
+  bins: string[];
+}
+
+export type JournalEntry =
+  | { id: number; op: "publish"; step: string; payload: PublishPayload }
+  | { id: number; op: "retire"; step: string; payload: RetirePayload }
+  | { id: number; op: "restore"; step: string; payload: RestorePayload }
+  | { id: number; op: "purge"; step: string; payload: PurgePayload };
+
+type Op = JournalEntry["op"];
+type PayloadOf<O extends Op> = Extract<JournalEntry, { op: O }>["payload"];
+
+async function beginJournal<O extends Op>(db: Db | Tx, op: O, step: string, payload: PayloadOf<O>): Promise<number> {
+  const row = await db.publicationJournal.create({ data: { op, step, payload: JSON.stringify(payload) } });
+  return row.id;
+}
+
+async function advanceJournal<O extends Op>(db: Db, id: number, step: string, payload?: PayloadOf<O>): Promise<void> {
+  await db.publicationJournal.update({
+    where: { id },
+    data: { step, ...(payload ? { payload: JSON.stringify(payload) } : {}) },
+  });
+}
+
+/** Ends an entry; inside the committing transaction, or alone when an operation is undone. */
+async function endJournal(db: Db | Tx, id: number): Promise<void> {
+  await db.publicationJournal.deleteMany({ where: { id } });
+}
+
+/** The oldest unfinished entry after `afterId` (recovery walks them in order, seeing rows it creates). */
+async function nextJournalEntry(db: Db, afterId: number): Promise<JournalEntry | null> {
+  const row = await db.publicationJournal.findFirst({ where: { id: { gt: afterId } }, orderBy: { id: "asc" } });
+  if (!row) return null;
+  const op = row.op;
+  if (op !== "publish" && op !== "retire" && op !== "restore" && op !== "purge")
+    throw new Error(`journal entry ${row.id} has unknown op ${op}`);
+  return { id: row.id, op, step: row.step, payload: JSON.parse(row.payload) } as JournalEntry;
+}
+
+async function pendingJournalCount(db: Db): Promise<number> {
+  return db.publicationJournal.count();
+}
+
+export interface CommittedPublish {
+  fileId: number;
+  /** The journal entry of the chained retirement, created in the same transaction. */
+  retireJournalId: number | null;
+}
+
+/** Records the placed file (and its release), ends the publication entry, opens a chained retirement. */
+async function commitPublish(db: Db, journalId: number, p: PublishPayload, mtimeMs: number): Promise<CommittedPublish> {
+  return db.$transaction(async (tx) => {
+    const data = {
+      seriesId: p.seriesId,
+      path: p.target,
+      size: BigInt(p.size),
+      mtimeMs: BigInt(Math.trunc(mtimeMs)),
+      sha256: p.sha256,
+      pageCount: p.file.pageCount,
+      kind: p.file.kind,
+      volume: p.file.volume,
+      chapter: p.file.chapter,
+      chapterEnd: p.file.chapterEnd,
+      part: p.file.part,
+      tagSource: p.file.tagSource,
+      language: p.file.language,
+      origin: p.file.origin,
+      state: "active",
+      recycledAt: null,
+    };
+    // A library scan running meanwhile may have recorded the placed file already: adopt its row
+    // rather than add a second one for the same bytes. Any other active row at this path is stale
+    // (the place was free on disk when chosen), so its file is missing.
+    const atPath = await tx.libraryFile.findMany({
+      where: { path: p.target, state: "active" },
+      orderBy: { id: "asc" },
+    });
+    const adopted = atPath.find((r) => r.sha256 === p.sha256 && r.seriesId === p.seriesId);
+    const stale = atPath.filter((r) => r !== adopted).map((r) => r.id);
+    if (stale.length > 0) await tx.libraryFile.updateMany({ where: { id: { in: stale } }, data: { state: "missing" } });
+    const row = adopted
+      ? await tx.libraryFile.update({ where: { id: adopted.id }, data })
+      : await tx.libraryFile.create({ data });
+    if (p.release) {
+      const r = p.release;
+      await tx.chapterRelease.create({
+        data: {
+          seriesId: p.seriesId,
+          kind: r.kind,
+          volume: r.volume,
+          chapter: r.chapter,
+          part: r.part,
+          language: r.language,
+          scanlator: r.scanlator ?? null,
+          providerId: r.providerId ?? null,
+          sourceMappingId: r.sourceMappingId ?? null,
+          externalId: r.externalId ?? null,
+          assembledFrom: r.assembledFrom,
+          fileId: row.id,
+        },
+      });
+    }
+    const retireJournalId = p.retireAfter ? await beginJournal(tx, "retire", "moving", p.retireAfter) : null;
+    await endJournal(tx, journalId);
+    return { fileId: row.id, retireJournalId };
+  });
+}
+
+/**
+ * Marks the moved files recycled with their bin entries, and files that vanished from disk
+ * outside the service missing; ends the retirement entry. Returns the entry id per moved file.
+ */
+async function commitRetire(
+  db: Db,
+  journalId: number,
+  p: RetirePayload,
+  moved: RetireFilePlan[],
+  lost: number[],
+  now: Date,
+): Promise<Map<number, number>> {
+  return db.$transaction(async (tx) => {
+    const entries = new Map<number, number>();
+    for (const f of moved) {
+      // `missing`: a scan running meanwhile saw the file gone from the library before this commit.
+      await tx.libraryFile.updateMany({
+        where: { id: f.fileId, state: { in: ["active", "missing"] } },
+        data: { state: "recycled", recycledAt: now },
+      });
+      const entry = await tx.recycleEntry.create({
+        data: {
+          fileId: f.fileId,
+          seriesId: f.seriesId,
+          originalPath: f.from,
+          binPath: f.bin,
+          size: BigInt(f.size),
+          sha256: f.sha256,
+          reason: p.reason,
+          state: "recycled",
+          recycledAt: now,
+        },
+      });
+      entries.set(f.fileId, entry.id);
+    }
+    if (lost.length > 0)
+      await tx.libraryFile.updateMany({ where: { id: { in: lost }, state: "active" }, data: { state: "missing" } });
+    await endJournal(tx, journalId);
+    return entries;
+  });
+}
+
+/** Reactivates the restored file at its original path and closes its bin entry. Returns the live row's id. */
+async function commitRestore(
+  db: Db,
+  journalId: number,
+  p: RestorePayload,
+  mtimeMs: number,
+  now: Date,
+): Promise<number> {
+  return db.$transaction(async (tx) => {
+    await tx.recycleEntry.update({ where: { id: p.entryId }, data: { state: "restored", restoredAt: now } });
+    // A scan running meanwhile may have recorded the restored bytes as a new file: that row is then
+    // the live one, and the old row stays recycled (two active rows for one file would double it).
+    const scanned = await tx.libraryFile.findFirst({
+      where: { path: p.to, state: "active", sha256: p.sha256, id: { not: p.fileId } },
+    });
+    let liveId = p.fileId;
+    if (scanned) liveId = scanned.id;
+    else {
+      await tx.libraryFile.update({
+        where: { id: p.fileId },
+        data: {
+          state: "active",
+          recycledAt: null,
+          path: p.to,
+          size: BigInt(p.size),
+          sha256: p.sha256,
+          mtimeMs: BigInt(Math.trunc(mtimeMs)),
+        },
+      });
+    }
+    await endJournal(tx, journalId);
+    return liveId;
+  });
+}
+
+/** Marks the expired entries purged and opens the journal entry that removes their bytes. */
+async function beginPurge(db: Db, ids: number[], cutoff: Date): Promise<{ journalId: number; bins: string[] } | null> {
+  return db.$transaction(async (tx) => {
+    const expired = await tx.recycleEntry.findMany({
+      where: { id: { in: ids }, state: "recycled", recycledAt: { lt: cutoff } },
+      orderBy: { id: "asc" },
+    });
+    if (expired.length === 0) return null;
+    await tx.recycleEntry.updateMany({ where: { id: { in: expired.map((e) => e.id) } }, data: { state: "purged" } });
+    const bins = expired.map((e) => e.binPath);
+    const journalId = await beginJournal(tx, "purge", "unlinking", { v: 1, bins });
+    return { journalId, bins };
+  });
+}
+
+/** The publication module's database calls, on the client (or inside a caller's transaction). */
+export function publicationRepo(db: Db) {
+  return {
+    beginJournal: <O extends Op>(op: O, step: string, payload: PayloadOf<O>) => beginJournal(db, op, step, payload),
+    advanceJournal: <O extends Op>(id: number, step: string, payload?: PayloadOf<O>) =>
+      advanceJournal(db, id, step, payload),
+    endJournal: (id: number) => endJournal(db, id),
+    nextJournalEntry: (afterId: number) => nextJournalEntry(db, afterId),
+    pendingJournalCount: () => pendingJournalCount(db),
+    commitPublish: (journalId: number, p: PublishPayload, mtimeMs: number) => commitPublish(db, journalId, p, mtimeMs),
+    commitRetire: (journalId: number, p: RetirePayload, moved: RetireFilePlan[], lost: number[], now: Date) =>
+      commitRetire(db, journalId, p, moved, lost, now),
+    commitRestore: (journalId: number, p: RestorePayload, mtimeMs: number, now: Date) =>
+      commitRestore(db, journalId, p, mtimeMs, now),
+    beginPurge: (ids: number[], cutoff: Date) => beginPurge(db, ids, cutoff),
+
+    /** Whether an active row holds this library path. */
+    async activeAtPath(relPath: string): Promise<boolean> {
+      return (await db.libraryFile.count({ where: { path: relPath, state: "active" } })) > 0;
+    },
+    /** The library rows of these ids (any state). */
+    files: (ids: number[]) => db.libraryFile.findMany({ where: { id: { in: ids } } }),
+    file: (id: number) => db.libraryFile.findUnique({ where: { id } }),
+    /** Id and path of these files (their lock keys). */
+    filePaths: (ids: number[]) =>
+      db.libraryFile.findMany({ where: { id: { in: ids } }, select: { id: true, path: true } }),
+
+    /** The bin's entries still recycled, newest first. */
+    recycledEntries: () =>
+      db.recycleEntry.findMany({ where: { state: "recycled" }, orderBy: [{ recycledAt: "desc" }, { id: "desc" }] }),
+    recycleEntry: (id: number) => db.recycleEntry.findUnique({ where: { id } }),
+    /** Ids of the entries recycled before the cutoff. */
+    async expiredEntryIds(cutoff: Date): Promise<number[]> {
+      const rows = await db.recycleEntry.findMany({
+        where: { state: "recycled", recycledAt: { lt: cutoff } },
+        select: { id: true },
+      });
+      return rows.map((e) => e.id);
+    },
+  };
+}
+
+export type PublicationRepo = ReturnType<typeof publicationRepo>;
