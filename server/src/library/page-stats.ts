@@ -9,7 +9,7 @@ import sharp from "sharp";
 import type { ArchiveLimitsConfig } from "../config.ts";
 import type { PageStats } from "../domain/conformity.ts";
 import { AppError } from "../errors.ts";
-import { imageInfo, IMAGE_HEADER_PREFIX_BYTES } from "../services/image-header.ts";
+import { imageInfo, IMAGE_HEADER_PREFIX_BYTES } from "./image-header.ts";
 import { sharpInputOptions } from "./archive-reader.ts";
 
 export type { PageStats };
