@@ -78,7 +78,9 @@ try {
       where: { seriesId: series.id, state: { notIn: ["published", "degraded", "failed", "cancelled"] } },
     });
     if (left === 0) break;
-    await new Promise((r) => setTimeout(r, 10));
+    // Every 100 ms: the count runs in the measured process (every 10 ms it took about 6 % of its
+    // main thread on this machine).
+    await new Promise((r) => setTimeout(r, 100));
   }
   const ms = performance.now() - t1;
   const published = await db.download.count({ where: { seriesId: series.id, state: "published" } });

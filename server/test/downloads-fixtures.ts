@@ -66,8 +66,8 @@ export async function linkWork(
 
 export interface Counting {
   lookup: ProviderLookup;
-  /** Most page fetches in flight at once, per download and overall. */
-  peak: { perDownload: number; overall: number };
+  /** Most page fetches in flight at once, per download and overall; most downloads fetching at once. */
+  peak: { perDownload: number; overall: number; downloads: number };
 }
 
 /** Every mapping served by one SuwayomiProvider on the fake; page fetches counted. */
@@ -77,8 +77,10 @@ export function fakeLookup(app: TestApp, fake: FakeSuwayomi): Counting {
     name: "MangaDex",
     lang: "en",
   });
-  const peak = { perDownload: 0, overall: 0 };
+  /** Most pages in flight in one download and overall; most downloads with a page in flight at once. */
+  const peak = { perDownload: 0, overall: 0, downloads: 0 };
   let overall = 0;
+  let downloads = 0;
   const counted: SourceProvider = {
     kind: provider.kind,
     name: provider.name,
@@ -90,15 +92,18 @@ export function fakeLookup(app: TestApp, fake: FakeSuwayomi): Counting {
       return {
         count: inner.count,
         async fetch(index, signal) {
+          if (mine === 0) downloads += 1;
           mine += 1;
           overall += 1;
           peak.perDownload = Math.max(peak.perDownload, mine);
           peak.overall = Math.max(peak.overall, overall);
+          peak.downloads = Math.max(peak.downloads, downloads);
           try {
             return await inner.fetch(index, signal);
           } finally {
             mine -= 1;
             overall -= 1;
+            if (mine === 0) downloads -= 1;
           }
         },
       };

@@ -163,6 +163,42 @@ describe("settings", () => {
     await ctx.close();
   });
 
+  it("sets the download languages: shown again after a reload, a refused code explained and nothing written", async () => {
+    const ctx = await loggedInContext(browser, service);
+    const page = await ctx.newPage();
+    const errors = watchErrors(page);
+    await openSettings(page);
+    const form = page.getByRole("form", { name: "Download languages" });
+    const field = form.getByLabel(/^Other languages/);
+    await field.waitFor();
+    expect(await field.inputValue()).toBe("");
+    await field.fill("fr,  pt-BR fr");
+    await form.getByRole("button", { name: "Save download languages" }).click();
+    await form.getByText("Saved.").waitFor();
+    expect(await field.inputValue()).toBe("fr, pt-BR");
+    const languages = async () =>
+      (await service.gql<{ downloadSettings: { languages: string[] } }>("{ downloadSettings { languages } }"))
+        .downloadSettings.languages;
+    expect(await languages()).toEqual(["fr", "pt-BR"]);
+
+    await openSettings(page);
+    const again = page.getByRole("form", { name: "Download languages" });
+    expect(await again.getByLabel(/^Other languages/).inputValue()).toBe("fr, pt-BR");
+    await again.getByLabel(/^Other languages/).fill("fr, French");
+    await again.getByRole("button", { name: "Save download languages" }).click();
+    const alert = again.getByRole("alert");
+    await alert.waitFor();
+    expect(await alert.innerText()).toContain("The download languages were not saved.");
+    expect(await languages()).toEqual(["fr", "pt-BR"]);
+
+    await again.getByLabel(/^Other languages/).fill("");
+    await again.getByRole("button", { name: "Save download languages" }).click();
+    await again.getByText("Saved.").waitFor();
+    expect(await languages()).toEqual([]);
+    expect(errors.filter((e) => !e.includes("400"))).toEqual([]);
+    await ctx.close();
+  });
+
   it("has no serious axe violations at phone size and fits the screen", async () => {
     const ctx = await loggedInContext(browser, service, PHONE);
     const page = await ctx.newPage();

@@ -41,7 +41,27 @@ export async function migrateDatabase(databaseUrl: string): Promise<void> {
   if (databaseUrl.startsWith("file:")) {
     await mkdir(path.dirname(databaseUrl.slice("file:".length)), { recursive: true });
   }
-  if ((await pendingMigrations(databaseUrl))?.length === 0) return;
+  if ((await pendingMigrations(databaseUrl))?.length !== 0) await deployMigrations(databaseUrl);
+  if (databaseUrl.startsWith("file:")) await useWriteAheadLog(databaseUrl);
+}
+
+/**
+ * SQLite keeps a write-ahead log (the mode is stored in the file, so every later connection uses
+ * it). A commit then appends to the log and syncs it once (synchronous stays FULL: a committed
+ * transaction survives a power cut), instead of writing, syncing and deleting a rollback journal
+ * and syncing the database: about a third of the time per commit here, and the libsql driver
+ * commits on the event loop. Readers no longer wait for a writer either.
+ */
+async function useWriteAheadLog(databaseUrl: string): Promise<void> {
+  const { db } = createDb(databaseUrl);
+  try {
+    await db.$queryRawUnsafe("PRAGMA journal_mode=WAL");
+  } finally {
+    await db.$disconnect();
+  }
+}
+
+async function deployMigrations(databaseUrl: string): Promise<void> {
   const prismaBin = path.join(serverDir, "node_modules", "prisma", "build", "index.js");
   try {
     await run(process.execPath, [prismaBin, "migrate", "deploy"], {

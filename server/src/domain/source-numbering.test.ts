@@ -1,7 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Label } from "./labels.ts";
-import { reconcileSourceNumbering, slotChanges, type ExistingSlot, type SourceRelease } from "./source-numbering.ts";
+import { parseLabel, type Label } from "./labels.ts";
+import {
+  isUnnumberedLabel,
+  reconcileSourceNumbering,
+  slotChanges,
+  unnumberedLabel,
+  type ExistingSlot,
+  type SourceRelease,
+} from "./source-numbering.ts";
 
 let nextId = 1;
 /** A chapter release of source `m`: "10" whole, "10.5" decimal, "10#2" the name states part 2, null unnumbered. */
@@ -19,12 +26,18 @@ function ch(m: number, n: string | null, over: Partial<SourceRelease> = {}): Sou
   };
 }
 
-/** "10" main, "10p2" part 2 of 10, "10.5x" extra 10.5, "-" unplaced, "v3" volume 3. */
-function shortOf(r: { placement: ReturnType<typeof reconcileSourceNumbering>["releases"][number]["placement"] }) {
+/** An unnumbered release's label shown as "u<mapping>:<release id>" (the label itself is a hash). */
+const shown = (n: string, names: ReadonlyMap<string, string>) => names.get(n) ?? n;
+
+/** "10" main, "10p2" part 2 of 10, "10.5x" extra 10.5, "u1:x7x" unnumbered extra, "-" unplaced, "v3" volume 3. */
+function shortOf(
+  r: { placement: ReturnType<typeof reconcileSourceNumbering>["releases"][number]["placement"] },
+  names: ReadonlyMap<string, string>,
+) {
   const p = r.placement;
   if (p.kind === "unplaced") return "-";
   if (p.kind === "volume") return `v${p.number}`;
-  return `${p.number}${p.part !== null ? `p${p.part}` : ""}${p.extra ? "x" : ""}`;
+  return `${shown(p.number, names)}${p.part !== null ? `p${p.part}` : ""}${p.extra ? "x" : ""}`;
 }
 
 /**
@@ -75,10 +88,48 @@ const CASES: { name: string; sources: SourceRelease[][]; placed: string[][]; slo
     slots: ["10", "10.5x", "11"],
   },
   {
-    name: "chapter 0 (prologue) and unnumbered releases (oneshot, −1) are extras; unnumbered gets no slot",
-    sources: [[ch(1, "0"), ch(1, "1"), ch(1, null)]],
-    placed: [["0x", "1", "-"]],
-    slots: ["0x", "1"],
+    name: "chapter 0 (prologue) and an unnumbered release (oneshot, −1) are extras, each with its own slot",
+    sources: [[ch(1, "0"), ch(1, "1"), ch(1, null, { externalId: "74" })]],
+    placed: [["0x", "1", "u1:74x"]],
+    slots: ["0x", "u1:74x", "1"],
+  },
+  {
+    name: "MangaDex-style listing: two unnumbered extras of one source stay two extras, never a split or chapter 0",
+    sources: [
+      [ch(1, "0"), ch(1, null, { externalId: "5101" }), ch(1, "1"), ch(1, "2"), ch(1, null, { externalId: "5102" })],
+    ],
+    placed: [["0x", "u1:5101x", "1", "2", "u1:5102x"]],
+    slots: ["0x", "u1:5101x", "u1:5102x", "1", "2"],
+  },
+  {
+    name: "the same oneshot at two sources is one extra per source (nothing says they are the same release)",
+    sources: [
+      [ch(1, "1"), ch(1, null, { externalId: "880" })],
+      [ch(2, "1"), ch(2, null, { externalId: "9912" })],
+    ],
+    placed: [
+      ["1", "u1:880x"],
+      ["1", "u2:9912x"],
+    ],
+    slots: ["u1:880x", "u2:9912x", "1"],
+  },
+  {
+    name: "an unnumbered release beside N.1, N.2 changes nothing of the split",
+    sources: [[ch(1, "4.1"), ch(1, "4.2"), ch(1, null, { externalId: "u" })]],
+    placed: [["4p1", "4p2", "u1:ux"]],
+    slots: ["u1:ux", "4/2"],
+  },
+  {
+    name: "an override that made a release unnumbered makes it an unnumbered extra",
+    sources: [[ch(1, "1"), ch(1, null, { externalId: "31", overridden: true }), ch(1, "2")]],
+    placed: [["1", "u1:31x", "2"]],
+    slots: ["u1:31x", "1", "2"],
+  },
+  {
+    name: "an unnumbered release in another language is placed but makes no slot",
+    sources: [[ch(1, "1"), ch(1, null, { externalId: "40", language: "fr" })]],
+    placed: [["1", "u1:40x"]],
+    slots: ["1"],
   },
   {
     name: "a lone decimal nobody's N explains stays an extra",
@@ -146,12 +197,22 @@ describe("reconcileSourceNumbering: table of real listings", () => {
   for (const c of CASES) {
     it(c.name, () => {
       const out = reconcileSourceNumbering(c.sources.flat(), ["en"]);
+      const names = new Map(
+        c.sources
+          .flat()
+          .map((r) => [unnumberedLabel(r.mappingId, r.externalId) as string, `u${r.mappingId}:${r.externalId}`]),
+      );
       const byMapping = c.sources.map((rs) =>
-        rs.map((r) => shortOf(out.releases.find((x) => x.externalId === r.externalId)!)),
+        rs.map((r) =>
+          shortOf(
+            out.releases.find((x) => x.mappingId === r.mappingId && x.externalId === r.externalId)!,
+            names,
+          ),
+        ),
       );
       expect(byMapping).toEqual(c.placed);
       expect([
-        ...out.chapters.map((s) => `${s.number}${s.parts > 1 ? `/${s.parts}` : ""}${s.extra ? "x" : ""}`),
+        ...out.chapters.map((s) => `${shown(s.number, names)}${s.parts > 1 ? `/${s.parts}` : ""}${s.extra ? "x" : ""}`),
         ...out.volumes.map((v) => `v${v}`),
       ]).toEqual(c.slots);
     });
@@ -161,6 +222,7 @@ describe("reconcileSourceNumbering: table of real listings", () => {
     const num = fc.oneof(
       fc.integer({ min: 0, max: 30 }).map(String),
       fc.tuple(fc.integer({ min: 0, max: 30 }), fc.integer({ min: 1, max: 9 })).map(([a, b]) => `${a}.${b}`),
+      fc.constant(null),
     );
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.integer({ min: 1, max: 3 }), num), { maxLength: 30 }), (rows) => {
@@ -171,7 +233,11 @@ describe("reconcileSourceNumbering: table of real listings", () => {
         for (const r of out.releases) {
           const p = r.placement;
           if (p.kind !== "chapter") continue;
-          expect([r.chapter, r.chapter!.split(".")[0]]).toContain(p.number);
+          if (r.chapter === null) {
+            expect(p).toMatchObject({ number: unnumberedLabel(r.mappingId, r.externalId), extra: true, part: null });
+            continue;
+          }
+          expect([r.chapter, r.chapter.split(".")[0]]).toContain(p.number);
           // Extras are exactly chapter 0 and decimals.
           expect(p.extra).toBe(p.number === "0" || p.number.includes("."));
           if (p.part !== null) expect(p.part).toBeGreaterThanOrEqual(1);
@@ -183,6 +249,24 @@ describe("reconcileSourceNumbering: table of real listings", () => {
           );
       }),
     );
+  });
+});
+
+describe("unnumberedLabel", () => {
+  it("is a canonical label, stable per (source, release id), distinct across both, never a real chapter's", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1e6 }), fc.string({ minLength: 1, maxLength: 40 }), (m, x) => {
+        const l = unnumberedLabel(m, x);
+        expect(parseLabel(l)).toBe(l);
+        expect(unnumberedLabel(m, x)).toBe(l);
+        expect(isUnnumberedLabel(l)).toBe(true);
+        expect(l.startsWith("0.0000")).toBe(true);
+      }),
+    );
+    const all = new Set<string>();
+    for (let m = 1; m <= 20; m++) for (let x = 1; x <= 500; x++) all.add(unnumberedLabel(m, String(x)));
+    expect(all.size).toBe(20 * 500);
+    for (const real of ["0", "0.5", "0.1", "1", "10.5", "0.01"]) expect(isUnnumberedLabel(real)).toBe(false);
   });
 });
 

@@ -13,8 +13,10 @@
  *    c. another source splits N that way and x is one digit: n is part x of chapter N.
  *    d. n is S's only decimal of N and another source lists N: n is chapter N (the same chapter).
  *    e. otherwise n is an extra.
- * 5. An unnumbered release (−1) is an extra with no number: it gets no slot (it cannot be placed in
- *    reading order), it stays an offer.
+ * 5. An unnumbered release (−1, a one-shot or an extra the source did not number) is an extra of its
+ *    own: it is placed under the label unnumberedLabel(source, release id), stable for as long as
+ *    the source lists that release, so each unnumbered release makes exactly one extra slot (never
+ *    counted, fetched only on request) and two of them never merge.
  * 6. A volume release (a number only for the volume) is volume n.
  *
  * One release per (source, number): several releases of one number in one source (another
@@ -58,7 +60,7 @@ export type PlacementReason =
 export type Placement =
   | { kind: "chapter"; number: Label; part: number | null; extra: boolean; reason: PlacementReason }
   | { kind: "volume"; number: Label; reason: "volume" }
-  | { kind: "unplaced"; reason: "unnumbered" };
+  | { kind: "unplaced"; reason: "unnumbered_volume" };
 
 export interface SlotClaim {
   number: Label;
@@ -73,6 +75,26 @@ export interface Reconciled<T extends SourceRelease> {
   chapters: SlotClaim[];
   /** Volume slots, by number. */
   volumes: Label[];
+}
+
+/**
+ * The label of an unnumbered chapter release of source `mappingId` with release id `externalId`:
+ * "0.0000" then ten digits of the FNV-1a hash of both, then "1" (so the canonical form keeps every
+ * digit). Chapter 0's own decimals never reach four zeros, so the label is no real chapter's; it
+ * sorts with the extras right after chapter 0, and a downloaded file's name reads back to it.
+ */
+export function unnumberedLabel(mappingId: number, externalId: string): Label {
+  let h = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode(`${mappingId}:${externalId}`)) {
+    h ^= byte;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return `0.0000${String(h).padStart(10, "0")}1` as Label;
+}
+
+/** Is this the label of an unnumbered release (see unnumberedLabel)? */
+export function isUnnumberedLabel(l: Label): boolean {
+  return /^0\.0000\d{10}1$/.test(l);
 }
 
 /** The decimal digits of a label ("10.25" → "25"; "10" → ""). */
@@ -123,11 +145,18 @@ function shapeOf(releases: readonly SourceRelease[]): SourceShape {
 function place(r: SourceRelease, own: SourceShape, others: readonly SourceShape[]): Placement {
   if (r.kind === "volume") {
     return r.volume === null
-      ? { kind: "unplaced", reason: "unnumbered" }
+      ? { kind: "unplaced", reason: "unnumbered_volume" }
       : { kind: "volume", number: r.volume, reason: "volume" };
   }
   const n = r.chapter;
-  if (n === null) return { kind: "unplaced", reason: "unnumbered" };
+  if (n === null)
+    return {
+      kind: "chapter",
+      number: unnumberedLabel(r.mappingId, r.externalId),
+      part: null,
+      extra: true,
+      reason: "unnumbered",
+    };
   const extraNumber = n === "0" || !isWhole(n);
   if (r.overridden) return { kind: "chapter", number: n, part: r.part, extra: extraNumber, reason: "override" };
   if (r.part !== null) return { kind: "chapter", number: n, part: r.part, extra: extraNumber, reason: "stated_part" };

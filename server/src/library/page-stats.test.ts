@@ -3,7 +3,7 @@ import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_THRESHOLDS, isBlackCard } from "../domain/conformity.ts";
 import { appErrorOf } from "../../test/fixtures.ts";
-import { luminance, mapConcurrent, pageStats, statsOfPages } from "./page-stats.ts";
+import { limiter, luminance, mapConcurrent, pageStats, pageStatsWork, statsOfPages } from "./page-stats.ts";
 import {
   blackCard,
   darkPanelsPage,
@@ -142,6 +142,58 @@ describe("calibration on generated pages", () => {
       expect(Math.abs(small.mean - full.mean)).toBeLessThan(3);
       expect(small.stdev).toBeLessThan(full.stdev);
     }
+  });
+});
+
+describe("what a page costs", () => {
+  it("one sharp call per JPEG page (the size from our header reader, equal to sharp's), two for other formats", async () => {
+    const jpegs = [await drawnPage(4), await blackCard(2, "pure")];
+    const sideways = await sharp(jpegs[0]!).rotate(90).jpeg().withMetadata({ orientation: 6 }).toBuffer();
+    const png = await sharp(jpegs[0]!).png().toBuffer();
+    pageStatsWork.headerReads = 0;
+    pageStatsWork.decodes = 0;
+    const measured = await statsOfPages([...jpegs, sideways]);
+    expect(pageStatsWork).toEqual({ headerReads: 0, decodes: 3 });
+    for (const [i, b] of [...jpegs, sideways].entries()) {
+      const meta = await sharp(b).metadata();
+      expect(measured[i]).toMatchObject({
+        width: meta.autoOrient?.width ?? meta.width,
+        height: meta.autoOrient?.height ?? meta.height,
+      });
+    }
+    await pageStats(png);
+    expect(pageStatsWork).toEqual({ headerReads: 1, decodes: 4 });
+  });
+});
+
+describe("limiter", () => {
+  it("keeps at most n calls in flight, serves waiters in order, frees a place on failure", async () => {
+    const lim = limiter(2);
+    let inFlight = 0;
+    let peak = 0;
+    const started: number[] = [];
+    const gates: (() => void)[] = [];
+    const call = (i: number, fail = false) =>
+      lim.run(async () => {
+        started.push(i);
+        inFlight += 1;
+        peak = Math.max(peak, inFlight);
+        await new Promise<void>((r) => gates.push(r));
+        inFlight -= 1;
+        if (fail) throw new Error(`call ${i}`);
+        return i;
+      });
+    const all = [call(1, true), call(2), call(3), call(4)].map((p) => p.catch((e: Error) => e.message));
+    const settle = async () => {
+      for (let i = 0; i < 20; i++) await Promise.resolve();
+    };
+    while (started.length < 4 || gates.length > 0) {
+      await settle();
+      gates.shift()?.();
+    }
+    expect(await Promise.all(all)).toEqual(["call 1", 2, 3, 4]);
+    expect(started).toEqual([1, 2, 3, 4]);
+    expect(peak).toBe(2);
   });
 });
 

@@ -9,6 +9,7 @@ import sharp from "sharp";
 import type { ArchiveLimitsConfig } from "../config.ts";
 import type { PageStats } from "../domain/conformity.ts";
 import { AppError } from "../errors.ts";
+import { imageInfo, IMAGE_HEADER_PREFIX_BYTES } from "./image-header.ts";
 import { sharpInputOptions } from "./archive-reader.ts";
 
 export type { PageStats };
@@ -23,20 +24,41 @@ function imageError(e: unknown): AppError {
   return new AppError("image_unreadable", `the page is not a readable image: ${message}`);
 }
 
+/**
+ * What the measurements cost, for the tests that hold it (a regression adds a pass per page):
+ * `headerReads` counts sharp's header-only reads, `decodes` the 32 px decodes.
+ */
+export const pageStatsWork = { headerReads: 0, decodes: 0 };
+
 export async function pageStats(buf: Buffer, limits?: Partial<ArchiveLimitsConfig>): Promise<PageStats> {
   let width: number;
   let height: number;
   let data: Buffer;
   let channels: number;
+  const options = sharpInputOptions(limits);
+  // A JPEG (never transparent) takes its displayed size from our own header reader (the SOF, turned
+  // by the EXIF orientation, as sharp's autoOrient): one sharp call per page instead of two. Other
+  // formats, or a JPEG whose header the reader cannot size, ask sharp's header read.
+  const header = imageInfo(buf.subarray(0, IMAGE_HEADER_PREFIX_BYTES));
+  const known = header?.contentType === "image/jpeg" && header.width !== null && header.height !== null;
+  if (known && header.width! * header.height! > options.limitInputPixels)
+    throw new AppError("image_too_large", "the page is larger than the pixel limit");
   try {
     // The service's decoder options: the pixel limit is checked on the header, before decoding.
-    const image = sharp(buf, sharpInputOptions(limits));
-    // Header only: no pixel is decoded for the size.
-    const meta = await image.metadata();
-    // Orientation as displayed: a page stored sideways with an EXIF rotation reads upright.
-    width = meta.autoOrient?.width ?? meta.width;
-    height = meta.autoOrient?.height ?? meta.height;
-    if (meta.hasAlpha) image.flatten({ background: "#ffffff" });
+    const image = sharp(buf, options);
+    if (known) {
+      width = header.width!;
+      height = header.height!;
+    } else {
+      // Header only: no pixel is decoded for the size.
+      pageStatsWork.headerReads += 1;
+      const meta = await image.metadata();
+      // Orientation as displayed: a page stored sideways with an EXIF rotation reads upright.
+      width = meta.autoOrient?.width ?? meta.width;
+      height = meta.autoOrient?.height ?? meta.height;
+      if (meta.hasAlpha) image.flatten({ background: "#ffffff" });
+    }
+    pageStatsWork.decodes += 1;
     const out = await image
       .resize(STATS_SIZE, STATS_SIZE, { fit: "inside", fastShrinkOnLoad: true })
       .greyscale()
@@ -91,6 +113,28 @@ export async function mapConcurrent<T, R>(
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(Math.floor(concurrency) || 1, items.length)) }, worker));
   return results;
+}
+
+/**
+ * A limit of `n` calls in flight: `run(fn)` waits for a free place, then calls `fn`; the place is
+ * free again when `fn` settles. Waiters are served in order.
+ */
+export function limiter(n: number): { run<R>(fn: () => Promise<R>): Promise<R> } {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  return {
+    async run<R>(fn: () => Promise<R>): Promise<R> {
+      if (active >= n) await new Promise<void>((resolve) => waiting.push(resolve));
+      else active += 1;
+      try {
+        return await fn();
+      } finally {
+        const next = waiting.shift();
+        if (next) next();
+        else active -= 1;
+      }
+    },
+  };
 }
 
 /**

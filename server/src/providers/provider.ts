@@ -4,7 +4,8 @@
  * pass and the download pipeline only see this interface.
  *
  * Numbers are exact decimal labels (domain/labels.ts): a provider's float 4.5 arrives as "4.5",
- * 0 as "0"; an unnumbered chapter (Suwayomi −1) has `number: null` and is never planned.
+ * 0 as "0"; an unnumbered chapter (Suwayomi −1) has `number: null` (the reconciliation makes it an
+ * extra of its own, fetched only on request).
  */
 import { AppError } from "../errors.ts";
 import type { Label } from "../domain/labels.ts";

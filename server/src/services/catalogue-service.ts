@@ -53,7 +53,7 @@ import type { CatalogueSettingsService } from "./catalogue-settings.ts";
 import type { AppContext } from "./context.ts";
 import { asObject, optionalLanguage, optionalString } from "./input.ts";
 import { dropCoverIfUnused, readSeriesCover, seriesCoverUrl, storeCover } from "./series-cover.ts";
-import { sniffImageType } from "./image-header.ts";
+import { sniffImageType } from "../library/image-header.ts";
 import { searchCoverProxy } from "./search-cover-proxy.ts";
 import type { SeriesService, SeriesView } from "./series-service.ts";
 

@@ -9,7 +9,7 @@ import path from "node:path";
 import { AppError } from "../errors.ts";
 import { comicInfoXml, type ComicInfoFields, type ComicInfoPage } from "../library/comicinfo-writer.ts";
 import { StoredZipWriter } from "../library/stored-zip-writer.ts";
-import { imageInfo, sniffImageType, type PageImageType } from "./image-header.ts";
+import { imageInfo, sniffImageType, type PageImageType } from "../library/image-header.ts";
 
 const EXTENSIONS: Record<PageImageType, string> = {
   "image/jpeg": "jpg",

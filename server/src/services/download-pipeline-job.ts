@@ -15,7 +15,7 @@ import { AppError, isAppError } from "../errors.ts";
 import type { DownloadRow as Download } from "../repositories/download-repo.ts";
 import type { Publication } from "../library/publication.ts";
 import { createKeyedLock } from "../library/keyed-lock.ts";
-import { mapConcurrent, pageStats } from "../library/page-stats.ts";
+import { limiter, mapConcurrent, pageStats } from "../library/page-stats.ts";
 import { ProviderError, type SourceProvider } from "../providers/provider.ts";
 import type { DownloadQueueRepo } from "../repositories/download-queue-repo.ts";
 import type { AppContext } from "./context.ts";
@@ -51,6 +51,8 @@ export interface JobDeps {
   lookup: ProviderLookup;
   /** A degraded download: the next candidate from another source is queued at once. */
   afterDegraded(row: Download): Promise<void>;
+  /** Download `id` fetched its last page: its provider place is free for the next one. */
+  fetchDone?(id: number): void;
 }
 
 /** Why a job stops without an outcome of its own: a cancel, or the service shutting down. */
@@ -161,10 +163,13 @@ export async function runJob(deps: JobDeps, claimed: Download, signal: AbortSign
     try {
       let lastWrite = 0;
       const indexes = Array.from({ length: chapter.count }, (_, i) => i + 1);
-      const stats = await mapConcurrent(indexes, ctx.config.downloads.pageConcurrency, async (index) => {
+      // At most `pageConcurrency` pages are being fetched; a fetched page leaves its fetch place for
+      // the next one while it is measured and written, and at most twice that many pages are held.
+      const fetching = limiter(ctx.config.downloads.pageConcurrency);
+      const stats = await mapConcurrent(indexes, 2 * ctx.config.downloads.pageConcurrency, async (index) => {
         const s = stopped();
         if (s) throw s;
-        const page = await chapter.fetch(index, signal);
+        const page = await fetching.run(() => chapter.fetch(index, signal));
         const type = checkPage(page.bytes, index);
         const measured = await pageStats(page.bytes, ctx.config.archiveLimits).catch((e: unknown) => {
           const err = isAppError(e) ? e : new AppError("image_unreadable", "a page could not be measured");
@@ -180,6 +185,8 @@ export async function runJob(deps: JobDeps, claimed: Download, signal: AbortSign
         publishEvent(ctx, progress);
         return measured;
       });
+      // The provider is not used any more: its place goes to the next download while this one ends.
+      deps.fetchDone?.(claimed.id);
       const s = stopped();
       if (s) throw s;
       const fresh = await deps.queue.get(claimed.id);

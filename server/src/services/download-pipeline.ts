@@ -1,6 +1,7 @@
 /**
  * The download pipeline's workers: a durable queue on Download rows (repositories/download-queue-repo.ts),
- * at most `perProvider` jobs per provider and `total` overall (config), woken when a pass queues rows,
+ * at most `perProvider` jobs fetching from one provider (a job that judges or publishes leaves its place
+ * to the next) and `total` running overall (config), woken when a pass queues rows,
  * when a job ends, and by a timer at the earliest back-off end (idle, it runs no query at all).
  * One job's life: download-pipeline-job.ts.
  *
@@ -39,6 +40,8 @@ export type { ProviderLookup, ProviderMapping } from "./download-pipeline-job.ts
 interface Running {
   controller: AbortController;
   providerId: number;
+  /** Still fetching from its provider (a job that judges or publishes leaves its provider place). */
+  fetching: boolean;
   done: Promise<void>;
 }
 
@@ -66,6 +69,12 @@ export function downloadPipeline(
     publication: deps.publication,
     lookup,
     afterDegraded: (r) => afterDegraded(r),
+    fetchDone: (id) => {
+      const r = running.get(id);
+      if (!r || !r.fetching) return;
+      r.fetching = false;
+      kick();
+    },
   });
 
   async function resume(): Promise<{ requeued: number; published: number; cancelled: number }> {
@@ -113,7 +122,8 @@ export function downloadPipeline(
     await scheduleWake();
     if (running.size >= cfg.total) return;
     const perProvider = new Map<number, number>();
-    for (const r of running.values()) perProvider.set(r.providerId, (perProvider.get(r.providerId) ?? 0) + 1);
+    for (const r of running.values())
+      if (r.fetching) perProvider.set(r.providerId, (perProvider.get(r.providerId) ?? 0) + 1);
     for (const row of await queue.claimable(200)) {
       if (!started || running.size >= cfg.total) break;
       const providerId = row.sourceMapping?.providerId ?? 0;
@@ -131,7 +141,7 @@ export function downloadPipeline(
           running.delete(row.id);
           kick();
         });
-      running.set(row.id, { controller, providerId, done });
+      running.set(row.id, { controller, providerId, fetching: true, done });
     }
   }
 

@@ -24,7 +24,7 @@ import { AppError } from "../errors.ts";
 import { withArchive, type ArchiveHandle } from "../library/archive-reader.ts";
 import { fingerprintOf, type FileFingerprint } from "../library/thumbnails.ts";
 import type { AppContext } from "./context.ts";
-import { IMAGE_HEADER_PREFIX_BYTES, imageInfo, sniffImageType, type PageImageInfo } from "./image-header.ts";
+import { IMAGE_HEADER_PREFIX_BYTES, imageInfo, sniffImageType, type PageImageInfo } from "../library/image-header.ts";
 
 export interface FilePage {
   /** 1-based, in reading order (natural order of the entry names). */

@@ -12,7 +12,7 @@ import { METADATA_PRIORITY, isCatalogueName, type CatalogueName } from "../domai
 import { catalogueRepo } from "../repositories/catalogue-repo.ts";
 import { writeFileAtomic } from "../translation/atomic-files.ts";
 import type { AppContext } from "./context.ts";
-import { sniffImageType } from "./image-header.ts";
+import { sniffImageType } from "../library/image-header.ts";
 
 const EXTENSIONS: Record<string, string> = {
   "image/jpeg": "jpg",

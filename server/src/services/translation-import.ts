@@ -17,7 +17,7 @@ import type { Publication } from "../library/publication.ts";
 import { releaseRepo } from "../repositories/release-repo.ts";
 import type { AppContext } from "./context.ts";
 import { chapterComicInfo, paddedLabel, writeChapterCbz } from "./download-packaging.ts";
-import { imageInfo, IMAGE_HEADER_PREFIX_BYTES } from "./image-header.ts";
+import { imageInfo, IMAGE_HEADER_PREFIX_BYTES } from "../library/image-header.ts";
 import { ArchiveError } from "../library/archive-reader.ts";
 
 import { RECEIPT_ENTRY } from "../translation/atomic-files.ts";

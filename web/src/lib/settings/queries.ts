@@ -83,3 +83,19 @@ export const UPDATE_INDEXER_SETTINGS = graphql(
   `,
   [INDEXER_FIELDS],
 );
+
+export const DOWNLOAD_SETTINGS = graphql(`
+  query DownloadSettings {
+    downloadSettings {
+      languages
+    }
+  }
+`);
+
+export const UPDATE_DOWNLOAD_SETTINGS = graphql(`
+  mutation UpdateDownloadSettings($languages: [String!]!) {
+    updateDownloadSettings(languages: $languages) {
+      languages
+    }
+  }
+`);
