@@ -1,0 +1,256 @@
+/**
+ * The Komga DTOs this library answers in (komga.ts serves them): field names and types as Komga's
+ * clients deserialise them, Spring's page envelope, and the query of a paged list.
+ */
+import type { Context } from "hono";
+import { AppError } from "../../errors.ts";
+import {
+  fileTitle,
+  type ReaderFileRow,
+  type ReaderSeries as Series,
+  type SeriesSummary,
+} from "../../services/reader-apps.ts";
+import type { FileProgress } from "../../services/reading-service.ts";
+
+export const KOMGA = "/komga";
+export const LIBRARY_ID = "library";
+
+/** Komga's date-time format: `yyyy-MM-dd'T'HH:mm:ss'Z'` (UTC, no fraction). */
+export const komgaTime = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, "Z");
+
+function humanSize(bytes: number): string {
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let v = bytes;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i += 1;
+  }
+  return i === 0 ? `${v} B` : `${v.toFixed(1)} ${units[i]}`;
+}
+
+const SORT = { sorted: false, unsorted: true, empty: true };
+
+/** A Spring Data page, the shape Komga answers lists with. */
+export function springPage<T>(all: T[], q: { page: number; size: number; unpaged: boolean }) {
+  const size = q.unpaged ? all.length : q.size;
+  const number = q.unpaged ? 0 : q.page;
+  const content = q.unpaged ? all : all.slice(number * size, number * size + size);
+  const totalPages = size === 0 ? 1 : Math.ceil(all.length / size);
+  return {
+    content,
+    pageable: {
+      sort: SORT,
+      pageNumber: number,
+      pageSize: size,
+      offset: number * size,
+      paged: !q.unpaged,
+      unpaged: q.unpaged,
+    },
+    totalElements: all.length,
+    totalPages,
+    last: number + 1 >= totalPages,
+    number,
+    sort: SORT,
+    first: number === 0,
+    numberOfElements: content.length,
+    size,
+    empty: content.length === 0,
+  };
+}
+
+export function pageQuery(c: Context, defaults = { size: 20 }) {
+  const int = (name: string, fallback: number, max: number) => {
+    const v = c.req.query(name);
+    if (v === undefined || v === "") return fallback;
+    if (!/^\d{1,9}$/.test(v)) throw new AppError("bad_request", `${name} is a whole number`);
+    return Math.min(Number(v), max);
+  };
+  return {
+    page: int("page", 0, 1_000_000),
+    size: Math.max(1, int("size", defaults.size, 2000)),
+    unpaged: c.req.query("unpaged") === "true",
+  };
+}
+
+const seriesStatus = (s: Series) => (s.status === "finished" ? "ENDED" : s.status === "paused" ? "HIATUS" : "ONGOING");
+
+export function libraryDto() {
+  return {
+    id: LIBRARY_ID,
+    name: "Library",
+    root: "",
+    importComicInfoBook: true,
+    importComicInfoSeries: true,
+    importComicInfoCollection: false,
+    importComicInfoReadList: false,
+    importComicInfoSeriesAppendVolume: false,
+    importEpubBook: false,
+    importEpubSeries: false,
+    importMylarSeries: false,
+    importLocalArtwork: false,
+    importBarcodeIsbn: false,
+    scanForceModifiedTime: false,
+    scanInterval: "DISABLED",
+    scanOnStartup: false,
+    scanCbx: true,
+    scanPdf: false,
+    scanEpub: false,
+    scanDirectoryExclusions: [],
+    repairExtensions: false,
+    convertToCbz: false,
+    emptyTrashAfterScan: false,
+    seriesCover: "FIRST",
+    hashFiles: true,
+    hashPages: false,
+    hashKoreader: true,
+    analyzeDimensions: true,
+    oneshotsDirectory: null,
+    unavailable: false,
+  };
+}
+
+export interface Counts {
+  read: number;
+  inProgress: number;
+  total: number;
+}
+
+export function seriesDto(s: SeriesSummary, counts: Counts) {
+  const series = s.series;
+  const created = komgaTime(series.createdAt);
+  const modified = komgaTime(s.lastModified);
+  return {
+    id: String(series.id),
+    libraryId: LIBRARY_ID,
+    name: series.title,
+    url: series.folder,
+    created,
+    lastModified: modified,
+    fileLastModified: modified,
+    booksCount: counts.total,
+    booksReadCount: counts.read,
+    booksUnreadCount: counts.total - counts.read - counts.inProgress,
+    booksInProgressCount: counts.inProgress,
+    metadata: {
+      status: seriesStatus(series),
+      statusLock: false,
+      title: series.title,
+      titleLock: false,
+      titleSort: series.title,
+      titleSortLock: false,
+      summary: "",
+      summaryLock: false,
+      readingDirection: series.webtoon ? "WEBTOON" : "RIGHT_TO_LEFT",
+      readingDirectionLock: false,
+      publisher: "",
+      publisherLock: false,
+      ageRating: null,
+      ageRatingLock: false,
+      language: series.language,
+      languageLock: false,
+      genres: [],
+      genresLock: false,
+      tags: [],
+      tagsLock: false,
+      totalBookCount: series.editionBookCount ?? series.knownBookCount ?? null,
+      totalBookCountLock: false,
+      sharingLabels: [],
+      sharingLabelsLock: false,
+      links: [],
+      linksLock: false,
+      alternateTitles: [],
+      alternateTitlesLock: false,
+      created,
+      lastModified: modified,
+    },
+    booksMetadata: {
+      authors: [],
+      tags: [],
+      releaseDate: null,
+      summary: "",
+      summaryNumber: "",
+      created,
+      lastModified: modified,
+    },
+    deleted: false,
+    oneshot: false,
+  };
+}
+
+function readProgressDto(p: FileProgress) {
+  if (!p.updatedAt) return null;
+  const at = komgaTime(p.updatedAt);
+  return {
+    page: p.page,
+    completed: p.completed,
+    readDate: at,
+    created: at,
+    lastModified: at,
+    deviceId: p.device ?? "web",
+    deviceName: p.device ?? "web",
+  };
+}
+
+export function bookDto(f: ReaderFileRow, series: Pick<Series, "id" | "title">, position: number, p: FileProgress) {
+  const created = komgaTime(f.createdAt);
+  const modified = komgaTime(f.updatedAt);
+  return {
+    id: String(f.id),
+    seriesId: String(series.id),
+    seriesTitle: series.title,
+    libraryId: LIBRARY_ID,
+    name: fileTitle(f),
+    url: f.path,
+    number: position,
+    created,
+    lastModified: modified,
+    fileLastModified: komgaTime(new Date(f.mtimeMs)),
+    sizeBytes: f.size,
+    size: humanSize(f.size),
+    media: {
+      status: "READY",
+      mediaType: "application/zip",
+      pagesCount: f.pageCount,
+      comment: "",
+      epubDivinaCompatible: false,
+      epubIsKepub: false,
+      mediaProfile: "DIVINA",
+    },
+    metadata: {
+      title: fileTitle(f),
+      titleLock: false,
+      summary: "",
+      summaryLock: false,
+      number: String(position),
+      numberLock: false,
+      numberSort: position,
+      numberSortLock: false,
+      releaseDate: null,
+      releaseDateLock: false,
+      authors: [],
+      authorsLock: false,
+      tags: [],
+      tagsLock: false,
+      isbn: "",
+      isbnLock: false,
+      links: [],
+      linksLock: false,
+      created,
+      lastModified: modified,
+    },
+    readProgress: readProgressDto(p),
+    deleted: false,
+    fileHash: f.sha256,
+    oneshot: false,
+  };
+}
+
+export function mediaTypeOf(name: string): string {
+  const ext = name.toLowerCase().split(".").pop();
+  if (ext === "png") return "image/png";
+  if (ext === "webp") return "image/webp";
+  if (ext === "gif") return "image/gif";
+  if (ext === "avif") return "image/avif";
+  return "image/jpeg";
+}
