@@ -201,7 +201,9 @@ async function main(): Promise<Goal[]> {
     // 3. The built service on the scanned data: RSS and mixed load.
     execFileSync(process.execPath, ["build.mjs"], { cwd: path.join(import.meta.dirname, ".."), stdio: "ignore" });
     const servicePort = await freePort();
-    child = spawn(process.execPath, ["--enable-source-maps", "dist/main.js"], {
+    // BENCH_SERVICE_NODE_ARGS: extra node flags for the service (for example --cpu-prof).
+    const nodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? "").split(" ").filter(Boolean);
+    child = spawn(process.execPath, [...nodeArgs, "--enable-source-maps", "dist/main.js"], {
       cwd: path.join(import.meta.dirname, ".."),
       env: {
         ...process.env,
