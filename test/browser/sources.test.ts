@@ -19,6 +19,7 @@ import {
   drawnChapter,
   fakeChapter,
   fakeWork,
+  slowPage,
   startFakeSuwayomi,
   type FakeSource,
   type FakeSuwayomi,
@@ -43,7 +44,14 @@ async function setUp(): Promise<void> {
         id: 501,
         title: "Harbor of Paper Cranes",
         source: SOURCE,
-        chapters: [27, 28, 29].map((n) => fakeChapter({ chapterNumber: n, pages })),
+        // Chapter 28's last page takes its time: its download stays under way while the page is
+        // checked (a quick download would leave the list before the test looks at it).
+        chapters: [27, 28, 29].map((n) =>
+          fakeChapter({
+            chapterNumber: n,
+            pages: n === 28 ? [...pages.slice(0, -1), slowPage(pages.at(-1)!, 600_000)] : pages,
+          }),
+        ),
       }),
       fakeWork({
         id: 502,
