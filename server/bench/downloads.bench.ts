@@ -11,7 +11,7 @@
  * printed for information: every page is decoded at 1/8 scale, which bounds what the pipeline can do
  * on this machine's cores.
  */
-import { mkdtemp, readFile, rm, writeFile, mkdir } from "node:fs/promises";
+import { mkdtemp, rm, writeFile, mkdir } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -37,42 +37,13 @@ const serverDir = path.resolve(import.meta.dirname, "..");
  */
 async function bundleChild(): Promise<string> {
   const outdir = path.join(serverDir, ".bench");
-  // As build.mjs: a source file's own location, computed from where the bundle lies.
-  const sourceLocation: esbuild.Plugin = {
-    name: "source-location",
-    setup(build) {
-      build.onLoad({ filter: /\.ts$/ }, async (args) => {
-        const text = await readFile(args.path, "utf8");
-        if (!text.includes("import.meta.dirname") && !text.includes("import.meta.filename")) return undefined;
-        const rel = (p: string) => JSON.stringify(path.relative(serverDir, p).split(path.sep).join("/"));
-        return {
-          loader: "ts",
-          contents: text
-            .replaceAll("import.meta.dirname", `__serverPath(${rel(path.dirname(args.path))})`)
-            .replaceAll("import.meta.filename", `__serverPath(${rel(args.path)})`),
-        };
-      });
-    },
-  };
+  // The very options of the server's build; only the entry and the folder differ.
+  const { options } = (await import(path.join(serverDir, "build.mjs"))) as { options: esbuild.BuildOptions };
   await esbuild.build({
+    ...options,
     entryPoints: { "downloads-child": path.join(import.meta.dirname, "downloads-child.ts") },
-    absWorkingDir: serverDir,
     outdir,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    packages: "external",
-    banner: {
-      js: [
-        `import { fileURLToPath as __fileURLToPath } from "node:url";`,
-        `import { join as __join } from "node:path";`,
-        `const __serverDir = __fileURLToPath(new URL("..", import.meta.url));`,
-        `const __serverPath = (p) => __join(__serverDir, p);`,
-      ].join("\n"),
-    },
-    plugins: [sourceLocation],
-    logLevel: "warning",
+    sourcemap: false,
   });
   return path.join(outdir, "downloads-child.js");
 }
