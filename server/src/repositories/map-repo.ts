@@ -1,4 +1,5 @@
 import type { Db } from "../db/client.ts";
+import type { Prisma } from "../generated/prisma/client.ts";
 import type { MapEntryFacts, MapSourceFacts } from "../domain/types.ts";
 import { entryFacts, mapKind } from "./mappers.ts";
 
@@ -38,37 +39,7 @@ export function mapRepo(db: Db) {
      * revision, or null when somebody else saved first (the caller answers 409).
      */
     async replaceOperator(seriesId: number, expected: number, entries: MapEntryFacts[] | null): Promise<number | null> {
-      return db.$transaction(async (tx) => {
-        const current = await tx.mapSource.findUnique({
-          where: { seriesId_name: { seriesId, name: OPERATOR_SOURCE } },
-        });
-        if ((current?.revision ?? 0) !== expected) return null;
-        const next = expected + 1;
-        let sourceId: number;
-        if (current) {
-          const moved = await tx.mapSource.updateMany({
-            where: { id: current.id, revision: expected },
-            data: { revision: next, data: JSON.stringify({ entries }) },
-          });
-          if (moved.count !== 1) return null;
-          sourceId = current.id;
-          await tx.mapEntry.deleteMany({ where: { sourceId } });
-        } else {
-          const created = await tx.mapSource.create({
-            data: {
-              seriesId,
-              kind: "operator",
-              name: OPERATOR_SOURCE,
-              revision: next,
-              data: JSON.stringify({ entries }),
-            },
-          });
-          sourceId = created.id;
-        }
-        // A deleted operator map keeps its row (and revision) so stale confirmations stay stale.
-        if (entries && entries.length > 0) await tx.mapEntry.createMany({ data: entryRows(sourceId, entries) });
-        return next;
-      });
+      return db.$transaction((tx) => replaceOperatorIn(tx, seriesId, expected, entries));
     },
 
     /** Records one book's chapters from the reading interface (replacing that book's earlier reading). */
@@ -124,3 +95,37 @@ export function mapRepo(db: Db) {
 }
 
 export type MapRepo = ReturnType<typeof mapRepo>;
+
+/**
+ * Inside a transaction: replaces the operator map when its revision is still `expected`; the new
+ * revision, or null when somebody else saved first. Shared by the map editor and the adoption of
+ * page evidence (which records a verification in the same transaction).
+ */
+export async function replaceOperatorIn(
+  tx: Prisma.TransactionClient,
+  seriesId: number,
+  expected: number,
+  entries: MapEntryFacts[] | null,
+): Promise<number | null> {
+  const current = await tx.mapSource.findUnique({ where: { seriesId_name: { seriesId, name: OPERATOR_SOURCE } } });
+  if ((current?.revision ?? 0) !== expected) return null;
+  const next = expected + 1;
+  let sourceId: number;
+  if (current) {
+    const moved = await tx.mapSource.updateMany({
+      where: { id: current.id, revision: expected },
+      data: { revision: next, data: JSON.stringify({ entries }) },
+    });
+    if (moved.count !== 1) return null;
+    sourceId = current.id;
+    await tx.mapEntry.deleteMany({ where: { sourceId } });
+  } else {
+    const created = await tx.mapSource.create({
+      data: { seriesId, kind: "operator", name: OPERATOR_SOURCE, revision: next, data: JSON.stringify({ entries }) },
+    });
+    sourceId = created.id;
+  }
+  // A deleted operator map keeps its row (and revision) so stale confirmations stay stale.
+  if (entries && entries.length > 0) await tx.mapEntry.createMany({ data: entryRows(sourceId, entries) });
+  return next;
+}

@@ -7,7 +7,7 @@ import {
   type PageSignature,
 } from "../domain/page-signature.ts";
 import type { MapEntryFacts } from "../domain/types.ts";
-import { OPERATOR_SOURCE } from "./map-repo.ts";
+import { replaceOperatorIn } from "./map-repo.ts";
 import { parseJsonArray } from "./mappers.ts";
 import { inChunks } from "./in-chunks.ts";
 
@@ -97,36 +97,8 @@ export function pageSignatureRepo(db: Db) {
       proof: { volume: string; fileId: number; digest: string; chapters: string[]; note: string },
     ): Promise<number | null> {
       return db.$transaction(async (tx) => {
-        const current = await tx.mapSource.findUnique({
-          where: { seriesId_name: { seriesId, name: OPERATOR_SOURCE } },
-        });
-        if ((current?.revision ?? 0) !== expectedRevision) return null;
-        const next = expectedRevision + 1;
-        let sourceId: number;
-        if (current) {
-          const moved = await tx.mapSource.updateMany({
-            where: { id: current.id, revision: expectedRevision },
-            data: { revision: next, data: JSON.stringify({ entries }) },
-          });
-          if (moved.count !== 1) return null;
-          sourceId = current.id;
-          await tx.mapEntry.deleteMany({ where: { sourceId } });
-        } else {
-          sourceId = (
-            await tx.mapSource.create({
-              data: {
-                seriesId,
-                kind: "operator",
-                name: OPERATOR_SOURCE,
-                revision: next,
-                data: JSON.stringify({ entries }),
-              },
-            })
-          ).id;
-        }
-        await tx.mapEntry.createMany({
-          data: entries.map((e) => ({ sourceId, volume: e.volume, chapters: JSON.stringify(e.chapters) })),
-        });
+        const next = await replaceOperatorIn(tx, seriesId, expectedRevision, entries);
+        if (next === null) return null;
         const data = {
           fileId: proof.fileId,
           digest: proof.digest,
