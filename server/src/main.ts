@@ -44,11 +44,15 @@ if (stopping) await closeAndExit(app);
 const port = await app.listen();
 const { secrets } = app.ctx;
 const url = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${port}`;
-console.log(`Manga library listening on ${url}`);
-console.log(`  library root: ${config.libraryRoot}`);
-console.log(`  data dir:     ${config.dataDir}`);
-console.log(`  API key:      in ${config.dataDir}/secrets.json (send it as X-Api-Key)`);
+// One write: whoever reads the output sees the whole banner or none of it.
+const banner = [
+  `Manga library listening on ${url}`,
+  `  library root: ${config.libraryRoot}`,
+  `  data dir:     ${config.dataDir}`,
+  `  API key:      in ${config.dataDir}/secrets.json (send it as X-Api-Key)`,
+];
 if (secrets.generatedPassword) {
   // Printed once, on the start that generated it; only its hash is stored.
-  console.log(`  web login:    admin / ${secrets.generatedPassword}  (set ADMIN_PASSWORD to choose your own)`);
+  banner.push(`  web login:    admin / ${secrets.generatedPassword}  (set ADMIN_PASSWORD to choose your own)`);
 }
+process.stdout.write(`${banner.join("\n")}\n`);

@@ -10,7 +10,15 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { launchBrowser, loggedInContext, seriesId, startService, watchErrors, type Service } from "./harness.ts";
+import {
+  launchBrowser,
+  loggedInContext,
+  seriesId,
+  startService,
+  watchErrors,
+  watchLibraryEvents,
+  type Service,
+} from "./harness.ts";
 
 const HARBOR = "Harbor of Paper Cranes";
 let service: Service;
@@ -161,7 +169,10 @@ describe("assembly", () => {
     const ctx = await loggedInContext(browser, service);
     const page = await ctx.newPage();
     const errors = watchErrors(page);
+    const events = watchLibraryEvents(page);
     await openHarbor(page);
+    // The subscription is registered before the library changes (an unchanged scan pushes scan_finished).
+    await events.untilLive(service);
     expect(
       await group(page, "5")
         .getByText(/duplicates inside/)

@@ -191,6 +191,35 @@ export function watchErrors(page: Page): string[] {
 }
 
 /**
+ * Counts the `libraryEvents` messages the page receives over its graphql-ws connection. Call before
+ * the page opens; `untilLive` then proves the page's subscription is registered on the server (a
+ * change made earlier is never pushed, as with any live client), by scanning until one arrives.
+ */
+export function watchLibraryEvents(page: Page): {
+  received: () => number;
+  untilLive: (service: Service) => Promise<void>;
+} {
+  let received = 0;
+  page.on("websocket", (ws) =>
+    ws.on("framereceived", (frame) => {
+      if (String(frame.payload).includes('"libraryEvents"')) received++;
+    }),
+  );
+  return {
+    received: () => received,
+    async untilLive(service) {
+      const started = Date.now();
+      while (received === 0) {
+        if (Date.now() - started > 30_000) throw new Error("the page never received a libraryEvents message");
+        const res = await service.api("POST", "/api/library/scan");
+        if (res.status !== 200) throw new Error(`scan answered ${res.status}`);
+        await new Promise((r) => setTimeout(r, 300));
+      }
+    },
+  };
+}
+
+/**
  * One service and one browser for a test file: started before its tests, stopped after them.
  * `ready` hands them over (the file keeps them in its own variables).
  */

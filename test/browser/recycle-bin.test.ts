@@ -14,6 +14,7 @@ import {
   seriesId,
   seriousViolations,
   watchErrors,
+  watchLibraryEvents,
   type Service,
   browserSuite,
 } from "./harness.ts";
@@ -59,8 +60,10 @@ describe("recycle bin", () => {
     expect(await binOf()).toEqual([]);
     const ctx = await loggedInContext(browser, service);
     const page = await ctx.newPage();
+    const events = watchLibraryEvents(page);
     await openBin(page);
     await page.getByText("Nothing in the recycle bin.").waitFor();
+    await events.untilLive(service);
     expect(await page.locator("main").innerText()).toContain(
       "Retired files wait here for 30 days before they are removed for good.",
     );
