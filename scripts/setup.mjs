@@ -111,6 +111,7 @@ export const BUILDS = {
         [
           ...LOCK_INPUTS,
           "prisma/schema.prisma",
+          "prisma/postgres/schema.prisma",
           "server/src",
           "server/build.mjs",
           "server/package.json",

@@ -5,12 +5,22 @@ import type { PrismaConfig } from "prisma";
 // Prisma reads no .env when a config file exists; the CLI gets the same default as the service.
 process.env.DATABASE_URL ??= `file:${path.resolve(import.meta.dirname, "..", process.env.DATA_DIR ?? "data", "library.db")}`;
 
+// A postgres:// or postgresql:// DATABASE_URL selects the PostgreSQL schema (derived from the SQLite
+// one), its own migrations and the pg adapter; anything else is the embedded SQLite database.
+// PRISMA_DIALECT=postgresql selects it without a database (to generate the PostgreSQL client).
+const postgres = process.env.PRISMA_DIALECT === "postgresql" || /^postgres(ql)?:\/\//i.test(process.env.DATABASE_URL);
+const prismaDir = path.join(import.meta.dirname, "..", "prisma", ...(postgres ? ["postgres"] : []));
+
 export default {
   experimental: { adapter: true },
   engine: "js",
-  schema: path.join(import.meta.dirname, "..", "prisma", "schema.prisma"),
-  migrations: { path: path.join(import.meta.dirname, "..", "prisma", "migrations") },
+  schema: path.join(prismaDir, "schema.prisma"),
+  migrations: { path: path.join(prismaDir, "migrations") },
   async adapter() {
+    if (postgres) {
+      const { postgresCliAdapter } = await import("./src/db/postgres-cli.ts");
+      return postgresCliAdapter(process.env.DATABASE_URL as string);
+    }
     return new PrismaLibSQL({ url: process.env.DATABASE_URL as string });
   },
 } satisfies PrismaConfig;

@@ -1,9 +1,11 @@
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, inject } from "vitest";
 import { createApp, type App } from "../src/app.ts";
 import { loadConfig, type Config } from "../src/config.ts";
+import { createDb, type Db } from "../src/db/client.ts";
 
 export const TEST_API_KEY = "test-api-key-0123456789";
 export const TEST_PASSWORD = "correct horse battery staple";
@@ -22,9 +24,33 @@ export interface TestApp extends App {
   dispose(): Promise<void>;
 }
 
+let postgresAdmin: Db | undefined;
+
 /**
- * A real app on a real SQLite database (copied from the migrated template), a temporary library
- * root and data dir, listening on a free loopback port. No mocks.
+ * In the PostgreSQL project (global-setup-postgres.ts): a new database copied from the migrated
+ * template, and the function that drops it. Null in the SQLite project.
+ */
+export async function createPostgresTestDatabase(): Promise<{ url: string; drop(): Promise<void> } | null> {
+  const pg = inject("postgres");
+  if (!pg) return null;
+  postgresAdmin ??= createDb(pg.adminUrl).db;
+  const admin = postgresAdmin;
+  const name = `test_${randomUUID().replaceAll("-", "")}`;
+  await admin.$executeRawUnsafe(`CREATE DATABASE "${name}" TEMPLATE "${pg.template}"`);
+  const url = new URL(pg.adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      await admin.$executeRawUnsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    },
+  };
+}
+
+/**
+ * A real app on a real database (SQLite copied from the migrated template, or in the PostgreSQL
+ * project a copy of its template database), a temporary library root and data dir, listening on a
+ * free loopback port. No mocks.
  */
 export async function createTestApp(
   options: { demo?: boolean; env?: Record<string, string>; listen?: boolean } = {},
@@ -32,8 +58,10 @@ export async function createTestApp(
   const dir = mkdtempSync(path.join(os.tmpdir(), "mls-test-"));
   const dataDir = path.join(dir, "data");
   mkdirSync(dataDir, { recursive: true });
-  copyFileSync(inject("templateDb"), path.join(dataDir, "library.db"));
+  const postgres = await createPostgresTestDatabase();
+  if (!postgres) copyFileSync(inject("templateDb"), path.join(dataDir, "library.db"));
   const config = loadConfig({
+    ...(postgres ? { DATABASE_URL: postgres.url } : {}),
     DATA_DIR: dataDir,
     LIBRARY_ROOT: path.join(dir, "library"),
     PORT: "0",
@@ -74,6 +102,7 @@ export async function createTestApp(
     },
     async dispose() {
       await app.close();
+      await postgres?.drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

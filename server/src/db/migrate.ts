@@ -2,25 +2,29 @@ import { execFile } from "node:child_process";
 import { mkdir, readdir } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
-import { createDb } from "./client.ts";
+import { createDb, dialectOfUrl } from "./client.ts";
 
 const run = promisify(execFile);
 const serverDir = path.resolve(import.meta.dirname, "..", "..");
 
-const migrationsDir = path.join(serverDir, "..", "prisma", "migrations");
+/** SQLite's migrations, or those of the derived PostgreSQL schema (prisma.config.ts picks the same). */
+const migrationsDir = (databaseUrl: string) =>
+  dialectOfUrl(databaseUrl) === "postgresql"
+    ? path.join(serverDir, "..", "prisma", "postgres", "migrations")
+    : path.join(serverDir, "..", "prisma", "migrations");
 
 /**
  * The committed migrations the database has not applied yet; null when the database cannot tell
  * (no migrations table yet, or a migration that failed: the CLI then reports it).
  */
 async function pendingMigrations(databaseUrl: string): Promise<string[] | null> {
-  const committed = (await readdir(migrationsDir, { withFileTypes: true }))
+  const committed = (await readdir(migrationsDir(databaseUrl), { withFileTypes: true }))
     .filter((e) => e.isDirectory())
     .map((e) => e.name);
   const { db } = createDb(databaseUrl);
   try {
     const rows = await db.$queryRawUnsafe<{ name: string; finished: unknown; rolledBack: unknown }[]>(
-      `SELECT migration_name AS name, finished_at AS finished, rolled_back_at AS rolledBack FROM _prisma_migrations`,
+      `SELECT migration_name AS name, finished_at AS finished, rolled_back_at AS "rolledBack" FROM _prisma_migrations`,
     );
     if (rows.some((r) => r.finished === null && r.rolledBack === null)) return null;
     const applied = new Set(rows.filter((r) => r.finished !== null && r.rolledBack === null).map((r) => r.name));

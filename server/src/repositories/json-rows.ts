@@ -1,4 +1,4 @@
-import type { Db } from "../db/client.ts";
+import { dialectOf, type Db } from "../db/client.ts";
 import { Prisma } from "../generated/prisma/client.ts";
 
 /**
@@ -6,15 +6,18 @@ import { Prisma } from "../generated/prisma/client.ts";
  * database builds the JSON in one pass; the driver then hands over one string instead of building
  * an object per cell, which is where large series spent most of their time (docs/benchmarks.md).
  * `json_group_array(json_array(…))` is SQLite's spelling; PostgreSQL's is
- * `json_agg(json_build_array(…))`, the one place to change when that path lands.
+ * `json_agg(json_build_array(…))` (the aggregate runs serially over the subquery's rows, so an
+ * ORDER BY in `from` holds there too). Timestamps are not read this way (their text differs).
  */
 export async function jsonRows(db: Db, columns: string, from: Prisma.Sql): Promise<unknown[][]> {
   const cols = Prisma.raw(columns);
-  const rows = await db.$queryRaw<{ j: string | null }[]>(
-    Prisma.sql`SELECT json_group_array(json_array(${cols})) AS j FROM (SELECT ${cols} FROM ${from})`,
+  const rows = await db.$queryRaw<{ j: unknown }[]>(
+    dialectOf(db) === "postgresql"
+      ? Prisma.sql`SELECT json_agg(json_build_array(${cols}))::text AS j FROM (SELECT ${cols} FROM ${from}) AS json_rows`
+      : Prisma.sql`SELECT json_group_array(json_array(${cols})) AS j FROM (SELECT ${cols} FROM ${from})`,
   );
   const text = rows[0]?.j;
-  return text ? (JSON.parse(text) as unknown[][]) : [];
+  return typeof text === "string" && text ? (JSON.parse(text) as unknown[][]) : [];
 }
 
 /** Booleans arrive as 0/1 from SQLite's JSON and as true/false from PostgreSQL's. */
@@ -35,7 +38,8 @@ export const storedNow = (): string => new Date().toISOString().replace("Z", "+0
  * every cell as its own parameter and took ~5× as long for the scan's 20,000 rows. Columns left out
  * take their database defaults; `created_at`/`updated_at` are the caller's to give (storedNow).
  * Values must be JSON-safe (numbers for BigInt columns: sizes and mtimes are far below 2^53).
- * PostgreSQL's spelling would be `json_array_elements`.
+ * On PostgreSQL the rows go as JSON objects through `json_populate_recordset`, which converts
+ * each value to its column's type.
  */
 export async function jsonInsert(
   db: Db,
@@ -44,6 +48,15 @@ export async function jsonInsert(
   rows: readonly (readonly unknown[])[],
 ): Promise<void> {
   const cols = columns.map((c) => `"${c}"`).join(", ");
+  if (dialectOf(db) === "postgresql") {
+    for (let i = 0; i < rows.length; i += WRITE_CHUNK) {
+      await db.$executeRawUnsafe(
+        `INSERT INTO "${table}" (${cols}) SELECT ${cols} FROM json_populate_recordset(NULL::"${table}", $1::json)`,
+        asObjects(columns, rows.slice(i, i + WRITE_CHUNK)),
+      );
+    }
+    return;
+  }
   const values = columns.map((_, i) => `j.value->>${i}`).join(", ");
   for (let i = 0; i < rows.length; i += WRITE_CHUNK) {
     await db.$executeRawUnsafe(
@@ -64,6 +77,21 @@ export async function jsonUpdate(
   columns: readonly string[],
   rows: readonly (readonly unknown[])[],
 ): Promise<void> {
+  if (dialectOf(db) === "postgresql") {
+    const names = columns.map((c) => (c.endsWith("?") ? c.slice(0, -1) : c));
+    const pgSets = columns
+      .map((c, i) =>
+        c.endsWith("?") ? `"${names[i]}" = COALESCE(j."${names[i]}", t."${names[i]}")` : `"${c}" = j."${c}"`,
+      )
+      .join(", ");
+    for (let i = 0; i < rows.length; i += WRITE_CHUNK) {
+      await db.$executeRawUnsafe(
+        `UPDATE "${table}" AS t SET ${pgSets} FROM json_populate_recordset(NULL::"${table}", $1::json) AS j WHERE t."id" = j."id"`,
+        asObjects(["id", ...names], rows.slice(i, i + WRITE_CHUNK)),
+      );
+    }
+    return;
+  }
   const sets = columns
     .map((c, i) =>
       c.endsWith("?")
@@ -77,4 +105,9 @@ export async function jsonUpdate(
       JSON.stringify(rows.slice(i, i + WRITE_CHUNK)),
     );
   }
+}
+
+/** Rows as one JSON array of objects keyed by column (what json_populate_recordset reads). */
+function asObjects(columns: readonly string[], rows: readonly (readonly unknown[])[]): string {
+  return JSON.stringify(rows.map((r) => Object.fromEntries(columns.map((c, i) => [c, r[i]]))));
 }

@@ -14,9 +14,10 @@
  * a migration rebuilds (SQLite's way to change a column drops the table's triggers) gets them back.
  * The trigger set is named with a version: a start with other definitions drops and recreates it.
  *
- * PostgreSQL would take the same bodies as one plpgsql trigger function per table.
+ * On PostgreSQL each watched table gets one plpgsql trigger function with the same statements
+ * (postgresRevisionTriggers), named like the SQLite triggers, and one row trigger calling it.
  */
-import type { Db } from "../db/client.ts";
+import { dialectOf, type Db } from "../db/client.ts";
 import { Prisma } from "../generated/prisma/client.ts";
 
 const PREFIX = "series_revision_v2_";
@@ -89,11 +90,60 @@ export function revisionTriggers(tables: ReadonlyMap<string, ReadonlySet<string>
 }
 
 /**
+ * PostgreSQL's triggers: per watched table one plpgsql function (`<name>()`) holding the bodies
+ * of revisionTriggers for each operation and one AFTER row trigger of the same name calling it.
+ * The statements are those of SQLite, with PostgreSQL's `IS DISTINCT FROM` for SQLite's `IS NOT`
+ * and the counter qualified in the upsert.
+ */
+export function postgresRevisionTriggers(
+  tables: ReadonlyMap<string, ReadonlySet<string>>,
+): Map<string, PostgresTrigger> {
+  const byTable = new Map<string, Partial<Record<Op, string>>>();
+  for (const [name, sql] of revisionTriggers(tables)) {
+    const m =
+      /^CREATE TRIGGER IF NOT EXISTS "[^"]+" AFTER (INSERT|UPDATE|DELETE) ON "([^"]+)" FOR EACH ROW BEGIN (.*) END$/s.exec(
+        sql,
+      );
+    if (!m) throw new Error(`unexpected trigger ${name}`);
+    const [, op, table, body] = m as unknown as [string, string, string, string];
+    const bodies = byTable.get(table) ?? {};
+    bodies[op.toLowerCase() as Op] = body
+      .replaceAll(" IS NOT ", " IS DISTINCT FROM ")
+      .replaceAll(
+        'DO UPDATE SET "revision" = "revision" + 1',
+        'DO UPDATE SET "revision" = "series_revision"."revision" + 1',
+      );
+    byTable.set(table, bodies);
+  }
+  const out = new Map<string, PostgresTrigger>();
+  for (const [table, bodies] of byTable) {
+    const name = `${PREFIX}${table}`;
+    const branches = (["insert", "update", "delete"] as const)
+      .map((op) => `IF TG_OP = '${op.toUpperCase()}' THEN ${bodies[op] ?? ""} END IF;`)
+      .join(" ");
+    out.set(name, {
+      table,
+      create: [
+        `CREATE OR REPLACE FUNCTION "${name}"() RETURNS trigger LANGUAGE plpgsql AS $body$ BEGIN ${branches} RETURN NULL; END $body$`,
+        `CREATE TRIGGER "${name}" AFTER INSERT OR UPDATE OR DELETE ON "${table}" FOR EACH ROW EXECUTE FUNCTION "${name}"()`,
+      ],
+    });
+  }
+  return out;
+}
+
+export interface PostgresTrigger {
+  table: string;
+  create: string[];
+}
+
+/**
  * Makes the database's revision triggers match its schema: missing ones are created, those of
  * another version or of a table that no longer qualifies are dropped. Returns the number of
  * triggers created. Runs at start-up, after the migrations.
  */
 export async function installRevisionTriggers(db: Db): Promise<number> {
+  if (dialectOf(db) === "postgresql") return installPostgresRevisionTriggers(db);
   const rows = await db.$queryRaw<{ t: string; c: string }[]>(
     Prisma.sql`SELECT m.name AS t, p.name AS c FROM sqlite_master m JOIN pragma_table_info(m.name) p WHERE m.type = 'table'`,
   );
@@ -118,11 +168,64 @@ export async function installRevisionTriggers(db: Db): Promise<number> {
   return created;
 }
 
+/**
+ * PostgreSQL's side of installRevisionTriggers, in one transaction holding an advisory lock, so
+ * that instances starting at the same time on one database do not race each other.
+ */
+async function installPostgresRevisionTriggers(db: Db): Promise<number> {
+  return db.$transaction(
+    async (tx) => {
+      await tx.$executeRaw(Prisma.sql`SELECT pg_advisory_xact_lock(hashtext('series_revision_triggers'))`);
+      const rows = await tx.$queryRaw<{ t: string; c: string }[]>(
+        Prisma.sql`SELECT c.table_name::text AS t, c.column_name::text AS c FROM information_schema.columns c
+        JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
+        WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE'`,
+      );
+      const tables = new Map<string, Set<string>>();
+      for (const { t, c } of rows) {
+        const set = tables.get(t) ?? new Set<string>();
+        set.add(c);
+        tables.set(t, set);
+      }
+      const wanted = postgresRevisionTriggers(tables);
+      const present = await tx.$queryRaw<{ name: string; t: string }[]>(
+        Prisma.sql`SELECT tg.tgname::text AS name, cl.relname::text AS t FROM pg_trigger tg
+        JOIN pg_class cl ON cl.oid = tg.tgrelid JOIN pg_namespace n ON n.oid = cl.relnamespace
+        WHERE NOT tg.tgisinternal AND n.nspname = current_schema() AND tg.tgname LIKE 'series_revision_%'`,
+      );
+      const have = new Set<string>();
+      for (const p of present) {
+        if (wanted.get(p.name)?.table === p.t) have.add(p.name);
+        else await tx.$executeRawUnsafe(`DROP TRIGGER IF EXISTS "${p.name}" ON "${p.t}"`);
+      }
+      const functions = await tx.$queryRaw<{ name: string }[]>(
+        Prisma.sql`SELECT p.proname::text AS name FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+        WHERE n.nspname = current_schema() AND p.proname LIKE 'series_revision_%'`,
+      );
+      for (const f of functions)
+        if (!wanted.has(f.name)) await tx.$executeRawUnsafe(`DROP FUNCTION IF EXISTS "${f.name}"()`);
+      let created = 0;
+      for (const [name, trigger] of wanted) {
+        if (have.has(name)) continue;
+        for (const sql of trigger.create) await tx.$executeRawUnsafe(sql);
+        created += 1;
+      }
+      return created;
+    },
+    { timeout: 120_000, maxWait: 120_000 },
+  );
+}
+
 /** Names of the revision triggers the database holds (for tests). */
 export async function revisionTriggerNames(db: Db): Promise<string[]> {
-  const rows = await db.$queryRaw<{ name: string }[]>(
-    Prisma.sql`SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'series_revision_%' ORDER BY name`,
-  );
+  const rows =
+    dialectOf(db) === "postgresql"
+      ? await db.$queryRaw<{ name: string }[]>(
+          Prisma.sql`SELECT tgname::text AS name FROM pg_trigger WHERE NOT tgisinternal AND tgname LIKE 'series_revision_%' ORDER BY tgname`,
+        )
+      : await db.$queryRaw<{ name: string }[]>(
+          Prisma.sql`SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'series_revision_%' ORDER BY name`,
+        );
   return rows.map((r) => r.name);
 }
 
