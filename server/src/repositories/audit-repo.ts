@@ -54,7 +54,7 @@ export async function loadAuditFacts(db: Db, seriesId: number, seriesLanguage: s
                   FROM chapter_release r
                   LEFT JOIN provider p ON p.id = r.provider_id
                   LEFT JOIN source_mapping m ON m.id = r.source_mapping_id
-                  WHERE r.series_id = ${seriesId} AND r.file_id IS NOT NULL) ORDER BY id`,
+                  WHERE r.series_id = ${seriesId} AND r.file_id IS NOT NULL) AS released ORDER BY id`,
     )
   ).map(([id, fileId, language, sourceMappingId, providerName, mappingSourceId]) => ({
     id: Number(id),
