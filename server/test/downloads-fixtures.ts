@@ -5,7 +5,7 @@
  */
 import type { ChapterPages, SourceProvider } from "../src/providers/provider.ts";
 import { SuwayomiClient, SuwayomiProvider } from "../src/providers/suwayomi.ts";
-import type { ProviderLookup } from "../src/services/download-pipeline.ts";
+import type { ProviderLookup } from "../src/services/acquisition/download-pipeline.ts";
 import { expectJson } from "./fixtures.ts";
 import type { FakeSuwayomi, FakeWork } from "./fakes/suwayomi-server.ts";
 import { createTestApp, type TestApp } from "./utils.ts";

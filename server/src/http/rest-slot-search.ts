@@ -1,7 +1,7 @@
 /** REST of the series page's Search and Interactive search on a slot: translation to the service, nothing else. */
 import type { Hono } from "hono";
 import type { Services } from "../services/index.ts";
-import type { SlotOffersView } from "../services/slot-search-service.ts";
+import type { SlotOffersView } from "../services/acquisition/slot-search-service.ts";
 import { jsonBody, pathId } from "./request.ts";
 
 export const restSlotOffers = (v: SlotOffersView) => ({

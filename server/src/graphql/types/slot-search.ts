@@ -1,5 +1,5 @@
 /** GraphQL of the series page's Search and Interactive search: the same service as REST (rest-slot-search.ts). */
-import type { SlotOfferView, SlotOffersView } from "../../services/slot-search-service.ts";
+import type { SlotOfferView, SlotOffersView } from "../../services/acquisition/slot-search-service.ts";
 import { builder } from "../builder.ts";
 
 const VerdictEnum = builder.enumType("OfferVerdict", {

@@ -7,7 +7,7 @@ import type {
   MappingView,
   SearchResultView,
   SourcesService,
-} from "../../services/sources-service.ts";
+} from "../../services/acquisition/sources-service.ts";
 import type { InvalidatedOverride } from "../../domain/numbering-override.ts";
 import { builder } from "../builder.ts";
 
