@@ -2,13 +2,16 @@ import path from "node:path";
 import { PrismaLibSQL } from "@prisma/adapter-libsql";
 import type { PrismaConfig } from "prisma";
 
-// Prisma reads no .env when a config file exists; the CLI gets the same default as the service.
-process.env.DATABASE_URL ??= `file:${path.resolve(import.meta.dirname, "..", process.env.DATA_DIR ?? "data", "library.db")}`;
-
 // A postgres:// or postgresql:// DATABASE_URL selects the PostgreSQL schema (derived from the SQLite
 // one), its own migrations and the pg adapter; anything else is the embedded SQLite database.
-// PRISMA_DIALECT=postgresql selects it without a database (to generate the PostgreSQL client).
-const postgres = process.env.PRISMA_DIALECT === "postgresql" || /^postgres(ql)?:\/\//i.test(process.env.DATABASE_URL);
+// PRISMA_DIALECT=postgresql selects it without a database (to generate the PostgreSQL client; the
+// datasource then needs a PostgreSQL URL, never contacted by generate).
+const isPostgresUrl = (url: string | undefined) => /^postgres(ql)?:\/\//i.test(url ?? "");
+const postgres = process.env.PRISMA_DIALECT === "postgresql" || isPostgresUrl(process.env.DATABASE_URL);
+if (postgres && !isPostgresUrl(process.env.DATABASE_URL))
+  process.env.DATABASE_URL = "postgresql://localhost/manga_library";
+// Prisma reads no .env when a config file exists; the CLI gets the same default as the service.
+process.env.DATABASE_URL ??= `file:${path.resolve(import.meta.dirname, "..", process.env.DATA_DIR ?? "data", "library.db")}`;
 const prismaDir = path.join(import.meta.dirname, "..", "prisma", ...(postgres ? ["postgres"] : []));
 
 export default {

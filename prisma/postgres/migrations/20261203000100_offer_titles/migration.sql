@@ -1,0 +1,4 @@
+-- The release name a source lists with each offer (names an unnumbered release to a person).
+-- AlterTable
+ALTER TABLE "offer" ADD COLUMN     "title" TEXT;
+
