@@ -3,12 +3,11 @@ import server from "./vitest.config.ts";
 
 /**
  * API suites again, each test app on its own copy of a migrated PostgreSQL database (a throwaway
- * cluster started by test/global-setup-postgres.ts). The whole server suite on PostgreSQL took
- * about as long as on SQLite (over 30 minutes on two shared cores), too long for the test command,
- * so these are the API suites that cover the repositories' reads and writes: the chapter map and
- * units (bulk JSON selects, revision triggers), downloads, publication, assembly,
- * retirement and the recycle bin, sessions, reading apps, translation jobs. The environment
- * variable POSTGRES_SUITES (comma-separated paths) runs others.
+ * cluster started by test/global-setup-postgres.ts). Every API suite on PostgreSQL took 46 minutes
+ * on two shared cores, too long for the test command (these take 4 to 8), so these are the API
+ * suites that cover the repositories' reads and writes: the chapter map and units (bulk JSON
+ * selects, revision triggers), downloads, publication, assembly, retirement and the recycle bin,
+ * sessions, reading apps, translation jobs. POSTGRES_SUITES (comma-separated paths) runs others.
  */
 export const POSTGRES_SUITES = [
   "test/map-api.test.ts",
