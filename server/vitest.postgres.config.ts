@@ -4,10 +4,11 @@ import server from "./vitest.config.ts";
 /**
  * API suites again, each test app on its own copy of a migrated PostgreSQL database (a throwaway
  * cluster started by test/global-setup-postgres.ts). Every API suite on PostgreSQL took 46 minutes
- * on two shared cores, too long for the test command (these take 4 to 8), so these are the API
+ * on two shared cores, too long for the test command (these take 5 to 9), so these are the API
  * suites that cover the repositories' reads and writes: the chapter map and units (bulk JSON
- * selects, revision triggers), downloads, publication, assembly, retirement and the recycle bin,
- * sessions, reading apps, translation jobs. POSTGRES_SUITES (comma-separated paths) runs others.
+ * selects, revision triggers), downloads, sources, publication, assembly, duplicates, retirement
+ * and the recycle bin, sessions, reading apps and progress, translation jobs. POSTGRES_SUITES
+ * (comma-separated paths) runs others.
  */
 export const POSTGRES_SUITES = [
   "test/map-api.test.ts",
@@ -23,6 +24,14 @@ export const POSTGRES_SUITES = [
   "test/translations-api.test.ts",
   "test/readers-komga.test.ts",
   "test/torrent-assignment.test.ts",
+  "test/duplicates.test.ts",
+  "test/reading-progress.test.ts",
+  "test/rule-fixes.test.ts",
+  "test/verified-books.test.ts",
+  "test/thumbnails.test.ts",
+  "test/sources.test.ts",
+  "test/readers-opds.test.ts",
+  "test/book-channel.test.ts",
 ];
 
 export default defineConfig({
