@@ -14,7 +14,9 @@ import {
   auditEntries,
   auditPage,
   filterAuditEntries,
+  needsEveryPageCheck,
   sortAuditEntries,
+  withLastPages,
   type AuditEntry,
   type AuditFlag,
 } from "../domain/audit.ts";
@@ -150,8 +152,11 @@ export function auditService(
   }
 
   /**
-   * The list in one order, kept until the series changes (view-cache.ts): a page request then
-   * costs the revision select, the filter and the slice.
+   * The list in one order, kept until the series' rows change (view-cache.ts): a page request then
+   * costs the revision select, the filter and the slice. The page checks' facts (black last page)
+   * are not part of the kept list's validity: the background worker stores them while the list is
+   * read, and they change one flag of one file, so each request applies the current ones on top
+   * (`list`). A finished check thus never makes the whole list be computed again.
    */
   function sorted(seriesId: number, sort: ReturnType<typeof parseAuditQuery>["sort"]): Promise<AuditEntry[]> {
     const key = `audit:${sort.descending ? "-" : ""}${sort.key}`;
@@ -223,8 +228,20 @@ export function auditService(
     /** GET /api/manga/{id}/audit: one page of the list, sorted and filtered (opens no archive). */
     async list(seriesId: number, query: AuditQueryInput = {}): Promise<AuditPageView> {
       const { page, sort, filter } = parseAuditQuery(query);
+      if (needsEveryPageCheck(sort, filter)) {
+        // The order or the filter depends on every file's page checks: the current ones of the
+        // whole series (one select), then the sort and filter over them.
+        const base = await sorted(seriesId, sort.key === "flags" ? { key: "number", descending: false } : sort);
+        const current = withLastPages(base, await signatures.lastPagesOfSeries(seriesId));
+        const ordered = sort.key === "flags" ? sortAuditEntries(current, sort) : current;
+        const p = auditPage(filterAuditEntries(ordered, filter), page);
+        return { seriesId, page: p.page, pageSize: p.pageSize, total: p.total, files: p.files.map(view) };
+      }
+      // Only the listed files' page checks matter: those of the page (one select).
       const p = auditPage(filterAuditEntries(await sorted(seriesId, sort), filter), page);
-      return { seriesId, page: p.page, pageSize: p.pageSize, total: p.total, files: p.files.map(view) };
+      const active = p.files.filter((f) => f.state === "active").map((f) => f.sha256);
+      const files = withLastPages(p.files, await signatures.lastPages(active));
+      return { seriesId, page: p.page, pageSize: p.pageSize, total: p.total, files: files.map(view) };
     },
 
     async previewRetirement(seriesId: number, body: unknown): Promise<Preview> {
