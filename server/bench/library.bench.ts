@@ -22,6 +22,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { writeHeapSnapshot } from "node:v8";
 import type { App } from "../src/app.ts";
 import { archiveOpenCount } from "../src/library/archive-reader.ts";
 import { API_KEY, get, postGraphql, startBenchApp } from "./app.ts";
@@ -202,6 +203,11 @@ async function main(): Promise<Goal[]> {
       `\nRSS of this process (the service in-process, plus the bench) after the scans and audit pages: ${inProcessRss.toFixed(0)} MB ` +
         `(JS heap used ${mb(mem.heapUsed)} of ${mb(mem.heapTotal)}, external ${mb(mem.external)}, array buffers ${mb(mem.arrayBuffers)})`,
     );
+    // BENCH_LIBRARY_HEAPSNAPSHOT=<dir>: a heap snapshot of this process here (what holds the memory).
+    if (process.env.BENCH_LIBRARY_HEAPSNAPSHOT)
+      console.log(
+        `heap snapshot: ${writeHeapSnapshot(path.join(process.env.BENCH_LIBRARY_HEAPSNAPSHOT, "library.heapsnapshot"))}`,
+      );
     await app.close();
     app = undefined;
 
