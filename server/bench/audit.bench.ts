@@ -1,5 +1,5 @@
 /**
- * `pnpm bench audit`: `GET /api/manga/{id}/audit?page=N` (services/audit-service.ts through
+ * `pnpm bench audit`: `GET /api/manga/{id}/audit?page=N` (services/audit/audit-service.ts through
  * http/rest-audit.ts) over real HTTP on a loopback port, on a series of 10,000 files
  * (bench/audit-fixture.ts; rows only, no file on disk). Pages are spread over the whole list.
  *
@@ -21,7 +21,7 @@ import { buildCoverageIndex } from "../src/domain/coverage.ts";
 import { seriesForm } from "../src/domain/series-form.ts";
 import { loadSnapshot } from "../src/repositories/snapshot-repo.ts";
 import { loadAuditFacts } from "../src/repositories/audit-repo.ts";
-import { parseAuditQuery } from "../src/services/audit-input.ts";
+import { parseAuditQuery } from "../src/services/audit/audit-input.ts";
 import { get, startBenchApp } from "./app.ts";
 import { AUDIT_FILES, seedAuditSeries } from "./audit-fixture.ts";
 import { fail, intEnv, machineLine, median, ms, percentile, printTable, runBench, type Goal } from "./harness.ts";

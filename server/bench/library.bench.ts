@@ -3,7 +3,7 @@
  * 200 series × 50 chapter files plus one series of 10,000, real small CBZ files, cached between
  * runs and given to each run as a hard-linked copy).
  *
- * 1. Scans, in-process (services/scan-service.ts), counting archive opens (archive-reader.ts):
+ * 1. Scans, in-process (services/series/scan-service.ts), counting archive opens (archive-reader.ts):
  *    - native floor: `unzip -l` over every archive in one shell loop, the same run;
  *    - full scan of the empty database (goal ≤ 3× the floor);
  *    - rescan with nothing changed (goal ≤ 10 % of the full scan, 0 archives opened);

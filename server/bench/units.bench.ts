@@ -195,7 +195,7 @@ async function main(): Promise<Goal[]> {
     const port = await app.listen();
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const unitsPath = (id: number) => `/api/manga/${id}/units`;
-    // The service keeps a series' units until one of its rows changes (services/view-cache.ts). A
+    // The service keeps a series' units until one of its rows changes (services/series/view-cache.ts). A
     // "cold" request is the first one after a change: the counter is moved (outside the timing)
     // so the request computes the view again; a "warm" request answers from the kept view.
     const bump = (id: number) =>

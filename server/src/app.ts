@@ -15,8 +15,8 @@ import { createEventBus } from "./events.ts";
 import { installRevisionTriggers } from "./repositories/revision-repo.ts";
 import { createRepos, type AppContext } from "./services/context.ts";
 import { createServices, type Services } from "./services/index.ts";
-import { seedDemoLibraryIfEmpty } from "./services/demo-service.ts";
-import { startDownloads } from "./services/download-pipeline-wiring.ts";
+import { seedDemoLibraryIfEmpty } from "./services/series/demo-service.ts";
+import { startDownloads } from "./services/acquisition/download-pipeline-wiring.ts";
 
 export interface App {
   ctx: AppContext;

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { loadDownloadsConfig, type DownloadsConfig } from "./services/download-pipeline-config.ts";
+import { loadDownloadsConfig, type DownloadsConfig } from "./services/acquisition/download-pipeline-config.ts";
 import { loadCataloguesConfig, type CataloguesConfig } from "./catalogues/config.ts";
 
 /** Runtime configuration, from the environment variables the README lists. */
@@ -23,7 +23,7 @@ export interface Config {
   assemblyMonitorIntervalSeconds: number;
   /** Limits of the hardened archive reader (every archive read goes through them). */
   archiveLimits: ArchiveLimitsConfig;
-  /** Download pipeline and Wanted pass (services/download-pipeline-config.ts). */
+  /** Download pipeline and Wanted pass (services/acquisition/download-pipeline-config.ts). */
   downloads: DownloadsConfig;
   /** Import folder of the drop-folder provider: one subfolder per work, holding CBZ files or image folders. */
   dropFolder: string;

@@ -1,6 +1,6 @@
 import { createPubSub } from "graphql-yoga";
-import { createDownloadEvents } from "./services/download-pipeline-events.ts";
-import { createTranslationEvents } from "./services/translation-worker-events.ts";
+import { createDownloadEvents } from "./services/acquisition/download-pipeline-events.ts";
+import { createTranslationEvents } from "./services/translation/translation-worker-events.ts";
 
 /** What changed in the library, published after a write commits (GraphQL `libraryEvents`). */
 export interface LibraryEvent {

@@ -326,7 +326,7 @@ const MATRIX_EXCEPTIONS: { from: string; to: string; reason: string }[] = [
   },
   {
     from: "server/src/config.ts",
-    to: "server/src/services/download-pipeline-config.ts",
+    to: "server/src/services/acquisition/download-pipeline-config.ts",
     reason: "the configuration reads the download pipeline's own settings",
   },
   {
@@ -336,12 +336,12 @@ const MATRIX_EXCEPTIONS: { from: string; to: string; reason: string }[] = [
   },
   {
     from: "server/src/events.ts",
-    to: "server/src/services/download-pipeline-events.ts",
+    to: "server/src/services/acquisition/download-pipeline-events.ts",
     reason: "the event bus carries the download events",
   },
   {
     from: "server/src/events.ts",
-    to: "server/src/services/translation-worker-events.ts",
+    to: "server/src/services/translation/translation-worker-events.ts",
     reason: "the event bus carries the translation events",
   },
 ];

@@ -8,7 +8,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { putSetting } from "../src/services/source-settings.ts";
+import { putSetting } from "../src/services/acquisition/source-settings.ts";
 import { startFakeProwlarr, type FakeProwlarr } from "./fakes/prowlarr-server.ts";
 import { makeTorrent, startFakeQbittorrent, type FakeQbt } from "./fakes/qbittorrent-server.ts";
 import { expectJson } from "./fixtures.ts";

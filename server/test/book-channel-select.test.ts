@@ -1,8 +1,14 @@
 /** The pure parts of the book channel: which releases qualify, which torrent comes next, the mount mapping. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { booksOfTitle, candidates, covered, pickNext, type Release } from "../src/services/book-channel-select.ts";
-import { mapClientPath } from "../src/services/book-channel-import.ts";
+import {
+  booksOfTitle,
+  candidates,
+  covered,
+  pickNext,
+  type Release,
+} from "../src/services/acquisition/book-channel-select.ts";
+import { mapClientPath } from "../src/services/acquisition/book-channel-import.ts";
 import { AppError } from "../src/errors.ts";
 
 describe("booksOfTitle", () => {

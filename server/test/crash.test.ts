@@ -36,7 +36,7 @@ import { buildCoverageIndex } from "../src/domain/coverage.ts";
 import { label } from "../src/domain/labels.ts";
 import { buildBook } from "../src/library/assembler.ts";
 import { loadSnapshot } from "../src/repositories/snapshot-repo.ts";
-import { assemblyComicInfo } from "../src/services/assembly-service.ts";
+import { assemblyComicInfo } from "../src/services/assembly/assembly-service.ts";
 
 const CHILD = path.join(import.meta.dirname, "crash", "child.ts");
 const sha = (b: Buffer) => createHash("sha256").update(b).digest("hex");

@@ -9,7 +9,7 @@ import { Open } from "unzipper";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, type App } from "../src/app.ts";
 import { compareLabels, type Label } from "../src/domain/labels.ts";
-import { seedDemoLibraryIfEmpty } from "../src/services/demo-service.ts";
+import { seedDemoLibraryIfEmpty } from "../src/services/series/demo-service.ts";
 import { expectJson, type RestMap, type RestUnits } from "./fixtures.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 

@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.ts";
 import { stateDirs } from "../src/config.ts";
-import { putSetting, SOURCES_SETTING_KEY } from "../src/services/source-settings.ts";
+import { putSetting, SOURCES_SETTING_KEY } from "../src/services/acquisition/source-settings.ts";
 import { SUWAYOMI_SOURCES_KEY } from "../src/providers/registry.ts";
 import {
   chapterWithBlackCards,

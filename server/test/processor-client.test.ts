@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ZipFile } from "yazl";
 import { drawnPages } from "../src/library/test-pages.ts";
-import { ProcessorError, processorClient } from "../src/services/processor-client.ts";
+import { ProcessorError, processorClient } from "../src/services/translation/processor-client.ts";
 import { sha256File } from "../src/library/durable-fs.ts";
 import { startFakeChat, type FakeChat } from "./fakes/openai-chat-server.ts";
 import { startFakeProcessor, type FakeProcessor } from "./fakes/processor-server.ts";

@@ -12,7 +12,7 @@ import unzipper from "unzipper";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createExternalEngine } from "../src/processor/external-engine.ts";
 import { startProcessor, type RunningProcessor } from "../src/processor/processor.ts";
-import { processorClient, type SubmitBody } from "../src/services/processor-client.ts";
+import { processorClient, type SubmitBody } from "../src/services/translation/processor-client.ts";
 import { filesContaining, filesUnder, jobId, tempDir, waitFor, writeCbz } from "./processor-harness.ts";
 
 /**

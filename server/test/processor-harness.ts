@@ -10,7 +10,7 @@ import path from "node:path";
 import { ZipFile } from "yazl";
 import { openArchive } from "../src/library/archive-reader.ts";
 import { drawnPages } from "../src/library/test-pages.ts";
-import { type ProcessorClient, type ProcessorStatus } from "../src/services/processor-client.ts";
+import { type ProcessorClient, type ProcessorStatus } from "../src/services/translation/processor-client.ts";
 import { writeFileAtomic, writeResultZip } from "../src/translation/atomic-files.ts";
 import { EngineError, type EngineJob, type ProcessorEngine, type ProgressFn } from "../src/processor/types.ts";
 import { sha256File, statOrNull } from "../src/library/durable-fs.ts";

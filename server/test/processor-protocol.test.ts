@@ -13,7 +13,7 @@ import {
   processorClient,
   type ProcessorClient,
   type SubmitBody,
-} from "../src/services/processor-client.ts";
+} from "../src/services/translation/processor-client.ts";
 import {
   filesContaining,
   jobId,

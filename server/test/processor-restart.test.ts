@@ -7,7 +7,7 @@ import { readFile, readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startProcessor } from "../src/processor/processor.ts";
-import { processorClient, ProcessorError, type SubmitBody } from "../src/services/processor-client.ts";
+import { processorClient, ProcessorError, type SubmitBody } from "../src/services/translation/processor-client.ts";
 import { filesContaining, hexOf, jobId, tempDir, testEngine, waitFor, writeCbz } from "./processor-harness.ts";
 
 const AI_KEY = "sk-restart-key-81fa";

@@ -7,8 +7,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { drawnPages } from "../src/library/test-pages.ts";
 import { restMapping } from "../src/http/rest-sources.ts";
-import { SUWAYOMI_PASSWORD_SECRET } from "../src/services/source-settings.ts";
-import type { MappingView } from "../src/services/sources-service.ts";
+import { SUWAYOMI_PASSWORD_SECRET } from "../src/services/acquisition/source-settings.ts";
+import type { MappingView } from "../src/services/acquisition/sources-service.ts";
 import {
   drawnChapter,
   fakeChapter,

@@ -4,7 +4,7 @@
  * once every new part is published — never while a new part is missing.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { putSetting, SOURCES_SETTING_KEY } from "../src/services/source-settings.ts";
+import { putSetting, SOURCES_SETTING_KEY } from "../src/services/acquisition/source-settings.ts";
 import { SUWAYOMI_SOURCES_KEY } from "../src/providers/registry.ts";
 import { downloadsOf, linkWork, pipelineApp, seriesWithSlots, settled, until } from "./downloads-fixtures.ts";
 import {

@@ -11,8 +11,8 @@ import {
   PROCESSOR_TOKEN_SECRET,
   TRANSLATION_SETTING_KEY,
   maskSecret,
-} from "../src/services/translation-settings.ts";
-import { readWorkerSettings } from "../src/services/translation-worker-settings.ts";
+} from "../src/services/translation/translation-settings.ts";
+import { readWorkerSettings } from "../src/services/translation/translation-worker-settings.ts";
 import { expectJson, expectProblem } from "./fixtures.ts";
 import { TEST_API_KEY, TEST_PASSWORD, shareTestApp, type TestApp } from "./utils.ts";
 

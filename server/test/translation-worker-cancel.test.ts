@@ -9,8 +9,8 @@ import type { FakeChat } from "./fakes/openai-chat-server.ts";
 import type { FakeProcessor } from "./fakes/processor-server.ts";
 import { jobRow, queueJob, stateIs, translatedSeries, until, workerSuite } from "./translation-worker-harness.ts";
 import type { TestApp } from "./utils.ts";
-import { putSetting } from "../src/services/source-settings.ts";
-import { TRANSLATION_SETTING_KEY } from "../src/services/translation-worker-settings.ts";
+import { putSetting } from "../src/services/acquisition/source-settings.ts";
+import { TRANSLATION_SETTING_KEY } from "../src/services/translation/translation-worker-settings.ts";
 
 let app: TestApp;
 let fake: FakeProcessor;

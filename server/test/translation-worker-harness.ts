@@ -9,13 +9,13 @@ import path from "node:path";
 import { ZipFile } from "yazl";
 import { formatJobId, jobKey } from "../src/domain/translation-jobs.ts";
 import { drawnPages } from "../src/library/test-pages.ts";
-import { putSetting } from "../src/services/source-settings.ts";
-import { translationStagingDir } from "../src/services/translation-upload.ts";
+import { putSetting } from "../src/services/acquisition/source-settings.ts";
+import { translationStagingDir } from "../src/services/translation/translation-upload.ts";
 import {
   AI_KEY_SECRET,
   PROCESSOR_TOKEN_SECRET,
   TRANSLATION_SETTING_KEY,
-} from "../src/services/translation-worker-settings.ts";
+} from "../src/services/translation/translation-worker-settings.ts";
 import { expectJson } from "./fixtures.ts";
 import { until } from "./downloads-fixtures.ts";
 import { afterAll, beforeAll } from "vitest";

@@ -7,7 +7,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { withArchive } from "../src/library/archive-reader.ts";
-import { importTranslation } from "../src/services/translation-import.ts";
+import { importTranslation } from "../src/services/translation/translation-import.ts";
 import { COMICINFO_XSD_21, assertValidXml } from "./xmllint.ts";
 import type { FakeChat } from "./fakes/openai-chat-server.ts";
 import { BAD_RECEIPTS, RECEIPT_SHAPES, type FakeProcessor } from "./fakes/processor-server.ts";

@@ -10,8 +10,8 @@ import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { transition } from "../src/domain/translation-jobs.ts";
 import { SUWAYOMI_SOURCES_KEY } from "../src/providers/registry.ts";
-import { putSetting, SOURCES_SETTING_KEY } from "../src/services/source-settings.ts";
-import { factsOf } from "../src/services/translation-service.ts";
+import { putSetting, SOURCES_SETTING_KEY } from "../src/services/acquisition/source-settings.ts";
+import { factsOf } from "../src/services/translation/translation-service.ts";
 import { png } from "../../test/corpus/zip-bytes.ts";
 import { cbz as randomCbz, expectJson, expectProblem, zipBuffer } from "./fixtures.ts";
 import {

@@ -1,5 +1,5 @@
 /**
- * Views kept per series revision (services/view-cache.ts): the units, the audit list and the series
+ * Views kept per series revision (services/series/view-cache.ts): the units, the audit list and the series
  * page are computed once and answered from memory until a row of the series changes, whoever
  * changes it — a scan, a map edit, a publication, a retirement, a settings change.
  */

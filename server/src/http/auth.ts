@@ -10,7 +10,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { parse } from "hono/utils/cookie";
 import { AppError } from "../errors.ts";
 import type { Secrets } from "../secrets.ts";
-import { SESSION_DAYS, type SessionService } from "../services/session-service.ts";
+import { SESSION_DAYS, type SessionService } from "../services/accounts/session-service.ts";
 
 export const SESSION_COOKIE = "mls_session";
 export const SESSION_MAX_AGE = SESSION_DAYS * 86_400;

@@ -1,7 +1,7 @@
 /** Map, map-preview and scan results in REST's snake_case (docs/api.md). Presentation only. */
 import type { BookCoverageSide, ChapterCoverageSide, MapChangePreview } from "../domain/coverage.ts";
-import type { MapView } from "../services/map-service.ts";
-import type { ScanResult } from "../services/scan-service.ts";
+import type { MapView } from "../services/maps/map-service.ts";
+import type { ScanResult } from "../services/series/scan-service.ts";
 
 export function restMap(m: MapView) {
   return {

@@ -1,6 +1,6 @@
 /** camelCase service results → the REST JSON in snake_case (docs/api.md). Presentation only, no rules. */
 import type { Unit, UnitsView } from "../domain/types.ts";
-import type { SeriesView } from "../services/series-service.ts";
+import type { SeriesView } from "../services/series/series-service.ts";
 
 export function restSeries(s: SeriesView) {
   return {

@@ -21,12 +21,12 @@
  * old password and key stop working at once.
  *
  * Password and key checks run the asynchronous scrypt (never on the event loop) under the login
- * throttle (services/session-service.ts): repeated failures answer 429 with `Retry-After`.
+ * throttle (services/accounts/session-service.ts): repeated failures answer 429 with `Retry-After`.
  */
 import { createHash, timingSafeEqual, createHmac } from "node:crypto";
 import { hashPassword, verifyPassword } from "../password-hash.ts";
 import { READER_KEY_SECRET, type Secrets } from "../secrets.ts";
-import { ADMIN_USER } from "../services/reading-service.ts";
+import { ADMIN_USER } from "../services/reading/reading-service.ts";
 
 export const BASIC_REALM = 'Basic realm="Manga library", charset="UTF-8"';
 

@@ -4,7 +4,7 @@
  * Translation between HTTP and the assembly service only.
  */
 import type { Context, Hono } from "hono";
-import type { AssemblyPreview, AssemblyResult, BookOutcome } from "../services/assembly-service.ts";
+import type { AssemblyPreview, AssemblyResult, BookOutcome } from "../services/assembly/assembly-service.ts";
 import { asObject } from "../services/input.ts";
 import type { Services } from "../services/index.ts";
 import { dryRun, jsonBody, pathId } from "./request.ts";

@@ -11,8 +11,8 @@ import type {
   RetiredFile,
   SourceRejectionPreview,
   SourceRejectionResult,
-} from "../services/audit-service.ts";
-import type { DuplicatePreview } from "../services/audit-duplicates.ts";
+} from "../services/audit/audit-service.ts";
+import type { DuplicatePreview } from "../services/audit/audit-duplicates.ts";
 import { asId } from "../services/input.ts";
 import type { Services } from "../services/index.ts";
 import { problemResponse } from "./problem.ts";

@@ -1,6 +1,6 @@
 /** REST of the release calendar: translation to the calendar service, nothing else. */
 import type { Hono } from "hono";
-import type { CalendarEntry, CalendarView } from "../services/calendar-service.ts";
+import type { CalendarEntry, CalendarView } from "../services/acquisition/calendar-service.ts";
 import type { Services } from "../services/index.ts";
 
 const restEntry = (e: CalendarEntry) => ({

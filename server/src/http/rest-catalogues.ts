@@ -1,9 +1,13 @@
 /** REST of the public catalogues: translation to the services, nothing else. */
 import type { Hono } from "hono";
 import type { CatalogueSettings } from "../catalogues/registry.ts";
-import type { CatalogueRefreshStatus } from "../services/catalogue-refresh-monitor.ts";
-import type { CatalogueSearchHit, CatalogueSearchResult, SeriesCatalogueView } from "../services/catalogue-service.ts";
-import type { Adoption } from "../services/suggestion-adoption.ts";
+import type { CatalogueRefreshStatus } from "../services/catalogue/catalogue-refresh-monitor.ts";
+import type {
+  CatalogueSearchHit,
+  CatalogueSearchResult,
+  SeriesCatalogueView,
+} from "../services/catalogue/catalogue-service.ts";
+import type { Adoption } from "../services/maps/suggestion-adoption.ts";
 import type { Services } from "../services/index.ts";
 import { restMap, restMapChange } from "./present-map.ts";
 import { restSeries } from "./present.ts";

@@ -2,7 +2,7 @@
 import { pathId } from "./request.ts";
 import type { Hono } from "hono";
 import { DEFAULT_THRESHOLDS, type ConformityFigures } from "../domain/conformity.ts";
-import type { DownloadView } from "../services/download-service.ts";
+import type { DownloadView } from "../services/acquisition/download-service.ts";
 import type { Services } from "../services/index.ts";
 
 export function restFigures(f: ConformityFigures) {

@@ -1,7 +1,7 @@
 /** REST of the indexer/torrent channel: its settings (secrets masked) and torrent jobs. Translation only. */
 import type { Hono } from "hono";
 import type { TorrentFileView } from "../domain/torrent-assignment.ts";
-import type { IndexerSettingsView, TorrentFilesView, TorrentJobRow } from "../services/book-channel.ts";
+import type { IndexerSettingsView, TorrentFilesView, TorrentJobRow } from "../services/acquisition/book-channel.ts";
 import type { Services } from "../services/index.ts";
 import { asId } from "../services/input.ts";
 import { jsonBody, pathId } from "./request.ts";

@@ -1,6 +1,6 @@
 /** REST route of the automatic-assembly monitor: its status (last run, next run, outcome). */
 import type { Hono } from "hono";
-import type { MonitorOutcome, MonitorStatus } from "../services/assembly-monitor.ts";
+import type { MonitorOutcome, MonitorStatus } from "../services/assembly/assembly-monitor.ts";
 import type { Services } from "../services/index.ts";
 
 export const restOutcome = (o: MonitorOutcome) => ({

@@ -7,7 +7,7 @@
 import type { Hono } from "hono";
 import type { BookEvidence, ChapterEvidence } from "../domain/page-alignment.ts";
 import type { Services } from "../services/index.ts";
-import type { AdoptionPreview, AdoptionResult, PageEvidenceView } from "../services/page-evidence-service.ts";
+import type { AdoptionPreview, AdoptionResult, PageEvidenceView } from "../services/audit/page-evidence-service.ts";
 import { restMapChange } from "./present-map.ts";
 import { restVerifiedBook } from "./rest-verification.ts";
 import { dryRun, jsonBody, pathId } from "./request.ts";

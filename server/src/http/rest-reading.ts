@@ -2,8 +2,8 @@
 import type { Context, Hono } from "hono";
 import type { AppContext } from "../services/context.ts";
 import type { Services } from "../services/index.ts";
-import { readerUserOf, type ContinueEntry, type FileProgress } from "../services/reading-service.ts";
-import { fileTitle } from "../services/reader-apps.ts";
+import { readerUserOf, type ContinueEntry, type FileProgress } from "../services/reading/reading-service.ts";
+import { fileTitle } from "../services/reading/reader-apps.ts";
 import { asId } from "../services/input.ts";
 import { principalOf } from "./auth.ts";
 import { jsonBody, pathId } from "./request.ts";

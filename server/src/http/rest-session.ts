@@ -1,12 +1,12 @@
 /**
  * The web login: `/api/session` (log in, who am I, log out) and `/api/sessions` (the signed-in
  * browsers, "sign out everywhere", the password change). Cookies are read and written with
- * Hono's cookie helpers. Translation only: sessions live in services/session-service.ts.
+ * Hono's cookie helpers. Translation only: sessions live in services/accounts/session-service.ts.
  */
 import type { Context, Hono } from "hono";
 import { deleteCookie, setCookie } from "hono/cookie";
 import { AppError } from "../errors.ts";
-import { ADMIN_USER, type LoginFacts, type SessionView } from "../services/session-service.ts";
+import { ADMIN_USER, type LoginFacts, type SessionView } from "../services/accounts/session-service.ts";
 import type { Services } from "../services/index.ts";
 import { principalOf, readCookie, SESSION_COOKIE, SESSION_MAX_AGE, type Principal } from "./auth.ts";
 import { csrfRefused, fromOwnPages, isOwnOrigin } from "./csrf.ts";

@@ -1,7 +1,7 @@
 /** REST of the series page's Search and Interactive search on a slot: translation to the service, nothing else. */
 import type { Hono } from "hono";
 import type { Services } from "../services/index.ts";
-import type { SlotOffersView } from "../services/slot-search-service.ts";
+import type { SlotOffersView } from "../services/acquisition/slot-search-service.ts";
 import { jsonBody, pathId } from "./request.ts";
 
 export const restSlotOffers = (v: SlotOffersView) => ({
@@ -14,6 +14,8 @@ export const restSlotOffers = (v: SlotOffersView) => ({
     provider: o.provider,
     provider_name: o.providerName,
     external_id: o.externalId,
+    title: o.title,
+    label: o.label,
     chapter: o.chapter,
     volume: o.volume,
     part: o.part,

@@ -1,8 +1,13 @@
 /** REST of providers, source mappings and source settings: translation to the services, nothing else. */
 import type { Hono } from "hono";
 import type { ProviderWork } from "../providers/provider.ts";
-import type { SourceSettingsView } from "../services/source-settings.ts";
-import type { MappingHealth, MappingRefresh, MappingView, SearchResultView } from "../services/sources-service.ts";
+import type { SourceSettingsView } from "../services/acquisition/source-settings.ts";
+import type {
+  MappingHealth,
+  MappingRefresh,
+  MappingView,
+  SearchResultView,
+} from "../services/acquisition/sources-service.ts";
 import type { Services } from "../services/index.ts";
 import { jsonBody, pathId } from "./request.ts";
 

@@ -1,6 +1,6 @@
 /** REST of the global translation settings: translation to the service, nothing else. */
 import type { Hono } from "hono";
-import type { TranslationSettingsView } from "../services/translation-settings.ts";
+import type { TranslationSettingsView } from "../services/translation/translation-settings.ts";
 import type { Services } from "../services/index.ts";
 import { jsonBody } from "./request.ts";
 

@@ -5,7 +5,7 @@
 import type { Hono } from "hono";
 import { AppError } from "../errors.ts";
 import type { Services } from "../services/index.ts";
-import type { TranslationJobView } from "../services/translation-service.ts";
+import type { TranslationJobView } from "../services/translation/translation-service.ts";
 import { asId } from "../services/input.ts";
 import { pathId } from "./request.ts";
 

@@ -4,7 +4,7 @@
  */
 import type { Hono } from "hono";
 import type { Services } from "../services/index.ts";
-import type { StoredProof, VerifiedBook } from "../services/verification-service.ts";
+import type { StoredProof, VerifiedBook } from "../services/audit/verification-service.ts";
 import { jsonBody, pathId } from "./request.ts";
 
 const restProof = (p: StoredProof) => ({

@@ -1,7 +1,7 @@
 /** REST of the Wanted pass: translation between HTTP and the wanted service, nothing else. */
 import type { Hono } from "hono";
 import type { Services } from "../services/index.ts";
-import type { WantedLedgerView } from "../services/wanted-service.ts";
+import type { WantedLedgerView } from "../services/acquisition/wanted-service.ts";
 import { pathId } from "./request.ts";
 
 export function restWanted(l: WantedLedgerView) {

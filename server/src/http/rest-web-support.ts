@@ -1,7 +1,7 @@
 /** REST twins of the web client's support operations: book-starts preview, file pages, monitoring. Translation only. */
 import type { Hono } from "hono";
-import type { FilePages } from "../services/file-pages-service.ts";
-import type { BookStartsPlan } from "../services/map-service.ts";
+import type { FilePages } from "../services/series/file-pages-service.ts";
+import type { BookStartsPlan } from "../services/maps/map-service.ts";
 import type { Services } from "../services/index.ts";
 import { restMapChange } from "./present-map.ts";
 import { restUnit } from "./present.ts";

@@ -2,7 +2,7 @@
  * Series revisions: a counter per series that the database itself bumps on every insert, update
  * and delete of a row belonging to the series, whoever writes it (a service, a raw statement, a
  * second instance of the service on the same database). A view computed from a series' rows stays
- * valid exactly as long as the revision it was computed at (services/view-cache.ts).
+ * valid exactly as long as the revision it was computed at (services/series/view-cache.ts).
  *
  * The triggers are derived from the schema at start-up, not written in a migration:
  * - every table with a `series_id` column bumps that series (the old and the new one when a row

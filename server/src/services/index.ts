@@ -1,42 +1,47 @@
 import type { AppContext } from "./context.ts";
 import { createPublication } from "../library/publication.ts";
-import { downloadServices } from "./download-pipeline-wiring.ts";
-import { mapService } from "./map-service.ts";
-import { scanService } from "./scan-service.ts";
-import { seriesService, type SeriesService } from "./series-service.ts";
-import { unitsService } from "./units-service.ts";
-import { viewCache } from "./view-cache.ts";
-import { seriesPageService } from "./series-page-service.ts";
-import { filePagesService } from "./file-pages-service.ts";
-import { monitoringService } from "./monitoring-service.ts";
-import { auditService } from "./audit-service.ts";
-import { verificationService } from "./verification-service.ts";
-import { assemblyService } from "./assembly-service.ts";
+import { downloadServices } from "./acquisition/download-pipeline-wiring.ts";
+import { mapService } from "./maps/map-service.ts";
+import { scanService } from "./series/scan-service.ts";
+import { seriesService, type SeriesService } from "./series/series-service.ts";
+import { unitsService } from "./series/units-service.ts";
+import { viewCache } from "./series/view-cache.ts";
+import { seriesPageService } from "./series/series-page-service.ts";
+import { filePagesService } from "./series/file-pages-service.ts";
+import { monitoringService } from "./acquisition/monitoring-service.ts";
+import { auditService } from "./audit/audit-service.ts";
+import { verificationService } from "./audit/verification-service.ts";
+import { assemblyService } from "./assembly/assembly-service.ts";
 import {
   externalPriority,
   publicationWithPriority,
   scanWithPriority,
   verificationWithPriority,
-} from "./external-priority.ts";
-import { assemblyMonitor } from "./assembly-monitor.ts";
-import { sourceSettingsService } from "./source-settings.ts";
+} from "./series/external-priority.ts";
+import { assemblyMonitor } from "./assembly/assembly-monitor.ts";
+import { sourceSettingsService } from "./acquisition/source-settings.ts";
 import { providerRegistry } from "../providers/registry.ts";
 import { providerRepo } from "../repositories/provider-repo.ts";
 import { settingsRepo } from "../repositories/settings-repo.ts";
-import { sourcesService } from "./sources-service.ts";
-import { numberingService } from "./numbering-service.ts";
-import { bookChannelService } from "./book-channel.ts";
-import { translationWorker } from "./translation-worker.ts";
-import { translationServices } from "./translation-fallback-service.ts";
-import { translationSettingsService, type TranslationSettingsService } from "./translation-settings.ts";
-import { pageSignatureWorker } from "./page-signature-worker.ts";
-import { pageEvidenceService } from "./page-evidence-service.ts";
-import { sessionService } from "./session-service.ts";
-import { catalogueServices } from "./catalogue-wiring.ts";
-import { publicationWithProgress, readingService, scanWithProgress, type ReadingService } from "./reading-service.ts";
-import { readerAppsServices } from "./reader-apps.ts";
-import { calendarService } from "./calendar-service.ts";
-import { slotSearchService } from "./slot-search-service.ts";
+import { sourcesService } from "./acquisition/sources-service.ts";
+import { numberingService } from "./acquisition/numbering-service.ts";
+import { bookChannelService } from "./acquisition/book-channel.ts";
+import { translationWorker } from "./translation/translation-worker.ts";
+import { translationServices } from "./translation/translation-fallback-service.ts";
+import { translationSettingsService, type TranslationSettingsService } from "./translation/translation-settings.ts";
+import { pageSignatureWorker } from "./audit/page-signature-worker.ts";
+import { pageEvidenceService } from "./audit/page-evidence-service.ts";
+import { sessionService } from "./accounts/session-service.ts";
+import { catalogueServices } from "./catalogue/catalogue-wiring.ts";
+import {
+  publicationWithProgress,
+  readingService,
+  scanWithProgress,
+  type ReadingService,
+} from "./reading/reading-service.ts";
+import { readerAppsServices } from "./reading/reader-apps.ts";
+import { calendarService } from "./acquisition/calendar-service.ts";
+import { slotSearchService } from "./acquisition/slot-search-service.ts";
 
 /** The use cases. REST routes and GraphQL resolvers both call these and nothing else. */
 export function createServices(ctx: AppContext) {

@@ -15,8 +15,8 @@ import { comicInfoProvenance } from "../../src/domain/translation-receipt.ts";
 import { readArchiveIndex } from "../../src/library/archive-index.ts";
 import { comicInfoXml } from "../../src/library/comicinfo-writer.ts";
 import { generateDemoLibrary } from "../../src/library/demo.ts";
-import { assemblyComicInfo } from "../../src/services/assembly-service.ts";
-import { chapterComicInfo } from "../../src/services/download-packaging.ts";
+import { assemblyComicInfo } from "../../src/services/assembly/assembly-service.ts";
+import { chapterComicInfo } from "../../src/services/acquisition/download-packaging.ts";
 import { COMICINFO_ELEMENTS } from "./format.ts";
 
 type Args<F extends (...a: never[]) => unknown> = Parameters<F>;

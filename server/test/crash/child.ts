@@ -9,7 +9,7 @@ import { createDb } from "../../src/db/client.ts";
 import type { EventBus } from "../../src/events.ts";
 import { createPublication, type PublishInput } from "../../src/library/publication.ts";
 import type { Secrets } from "../../src/secrets.ts";
-import { assemblyService } from "../../src/services/assembly-service.ts";
+import { assemblyService } from "../../src/services/assembly/assembly-service.ts";
 import { createRepos, type AppContext } from "../../src/services/context.ts";
 
 export type CrashOp =

@@ -13,7 +13,7 @@ import type { MapSourceFacts, SeriesSnapshot } from "../../src/domain/types.ts";
 import type { SeriesRow } from "../../src/repositories/series-repo.ts";
 import { loadSnapshot } from "../../src/repositories/snapshot-repo.ts";
 import type { AppContext } from "../../src/services/context.ts";
-import { mapService } from "../../src/services/map-service.ts";
+import { mapService } from "../../src/services/maps/map-service.ts";
 import {
   callLog,
   expectNoUnexpectedCalls,

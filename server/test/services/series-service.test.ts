@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { seriesService } from "../../src/services/series-service.ts";
+import { seriesService } from "../../src/services/series/series-service.ts";
 import {
   callLog,
   expectNoUnexpectedCalls,

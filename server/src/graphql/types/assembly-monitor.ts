@@ -1,4 +1,4 @@
-import type { MonitorBook, MonitorOutcome, MonitorStatus } from "../../services/assembly-monitor.ts";
+import type { MonitorBook, MonitorOutcome, MonitorStatus } from "../../services/assembly/assembly-monitor.ts";
 import { builder } from "../builder.ts";
 
 /** The automatic-assembly monitor (REST GET /api/monitor/assembly, POST …/run). */

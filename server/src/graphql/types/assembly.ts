@@ -5,7 +5,7 @@ import type {
   BookOutcome,
   SeriesAssemblyPreview,
   SeriesAssemblyResult,
-} from "../../services/assembly-service.ts";
+} from "../../services/assembly/assembly-service.ts";
 import { builder } from "../builder.ts";
 
 /** Book assembly: the same service as POST …/volumes/{volume}/assemble and …/assemble (dry runs are the preview mutations). */

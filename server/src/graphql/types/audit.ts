@@ -1,5 +1,5 @@
 import type { AuditSource } from "../../domain/audit.ts";
-import type { DuplicatePreview } from "../../services/audit-duplicates.ts";
+import type { DuplicatePreview } from "../../services/audit/audit-duplicates.ts";
 import type {
   AuditFileView,
   AuditPageView,
@@ -7,7 +7,7 @@ import type {
   RetiredFile,
   SourceRejectionPreview,
   SourceRejectionResult,
-} from "../../services/audit-service.ts";
+} from "../../services/audit/audit-service.ts";
 import { builder } from "../builder.ts";
 import { UnitKindEnum } from "./enums.ts";
 

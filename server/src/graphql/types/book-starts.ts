@@ -1,4 +1,4 @@
-import type { BookStartsPlan } from "../../services/map-service.ts";
+import type { BookStartsPlan } from "../../services/maps/map-service.ts";
 import { builder } from "../builder.ts";
 import { MapChangePreviewRef, MapEntryRef } from "./map.ts";
 

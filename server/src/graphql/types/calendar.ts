@@ -1,5 +1,5 @@
 /** GraphQL of the release calendar: the same service as REST (rest-calendar.ts). */
-import type { CalendarEntry, CalendarView } from "../../services/calendar-service.ts";
+import type { CalendarEntry, CalendarView } from "../../services/acquisition/calendar-service.ts";
 import { builder } from "../builder.ts";
 
 const CalendarStatusEnum = builder.enumType("CalendarStatus", {

@@ -8,16 +8,16 @@ import type {
   CountOffer,
 } from "../../domain/catalogue.ts";
 import type { SeriesStatus } from "../../domain/types.ts";
-import type { CatalogueRefreshStatus } from "../../services/catalogue-refresh-monitor.ts";
+import type { CatalogueRefreshStatus } from "../../services/catalogue/catalogue-refresh-monitor.ts";
 import type {
   CatalogueLinkView,
   CatalogueSearchResult,
   CatalogueSuggestionSummary,
   SeriesCatalogueView,
   CatalogueSearchHit,
-} from "../../services/catalogue-service.ts";
-import type { MapChangeResult, MapView } from "../../services/map-service.ts";
-import type { Adoption } from "../../services/suggestion-adoption.ts";
+} from "../../services/catalogue/catalogue-service.ts";
+import type { MapChangeResult, MapView } from "../../services/maps/map-service.ts";
+import type { Adoption } from "../../services/maps/suggestion-adoption.ts";
 import type { MapChangePreview } from "../../domain/coverage.ts";
 import { builder } from "../builder.ts";
 import { SeriesStatusEnum } from "./enums.ts";

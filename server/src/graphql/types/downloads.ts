@@ -1,5 +1,5 @@
 import { DEFAULT_THRESHOLDS, type ConformityFigures } from "../../domain/conformity.ts";
-import type { DownloadView } from "../../services/download-service.ts";
+import type { DownloadView } from "../../services/acquisition/download-service.ts";
 import { asId } from "../../services/input.ts";
 import { builder } from "../builder.ts";
 

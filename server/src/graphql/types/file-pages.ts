@@ -1,4 +1,4 @@
-import type { FilePage, FilePages } from "../../services/file-pages-service.ts";
+import type { FilePage, FilePages } from "../../services/series/file-pages-service.ts";
 import { builder } from "../builder.ts";
 import { UnitKindEnum } from "./enums.ts";
 

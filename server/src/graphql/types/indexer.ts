@@ -1,7 +1,7 @@
 /** GraphQL twins of /api/settings/indexer and /api/torrents: the same service, camelCase. */
 import type { PendingBook, TorrentFileView } from "../../domain/torrent-assignment.ts";
-import type { IndexerSettingsView, TorrentFilesView, TorrentJobRow } from "../../services/book-channel.ts";
-import type { MountMapping } from "../../services/book-channel-settings.ts";
+import type { IndexerSettingsView, TorrentFilesView, TorrentJobRow } from "../../services/acquisition/book-channel.ts";
+import type { MountMapping } from "../../services/acquisition/book-channel-settings.ts";
 import { asId } from "../../services/input.ts";
 import { builder } from "../builder.ts";
 

@@ -7,7 +7,7 @@ import type {
 } from "../../domain/coverage.ts";
 import type { CatalogueSuggestion, SuggestionConflict, SuggestionEntry } from "../../domain/map-trust.ts";
 import type { MapEntryFacts } from "../../domain/types.ts";
-import type { MapChangeResult, MapView } from "../../services/map-service.ts";
+import type { MapChangeResult, MapView } from "../../services/maps/map-service.ts";
 import { builder } from "../builder.ts";
 import { CoverageEnum, MapStateEnum } from "./enums.ts";
 

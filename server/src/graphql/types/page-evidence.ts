@@ -1,6 +1,6 @@
 import type { BookEvidence, ChapterEvidence } from "../../domain/page-alignment.ts";
 import { asId } from "../../services/input.ts";
-import type { AdoptionPreview, AdoptionResult, PageEvidenceView } from "../../services/page-evidence-service.ts";
+import type { AdoptionPreview, AdoptionResult, PageEvidenceView } from "../../services/audit/page-evidence-service.ts";
 import { builder } from "../builder.ts";
 import { MapChangePreviewRef, MapEntryRef } from "./map.ts";
 import { VerifiedBookRef } from "./verification.ts";

@@ -1,5 +1,5 @@
-import { readerUserOf, type ContinueEntry, type FileProgress } from "../../services/reading-service.ts";
-import { fileTitle } from "../../services/reader-apps.ts";
+import { readerUserOf, type ContinueEntry, type FileProgress } from "../../services/reading/reading-service.ts";
+import { fileTitle } from "../../services/reading/reader-apps.ts";
 import { builder } from "../builder.ts";
 import { UnitKindEnum } from "./enums.ts";
 

@@ -1,4 +1,4 @@
-import type { ScanResult } from "../../services/scan-service.ts";
+import type { ScanResult } from "../../services/series/scan-service.ts";
 import { builder } from "../builder.ts";
 
 const ScanErrorRef = builder.objectRef<ScanResult["errors"][number]>("ScanError").implement({

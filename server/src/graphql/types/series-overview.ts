@@ -1,5 +1,5 @@
 import { AppError } from "../../errors.ts";
-import type { SeriesOverviewView } from "../../services/series-page-service.ts";
+import type { SeriesOverviewView } from "../../services/series/series-page-service.ts";
 import type { GraphQLContext } from "../builder.ts";
 import { builder } from "../builder.ts";
 import { SeriesCompletionEnum } from "./enums.ts";

@@ -1,4 +1,4 @@
-import { seriesView } from "../../services/series-service.ts";
+import { seriesView } from "../../services/series/series-service.ts";
 import { builder } from "../builder.ts";
 import { PlanWordingEnum, SeriesFormEnum, SeriesStatusEnum } from "./enums.ts";
 import { UnitsViewRef } from "./units.ts";

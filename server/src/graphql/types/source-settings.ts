@@ -1,5 +1,5 @@
 /** GraphQL of the source settings (Suwayomi, drop folder): the same service as REST. */
-import type { SourceSettingsView } from "../../services/source-settings.ts";
+import type { SourceSettingsView } from "../../services/acquisition/source-settings.ts";
 import { builder } from "../builder.ts";
 
 const AuthModeEnum = builder.enumType("SuwayomiAuthMode", {

@@ -1,13 +1,13 @@
 /** GraphQL of providers and source mappings: the same services as REST (rest-sources.ts). */
 import type { ProviderWork } from "../../providers/provider.ts";
-import type { SuwayomiSource } from "../../providers/suwayomi.ts";
+import type { SuwayomiSource } from "../../providers/suwayomi-client.ts";
 import type {
   MappingHealth,
   MappingRefresh,
   MappingView,
   SearchResultView,
   SourcesService,
-} from "../../services/sources-service.ts";
+} from "../../services/acquisition/sources-service.ts";
 import type { InvalidatedOverride } from "../../domain/numbering-override.ts";
 import { builder } from "../builder.ts";
 

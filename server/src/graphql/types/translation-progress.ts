@@ -3,7 +3,7 @@
  * series, as the worker writes them (events.ts `translations`). A client sees its own series only.
  */
 import { builder } from "../builder.ts";
-import type { TranslationProgressEvent } from "../../services/translation-worker-events.ts";
+import type { TranslationProgressEvent } from "../../services/translation/translation-worker-events.ts";
 
 const TranslationProgressRef = builder.objectRef<TranslationProgressEvent>("TranslationProgressEvent").implement({
   description: "State and page progress of one translation job attempt.",

@@ -1,5 +1,5 @@
 /** GraphQL of the global translation settings: the same service as REST (GET/PUT /api/settings/translation). */
-import type { TranslationSettingsView } from "../../services/translation-settings.ts";
+import type { TranslationSettingsView } from "../../services/translation/translation-settings.ts";
 import { builder } from "../builder.ts";
 
 const EngineEnum = builder.enumType("TranslationEngine", {

@@ -1,5 +1,5 @@
 /** GraphQL of translation jobs: the same service as REST (uploads stay on the REST path: a raw body). */
-import type { TranslationJobView, TranslationSearchResult } from "../../services/translation-service.ts";
+import type { TranslationJobView, TranslationSearchResult } from "../../services/translation/translation-service.ts";
 import { asId } from "../../services/input.ts";
 import { builder } from "../builder.ts";
 

@@ -1,5 +1,5 @@
 import { asId } from "../../services/input.ts";
-import type { StoredProof, VerifiedBook } from "../../services/verification-service.ts";
+import type { StoredProof, VerifiedBook } from "../../services/audit/verification-service.ts";
 import { builder } from "../builder.ts";
 
 /** Verified books (REST GET/PUT/DELETE …/verified-books, …/volumes/{volume}/verification). */

@@ -1,6 +1,6 @@
-import type { DownloadEvent } from "../../services/download-pipeline-events.ts";
-import type { DownloadState } from "../../services/download-service.ts";
-import type { WantedEntryView, WantedLedgerView, WantedPassResult } from "../../services/wanted-service.ts";
+import type { DownloadEvent } from "../../services/acquisition/download-pipeline-events.ts";
+import type { DownloadState } from "../../services/acquisition/download-service.ts";
+import type { WantedEntryView, WantedLedgerView, WantedPassResult } from "../../services/acquisition/wanted-service.ts";
 import { asId } from "../../services/input.ts";
 import { builder } from "../builder.ts";
 import { DownloadRef, DownloadStateEnum } from "./downloads.ts";

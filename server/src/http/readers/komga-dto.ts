@@ -9,8 +9,8 @@ import {
   type ReaderFileRow,
   type ReaderSeries as Series,
   type SeriesSummary,
-} from "../../services/reader-apps.ts";
-import type { FileProgress } from "../../services/reading-service.ts";
+} from "../../services/reading/reader-apps.ts";
+import type { FileProgress } from "../../services/reading/reading-service.ts";
 
 export const KOMGA = "/komga";
 export const LIBRARY_ID = "library";

@@ -18,7 +18,7 @@
 import type { Context, Hono } from "hono";
 import { AppError } from "../../errors.ts";
 import type { Services } from "../../services/index.ts";
-import type { SeriesSummary } from "../../services/reader-apps.ts";
+import type { SeriesSummary } from "../../services/reading/reader-apps.ts";
 import { asId } from "../../services/input.ts";
 import { jsonBody } from "../request.ts";
 import { readerUser, sendFile, sendPage, sendThumbnail } from "./common.ts";

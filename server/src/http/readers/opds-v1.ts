@@ -23,8 +23,8 @@ import {
   fileTitle,
   type ReaderFileRow,
   type SeriesSummary,
-} from "../../services/reader-apps.ts";
-import type { FileProgress } from "../../services/reading-service.ts";
+} from "../../services/reading/reader-apps.ts";
+import type { FileProgress } from "../../services/reading/reading-service.ts";
 import { asId } from "../../services/input.ts";
 import { readerUser, sendFile, sendPage, sendThumbnail } from "./common.ts";
 

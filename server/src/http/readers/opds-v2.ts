@@ -14,8 +14,8 @@
 import type { Context, Hono } from "hono";
 import { AppError } from "../../errors.ts";
 import type { Services } from "../../services/index.ts";
-import { fileMediaType, fileName, fileTitle, type ReaderFileRow } from "../../services/reader-apps.ts";
-import type { FileProgress } from "../../services/reading-service.ts";
+import { fileMediaType, fileName, fileTitle, type ReaderFileRow } from "../../services/reading/reader-apps.ts";
+import type { FileProgress } from "../../services/reading/reading-service.ts";
 import { asId } from "../../services/input.ts";
 import { jsonBody } from "../request.ts";
 import { OPDS_V1 } from "./opds-v1.ts";

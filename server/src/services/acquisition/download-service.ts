@@ -1,0 +1,234 @@
+/**
+ * Downloads on their way into the library: the conformity judgement of a fetched chapter before it
+ * is packaged (docs/rules.md, "Content conformity of downloads"), and the list the API shows. A degraded download stays
+ * out of the library — judging writes nothing to disk — and is marked as needing a replacement
+ * from another source (the search for one comes later; the state is exposed now).
+ *
+ * The series' median page aspect is not stored anywhere: it is taken from the verdict figures of
+ * the series' earlier downloads that passed (their `medianAspect`), newest 50, and when there are
+ * none a series that reads in pages is assumed to have printed-page proportions (the rule core's
+ * nominal aspect). That needs no schema change and no archive read; a webtoon is never judged for
+ * strips. Earlier degraded downloads are left out so a bad source cannot shift the baseline.
+ */
+import {
+  judgeChapter,
+  parseStoredVerdict,
+  seriesMedianAspect,
+  verdictJson,
+  type ConformityFigures,
+  type ConformityReason,
+  type ConformityVerdict,
+  type SeriesShape,
+} from "../../domain/conformity.ts";
+import { isCancellable } from "../../domain/download-jobs.ts";
+import { AppError, isAppError } from "../../errors.ts";
+import type { DownloadRow as Download } from "../../repositories/download-repo.ts";
+import { statsOfPages, type PageStats } from "../../library/page-stats.ts";
+import type { AppContext } from "../context.ts";
+
+export const DOWNLOAD_STATES = [
+  "queued",
+  "waiting",
+  "fetching",
+  "judging",
+  "degraded",
+  "publishing",
+  "published",
+  "failed",
+  "cancelled",
+] as const;
+export type DownloadState = (typeof DOWNLOAD_STATES)[number];
+/** States before packaging: the pages may still be judged. */
+export const JUDGEABLE_STATES: readonly DownloadState[] = ["queued", "fetching", "judging"];
+/** Earlier downloads whose verdict tells how the series' pages are shaped (they passed the judgement). */
+const PASSED_STATES: readonly DownloadState[] = ["publishing", "published"];
+const ASPECT_HISTORY = 50;
+
+export interface DownloadView {
+  id: number;
+  seriesId: number;
+  kind: "chapter" | "volume";
+  volume: string | null;
+  chapter: string | null;
+  part: number | null;
+  language: string;
+  state: DownloadState;
+  needsReplacement: boolean;
+  verdict: { reasons: ConformityReason[]; figures: ConformityFigures } | null;
+  error: string | null;
+  createdAt: Date;
+  /** Pipeline progress: attempts started, pages fetched of the total, the back-off end. */
+  attempts: number;
+  pagesDone: number;
+  pagesTotal: number | null;
+  nextAttemptAt: Date | null;
+  cancelRequested: boolean;
+  /** The operator may still cancel it (decided by the job machine). */
+  cancellable: boolean;
+  providerName: string | null;
+  externalId: string | null;
+  scanlator: string | null;
+  fileId: number | null;
+  replacesFileId: number | null;
+}
+
+/** A row with, when loaded, its mapping's provider (the name shown in the queue). */
+export type DownloadRow = Download & { sourceMapping?: { provider: { name: string } } | null };
+
+export function downloadView(row: DownloadRow): DownloadView {
+  const stored = parseStoredVerdict(row.verdict);
+  const state = (DOWNLOAD_STATES as readonly string[]).includes(row.state) ? (row.state as DownloadState) : "failed";
+  return {
+    id: row.id,
+    seriesId: row.seriesId,
+    kind: row.kind === "volume" ? "volume" : "chapter",
+    volume: row.volume,
+    chapter: row.chapter,
+    part: row.part,
+    language: row.language,
+    state,
+    needsReplacement: row.needsReplacement,
+    verdict: stored ? { reasons: stored.reasons, figures: stored.figures } : null,
+    error: row.error,
+    createdAt: row.createdAt,
+    attempts: row.attempts,
+    pagesDone: row.pagesDone,
+    pagesTotal: row.pagesTotal,
+    nextAttemptAt: row.nextAttemptAt,
+    cancelRequested: row.cancelRequested,
+    cancellable: isCancellable(state, row.cancelRequested),
+    providerName: row.sourceMapping?.provider.name ?? null,
+    externalId: row.externalId,
+    scanlator: row.scanlator,
+    fileId: row.fileId,
+    replacesFileId: row.replacesFileId,
+  };
+}
+
+export function downloadService(ctx: AppContext) {
+  const store = ctx.repos.downloads;
+
+  /** Stores the verdict (judging → degraded | publishing) and says so. */
+  async function record(row: Download, verdict: ConformityVerdict): Promise<ConformityVerdict> {
+    const degraded = verdict.verdict === "degraded";
+    const written = await store.transition(row.id, "judging", {
+      state: degraded ? "degraded" : "publishing",
+      verdict: verdictJson(verdict),
+      needsReplacement: degraded,
+      error: null,
+    });
+    if (!written) throw new AppError("download_not_judgeable", `download ${row.id} changed state while it was judged`);
+    if (degraded) {
+      const f = verdict.figures;
+      ctx.log(
+        `download ${row.id} (series ${row.seriesId}) degraded: ${verdict.reasons.join(", ")} — ${f.blackCards}/${f.pages} black cards, median aspect ${f.medianAspect?.toFixed(2) ?? "?"}`,
+      );
+    }
+    ctx.events.publish("series_changed", row.seriesId);
+    return verdict;
+  }
+  // Downloads being judged by this process: a second judge() of the same one is refused, not raced.
+  const judging = new Set<number>();
+
+  async function requireRow(id: number): Promise<Download> {
+    const row = await store.get(id);
+    if (!row) throw new AppError("download_not_found", `download ${id} does not exist`);
+    return row;
+  }
+
+  async function seriesShape(row: Download): Promise<SeriesShape> {
+    const series = await ctx.repos.series.get(row.seriesId);
+    if (!series) throw new AppError("series_not_found", `series ${row.seriesId} does not exist`);
+    // A webtoon reads as a vertical strip; every other series reads in pages.
+    if (series.webtoon) return { readsInPages: false, medianAspect: null };
+    const verdicts = await store.verdictsOf(row.seriesId, PASSED_STATES, row.id, ASPECT_HISTORY);
+    const aspects = verdicts.map((text) => {
+      const v = parseStoredVerdict(text);
+      return v && typeof v.figures.medianAspect === "number" ? v.figures.medianAspect : null;
+    });
+    return { readsInPages: true, medianAspect: seriesMedianAspect(aspects) };
+  }
+
+  return {
+    /**
+     * Judges the fetched pages of a download before packaging: degraded (kept out of the library,
+     * needs a replacement) or passed on to `publishing`. A page that is no readable image fails the
+     * download (state `failed`, the coded error recorded) and the error is rethrown.
+     */
+    async judge(
+      downloadId: number,
+      pages: readonly Buffer[],
+    ): Promise<{ download: DownloadView; verdict: ConformityVerdict }> {
+      if (judging.has(downloadId))
+        throw new AppError("download_not_judgeable", `download ${downloadId} is being judged already`);
+      judging.add(downloadId);
+      try {
+        const row = await requireRow(downloadId);
+        if (!(JUDGEABLE_STATES as readonly string[]).includes(row.state)) {
+          throw new AppError(
+            "download_not_judgeable",
+            `download ${downloadId} is ${row.state}: only ${JUDGEABLE_STATES.join(", ")} downloads are judged`,
+            {
+              state: row.state,
+            },
+          );
+        }
+        if (pages.length === 0) throw new AppError("bad_request", "a download without pages cannot be judged");
+        if (!(await store.transition(row.id, row.state, { state: "judging" }))) {
+          throw new AppError("download_not_judgeable", `download ${downloadId} changed state while it was read`);
+        }
+        const shape = await seriesShape(row);
+
+        let stats: Awaited<ReturnType<typeof statsOfPages>>;
+        try {
+          stats = await statsOfPages(pages, 2, ctx.config.archiveLimits);
+        } catch (e) {
+          const err = isAppError(e) ? e : new AppError("image_unreadable", "a page could not be measured");
+          await store.transition(row.id, "judging", { state: "failed", error: `${err.code}: ${err.message}` });
+          ctx.events.publish("series_changed", row.seriesId);
+          throw err;
+        }
+
+        const verdict = await record(row, judgeChapter(stats, shape));
+        return { download: downloadView(await requireRow(row.id)), verdict };
+      } finally {
+        judging.delete(downloadId);
+      }
+    },
+
+    /**
+     * The verdict of a download whose pages were measured while they were fetched (the pipeline):
+     * fetching → judging → degraded | publishing, from the page statistics alone.
+     */
+    async judgeStats(downloadId: number, stats: readonly PageStats[]): Promise<ConformityVerdict> {
+      if (judging.has(downloadId))
+        throw new AppError("download_not_judgeable", `download ${downloadId} is being judged already`);
+      judging.add(downloadId);
+      try {
+        const row = await requireRow(downloadId);
+        if (stats.length === 0) throw new AppError("bad_request", "a download without pages cannot be judged");
+        if (
+          !(JUDGEABLE_STATES as readonly string[]).includes(row.state) ||
+          !(await store.transition(row.id, row.state, { state: "judging" }))
+        )
+          throw new AppError("download_not_judgeable", `download ${downloadId} is ${row.state}`, { state: row.state });
+        return await record(row, judgeChapter([...stats], await seriesShape(row)));
+      } finally {
+        judging.delete(downloadId);
+      }
+    },
+
+    /** The downloads of a series, newest first. */
+    async list(seriesId: number): Promise<DownloadView[]> {
+      if (!(await ctx.repos.series.get(seriesId)))
+        throw new AppError("series_not_found", `series ${seriesId} does not exist`);
+      return (await ctx.repos.downloads.viewRowsOfSeries(seriesId)).map(downloadView);
+    },
+
+    async get(id: number): Promise<DownloadView> {
+      return downloadView(await ctx.repos.downloads.viewRow((await requireRow(id)).id));
+    },
+  };
+}
+
+export type DownloadService = ReturnType<typeof downloadService>;

@@ -1,0 +1,382 @@
+/**
+ * The Wanted pass of one series: loads the units (coverage without estimates), the offers of its active
+ * source mappings, its live and degraded downloads, the health of its mappings and its back-off; asks
+ * the planner (domain/wanted.ts); writes the ledger and the back-off; queues the downloads (recovery
+ * replacements included) and wakes the pipeline; hands the wanted books no source offers to the book
+ * channel (Prowlarr + qBittorrent) when one is registered and enabled.
+ */
+import { buildCoverageIndex } from "../../domain/coverage.ts";
+import { LIVE_JOB_STATES } from "../../domain/download-jobs.ts";
+import { parseLabel, type Label } from "../../domain/labels.ts";
+import { seriesForm } from "../../domain/series-form.ts";
+import {
+  planWanted,
+  type DegradedFile,
+  type LedgerDetail,
+  type LedgerEntry,
+  type PlanInput,
+  type PlannedDownload,
+  type WantedReason,
+  type WantedSlot,
+} from "../../domain/wanted.ts";
+import { AppError } from "../../errors.ts";
+import type { BookChannel } from "../../providers/provider.ts";
+import { loadSnapshot } from "../../repositories/snapshot-repo.ts";
+import { sourceSlotRepo } from "../../repositories/source-slot-repo.ts";
+import { wantedRepo } from "../../repositories/wanted-repo.ts";
+import { sourceRepo } from "../../repositories/source-repo.ts";
+import type { AppContext } from "../context.ts";
+import { downloadLanguages, reconciledOffers, slotSyncChanged, syncSourceSlots } from "./source-slots.ts";
+
+/** Degraded and failed downloads of a mapping in this window count against its health. */
+const HEALTH_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
+
+export interface WantedEntryView {
+  kind: "chapter" | "book";
+  number: string;
+  reason: WantedReason;
+  detail: LedgerDetail & { downloadIds?: number[]; bookChannel?: { outcome: string; detail: string } };
+  updatedAt: Date;
+}
+
+export interface WantedLedgerView {
+  seriesId: number;
+  lastPassAt: Date | null;
+  nextPassAt: Date | null;
+  emptyPasses: number;
+  entries: WantedEntryView[];
+}
+
+export interface WantedPassResult extends WantedLedgerView {
+  queued: number;
+}
+
+const lab = (v: string | null): Label | null => (v === null ? null : parseLabel(v));
+
+export function wantedService(ctx: AppContext, deps: { kick(): void }) {
+  const repo = wantedRepo(ctx.db);
+  let bookChannel: BookChannel | undefined;
+  let translationFallback:
+    | ((
+        seriesId: number,
+        pass: { entries: LedgerEntry[]; slots: WantedSlot[]; offers: PlanInput["offers"]; nativeLanguages: string[] },
+      ) => Promise<void>)
+    | undefined;
+  const running = new Map<number, Promise<WantedPassResult>>();
+
+  async function planInput(seriesId: number, force: boolean): Promise<PlanInput> {
+    const snapshot = await loadSnapshot(ctx.db, seriesId);
+    if (!snapshot) throw new AppError("series_not_found", `series ${seriesId} does not exist`);
+    const index = buildCoverageIndex(snapshot, { form: seriesForm(snapshot.series), estimates: false });
+    const seriesOn = snapshot.series.monitored;
+    const slots: WantedSlot[] = [
+      // `wanted` is the coverage index's decision: the same one the map dry run shows.
+      ...index.chapters.map((c) => ({
+        kind: "chapter" as const,
+        number: c.number,
+        wanted: c.wanted,
+        monitored: seriesOn && c.monitored,
+        owned: c.onDisk,
+        coverage: c.coverage,
+        parts: c.parts,
+        partsOnDisk: c.partsOnDisk,
+      })),
+      ...index.books.map((b) => ({
+        kind: "book" as const,
+        number: b.number,
+        wanted: b.wanted,
+        monitored: seriesOn && b.monitored,
+        owned: b.owned,
+        coverage: b.coverage,
+        parts: 1,
+        partsOnDisk: [],
+      })),
+    ];
+    const languages = await downloadLanguages(ctx, snapshot.series.language);
+    const unlisted = await sourceSlotRepo(ctx.db).unlistedKeys(seriesId);
+    for (const slot of slots) if (unlisted.has(`${slot.kind}:${slot.number}`)) slot.unlisted = true;
+    const placed = (await reconciledOffers(ctx, seriesId, languages)).releases.filter((o) => o.providerEnabled);
+    const [mappings, downloads, state] = await Promise.all([
+      sourceRepo(ctx.db).mappingsWithPriority(seriesId, true),
+      ctx.repos.downloads.planFacts(seriesId),
+      repo.state(seriesId),
+    ]);
+    const since = Date.now() - HEALTH_WINDOW_MS;
+    const health = (id: number, st: string) =>
+      downloads.filter((d) => d.sourceMappingId === id && d.state === st && d.updatedAt.getTime() >= since).length;
+    const live = downloads.filter((d) => (LIVE_JOB_STATES as readonly string[]).includes(d.state));
+    const kindOf = (k: string) => (k === "volume" ? ("volume" as const) : ("chapter" as const));
+
+    // Recovery: active files whose download was judged degraded (the audit's `degraded` flag) or flagged later.
+    const bad = downloads.filter((d) => d.fileId !== null && (d.needsReplacement || d.state === "degraded"));
+    const activeFiles = await ctx.repos.files.activeAmong(bad.map((d) => d.fileId!));
+    const degradedFiles: DegradedFile[] = bad
+      .filter((d) => activeFiles.has(d.fileId!))
+      .map((d) => {
+        const number = (d.kind === "volume" ? lab(d.volume) : lab(d.chapter)) ?? ("0" as Label);
+        // A part of a split chapter: the chapter's parts and its active part files are replaced together.
+        const split = d.kind !== "volume" && d.part !== null;
+        const siblings = split
+          ? snapshot.files
+              .filter((x) => x.kind === "chapter" && x.part !== null && x.chapter === number)
+              .map((x) => x.id)
+          : [];
+        return {
+          fileId: d.fileId!,
+          slot: {
+            kind: d.kind === "volume" ? ("book" as const) : ("chapter" as const),
+            number,
+            wanted: false,
+            monitored: true,
+            owned: true,
+            coverage: null,
+            parts: split ? Math.max(2, index.chapters.find((c) => c.number === number)?.parts ?? 1) : 1,
+            partsOnDisk: [],
+          },
+          siblingFileIds: siblings,
+          mappingId: d.sourceMappingId,
+          replacing: live.some(
+            (l) =>
+              l.replacesFileId === d.fileId || (l.replacesFileIds ?? "").split(/[[\],]/).includes(String(d.fileId)),
+          ),
+        };
+      });
+
+    return {
+      slots,
+      // Offers as the reconciliation places them (a split part carries its chapter and part).
+      offers: placed.flatMap((o) => {
+        const p = o.placement;
+        if (p.kind === "unplaced") return [];
+        return [
+          {
+            mappingId: o.mappingId,
+            kind: p.kind,
+            chapter: p.kind === "chapter" ? p.number : null,
+            volume: p.kind === "volume" ? p.number : o.volume,
+            part: p.kind === "chapter" ? p.part : null,
+            language: o.language,
+            scanlator: o.scanlator,
+            externalId: o.externalId,
+            title: o.title ?? null,
+            pageCount: o.pageCount,
+            uploadedAt: o.uploadedAt?.getTime() ?? null,
+          },
+        ];
+      }),
+      // Higher first: the provider's priority, then the mapping's (−1000…1000) within it.
+      mappings: mappings.map((m) => ({
+        id: m.id,
+        priority: m.provider.priority * 10_000 + m.priority,
+        degraded: health(m.id, "degraded"),
+        failed: health(m.id, "failed"),
+      })),
+      degraded: downloads
+        .filter((d) => d.state === "degraded" && d.sourceMappingId !== null && d.externalId !== null)
+        .map((d) => ({
+          mappingId: d.sourceMappingId!,
+          externalId: d.externalId!,
+          kind: kindOf(d.kind),
+          chapter: lab(d.chapter),
+          volume: lab(d.volume),
+        })),
+      active: live.map((d) => ({ kind: kindOf(d.kind), chapter: lab(d.chapter), volume: lab(d.volume), part: d.part })),
+      languages,
+      maxDownloads: ctx.config.downloads.maxPerPass,
+      backoff: { emptyPasses: state?.emptyPasses ?? 0, nextPassAt: state?.nextPassAt?.getTime() ?? null },
+      now: Date.now(),
+      force,
+      degradedFiles,
+    };
+  }
+
+  /** Queues planned downloads in one transaction. */
+  function createDownloads(seriesId: number, downloads: readonly PlannedDownload[]) {
+    return ctx.repos.downloads.createAll(
+      downloads.map((d) => ({
+        seriesId,
+        sourceMappingId: d.mappingId,
+        kind: d.kind,
+        volume: d.volume,
+        chapter: d.chapter,
+        part: d.part,
+        language: d.language,
+        scanlator: d.scanlator,
+        externalId: d.externalId,
+        state: "queued",
+        pagesTotal: d.pageCount,
+        replacesFileId: d.replacesFileId ?? null,
+        replacementGroup: d.replacementGroup ?? null,
+        replacesFileIds: d.replacesFileIds ? JSON.stringify(d.replacesFileIds) : null,
+      })),
+    );
+  }
+
+  async function pass(seriesId: number, force: boolean): Promise<WantedPassResult> {
+    if (!(await ctx.repos.series.get(seriesId)))
+      throw new AppError("series_not_found", `series ${seriesId} does not exist`);
+    // What the sources list becomes slots first, so the pass plans for them at once.
+    const synced = await syncSourceSlots(ctx, seriesId);
+    const input = await planInput(seriesId, force);
+    const plan = planWanted(input);
+    const now = new Date(input.now);
+    const created = await createDownloads(seriesId, plan.downloads);
+    const idsBySlot = new Map<string, number[]>();
+    plan.downloads.forEach((d, i) =>
+      idsBySlot.set(`${d.slot.kind}:${d.slot.number}`, [
+        ...(idsBySlot.get(`${d.slot.kind}:${d.slot.number}`) ?? []),
+        created[i]!.id,
+      ]),
+    );
+    const ledger = plan.ledger.map((e) => {
+      const ids = idsBySlot.get(`${e.kind}:${e.number}`);
+      return ids && (e.reason === "queued" || e.reason === "replacing")
+        ? { ...e, detail: { ...e.detail, downloadIds: ids } }
+        : e;
+    });
+    await repo.write(
+      seriesId,
+      ledger,
+      {
+        emptyPasses: plan.backoff.emptyPasses,
+        nextPassAt: plan.backoff.nextPassAt === null ? null : new Date(plan.backoff.nextPassAt),
+      },
+      now,
+    );
+    if (created.length === 0 && slotSyncChanged(synced)) ctx.events.publish("series_changed", seriesId);
+    if (created.length > 0) {
+      deps.kick();
+      for (const row of created)
+        ctx.events.downloads.publish({
+          downloadId: row.id,
+          seriesId,
+          state: "queued",
+          pagesDone: 0,
+          pagesTotal: row.pagesTotal,
+          error: null,
+        });
+      ctx.events.publish("series_changed", seriesId);
+    }
+    await handToBookChannel(
+      seriesId,
+      ledger.filter((e) => e.kind === "book" && (e.reason === "no_offer" || e.reason === "no_longer_listed")),
+    );
+    // The translation fallback runs after the normal sources (it never fails the pass).
+    await translationFallback?.(seriesId, {
+      entries: ledger,
+      slots: input.slots,
+      offers: input.offers,
+      nativeLanguages: input.languages,
+    }).catch((e: unknown) =>
+      ctx.log(`wanted: translation fallback for series ${seriesId} failed: ${(e as Error).message}`),
+    );
+    return { ...(await ledgerOf(seriesId)), queued: created.length };
+  }
+
+  async function handToBookChannel(
+    seriesId: number,
+    books: { kind: string; number: Label; detail: LedgerDetail }[],
+  ): Promise<void> {
+    if (!bookChannel || books.length === 0) return;
+    try {
+      if (!(await bookChannel.enabled())) return;
+      const outcomes = await bookChannel.fetchBooks(
+        seriesId,
+        books.map((b) => b.number),
+      );
+      for (const o of outcomes) {
+        const entry = books.find((b) => b.number === o.book);
+        if (entry)
+          await repo.patchDetail(seriesId, "book", o.book, {
+            ...entry.detail,
+            bookChannel: { outcome: o.outcome, detail: o.detail },
+          });
+      }
+    } catch (e) {
+      ctx.log(`wanted: book channel for series ${seriesId} failed: ${(e as Error).message}`);
+    }
+  }
+
+  async function ledgerOf(seriesId: number): Promise<WantedLedgerView> {
+    if (!(await ctx.repos.series.get(seriesId)))
+      throw new AppError("series_not_found", `series ${seriesId} does not exist`);
+    const [state, rows] = await Promise.all([repo.state(seriesId), repo.entries(seriesId)]);
+    const parse = (text: string) => {
+      try {
+        return JSON.parse(text) as WantedEntryView["detail"];
+      } catch {
+        return { offers: 0, usable: 0, blocked: 0, languages: [] };
+      }
+    };
+    const entries = rows
+      .map((r) => ({
+        kind: r.kind === "book" ? ("book" as const) : ("chapter" as const),
+        number: r.number,
+        reason: r.reason as WantedReason,
+        detail: parse(r.detail),
+        updatedAt: r.updatedAt,
+      }))
+      .sort((a, b) =>
+        a.kind === b.kind
+          ? parseFloat(a.number) - parseFloat(b.number) || a.number.localeCompare(b.number)
+          : a.kind === "chapter"
+            ? -1
+            : 1,
+      );
+    return {
+      seriesId,
+      lastPassAt: state?.lastPassAt ?? null,
+      nextPassAt: state?.nextPassAt ?? null,
+      emptyPasses: state?.emptyPasses ?? 0,
+      entries,
+    };
+  }
+
+  return {
+    /**
+     * One Wanted pass (joins the one under way for the series). `force` (an operator's run, a
+     * replacement after a degraded download) ignores the back-off.
+     */
+    runPass(seriesId: number, options: { force?: boolean } = {}): Promise<WantedPassResult> {
+      const current = running.get(seriesId);
+      if (current) return current;
+      const p = pass(seriesId, options.force ?? false).finally(() => running.delete(seriesId));
+      running.set(seriesId, p);
+      return p;
+    },
+    ledger: ledgerOf,
+    /** The facts a pass plans from (the operator's view of one slot's offers reads them). */
+    planFacts: (seriesId: number) => planInput(seriesId, true),
+    /** Queues downloads the operator chose by hand, and wakes the workers. */
+    async queueByHand(seriesId: number, downloads: readonly PlannedDownload[]): Promise<number[]> {
+      const created = await createDownloads(seriesId, downloads);
+      if (created.length > 0) {
+        deps.kick();
+        for (const row of created)
+          ctx.events.downloads.publish({
+            downloadId: row.id,
+            seriesId,
+            state: "queued",
+            pagesDone: 0,
+            pagesTotal: row.pagesTotal,
+            error: null,
+          });
+        ctx.events.publish("series_changed", seriesId);
+      }
+      return created.map((r) => r.id);
+    },
+    /** Waits for the passes under way (a shutdown lets them end before the database closes). */
+    async settle(): Promise<void> {
+      await Promise.allSettled([...running.values()]);
+    },
+    useBookChannel(channel: BookChannel | undefined): void {
+      bookChannel = channel;
+    },
+    bookChannel: () => bookChannel,
+    useTranslationFallback(fn: typeof translationFallback): void {
+      translationFallback = fn;
+    },
+  };
+}
+
+export type WantedService = ReturnType<typeof wantedService>;

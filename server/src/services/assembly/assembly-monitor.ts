@@ -1,0 +1,71 @@
+/**
+ * The automatic-assembly monitor (docs/rules.md, "Assembly"): a scheduled loop that, for
+ * series with `assemble_books_automatically` on, previews and assembles ready books — at most
+ * MAX_BOOKS_PER_CYCLE per cycle across the library — and defers a series (no attempt) while a
+ * download of it is active or a library scan is running. Observable: last run, next run, outcome.
+ */
+import { isAppError } from "../../errors.ts";
+import type { Label } from "../../domain/labels.ts";
+import { activeDownloads } from "../../repositories/audit-repo.ts";
+import type { AssemblyService } from "./assembly-service.ts";
+import type { AppContext } from "../context.ts";
+import { scheduledLoop, type LoopStatus } from "../../scheduled-loop.ts";
+
+export const MAX_BOOKS_PER_CYCLE = 4;
+
+export interface MonitorBook {
+  seriesId: number;
+  volume: Label;
+  outcome: "assembled" | "deferred" | "failed";
+  code: string | null;
+}
+
+export interface MonitorOutcome {
+  attempted: number;
+  assembled: number;
+  deferred: number;
+  failed: number;
+  books: MonitorBook[];
+}
+
+export type MonitorStatus = LoopStatus<MonitorOutcome>;
+
+export function assemblyMonitor(
+  ctx: AppContext,
+  deps: { assembly: Pick<AssemblyService, "preview" | "assemble" | "readiness">; scanning(): boolean },
+) {
+  async function cycle(): Promise<MonitorOutcome> {
+    const out: MonitorOutcome = { attempted: 0, assembled: 0, deferred: 0, failed: 0, books: [] };
+    const series = await ctx.repos.series.idsWhere({ assembleBooksAutomatically: true });
+    for (const id of series) {
+      if (out.attempted >= MAX_BOOKS_PER_CYCLE) break;
+      const ready = (await deps.assembly.readiness(id)).filter((b) => b.status === "ready").map((b) => b.volume);
+      // An import under way could change these books' files: try again next cycle.
+      if (deps.scanning() || (await activeDownloads(ctx.db, id)) > 0) {
+        for (const volume of ready)
+          out.books.push({ seriesId: id, volume, outcome: "deferred", code: "download_active" });
+        out.deferred += ready.length;
+        continue;
+      }
+      for (const volume of ready) {
+        if (out.attempted >= MAX_BOOKS_PER_CYCLE) break;
+        out.attempted += 1;
+        try {
+          const p = await deps.assembly.preview(id, volume);
+          await deps.assembly.assemble(id, volume, p.confirmation);
+          out.assembled += 1;
+          out.books.push({ seriesId: id, volume, outcome: "assembled", code: null });
+        } catch (e) {
+          if (!isAppError(e)) ctx.log(`assembly monitor: series ${id} book ${volume}: ${(e as Error).message}`);
+          out.failed += 1;
+          out.books.push({ seriesId: id, volume, outcome: "failed", code: isAppError(e) ? e.code : "internal" });
+        }
+      }
+    }
+    return out;
+  }
+
+  return scheduledLoop("assembly monitor", cycle, ctx.log);
+}
+
+export type AssemblyMonitor = ReturnType<typeof assemblyMonitor>;
