@@ -308,8 +308,18 @@ export function sortAuditEntries(entries: readonly AuditEntry[], sort: AuditSort
   );
 }
 
-export function filterAuditEntries(entries: readonly AuditEntry[], filter: AuditFilter): AuditEntry[] {
+export function filterAuditEntries(entries: readonly AuditEntry[], filter: AuditFilter): readonly AuditEntry[] {
   const wanted = filter.flags && filter.flags.length > 0 ? new Set(filter.flags) : null;
+  // No criterion: the list itself (a page of a long list does not copy it).
+  if (
+    !wanted &&
+    !filter.problemsOnly &&
+    filter.kind === undefined &&
+    filter.language === undefined &&
+    filter.provider === undefined &&
+    filter.sourceId === undefined
+  )
+    return entries;
   return entries.filter(
     (e) =>
       (!wanted || e.flags.some((f) => wanted.has(f))) &&
