@@ -112,12 +112,21 @@ export function optionalString(
   max = 500,
   options: { multiline?: boolean } = {},
 ): string | undefined {
-  const v = o[key];
+  return checkString(o[key], key, max, options);
+}
+
+/** optionalString for one value (a typed input's field), named `field` in the error. */
+export function checkString(
+  v: unknown,
+  field: string,
+  max = 500,
+  options: { multiline?: boolean } = {},
+): string | undefined {
   if (v === undefined) return undefined;
   if (typeof v !== "string" || v.length > max)
-    throw new AppError("invalid_field", `${key} must be a string of at most ${max} characters`, { field: key });
+    throw new AppError("invalid_field", `${field} must be a string of at most ${max} characters`, { field });
   const why = unsafeText(v, options);
-  if (why) throw new AppError("invalid_field", `${key} ${UNSAFE_TEXT_WORDS[why]}`, { field: key, reason: why });
+  if (why) throw new AppError("invalid_field", `${field} ${UNSAFE_TEXT_WORDS[why]}`, { field, reason: why });
   return v;
 }
 
