@@ -1,4 +1,5 @@
 /** REST twins of the web client's support operations: book-starts preview, file pages, monitoring. Translation only. */
+import { bookStartsBody } from "./bodies/maps.ts";
 import type { Hono } from "hono";
 import type { FilePages } from "../services/series/file-pages-service.ts";
 import type { BookStartsPlan } from "../services/maps/map-service.ts";
@@ -34,7 +35,7 @@ export function restFilePages(p: FilePages) {
 
 export function webSupportRoutes(app: Hono, services: Services): void {
   app.post("/api/manga/:id/chapter-map/book-starts/preview", async (c) =>
-    c.json(restBookStartsPlan(await services.maps.previewBookStarts(pathId(c), await jsonBody(c)))),
+    c.json(restBookStartsPlan(await services.maps.previewBookStarts(pathId(c), bookStartsBody(await jsonBody(c))))),
   );
 
   app.put("/api/manga/:id/monitoring", async (c) =>
