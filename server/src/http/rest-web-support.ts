@@ -6,6 +6,7 @@ import type { BookStartsPlan } from "../services/maps/map-service.ts";
 import type { Services } from "../services/index.ts";
 import { restMapChange } from "./present-map.ts";
 import { restUnit } from "./present.ts";
+import { monitorBody } from "./bodies/units.ts";
 import { jsonBody, pathId } from "./request.ts";
 
 const CACHEABLE = "private, max-age=3600";
@@ -39,7 +40,7 @@ export function webSupportRoutes(app: Hono, services: Services): void {
   );
 
   app.put("/api/manga/:id/monitoring", async (c) =>
-    c.json(restUnit(await services.monitoring.setMonitored(pathId(c), await jsonBody(c)))),
+    c.json(restUnit(await services.monitoring.setMonitored(pathId(c), monitorBody(await jsonBody(c))))),
   );
 
   app.get("/api/files/:id/pages", async (c) => c.json(restFilePages(await services.filePages.pages(pathId(c)))));
