@@ -1,6 +1,7 @@
 /**
- * Validation of untrusted input shared by REST and GraphQL: both hand the service plain JSON
- * values and get the same coded errors back.
+ * Validation of untrusted input shared by REST and GraphQL. The object helpers (`optionalString(o,
+ * key)`, …) read a REST body's JSON in http/bodies; the value helpers (`checkString(v, field)`, …)
+ * apply the same rules to a service's typed input, so both APIs get the same coded errors back.
  */
 import { AppError } from "../errors.ts";
 import { parseLabel, type Label } from "../domain/labels.ts";

@@ -3,8 +3,9 @@
  * "indexer" (JSON); the Prowlarr API key and the qBittorrent password live only in the private
  * secrets file and are answered masked (`"••••"` plus a `…_set` flag), never in clear.
  *
- * Input is the REST body (snake_case); GraphQL hands the same shape. A secret field: a string sets
- * it, null clears it, absent or the mask itself keeps it (a form sends back what it read).
+ * Input: IndexerSettingsInput (REST's snake_case body is parsed into it in http/bodies/indexer.ts).
+ * A secret field: a string sets it, null clears it, absent or the mask itself keeps it (a form
+ * sends back what it read).
  */
 import path from "node:path";
 import { settingsRepo } from "../../repositories/settings-repo.ts";

@@ -5,8 +5,7 @@
  *
  * Also the generic helpers every part uses for its own settings keys: getSetting / putSetting.
  *
- * Input (REST body and GraphQL input alike; the field names are single words in both):
- *   { suwayomi: { enabled?, url?, auth?: "none"|"basic"|"simple_login"|"ui_login", username?, password? } }
+ * Input: SourceSettingsInput, `{ suwayomi: { enabled?, url?, auth?, username?, password? } }`.
  * A password string sets it, null clears it, absent or the mask itself keeps it (a form sends back
  * what it read). Every mode but none needs a user name and a password.
  */
