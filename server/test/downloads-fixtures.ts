@@ -4,7 +4,8 @@
  * provider lookup over the real SuwayomiProvider that counts pages in flight.
  */
 import type { ChapterPages, SourceProvider } from "../src/providers/provider.ts";
-import { SuwayomiClient, SuwayomiProvider } from "../src/providers/suwayomi.ts";
+import { SuwayomiClient } from "../src/providers/suwayomi-client.ts";
+import { SuwayomiProvider } from "../src/providers/suwayomi.ts";
 import type { ProviderLookup } from "../src/services/acquisition/download-pipeline.ts";
 import { expectJson } from "./fixtures.ts";
 import type { FakeSuwayomi, FakeWork } from "./fakes/suwayomi-server.ts";

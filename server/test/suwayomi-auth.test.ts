@@ -10,7 +10,8 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ProviderError } from "../src/providers/provider.ts";
-import { jwtExpiry, SuwayomiClient, SuwayomiProvider, type SuwayomiAuth } from "../src/providers/suwayomi.ts";
+import { jwtExpiry, SuwayomiClient, type SuwayomiAuth } from "../src/providers/suwayomi-client.ts";
+import { SuwayomiProvider } from "../src/providers/suwayomi.ts";
 import { expectJson } from "./fixtures.ts";
 import { downloadsOf, FAST_ENV, settled, until } from "./downloads-fixtures.ts";
 import {

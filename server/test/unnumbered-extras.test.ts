@@ -115,18 +115,36 @@ describe("unnumbered releases from a source", () => {
     expect(passed.map((d) => d.chapter).sort()).toEqual(["1", "2"]);
     expect(await overview()).toEqual({ chapters: 2, chaptersOwned: 2, missingChapters: 0 });
 
+    // The series page names them by what the source calls them.
+    const page = await app.gql<{ seriesPage: { loose: { children: { number: string; title: string }[] } | null } }>(
+      `query($id: Int!) { seriesPage(seriesId: $id) { loose { children { number title } } } }`,
+      { id },
+    );
+    expect(page.errors).toBeUndefined();
+    expect(page.data!.seriesPage.loose!.children.map((r) => r.title).sort()).toEqual([
+      "Extra: Oneshot",
+      "Extra: Special: Summer Festival",
+    ]);
+
     // A refresh lists the same releases: the same two slots, no more.
     await expectJson(await app.api(`/api/manga/${id}/sources/refresh`, { method: "POST" }), 200);
     expect((await chapterUnits()).filter((u) => u.extra).map((u) => u.number)).toEqual(labels);
 
     // Search on one of them (on request) fetches exactly that release.
-    const offers = await expectJson<{ offers: { external_id: string; verdict: string }[] }>(
-      await app.api(`/api/manga/${id}/slots/chapter/${labels[0]}/offers`),
-      200,
-    );
+    const offers = await expectJson<{
+      offers: { external_id: string; verdict: string; title: string; label: string }[];
+    }>(await app.api(`/api/manga/${id}/slots/chapter/${labels[0]}/offers`), 200);
     expect(offers.offers).toHaveLength(1);
     const wanted = offers.offers[0]!.external_id;
     expect(["3190", "3191"]).toContain(wanted);
+    // Named by the source's own name, never by the technical label; GraphQL says the same.
+    const name = wanted === "3190" ? "Oneshot" : "Special: Summer Festival";
+    expect(offers.offers[0]).toMatchObject({ title: name, label: `Extra: ${name}` });
+    const viaGql = await app.gql<{ slotOffers: { offers: { title: string; label: string }[] } }>(
+      `query($id: Int!, $n: String!) { slotOffers(seriesId: $id, kind: "chapter", number: $n) { offers { title label } } }`,
+      { id, n: labels[0] },
+    );
+    expect(viaGql.data?.slotOffers.offers).toEqual([{ title: name, label: `Extra: ${name}` }]);
     const searched = await expectJson<{ download_ids: number[] }>(
       await app.api(`/api/manga/${id}/slots/chapter/${labels[0]}/search`, { method: "POST" }),
       200,

@@ -150,6 +150,7 @@ export function buildCoverageIndex(snapshot: SeriesSnapshot, options: CoverageOp
       slotId: slot?.id ?? null,
       monitored: slot?.monitored ?? false,
       extra: slot?.extra ?? false,
+      title: slot?.title ?? null,
       parts: slot?.parts ?? 1,
       onDisk,
       partsOnDisk,

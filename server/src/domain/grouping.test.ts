@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   groupSeriesPage,
   LOOSE_TITLE,
+  rowTitle,
   modelRows,
   REDUNDANT_NOTE,
   reverseModel,
@@ -21,6 +22,7 @@ import {
   unitsView,
   type ScenarioSpec,
 } from "./page-fixtures.ts";
+import { unnumberedLabel } from "./source-numbering.ts";
 import type { SeriesFacts, Unit, UnitsView } from "./types.ts";
 import { buildUnitsView } from "./units.ts";
 
@@ -365,5 +367,15 @@ describe("grouping properties", () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe("rowTitle", () => {
+  it("names books and chapters by number, an unnumbered release by its source's name", () => {
+    const extra = unnumberedLabel(3, "x9");
+    expect(rowTitle({ kind: "book", number: L("3") })).toBe("Book 3");
+    expect(rowTitle({ kind: "chapter", number: L("12.5"), title: "ignored" })).toBe("Chapter 12.5");
+    expect(rowTitle({ kind: "chapter", number: extra, title: "Oneshot" })).toBe("Extra: Oneshot");
+    expect(rowTitle({ kind: "chapter", number: extra, title: null })).toBe("Unnumbered extra");
   });
 });

@@ -17,6 +17,7 @@
  */
 import type { Label } from "./labels.ts";
 import { isRedundantBook, planWording } from "./plans.ts";
+import { isUnnumberedLabel } from "./source-numbering.ts";
 import type { Coverage, MapState, Plan, PlanWording, SeriesCompletion, SeriesForm, Unit, UnitsView } from "./types.ts";
 
 export type UnitFilter = "all" | "missing" | "downloaded" | "monitored";
@@ -176,13 +177,23 @@ function menuActions(u: Unit, duplicates: DuplicatesInside | null): RowAction[] 
   return menu;
 }
 
+/**
+ * "Book 3", "Chapter 12". An unnumbered release has only a technical label (domain/source-numbering.ts):
+ * it is shown by the name its source lists, or as an unnumbered extra.
+ */
+export function rowTitle(u: Pick<Unit, "kind" | "number" | "title">): string {
+  if (u.kind === "book") return `Book ${u.number}`;
+  if (isUnnumberedLabel(u.number)) return u.title ? `Extra: ${u.title}` : "Unnumbered extra";
+  return `Chapter ${u.number}`;
+}
+
 function makeRow(u: Unit, view: UnitsView, duplicates: DuplicatesInside | null = null): PageRow {
   const exact = view.map === "exact";
   return {
     key: `${u.kind}:${u.number}`,
     kind: u.kind,
     number: u.number,
-    title: `${u.kind === "book" ? "Book" : "Chapter"} ${u.number}`,
+    title: rowTitle(u),
     owned: u.owned,
     ownedText: u.owned ? "Owned" : "Not owned",
     monitored: u.monitored,

@@ -270,6 +270,26 @@ describe("unnumberedLabel", () => {
   });
 });
 
+describe("the name of an unnumbered release", () => {
+  it("goes with its slot claim; numbered claims carry none", () => {
+    const r = (externalId: string, chapter: string | null, title: string) => ({
+      mappingId: 1,
+      externalId,
+      kind: "chapter" as const,
+      chapter: chapter === null ? null : parseLabel(chapter),
+      volume: null,
+      part: null,
+      language: "en",
+      title,
+    });
+    const out = reconcileSourceNumbering([r("a", "1", "Ch. 1"), r("b", null, "Oneshot")], ["en"]);
+    expect(out.chapters).toEqual([
+      { number: unnumberedLabel(1, "b"), parts: 1, extra: true, title: "Oneshot" },
+      { number: "1", parts: 1, extra: false },
+    ]);
+  });
+});
+
 describe("slotChanges", () => {
   const slot = (number: string, over: Partial<ExistingSlot> = {}): ExistingSlot => ({
     kind: "chapter",

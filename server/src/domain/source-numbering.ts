@@ -43,6 +43,8 @@ export interface SourceRelease {
   language: string;
   /** A numbering override gave this release its numbers. */
   overridden?: boolean;
+  /** The release's name as the source lists it (names an unnumbered release). */
+  title?: string | null;
 }
 
 export type PlacementReason =
@@ -66,6 +68,8 @@ export interface SlotClaim {
   number: Label;
   parts: number;
   extra: boolean;
+  /** An unnumbered release's name, the only thing that tells a person which release it is. */
+  title?: string | null;
 }
 
 export interface Reconciled<T extends SourceRelease> {
@@ -206,6 +210,7 @@ export function reconcileSourceNumbering<T extends SourceRelease>(
       number: p.number,
       parts: Math.max(prev?.parts ?? 1, p.part ?? 1),
       extra: p.extra,
+      ...(p.reason === "unnumbered" ? { title: r.title ?? null } : {}),
     });
   }
   const byNumber = (a: { number: Label }, b: { number: Label }) => compareLabels(a.number, b.number);

@@ -77,6 +77,8 @@ export interface ChapterSlotFacts {
   parts: number;
   /** Optional extra: keeps its book membership, never counts as a main chapter. */
   extra: boolean;
+  /** The slot's name, when it has one (an unnumbered release's name as its source lists it). */
+  title?: string | null;
 }
 
 export interface MapEntryFacts {
@@ -174,6 +176,8 @@ export interface ChapterState {
   slotId: number | null;
   monitored: boolean;
   extra: boolean;
+  /** The slot's name, if any (see ChapterSlotFacts). */
+  title?: string | null;
   parts: number;
   /** Every part present in active chapter files. */
   onDisk: boolean;
@@ -276,6 +280,8 @@ export interface Unit {
    * book numbered beyond the managed edition that a file or map entry names.
    */
   extra: boolean;
+  /** A chapter slot's name, when it has one (an unnumbered release's name). */
+  title?: string | null;
 }
 
 export interface UnitsView {

@@ -91,6 +91,7 @@ function chapterUnit(ch: ChapterState, index: CoverageIndex): Unit {
     duplicateFileIds: [...ch.duplicateFileIds],
     problems: chapterProblems(ch, index),
     extra: ch.extra,
+    ...(ch.title ? { title: ch.title } : {}),
   };
 }
 

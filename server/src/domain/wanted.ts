@@ -73,6 +73,8 @@ export interface PlanOffer {
   language: string;
   scanlator: string | null;
   externalId: string;
+  /** The release's name as its source lists it (display only; nothing decides on it). */
+  title?: string | null;
   pageCount: number | null;
   /** Upload time in ms since the epoch; null = unknown (ranks last). */
   uploadedAt: number | null;

@@ -15,6 +15,8 @@ export const restSlotOffers = (v: SlotOffersView) => ({
     provider: o.provider,
     provider_name: o.providerName,
     external_id: o.externalId,
+    title: o.title,
+    label: o.label,
     chapter: o.chapter,
     volume: o.volume,
     part: o.part,

@@ -18,7 +18,8 @@ import type { AppContext } from "../services/context.ts";
 import type { SourceSettingsService } from "../services/acquisition/source-settings.ts";
 import { DropFolderProvider, DROP_FOLDER_PROVIDER_NAME } from "./drop-folder.ts";
 import type { SourceProvider } from "./provider.ts";
-import { SuwayomiClient, SuwayomiProvider, suwayomiProviderName, type SuwayomiSource } from "./suwayomi.ts";
+import { SuwayomiClient, type SuwayomiSource } from "./suwayomi-client.ts";
+import { SuwayomiProvider, suwayomiProviderName } from "./suwayomi.ts";
 
 export const SUWAYOMI_SOURCES_KEY = "suwayomi_sources";
 const SUWAYOMI_PREFIX = "suwayomi:";

@@ -14,7 +14,8 @@ import {
   type FakeSuwayomi,
 } from "../../test/fakes/suwayomi-server.ts";
 import { ProviderError } from "./provider.ts";
-import { chapterNumbering, floatLabel, SuwayomiClient, SuwayomiProvider } from "./suwayomi.ts";
+import { SuwayomiClient } from "./suwayomi-client.ts";
+import { chapterNumbering, floatLabel, SuwayomiProvider } from "./suwayomi.ts";
 
 describe("floatLabel / chapterNumbering (pure)", () => {
   it("carries floats as exact decimal labels", () => {

@@ -57,9 +57,16 @@ export function volumeFacts(row: Pick<VolumeSlot, "id" | "number" | "monitored">
 }
 
 export function chapterFacts(
-  row: Pick<ChapterSlot, "id" | "number" | "monitored" | "parts" | "extra">,
+  row: Pick<ChapterSlot, "id" | "number" | "monitored" | "parts" | "extra"> & Partial<Pick<ChapterSlot, "title">>,
 ): ChapterSlotFacts {
-  return { id: row.id, number: storedLabel(row.number), monitored: row.monitored, parts: row.parts, extra: row.extra };
+  return {
+    id: row.id,
+    number: storedLabel(row.number),
+    monitored: row.monitored,
+    parts: row.parts,
+    extra: row.extra,
+    title: row.title ?? null,
+  };
 }
 
 export function entryFacts(row: Pick<MapEntry, "volume" | "chapters">): MapEntryFacts {

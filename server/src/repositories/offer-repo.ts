@@ -10,6 +10,8 @@ export interface OfferInput {
   language: string;
   scanlator: string | null;
   externalId: string;
+  /** The release's name as the source lists it; null when it has none. */
+  title: string | null;
   pageCount: number | null;
   uploadedAt: Date | null;
   /** A numbering override gave it its numbers. */
@@ -55,6 +57,7 @@ export function offerRepo(db: Db) {
             old.part !== o.part ||
             old.language !== o.language ||
             old.scanlator !== o.scanlator ||
+            old.title !== o.title ||
             old.pageCount !== o.pageCount ||
             old.overridden !== o.overridden ||
             (old.uploadedAt?.getTime() ?? null) !== (o.uploadedAt?.getTime() ?? null)

@@ -49,7 +49,7 @@ async function loadChunk(db: Db, ids: number[], out: Map<number, SeriesSnapshot>
   );
   const chapters = await bulk(
     db,
-    "series_id, id, number, monitored, parts, extra",
+    "series_id, id, number, monitored, parts, extra, title",
     Prisma.sql`chapter_slot WHERE series_id IN (${inList}) ORDER BY id`,
   );
   const entries = await bulk(
@@ -97,7 +97,7 @@ async function loadChunk(db: Db, ids: number[], out: Map<number, SeriesSnapshot>
   for (const [seriesId, id, number, monitored] of volumes) {
     of(seriesId)?.volumes.push(volumeFacts({ id: Number(id), number: str(number), monitored: bool(monitored) }));
   }
-  for (const [seriesId, id, number, monitored, parts, extra] of chapters) {
+  for (const [seriesId, id, number, monitored, parts, extra, title] of chapters) {
     of(seriesId)?.chapters.push(
       chapterFacts({
         id: Number(id),
@@ -105,6 +105,7 @@ async function loadChunk(db: Db, ids: number[], out: Map<number, SeriesSnapshot>
         monitored: bool(monitored),
         parts: Number(parts),
         extra: bool(extra),
+        title: strOrNull(title),
       }),
     );
   }

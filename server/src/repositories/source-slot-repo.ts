@@ -105,6 +105,7 @@ export function sourceSlotRepo(db: Db) {
               number: c.number,
               parts: c.parts,
               extra: c.extra,
+              title: c.title ?? null,
               // Extras are optional: fetched on request, never by themselves.
               monitored: monitored && !c.extra,
               origin: "source",

@@ -21,6 +21,14 @@ const OfferRef = builder.objectRef<SlotOfferView>("SlotOffer").implement({
     provider: t.exposeString("provider"),
     providerName: t.exposeString("providerName"),
     externalId: t.exposeString("externalId"),
+    title: t.string({
+      nullable: true,
+      description: "The release's name as its source lists it (names an unnumbered release).",
+      resolve: (o) => o.title,
+    }),
+    label: t.exposeString("label", {
+      description: 'The release in words: "Chapter 12 part 2", "Book 3", an unnumbered release by its name.',
+    }),
     chapter: t.string({ nullable: true, resolve: (o) => o.chapter }),
     volume: t.string({ nullable: true, resolve: (o) => o.volume }),
     part: t.int({ nullable: true, resolve: (o) => o.part }),

@@ -1,6 +1,6 @@
 /** GraphQL of providers and source mappings: the same services as REST (rest-sources.ts). */
 import type { ProviderWork } from "../../providers/provider.ts";
-import type { SuwayomiSource } from "../../providers/suwayomi.ts";
+import type { SuwayomiSource } from "../../providers/suwayomi-client.ts";
 import type {
   MappingHealth,
   MappingRefresh,

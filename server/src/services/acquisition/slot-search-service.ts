@@ -5,6 +5,7 @@
  * scanlator, source health and why it would or would not be chosen; the operator picks one by hand).
  * The choice and its reasons are the Wanted planner's (domain/wanted.ts chooseForSlot).
  */
+import { rowTitle } from "../../domain/grouping.ts";
 import { labelEquals, parseLabel, type Label } from "../../domain/labels.ts";
 import { chooseForSlot, type PlanOffer, type PlannedDownload, type WantedSlot } from "../../domain/wanted.ts";
 import { AppError } from "../../errors.ts";
@@ -32,6 +33,10 @@ export interface SlotOfferView {
   provider: string;
   providerName: string;
   externalId: string;
+  /** The release's name as its source lists it; null when it has none. */
+  title: string | null;
+  /** The release in words: "Chapter 12 part 2", "Book 3", or an unnumbered release by its name. */
+  label: string;
   chapter: string | null;
   volume: string | null;
   part: number | null;
@@ -76,6 +81,15 @@ function asNumber(v: string): Label {
       field: "number",
     });
   return l;
+}
+
+/** An offer in words, the way the series page names its slot (domain/grouping.ts `rowTitle`). */
+export function offerLabel(o: Pick<PlanOffer, "kind" | "chapter" | "volume" | "part" | "title">): string {
+  const base =
+    o.kind === "volume" || o.chapter === null
+      ? `Book ${o.volume ?? "?"}`
+      : rowTitle({ kind: "chapter", number: o.chapter, title: o.title ?? null });
+  return o.part !== null ? `${base} part ${o.part}` : base;
 }
 
 export function slotSearchService(ctx: AppContext, wanted: WantedService, sources: SourcesService) {
@@ -139,6 +153,8 @@ export function slotSearchService(ctx: AppContext, wanted: WantedService, source
           provider: m?.provider ?? "",
           providerName: m?.displayName ?? "",
           externalId: o.externalId,
+          title: o.title ?? null,
+          label: offerLabel(o),
           chapter: o.chapter,
           volume: o.volume,
           part: o.part,

@@ -9,7 +9,7 @@
  * A password string sets it, null clears it, absent or the mask itself keeps it (a form sends back
  * what it read). Every mode but none needs a user name and a password.
  */
-import type { SuwayomiConnection } from "../../providers/suwayomi.ts";
+import type { SuwayomiConnection } from "../../providers/suwayomi-client.ts";
 import { settingsRepo } from "../../repositories/settings-repo.ts";
 import type { AppContext } from "../context.ts";
 import { AppError } from "../../errors.ts";

@@ -72,6 +72,7 @@ export async function reconciledOffers(
       part: o.part,
       language: o.language,
       overridden: o.overridden,
+      title: o.title,
       scanlator: o.scanlator,
       pageCount: o.pageCount,
       uploadedAt: o.uploadedAt,

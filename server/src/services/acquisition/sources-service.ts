@@ -248,6 +248,7 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
       language: provider.kind === "drop_folder" ? m.language : c.language,
       scanlator: c.scanlator,
       externalId: c.externalId,
+      title: c.name.trim() === "" ? null : c.name,
       pageCount: c.pageCount,
       uploadedAt: c.uploadedAt,
       overridden: c.overridden,

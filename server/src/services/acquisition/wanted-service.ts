@@ -158,6 +158,7 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
             language: o.language,
             scanlator: o.scanlator,
             externalId: o.externalId,
+            title: o.title ?? null,
             pageCount: o.pageCount,
             uploadedAt: o.uploadedAt?.getTime() ?? null,
           },

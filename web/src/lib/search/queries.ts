@@ -17,6 +17,8 @@ export const SLOT_OFFERS = graphql(`
         mappingId
         providerName
         externalId
+        title
+        label
         chapter
         volume
         part
