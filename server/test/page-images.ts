@@ -6,7 +6,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
-import { renderPage, type DemoPalette } from "../src/library/demo.ts";
+import { renderPage, type DemoPalette } from "../src/library/demo-pages.ts";
 import { zipBuffer } from "./fixtures.ts";
 
 const PALETTE: DemoPalette = { bg: "#d8e2dc", paper: "#fffaf5", ink: "#22223b", accent: "#e76f51", accent2: "#2a9d8f" };

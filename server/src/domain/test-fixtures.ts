@@ -10,9 +10,13 @@
  * Ids are unique across one test run (a module counter) unless given explicitly. Nothing here is
  * used by production code.
  */
+import { buildCoverageIndex, type CoverageOptions } from "./coverage.ts";
 import { expandRange, label, sortLabels, type Label } from "./labels.ts";
 import type {
   AssembledFromV1,
+  BookState,
+  ChapterState,
+  CoverageIndex,
   ChapterSlotFacts,
   FileFacts,
   MapEntryFacts,
@@ -237,3 +241,17 @@ export function snapshot(spec: SnapshotSpec = {}): SeriesSnapshot {
     verifications: spec.verifications ?? [],
   };
 }
+
+/** The coverage index of a prepared snapshot, and lookups into it that fail loudly. */
+export const coverageOf = (spec: SnapshotSpec, options: CoverageOptions = {}): CoverageIndex =>
+  buildCoverageIndex(snapshot(spec), options);
+export const chapterOf = (idx: CoverageIndex, n: string): ChapterState => {
+  const c = idx.chapters.find((x) => x.number === label(n));
+  if (!c) throw new Error(`no chapter ${n}`);
+  return c;
+};
+export const bookOf = (idx: CoverageIndex, n: string): BookState => {
+  const b = idx.books.find((x) => x.number === label(n));
+  if (!b) throw new Error(`no book ${n}`);
+  return b;
+};

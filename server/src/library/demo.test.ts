@@ -237,7 +237,7 @@ describe("generateDemoLibrary", () => {
     const conf = join(tmp, "no-fonts.conf");
     await writeFile(conf, `<?xml version="1.0"?>\n<fontconfig></fontconfig>\n`);
     const script = [
-      `import { renderPage } from "./src/library/demo.ts";`,
+      `import { renderPage } from "./src/library/demo-pages.ts";`,
       `const palette = { bg: "#eee", paper: "#fff", ink: "#222", accent: "#c55", accent2: "#358" };`,
       `const page = await renderPage({ title: "No Font Title", heading: "Vol. 1", page: 2, pages: 5, width: 600, height: 900, palette, strip: false });`,
       `process.stdout.write(page.toString("base64"));`,
