@@ -49,8 +49,8 @@ describe("numbering overrides", () => {
         201,
       )
     ).id;
-    mappingId = (await app.services.sources.link(seriesId, { provider: SOURCE, source_id: "5", language: "en" }))
-      .mapping.id;
+    mappingId = (await app.services.sources.link(seriesId, { provider: SOURCE, sourceId: "5", language: "en" })).mapping
+      .id;
   });
   afterAll(async () => {
     await app.dispose();

@@ -5,14 +5,17 @@ import {
   auditPage,
   bookSuspectReason,
   filterAuditEntries,
+  needsEveryPageCheck,
   parseAuditSort,
   sortAuditEntries,
   wholeBetween,
+  withLastPages,
   type AuditEntry,
   type AuditFileFacts,
   type AuditFlag,
   type AuditSource,
 } from "./audit.ts";
+import fc from "fast-check";
 import { label } from "./labels.ts";
 
 let nextId = 1;
@@ -256,6 +259,54 @@ describe("audit list: sort, filter, page", () => {
     expect(auditPage(many, 2).files[0]!.number).toBe("25");
     expect(auditPage(many, 3).files.map((e) => e.number)).toEqual(["49", "50"]);
     expect(auditPage(many, 4)).toMatchObject({ page: 4, pageSize: 24, total: 50, files: [] });
+  });
+});
+
+describe("page checks applied on a kept list", () => {
+  const stats = fc.option(
+    fc.record({ mean: fc.integer({ min: 0, max: 255 }), stdev: fc.integer({ min: 0, max: 120 }) }),
+    { nil: null },
+  );
+  it("equals the list computed with the same checks, whatever was known when it was kept", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ missing: fc.boolean(), then: stats, now: fc.option(stats, { nil: undefined }) }), {
+          minLength: 1,
+          maxLength: 12,
+        }),
+        (rows) => {
+          const files = rows.map((r, i) =>
+            chapter(String(i + 1), {
+              sha256: String(i).padStart(64, "0"),
+              state: r.missing ? "missing" : "active",
+              lastPage: r.then,
+            }),
+          );
+          const now = new Map(rows.flatMap((r, i) => (r.now === undefined ? [] : [[files[i]!.sha256, r.now]])));
+          const expected = auditEntries(
+            files.map((f) => ({ ...f, lastPage: f.state === "active" ? (now.get(f.sha256) ?? null) : null })),
+            new Set(),
+          );
+          expect(withLastPages(auditEntries(files, new Set()), now)).toEqual(expected);
+        },
+      ),
+    );
+  });
+
+  it("keeps unchanged entries as they are", () => {
+    const kept = auditEntries([chapter("1", { lastPage: { mean: 3, stdev: 2 } }), chapter("2")], new Set());
+    const next = withLastPages(kept, new Map([[kept[0]!.sha256, { mean: 3, stdev: 2 }]]));
+    expect(next[0]).toBe(kept[0]);
+    expect(next[0]?.flags).toContain("black_last_page");
+  });
+
+  it("knows which orders and filters need every file's checks", () => {
+    const number = { key: "number", descending: false } as const;
+    expect(needsEveryPageCheck(number, {})).toBe(false);
+    expect(needsEveryPageCheck(number, { flags: ["duplicate"], kind: "book" })).toBe(false);
+    expect(needsEveryPageCheck({ key: "flags", descending: true }, {})).toBe(true);
+    expect(needsEveryPageCheck(number, { problemsOnly: true })).toBe(true);
+    expect(needsEveryPageCheck(number, { flags: ["few_pages", "black_last_page"] })).toBe(true);
   });
 });
 

@@ -214,6 +214,38 @@ export function auditEntries(files: readonly AuditFileFacts[], duplicateFileIds:
   });
 }
 
+/**
+ * The entries with the page checks' facts as they stand now: `lastPages` holds the last-page
+ * statistics by content (sha256) of the contents checked so far. Only `lastPage` and the
+ * `black_last_page` flag depend on them, per file; every other flag is decided by the rows, so a
+ * list kept until the series' rows change stays right with these applied on top. Entries whose
+ * facts did not change are returned as they are.
+ */
+export function withLastPages(
+  entries: readonly AuditEntry[],
+  lastPages: ReadonlyMap<string, { mean: number; stdev: number } | null>,
+): AuditEntry[] {
+  return entries.map((e) => {
+    const lastPage = e.state === "active" ? (lastPages.get(e.sha256) ?? null) : null;
+    const black = lastPage !== null && isBlackPage(lastPage);
+    const had = e.flags.includes("black_last_page");
+    const prev = e.lastPage ?? null;
+    const same =
+      prev === lastPage ||
+      (prev !== null && lastPage !== null && prev.mean === lastPage.mean && prev.stdev === lastPage.stdev);
+    if (same && had === black) return e;
+    const set = new Set(e.flags);
+    if (black) set.add("black_last_page");
+    else set.delete("black_last_page");
+    return { ...e, lastPage, flags: AUDIT_FLAGS.filter((x) => set.has(x)) };
+  });
+}
+
+/** Whether a query's answer depends on the page checks of every file (not only the listed ones). */
+export function needsEveryPageCheck(sort: AuditSort, filter: AuditFilter): boolean {
+  return sort.key === "flags" || filter.problemsOnly === true || (filter.flags ?? []).includes("black_last_page");
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Sorting, filtering, paging                                                                  */
 /* ------------------------------------------------------------------------------------------ */
@@ -276,8 +308,18 @@ export function sortAuditEntries(entries: readonly AuditEntry[], sort: AuditSort
   );
 }
 
-export function filterAuditEntries(entries: readonly AuditEntry[], filter: AuditFilter): AuditEntry[] {
+export function filterAuditEntries(entries: readonly AuditEntry[], filter: AuditFilter): readonly AuditEntry[] {
   const wanted = filter.flags && filter.flags.length > 0 ? new Set(filter.flags) : null;
+  // No criterion: the list itself (a page of a long list does not copy it).
+  if (
+    !wanted &&
+    !filter.problemsOnly &&
+    filter.kind === undefined &&
+    filter.language === undefined &&
+    filter.provider === undefined &&
+    filter.sourceId === undefined
+  )
+    return entries;
   return entries.filter(
     (e) =>
       (!wanted || e.flags.some((f) => wanted.has(f))) &&

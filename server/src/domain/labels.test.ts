@@ -3,8 +3,10 @@ import { describe, expect, it } from "vitest";
 import {
   compareLabels,
   expandRange,
+  isCanonicalLabel,
   isWhole,
   label,
+  labelKey,
   orderLabels,
   labelEquals,
   labelInRange,
@@ -97,6 +99,62 @@ describe("compareLabels", () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe("sort keys", () => {
+  /** Exact value of a decimal text as a scaled integer, for a reference order. */
+  const exact = (s: string): bigint => {
+    const [i = "0", f = ""] = s.split(".");
+    return BigInt(i + f.padEnd(40, "0"));
+  };
+  const decimalText = fc
+    .tuple(
+      fc.oneof(fc.bigInt({ min: 0n, max: 10n ** 25n }), fc.bigInt({ min: 0n, max: 120n })),
+      fc.option(fc.stringMatching(/^\d{1,6}$/), { nil: undefined }),
+      fc.nat({ max: 2 }),
+    )
+    .map(([i, f, zeros]) => `${"0".repeat(zeros)}${i}${f === undefined ? "" : `.${f}`}`);
+  const sign = (n: number) => (n < 0 ? -1 : n > 0 ? 1 : 0);
+  const text = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+  it("key order is compareLabels order is exact value order (property)", () => {
+    fc.assert(
+      fc.property(decimalText, decimalText, (x, y) => {
+        const [a, b] = [label(x), label(y)];
+        const [vx, vy] = [exact(x), exact(y)];
+        const expected = vx < vy ? -1 : vx > vy ? 1 : 0;
+        expect(sign(compareLabels(a, b))).toBe(expected);
+        expect(text(labelKey(a), labelKey(b))).toBe(expected);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("a sort by keys is the sort by compareLabels (property)", () => {
+    fc.assert(
+      fc.property(fc.array(decimalText, { maxLength: 40 }), (texts) => {
+        const labels = texts.map((t) => label(t));
+        const byKey = [...labels].sort((a, b) => text(labelKey(a), labelKey(b)));
+        expect(byKey).toEqual(sortLabels(labels));
+      }),
+    );
+  });
+
+  it("a text is canonical exactly when parsing keeps it as it is (property)", () => {
+    fc.assert(
+      fc.property(fc.oneof(decimalText, fc.string({ maxLength: 8 })), (t) => {
+        expect(isCanonicalLabel(t)).toBe(parseLabel(t) === t);
+      }),
+    );
+  });
+
+  it("compares labels written loosely as their canonical forms", () => {
+    const loose = (t: string) => t as Label;
+    expect(compareLabels(loose("10.50"), label("10.5"))).toBe(0);
+    expect(compareLabels(loose("10."), label("10"))).toBe(0);
+    expect(compareLabels(loose("10.50"), label("10.45"))).toBeGreaterThan(0);
+    expect(compareLabels(label("10.45"), loose("10.50"))).toBeLessThan(0);
   });
 });
 

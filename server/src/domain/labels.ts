@@ -8,10 +8,19 @@
 export type Label = string & { readonly __label?: never };
 
 const LABEL_RE = /^(\d+)(?:\.(\d+))?$/;
+/** Text that is already a canonical label: no leading zero, no trailing zero after the point. */
+const CANONICAL_RE = /^(?:0|[1-9]\d*)(?:\.\d*[1-9])?$/;
+
+/** Whether the text is a label in its canonical form already (one regular expression). */
+export function isCanonicalLabel(text: string): text is Label {
+  return CANONICAL_RE.test(text);
+}
 
 /** Canonical form of a non-negative decimal, or null when the text is not one. "007" → "7", "10.50" → "10.5". */
 export function parseLabel(text: string | number | null | undefined): Label | null {
   if (text === null || text === undefined) return null;
+  // Stored and validated labels are canonical already: one test instead of the full parse.
+  if (typeof text === "string" && CANONICAL_RE.test(text)) return text as Label;
   let raw: string;
   if (typeof text === "number") {
     // Numbers come from outside (e.g. a float chapterNumber); -1 and NaN mean "unnumbered".
@@ -40,11 +49,44 @@ function split(l: Label): [string, string] {
   return dot < 0 ? [l, ""] : [l.slice(0, dot), l.slice(dot + 1)];
 }
 
-/** Total order on canonical labels: negative when a < b. */
+/** Digits before the point. */
+function intLength(l: Label): number {
+  const dot = l.indexOf(".");
+  return dot < 0 ? l.length : dot;
+}
+
+/** A fraction written with a trailing zero or an empty one ("10.50", "10."): not canonical. */
+function looseFraction(l: Label, int: number): boolean {
+  if (int === l.length) return false;
+  const last = l.charCodeAt(l.length - 1);
+  return last === 48 || last === 46;
+}
+
+/**
+ * The sort key of a canonical label: its number of whole digits (fixed width) and the label
+ * itself. Plain string order on keys is label order: with as many whole digits, the digits
+ * compare as text, a whole label is a prefix of its decimals ("10" < "10.5"), and fractions
+ * compare digit by digit ("10.05" < "10.5" < "10.55"). A label carries its key within itself,
+ * so compareLabels compares keys without building them.
+ */
+export function labelKey(l: Label): string {
+  return intLength(l).toString(36).padStart(4, "0") + l;
+}
+
+/** Total order on canonical labels: negative when a < b (the order of their keys). */
 export function compareLabels(a: Label, b: Label): number {
+  const ai = intLength(a);
+  const bi = intLength(b);
+  if (ai !== bi) return ai - bi;
+  if (a === b) return 0;
+  if (looseFraction(a, ai) || looseFraction(b, bi)) return compareLoose(a, b);
+  return a < b ? -1 : 1;
+}
+
+/** The order of labels given with a loose fraction: "10.50" is "10.5". */
+function compareLoose(a: Label, b: Label): number {
   const [ai, af] = split(a);
   const [bi, bf] = split(b);
-  if (ai.length !== bi.length) return ai.length - bi.length;
   if (ai !== bi) return ai < bi ? -1 : 1;
   const n = Math.max(af.length, bf.length);
   const ap = af.padEnd(n, "0");

@@ -8,14 +8,8 @@ import { compareLabels, parseLabel, sortLabels, type Label } from "./labels.ts";
 export const MAX_MAP_BOOKS = 10_000;
 export const MAX_MAP_CHAPTERS = 10_000;
 
-const CANONICAL_RE = /^(?:0|[1-9]\d*)(?:\.\d*[1-9])?$/;
-
-/**
- * parseLabel with a fast path for text that is already canonical (the usual case: stored labels
- * were validated on the way in), so the index does not pay three regular expressions per label.
- */
+/** parseLabel of stored text (canonical already, the usual case: one test, labels.ts). */
 export function toLabel(text: string | null | undefined): Label | null {
-  if (typeof text === "string" && CANONICAL_RE.test(text)) return text as Label;
   return parseLabel(text);
 }
 

@@ -17,6 +17,8 @@ import { asId } from "../services/input.ts";
 import type { Services } from "../services/index.ts";
 import { problemResponse } from "./problem.ts";
 import { jsonBody, pathId } from "./request.ts";
+import { retirementBody, sourceRejectionBody } from "./bodies/audit.ts";
+import { confirmationBody } from "./bodies/common.ts";
 
 export function restAuditFile(f: AuditFileView) {
   return {
@@ -93,25 +95,25 @@ export function auditRoutes(app: Hono, services: Services): void {
   });
 
   app.post("/api/manga/:id/audit/retire/preview", async (c) =>
-    c.json(restPreview(await audit.previewRetirement(pathId(c), await jsonBody(c)))),
+    c.json(restPreview(await audit.previewRetirement(pathId(c), retirementBody(await jsonBody(c))))),
   );
   app.post("/api/manga/:id/audit/retire", async (c) => {
-    const r = await audit.retireFiles(pathId(c), await jsonBody(c));
+    const r = await audit.retireFiles(pathId(c), confirmationBody(await jsonBody(c)));
     return c.json({ retired: r.retired.map(restRetired) });
   });
 
   app.post("/api/manga/:id/audit/reject-source/preview", async (c) =>
-    c.json(restRejectionPreview(await audit.previewSourceRejection(pathId(c), await jsonBody(c)))),
+    c.json(restRejectionPreview(await audit.previewSourceRejection(pathId(c), sourceRejectionBody(await jsonBody(c))))),
   );
   app.post("/api/manga/:id/audit/reject-source", async (c) =>
-    c.json(restRejection(await audit.rejectSource(pathId(c), await jsonBody(c)))),
+    c.json(restRejection(await audit.rejectSource(pathId(c), confirmationBody(await jsonBody(c))))),
   );
 
   app.post("/api/manga/:id/volumes/:volume/duplicates/preview", async (c) =>
     c.json(restDuplicatePreview(await audit.previewDuplicateRetirement(pathId(c), c.req.param("volume")))),
   );
   app.post("/api/manga/:id/volumes/:volume/duplicates/retire", async (c) => {
-    const r = await audit.retireDuplicates(pathId(c), c.req.param("volume"), await jsonBody(c));
+    const r = await audit.retireDuplicates(pathId(c), c.req.param("volume"), confirmationBody(await jsonBody(c)));
     return c.json({ retired: r.retired.map(restRetired) });
   });
 

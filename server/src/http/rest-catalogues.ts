@@ -1,4 +1,7 @@
 /** REST of the public catalogues: translation to the services, nothing else. */
+import { adoptionBody } from "./bodies/maps.ts";
+import { catalogueLinkBody, catalogueSettingsBody, linkedSeriesBody, offerAcceptBody } from "./bodies/catalogues.ts";
+import { seriesCreateBody } from "./bodies/series.ts";
 import type { Hono } from "hono";
 import type { CatalogueSettings } from "../catalogues/registry.ts";
 import type { CatalogueRefreshStatus } from "../services/catalogue/catalogue-refresh-monitor.ts";
@@ -114,8 +117,8 @@ export const restAdoption = (a: Adoption) => ({
 export async function createSeriesRest(services: Services, body: unknown) {
   const o = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
   if (o.catalogue !== undefined || o.catalogue_id !== undefined)
-    return restSeries((await services.catalogues.createLinked(body)).series);
-  return restSeries(await services.series.create(body));
+    return restSeries((await services.catalogues.createLinked(linkedSeriesBody(body))).series);
+  return restSeries(await services.series.create(seriesCreateBody(body)));
 }
 
 export function catalogueRoutes(app: Hono, services: Services): void {
@@ -125,7 +128,7 @@ export function catalogueRoutes(app: Hono, services: Services): void {
     c.json(restCatalogueSettings(await services.catalogueSettings.get())),
   );
   app.put("/api/settings/catalogues", async (c) =>
-    c.json(restCatalogueSettings(await services.catalogueSettings.update(await jsonBody(c)))),
+    c.json(restCatalogueSettings(await services.catalogueSettings.update(catalogueSettingsBody(await jsonBody(c))))),
   );
 
   app.get("/api/catalogues/search", async (c) =>
@@ -147,7 +150,7 @@ export function catalogueRoutes(app: Hono, services: Services): void {
 
   app.get("/api/manga/:id/catalogue", async (c) => c.json(restCatalogueView(await cat.view(pathId(c)))));
   app.post("/api/manga/:id/catalogue-links", async (c) =>
-    c.json(restCatalogueView(await cat.link(pathId(c), await jsonBody(c))), 201),
+    c.json(restCatalogueView(await cat.link(pathId(c), catalogueLinkBody(await jsonBody(c)))), 201),
   );
   app.post("/api/manga/:id/catalogue-links/refresh", async (c) =>
     c.json(restCatalogueView(await cat.refresh(pathId(c)))),
@@ -156,7 +159,7 @@ export function catalogueRoutes(app: Hono, services: Services): void {
     c.json(restCatalogueView(await cat.unlink(pathId(c), c.req.param("catalogue")))),
   );
   app.post("/api/manga/:id/catalogue-counts/accept", async (c) => {
-    const r = await cat.accept(pathId(c), await jsonBody(c));
+    const r = await cat.accept(pathId(c), offerAcceptBody(await jsonBody(c)));
     return c.json({ series: restSeries(r.series), catalogue: restCatalogueView(r.catalogue) });
   });
   app.get("/api/manga/:id/cover", async (c) => {
@@ -171,7 +174,11 @@ export function catalogueRoutes(app: Hono, services: Services): void {
   });
 
   app.post("/api/manga/:id/chapter-map/suggestions/adopt", async (c) => {
-    const { result, adoption } = await services.suggestionAdoption.adopt(pathId(c), await jsonBody(c), dryRun(c));
+    const { result, adoption } = await services.suggestionAdoption.adopt(
+      pathId(c),
+      adoptionBody(await jsonBody(c)),
+      dryRun(c),
+    );
     return c.json(
       result.dryRun
         ? { ...restMapChange(result.revision, result.preview), adoption: restAdoption(adoption) }

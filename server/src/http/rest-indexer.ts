@@ -4,6 +4,7 @@ import type { TorrentFileView } from "../domain/torrent-assignment.ts";
 import type { IndexerSettingsView, TorrentFilesView, TorrentJobRow } from "../services/acquisition/book-channel.ts";
 import type { Services } from "../services/index.ts";
 import { asId } from "../services/input.ts";
+import { assignBody, dismissBody, indexerSettingsBody } from "./bodies/indexer.ts";
 import { jsonBody, pathId } from "./request.ts";
 
 export function restIndexerSettings(v: IndexerSettingsView) {
@@ -68,17 +69,19 @@ export const restTorrentFiles = (v: TorrentFilesView) => ({
 export function indexerRoutes(app: Hono, services: Services): void {
   app.get("/api/settings/indexer", async (c) => c.json(restIndexerSettings(await services.bookChannel.settings())));
   app.put("/api/settings/indexer", async (c) =>
-    c.json(restIndexerSettings(await services.bookChannel.updateSettings(await jsonBody(c)))),
+    c.json(restIndexerSettings(await services.bookChannel.updateSettings(indexerSettingsBody(await jsonBody(c))))),
   );
   app.post("/api/torrents/:id/retry", async (c) => c.json(restTorrentJob(await services.bookChannel.retry(pathId(c)))));
   app.post("/api/torrents/:id/dismiss", async (c) =>
-    c.json(restTorrentJob(await services.bookChannel.dismiss(pathId(c), await jsonBody(c).catch(() => ({}))))),
+    c.json(
+      restTorrentJob(await services.bookChannel.dismiss(pathId(c), dismissBody(await jsonBody(c).catch(() => ({}))))),
+    ),
   );
   app.get("/api/torrents/:id/files", async (c) =>
     c.json(restTorrentFiles(await services.bookChannel.files(pathId(c)))),
   );
   app.post("/api/torrents/:id/assign", async (c) =>
-    c.json(restTorrentJob(await services.bookChannel.assign(pathId(c), await jsonBody(c)))),
+    c.json(restTorrentJob(await services.bookChannel.assign(pathId(c), assignBody(await jsonBody(c))))),
   );
   app.get("/api/torrents", async (c) => {
     const seriesId = c.req.query("series_id");

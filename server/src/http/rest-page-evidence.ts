@@ -10,6 +10,7 @@ import type { Services } from "../services/index.ts";
 import type { AdoptionPreview, AdoptionResult, PageEvidenceView } from "../services/audit/page-evidence-service.ts";
 import { restMapChange } from "./present-map.ts";
 import { restVerifiedBook } from "./rest-verification.ts";
+import { confirmationBody } from "./bodies/common.ts";
 import { dryRun, jsonBody, pathId } from "./request.ts";
 
 const restChapter = (c: ChapterEvidence) => ({
@@ -67,6 +68,6 @@ export function pageEvidenceRoutes(app: Hono, services: Services): void {
   app.post("/api/manga/:id/volumes/:volume/page-evidence/adopt", async (c) => {
     const volume = c.req.param("volume");
     if (dryRun(c)) return c.json(restAdoptionPreview(await evidence.previewAdoption(pathId(c), volume)));
-    return c.json(restAdoption(await evidence.adopt(pathId(c), volume, await jsonBody(c))));
+    return c.json(restAdoption(await evidence.adopt(pathId(c), volume, confirmationBody(await jsonBody(c)))));
   });
 }

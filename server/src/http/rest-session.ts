@@ -3,6 +3,7 @@
  * browsers, "sign out everywhere", the password change). Cookies are read and written with
  * Hono's cookie helpers. Translation only: sessions live in services/accounts/session-service.ts.
  */
+import { loginBody, passwordChangeBody } from "./bodies/sessions.ts";
 import type { Context, Hono } from "hono";
 import { deleteCookie, setCookie } from "hono/cookie";
 import { AppError } from "../errors.ts";
@@ -50,7 +51,7 @@ export function openSessionRoutes(app: Hono, services: Services): void {
     // A login posted by another site's page would sign this browser in to the attacker's choice.
     const origin = c.req.header("origin");
     if (origin !== undefined && !isOwnOrigin(origin, (n) => c.req.header(n))) throw csrfRefused();
-    const { token } = await services.sessions.login(await jsonBody(c), facts(c));
+    const { token } = await services.sessions.login(loginBody(await jsonBody(c)), facts(c));
     writeSession(c, token);
     return c.body(null, 204);
   });
@@ -95,7 +96,7 @@ export function sessionRoutes(app: Hono, services: Services): void {
   });
   app.put("/api/session/password", async (c) => {
     const p = principalOf(c) as Principal;
-    const r = await services.sessions.changePassword(await jsonBody(c), {
+    const r = await services.sessions.changePassword(passwordChangeBody(await jsonBody(c)), {
       sessionId: p.scheme === "session" ? (p.sessionId ?? null) : null,
       facts: facts(c),
     });

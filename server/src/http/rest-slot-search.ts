@@ -2,6 +2,7 @@
 import type { Hono } from "hono";
 import type { Services } from "../services/index.ts";
 import type { SlotOffersView } from "../services/acquisition/slot-search-service.ts";
+import { offerPickBody } from "./bodies/units.ts";
 import { jsonBody, pathId } from "./request.ts";
 
 export const restSlotOffers = (v: SlotOffersView) => ({
@@ -35,7 +36,7 @@ export function slotSearchRoutes(app: Hono, services: Services): void {
     c.json(restSlotOffers(await s.offers(pathId(c), c.req.param("kind"), c.req.param("number")))),
   );
   app.post("/api/manga/:id/slots/:kind/:number/download", async (c) => {
-    const r = await s.download(pathId(c), c.req.param("kind"), c.req.param("number"), await jsonBody(c));
+    const r = await s.download(pathId(c), c.req.param("kind"), c.req.param("number"), offerPickBody(await jsonBody(c)));
     return c.json({ download_ids: r.downloadIds }, 201);
   });
   app.post("/api/manga/:id/slots/:kind/:number/search", async (c) => {

@@ -9,6 +9,8 @@ import type {
   SearchResultView,
 } from "../services/acquisition/sources-service.ts";
 import type { Services } from "../services/index.ts";
+import { priorityBody, sourceLinkBody, sourceSearchBody } from "./bodies/sources.ts";
+import { downloadLanguagesBody, sourceSettingsBody } from "./bodies/source-settings.ts";
 import { jsonBody, pathId } from "./request.ts";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -98,18 +100,18 @@ export function sourceRoutes(app: Hono, services: Services): void {
   const s = services.sources;
   app.get("/api/manga/:id/sources", async (c) => c.json((await s.list(pathId(c))).map(restMapping)));
   app.post("/api/manga/:id/sources/search", async (c) =>
-    c.json(restSearch(await s.search(pathId(c), await jsonBody(c), c.req.raw.signal))),
+    c.json(restSearch(await s.search(pathId(c), sourceSearchBody(await jsonBody(c)), c.req.raw.signal))),
   );
   app.post("/api/manga/:id/sources/refresh", async (c) => {
     const r = await s.refresh(pathId(c), c.req.raw.signal);
     return c.json({ series_id: r.seriesId, mappings: r.mappings.map(restRefresh) });
   });
   app.post("/api/manga/:id/sources", async (c) => {
-    const r = await s.link(pathId(c), await jsonBody(c), c.req.raw.signal);
+    const r = await s.link(pathId(c), sourceLinkBody(await jsonBody(c)), c.req.raw.signal);
     return c.json({ mapping: restMapping(r.mapping), refresh: restRefresh(r.refresh) }, 201);
   });
   app.patch("/api/manga/:id/sources/:mapping_id", async (c) =>
-    c.json(restMapping(await s.setPriority(pathId(c), pathId(c, "mapping_id"), await jsonBody(c)))),
+    c.json(restMapping(await s.setPriority(pathId(c), pathId(c, "mapping_id"), priorityBody(await jsonBody(c))))),
   );
 
   app.get("/api/providers", async (c) =>
@@ -131,10 +133,10 @@ export function sourceRoutes(app: Hono, services: Services): void {
 
   app.get("/api/settings/sources", async (c) => c.json(restSourceSettings(await services.sourceSettings.get())));
   app.put("/api/settings/sources", async (c) =>
-    c.json(restSourceSettings(await services.sourceSettings.update(await jsonBody(c)))),
+    c.json(restSourceSettings(await services.sourceSettings.update(sourceSettingsBody(await jsonBody(c))))),
   );
   app.get("/api/settings/downloads", async (c) => c.json(await services.sourceSettings.downloadLanguages()));
   app.put("/api/settings/downloads", async (c) =>
-    c.json(await services.sourceSettings.updateDownloadLanguages(await jsonBody(c))),
+    c.json(await services.sourceSettings.updateDownloadLanguages(downloadLanguagesBody(await jsonBody(c)))),
   );
 }

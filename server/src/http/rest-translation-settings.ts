@@ -2,6 +2,7 @@
 import type { Hono } from "hono";
 import type { TranslationSettingsView } from "../services/translation/translation-settings.ts";
 import type { Services } from "../services/index.ts";
+import { translationSettingsBody } from "./bodies/translation-settings.ts";
 import { jsonBody } from "./request.ts";
 
 /** The settings payload (docs/api.md, "Translation settings"); keys and tokens arrive masked from the service. */
@@ -20,6 +21,8 @@ export function translationSettingsRoutes(app: Hono, services: Services): void {
     c.json(restTranslationSettings(await services.translationSettings.get())),
   );
   app.put("/api/settings/translation", async (c) =>
-    c.json(restTranslationSettings(await services.translationSettings.update(await jsonBody(c)))),
+    c.json(
+      restTranslationSettings(await services.translationSettings.update(translationSettingsBody(await jsonBody(c)))),
+    ),
   );
 }

@@ -5,6 +5,7 @@
 import type { Hono } from "hono";
 import type { Services } from "../services/index.ts";
 import type { StoredProof, VerifiedBook } from "../services/audit/verification-service.ts";
+import { verificationBody } from "./bodies/verification.ts";
 import { jsonBody, pathId } from "./request.ts";
 
 const restProof = (p: StoredProof) => ({
@@ -32,7 +33,7 @@ export function verificationRoutes(app: Hono, services: Services): void {
 
   app.get("/api/manga/:id/verified-books", async (c) => c.json((await v.list(pathId(c))).map(restVerifiedBook)));
   app.put("/api/manga/:id/volumes/:volume/verification", async (c) =>
-    c.json(restVerifiedBook(await v.verify(pathId(c), c.req.param("volume"), await jsonBody(c)))),
+    c.json(restVerifiedBook(await v.verify(pathId(c), c.req.param("volume"), verificationBody(await jsonBody(c))))),
   );
   app.delete("/api/manga/:id/volumes/:volume/verification", async (c) => {
     await v.withdraw(pathId(c), c.req.param("volume"));

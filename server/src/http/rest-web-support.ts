@@ -1,10 +1,12 @@
 /** REST twins of the web client's support operations: book-starts preview, file pages, monitoring. Translation only. */
+import { bookStartsBody } from "./bodies/maps.ts";
 import type { Hono } from "hono";
 import type { FilePages } from "../services/series/file-pages-service.ts";
 import type { BookStartsPlan } from "../services/maps/map-service.ts";
 import type { Services } from "../services/index.ts";
 import { restMapChange } from "./present-map.ts";
 import { restUnit } from "./present.ts";
+import { monitorBody } from "./bodies/units.ts";
 import { jsonBody, pathId } from "./request.ts";
 
 const CACHEABLE = "private, max-age=3600";
@@ -34,11 +36,11 @@ export function restFilePages(p: FilePages) {
 
 export function webSupportRoutes(app: Hono, services: Services): void {
   app.post("/api/manga/:id/chapter-map/book-starts/preview", async (c) =>
-    c.json(restBookStartsPlan(await services.maps.previewBookStarts(pathId(c), await jsonBody(c)))),
+    c.json(restBookStartsPlan(await services.maps.previewBookStarts(pathId(c), bookStartsBody(await jsonBody(c))))),
   );
 
   app.put("/api/manga/:id/monitoring", async (c) =>
-    c.json(restUnit(await services.monitoring.setMonitored(pathId(c), await jsonBody(c)))),
+    c.json(restUnit(await services.monitoring.setMonitored(pathId(c), monitorBody(await jsonBody(c))))),
   );
 
   app.get("/api/files/:id/pages", async (c) => c.json(restFilePages(await services.filePages.pages(pathId(c)))));

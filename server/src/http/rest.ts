@@ -1,4 +1,6 @@
 import { Hono } from "hono";
+import { seriesPatchBody } from "./bodies/series.ts";
+import { mapRevisionBody, mapSaveBody, readingBody, suggestionBody } from "./bodies/maps.ts";
 import { AppError } from "../errors.ts";
 import type { AppContext } from "../services/context.ts";
 import type { Services } from "../services/index.ts";
@@ -63,25 +65,25 @@ export function restApp(
   app.post("/api/manga", async (c) => c.json(await createSeriesRest(services, await jsonBody(c)), 201));
   app.get("/api/manga/:id", async (c) => c.json(restSeries(await services.series.get(pathId(c)))));
   app.patch("/api/manga/:id", async (c) =>
-    c.json(restSeries(await services.series.update(pathId(c), await jsonBody(c)))),
+    c.json(restSeries(await services.series.update(pathId(c), seriesPatchBody(await jsonBody(c))))),
   );
 
   app.get("/api/manga/:id/units", async (c) => c.json(restUnits(await services.units.units(pathId(c)))));
 
   app.get("/api/manga/:id/chapter-map", async (c) => c.json(restMap(await services.maps.view(pathId(c)))));
   app.put("/api/manga/:id/chapter-map", async (c) => {
-    const r = await services.maps.replace(pathId(c), await jsonBody(c), dryRun(c));
+    const r = await services.maps.replace(pathId(c), mapSaveBody(await jsonBody(c)), dryRun(c));
     return c.json(r.dryRun ? restMapChange(r.revision, r.preview) : restMap(r.map));
   });
   app.delete("/api/manga/:id/chapter-map", async (c) => {
-    const r = await services.maps.remove(pathId(c), await jsonBody(c), dryRun(c));
+    const r = await services.maps.remove(pathId(c), mapRevisionBody(await jsonBody(c)), dryRun(c));
     return c.json(r.dryRun ? restMapChange(r.revision, r.preview) : restMap(r.map));
   });
   app.post("/api/manga/:id/chapter-map/readings", async (c) =>
-    c.json(restMap(await services.maps.addReading(pathId(c), await jsonBody(c))), 201),
+    c.json(restMap(await services.maps.addReading(pathId(c), readingBody(await jsonBody(c)))), 201),
   );
   app.post("/api/manga/:id/chapter-map/suggestions", async (c) =>
-    c.json(restMap(await services.maps.addSuggestion(pathId(c), await jsonBody(c))), 201),
+    c.json(restMap(await services.maps.addSuggestion(pathId(c), suggestionBody(await jsonBody(c)))), 201),
   );
 
   app.post("/api/library/scan", async (c) => c.json(restScan(await services.scan.scan())));

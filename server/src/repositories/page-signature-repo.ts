@@ -10,6 +10,8 @@ import type { MapEntryFacts } from "../domain/types.ts";
 import { replaceOperatorIn } from "./map-repo.ts";
 import { parseJsonArray } from "./mappers.ts";
 import { inChunks } from "./in-chunks.ts";
+import { jsonRows } from "./json-rows.ts";
+import { Prisma } from "../generated/prisma/client.ts";
 
 /** The stored signatures of one file content. */
 export interface SignatureSet {
@@ -62,6 +64,25 @@ export function pageSignatureRepo(db: Db) {
         rows.map((r) => [
           r.sha256,
           r.lastMean === null || r.lastStdev === null ? null : { mean: r.lastMean, stdev: r.lastStdev },
+        ]),
+      );
+    },
+
+    /**
+     * The last-page statistics of every content an active file of the series holds, as
+     * `lastPages` answers them (one select whatever the size of the series; contents not computed
+     * yet are absent).
+     */
+    async lastPagesOfSeries(seriesId: number): Promise<Map<string, { mean: number; stdev: number } | null>> {
+      const rows = await jsonRows(
+        db,
+        "sha256, last_mean, last_stdev",
+        Prisma.sql`page_signature_set WHERE version = ${SIGNATURE_VERSION} AND sha256 IN (SELECT sha256 FROM library_file WHERE series_id = ${seriesId} AND state = 'active')`,
+      );
+      return new Map(
+        rows.map(([sha256, mean, stdev]) => [
+          String(sha256),
+          mean === null || stdev === null ? null : { mean: Number(mean), stdev: Number(stdev) },
         ]),
       );
     },

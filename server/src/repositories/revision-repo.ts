@@ -9,7 +9,8 @@
  *   moves between series);
  * - `series` bumps its own `id`; `map_entry` bumps the series of its map source;
  * - `provider` and `setting` (library-wide rows shown in every series' views) bump row 0.
- * - `page_signature_set` (kept per file content) bumps every series holding a file with that sha256.
+ * Page signatures (`page_signature_set`, kept per file content, written by the background page
+ * checks) bump nothing: no kept view depends on them; the audit applies them on each request.
  * A table added later with a `series_id` column gets its triggers on the next start, and a table
  * a migration rebuilds (SQLite's way to change a column drops the table's triggers) gets them back.
  * The trigger set is named with a version: a start with other definitions drops and recreates it.
@@ -23,8 +24,6 @@ import { Prisma } from "../generated/prisma/client.ts";
 const PREFIX = "series_revision_v2_";
 /** Library-wide tables whose rows appear in every series' views. */
 const GLOBAL_TABLES = new Set(["provider", "setting"]);
-/** Facts kept per file content (sha256), shown in the views of every series holding that content. */
-const CONTENT_TABLE = "page_signature_set";
 /** Tables of the database engine, of Prisma, and the counter itself: never watched. */
 const IGNORED = /^(sqlite_|_prisma_|series_revision$)/;
 
@@ -49,26 +48,6 @@ export function revisionTriggers(tables: ReadonlyMap<string, ReadonlySet<string>
   const out = new Map<string, string>();
   for (const [table, columns] of [...tables].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (IGNORED.test(table)) continue;
-    if (table === CONTENT_TABLE) {
-      // Facts kept per file content (page signatures): every series holding a file with those bytes.
-      const bumpHolders = (row: "NEW" | "OLD") =>
-        `INSERT INTO "series_revision" ("series_id", "revision") SELECT DISTINCT "series_id", 1 FROM "library_file" ` +
-        `WHERE "sha256" = ${row}."sha256" AND "series_id" IS NOT NULL ` +
-        `ON CONFLICT ("series_id") DO UPDATE SET "revision" = "revision" + 1;`;
-      const bodies: Record<Op, string> = {
-        insert: bumpHolders("NEW"),
-        update: bumpHolders("NEW"),
-        delete: bumpHolders("OLD"),
-      };
-      for (const op of ["insert", "update", "delete"] as const) {
-        const name = `${PREFIX}${table}_${op}`;
-        out.set(
-          name,
-          `CREATE TRIGGER IF NOT EXISTS "${name}" AFTER ${op.toUpperCase()} ON "${table}" FOR EACH ROW BEGIN ${bodies[op]} END`,
-        );
-      }
-      continue;
-    }
     const newer = seriesExpr(table, columns, "NEW");
     const older = seriesExpr(table, columns, "OLD");
     if (newer === null || older === null) continue;

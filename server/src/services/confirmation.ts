@@ -58,6 +58,11 @@ function invalid(detail: string): AppError {
   return new AppError("confirmation_invalid", detail);
 }
 
+/** What a confirming call takes: the token its preview returned. */
+export interface ConfirmationInput {
+  confirmation: string;
+}
+
 export interface Confirmations {
   /** A token for `kind` on `seriesId` binding `snapshot`, and when it expires. */
   sign(kind: string, seriesId: number, snapshot: unknown): { token: string; expiresAt: Date };

@@ -1,6 +1,7 @@
 /**
- * Validation of untrusted input shared by REST and GraphQL: both hand the service plain JSON
- * values and get the same coded errors back.
+ * Validation of untrusted input shared by REST and GraphQL. The object helpers (`optionalString(o,
+ * key)`, …) read a REST body's JSON in http/bodies; the value helpers (`checkString(v, field)`, …)
+ * apply the same rules to a service's typed input, so both APIs get the same coded errors back.
  */
 import { AppError } from "../errors.ts";
 import { parseLabel, type Label } from "../domain/labels.ts";
@@ -99,7 +100,11 @@ export function asId(v: string | number | undefined, what = "id"): number {
 }
 
 export function optionalBoolean(o: Record<string, unknown>, key: string): boolean | undefined {
-  const v = o[key];
+  return checkBoolean(o[key], key);
+}
+
+/** optionalBoolean for one value (a typed input's field), named `key` in the error. */
+export function checkBoolean(v: unknown, key: string): boolean | undefined {
   if (v === undefined) return undefined;
   if (typeof v !== "boolean") throw new AppError("invalid_field", `${key} must be true or false`, { field: key });
   return v;
@@ -112,12 +117,21 @@ export function optionalString(
   max = 500,
   options: { multiline?: boolean } = {},
 ): string | undefined {
-  const v = o[key];
+  return checkString(o[key], key, max, options);
+}
+
+/** optionalString for one value (a typed input's field), named `field` in the error. */
+export function checkString(
+  v: unknown,
+  field: string,
+  max = 500,
+  options: { multiline?: boolean } = {},
+): string | undefined {
   if (v === undefined) return undefined;
   if (typeof v !== "string" || v.length > max)
-    throw new AppError("invalid_field", `${key} must be a string of at most ${max} characters`, { field: key });
+    throw new AppError("invalid_field", `${field} must be a string of at most ${max} characters`, { field });
   const why = unsafeText(v, options);
-  if (why) throw new AppError("invalid_field", `${key} ${UNSAFE_TEXT_WORDS[why]}`, { field: key, reason: why });
+  if (why) throw new AppError("invalid_field", `${field} ${UNSAFE_TEXT_WORDS[why]}`, { field, reason: why });
   return v;
 }
 
@@ -126,7 +140,11 @@ export function optionalEnum<T extends string>(
   key: string,
   values: readonly T[],
 ): T | undefined {
-  const v = o[key];
+  return checkEnum(o[key], key, values);
+}
+
+/** optionalEnum for one value (a typed input's field), named `key` in the error. */
+export function checkEnum<T extends string>(v: unknown, key: string, values: readonly T[]): T | undefined {
   if (v === undefined) return undefined;
   if (typeof v !== "string" || !(values as readonly string[]).includes(v)) {
     throw new AppError("invalid_field", `${key} must be one of ${values.join(", ")}`, { field: key });
@@ -135,7 +153,11 @@ export function optionalEnum<T extends string>(
 }
 
 export function optionalCount(o: Record<string, unknown>, key: string, max = 10_000): number | null | undefined {
-  const v = o[key];
+  return checkCount(o[key], key, max);
+}
+
+/** optionalCount for one value (a typed input's field), named `key` in the error. */
+export function checkCount(v: unknown, key: string, max = 10_000): number | null | undefined {
   if (v === undefined) return undefined;
   if (v === null) return null;
   if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || v > max) {
@@ -145,7 +167,11 @@ export function optionalCount(o: Record<string, unknown>, key: string, max = 10_
 }
 
 export function optionalLanguage(o: Record<string, unknown>, key: string): string | undefined {
-  const v = o[key];
+  return checkLanguage(o[key], key);
+}
+
+/** optionalLanguage for one value (a typed input's field), named `key` in the error. */
+export function checkLanguage(v: unknown, key: string): string | undefined {
   if (v === undefined) return undefined;
   if (typeof v !== "string" || !/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/.test(v)) {
     throw new AppError("invalid_field", `${key} must be a language code such as "en" or "pt-BR"`, { field: key });
@@ -154,7 +180,11 @@ export function optionalLanguage(o: Record<string, unknown>, key: string): strin
 }
 
 export function optionalLanguageList(o: Record<string, unknown>, key: string): string[] | undefined {
-  const v = o[key];
+  return checkLanguageList(o[key], key);
+}
+
+/** optionalLanguageList for one value (a typed input's field), named `key` in the error. */
+export function checkLanguageList(v: unknown, key: string): string[] | undefined {
   if (v === undefined) return undefined;
   if (!Array.isArray(v) || v.length > 20)
     throw new AppError("invalid_field", `${key} must be a list of language codes`, { field: key });

@@ -186,8 +186,7 @@ builder.mutationFields((t) => ({
   previewRetirement: t.field({
     type: RetirementPreviewRef,
     args: { seriesId: t.arg.int({ required: true }), fileIds: t.arg.intList({ required: true }) },
-    resolve: (_r, { seriesId, fileIds }, { services }) =>
-      services.audit.previewRetirement(seriesId, { file_ids: fileIds }),
+    resolve: (_r, { seriesId, fileIds }, { services }) => services.audit.previewRetirement(seriesId, { fileIds }),
   }),
   retireFiles: t.field({
     type: RetirementResultRef,
@@ -204,7 +203,7 @@ builder.mutationFields((t) => ({
       reason: t.arg.string(),
     },
     resolve: (_r, { seriesId, provider, sourceId, reason }, { services }) =>
-      services.audit.previewSourceRejection(seriesId, { provider, source_id: sourceId, reason: reason ?? undefined }),
+      services.audit.previewSourceRejection(seriesId, { provider, sourceId, reason }),
   }),
   rejectSource: t.field({
     type: SourceRejectionResultRef,

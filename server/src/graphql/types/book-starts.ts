@@ -64,6 +64,6 @@ builder.mutationField("previewBookStarts", (t) =>
       lastEnd: t.arg.string(),
     },
     resolve: (_r, { seriesId, revision, starts, lastEnd }, { services }) =>
-      services.maps.previewBookStarts(seriesId, { revision, starts, last_end: lastEnd ?? null }),
+      services.maps.previewBookStarts(seriesId, { revision, starts, lastEnd }),
   }),
 );

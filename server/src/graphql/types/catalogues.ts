@@ -323,16 +323,6 @@ const LinkedSeriesInput = builder.inputType("LinkedSeriesInput", {
   }),
 });
 
-/** GraphQL input → the REST body shape (absent fields dropped, null kept). */
-function snake(o: Record<string, unknown> | null | undefined): Record<string, unknown> | undefined {
-  if (o === null || o === undefined) return undefined;
-  return Object.fromEntries(
-    Object.entries(o)
-      .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]),
-  );
-}
-
 function saved(r: MapChangeResult): MapView {
   if (r.dryRun) throw new Error("expected a saved map");
   return r.map;
@@ -378,9 +368,9 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: SettingsInput, required: true }) },
     resolve: (_r, { input }, { services }) =>
       services.catalogueSettings.update({
-        mangadex: snake(input.mangadex),
-        mangaupdates: snake(input.mangaupdates),
-        anilist: snake(input.anilist),
+        mangadex: input.mangadex,
+        mangaupdates: input.mangaupdates,
+        anilist: input.anilist,
       }),
   }),
   linkCatalogue: t.field({
@@ -392,7 +382,7 @@ builder.mutationFields((t) => ({
       catalogueId: t.arg.string({ required: true }),
     },
     resolve: (_r, { seriesId, catalogue, catalogueId }, { services }) =>
-      services.catalogues.link(seriesId, { catalogue, catalogue_id: catalogueId }),
+      services.catalogues.link(seriesId, { catalogue, catalogueId }),
   }),
   refreshCatalogues: t.field({
     type: SeriesCatalogueRef,
@@ -415,7 +405,7 @@ builder.mutationFields((t) => ({
     resolve: async (_r, { seriesId, knownBookCount, status }, { services }) =>
       (
         await services.catalogues.accept(seriesId, {
-          ...(knownBookCount === undefined || knownBookCount === null ? {} : { known_book_count: knownBookCount }),
+          ...(knownBookCount === undefined || knownBookCount === null ? {} : { knownBookCount }),
           ...(status === undefined || status === null ? {} : { status }),
         })
       ).catalogue,
@@ -431,11 +421,13 @@ builder.mutationFields((t) => ({
     },
     resolve: async (query, _r, { catalogue, catalogueId, input }, { rows, services }) => {
       // An input field sent as null is one not given (the title then defaults to the catalogue's).
-      const given = Object.fromEntries(Object.entries(input ?? {}).filter(([, v]) => v !== null));
       const r = await services.catalogues.createLinked({
-        ...snake(given),
+        title: input?.title ?? undefined,
+        folder: input?.folder ?? undefined,
+        language: input?.language ?? undefined,
+        monitored: input?.monitored ?? undefined,
         catalogue,
-        catalogue_id: catalogueId,
+        catalogueId,
       });
       return rows.requireSeries(query, r.series.id);
     },

@@ -143,35 +143,6 @@ const IndexerSettingsInput = builder.inputType("IndexerSettingsInput", {
   fields: (t) => ({ prowlarr: t.field({ type: ProwlarrInput }), qbittorrent: t.field({ type: QbittorrentInput }) }),
 });
 
-/** The REST body for the same change: snake_case, absent fields left out. */
-function toBody(input: typeof IndexerSettingsInput.$inferInput): Record<string, unknown> {
-  const pick = (o: Record<string, unknown>, names: Record<string, string>) =>
-    Object.fromEntries(
-      Object.entries(names).flatMap(([camel, snake]) => (o[camel] === undefined ? [] : [[snake, o[camel]]])),
-    );
-  const body: Record<string, unknown> = {};
-  if (input.prowlarr) body.prowlarr = pick(input.prowlarr, { enabled: "enabled", url: "url", apiKey: "api_key" });
-  if (input.qbittorrent) {
-    const q = input.qbittorrent;
-    body.qbittorrent = {
-      ...pick(q, {
-        enabled: "enabled",
-        url: "url",
-        username: "username",
-        password: "password",
-        category: "category",
-        tag: "tag",
-        savePath: "save_path",
-        retention: "retention",
-      }),
-      ...(q.mount === undefined
-        ? {}
-        : { mount: q.mount && { client_path: q.mount.clientPath, local_path: q.mount.localPath } }),
-    };
-  }
-  return body;
-}
-
 builder.queryFields((t) => ({
   indexerSettings: t.field({
     type: IndexerSettingsRef,
@@ -206,7 +177,7 @@ builder.mutationFields((t) => ({
   updateIndexerSettings: t.field({
     type: IndexerSettingsRef,
     args: { input: t.arg({ type: IndexerSettingsInput, required: true }) },
-    resolve: (_r, { input }, { services }) => services.bookChannel.updateSettings(toBody(input)),
+    resolve: (_r, { input }, { services }) => services.bookChannel.updateSettings(input),
   }),
   retryTorrentJob: t.field({
     type: TorrentJobRef,
@@ -218,7 +189,6 @@ builder.mutationFields((t) => ({
     type: TorrentJobRef,
     description: "Stops following a failed or finished torrent job; optionally removes the torrent from the client.",
     args: { id: t.arg.int({ required: true }), removeFromClient: t.arg.boolean() },
-    resolve: (_r, { id, removeFromClient }, { services }) =>
-      services.bookChannel.dismiss(id, { remove_from_client: removeFromClient === true }),
+    resolve: (_r, { id, removeFromClient }, { services }) => services.bookChannel.dismiss(id, { removeFromClient }),
   }),
 }));

@@ -88,22 +88,12 @@ const SeriesInput = builder.inputType("SeriesInput", {
   }),
 });
 
-/** GraphQL input → the REST body shape, so both go through the same validation in the service. */
-function toBody(input: Record<string, unknown>): Record<string, unknown> {
-  const body: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(input)) {
-    if (v === undefined) continue;
-    body[k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = v;
-  }
-  return body;
-}
-
 builder.mutationFields((t) => ({
   createSeries: t.prismaField({
     type: "Series",
     args: { input: t.arg({ type: SeriesInput, required: true }) },
     resolve: async (query, _root, { input }, { rows, services }) => {
-      const created = await services.series.create(toBody(input));
+      const created = await services.series.create(input);
       return rows.requireSeries(query, created.id);
     },
   }),
@@ -111,7 +101,7 @@ builder.mutationFields((t) => ({
     type: "Series",
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: SeriesInput, required: true }) },
     resolve: async (query, _root, { id, input }, { rows, services }) => {
-      await services.series.update(id, toBody(input));
+      await services.series.update(id, input);
       return rows.requireSeries(query, id);
     },
   }),

@@ -88,10 +88,7 @@ builder.mutationFields((t) => ({
       externalId: t.arg.string({ required: true }),
     },
     resolve: (_r, a, { services }) =>
-      services.slotSearch.download(a.seriesId, a.kind, a.number, {
-        mapping_id: a.mappingId,
-        external_id: a.externalId,
-      }),
+      services.slotSearch.download(a.seriesId, a.kind, a.number, { mappingId: a.mappingId, externalId: a.externalId }),
   }),
   searchSlot: t.field({
     type: QueuedRef,

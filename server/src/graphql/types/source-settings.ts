@@ -54,12 +54,6 @@ const SourceSettingsInput = builder.inputType("SourceSettingsInput", {
   fields: (t) => ({ suwayomi: t.field({ type: SuwayomiSettingsInput }) }),
 });
 
-/** Drops absent fields (undefined) so the service sees exactly what was sent; null stays null. */
-function sent<T extends object>(o: T | null | undefined): Record<string, unknown> | undefined {
-  if (o === null || o === undefined) return undefined;
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
-}
-
 builder.queryField("sourceSettings", (t) =>
   t.field({ type: SourceSettingsRef, resolve: (_r, _a, { services }) => services.sourceSettings.get() }),
 );
@@ -68,7 +62,7 @@ builder.mutationField("updateSourceSettings", (t) =>
   t.field({
     type: SourceSettingsRef,
     args: { input: t.arg({ type: SourceSettingsInput, required: true }) },
-    resolve: (_r, { input }, { services }) => services.sourceSettings.update({ suwayomi: sent(input.suwayomi) }),
+    resolve: (_r, { input }, { services }) => services.sourceSettings.update({ suwayomi: input.suwayomi }),
   }),
 );
 

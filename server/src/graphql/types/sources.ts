@@ -179,7 +179,7 @@ builder.mutationFields((t) => ({
       query: t.arg.string(),
     },
     resolve: (_r, { seriesId, provider, query }, { services }) =>
-      services.sources.search(seriesId, { provider, query: query ?? undefined }),
+      services.sources.search(seriesId, { provider, query }),
   }),
   linkSource: t.field({
     type: LinkRef,
@@ -193,7 +193,7 @@ builder.mutationFields((t) => ({
       priority: t.arg.int(),
     },
     resolve: (_r, { seriesId, provider, sourceId, language, priority }, { services }) =>
-      services.sources.link(seriesId, { provider, source_id: sourceId, language, priority: priority ?? undefined }),
+      services.sources.link(seriesId, { provider, sourceId, language, priority }),
   }),
   setSourcePriority: t.field({
     type: MappingRef,

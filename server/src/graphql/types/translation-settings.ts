@@ -71,11 +71,6 @@ const TranslationSettingsInput = builder.inputType("TranslationSettingsInput", {
   }),
 });
 
-/** Only the fields that were sent (undefined dropped, null kept), in the service's REST spelling. */
-function sent(entries: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined));
-}
-
 builder.queryField("translationSettings", (t) =>
   t.field({ type: TranslationSettingsRef, resolve: (_r, _a, { services }) => services.translationSettings.get() }),
 );
@@ -85,15 +80,11 @@ builder.mutationField("updateTranslationSettings", (t) =>
     type: TranslationSettingsRef,
     args: { input: t.arg({ type: TranslationSettingsInput, required: true }) },
     resolve: (_r, { input }, { services }) =>
-      services.translationSettings.update(
-        sent({
-          enabled: input.enabled ?? undefined,
-          source_languages: input.sourceLanguages ?? undefined,
-          ai: input.ai
-            ? sent({ base_url: input.ai.baseUrl, model: input.ai.model, api_key: input.ai.apiKey })
-            : undefined,
-          processor: input.processor ? sent({ url: input.processor.url, token: input.processor.token }) : undefined,
-        }),
-      ),
+      services.translationSettings.update({
+        enabled: input.enabled ?? undefined,
+        sourceLanguages: input.sourceLanguages ?? undefined,
+        ai: input.ai,
+        processor: input.processor,
+      }),
   }),
 );

@@ -71,7 +71,7 @@ builder.mutationFields((t) => ({
       services.verification.verify(asId(seriesId), volume, {
         digest: input.digest,
         chapters: input.chapters,
-        source_url: input.sourceUrl ?? undefined,
+        sourceUrl: input.sourceUrl,
         note: input.note,
       }),
   }),

@@ -14,7 +14,6 @@ import { AppError } from "../../errors.ts";
 import { verifyPassword } from "../../password-hash.ts";
 import { sessionRepo, type SessionRow } from "../../repositories/session-repo.ts";
 import type { AppContext } from "../context.ts";
-import { asObject } from "../input.ts";
 
 export const SESSION_DAYS = 30;
 /** The only web user. */
@@ -33,7 +32,7 @@ const CHECKS_AT_ONCE = Math.max(1, Math.min(2, availableParallelism() - 1));
 const CHECKS_WAITING = 32;
 /** Throttle keys remembered at most (the oldest are dropped first). */
 const MAX_THROTTLE_KEYS = 10_000;
-const MIN_PASSWORD = 8;
+export const MIN_PASSWORD = 8;
 const MAX_PASSWORD = 1024;
 const MAX_USERNAME = 100;
 
@@ -89,13 +88,24 @@ function throttled(retryAfterMs: number): AppError {
   });
 }
 
-function passwordField(v: unknown, field: string, min = 1): string {
+export function passwordField(v: unknown, field: string, min = 1): string {
   if (typeof v !== "string" || v.length < min || v.length > MAX_PASSWORD) {
     throw new AppError("invalid_field", `${field} must be a string of ${min} to ${MAX_PASSWORD} characters`, {
       field,
     });
   }
   return v;
+}
+
+export interface LoginInput {
+  username: string;
+  password: string;
+}
+
+/** Changing the admin password: the current one (checked, throttled like a login) and the new one. */
+export interface PasswordChangeInput {
+  currentPassword: string;
+  newPassword: string;
 }
 
 export function sessionService(ctx: AppContext) {
@@ -174,12 +184,11 @@ export function sessionService(ctx: AppContext) {
       return ids.length;
     },
 
-    async login(raw: unknown, facts: LoginFacts): Promise<{ token: string; expiresAt: Date }> {
-      const body = asObject(raw);
-      // A malformed body is answered like a wrong password (no hint which part was wrong).
-      const { username, password } = body;
-      if (typeof username !== "string" || username.length > MAX_USERNAME) throw new AppError("bad_credentials");
-      if (typeof password !== "string" || password.length > MAX_PASSWORD) throw new AppError("bad_credentials");
+    async login(input: LoginInput, facts: LoginFacts): Promise<{ token: string; expiresAt: Date }> {
+      // Too long a name or password is answered like a wrong password (no hint which part was wrong).
+      const { username, password } = input;
+      if (username.length > MAX_USERNAME) throw new AppError("bad_credentials");
+      if (password.length > MAX_PASSWORD) throw new AppError("bad_credentials");
       const keys = [`user:${username.toLowerCase()}`, ...(facts.address ? [`address:${facts.address}`] : [])];
       await checkThrottled(username, password, keys);
       const { token, row } = await open(username, facts, new Date());
@@ -239,12 +248,11 @@ export function sessionService(ctx: AppContext) {
      * session ends; a caller signed in with a session gets a new one.
      */
     async changePassword(
-      raw: unknown,
+      input: PasswordChangeInput,
       caller: { sessionId: number | null; facts: LoginFacts },
     ): Promise<{ signedOut: number; token: string | null; expiresAt: Date | null }> {
-      const body = asObject(raw);
-      const current = passwordField(body.current_password, "current_password");
-      const next = passwordField(body.new_password, "new_password", MIN_PASSWORD);
+      const current = passwordField(input.currentPassword, "current_password");
+      const next = passwordField(input.newPassword, "new_password", MIN_PASSWORD);
       if (ctx.secrets.passwordFromEnvironment) throw new AppError("password_set_by_environment");
       const keys = [`user:${ADMIN_USER}`, ...(caller.facts.address ? [`address:${caller.facts.address}`] : [])];
       await checkThrottled(ADMIN_USER, current, keys);

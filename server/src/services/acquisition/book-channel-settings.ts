@@ -3,13 +3,14 @@
  * "indexer" (JSON); the Prowlarr API key and the qBittorrent password live only in the private
  * secrets file and are answered masked (`"••••"` plus a `…_set` flag), never in clear.
  *
- * Input is the REST body (snake_case); GraphQL hands the same shape. A secret field: a string sets
- * it, null clears it, absent or the mask itself keeps it (a form sends back what it read).
+ * Input: IndexerSettingsInput (REST's snake_case body is parsed into it in http/bodies/indexer.ts).
+ * A secret field: a string sets it, null clears it, absent or the mask itself keeps it (a form
+ * sends back what it read).
  */
 import path from "node:path";
 import { settingsRepo } from "../../repositories/settings-repo.ts";
 import type { AppContext } from "../context.ts";
-import { asObject, invalidField, optionalHttpUrl } from "../input.ts";
+import { invalidField, optionalHttpUrl } from "../input.ts";
 
 export const SETTING_KEY = "indexer";
 export const SECRET_PROWLARR_KEY = "prowlarr.apiKey";
@@ -68,10 +69,37 @@ export const DEFAULT_SETTINGS: StoredIndexerSettings = {
   },
 };
 
+/** Prowlarr's connection: absent fields stay; the API key is set by a value, cleared by null, kept by the mask. */
+export interface ProwlarrSettingsInput {
+  enabled?: boolean | null;
+  url?: string | null;
+  apiKey?: string | null;
+}
+
+/** qBittorrent's connection and how its torrents are kept; the password like Prowlarr's key. */
+export interface QbittorrentSettingsInput {
+  enabled?: boolean | null;
+  url?: string | null;
+  username?: string | null;
+  password?: string | null;
+  category?: string | null;
+  tag?: string | null;
+  savePath?: string | null;
+  /** Where the client's download folder appears on this machine (null: the same path). */
+  mount?: { clientPath: string; localPath: string } | null;
+  retention?: string | null;
+}
+
+/** A partial update: absent parts and fields are left as they are. */
+export interface IndexerSettingsInput {
+  prowlarr?: ProwlarrSettingsInput | null;
+  qbittorrent?: QbittorrentSettingsInput | null;
+}
+
 const invalid = invalidField;
 const httpUrl = optionalHttpUrl;
 
-function text(v: unknown, field: string, max = 200): string | null {
+export function text(v: unknown, field: string, max = 200): string | null {
   if (v === null || v === "") return null;
   // eslint-disable-next-line no-control-regex -- control characters never belong in these values
   if (typeof v !== "string" || v.length > max || /[\u0000-\u001f]/.test(v))
@@ -79,7 +107,7 @@ function text(v: unknown, field: string, max = 200): string | null {
   return v;
 }
 
-function absolute(v: unknown, field: string, posix: boolean): string {
+export function absolute(v: unknown, field: string, posix: boolean): string {
   const t = text(v, field, 1000);
   if (t === null || !(posix ? path.posix.isAbsolute(t) : path.isAbsolute(t)))
     return invalid(field, "must be an absolute path");
@@ -87,12 +115,12 @@ function absolute(v: unknown, field: string, posix: boolean): string {
   return posix ? path.posix.normalize(t).replace(/(.)\/$/, "$1") : path.resolve(t);
 }
 
-function bool(v: unknown, field: string): boolean {
+export function bool(v: unknown, field: string): boolean {
   if (typeof v !== "boolean") return invalid(field, "must be true or false");
   return v;
 }
 
-function secret(v: unknown, field: string): string | null | undefined {
+export function secret(v: unknown, field: string): string | null | undefined {
   if (v === undefined || v === MASK) return undefined;
   if (v === null || v === "") return null;
   if (typeof v !== "string" || v.length > 500) return invalid(field, "must be a string");
@@ -151,9 +179,8 @@ export function indexerSettingsStore(ctx: AppContext) {
   return {
     load,
     view,
-    /** Applies a partial update (REST body shape), checked whole before anything is written. */
-    async update(body: unknown): Promise<IndexerSettingsView> {
-      const b = asObject(body);
+    /** Applies a partial update, checked whole before anything is written. */
+    async update(input: IndexerSettingsInput): Promise<IndexerSettingsView> {
       const current = await load();
       const next: StoredIndexerSettings = {
         prowlarr: { ...current.prowlarr },
@@ -161,14 +188,14 @@ export function indexerSettingsStore(ctx: AppContext) {
       };
       let apiKey: string | null | undefined;
       let password: string | null | undefined;
-      if (b.prowlarr !== undefined) {
-        const p = asObject(b.prowlarr, "prowlarr");
+      const p = input.prowlarr;
+      if (p !== undefined && p !== null) {
         if (p.enabled !== undefined) next.prowlarr.enabled = bool(p.enabled, "prowlarr.enabled");
         if (p.url !== undefined) next.prowlarr.url = httpUrl(p.url, "prowlarr.url");
-        apiKey = secret(p.api_key, "prowlarr.api_key");
+        apiKey = secret(p.apiKey, "prowlarr.api_key");
       }
-      if (b.qbittorrent !== undefined) {
-        const q = asObject(b.qbittorrent, "qbittorrent");
+      const q = input.qbittorrent;
+      if (q !== undefined && q !== null) {
         const n = next.qbittorrent;
         if (q.enabled !== undefined) n.enabled = bool(q.enabled, "qbittorrent.enabled");
         if (q.url !== undefined) n.url = httpUrl(q.url, "qbittorrent.url");
@@ -184,16 +211,15 @@ export function indexerSettingsStore(ctx: AppContext) {
           if (t !== null && t.includes(",")) return invalid("qbittorrent.tag", "must be one tag (no comma)");
           n.tag = t;
         }
-        if (q.save_path !== undefined)
+        if (q.savePath !== undefined)
           n.savePath =
-            q.save_path === null || q.save_path === "" ? null : absolute(q.save_path, "qbittorrent.save_path", true);
+            q.savePath === null || q.savePath === "" ? null : absolute(q.savePath, "qbittorrent.save_path", true);
         if (q.mount !== undefined) {
           if (q.mount === null) n.mount = null;
           else {
-            const m = asObject(q.mount, "qbittorrent.mount");
             n.mount = {
-              clientPath: absolute(m.client_path, "qbittorrent.mount.client_path", true),
-              localPath: absolute(m.local_path, "qbittorrent.mount.local_path", false),
+              clientPath: absolute(q.mount.clientPath, "qbittorrent.mount.client_path", true),
+              localPath: absolute(q.mount.localPath, "qbittorrent.mount.local_path", false),
             };
           }
         }

@@ -12,7 +12,7 @@
  * an operator assigns it a file of the torrent (`assign`, through `assigning`) or owns the book
  * otherwise. Each move is conditional on the state read, so overlapping polls cannot import twice.
  */
-import { asLabel, asObject, invalidField } from "../input.ts";
+import { asLabel, invalidField } from "../input.ts";
 import { labelEquals, type Label } from "../../domain/labels.ts";
 import {
   assignmentRefusal,
@@ -47,6 +47,7 @@ import {
   type IndexerConfig,
   type IndexerSettingsView,
   type Retention,
+  type IndexerSettingsInput,
 } from "./book-channel-settings.ts";
 import type { AppContext } from "../context.ts";
 
@@ -75,6 +76,16 @@ export interface TorrentFilesView {
 }
 
 /** One file of the torrent for one book. */
+/** Dismissing a torrent job; with removeFromClient the torrent (ours) is removed from the client with its files. */
+export interface DismissInput {
+  removeFromClient?: boolean | null;
+}
+
+/** Assigning files of a torrent to the books waiting in it: each file and book at most once. */
+export interface AssignInput {
+  assignments: readonly { file: string; book: string }[];
+}
+
 export interface TorrentAssignment {
   file: string;
   book: Label;
@@ -351,16 +362,13 @@ export function bookChannelService(
     return describeFiles(await torrentClient(c).files(job.infoHash), series.title);
   }
 
-  /** `{ assignments: [{ file, book }] }` (or one `{ file, book }`), each file and book at most once. */
-  function assignmentsOf(body: unknown): TorrentAssignment[] {
-    const o = asObject(body);
-    const list = o.assignments === undefined ? [o] : o.assignments;
-    if (!Array.isArray(list) || list.length === 0)
-      return invalidField("assignments", "a non-empty list of { file, book }");
+  /** The assignments' rules: 1 to 1000, each file and book at most once, books exact labels. */
+  function assignmentsOf(input: AssignInput): TorrentAssignment[] {
+    const list = input.assignments;
+    if (list.length === 0) return invalidField("assignments", "a non-empty list of { file, book }");
     if (list.length > 1000) return invalidField("assignments", "at most 1000 assignments");
-    const out = list.map((a, i) => {
-      const x = asObject(a, `assignments[${i}]`);
-      if (typeof x.file !== "string" || x.file.length === 0 || x.file.length > 4096)
+    const out = list.map((x, i) => {
+      if (x.file.length === 0 || x.file.length > 4096)
         return invalidField(`assignments[${i}].file`, "the name of a file of the torrent, as listed");
       return { file: x.file, book: asLabel(x.book, `assignments[${i}].book`) };
     });
@@ -419,7 +427,7 @@ export function bookChannelService(
     ...channel,
     fetchForeignBooks,
     settings: (): Promise<IndexerSettingsView> => settings.load().then(settings.view),
-    updateSettings: (body: unknown): Promise<IndexerSettingsView> => settings.update(body),
+    updateSettings: (input: IndexerSettingsInput): Promise<IndexerSettingsView> => settings.update(input),
     /**
      * Retry of a failed torrent job: back to `added`, so the next poll looks at the torrent again
      * (imports it when it is complete in the client; fails again, saying why, when it is gone).
@@ -440,11 +448,10 @@ export function bookChannelService(
      * searchable again (the same torrent is never taken again); with `remove_from_client` the torrent
      * (ours: our category) is removed from the client with its files.
      */
-    async dismiss(id: number, body: unknown): Promise<TorrentJobRow> {
+    async dismiss(id: number, input: DismissInput = {}): Promise<TorrentJobRow> {
       const job = await jobs.get(id);
       if (!job) throw new AppError("torrent_job_not_found", `torrent job ${id} does not exist`);
-      const o = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
-      const remove = o.remove_from_client === true || o.removeFromClient === true;
+      const remove = input.removeFromClient === true;
       if (!["failed", "imported", "removed", "awaiting_assignment"].includes(job.state))
         throw new AppError("torrent_job_not_dismissable", `torrent job ${id} is ${job.state}`, { state: job.state });
       if (remove && job.state !== "removed") {
@@ -473,8 +480,8 @@ export function bookChannelService(
      * its import (an unreadable archive, …) its book keeps waiting and the error says why; the books
      * imported before it stay imported. With no book left waiting the job is imported (retention follows).
      */
-    async assign(id: number, body: unknown): Promise<TorrentJobRow> {
-      const wanted = assignmentsOf(body);
+    async assign(id: number, input: AssignInput): Promise<TorrentJobRow> {
+      const wanted = assignmentsOf(input);
       const job = await jobOf(id);
       const c = await settings.load();
       if (job.state !== "awaiting_assignment")

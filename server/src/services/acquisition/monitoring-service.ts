@@ -12,23 +12,24 @@ import { AppError } from "../../errors.ts";
 import { compareLabels } from "../../domain/labels.ts";
 import type { Unit } from "../../domain/types.ts";
 import type { AppContext } from "../context.ts";
-import { asLabel, asObject } from "../input.ts";
+import { asLabel } from "../input.ts";
 import type { UnitsService } from "../series/units-service.ts";
+
+/** Monitoring one book or chapter: its number an exact decimal label ("7", "10.5"). */
+export interface MonitorInput {
+  kind: Unit["kind"];
+  number: string;
+  monitored: boolean;
+}
 
 export function monitoringService(ctx: AppContext, units: UnitsService) {
   const find = (list: Unit[], kind: Unit["kind"], number: string) =>
     list.find((u) => u.kind === kind && compareLabels(u.number, number) === 0);
 
   return {
-    async setMonitored(seriesId: number, body: unknown): Promise<Unit> {
-      const o = asObject(body);
-      if (o.kind !== "book" && o.kind !== "chapter")
-        throw new AppError("invalid_field", 'kind must be "book" or "chapter"', { field: "kind" });
-      const kind = o.kind;
-      const number = asLabel(o.number, "number");
-      if (typeof o.monitored !== "boolean")
-        throw new AppError("invalid_field", "monitored must be true or false", { field: "monitored" });
-      const monitored = o.monitored;
+    async setMonitored(seriesId: number, input: MonitorInput): Promise<Unit> {
+      const { kind, monitored } = input;
+      const number = asLabel(input.number, "number");
 
       const before = await units.units(seriesId);
       if (!find(before.units, kind, number)) {

@@ -22,6 +22,12 @@ export type OfferVerdict =
   | "parts_incomplete"
   | "provider_unavailable";
 
+/** The offer the operator picked: its mapping and the source's id of the release (both required). */
+export interface OfferPickInput {
+  mappingId: number;
+  externalId: string;
+}
+
 export interface SlotOfferView {
   mappingId: number;
   provider: string;
@@ -175,14 +181,11 @@ export function slotSearchService(ctx: AppContext, wanted: WantedService, source
       seriesId: number,
       kindText: string,
       numberText: string,
-      body: unknown,
+      pick: OfferPickInput,
     ): Promise<{ downloadIds: number[] }> {
       const kind = asKind(kindText);
       const number = asNumber(numberText);
-      const o = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
-      const mappingId = Number(o.mapping_id ?? o.mappingId);
-      const externalId =
-        typeof (o.external_id ?? o.externalId) === "string" ? String(o.external_id ?? o.externalId) : "";
+      const { mappingId, externalId } = pick;
       if (!Number.isInteger(mappingId) || !externalId)
         throw new AppError("invalid_field", "mapping_id and external_id name the offer to fetch", {
           field: "external_id",
@@ -239,10 +242,7 @@ export function slotSearchService(ctx: AppContext, wanted: WantedService, source
       if (!choice.pick) return { downloadIds: [], reason: choice.reason };
       const first = choice.pick[0]!;
       return {
-        ...(await this.download(seriesId, kind, number, {
-          mapping_id: first.mappingId,
-          external_id: first.externalId,
-        })),
+        ...(await this.download(seriesId, kind, number, { mappingId: first.mappingId, externalId: first.externalId })),
         reason: null,
       };
     },

@@ -5,8 +5,7 @@
  *
  * Also the generic helpers every part uses for its own settings keys: getSetting / putSetting.
  *
- * Input (REST body and GraphQL input alike; the field names are single words in both):
- *   { suwayomi: { enabled?, url?, auth?: "none"|"basic"|"simple_login"|"ui_login", username?, password? } }
+ * Input: SourceSettingsInput, `{ suwayomi: { enabled?, url?, auth?, username?, password? } }`.
  * A password string sets it, null clears it, absent or the mask itself keeps it (a form sends back
  * what it read). Every mode but none needs a user name and a password.
  */
@@ -14,7 +13,7 @@ import type { SuwayomiConnection } from "../../providers/suwayomi-client.ts";
 import { settingsRepo } from "../../repositories/settings-repo.ts";
 import type { AppContext } from "../context.ts";
 import { AppError } from "../../errors.ts";
-import { asObject, invalidField, optionalHttpUrl, optionalLanguage } from "../input.ts";
+import { checkLanguage, invalidField, optionalHttpUrl } from "../input.ts";
 
 export const SOURCES_SETTING_KEY = "sources";
 export const SUWAYOMI_PASSWORD_SECRET = "suwayomi.password";
@@ -55,8 +54,8 @@ export interface SourceSettingsView {
 const invalid = invalidField;
 const httpUrl = optionalHttpUrl;
 
-function optionalText(o: Record<string, unknown>, key: string, field: string): string | null | undefined {
-  const v = o[key];
+/** Optional text of at most 200 characters; null or "" clears it. */
+export function optionalText(v: unknown, field: string): string | null | undefined {
   if (v === undefined) return undefined;
   if (v === null || v === "") return null;
   if (typeof v !== "string" || v.length > 200) return invalid(field, "must be a string of at most 200 characters");
@@ -70,14 +69,31 @@ function normalise(stored: StoredSourceSettings): StoredSourceSettings {
 /** The setting of the languages downloads may come in besides each series' own (a JSON array of codes). */
 export const DOWNLOAD_LANGUAGES_KEY = "downloads.languages";
 
-/** `{ languages }`: language codes ("en", "pt-BR"), at most 20, duplicates dropped, order kept. */
-function downloadLanguagesOf(raw: unknown): string[] {
-  const o = asObject(raw);
-  if (!Array.isArray(o.languages) || o.languages.length > 20)
+/** The languages downloads may come in besides each series' own. */
+export interface DownloadLanguagesInput {
+  /** Language codes ("en", "pt-BR"), at most 20; duplicates are dropped, order kept. */
+  languages: readonly string[];
+}
+
+/** Suwayomi's connection: absent fields stay; the password is set by a string, cleared by null, kept by the mask. */
+export interface SuwayomiSettingsInput {
+  enabled?: boolean | null;
+  url?: string | null;
+  auth?: SuwayomiAuthMode | null;
+  username?: string | null;
+  password?: string | null;
+}
+
+export interface SourceSettingsInput {
+  suwayomi?: SuwayomiSettingsInput | null;
+}
+
+function downloadLanguagesOf(input: DownloadLanguagesInput): string[] {
+  if (input.languages.length > 20)
     throw new AppError("invalid_field", "languages must be a list of at most 20 language codes", {
       field: "languages",
     });
-  const list = o.languages.map((x, i) => optionalLanguage({ [`languages[${i}]`]: x }, `languages[${i}]`)!);
+  const list = input.languages.map((x, i) => checkLanguage(x, `languages[${i}]`)!);
   return [...new Set(list)];
 }
 
@@ -115,19 +131,18 @@ export function sourceSettingsService(ctx: AppContext) {
       const v = await getSetting<unknown>(ctx, DOWNLOAD_LANGUAGES_KEY, []);
       return { languages: Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [] };
     },
-    async updateDownloadLanguages(raw: unknown): Promise<{ languages: string[] }> {
-      const languages = downloadLanguagesOf(raw);
+    async updateDownloadLanguages(input: DownloadLanguagesInput): Promise<{ languages: string[] }> {
+      const languages = downloadLanguagesOf(input);
       await putSetting(ctx, DOWNLOAD_LANGUAGES_KEY, languages);
       return { languages };
     },
 
-    async update(raw: unknown): Promise<SourceSettingsView> {
-      const body = asObject(raw);
+    async update(input: SourceSettingsInput): Promise<SourceSettingsView> {
       const current = await read();
       const next = normalise(current);
       let newPassword: string | null | undefined;
-      if (body.suwayomi !== undefined) {
-        const o = asObject(body.suwayomi, "suwayomi");
+      const o = input.suwayomi;
+      if (o !== undefined && o !== null) {
         if (o.enabled !== undefined)
           next.suwayomi.enabled =
             typeof o.enabled === "boolean" ? o.enabled : invalid("suwayomi.enabled", "must be true or false");
@@ -136,7 +151,7 @@ export function sourceSettingsService(ctx: AppContext) {
           next.suwayomi.auth = (SUWAYOMI_AUTH_MODES as readonly unknown[]).includes(o.auth)
             ? (o.auth as SuwayomiAuthMode)
             : invalid("suwayomi.auth", `must be one of ${SUWAYOMI_AUTH_MODES.join(", ")}`);
-        const username = optionalText(o, "username", "suwayomi.username");
+        const username = optionalText(o.username, "suwayomi.username");
         if (username !== undefined) next.suwayomi.username = username;
         if (o.password !== undefined && o.password !== SECRET_MASK) {
           if (
@@ -144,7 +159,7 @@ export function sourceSettingsService(ctx: AppContext) {
             (typeof o.password !== "string" || o.password.length === 0 || o.password.length > 500)
           )
             invalid("suwayomi.password", "must be a non-empty string or null");
-          newPassword = o.password as string | null;
+          newPassword = o.password;
         }
       }
       const pw = newPassword === undefined ? password() : newPassword;

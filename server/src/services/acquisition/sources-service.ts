@@ -21,7 +21,7 @@ import type { ProviderRegistry, ProviderRow } from "../../providers/registry.ts"
 import { offerRepo, type OfferInput } from "../../repositories/offer-repo.ts";
 import { sourceRepo } from "../../repositories/source-repo.ts";
 import type { AppContext } from "../context.ts";
-import { asObject, optionalString } from "../input.ts";
+import { checkString } from "../input.ts";
 import { syncSourceSlots, type SlotSync } from "./source-slots.ts";
 
 export type MappingHealthStatus = "unknown" | "ok" | "degraded" | "failing";
@@ -100,7 +100,21 @@ export function healthOf(states: readonly { state: string; updatedAt: Date }[]):
   };
 }
 
-function priorityOf(v: unknown): number {
+/** Searching a provider for the series' work (query: the series title when absent or blank). */
+export interface SourceSearchInput {
+  provider: string;
+  query?: string | null;
+}
+
+/** Linking the work the operator confirmed; priority from SOURCE_PRIORITY_MIN to SOURCE_PRIORITY_MAX (default 0). */
+export interface SourceLinkInput {
+  provider: string;
+  sourceId: string;
+  language: string;
+  priority?: number | null;
+}
+
+export function priorityOf(v: unknown): number {
   if (typeof v !== "number" || !Number.isInteger(v) || v < SOURCE_PRIORITY_MIN || v > SOURCE_PRIORITY_MAX)
     throw new AppError(
       "invalid_field",
@@ -255,12 +269,11 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
 
   return {
     /** The provider's candidate works for the operator to confirm (query defaults to the series title). */
-    async search(seriesId: number, body: unknown, signal?: AbortSignal): Promise<SearchResultView> {
+    async search(seriesId: number, input: SourceSearchInput, signal?: AbortSignal): Promise<SearchResultView> {
       const series = await requireSeries(seriesId);
-      const o = asObject(body);
-      const ref = optionalString(o, "provider", 200);
+      const ref = checkString(input.provider, "provider", 200);
       if (!ref) throw new AppError("invalid_field", "provider is required", { field: "provider" });
-      const query = optionalString(o, "query", 200)?.trim() || series.title;
+      const query = checkString(input.query ?? undefined, "query", 200)?.trim() || series.title;
       const { row, provider } = await registry.resolve(ref, signal).catch((e: unknown) => providerFailure(e));
       if (!provider) throw new AppError("provider_unavailable", `${row.name} is disabled or not configured`);
       const works = await provider.search(query, { signal }).catch((e: unknown) => providerFailure(e));
@@ -279,19 +292,18 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
     /** Links the work the operator confirmed; refused for a rejected mapping; then a first refresh. */
     async link(
       seriesId: number,
-      body: unknown,
+      input: SourceLinkInput,
       signal?: AbortSignal,
     ): Promise<{ mapping: MappingView; refresh: MappingRefresh }> {
       await requireSeries(seriesId);
-      const o = asObject(body);
-      const ref = optionalString(o, "provider", 200);
-      const sourceId = optionalString(o, "source_id", 500)?.trim();
-      const language = optionalString(o, "language", 20)?.trim();
+      const ref = checkString(input.provider, "provider", 200);
+      const sourceId = checkString(input.sourceId, "source_id", 500)?.trim();
+      const language = checkString(input.language, "language", 20)?.trim();
       if (!ref) throw new AppError("invalid_field", "provider is required", { field: "provider" });
       if (!sourceId) throw new AppError("invalid_field", "source_id is required", { field: "source_id" });
       if (!language || !LANGUAGE_RE.test(language))
         throw new AppError("invalid_field", 'language must be a language code such as "en"', { field: "language" });
-      const priority = o.priority === undefined ? 0 : priorityOf(o.priority);
+      const priority = input.priority === undefined || input.priority === null ? 0 : priorityOf(input.priority);
       const { row } = await registry.resolve(ref, signal).catch((e: unknown) => providerFailure(e));
       const rejection = await sources.rejection(seriesId, row.id, sourceId);
       if (rejection)
@@ -315,9 +327,9 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
       return views(seriesId);
     },
 
-    async setPriority(seriesId: number, mappingId: number, body: unknown): Promise<MappingView> {
+    async setPriority(seriesId: number, mappingId: number, input: { priority: number }): Promise<MappingView> {
       await requireSeries(seriesId);
-      const priority = priorityOf(asObject(body).priority);
+      const priority = priorityOf(input.priority);
       if (!(await sources.setPriority(mappingId, seriesId, priority)))
         throw new AppError("mapping_not_found", `series ${seriesId} has no source mapping ${mappingId}`);
       ctx.events.publish("series_changed", seriesId);

@@ -13,10 +13,10 @@ import type { Label } from "../../domain/labels.ts";
 import type { CoverageIndex, SeriesSnapshot } from "../../domain/types.ts";
 import { fileIdentities, releasesAndMappings, requireMovable } from "../../repositories/audit-repo.ts";
 import type { AuditFileView, Preview, RetiredFile } from "./audit-service.ts";
-import type { Confirmations } from "../confirmation.ts";
+import type { ConfirmationInput, Confirmations } from "../confirmation.ts";
 import { requireSameSnapshot } from "../confirmation.ts";
 import type { AppContext } from "../context.ts";
-import { asLabel, asObject } from "../input.ts";
+import { asLabel } from "../input.ts";
 
 export const DUPLICATES_KIND = "duplicates.retire";
 
@@ -96,11 +96,11 @@ export function duplicateRetirement(deps: Deps) {
     },
 
     /** POST /api/manga/{id}/volumes/{volume}/duplicates/retire */
-    async confirm(seriesId: number, volumeText: unknown, body: unknown): Promise<{ retired: RetiredFile[] }> {
+    async confirm(seriesId: number, volumeText: string, input: ConfirmationInput): Promise<{ retired: RetiredFile[] }> {
       const volume = asLabel(volumeText, "volume");
       await deps.coverage(seriesId);
       const signed = confirmations.verify<{ volume: string; duplicates: { id: number }[] }>(
-        asObject(body).confirmation,
+        input.confirmation,
         DUPLICATES_KIND,
         seriesId,
       );

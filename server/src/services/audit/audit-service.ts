@@ -14,7 +14,9 @@ import {
   auditEntries,
   auditPage,
   filterAuditEntries,
+  needsEveryPageCheck,
   sortAuditEntries,
+  withLastPages,
   type AuditEntry,
   type AuditFlag,
 } from "../../domain/audit.ts";
@@ -44,10 +46,23 @@ import { parseAuditQuery, parseFileIds, parseSide, type AuditQueryInput } from "
 import { createConfirmations, requireSameSnapshot } from "../confirmation.ts";
 import { releaseRepo } from "../../repositories/release-repo.ts";
 import type { AppContext } from "../context.ts";
-import { asObject, optionalString } from "../input.ts";
+import { checkString } from "../input.ts";
+import type { ConfirmationInput } from "../confirmation.ts";
 import type { SubView, ViewCache } from "../series/view-cache.ts";
 
 /** What the publication module answers for each retired file. */
+/** previewRetirement: the files to review (1 to MAX_SELECTION ids). */
+export interface RetirementInput {
+  fileIds: readonly number[];
+}
+
+/** previewSourceRejection: the mapping (by provider name and source id) and why. */
+export interface SourceRejectionInput {
+  provider: string;
+  sourceId: string;
+  reason?: string | null;
+}
+
 export interface RetiredFile {
   fileId: number;
   recycleEntryId: number;
@@ -150,8 +165,11 @@ export function auditService(
   }
 
   /**
-   * The list in one order, kept until the series changes (view-cache.ts): a page request then
-   * costs the revision select, the filter and the slice.
+   * The list in one order, kept until the series' rows change (view-cache.ts): a page request then
+   * costs the revision select, the filter and the slice. The page checks' facts (black last page)
+   * are not part of the kept list's validity: the background worker stores them while the list is
+   * read, and they change one flag of one file, so each request applies the current ones on top
+   * (`list`). A finished check thus never makes the whole list be computed again.
    */
   function sorted(seriesId: number, sort: ReturnType<typeof parseAuditQuery>["sort"]): Promise<AuditEntry[]> {
     const key = `audit:${sort.descending ? "-" : ""}${sort.key}`;
@@ -223,13 +241,25 @@ export function auditService(
     /** GET /api/manga/{id}/audit: one page of the list, sorted and filtered (opens no archive). */
     async list(seriesId: number, query: AuditQueryInput = {}): Promise<AuditPageView> {
       const { page, sort, filter } = parseAuditQuery(query);
+      if (needsEveryPageCheck(sort, filter)) {
+        // The order or the filter depends on every file's page checks: the current ones of the
+        // whole series (one select), then the sort and filter over them.
+        const base = await sorted(seriesId, sort.key === "flags" ? { key: "number", descending: false } : sort);
+        const current = withLastPages(base, await signatures.lastPagesOfSeries(seriesId));
+        const ordered = sort.key === "flags" ? sortAuditEntries(current, sort) : current;
+        const p = auditPage(filterAuditEntries(ordered, filter), page);
+        return { seriesId, page: p.page, pageSize: p.pageSize, total: p.total, files: p.files.map(view) };
+      }
+      // Only the listed files' page checks matter: those of the page (one select).
       const p = auditPage(filterAuditEntries(await sorted(seriesId, sort), filter), page);
-      return { seriesId, page: p.page, pageSize: p.pageSize, total: p.total, files: p.files.map(view) };
+      const active = p.files.filter((f) => f.state === "active").map((f) => f.sha256);
+      const files = withLastPages(p.files, await signatures.lastPages(active));
+      return { seriesId, page: p.page, pageSize: p.pageSize, total: p.total, files: files.map(view) };
     },
 
-    async previewRetirement(seriesId: number, body: unknown): Promise<Preview> {
+    async previewRetirement(seriesId: number, input: RetirementInput): Promise<Preview> {
       await requireSeries(seriesId);
-      const ids = parseFileIds(asObject(body).file_ids);
+      const ids = parseFileIds(input.fileIds);
       await requireNoDownload(seriesId);
       const snapshot = await retirementSnapshot(seriesId, ids);
       if (snapshot.unknown.length > 0) {
@@ -242,10 +272,10 @@ export function auditService(
       return { files: await pick(seriesId, ids), confirmation: token, expiresAt: expiresAt.toISOString() };
     },
 
-    async retireFiles(seriesId: number, body: unknown): Promise<{ retired: RetiredFile[] }> {
+    async retireFiles(seriesId: number, input: ConfirmationInput): Promise<{ retired: RetiredFile[] }> {
       await requireSeries(seriesId);
       const signed = confirmations.verify<{ files: FileIdentity[] }>(
-        asObject(body).confirmation,
+        input.confirmation,
         CONFIRM_KINDS.retire,
         seriesId,
       );
@@ -257,14 +287,15 @@ export function auditService(
       });
     },
 
-    async previewSourceRejection(seriesId: number, body: unknown): Promise<SourceRejectionPreview> {
+    async previewSourceRejection(seriesId: number, input: SourceRejectionInput): Promise<SourceRejectionPreview> {
       await requireSeries(seriesId);
-      const o = asObject(body);
-      const provider = optionalString(o, "provider", 200);
-      const sourceId = optionalString(o, "source_id", 500);
+      const provider = checkString(input.provider, "provider", 200);
+      const sourceId = checkString(input.sourceId, "source_id", 500);
       if (!provider) throw new AppError("invalid_field", "provider is required", { field: "provider" });
       if (!sourceId) throw new AppError("invalid_field", "source_id is required", { field: "source_id" });
-      const reason = optionalString(o, "reason", 500, { multiline: true })?.trim() || "rejected in the file audit";
+      const reason =
+        checkString(input.reason ?? undefined, "reason", 500, { multiline: true })?.trim() ||
+        "rejected in the file audit";
       const mappingId = await findMapping(seriesId, provider, sourceId);
       await requireNoDownload(seriesId);
       const snapshot = { ...(await rejectionSnapshot(mappingId)), reason };
@@ -284,10 +315,10 @@ export function auditService(
       };
     },
 
-    async rejectSource(seriesId: number, body: unknown): Promise<SourceRejectionResult> {
+    async rejectSource(seriesId: number, input: ConfirmationInput): Promise<SourceRejectionResult> {
       await requireSeries(seriesId);
       type Signed = Awaited<ReturnType<typeof rejectionSnapshot>> & { reason: string };
-      const signed = confirmations.verify<Signed>(asObject(body).confirmation, CONFIRM_KINDS.rejectSource, seriesId);
+      const signed = confirmations.verify<Signed>(input.confirmation, CONFIRM_KINDS.rejectSource, seriesId);
       const mapping = signed.mapping;
       if (!mapping) throw new AppError("confirmation_invalid", "the confirmation names no mapping");
       return exclusive(seriesId, async () => {

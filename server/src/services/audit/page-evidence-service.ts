@@ -33,10 +33,10 @@ import { digestOf } from "../../domain/verification.ts";
 import { fileIdentities } from "../../repositories/audit-repo.ts";
 import { pageSignatureRepo, type SignatureSet } from "../../repositories/page-signature-repo.ts";
 import { loadSnapshot } from "../../repositories/snapshot-repo.ts";
-import { createConfirmations, requireSameSnapshot } from "../confirmation.ts";
+import { createConfirmations, requireSameSnapshot, type ConfirmationInput } from "../confirmation.ts";
 import type { AppContext } from "../context.ts";
 import type { ExternalPriority } from "../series/external-priority.ts";
-import { asLabel, asObject } from "../input.ts";
+import { asLabel } from "../input.ts";
 import type { PageSignatureWorker, SignatureRequest } from "./page-signature-worker.ts";
 import type { VerificationService, VerifiedBook } from "./verification-service.ts";
 
@@ -266,10 +266,9 @@ export function pageEvidenceService(
      * the map (map_revision_stale), the book (digest_stale) or a chapter file the evidence read
      * (snapshot_stale) changed since the preview.
      */
-    async adopt(seriesId: number, volumeText: unknown, body: unknown): Promise<AdoptionResult> {
+    async adopt(seriesId: number, volumeText: string, input: ConfirmationInput): Promise<AdoptionResult> {
       const volume = asLabel(volumeText, "volume");
-      const token = asObject(body).confirmation;
-      const signed = confirmations.verify<AdoptionBinding>(token, ADOPT_KIND, seriesId);
+      const signed = confirmations.verify<AdoptionBinding>(input.confirmation, ADOPT_KIND, seriesId);
       if (!labelEquals(signed.volume, volume))
         throw new AppError("confirmation_invalid", `the confirmation is for book ${signed.volume}, not ${volume}`);
       const revision = await ctx.repos.maps.operatorRevision(seriesId);

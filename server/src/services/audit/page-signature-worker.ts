@@ -43,6 +43,8 @@ export function pageSignatureWorker(ctx: AppContext, options: { compute?: Signat
   let pump: Promise<void> | null = null;
   let stopped = false;
   let computed = 0;
+  /** Archives read (each one open), stored or refused. */
+  let read = 0;
 
   const fingerprint = (r: SignatureRequest) => `${r.path}|${r.size}|${r.mtimeMs}`;
 
@@ -61,6 +63,7 @@ export function pageSignatureWorker(ctx: AppContext, options: { compute?: Signat
       return;
     }
     let result: ArchiveSignatures;
+    read += 1;
     try {
       result = await compute(path.join(ctx.config.libraryRoot, ...r.path.split("/")), ctx.config.archiveLimits);
     } catch (e) {
@@ -133,7 +136,7 @@ export function pageSignatureWorker(ctx: AppContext, options: { compute?: Signat
       await pump;
       for (const w of idleWaiters.splice(0)) w();
     },
-    stats: () => ({ queued: queue.size, running, computed }),
+    stats: () => ({ queued: queue.size, running, computed, read }),
   };
 }
 

@@ -12,7 +12,7 @@ import type { BookState, FileFacts, SeriesSnapshot, SuspectReason, VerificationF
 import { digestOf, proofStatus, sameChapters, type ProofStatus } from "../../domain/verification.ts";
 import { loadSnapshot } from "../../repositories/snapshot-repo.ts";
 import type { AppContext } from "../context.ts";
-import { asLabel, asObject, optionalString } from "../input.ts";
+import { asLabel, checkString } from "../input.ts";
 
 export interface StoredProof extends VerificationFacts {
   /** Whether it still applies, and which half went stale when not. */
@@ -41,26 +41,36 @@ export interface ProofInput {
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
 const MAX_CHAPTERS = 5000;
 
-/** The PUT body / GraphQL input, validated (400 on a malformed field). */
-export function asProofInput(v: unknown): ProofInput {
-  const o = asObject(v);
-  if (typeof o.digest !== "string" || !DIGEST.test(o.digest.toLowerCase())) {
+/** What recording a proof takes (REST's PUT body and GraphQL's VerificationInput map to it). */
+export interface VerificationInput {
+  /** "sha256:<64 hex digits>" of the copy checked. */
+  digest: string;
+  /** Exact chapter labels the book holds. */
+  chapters: readonly string[];
+  sourceUrl?: string | null;
+  /** How the book was checked. */
+  note: string;
+}
+
+/** The proof's rules (400 on a field that breaks one). */
+export function checkProof(input: VerificationInput): ProofInput {
+  if (!DIGEST.test(input.digest.toLowerCase())) {
     throw new AppError("invalid_field", 'digest must be "sha256:<64 hex digits>"', { field: "digest" });
   }
-  if (!Array.isArray(o.chapters) || o.chapters.length === 0 || o.chapters.length > MAX_CHAPTERS) {
+  if (input.chapters.length === 0 || input.chapters.length > MAX_CHAPTERS) {
     throw new AppError("invalid_field", "chapters must be a non-empty array of exact chapter labels", {
       field: "chapters",
     });
   }
-  const chapters = o.chapters.map((c, i) => asLabel(c, `chapters[${i}]`));
-  const sourceUrl = o.source_url === null ? undefined : optionalString(o, "source_url", 2000);
+  const chapters = input.chapters.map((c, i) => asLabel(c, `chapters[${i}]`));
+  const sourceUrl = checkString(input.sourceUrl ?? undefined, "source_url", 2000);
   if (sourceUrl !== undefined && !/^https?:\/\/\S+$/i.test(sourceUrl)) {
     throw new AppError("invalid_field", "source_url must be an http(s) URL", { field: "source_url" });
   }
-  const note = optionalString(o, "note", 4000, { multiline: true });
+  const note = checkString(input.note, "note", 4000, { multiline: true });
   if (note === undefined || note.trim() === "")
     throw new AppError("invalid_field", "note must say how the book was checked", { field: "note" });
-  return { digest: o.digest.toLowerCase(), chapters, sourceUrl: sourceUrl ?? null, note };
+  return { digest: input.digest.toLowerCase(), chapters, sourceUrl: sourceUrl ?? null, note };
 }
 
 /** The file a row shows: the one the proof names by content, else a suspect copy, else the first. */
@@ -111,9 +121,9 @@ export function verificationService(ctx: AppContext) {
      * its map entry is registered (422), the digest is a copy's current one (409) and the chapters
      * equal the entry exactly (422).
      */
-    async verify(seriesId: number, volumeText: unknown, body: unknown): Promise<VerifiedBook> {
+    async verify(seriesId: number, volumeText: string, proof: VerificationInput): Promise<VerifiedBook> {
       const volume = asLabel(volumeText, "volume");
-      const input = asProofInput(body);
+      const input = checkProof(proof);
       const { snapshot, index } = await load(seriesId);
       const book = index.books.find((b) => b.number === volume);
       if (!book?.owned) throw new AppError("book_not_owned", `series ${seriesId} owns no book ${volume}`);

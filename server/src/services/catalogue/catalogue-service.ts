@@ -51,11 +51,29 @@ import {
 } from "../../repositories/catalogue-repo.ts";
 import type { CatalogueSettingsService } from "./catalogue-settings.ts";
 import type { AppContext } from "../context.ts";
-import { asObject, optionalLanguage, optionalString } from "../input.ts";
+import { checkLanguage, checkString } from "../input.ts";
 import { dropCoverIfUnused, readSeriesCover, seriesCoverUrl, storeCover } from "../series/series-cover.ts";
 import { sniffImageType } from "../../library/image-header.ts";
 import { searchCoverProxy } from "./search-cover-proxy.ts";
-import type { SeriesService, SeriesView } from "../series/series-service.ts";
+import type { SeriesCreateInput, SeriesService, SeriesView } from "../series/series-service.ts";
+
+/** Linking a series to a catalogue's work: MangaDex a UUID, the others digits. */
+export interface CatalogueLinkInput {
+  catalogue: CatalogueName;
+  catalogueId: string;
+}
+
+/**
+ * Accepting what a current offer states: the book count and/or the status, each equal to an
+ * offered value (anything else is catalogue_offer_stale), applied through the series update.
+ */
+export interface OfferAcceptInput {
+  knownBookCount?: number | null;
+  status?: string | null;
+}
+
+/** A series created already linked: its work, and the series fields (the title defaults to the work's). */
+export interface LinkedSeriesCreateInput extends SeriesCreateInput, CatalogueLinkInput {}
 
 export interface CatalogueLinkView {
   catalogue: CatalogueName;
@@ -132,13 +150,13 @@ function linkData(row: CatalogueLinkRow): LinkData {
 const isStatus = (v: string | null): v is CatalogueStatus =>
   v !== null && ["ongoing", "completed", "hiatus", "cancelled", "upcoming"].includes(v);
 
-function asCatalogue(v: unknown, field = "catalogue"): CatalogueName {
+export function asCatalogue(v: unknown, field = "catalogue"): CatalogueName {
   if (!isCatalogueName(v))
     throw new AppError("invalid_field", `${field} must be one of ${CATALOGUES.join(", ")}`, { field });
   return v;
 }
 
-function asCatalogueId(catalogue: CatalogueName, v: unknown): string {
+export function asCatalogueId(catalogue: CatalogueName, v: unknown): string {
   const id = typeof v === "number" ? String(v) : v;
   if (typeof id !== "string" || !CATALOGUE_ID_PATTERNS[catalogue].test(id.trim()))
     throw new AppError(
@@ -468,10 +486,9 @@ export function catalogueService(
     },
 
     /** POST …/catalogue-links: links (or re-links to another work of the same catalogue) and refreshes it. */
-    async link(seriesId: number, body: unknown): Promise<SeriesCatalogueView> {
-      const o = asObject(body);
-      const catalogue = asCatalogue(o.catalogue);
-      const catalogueId = asCatalogueId(catalogue, o.catalogue_id);
+    async link(seriesId: number, input: CatalogueLinkInput): Promise<SeriesCatalogueView> {
+      const catalogue = asCatalogue(input.catalogue);
+      const catalogueId = asCatalogueId(catalogue, input.catalogueId);
       await requireSeries(seriesId);
       await enabledClient(catalogue);
       await locked(seriesId, () => refreshTargets(seriesId, [{ catalogue, catalogueId }], "refresh"));
@@ -500,11 +517,13 @@ export function catalogueService(
      * POST …/catalogue-counts/accept: `{ known_book_count }` and/or `{ status }`, each equal to a
      * value a current offer states; applied through the ordinary series update.
      */
-    async accept(seriesId: number, body: unknown): Promise<{ series: SeriesView; catalogue: SeriesCatalogueView }> {
-      const o = asObject(body);
-      const wanted: { field: "known_book_count" | "status"; value: unknown }[] = [];
-      if (o.known_book_count !== undefined) wanted.push({ field: "known_book_count", value: o.known_book_count });
-      if (o.status !== undefined) wanted.push({ field: "status", value: o.status });
+    async accept(
+      seriesId: number,
+      input: OfferAcceptInput,
+    ): Promise<{ series: SeriesView; catalogue: SeriesCatalogueView }> {
+      const wanted: { field: "known_book_count" | "status"; value: number | string | null }[] = [];
+      if (input.knownBookCount !== undefined) wanted.push({ field: "known_book_count", value: input.knownBookCount });
+      if (input.status !== undefined) wanted.push({ field: "status", value: input.status });
       if (wanted.length === 0)
         throw new AppError("invalid_field", "send known_book_count or status, as the offer states it", {
           field: "known_book_count",
@@ -518,7 +537,11 @@ export function catalogueService(
             { field: w.field, offers: current.offers.map((x) => ({ field: x.field, value: x.value })) },
           );
       }
-      const series = await deps.series.update(seriesId, Object.fromEntries(wanted.map((w) => [w.field, w.value])));
+      // An offered value is a valid one: the series update still checks it like any other.
+      const series = await deps.series.update(seriesId, {
+        ...(input.knownBookCount === undefined ? {} : { knownBookCount: input.knownBookCount }),
+        ...(input.status === undefined ? {} : { status: input.status as SeriesStatus | null }),
+      });
       ctx.log(
         `series ${seriesId}: the operator accepted ${wanted.map((w) => `${w.field}=${String(w.value)}`).join(", ")}`,
       );
@@ -530,17 +553,18 @@ export function catalogueService(
      * catalogue creates nothing), the title defaults to the catalogue's, then the series is created
      * and linked.
      */
-    async createLinked(body: unknown): Promise<{ series: SeriesView; catalogue: SeriesCatalogueView }> {
-      const o = asObject(body);
-      const catalogue = asCatalogue(o.catalogue);
-      const catalogueId = asCatalogueId(catalogue, o.catalogue_id);
-      const language = optionalLanguage(o, "language") ?? "en";
-      const given = o.title === null ? undefined : optionalString(o, "title", 300)?.trim();
+    async createLinked(
+      input: LinkedSeriesCreateInput,
+    ): Promise<{ series: SeriesView; catalogue: SeriesCatalogueView }> {
+      const catalogue = asCatalogue(input.catalogue);
+      const catalogueId = asCatalogueId(catalogue, input.catalogueId);
+      const language = checkLanguage(input.language, "language") ?? "en";
+      const given = input.title === null ? undefined : checkString(input.title, "title", 300)?.trim();
       await enabledClient(catalogue);
       // Fetch everything before the series exists: a failing catalogue creates nothing.
       const probe = await fetchOne(catalogue, catalogueId, language, null, "refresh");
       const title = given || probe.work.title;
-      const { catalogue: _c, catalogue_id: _i, ...fields } = o;
+      const { catalogue: _c, catalogueId: _i, ...fields } = input;
       let series: SeriesView;
       try {
         series = await deps.series.create({ ...fields, title });

@@ -2,17 +2,26 @@
  * Settings of the public catalogues (the `setting` row "catalogues"; nothing secret: the
  * catalogues are read without an account).
  *
- * Input (REST body; GraphQL maps its camelCase onto it): `{ mangadex: { enabled?, base_url?,
- * cover_base_url? }, mangaupdates: { enabled?, base_url? }, anilist: { enabled?, base_url? } }`.
  * Absent fields stay; a base URL of null or "" goes back to the public API.
  */
 import { CATALOGUES, type CatalogueName } from "../../domain/catalogue.ts";
 import { DEFAULT_CATALOGUE_SETTINGS, type CatalogueSettings } from "../../catalogues/registry.ts";
 import type { AppContext } from "../context.ts";
-import { asObject, invalidField, optionalHttpUrl } from "../input.ts";
+import { invalidField, optionalHttpUrl } from "../input.ts";
 import { getSetting, putSetting } from "../acquisition/source-settings.ts";
 
 export const CATALOGUES_SETTING_KEY = "catalogues";
+
+/** One catalogue's connection: absent fields stay; a base URL of null or "" is the public API. */
+export interface CatalogueConnectionInput {
+  enabled?: boolean | null;
+  baseUrl?: string | null;
+  /** MangaDex only. */
+  coverBaseUrl?: string | null;
+}
+
+/** The catalogues to change (absent or null: left as they are). */
+export type CatalogueSettingsInput = Partial<Record<CatalogueName, CatalogueConnectionInput | null>>;
 
 function normalise(stored: Partial<CatalogueSettings>): CatalogueSettings {
   const d = DEFAULT_CATALOGUE_SETTINGS;
@@ -28,26 +37,22 @@ export function catalogueSettingsService(ctx: AppContext) {
   return {
     get: read,
 
-    async update(raw: unknown): Promise<CatalogueSettings> {
-      const body = asObject(raw);
+    async update(input: CatalogueSettingsInput): Promise<CatalogueSettings> {
       const next = await read();
-      for (const key of Object.keys(body))
-        if (!(CATALOGUES as readonly string[]).includes(key))
-          invalidField(key, `is not a catalogue (${CATALOGUES.join(", ")})`);
       for (const name of CATALOGUES) {
-        if (body[name] === undefined) continue;
-        const o = asObject(body[name], name);
+        const o = input[name];
+        if (o === undefined || o === null) continue;
         const c = next[name];
         if (o.enabled !== undefined)
           c.enabled =
             typeof o.enabled === "boolean" ? o.enabled : invalidField(`${name}.enabled`, "must be true or false");
-        if (o.base_url !== undefined)
-          c.baseUrl = optionalHttpUrl(o.base_url, `${name}.base_url`) ?? DEFAULT_CATALOGUE_SETTINGS[name].baseUrl;
-        if (name === "mangadex" && o.cover_base_url !== undefined)
+        if (o.baseUrl !== undefined)
+          c.baseUrl = optionalHttpUrl(o.baseUrl, `${name}.base_url`) ?? DEFAULT_CATALOGUE_SETTINGS[name].baseUrl;
+        if (name === "mangadex" && o.coverBaseUrl !== undefined)
           next.mangadex.coverBaseUrl =
-            optionalHttpUrl(o.cover_base_url, "mangadex.cover_base_url") ??
+            optionalHttpUrl(o.coverBaseUrl, "mangadex.cover_base_url") ??
             DEFAULT_CATALOGUE_SETTINGS.mangadex.coverBaseUrl;
-        else if (o.cover_base_url !== undefined) invalidField(`${name}.cover_base_url`, "is a MangaDex setting only");
+        else if (o.coverBaseUrl !== undefined) invalidField(`${name}.cover_base_url`, "is a MangaDex setting only");
       }
       await putSetting(ctx, CATALOGUES_SETTING_KEY, next);
       ctx.log(

@@ -13,7 +13,7 @@ import { compareLabels } from "../../domain/labels.ts";
 import type { MapEntryFacts, MapSourceFacts, MapState, SeriesSnapshot } from "../../domain/types.ts";
 import { loadSnapshot } from "../../repositories/snapshot-repo.ts";
 import type { AppContext } from "../context.ts";
-import { asEntries, asLabel, asObject, asRevision, optionalString } from "../input.ts";
+import { asEntries, asLabel, asObject, asRevision, checkString } from "../input.ts";
 
 function sortedEntries(entries: MapEntryFacts[]): MapEntryFacts[] {
   return [...entries]
@@ -50,7 +50,7 @@ export interface BookStartsPlan {
 }
 
 /** `starts: [{ volume, start }]` as strings (labels are judged by the rule core, which reports them as problems). */
-function asBookStarts(v: unknown): BookStart[] {
+export function asBookStarts(v: unknown): BookStart[] {
   if (!Array.isArray(v))
     throw new AppError("bad_request", "starts must be an array of { volume, start }", { field: "starts" });
   if (v.length > 5000) throw new AppError("bad_request", "starts has too many books", { field: "starts" });
@@ -69,6 +69,38 @@ function asBookStarts(v: unknown): BookStart[] {
     }
     return { volume: o.volume, start: o.start };
   });
+}
+
+/** One book of a map: exact decimal labels as strings ("7", "10.5"); no chapter = unknown. */
+export interface MapEntryInput {
+  volume: string;
+  chapters: readonly string[];
+}
+
+/** Saving the operator map: the revision read with it and every entry. */
+export interface MapSaveInput {
+  revision: number;
+  entries: readonly MapEntryInput[];
+}
+
+/** Removing the operator map, bound to the revision read with it. */
+export interface MapRevisionInput {
+  revision: number;
+}
+
+/** The map editor's book starts, bound to the revision; `lastEnd` is the last book's last chapter, if known. */
+export interface BookStartsInput {
+  revision: number;
+  starts: readonly BookStart[];
+  lastEnd?: string | null;
+}
+
+/** A catalogue or official suggestion ("catalogue:<name>", "official:<name>"). */
+export interface SuggestionInput {
+  source: string;
+  entries: readonly MapEntryInput[];
+  /** The document as submitted, kept verbatim with the suggestion (default: source and entries). */
+  raw?: string;
 }
 
 export type MapChangeResult =
@@ -149,11 +181,10 @@ export function mapService(ctx: AppContext) {
     },
 
     /** PUT …/chapter-map: with dryRun, the coverage change it would make; otherwise saves at `revision`. */
-    async replace(id: number, body: unknown, dryRun: boolean): Promise<MapChangeResult> {
+    async replace(id: number, input: MapSaveInput, dryRun: boolean): Promise<MapChangeResult> {
       const series = await requireSeries(id);
-      const o = asObject(body);
-      const revision = asRevision(o.revision);
-      const entries = sortedEntries(asEntries(o.entries));
+      const revision = asRevision(input.revision);
+      const entries = sortedEntries(asEntries(input.entries));
       validate(entries);
       await checkRevision(id, revision);
       if (dryRun) {
@@ -169,9 +200,9 @@ export function mapService(ctx: AppContext) {
     },
 
     /** DELETE …/chapter-map: removes the operator entries only (readings and suggestions stay). */
-    async remove(id: number, body: unknown, dryRun: boolean): Promise<MapChangeResult> {
+    async remove(id: number, input: MapRevisionInput, dryRun: boolean): Promise<MapChangeResult> {
       await requireSeries(id);
-      const revision = asRevision(asObject(body).revision);
+      const revision = asRevision(input.revision);
       await checkRevision(id, revision);
       if (dryRun) {
         const snapshot = await loadSnapshot(ctx.db, id);
@@ -190,14 +221,11 @@ export function mapService(ctx: AppContext) {
      * known chapters — slots and files —, the work's status and its book count, edition count first)
      * and the coverage change saving them would make. Bound to the revision like a save; nothing is saved.
      */
-    async previewBookStarts(id: number, body: unknown): Promise<BookStartsPlan> {
+    async previewBookStarts(id: number, input: BookStartsInput): Promise<BookStartsPlan> {
       await requireSeries(id);
-      const o = asObject(body);
-      const revision = asRevision(o.revision);
-      const starts = asBookStarts(o.starts);
-      const lastEnd = o.last_end === undefined || o.last_end === null ? null : o.last_end;
-      if (lastEnd !== null && typeof lastEnd !== "string")
-        throw new AppError("invalid_label", "last_end must be an exact decimal string or null", { field: "last_end" });
+      const revision = asRevision(input.revision);
+      const starts = asBookStarts(input.starts);
+      const lastEnd = input.lastEnd ?? null;
       await checkRevision(id, revision);
       const snapshot = await loadSnapshot(ctx.db, id);
       if (!snapshot) throw new AppError("series_not_found");
@@ -237,11 +265,10 @@ export function mapService(ctx: AppContext) {
     },
 
     /** POST …/chapter-map/readings: one book's chapters, submitted from the book-reading interface. */
-    async addReading(id: number, body: unknown) {
+    async addReading(id: number, input: MapEntryInput) {
       const series = await requireSeries(id);
-      const o = asObject(body);
-      const volume = asLabel(o.volume, "volume");
-      const [entry] = asEntries([{ volume: o.volume, chapters: o.chapters }], "reading");
+      const volume = asLabel(input.volume, "volume");
+      const [entry] = asEntries([input], "reading");
       if (!entry || entry.chapters.length === 0) {
         throw new AppError("invalid_map", "a reading lists the chapters the book holds (at least one)");
       }
@@ -271,18 +298,18 @@ export function mapService(ctx: AppContext) {
     },
 
     /** POST …/chapter-map/suggestions: catalogue/official data, kept verbatim as a suggestion only. */
-    async addSuggestion(id: number, body: unknown) {
+    async addSuggestion(id: number, input: SuggestionInput) {
       await requireSeries(id);
-      const o = asObject(body);
-      const source = optionalString(o, "source", 120) ?? "";
+      const source = checkString(input.source, "source", 120) ?? "";
       const m = /^(catalogue|official):[\w.\- ]{1,100}$/.exec(source);
       if (!m) {
         throw new AppError("suggestion_source_invalid", 'source must be "catalogue:<name>" or "official:<name>"', {
           field: "source",
         });
       }
-      const entries = asEntries(o.entries);
-      await repos.maps.replaceSuggestion(id, m[1] as "catalogue" | "official", source, JSON.stringify(body), entries);
+      const entries = asEntries(input.entries);
+      const raw = input.raw ?? JSON.stringify({ source: input.source, entries: input.entries });
+      await repos.maps.replaceSuggestion(id, m[1] as "catalogue" | "official", source, raw, entries);
       ctx.events.publish("map_changed", id);
       return view(id);
     },

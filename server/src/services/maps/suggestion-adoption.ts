@@ -8,8 +8,15 @@
 import { AppError } from "../../errors.ts";
 import { adoptSuggestion, isSuggestionKind, type AdoptionResult } from "../../domain/map-trust.ts";
 import type { AppContext } from "../context.ts";
-import { asLabel, asObject, asRevision } from "../input.ts";
+import { asLabel, asRevision } from "../input.ts";
 import type { MapChangeResult, MapService } from "./map-service.ts";
+
+/** Adopting books of a suggestion: its name, the revision read with the map, the books (absent: all). */
+export interface AdoptionInput {
+  source: string;
+  revision: number;
+  volumes?: readonly string[] | null;
+}
 
 export interface Adoption {
   adopted: AdoptionResult["adopted"];
@@ -19,31 +26,31 @@ export interface Adoption {
 
 export function suggestionAdoptionService(ctx: AppContext, maps: MapService) {
   return {
-    /** `{ source, volumes?, revision }`: with dryRun the coverage change, otherwise the saved map. */
+    /** With dryRun the coverage change, otherwise the saved map. */
     async adopt(
       seriesId: number,
-      body: unknown,
+      input: AdoptionInput,
       dryRun: boolean,
     ): Promise<{ result: MapChangeResult; adoption: Adoption }> {
-      const o = asObject(body);
-      if (typeof o.source !== "string" || o.source.length > 120)
+      const source = input.source;
+      if (source.length > 120)
         throw new AppError("invalid_field", 'source must name a suggestion, e.g. "catalogue:mangadex"', {
           field: "source",
         });
-      const revision = asRevision(o.revision);
+      const revision = asRevision(input.revision);
       let volumes: string[] | undefined;
-      if (o.volumes !== undefined && o.volumes !== null) {
-        if (!Array.isArray(o.volumes) || o.volumes.length === 0 || o.volumes.length > 5000)
+      if (input.volumes !== undefined && input.volumes !== null) {
+        if (input.volumes.length === 0 || input.volumes.length > 5000)
           throw new AppError("invalid_field", "volumes must be a non-empty list of book numbers (or absent: all)", {
             field: "volumes",
           });
-        volumes = o.volumes.map((v, i) => asLabel(v, `volumes[${i}]`));
+        volumes = input.volumes.map((v, i) => asLabel(v, `volumes[${i}]`));
       }
       await maps.view(seriesId); // 404 for an unknown series
       const sources = await ctx.repos.maps.sources(seriesId);
-      const suggestion = sources.find((s) => s.name === o.source && isSuggestionKind(s.kind));
+      const suggestion = sources.find((s) => s.name === source && isSuggestionKind(s.kind));
       if (!suggestion)
-        throw new AppError("suggestion_not_found", `series ${seriesId} has no suggestion ${JSON.stringify(o.source)}`);
+        throw new AppError("suggestion_not_found", `series ${seriesId} has no suggestion ${JSON.stringify(source)}`);
       const operator = sources.filter((s) => s.kind === "operator").flatMap((s) => s.entries);
       const r = adoptSuggestion(operator, suggestion.entries, volumes);
       const adoption = { adopted: r.adopted, skipped: r.skipped, droppedClaims: r.droppedClaims };

@@ -26,7 +26,7 @@ export async function seedDemoLibraryIfEmpty(ctx: AppContext, services: Services
     await services.series.update(row.id, {
       title: demo.title,
       status: demo.status,
-      known_book_count: demo.knownBookCount,
+      knownBookCount: demo.knownBookCount,
       webtoon: demo.webtoon,
       language: demo.language,
     });

@@ -8,15 +8,7 @@ import type { PlanWording, SeriesForm, SeriesStatus } from "../../domain/types.t
 import { parseJsonArray, seriesFacts } from "../../repositories/mappers.ts";
 import type { SeriesRow } from "../../repositories/series-repo.ts";
 import type { AppContext } from "../context.ts";
-import {
-  asObject,
-  optionalBoolean,
-  optionalCount,
-  optionalEnum,
-  optionalLanguage,
-  optionalLanguageList,
-  optionalString,
-} from "../input.ts";
+import { checkBoolean, checkCount, checkEnum, checkLanguage, checkLanguageList, checkString } from "../input.ts";
 
 export const SERIES_STATUSES = ["running", "finished", "paused"] as const satisfies readonly SeriesStatus[];
 export const SERIES_FORMS = ["books", "chapters"] as const satisfies readonly SeriesForm[];
@@ -65,23 +57,48 @@ export function seriesView(row: SeriesRow): SeriesView {
   };
 }
 
-/** Fields a client may set, in the REST spelling; GraphQL maps its camelCase input onto these. */
-function parsePatch(o: Record<string, unknown>) {
-  const formOverride = o.form_override === null ? null : optionalEnum(o, "form_override", SERIES_FORMS);
-  const translationSourceLanguages = optionalLanguageList(o, "translation_source_languages");
+/**
+ * Fields a client may set; omitted (undefined) fields are left as they are. null clears the fields
+ * that may be empty (original language, book counts, form override) and is refused elsewhere.
+ */
+export interface SeriesFields {
+  title?: string | null;
+  language?: string | null;
+  originalLanguage?: string | null;
+  status?: SeriesStatus | null;
+  knownBookCount?: number | null;
+  editionBookCount?: number | null;
+  webtoon?: boolean | null;
+  planWording?: PlanWording | null;
+  monitored?: boolean | null;
+  assembleBooksAutomatically?: boolean | null;
+  translationFallbackEnabled?: boolean | null;
+  formOverride?: SeriesForm | null;
+  translationSourceLanguages?: readonly string[] | null;
+}
+
+/** Creating a series: its fields (a title required) and, optionally, its folder (default: from the title). */
+export interface SeriesCreateInput extends SeriesFields {
+  folder?: string | null;
+}
+
+/** The fields' rules (errors name the fields in the REST spelling, as both APIs report them). */
+function parsePatch(o: SeriesFields) {
+  const formOverride = o.formOverride === null ? null : checkEnum(o.formOverride, "form_override", SERIES_FORMS);
+  const translationSourceLanguages = checkLanguageList(o.translationSourceLanguages, "translation_source_languages");
   const patch = {
     // Trimmed as on create: a PATCH must not store the padding create would have dropped.
-    title: optionalString(o, "title", 300)?.trim(),
-    language: optionalLanguage(o, "language"),
-    originalLanguage: o.original_language === null ? null : optionalLanguage(o, "original_language"),
-    status: optionalEnum(o, "status", SERIES_STATUSES),
-    knownBookCount: optionalCount(o, "known_book_count"),
-    editionBookCount: optionalCount(o, "edition_book_count"),
-    webtoon: optionalBoolean(o, "webtoon"),
-    planWording: optionalEnum(o, "plan_wording", PLAN_WORDINGS),
-    monitored: optionalBoolean(o, "monitored"),
-    assembleBooksAutomatically: optionalBoolean(o, "assemble_books_automatically"),
-    translationFallbackEnabled: optionalBoolean(o, "translation_fallback_enabled"),
+    title: checkString(o.title, "title", 300)?.trim(),
+    language: checkLanguage(o.language, "language"),
+    originalLanguage: o.originalLanguage === null ? null : checkLanguage(o.originalLanguage, "original_language"),
+    status: checkEnum(o.status, "status", SERIES_STATUSES),
+    knownBookCount: checkCount(o.knownBookCount, "known_book_count"),
+    editionBookCount: checkCount(o.editionBookCount, "edition_book_count"),
+    webtoon: checkBoolean(o.webtoon, "webtoon"),
+    planWording: checkEnum(o.planWording, "plan_wording", PLAN_WORDINGS),
+    monitored: checkBoolean(o.monitored, "monitored"),
+    assembleBooksAutomatically: checkBoolean(o.assembleBooksAutomatically, "assemble_books_automatically"),
+    translationFallbackEnabled: checkBoolean(o.translationFallbackEnabled, "translation_fallback_enabled"),
     form: formOverride,
     translationSourceLanguages:
       translationSourceLanguages === undefined ? undefined : JSON.stringify(translationSourceLanguages),
@@ -119,23 +136,22 @@ export function seriesService(ctx: AppContext) {
     async get(id: number): Promise<SeriesView> {
       return seriesView(await require(id));
     },
-    async create(body: unknown): Promise<SeriesView> {
-      const o = asObject(body);
-      const title = optionalString(o, "title", 300)?.trim();
+    async create(input: SeriesCreateInput): Promise<SeriesView> {
+      const title = checkString(input.title, "title", 300)?.trim();
       if (!title) throw new AppError("invalid_field", "title is required", { field: "title" });
-      const folder = safeName(optionalString(o, "folder", 300) ?? title);
+      const folder = safeName(checkString(input.folder, "folder", 300) ?? title);
       if (await repos.series.byFolder(folder))
         throw new AppError("series_folder_taken", `the folder "${folder}" already holds a series`);
-      const patch = parsePatch({ ...o, title });
+      const patch = parsePatch({ ...input, title });
       await mkdir(path.join(ctx.config.libraryRoot, folder), { recursive: true });
       const row = await repos.series.create({ ...patch, title, folder });
       await ensureBookSlots(row);
       ctx.events.publish("series_changed", row.id);
       return seriesView(row);
     },
-    async update(id: number, body: unknown): Promise<SeriesView> {
+    async update(id: number, input: SeriesFields): Promise<SeriesView> {
       const before = await require(id);
-      const patch = parsePatch(asObject(body));
+      const patch = parsePatch(input);
       const row = await repos.series.update(id, patch);
       await ensureBookSlots(row);
       for (const listener of updatedListeners) await listener(before, row);

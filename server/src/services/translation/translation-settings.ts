@@ -17,7 +17,7 @@
  */
 import { AppError } from "../../errors.ts";
 import type { AppContext } from "../context.ts";
-import { asObject, invalidField, optionalHttpUrl } from "../input.ts";
+import { invalidField, optionalHttpUrl } from "../input.ts";
 import { getSetting, putSetting } from "../acquisition/source-settings.ts";
 
 export const TRANSLATION_SETTING_KEY = "translation";
@@ -73,10 +73,23 @@ export function maskSecret(value: string | null): string {
 }
 
 const invalid = invalidField;
+
+/**
+ * A change of the translation settings: absent fields stay; secrets are set by a value, cleared
+ * by null or "", kept by the mask; a base URL of null or "" is cleared.
+ */
+export interface TranslationSettingsInput {
+  enabled?: boolean;
+  /** "original" or language codes, in order. */
+  sourceLanguages?: readonly string[];
+  ai?: { baseUrl?: string | null; model?: string | null; apiKey?: string | null } | null;
+  processor?: { url?: string | null; token?: string | null } | null;
+}
+
 /** Settings keep "" for "not set". */
 const httpUrl = (v: unknown, field: string): string => optionalHttpUrl(v, field) ?? "";
 
-function languages(v: unknown): string[] {
+export function languages(v: unknown): string[] {
   if (!Array.isArray(v)) return invalid("source_languages", 'must be an array of language codes or "original"');
   if (v.length > MAX_SOURCE_LANGUAGES)
     return invalid("source_languages", `holds at most ${MAX_SOURCE_LANGUAGES} codes`);
@@ -91,7 +104,7 @@ function languages(v: unknown): string[] {
 }
 
 /** A secret field of a PUT: undefined keeps, null clears, a string sets (a masked string keeps). */
-function secretInput(v: unknown, field: string): string | null | undefined {
+export function secretInput(v: unknown, field: string): string | null | undefined {
   if (v === undefined) return undefined;
   if (v === null || v === "") return null;
   if (typeof v !== "string" || v.length > 2000)
@@ -150,27 +163,26 @@ export function translationSettingsService(ctx: AppContext) {
       return view(await read());
     },
 
-    async update(raw: unknown): Promise<TranslationSettingsView> {
-      const body = asObject(raw);
+    async update(input: TranslationSettingsInput): Promise<TranslationSettingsView> {
       const current = await read();
       const next = normalise(current);
-      if (body.enabled !== undefined)
-        next.enabled = typeof body.enabled === "boolean" ? body.enabled : invalid("enabled", "must be true or false");
-      if (body.source_languages !== undefined) next.source_languages = languages(body.source_languages);
+      if (input.enabled !== undefined)
+        next.enabled = typeof input.enabled === "boolean" ? input.enabled : invalid("enabled", "must be true or false");
+      if (input.sourceLanguages !== undefined) next.source_languages = languages(input.sourceLanguages);
       let apiKey: string | null | undefined;
       let token: string | null | undefined;
-      if (body.ai !== undefined && body.ai !== null) {
-        const o = asObject(body.ai, "ai");
-        if (o.base_url !== undefined) next.ai.base_url = httpUrl(o.base_url, "ai.base_url");
+      if (input.ai !== undefined && input.ai !== null) {
+        const o = input.ai;
+        if (o.baseUrl !== undefined) next.ai.base_url = httpUrl(o.baseUrl, "ai.base_url");
         if (o.model !== undefined) {
-          if (o.model !== null && (typeof o.model !== "string" || o.model.length > 200))
+          if (o.model !== null && o.model.length > 200)
             invalid("ai.model", "must be a string of at most 200 characters");
-          next.ai.model = ((o.model as string | null) ?? "").trim();
+          next.ai.model = (o.model ?? "").trim();
         }
-        apiKey = secretInput(o.api_key, "ai.api_key");
+        apiKey = secretInput(o.apiKey, "ai.api_key");
       }
-      if (body.processor !== undefined && body.processor !== null) {
-        const o = asObject(body.processor, "processor");
+      if (input.processor !== undefined && input.processor !== null) {
+        const o = input.processor;
         if (o.url !== undefined) next.processor.url = httpUrl(o.url, "processor.url");
         token = secretInput(o.token, "processor.token");
       }
