@@ -9,7 +9,7 @@ import type {
   CatalogueSearchHit,
   CatalogueSearchResult,
   SeriesCatalogueView,
-} from "../services/catalogue/catalogue-service.ts";
+} from "../services/catalogue/catalogue-model.ts";
 import type { Adoption } from "../services/maps/suggestion-adoption.ts";
 import type { Services } from "../services/index.ts";
 import { restMap, restMapChange } from "./present-map.ts";

@@ -15,7 +15,7 @@ import type {
   CatalogueSuggestionSummary,
   SeriesCatalogueView,
   CatalogueSearchHit,
-} from "../../services/catalogue/catalogue-service.ts";
+} from "../../services/catalogue/catalogue-model.ts";
 import type { MapChangeResult, MapView } from "../../services/maps/map-service.ts";
 import type { Adoption } from "../../services/maps/suggestion-adoption.ts";
 import type { MapChangePreview } from "../../domain/coverage.ts";

@@ -6,7 +6,7 @@ import {
   type CatalogueLinkInput,
   type LinkedSeriesCreateInput,
   type OfferAcceptInput,
-} from "../../services/catalogue/catalogue-service.ts";
+} from "../../services/catalogue/catalogue-model.ts";
 import type { CatalogueConnectionInput, CatalogueSettingsInput } from "../../services/catalogue/catalogue-settings.ts";
 import { asObject, invalidField, optionalHttpUrl, optionalString } from "../../services/input.ts";
 import { seriesFieldsOf } from "./series.ts";
