@@ -1,4 +1,5 @@
 import path from "node:path";
+import { positiveInt } from "./env-numbers.ts";
 import { loadDownloadsConfig, type DownloadsConfig } from "./services/acquisition/download-pipeline-config.ts";
 import { loadCataloguesConfig, type CataloguesConfig } from "./catalogues/config.ts";
 
@@ -61,14 +62,6 @@ export function stateDirs(config: Pick<Config, "libraryRoot" | "dataDir">) {
     recycleBin: path.join(config.libraryRoot, ".recycle-bin"),
     thumbnails: path.join(config.dataDir, "thumbnails"),
   };
-}
-
-function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const text = env[name];
-  if (text === undefined || text === "") return fallback;
-  if (!/^\d{1,15}$/.test(text) || Number(text) <= 0)
-    throw new Error(`${name} must be a positive whole number, got ${JSON.stringify(text)}`);
-  return Number(text);
 }
 
 function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
