@@ -64,6 +64,22 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
     | undefined;
   const running = new Map<number, Promise<WantedPassResult>>();
 
+  /** New downloads: the workers wake, subscribers see them queued, the series page refetches. */
+  function announceQueued(seriesId: number, created: readonly { id: number; pagesTotal: number | null }[]): void {
+    if (created.length === 0) return;
+    deps.kick();
+    for (const row of created)
+      ctx.events.downloads.publish({
+        downloadId: row.id,
+        seriesId,
+        state: "queued",
+        pagesDone: 0,
+        pagesTotal: row.pagesTotal,
+        error: null,
+      });
+    ctx.events.publish("series_changed", seriesId);
+  }
+
   async function planInput(seriesId: number, force: boolean): Promise<PlanInput> {
     const snapshot = await loadSnapshot(ctx.db, seriesId);
     if (!snapshot) throw new AppError("series_not_found", `series ${seriesId} does not exist`);
@@ -244,19 +260,7 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
       now,
     );
     if (created.length === 0 && slotSyncChanged(synced)) ctx.events.publish("series_changed", seriesId);
-    if (created.length > 0) {
-      deps.kick();
-      for (const row of created)
-        ctx.events.downloads.publish({
-          downloadId: row.id,
-          seriesId,
-          state: "queued",
-          pagesDone: 0,
-          pagesTotal: row.pagesTotal,
-          error: null,
-        });
-      ctx.events.publish("series_changed", seriesId);
-    }
+    announceQueued(seriesId, created);
     await handToBookChannel(
       seriesId,
       ledger.filter((e) => e.kind === "book" && (e.reason === "no_offer" || e.reason === "no_longer_listed")),
@@ -350,19 +354,7 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
     /** Queues downloads the operator chose by hand, and wakes the workers. */
     async queueByHand(seriesId: number, downloads: readonly PlannedDownload[]): Promise<number[]> {
       const created = await createDownloads(seriesId, downloads);
-      if (created.length > 0) {
-        deps.kick();
-        for (const row of created)
-          ctx.events.downloads.publish({
-            downloadId: row.id,
-            seriesId,
-            state: "queued",
-            pagesDone: 0,
-            pagesTotal: row.pagesTotal,
-            error: null,
-          });
-        ctx.events.publish("series_changed", seriesId);
-      }
+      announceQueued(seriesId, created);
       return created.map((r) => r.id);
     },
     /** Waits for the passes under way (a shutdown lets them end before the database closes). */
