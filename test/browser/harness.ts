@@ -161,6 +161,17 @@ const axeSource = (): string => {
  * (the DevTools protocol), not as an inline <script>: the pages' Content-Security-Policy refuses those.
  */
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+  // The page as a reader sees it once it settles: axe reads computed colours, and an element still
+  // fading in has its colours blended with the background (a false contrast failure).
+  // Endless ones (a spinner) are left alone.
+  await page.evaluate(() =>
+    Promise.all(
+      document
+        .getAnimations()
+        .filter((a) => a.effect?.getComputedTiming().endTime !== Infinity)
+        .map((a) => a.finished.catch(() => undefined)),
+    ),
+  );
   await page.evaluate(`${axeSource()};void 0`);
   const result = await page.evaluate(async () => {
     const axe = (
