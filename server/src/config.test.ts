@@ -18,7 +18,8 @@ describe("loadConfig", () => {
       webBuildDir: path.join(repoRoot, "web", "build"),
       logLevel: "info",
       recycleRetentionDays: 30,
-      viewCacheSeries: 16,
+      viewCacheSeries: 1000,
+      viewCacheMb: 32,
       assemblyMonitorIntervalSeconds: 900,
       dropFolder: path.join(CWD, "data", "drop"),
       downloads: {
@@ -68,6 +69,7 @@ describe("loadConfig", () => {
           LOG_LEVEL: "silent",
           RECYCLE_RETENTION_DAYS: "7",
           VIEW_CACHE_SERIES: "4",
+          VIEW_CACHE_MB: "8",
           ASSEMBLY_MONITOR_INTERVAL_SECONDS: "60",
           DROP_FOLDER: "/mnt/drop",
           ARCHIVE_MAX_ENTRIES: "500",
@@ -93,6 +95,7 @@ describe("loadConfig", () => {
       logLevel: "silent",
       recycleRetentionDays: 7,
       viewCacheSeries: 4,
+      viewCacheMb: 8,
       assemblyMonitorIntervalSeconds: 60,
       dropFolder: "/mnt/drop",
       downloads: {

@@ -30,8 +30,10 @@ export interface Config {
   dropFolder: string;
   /** Public catalogues: the daily refresh and the back-off (catalogues/config.ts). */
   catalogues: CataloguesConfig;
-  /** Series whose large computed views (units, audit list) stay in memory until they change; 0 keeps none. */
+  /** Most series whose large computed views (units, audit list) stay in memory until they change; 0 keeps none. */
   viewCacheSeries: number;
+  /** Most memory, in MB (estimated), those kept views hold together (the series used longest ago go first). */
+  viewCacheMb: number;
 }
 
 export interface ArchiveLimitsConfig {
@@ -98,7 +100,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     dropFolder: resolve(env.DROP_FOLDER ?? path.join(dataDir, "drop")),
     downloads: loadDownloadsConfig(env),
     catalogues: loadCataloguesConfig(env),
-    viewCacheSeries: wholeNumber(env, "VIEW_CACHE_SERIES", 16),
+    viewCacheSeries: wholeNumber(env, "VIEW_CACHE_SERIES", 1000),
+    viewCacheMb: positiveInt(env, "VIEW_CACHE_MB", 32),
     archiveLimits: {
       maxEntries: positiveInt(env, "ARCHIVE_MAX_ENTRIES", DEFAULT_ARCHIVE_LIMITS.maxEntries),
       maxTotalBytes: positiveInt(env, "ARCHIVE_MAX_TOTAL_BYTES", DEFAULT_ARCHIVE_LIMITS.maxTotalBytes),
