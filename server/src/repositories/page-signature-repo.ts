@@ -54,18 +54,15 @@ export function pageSignatureRepo(db: Db) {
      */
     async lastPages(sha256s: readonly string[]): Promise<Map<string, { mean: number; stdev: number } | null>> {
       if (sha256s.length === 0) return new Map();
+      // Raw: each audit page asks this, and Prisma's model API compiles every query first (series-rows.ts).
       const rows = await inChunks(sha256s, (chunk) =>
-        db.pageSignatureSet.findMany({
-          where: { sha256: { in: chunk }, version: SIGNATURE_VERSION },
-          select: { sha256: true, lastMean: true, lastStdev: true },
-        }),
+        jsonRows(
+          db,
+          "sha256, last_mean, last_stdev",
+          Prisma.sql`page_signature_set WHERE version = ${SIGNATURE_VERSION} AND sha256 IN (${Prisma.join(chunk)})`,
+        ),
       );
-      return new Map(
-        rows.map((r) => [
-          r.sha256,
-          r.lastMean === null || r.lastStdev === null ? null : { mean: r.lastMean, stdev: r.lastStdev },
-        ]),
-      );
+      return lastPageMap(rows);
     },
 
     /**
@@ -79,12 +76,7 @@ export function pageSignatureRepo(db: Db) {
         "sha256, last_mean, last_stdev",
         Prisma.sql`page_signature_set WHERE version = ${SIGNATURE_VERSION} AND sha256 IN (SELECT sha256 FROM library_file WHERE series_id = ${seriesId} AND state = 'active')`,
       );
-      return new Map(
-        rows.map(([sha256, mean, stdev]) => [
-          String(sha256),
-          mean === null || stdev === null ? null : { mean: Number(mean), stdev: Number(stdev) },
-        ]),
-      );
+      return lastPageMap(rows);
     },
 
     async save(
@@ -140,3 +132,12 @@ export function pageSignatureRepo(db: Db) {
 }
 
 export type PageSignatureRepo = ReturnType<typeof pageSignatureRepo>;
+
+function lastPageMap(rows: unknown[][]): Map<string, { mean: number; stdev: number } | null> {
+  return new Map(
+    rows.map(([sha256, mean, stdev]) => [
+      String(sha256),
+      mean === null || stdev === null ? null : { mean: Number(mean), stdev: Number(stdev) },
+    ]),
+  );
+}
