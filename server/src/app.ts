@@ -12,6 +12,7 @@ import { loadWebHandler } from "./http/web.ts";
 import { isReaderAppPath } from "./http/readers/index.ts";
 import { loadSecrets } from "./secrets.ts";
 import { createEventBus } from "./events.ts";
+import { requestActivity } from "./request-activity.ts";
 import { installRevisionTriggers } from "./repositories/revision-repo.ts";
 import { createRepos, type AppContext } from "./services/context.ts";
 import { createServices, type Services } from "./services/index.ts";
@@ -41,7 +42,17 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
   const secrets = await loadSecrets(config.dataDir, { apiKey: config.apiKey, adminPassword: config.adminPassword });
   const log =
     config.logLevel === "silent" ? () => {} : (m: string) => console.log(`[${new Date().toISOString()}] ${m}`);
-  const ctx: AppContext = { config, db, queries, repos: createRepos(db), secrets, events: createEventBus(), log };
+  const activity = requestActivity();
+  const ctx: AppContext = {
+    config,
+    db,
+    queries,
+    repos: createRepos(db),
+    secrets,
+    events: createEventBus(),
+    activity,
+    log,
+  };
   const services = createServices(ctx);
   await services.publication.recover();
   await services.sessions.sweep();
@@ -61,6 +72,8 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
   const web = await loadWebHandler(config.webBuildDir);
 
   const server = createServer((req, res) => {
+    activity.began();
+    res.once("close", activity.ended);
     setSecurityHeaders(res);
     const url = req.url ?? "/";
     if (url.startsWith("/api/") || url === "/graphql" || url.startsWith("/graphql?") || isReaderAppPath(url) || !web) {

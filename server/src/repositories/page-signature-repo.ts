@@ -1,4 +1,4 @@
-import type { Db } from "../db/client.ts";
+import { dialectOf, type Db } from "../db/client.ts";
 import {
   fromStored,
   lastPageStats,
@@ -10,7 +10,7 @@ import type { MapEntryFacts } from "../domain/types.ts";
 import { replaceOperatorIn } from "./map-repo.ts";
 import { parseJsonArray } from "./mappers.ts";
 import { inChunks } from "./in-chunks.ts";
-import { jsonRows } from "./json-rows.ts";
+import { jsonRows, storedNow } from "./json-rows.ts";
 import { Prisma } from "../generated/prisma/client.ts";
 
 /** The stored signatures of one file content. */
@@ -96,7 +96,15 @@ export function pageSignatureRepo(db: Db) {
               lastStdev: last?.stdev ?? null,
               error: null,
             };
-      await db.pageSignatureSet.upsert({ where: { sha256 }, create: { sha256, ...data }, update: data });
+      // Raw (one per archive the background checks read): Prisma's model API compiles every query first.
+      const at = dialectOf(db) === "postgresql" ? Prisma.sql`now()` : Prisma.sql`${storedNow()}`;
+      await db.$executeRaw`INSERT INTO page_signature_set
+          (sha256, version, state, pages, page_count, last_mean, last_stdev, error, created_at)
+        VALUES (${sha256}, ${data.version}, ${data.state}, ${data.pages}, ${data.pageCount},
+          ${data.lastMean ?? null}, ${data.lastStdev ?? null}, ${data.error}, ${at})
+        ON CONFLICT (sha256) DO UPDATE SET version = excluded.version, state = excluded.state,
+          pages = excluded.pages, page_count = excluded.page_count, last_mean = excluded.last_mean,
+          last_stdev = excluded.last_stdev, error = excluded.error`;
     },
 
     /**

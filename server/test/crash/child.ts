@@ -11,6 +11,7 @@ import { createPublication, type PublishInput } from "../../src/library/publicat
 import type { Secrets } from "../../src/secrets.ts";
 import { assemblyService } from "../../src/services/assembly/assembly-service.ts";
 import { createRepos, type AppContext } from "../../src/services/context.ts";
+import { requestActivity } from "../../src/request-activity.ts";
 
 export type CrashOp =
   | { kind: "publish"; input: PublishInput }
@@ -38,7 +39,16 @@ const events: EventBus = {
 };
 // The child signs and checks its own confirmation: a fixed MAC is enough inside one process.
 const secrets = { sign: (payload: string) => Buffer.from(payload).toString("base64url").slice(-32) } as Secrets;
-const ctx: AppContext = { config, db, queries, repos: createRepos(db), secrets, events, log: (m) => console.error(m) };
+const ctx: AppContext = {
+  config,
+  db,
+  queries,
+  repos: createRepos(db),
+  secrets,
+  events,
+  activity: requestActivity(),
+  log: (m) => console.error(m),
+};
 const publication = createPublication(ctx);
 const op = JSON.parse(process.env.CRASH_OP ?? "null") as CrashOp;
 

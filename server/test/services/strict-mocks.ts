@@ -9,6 +9,7 @@ import type { Db } from "../../src/db/client.ts";
 import type { SeriesRow } from "../../src/repositories/series-repo.ts";
 import type { Secrets } from "../../src/secrets.ts";
 import { createEventBus } from "../../src/events.ts";
+import { requestActivity } from "../../src/request-activity.ts";
 import { createRepos, type AppContext, type Repos } from "../../src/services/context.ts";
 
 type Procedure = (...args: never[]) => unknown;
@@ -70,6 +71,7 @@ export function strictContext(repos: StrictRepos, libraryRoot: string): AppConte
     repos: repos as unknown as Repos,
     secrets: {} as Secrets,
     events: createEventBus(),
+    activity: requestActivity(),
     log: () => {},
   };
 }
