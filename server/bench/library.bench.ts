@@ -106,19 +106,29 @@ async function main(): Promise<Goal[]> {
       return { ms: elapsed, opens: archiveOpenCount() - opens, statements: app!.ctx.queries.count, r };
     };
     const rels = lib.files.map((f) => f.rel);
+    // RSS and JS heap of this process after each step (informational: where the memory goes).
+    const memory: [string, string, string][] = [];
+    const noteMemory = (step: string) => {
+      const m = process.memoryUsage();
+      memory.push([step, `${(m.rss / 1e6).toFixed(0)} MB`, `${(m.heapUsed / 1e6).toFixed(0)} MB`]);
+    };
+    noteMemory("the service created, before the full scan");
     const floorBefore = unzipFloor(libraryRoot, rels);
     const full = await scan();
+    noteMemory("after the full scan");
     const floorAfter = unzipFloor(libraryRoot, rels);
     const floor = Math.min(floorBefore, floorAfter);
     if (full.r.added !== TOTAL_FILES) fail(`the full scan added ${full.r.added} files, not ${TOTAL_FILES}`);
     const rescans = [];
     for (let i = 0; i < RESCANS; i++) rescans.push(await scan());
+    noteMemory(`after ${RESCANS} rescans`);
     const rescanMs = median(rescans.map((s) => s.ms));
     const rescanOpens = Math.max(...rescans.map((s) => s.opens));
     const step = 100;
     const rewritten = lib.files.filter((_, i) => i % step === 0);
     for (const f of rewritten) await rewriteLibraryFile(libraryRoot, f, " (revised)");
     const partial = await scan();
+    noteMemory("after the rescan of 200 rewritten files");
 
     printTable(
       ["measure", "time", "archives opened", "statements"],
@@ -165,6 +175,7 @@ async function main(): Promise<Goal[]> {
     const first = await get(agent, port, auditPath(1));
     const firstMs = performance.now() - t;
     if (first.status !== 200) fail(`audit answered ${first.status}: ${first.body.slice(0, 200)}`);
+    noteMemory("after the first audit page (the 10,000-entry list computed)");
     const auditOpens = archiveOpenCount();
     // The first list handed the contents without page checks to the background worker, which reads
     // them (one archive each) while the pages are measured: its reads are counted apart.
@@ -196,6 +207,9 @@ async function main(): Promise<Goal[]> {
       ok: median(lat) < 20 && percentile(lat, 99) < 50 && opened === 0,
       text: `audit page median ${ms(median(lat))} (goal < 20 ms), p99 ${ms(percentile(lat, 99))} (goal < 50 ms), ${opened} archives opened by the audit requests (goal 0; the background page checks read ${workerOpened} meanwhile)`,
     });
+    noteMemory(`after ${AUDIT_REQUESTS} audit pages`);
+    console.log("");
+    printTable(["this process (the service in-process, plus the bench)", "RSS", "JS heap used"], memory);
     const mem = process.memoryUsage();
     const inProcessRss = mem.rss / 1e6;
     const mb = (n: number) => `${(n / 1e6).toFixed(0)} MB`;
