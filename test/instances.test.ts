@@ -9,7 +9,14 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { collect, startInstance, startRedis, wsClient, type Instance, type RedisServer } from "../server/test/instances.ts";
+import {
+  collect,
+  startInstance,
+  startRedis,
+  wsClient,
+  type Instance,
+  type RedisServer,
+} from "../server/test/instances.ts";
 import { startPostgres, type PostgresCluster } from "../server/test/postgres.ts";
 
 interface Series {
@@ -105,11 +112,16 @@ afterAll(async () => {
 
 describe("two instances on PostgreSQL and Redis", () => {
   it("answer the same series and the same units for every demo series", async () => {
-    const [fromA, fromB] = await Promise.all([a, b].map(async (i) => json<Series[]>(await i.api("/api/manga"))));
+    const [fromA, fromB] = (await Promise.all([a, b].map(async (i) => json<Series[]>(await i.api("/api/manga"))))) as [
+      Series[],
+      Series[],
+    ];
     expect(fromA).toHaveLength(5); // the demo library, written once by the two instances starting together
     expect(fromB).toEqual(fromA);
     for (const s of fromA) {
-      const [ua, ub] = await Promise.all([a, b].map(async (i) => json<unknown>(await i.api(`/api/manga/${s.id}/units`))));
+      const [ua, ub] = await Promise.all(
+        [a, b].map(async (i) => json<unknown>(await i.api(`/api/manga/${s.id}/units`))),
+      );
       expect(ub, s.title).toEqual(ua);
     }
   });
@@ -245,8 +257,14 @@ describe("two instances on PostgreSQL and Redis", () => {
         .toBe(sourceNames.length);
       const disk = onDisk(clock.folder);
       for (const n of sourceNames) {
-        expect(disk.library.filter((x) => x === n), n).toHaveLength(0);
-        expect(disk.bin.filter((x) => x === n), n).toHaveLength(1);
+        expect(
+          disk.library.filter((x) => x === n),
+          n,
+        ).toHaveLength(0);
+        expect(
+          disk.bin.filter((x) => x === n),
+          n,
+        ).toHaveLength(1);
       }
       const books = disk.library.filter((n) => new RegExp(`v0*${volume}\\b`).test(n));
       expect(books).toHaveLength(1);

@@ -20,7 +20,14 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { Client } from "graphql-ws";
-import { INSTANCE_API_KEY, startInstance, startRedis, wsClient, type Instance, type RedisServer } from "../test/instances.ts";
+import {
+  INSTANCE_API_KEY,
+  startInstance,
+  startRedis,
+  wsClient,
+  type Instance,
+  type RedisServer,
+} from "../test/instances.ts";
 import { startPostgres, type PostgresCluster } from "../test/postgres.ts";
 import { fail, intEnv, machineLine, median, ms, percentile, printTable, runBench, type Goal } from "./harness.ts";
 

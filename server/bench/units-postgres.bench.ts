@@ -69,7 +69,20 @@ function psql(cluster: PostgresCluster, args: string[]): { ms: number; stdout: s
   const t0 = performance.now();
   const r = spawnSync(
     path.join(PG_BIN, "psql"),
-    ["-h", "127.0.0.1", "-p", String(cluster.port), "-U", "postgres", "-d", "library", "-At", "-v", "ON_ERROR_STOP=1", ...args],
+    [
+      "-h",
+      "127.0.0.1",
+      "-p",
+      String(cluster.port),
+      "-U",
+      "postgres",
+      "-d",
+      "library",
+      "-At",
+      "-v",
+      "ON_ERROR_STOP=1",
+      ...args,
+    ],
     { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 },
   );
   const elapsed = performance.now() - t0;
@@ -86,7 +99,11 @@ async function main(): Promise<Goal[]> {
     cluster = await startPostgres();
     await cluster.sql("CREATE DATABASE library");
     // An API instance with long leases: no background statement lands in the request's count.
-    app = await startBenchApp(dir, { DATABASE_URL: cluster.url("library"), INSTANCE_ROLE: "api", LEASE_SECONDS: "3600" });
+    app = await startBenchApp(dir, {
+      DATABASE_URL: cluster.url("library"),
+      INSTANCE_ROLE: "api",
+      LEASE_SECONDS: "3600",
+    });
     const { db } = app.ctx;
     const largeId = await seedSeries(db, LARGE);
     const smallId = await seedSeries(db, SMALL);
@@ -129,7 +146,9 @@ async function main(): Promise<Goal[]> {
     });
     const sqlFile = path.join(dir, "five-bulk-selects.sql");
     writeFileSync(sqlFile, bulk.map((b) => `${b.sql};\n`).join(""));
-    const floorRows = psql(cluster, ["-f", sqlFile]).stdout.split("\n").filter((l) => l !== "").length;
+    const floorRows = psql(cluster, ["-f", sqlFile])
+      .stdout.split("\n")
+      .filter((l) => l !== "").length;
 
     const cold: number[] = [];
     const warm: number[] = [];
@@ -166,10 +185,25 @@ async function main(): Promise<Goal[]> {
     printTable(
       ["measure", "runs", "median", "p99"],
       [
-        ["GET units (HTTP keep-alive), cold: first after a change", cold.length, ms(median(cold)), ms(percentile(cold, 99))],
+        [
+          "GET units (HTTP keep-alive), cold: first after a change",
+          cold.length,
+          ms(median(cold)),
+          ms(percentile(cold, 99)),
+        ],
         ["the same, warm: the series unchanged", warm.length, ms(median(warm)), ms(percentile(warm, 99))],
-        ["floor raw: psql -f five-bulk-selects.sql", floorRaw.length, ms(median(floorRaw)), ms(percentile(floorRaw, 99))],
-        ['psql start-up and connection: psql -c "select 1"', startup.length, ms(median(startup)), ms(percentile(startup, 99))],
+        [
+          "floor raw: psql -f five-bulk-selects.sql",
+          floorRaw.length,
+          ms(median(floorRaw)),
+          ms(percentile(floorRaw, 99)),
+        ],
+        [
+          'psql start-up and connection: psql -c "select 1"',
+          startup.length,
+          ms(median(startup)),
+          ms(percentile(startup, 99)),
+        ],
         ["floor net (raw − start-up medians)", floorRaw.length, ms(floorNet), ""],
       ],
     );

@@ -123,7 +123,8 @@ export function downloadPipeline(
     const dir = path.join(stateDirs(ctx.config).staging, "downloads");
     for (const name of await readdir(dir).catch(() => [] as string[])) {
       const row = /^\d+$/.test(name) ? await queue.get(Number(name)) : null;
-      const idle = !row || (cluster.exclusive ? row.state !== "publishing" : !LIVE_JOB_STATES.includes(row.state as JobState));
+      const idle =
+        !row || (cluster.exclusive ? row.state !== "publishing" : !LIVE_JOB_STATES.includes(row.state as JobState));
       const mine = row !== null && takenOver.has(row.id) && row.state !== "publishing";
       if ((idle || mine) && !(row && running.has(row.id)))
         await rm(path.join(dir, name), { recursive: true, force: true });
