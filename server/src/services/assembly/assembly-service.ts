@@ -17,7 +17,6 @@ import { seriesForm } from "../../domain/series-form.ts";
 import type { AssembledFromV1, SeriesSnapshot } from "../../domain/types.ts";
 import { AppError, isAppError, type ErrorCode } from "../../errors.ts";
 import { buildBook } from "../../library/assembler.ts";
-import { createKeyedLock } from "../../library/keyed-lock.ts";
 import type { PublishInput, PublishResult } from "../../library/publication.ts";
 import { fileIdentities, type FileIdentity } from "../../repositories/audit-repo.ts";
 import { loadSnapshot } from "../../repositories/snapshot-repo.ts";
@@ -110,7 +109,7 @@ function volumeOf(v: unknown): Label {
 export function assemblyService(ctx: AppContext, publication: Publisher) {
   const { db } = ctx;
   const confirmations = createConfirmations(ctx.secrets);
-  const locks = createKeyedLock();
+  const locks = ctx.cluster.keyedLock("assembly");
   const exclusive = <T>(seriesId: number, fn: () => Promise<T>) => locks.run([`assembly-series:${seriesId}`], fn);
 
   async function load(seriesId: number) {

@@ -23,7 +23,6 @@ import {
 } from "../../domain/audit.ts";
 import { seriesForm } from "../../domain/series-form.ts";
 import type { CoverageIndex, SeriesSnapshot } from "../../domain/types.ts";
-import { createKeyedLock } from "../../library/keyed-lock.ts";
 import { createThumbnails, fingerprintOf, type Thumbnails } from "../../library/thumbnails.ts";
 import { pageSignatureRepo } from "../../repositories/page-signature-repo.ts";
 import type { PageSignatureWorker } from "./page-signature-worker.ts";
@@ -128,7 +127,7 @@ export function auditService(
   const { db } = ctx;
   const signatures = pageSignatureRepo(db);
   const confirmations = createConfirmations(ctx.secrets);
-  const locks = createKeyedLock();
+  const locks = ctx.cluster.keyedLock("audit");
   const thumbnails =
     options.thumbnails ?? createThumbnails({ dir: stateDirs(ctx.config).thumbnails, limits: ctx.config.archiveLimits });
 
