@@ -32,6 +32,30 @@ export interface Config {
   catalogues: CataloguesConfig;
   /** Series whose large computed views (units, audit list) stay in memory until they change; 0 keeps none. */
   viewCacheSeries: number;
+  /** What this instance runs: HTTP (`api`), the background workers and schedules (`worker`), or both. */
+  instanceRole: InstanceRole;
+  /** Redis that carries the events between instances (GraphQL subscriptions); null keeps them in-process. */
+  redisUrl: string | null;
+  /** How long a lease (a lock, a claim on work, a schedule's turn) outlives its holder's last renewal. */
+  leaseSeconds: number;
+}
+
+export const INSTANCE_ROLES = ["api", "worker", "all"] as const;
+export type InstanceRole = (typeof INSTANCE_ROLES)[number];
+
+function instanceRole(env: NodeJS.ProcessEnv): InstanceRole {
+  const text = env.INSTANCE_ROLE;
+  if (text === undefined || text === "") return "all";
+  if (!(INSTANCE_ROLES as readonly string[]).includes(text))
+    throw new Error(`INSTANCE_ROLE must be one of ${INSTANCE_ROLES.join(", ")}, got ${JSON.stringify(text)}`);
+  return text as InstanceRole;
+}
+
+function redisUrl(env: NodeJS.ProcessEnv): string | null {
+  const text = env.REDIS_URL;
+  if (text === undefined || text === "") return null;
+  if (!/^rediss?:\/\//i.test(text)) throw new Error(`REDIS_URL must be a redis:// or rediss:// URL`);
+  return text;
 }
 
 export interface ArchiveLimitsConfig {
@@ -99,6 +123,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     downloads: loadDownloadsConfig(env),
     catalogues: loadCataloguesConfig(env),
     viewCacheSeries: wholeNumber(env, "VIEW_CACHE_SERIES", 16),
+    instanceRole: instanceRole(env),
+    redisUrl: redisUrl(env),
+    leaseSeconds: positiveInt(env, "LEASE_SECONDS", 30),
     archiveLimits: {
       maxEntries: positiveInt(env, "ARCHIVE_MAX_ENTRIES", DEFAULT_ARCHIVE_LIMITS.maxEntries),
       maxTotalBytes: positiveInt(env, "ARCHIVE_MAX_TOTAL_BYTES", DEFAULT_ARCHIVE_LIMITS.maxTotalBytes),

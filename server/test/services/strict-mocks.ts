@@ -9,6 +9,8 @@ import type { Db } from "../../src/db/client.ts";
 import type { SeriesRow } from "../../src/repositories/series-repo.ts";
 import type { Secrets } from "../../src/secrets.ts";
 import { createEventBus } from "../../src/events.ts";
+import { createCluster } from "../../src/library/cluster.ts";
+import type { LeaseRepo } from "../../src/repositories/lease-repo.ts";
 import { createRepos, type AppContext, type Repos } from "../../src/services/context.ts";
 
 type Procedure = (...args: never[]) => unknown;
@@ -70,6 +72,7 @@ export function strictContext(repos: StrictRepos, libraryRoot: string): AppConte
     repos: repos as unknown as Repos,
     secrets: {} as Secrets,
     events: createEventBus(),
+    cluster: createCluster(Object.freeze({}) as LeaseRepo, { exclusive: true, leaseMs: 30_000, log: () => {} }),
     log: () => {},
   };
 }
