@@ -8,7 +8,7 @@
 //
 //   node scripts/setup.mjs start       before `npm start` (server and web client)
 //   node scripts/setup.mjs processor   before `pnpm processor` (server only)
-//   node scripts/setup.mjs test        before `npm test` (web client for the browser tests)
+//   node scripts/setup.mjs test        before `npm test` (the server bundle for the instances test, the web client for the browser tests)
 //   node scripts/setup.mjs build       `pnpm build`: both builds, whatever changed
 //
 // Exit code: 0 ready; otherwise the failing step's code, after saying what failed.
@@ -170,7 +170,7 @@ const PLANS = {
   build: { packages: null, builds: ["server", "web"], force: true },
   start: { packages: "start", builds: ["server", "web"] },
   processor: { packages: "start", builds: ["server"] },
-  test: { packages: "test", builds: ["web"] },
+  test: { packages: "test", builds: ["server", "web"] },
 };
 
 export function setup(mode) {

@@ -19,6 +19,16 @@ interface Bench {
 
 const BENCHES: Record<string, Bench> = {
   units: { file: "units.bench.ts", tools: [TOOLS.sqlite3], what: "GET /api/manga/{id}/units vs the sqlite3 shell" },
+  "units-postgres": {
+    file: "units-postgres.bench.ts",
+    tools: [{ command: "psql", pkg: "postgresql" }],
+    what: "GET /api/manga/{id}/units on PostgreSQL vs psql running the same selects",
+  },
+  instances: {
+    file: "instances.bench.ts",
+    tools: [{ command: "redis-server", pkg: "redis-server" }],
+    what: "mixed reads on one and two instances (PostgreSQL + Redis); 1,000 graphql-ws subscribers on two",
+  },
   thumbnails: {
     file: "thumbnails.bench.ts",
     tools: [TOOLS.unzip, TOOLS.vipsthumbnail],

@@ -2,7 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import { getRequestListener } from "@hono/node-server";
 import type { Config } from "./config.ts";
-import { createDb } from "./db/client.ts";
+import { createDb, dialectOfUrl } from "./db/client.ts";
 import { migrateDatabase } from "./db/migrate.ts";
 import { createGraphQL } from "./graphql/server.ts";
 import { restApp } from "./http/rest.ts";
@@ -11,13 +11,15 @@ import { setSecurityHeaders } from "./http/security-headers.ts";
 import { loadWebHandler } from "./http/web.ts";
 import { isReaderAppPath } from "./http/readers/index.ts";
 import { loadSecrets } from "./secrets.ts";
-import { createEventBus } from "./events.ts";
 import { requestActivity } from "./request-activity.ts";
+import { createEventBus, redisTransport } from "./events.ts";
+import { createCluster } from "./library/cluster.ts";
+import { leaseRepo } from "./repositories/lease-repo.ts";
 import { installRevisionTriggers } from "./repositories/revision-repo.ts";
 import { createRepos, type AppContext } from "./services/context.ts";
 import { createServices, type Services } from "./services/index.ts";
 import { seedDemoLibraryIfEmpty } from "./services/series/demo-service.ts";
-import { startDownloads } from "./services/acquisition/download-pipeline-wiring.ts";
+import { startBackground } from "./services/background.ts";
 
 export interface App {
   ctx: AppContext;
@@ -37,33 +39,44 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
   await mkdir(config.libraryRoot, { recursive: true });
   if (options.migrate !== false) await migrateDatabase(config.databaseUrl);
   const { db, queries } = createDb(config.databaseUrl);
-  // After the migrations: a table they added or rebuilt gets its revision triggers (view-cache.ts).
-  await installRevisionTriggers(db);
-  const secrets = await loadSecrets(config.dataDir, { apiKey: config.apiKey, adminPassword: config.adminPassword });
   const log =
     config.logLevel === "silent" ? () => {} : (m: string) => console.log(`[${new Date().toISOString()}] ${m}`);
   const activity = requestActivity();
-  const ctx: AppContext = {
-    config,
-    db,
-    queries,
-    repos: createRepos(db),
-    secrets,
-    events: createEventBus(),
-    activity,
+  // Several instances share a PostgreSQL database; SQLite is one instance's own (library/cluster.ts).
+  const cluster = createCluster(leaseRepo(db), {
+    exclusive: dialectOfUrl(config.databaseUrl) === "sqlite",
+    leaseMs: config.leaseSeconds * 1000,
     log,
-  };
-  const services = createServices(ctx);
-  await services.publication.recover();
-  await services.sessions.sweep();
-  await services.publication.purgeExpired();
-  const stopPurge = services.publication.schedulePurge();
-  services.assemblyMonitor.start(config.assemblyMonitorIntervalSeconds * 1000);
-  const stopDownloads = await startDownloads(ctx, services);
-  services.translationWorker.start();
-  services.catalogueRefresh.start(config.catalogues.refreshIntervalSeconds * 1000);
-
-  if (options.seedDemo !== false && config.demoLibrary) await seedDemoLibraryIfEmpty(ctx, services);
+  });
+  const transport = config.redisUrl ? await redisTransport(config.redisUrl) : null;
+  const workers = config.instanceRole !== "api";
+  // Instances starting together take turns: the triggers, the first start's secrets, the journal's
+  // recovery and the demo library are set up by one at a time.
+  const started = await cluster.turn(
+    "start-up",
+    async () => {
+      // After the migrations: a table they added or rebuilt gets its revision triggers (view-cache.ts).
+      await installRevisionTriggers(db);
+      const secrets = await loadSecrets(config.dataDir, { apiKey: config.apiKey, adminPassword: config.adminPassword });
+      const events = createEventBus(transport?.target);
+      const ctx: AppContext = { config, db, queries, repos: createRepos(db), secrets, events, cluster, activity, log };
+      const services = createServices(ctx);
+      // Alone on its database, whatever the journal holds was left by the previous process; with
+      // several instances the workers' recovery sweep takes only entries whose claim ran out.
+      if (cluster.exclusive) await services.publication.recover();
+      await services.sessions.sweep();
+      if (workers) await services.publication.purgeExpired();
+      if (options.seedDemo !== false && config.demoLibrary) await seedDemoLibraryIfEmpty(ctx, services);
+      return { ctx, services };
+    },
+    true,
+  );
+  if (!started.ran) throw new Error("start-up: the start-up turn was not taken");
+  const { ctx, services } = started.value;
+  const { secrets } = ctx;
+  const background = workers ? await startBackground(ctx, services) : async () => {};
+  cluster.start({ sweep: workers });
+  log(`instance ${cluster.instanceId}: role ${config.instanceRole}${transport ? ", events through Redis" : ""}`);
 
   const authenticate = createAuthenticator([apiKeyScheme(secrets), sessionCookieScheme(services.sessions)]);
   const graphql = createGraphQL(ctx, services, authenticate);
@@ -76,6 +89,10 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
     res.once("close", activity.ended);
     setSecurityHeaders(res);
     const url = req.url ?? "/";
+    if (config.instanceRole === "worker" && !url.startsWith("/api/health")) {
+      workerOnly(res);
+      return;
+    }
     if (url.startsWith("/api/") || url === "/graphql" || url.startsWith("/graphql?") || isReaderAppPath(url) || !web) {
       void api(req, res);
       return;
@@ -109,15 +126,7 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
       wss.close();
       // 3. Schedules and workers stop taking work; running jobs stop at their next journal step
       //    (their rows stay as they are, and the next start resumes them).
-      const stopped = await Promise.allSettled([
-        stopPurge(),
-        services.assemblyMonitor.stop(),
-        stopDownloads(),
-        services.translationWorker.stop(),
-        services.pageSignatures.stop(),
-        services.catalogueRefresh.stop(),
-      ]);
-      for (const r of stopped) if (r.status === "rejected") log(`shutdown: ${String(r.reason)}`);
+      await Promise.allSettled([background(), services.pageSignatures.stop()]);
       // 4. Requests in flight get a short while to finish, then every connection left is cut.
       const drained = (ms: number) => Promise.race([httpClosed, new Promise((r) => setTimeout(r, ms).unref())]);
       await drained(DRAIN_MS);
@@ -126,8 +135,25 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
       await drained(1000);
       // Places of streamed pages stored after their answers.
       await services.reading.settled();
-      // 5. The database last: nothing above writes any more.
+      // 5. Leases go (another instance takes this one's work at once), then Redis and the database.
+      await cluster.stop().catch((e: unknown) => log(`shutdown: ${String(e)}`));
+      await transport?.close();
       await db.$disconnect();
     },
   };
+}
+
+/** A worker instance serves the health check only; the API and the pages are the api instances'. */
+function workerOnly(res: import("node:http").ServerResponse): void {
+  res.statusCode = 404;
+  res.setHeader("content-type", "application/problem+json");
+  res.end(
+    JSON.stringify({
+      type: "about:blank",
+      title: "Not found",
+      status: 404,
+      code: "not_found",
+      detail: "this instance runs background work only (INSTANCE_ROLE=worker): only /api/health answers here",
+    }),
+  );
 }

@@ -20,6 +20,9 @@ describe("loadConfig", () => {
       recycleRetentionDays: 30,
       viewCacheSeries: 1000,
       viewCacheMb: 32,
+      instanceRole: "all",
+      redisUrl: null,
+      leaseSeconds: 30,
       assemblyMonitorIntervalSeconds: 900,
       dropFolder: path.join(CWD, "data", "drop"),
       downloads: {
@@ -70,6 +73,9 @@ describe("loadConfig", () => {
           RECYCLE_RETENTION_DAYS: "7",
           VIEW_CACHE_SERIES: "4",
           VIEW_CACHE_MB: "8",
+          INSTANCE_ROLE: "worker",
+          REDIS_URL: "redis://127.0.0.1:6390/2",
+          LEASE_SECONDS: "5",
           ASSEMBLY_MONITOR_INTERVAL_SECONDS: "60",
           DROP_FOLDER: "/mnt/drop",
           ARCHIVE_MAX_ENTRIES: "500",
@@ -96,6 +102,9 @@ describe("loadConfig", () => {
       recycleRetentionDays: 7,
       viewCacheSeries: 4,
       viewCacheMb: 8,
+      instanceRole: "worker",
+      redisUrl: "redis://127.0.0.1:6390/2",
+      leaseSeconds: 5,
       assemblyMonitorIntervalSeconds: 60,
       dropFolder: "/mnt/drop",
       downloads: {
@@ -165,4 +174,14 @@ describe("loadConfig", () => {
       );
     },
   );
+
+  it.each(["API", "both", "workers", " all"])("refuses INSTANCE_ROLE=%j with a clear message", (role) => {
+    expect(() => loadConfig({ INSTANCE_ROLE: role }, CWD)).toThrow(
+      `INSTANCE_ROLE must be one of api, worker, all, got ${JSON.stringify(role)}`,
+    );
+  });
+
+  it.each(["localhost:6379", "http://127.0.0.1:6379"])("refuses REDIS_URL=%j", (url) => {
+    expect(() => loadConfig({ REDIS_URL: url }, CWD)).toThrow("REDIS_URL must be a redis:// or rediss:// URL");
+  });
 });

@@ -34,6 +34,30 @@ export interface Config {
   viewCacheSeries: number;
   /** Most memory, in MB (estimated), those kept views hold together (the series used longest ago go first). */
   viewCacheMb: number;
+  /** What this instance runs: HTTP (`api`), the background workers and schedules (`worker`), or both. */
+  instanceRole: InstanceRole;
+  /** Redis that carries the events between instances (GraphQL subscriptions); null keeps them in-process. */
+  redisUrl: string | null;
+  /** How long a lease (a lock, a claim on work, a schedule's turn) outlives its holder's last renewal. */
+  leaseSeconds: number;
+}
+
+export const INSTANCE_ROLES = ["api", "worker", "all"] as const;
+export type InstanceRole = (typeof INSTANCE_ROLES)[number];
+
+function instanceRole(env: NodeJS.ProcessEnv): InstanceRole {
+  const text = env.INSTANCE_ROLE;
+  if (text === undefined || text === "") return "all";
+  if (!(INSTANCE_ROLES as readonly string[]).includes(text))
+    throw new Error(`INSTANCE_ROLE must be one of ${INSTANCE_ROLES.join(", ")}, got ${JSON.stringify(text)}`);
+  return text as InstanceRole;
+}
+
+function redisUrl(env: NodeJS.ProcessEnv): string | null {
+  const text = env.REDIS_URL;
+  if (text === undefined || text === "") return null;
+  if (!/^rediss?:\/\//i.test(text)) throw new Error(`REDIS_URL must be a redis:// or rediss:// URL`);
+  return text;
 }
 
 export interface ArchiveLimitsConfig {
@@ -102,6 +126,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     catalogues: loadCataloguesConfig(env),
     viewCacheSeries: wholeNumber(env, "VIEW_CACHE_SERIES", 1000),
     viewCacheMb: positiveInt(env, "VIEW_CACHE_MB", 32),
+    instanceRole: instanceRole(env),
+    redisUrl: redisUrl(env),
+    leaseSeconds: positiveInt(env, "LEASE_SECONDS", 30),
     archiveLimits: {
       maxEntries: positiveInt(env, "ARCHIVE_MAX_ENTRIES", DEFAULT_ARCHIVE_LIMITS.maxEntries),
       maxTotalBytes: positiveInt(env, "ARCHIVE_MAX_TOTAL_BYTES", DEFAULT_ARCHIVE_LIMITS.maxTotalBytes),

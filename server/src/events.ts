@@ -1,4 +1,6 @@
+import { createRedisEventTarget } from "@graphql-yoga/redis-event-target";
 import { createPubSub } from "graphql-yoga";
+import { Redis } from "ioredis";
 import { createDownloadEvents } from "./services/acquisition/download-pipeline-events.ts";
 import { createTranslationEvents } from "./services/translation/translation-worker-events.ts";
 
@@ -20,9 +22,46 @@ export interface AssemblyProgressEvent {
   total: number;
 }
 
-/** In-process event bus: services publish, subscriptions listen. */
-export function createEventBus() {
-  const pubsub = createPubSub<{ library: [LibraryEvent]; assembly: [AssemblyProgressEvent] }>();
+/** New background work was queued: the workers of every instance look for it (`downloads` or `translations`). */
+export interface WorkEvent {
+  queue: "downloads" | "translations";
+}
+
+/**
+ * Where published events travel. In-process by default; with REDIS_URL every instance publishes to
+ * and listens on Redis (graphql-yoga's Redis event target), so a subscriber of one instance hears
+ * what another did.
+ */
+// The bus's channels are typed per pubsub; one transport carries them all (each pubsub casts it to its own events).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type EventTransport = ReturnType<typeof createRedisEventTarget<any>>;
+
+/** A Redis transport: one connection publishes, one listens (a subscribed connection can do nothing else). */
+export async function redisTransport(url: string): Promise<{ target: EventTransport; close(): Promise<void> }> {
+  const options = { lazyConnect: true, maxRetriesPerRequest: 3 } as const;
+  const publishClient = new Redis(url, options);
+  const subscribeClient = new Redis(url, options);
+  try {
+    await Promise.all([publishClient.connect(), subscribeClient.connect()]);
+  } catch (e) {
+    publishClient.disconnect();
+    subscribeClient.disconnect();
+    throw new Error(`cannot reach Redis at REDIS_URL: ${(e as Error).message}`, { cause: e });
+  }
+  return {
+    target: createRedisEventTarget({ publishClient, subscribeClient }),
+    async close() {
+      await Promise.allSettled([publishClient.quit(), subscribeClient.quit()]);
+    },
+  };
+}
+
+/** The event bus: services publish, subscriptions listen (in this process, or through `transport`). */
+export function createEventBus(transport?: EventTransport) {
+  const eventTarget = transport;
+  const pubsub = createPubSub<{ library: [LibraryEvent]; assembly: [AssemblyProgressEvent]; work: [WorkEvent] }>({
+    eventTarget,
+  });
   return {
     publish(kind: LibraryEvent["kind"], seriesId: number | null): void {
       pubsub.publish("library", { kind, seriesId, at: new Date().toISOString() });
@@ -30,8 +69,11 @@ export function createEventBus() {
     subscribe: () => pubsub.subscribe("library"),
     publishAssembly: (e: AssemblyProgressEvent): void => pubsub.publish("assembly", e),
     subscribeAssembly: () => pubsub.subscribe("assembly"),
-    downloads: createDownloadEvents(),
-    translations: createTranslationEvents(),
+    /** Tells the workers of every instance that `queue` has new work. */
+    publishWork: (queue: WorkEvent["queue"]): void => pubsub.publish("work", { queue }),
+    subscribeWork: () => pubsub.subscribe("work"),
+    downloads: createDownloadEvents(eventTarget),
+    translations: createTranslationEvents(eventTarget),
   };
 }
 

@@ -4,6 +4,10 @@
  * slow cycle never overlaps itself), a run on request that joins the cycle under way, a status for
  * the API, and a stop that waits for the cycle under way. A failed cycle is logged and the schedule
  * goes on. Timers never keep the process alive.
+ *
+ * With several instances on one database, a guard (library/cluster.ts `turn`) lets one instance at a
+ * time run a cycle: a timed cycle is skipped when another instance has the turn, a requested one
+ * waits for it.
  */
 export interface LoopStatus<T> {
   lastRun: string | null;
@@ -22,10 +26,18 @@ export interface ScheduledLoop<T> {
   stop(): Promise<void>;
 }
 
+/** Runs `fn` in the turn `name` (waiting for it, or skipping when another instance has it). */
+export type LoopGuard = <T>(
+  name: string,
+  fn: () => Promise<T>,
+  wait: boolean,
+) => Promise<{ ran: true; value: T } | { ran: false }>;
+
 export function scheduledLoop<T>(
   name: string,
   cycle: () => Promise<T>,
   log: (message: string) => void,
+  guard?: LoopGuard,
 ): ScheduledLoop<T> {
   let lastRun: Date | null = null;
   let nextRun: Date | null = null;
@@ -33,13 +45,15 @@ export function scheduledLoop<T>(
   let current: Promise<T> | null = null;
   let timer: NodeJS.Timeout | null = null;
 
-  const runNow = (): Promise<T> =>
-    (current ??= cycle()
-      .then((o) => (lastOutcome = o))
+  const run = (wait: boolean): Promise<T | undefined> =>
+    (current ??= (guard ? guard(name, cycle, wait) : cycle().then((value) => ({ ran: true as const, value })))
+      .then((o) => (o.ran ? (lastOutcome = o.value) : lastOutcome))
       .finally(() => {
         lastRun = new Date();
         current = null;
-      }));
+      }) as Promise<T>);
+  // A requested run waits for the turn, so it always runs a cycle and has its outcome.
+  const runNow = () => run(true) as Promise<T>;
 
   return {
     runNow,
@@ -53,7 +67,7 @@ export function scheduledLoop<T>(
       const schedule = () => {
         nextRun = new Date(Date.now() + intervalMs);
         timer = setTimeout(() => {
-          runNow()
+          run(false)
             .catch((e: unknown) => log(`${name}: cycle failed: ${(e as Error).message}`))
             .finally(() => timer !== null && schedule());
         }, intervalMs);

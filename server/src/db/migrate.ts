@@ -45,7 +45,18 @@ export async function migrateDatabase(databaseUrl: string): Promise<void> {
   if (databaseUrl.startsWith("file:")) {
     await mkdir(path.dirname(databaseUrl.slice("file:".length)), { recursive: true });
   }
-  if ((await pendingMigrations(databaseUrl))?.length !== 0) await deployMigrations(databaseUrl);
+  // Instances starting together on one PostgreSQL database: the CLI of one holds Prisma's advisory
+  // lock while it migrates, and the others' CLI gives up waiting for it after 10 s. They try again
+  // until the migrations are applied (then there is nothing left to do).
+  for (let attempt = 1; (await pendingMigrations(databaseUrl))?.length !== 0; attempt++) {
+    try {
+      await deployMigrations(databaseUrl);
+      break;
+    } catch (e) {
+      if (attempt >= 30 || !/advisory lock/i.test((e as Error).message)) throw e;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
   if (databaseUrl.startsWith("file:")) await useWriteAheadLog(databaseUrl);
 }
 

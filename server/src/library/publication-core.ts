@@ -5,7 +5,7 @@
 import { stateDirs } from "../config.ts";
 import { publicationRepo, type PublicationRepo } from "../repositories/publication-repo.ts";
 import type { AppContext } from "../services/context.ts";
-import { createKeyedLock, type KeyedLock } from "./keyed-lock.ts";
+import type { KeyedLock } from "./keyed-lock.ts";
 
 /**
  * The points of a publication at which a crash leaves a distinct state on disk and in the
@@ -67,8 +67,14 @@ export function createEngine(ctx: AppContext): Engine {
   const dirs = stateDirs(ctx.config);
   return {
     ctx,
-    store: publicationRepo(ctx.db),
-    root: ctx.config.libraryRoot, staging: dirs.staging, bin: dirs.recycleBin, lock: createKeyedLock() };
+    // With several instances, each journal entry is born claimed by this one (library/cluster.ts).
+    store: publicationRepo(ctx.db, () => ctx.cluster.journalLease()),
+    root: ctx.config.libraryRoot,
+    staging: dirs.staging,
+    bin: dirs.recycleBin,
+    // Files are locked across instances: two of them never move the same path or file at once.
+    lock: ctx.cluster.keyedLock("publication"),
+  };
 }
 
 export const DAY_MS = 24 * 60 * 60 * 1000;

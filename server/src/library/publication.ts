@@ -13,9 +13,10 @@ import type { AppContext } from "../services/context.ts";
 import { createEngine, type RecycleListEntry, type RetiredFile } from "./publication-core.ts";
 import { publish, type PublishInput, type PublishResult } from "./publish.ts";
 import { listBin, purgeEntry, purgeExpired, restore } from "./recycle-bin.ts";
-import { recover } from "./recovery.ts";
+import { recover, recoverExpired } from "./recovery.ts";
 import { retire } from "./retirement.ts";
 import { scheduledLoop } from "../scheduled-loop.ts";
+import { journalLeaseKey } from "../repositories/publication-repo.ts";
 
 export type { PublishInput, PublishResult } from "./publish.ts";
 export type { PublishFile, PublishRelease } from "./journal.ts";
@@ -42,6 +43,10 @@ export interface Publication {
   restore(recycleEntryId: number): Promise<{ fileId: number; path: string }>;
   /** Finishes or undoes what a crash interrupted; run at start-up before serving. */
   recover(): Promise<{ replayed: number; rolledBack: number }>;
+  /** With several instances: finishes or undoes the entries of instances that died (library/recovery.ts). */
+  recoverExpired(): Promise<{ replayed: number; rolledBack: number }>;
+  /** Whether a live other instance has a journal entry in flight (its downloads may be publishing). */
+  busyElsewhere(): Promise<boolean>;
   /** Removes the bin copies recycled more than RECYCLE_RETENTION_DAYS before `now`; entries become `purged`. */
   purgeExpired(now?: Date): Promise<number>;
   /** Removes one entry's bin copy now, whatever its age (404 `recycle_entry_not_found` unless it is in the bin). */
@@ -59,11 +64,16 @@ export function createPublication(ctx: AppContext): Publication {
     retire: (fileIds, reason) => retire(engine, fileIds, reason),
     restore: (id) => restore(engine, id),
     recover: () => recover(engine),
+    recoverExpired: () => recoverExpired(engine),
+    async busyElsewhere() {
+      const keys = (await engine.store.pendingJournalIds()).map(journalLeaseKey);
+      return (await ctx.cluster.heldElsewhere(keys)).size > 0;
+    },
     purgeExpired: (now) => purgeExpired(engine, now),
     purge: (id) => purgeEntry(engine, id),
     list: () => listBin(engine),
     schedulePurge(intervalMs = PURGE_INTERVAL_MS) {
-      const loop = scheduledLoop("recycle bin purge", () => purgeExpired(engine), ctx.log);
+      const loop = scheduledLoop("recycle bin purge", () => purgeExpired(engine), ctx.log, ctx.cluster.turn);
       loop.start(intervalMs);
       return () => loop.stop();
     },

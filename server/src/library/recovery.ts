@@ -3,6 +3,8 @@
  * that afterwards disk and database agree (every active row's bytes at its path, every recycled
  * row's bytes in the bin, nothing in both, nothing lost, no journaled file left in staging).
  */
+import path from "node:path";
+import { journalLeaseKey } from "../repositories/publication-repo.ts";
 import type { JournalEntry } from "./journal.ts";
 import type { Engine } from "./publication-core.ts";
 import { recoverPublish } from "./publish.ts";
@@ -47,5 +49,64 @@ export async function recover(engine: Engine): Promise<{ replayed: number; rolle
   }
   // What no unfinished entry names is a leftover of an interrupted operation.
   await sweepStaging(engine);
+  return counts;
+}
+
+/** The lock keys the operation of an entry held (publish.ts, retirement.ts, recycle-bin.ts). */
+function lockKeysOf(engine: Engine, entry: JournalEntry): string[] {
+  const files = (fs: { fileId: number; from: string }[]) => fs.flatMap((f) => [`file:${f.fileId}`, `path:${f.from}`]);
+  switch (entry.op) {
+    case "publish": {
+      const p = entry.payload;
+      return [
+        `path:${p.requested}`,
+        `staged:${path.join(engine.staging, ...p.staged.split("/"))}`,
+        ...files(p.retireAfter?.files ?? []),
+      ];
+    }
+    case "retire":
+      return files(entry.payload.files);
+    case "restore":
+      return [`entry:${entry.payload.entryId}`, `file:${entry.payload.fileId}`, `path:${entry.payload.to}`];
+    case "purge":
+      // Removing bin copies is idempotent; no other operation touches purged entries.
+      return [];
+  }
+}
+
+/** Staged files younger than this may still be written by a live instance (an assembly being built). */
+const STAGED_GRACE_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * With several instances: finishes or undoes the entries whose instance died — those whose claim
+ * (lease `journal:<id>`) ran out and that this instance could claim — under the locks their
+ * operation held; an entry a live instance is working on is never touched. Run by every worker's
+ * recovery sweep, so a surviving instance completes what a dead one left half-done.
+ */
+export async function recoverExpired(engine: Engine): Promise<{ replayed: number; rolledBack: number }> {
+  const { cluster } = engine.ctx;
+  const counts = { replayed: 0, rolledBack: 0 };
+  for (const id of await engine.store.pendingJournalIds()) {
+    const key = journalLeaseKey(id);
+    if (!(await cluster.claim(key))) continue;
+    try {
+      const entry = await engine.store.nextJournalEntry(id - 1);
+      if (!entry || entry.id !== id) continue; // finished by its owner just before its lease ran out
+      await engine.lock.run(lockKeysOf(engine, entry), async () => {
+        // Under the locks: the entry as it is now (a chained entry's parent may have moved it on).
+        const now = await engine.store.nextJournalEntry(id - 1);
+        if (!now || now.id !== id) return;
+        counts[await recoverOne(engine, now)] += 1;
+      });
+    } catch (e) {
+      engine.ctx.log(`recovery: ${id} failed: ${(e as Error).message} (tried again at the next sweep)`);
+    } finally {
+      await cluster.release([key]);
+    }
+  }
+  if (counts.replayed + counts.rolledBack > 0)
+    engine.ctx.log(`recovery: ${counts.replayed} finished, ${counts.rolledBack} undone (left by another instance)`);
+  // Leftovers of operations that died before their journal entry; young files may be in the making.
+  await sweepStaging(engine, STAGED_GRACE_MS);
   return counts;
 }

@@ -24,8 +24,13 @@ async function namedByJournal(engine: Engine): Promise<Set<string>> {
   return named;
 }
 
-/** Removes the staged files no unfinished journal entry names; answers how many. Run at start-up only. */
-export async function sweepStaging(engine: Engine): Promise<number> {
+/**
+ * Removes the staged files no unfinished journal entry names; answers how many. Alone on the
+ * database it runs at start-up; with several instances (another may be building a file right now)
+ * it removes only files older than `minAgeMs`.
+ */
+export async function sweepStaging(engine: Engine, minAgeMs = 0): Promise<number> {
+  const before = Date.now() - minAgeMs;
   const named = await namedByJournal(engine);
   let removed = 0;
   const walk = async (dir: string, top: boolean): Promise<void> => {
@@ -48,7 +53,7 @@ export async function sweepStaging(engine: Engine): Promise<number> {
       if (named.has(abs)) continue;
       // Files and symbolic links alike (a link is removed, never followed).
       const st = await lstat(abs).catch(() => null);
-      if (!st) continue;
+      if (!st || (minAgeMs > 0 && st.mtimeMs > before)) continue;
       await rm(abs, { force: true });
       removed += 1;
     }

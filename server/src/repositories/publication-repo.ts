@@ -13,6 +13,7 @@
 import type { Db } from "../db/client.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
 import { chunksOf } from "./in-chunks.ts";
+import { deleteLease, insertLease } from "./lease-repo.ts";
 
 /** A transaction handle (the journal entry of a chained operation opens inside the committing one). */
 export type Tx = Prisma.TransactionClient;
@@ -107,8 +108,25 @@ export type JournalEntry =
 type Op = JournalEntry["op"];
 type PayloadOf<O extends Op> = Extract<JournalEntry, { op: O }>["payload"];
 
-async function beginJournal<O extends Op>(db: Db | Tx, op: O, step: string, payload: PayloadOf<O>): Promise<number> {
-  const row = await db.publicationJournal.create({ data: { op, step, payload: JSON.stringify(payload) } });
+/**
+ * The claim a new entry is born with when several instances share the database: its lease is
+ * written in the entry's own transaction, so no other instance's recovery ever sees the entry
+ * unclaimed while its instance lives. Null alone on the database (nothing to claim).
+ */
+export type JournalLease = () => { owner: string; expiresAt: Date } | null;
+
+export const journalLeaseKey = (id: number) => `journal:${id}`;
+
+async function beginJournal<O extends Op>(
+  tx: Tx,
+  lease: JournalLease,
+  op: O,
+  step: string,
+  payload: PayloadOf<O>,
+): Promise<number> {
+  const row = await tx.publicationJournal.create({ data: { op, step, payload: JSON.stringify(payload) } });
+  const claim = lease();
+  if (claim) await insertLease(tx, journalLeaseKey(row.id), claim.owner, claim.expiresAt);
   return row.id;
 }
 
@@ -119,9 +137,10 @@ async function advanceJournal<O extends Op>(db: Db, id: number, step: string, pa
   });
 }
 
-/** Ends an entry; inside the committing transaction, or alone when an operation is undone. */
-async function endJournal(db: Db | Tx, id: number): Promise<void> {
+/** Ends an entry (and its claim); inside the committing transaction, or alone when an operation is undone. */
+async function endJournal(db: Db | Tx, lease: JournalLease, id: number): Promise<void> {
   await db.publicationJournal.deleteMany({ where: { id } });
+  if (lease() !== null) await deleteLease(db, journalLeaseKey(id));
 }
 
 /** The oldest unfinished entry after `afterId` (recovery walks them in order, seeing rows it creates). */
@@ -138,6 +157,11 @@ async function pendingJournalCount(db: Db): Promise<number> {
   return db.publicationJournal.count();
 }
 
+async function pendingJournalIds(db: Db): Promise<number[]> {
+  const rows = await db.publicationJournal.findMany({ select: { id: true }, orderBy: { id: "asc" } });
+  return rows.map((r) => r.id);
+}
+
 export interface CommittedPublish {
   fileId: number;
   /** The journal entry of the chained retirement, created in the same transaction. */
@@ -145,7 +169,13 @@ export interface CommittedPublish {
 }
 
 /** Records the placed file (and its release), ends the publication entry, opens a chained retirement. */
-async function commitPublish(db: Db, journalId: number, p: PublishPayload, mtimeMs: number): Promise<CommittedPublish> {
+async function commitPublish(
+  db: Db,
+  lease: JournalLease,
+  journalId: number,
+  p: PublishPayload,
+  mtimeMs: number,
+): Promise<CommittedPublish> {
   return db.$transaction(async (tx) => {
     const data = {
       seriesId: p.seriesId,
@@ -198,8 +228,8 @@ async function commitPublish(db: Db, journalId: number, p: PublishPayload, mtime
         },
       });
     }
-    const retireJournalId = p.retireAfter ? await beginJournal(tx, "retire", "moving", p.retireAfter) : null;
-    await endJournal(tx, journalId);
+    const retireJournalId = p.retireAfter ? await beginJournal(tx, lease, "retire", "moving", p.retireAfter) : null;
+    await endJournal(tx, lease, journalId);
     return { fileId: row.id, retireJournalId };
   });
 }
@@ -210,6 +240,7 @@ async function commitPublish(db: Db, journalId: number, p: PublishPayload, mtime
  */
 async function commitRetire(
   db: Db,
+  lease: JournalLease,
   journalId: number,
   p: RetirePayload,
   moved: RetireFilePlan[],
@@ -241,7 +272,7 @@ async function commitRetire(
     }
     for (const chunk of chunksOf(lost))
       await tx.libraryFile.updateMany({ where: { id: { in: chunk }, state: "active" }, data: { state: "missing" } });
-    await endJournal(tx, journalId);
+    await endJournal(tx, lease, journalId);
     return entries;
   });
 }
@@ -249,6 +280,7 @@ async function commitRetire(
 /** Reactivates the restored file at its original path and closes its bin entry. Returns the live row's id. */
 async function commitRestore(
   db: Db,
+  lease: JournalLease,
   journalId: number,
   p: RestorePayload,
   mtimeMs: number,
@@ -276,13 +308,18 @@ async function commitRestore(
         },
       });
     }
-    await endJournal(tx, journalId);
+    await endJournal(tx, lease, journalId);
     return liveId;
   });
 }
 
 /** Marks the expired entries purged and opens the journal entry that removes their bytes. */
-async function beginPurge(db: Db, ids: number[], cutoff: Date): Promise<{ journalId: number; bins: string[] } | null> {
+async function beginPurge(
+  db: Db,
+  lease: JournalLease,
+  ids: number[],
+  cutoff: Date,
+): Promise<{ journalId: number; bins: string[] } | null> {
   return db.$transaction(async (tx) => {
     const expired: { id: number; binPath: string }[] = [];
     for (const chunk of chunksOf([...ids].sort((a, b) => a - b)))
@@ -296,26 +333,31 @@ async function beginPurge(db: Db, ids: number[], cutoff: Date): Promise<{ journa
     for (const chunk of chunksOf(expired.map((e) => e.id)))
       await tx.recycleEntry.updateMany({ where: { id: { in: chunk } }, data: { state: "purged" } });
     const bins = expired.map((e) => e.binPath);
-    const journalId = await beginJournal(tx, "purge", "unlinking", { v: 1, bins });
+    const journalId = await beginJournal(tx, lease, "purge", "unlinking", { v: 1, bins });
     return { journalId, bins };
   });
 }
 
 /** The publication module's database calls, on the client (or inside a caller's transaction). */
-export function publicationRepo(db: Db) {
+export function publicationRepo(db: Db, lease: JournalLease = () => null) {
   return {
-    beginJournal: <O extends Op>(op: O, step: string, payload: PayloadOf<O>) => beginJournal(db, op, step, payload),
+    beginJournal: <O extends Op>(op: O, step: string, payload: PayloadOf<O>) =>
+      lease() === null
+        ? beginJournal(db as unknown as Tx, lease, op, step, payload)
+        : db.$transaction((tx) => beginJournal(tx, lease, op, step, payload)),
     advanceJournal: <O extends Op>(id: number, step: string, payload?: PayloadOf<O>) =>
       advanceJournal(db, id, step, payload),
-    endJournal: (id: number) => endJournal(db, id),
+    endJournal: (id: number) => endJournal(db, lease, id),
     nextJournalEntry: (afterId: number) => nextJournalEntry(db, afterId),
     pendingJournalCount: () => pendingJournalCount(db),
-    commitPublish: (journalId: number, p: PublishPayload, mtimeMs: number) => commitPublish(db, journalId, p, mtimeMs),
+    pendingJournalIds: () => pendingJournalIds(db),
+    commitPublish: (journalId: number, p: PublishPayload, mtimeMs: number) =>
+      commitPublish(db, lease, journalId, p, mtimeMs),
     commitRetire: (journalId: number, p: RetirePayload, moved: RetireFilePlan[], lost: number[], now: Date) =>
-      commitRetire(db, journalId, p, moved, lost, now),
+      commitRetire(db, lease, journalId, p, moved, lost, now),
     commitRestore: (journalId: number, p: RestorePayload, mtimeMs: number, now: Date) =>
-      commitRestore(db, journalId, p, mtimeMs, now),
-    beginPurge: (ids: number[], cutoff: Date) => beginPurge(db, ids, cutoff),
+      commitRestore(db, lease, journalId, p, mtimeMs, now),
+    beginPurge: (ids: number[], cutoff: Date) => beginPurge(db, lease, ids, cutoff),
 
     /** Whether an active row holds this library path. */
     async activeAtPath(relPath: string): Promise<boolean> {

@@ -10,6 +10,7 @@ import { verificationRepo } from "../repositories/verification-repo.ts";
 import type { Secrets } from "../secrets.ts";
 import type { EventBus } from "../events.ts";
 import type { RequestActivity } from "../request-activity.ts";
+import type { Cluster } from "../library/cluster.ts";
 
 export function createRepos(db: Db) {
   return {
@@ -37,5 +38,7 @@ export interface AppContext {
   events: EventBus;
   /** HTTP requests in flight (background work waits for a quiet moment). */
   activity: RequestActivity;
+  /** This instance among the others on the same database: leases, locks, claims (library/cluster.ts). */
+  cluster: Cluster;
   log: (message: string) => void;
 }

@@ -67,7 +67,10 @@ export function createServices(ctx: AppContext) {
     translationSettings = translationSettingsService(ctx);
   const worker = translationWorker(ctx, { publication });
   // A job created, retried, cancelled or resumed wakes the worker, which sleeps while idle.
-  translations.translations.useWorker(() => worker.kick());
+  translations.translations.useWorker(() => {
+    worker.kick();
+    ctx.events.publishWork("translations");
+  });
   // The acquisition loop: a link or an operator's refresh runs the Wanted pass at once; the scheduled
   // pass refreshes every linked source before it plans.
   sources.useAfterOperatorRefresh((seriesId) => {

@@ -7,6 +7,8 @@
 import { loadConfig } from "../../src/config.ts";
 import { createDb } from "../../src/db/client.ts";
 import type { EventBus } from "../../src/events.ts";
+import { createCluster } from "../../src/library/cluster.ts";
+import { leaseRepo } from "../../src/repositories/lease-repo.ts";
 import { createPublication, type PublishInput } from "../../src/library/publication.ts";
 import type { Secrets } from "../../src/secrets.ts";
 import { assemblyService } from "../../src/services/assembly/assembly-service.ts";
@@ -34,11 +36,15 @@ const events: EventBus = {
   subscribe: noSubscriptions,
   publishAssembly: () => {},
   subscribeAssembly: noSubscriptions,
+  publishWork: () => {},
+  subscribeWork: noSubscriptions,
   downloads: { publish: () => {}, subscribe: noSubscriptions },
   translations: { publish: () => {}, subscribe: noSubscriptions },
 };
 // The child signs and checks its own confirmation: a fixed MAC is enough inside one process.
 const secrets = { sign: (payload: string) => Buffer.from(payload).toString("base64url").slice(-32) } as Secrets;
+const log = (m: string) => console.error(m);
+const cluster = createCluster(leaseRepo(db), { exclusive: true, leaseMs: config.leaseSeconds * 1000, log });
 const ctx: AppContext = {
   config,
   db,
@@ -46,8 +52,9 @@ const ctx: AppContext = {
   repos: createRepos(db),
   secrets,
   events,
+  cluster,
   activity: requestActivity(),
-  log: (m) => console.error(m),
+  log,
 };
 const publication = createPublication(ctx);
 const op = JSON.parse(process.env.CRASH_OP ?? "null") as CrashOp;

@@ -10,6 +10,8 @@ import type { SeriesRow } from "../../src/repositories/series-repo.ts";
 import type { Secrets } from "../../src/secrets.ts";
 import { createEventBus } from "../../src/events.ts";
 import { requestActivity } from "../../src/request-activity.ts";
+import { createCluster } from "../../src/library/cluster.ts";
+import type { LeaseRepo } from "../../src/repositories/lease-repo.ts";
 import { createRepos, type AppContext, type Repos } from "../../src/services/context.ts";
 
 type Procedure = (...args: never[]) => unknown;
@@ -72,6 +74,7 @@ export function strictContext(repos: StrictRepos, libraryRoot: string): AppConte
     secrets: {} as Secrets,
     events: createEventBus(),
     activity: requestActivity(),
+    cluster: createCluster(Object.freeze({}) as LeaseRepo, { exclusive: true, leaseMs: 30_000, log: () => {} }),
     log: () => {},
   };
 }

@@ -1,4 +1,5 @@
 import { createPubSub } from "graphql-yoga";
+import type { EventTransport } from "../../events.ts";
 
 /** Progress and outcome of one download (GraphQL `downloadEvents`). */
 export interface DownloadEvent {
@@ -13,8 +14,8 @@ export interface DownloadEvent {
 }
 
 /** The download channel of the event bus (events.ts `downloads`). */
-export function createDownloadEvents() {
-  const pubsub = createPubSub<{ download: [DownloadEvent] }>();
+export function createDownloadEvents(eventTarget?: EventTransport) {
+  const pubsub = createPubSub<{ download: [DownloadEvent] }>({ eventTarget });
   return {
     publish: (e: Omit<DownloadEvent, "at">): void => pubsub.publish("download", { ...e, at: new Date().toISOString() }),
     subscribe: () => pubsub.subscribe("download"),

@@ -14,7 +14,7 @@ import { safeName } from "../../domain/safe-names.ts";
 import { AppError, isAppError } from "../../errors.ts";
 import type { DownloadRow as Download } from "../../repositories/download-repo.ts";
 import type { Publication } from "../../library/publication.ts";
-import { createKeyedLock } from "../../library/keyed-lock.ts";
+import type { KeyedLock } from "../../library/keyed-lock.ts";
 import { limiter, mapConcurrent, pageStats } from "../../library/page-stats.ts";
 import { ProviderError, type SourceProvider } from "../../providers/provider.ts";
 import type { DownloadQueueRepo } from "../../repositories/download-queue-repo.ts";
@@ -255,7 +255,12 @@ export async function runJob(deps: JobDeps, claimed: Download, signal: AbortSign
   }
 }
 
-const groupLock = createKeyedLock();
+const groupLocks = new WeakMap<AppContext, KeyedLock>();
+const groupLockOf = (ctx: AppContext) => {
+  let l = groupLocks.get(ctx);
+  if (!l) groupLocks.set(ctx, (l = ctx.cluster.keyedLock("replacement-group")));
+  return l;
+};
 
 /**
  * A replacement group (the parts of a split chapter from one other source) retires the old files
@@ -268,7 +273,7 @@ export async function finishReplacementGroup(
 ): Promise<void> {
   const group = row.replacementGroup;
   if (!group) return;
-  await groupLock.run([`group:${row.seriesId}:${group}`], async () => {
+  await groupLockOf(deps.ctx).run([`group:${row.seriesId}:${group}`], async () => {
     const members = await deps.queue.groupMembers(row.seriesId, group);
     if (members.length === 0 || !members.every((m) => m.state === "published")) return;
     const ids = (() => {

@@ -77,7 +77,7 @@ function wantedMonitor(ctx: AppContext, wanted: WantedService) {
   }
 
   return {
-    ...scheduledLoop("wanted", cycle, ctx.log),
+    ...scheduledLoop("wanted", cycle, ctx.log, ctx.cluster.turn),
     /** The sources' refresh the cycle runs before each series' pass (wired by createServices). */
     useRefresh(fn: PassRefresh): void {
       refresh = fn;
@@ -89,7 +89,13 @@ function wantedMonitor(ctx: AppContext, wanted: WantedService) {
 export function downloadServices(ctx: AppContext, publication: Publication) {
   const downloads = downloadService(ctx);
   const pipeline = downloadPipeline(ctx, { downloads, publication, lookup: registryLookup(ctx) });
-  const wanted = wantedService(ctx, { kick: () => pipeline.kick() });
+  // Queued rows wake this instance's workers and, through the event bus, every other instance's.
+  const wanted = wantedService(ctx, {
+    kick: () => {
+      pipeline.kick();
+      ctx.events.publishWork("downloads");
+    },
+  });
   // A degraded download: the next candidate from another source, at once (the back-off does not apply).
   pipeline.onDegraded(async (row) => void (await wanted.runPass(row.seriesId, { force: true })));
   return { downloads, downloadPipeline: pipeline, wanted, wantedMonitor: wantedMonitor(ctx, wanted) };

@@ -8,6 +8,10 @@
  * Restart: rows a previous process left in fetching/judging/publishing go back to queued with their
  * staging removed (only publication writes into the library, so nothing half-written is there), unless
  * the publication had committed (its journal recovery ran first): then the row is published.
+ * Several instances: a worker claims a row (lease `download:<id>`, library/cluster.ts) before it
+ * moves it out of queued, and gives the claim up when the job ends; `resume` takes over only rows
+ * whose claim ran out (their instance died), and a publishing row only once no live instance has a
+ * journal entry in flight, so a publication that is still being finished is never queued again.
  * Cancel: a queued or waiting row is cancelled at once; a running one is aborted between pages.
  */
 import { readdir, rm } from "node:fs/promises";
@@ -49,7 +53,7 @@ export function downloadPipeline(
   ctx: AppContext,
   deps: {
     downloads: Pick<DownloadService, "judgeStats">;
-    publication: Pick<Publication, "publish" | "retire">;
+    publication: Pick<Publication, "publish" | "retire"> & Partial<Pick<Publication, "busyElsewhere">>;
     lookup: ProviderLookup;
   },
 ) {
@@ -77,24 +81,53 @@ export function downloadPipeline(
     },
   });
 
+  const claimKey = (id: number) => `download:${id}`;
+
   async function resume(): Promise<{ requeued: number; published: number; cancelled: number }> {
     const out = { requeued: 0, published: 0, cancelled: 0 };
+    const { cluster } = ctx;
+    const takenOver = new Set<number>();
+    let journalBusy: boolean | null = null;
     for (const row of await queue.interrupted()) {
-      const from = row.state as JobState;
-      if (row.cancelRequested && from !== "publishing") {
-        if (await applyEvent(jobDeps(), row, from, { type: "cancel" })) out.cancelled += 1;
-        continue;
+      if (running.has(row.id) || !(await cluster.claim(claimKey(row.id)))) continue;
+      try {
+        const fresh = await queue.get(row.id);
+        if (!fresh || fresh.state !== row.state) continue; // moved on by its instance before its claim ran out
+        const from = row.state as JobState;
+        if (from === "publishing" && !cluster.exclusive) {
+          journalBusy ??= (await deps.publication.busyElsewhere?.()) ?? false;
+          if (journalBusy) continue; // its publication may still be finished by its own instance
+        }
+        takenOver.add(row.id);
+        if (fresh.cancelRequested && from !== "publishing") {
+          if (await applyEvent(jobDeps(), fresh, from, { type: "cancel" })) out.cancelled += 1;
+          continue;
+        }
+        const publishedFileId = from === "publishing" ? await queue.publishedFileOf(fresh) : null;
+        const next = await applyEvent(
+          jobDeps(),
+          fresh,
+          from,
+          { type: "interrupted", publishedFileId },
+          { pagesDone: 0 },
+        );
+        if (next === "published") out.published += 1;
+        else if (next === "queued") out.requeued += 1;
+      } finally {
+        await cluster.release([claimKey(row.id)]);
       }
-      const publishedFileId = from === "publishing" ? await queue.publishedFileOf(row) : null;
-      const next = await applyEvent(jobDeps(), row, from, { type: "interrupted", publishedFileId }, { pagesDone: 0 });
-      if (next === "published") out.published += 1;
-      else if (next === "queued") out.requeued += 1;
     }
-    // Staging folders of downloads that are not running any more (a crash between two steps).
+    // Staging folders of downloads that are not running any more (a crash between two steps). With
+    // several instances, only those of rows taken over here or no longer live: the others may be
+    // another instance's running downloads.
     const dir = path.join(stateDirs(ctx.config).staging, "downloads");
     for (const name of await readdir(dir).catch(() => [] as string[])) {
       const row = /^\d+$/.test(name) ? await queue.get(Number(name)) : null;
-      if (!row || row.state !== "publishing") await rm(path.join(dir, name), { recursive: true, force: true });
+      const idle =
+        !row || (cluster.exclusive ? row.state !== "publishing" : !LIVE_JOB_STATES.includes(row.state as JobState));
+      const mine = row !== null && takenOver.has(row.id) && row.state !== "publishing";
+      if ((idle || mine) && !(row && running.has(row.id)))
+        await rm(path.join(dir, name), { recursive: true, force: true });
     }
     // Replacement groups whose last part published just before a crash: retire the old parts now.
     for (const row of await queue.openReplacementGroups())
@@ -129,16 +162,20 @@ export function downloadPipeline(
       const providerId = row.sourceMapping?.providerId ?? 0;
       if ((perProvider.get(providerId) ?? 0) >= cfg.perProvider || running.has(row.id)) continue;
       const attempts = row.attempts + 1;
-      if (!(await queue.move(row.id, "queued", { state: "fetching", attempts, pagesDone: 0, nextAttemptAt: null })))
+      if (!(await ctx.cluster.claim(claimKey(row.id)))) continue;
+      if (!(await queue.move(row.id, "queued", { state: "fetching", attempts, pagesDone: 0, nextAttemptAt: null }))) {
+        await ctx.cluster.release([claimKey(row.id)]);
         continue;
+      }
       perProvider.set(providerId, (perProvider.get(providerId) ?? 0) + 1);
       const { sourceMapping: _m, ...plain } = row;
       const claimed: Download = { ...plain, state: "fetching", attempts, pagesDone: 0 };
       const controller = new AbortController();
       const done = runJob(jobDeps(), claimed, controller.signal)
         .catch((e: unknown) => ctx.log(`download ${row.id}: ${(e as Error).message}`))
-        .finally(() => {
+        .finally(async () => {
           running.delete(row.id);
+          await ctx.cluster.release([claimKey(row.id)]).catch(() => undefined);
           kick();
         });
       running.set(row.id, { controller, providerId, fetching: true, done });
@@ -227,9 +264,15 @@ export function downloadPipeline(
         if (job) {
           job.controller.abort(new JobStopped("cancel"));
           await job.done;
-        } else if (!started) {
-          await applyEvent(jobDeps(), row, state, { type: "cancel" }, { cancelRequested: true });
+        } else if (ctx.cluster.exclusive ? !started : await ctx.cluster.claim(claimKey(id))) {
+          // Nobody runs it (with several instances: no live instance holds its claim).
+          try {
+            await applyEvent(jobDeps(), row, state, { type: "cancel" }, { cancelRequested: true });
+          } finally {
+            if (!ctx.cluster.exclusive) await ctx.cluster.release([claimKey(id)]);
+          }
         }
+        // Otherwise the instance running it sees cancelRequested at its next page.
         return view(id);
       }
       throw new AppError("download_not_cancellable", `download ${id} is ${state}`, { state });

@@ -20,24 +20,19 @@ import {
   type ConformityVerdict,
   type SeriesShape,
 } from "../../domain/conformity.ts";
-import { isCancellable } from "../../domain/download-jobs.ts";
+import {
+  isCancellable,
+  JOB_STATES as DOWNLOAD_STATES,
+  type JobState as DownloadState,
+} from "../../domain/download-jobs.ts";
 import { AppError, isAppError } from "../../errors.ts";
 import type { DownloadRow as Download } from "../../repositories/download-repo.ts";
 import { statsOfPages, type PageStats } from "../../library/page-stats.ts";
 import type { AppContext } from "../context.ts";
+import { activeDownloads } from "../../repositories/audit-repo.ts";
 
-export const DOWNLOAD_STATES = [
-  "queued",
-  "waiting",
-  "fetching",
-  "judging",
-  "degraded",
-  "publishing",
-  "published",
-  "failed",
-  "cancelled",
-] as const;
-export type DownloadState = (typeof DOWNLOAD_STATES)[number];
+/** The download states are the job machine's (domain/download-jobs.ts). */
+export { JOB_STATES as DOWNLOAD_STATES, type JobState as DownloadState } from "../../domain/download-jobs.ts";
 /** States before packaging: the pages may still be judged. */
 export const JUDGEABLE_STATES: readonly DownloadState[] = ["queued", "fetching", "judging"];
 /** Earlier downloads whose verdict tells how the series' pages are shaped (they passed the judgement). */
@@ -232,3 +227,16 @@ export function downloadService(ctx: AppContext) {
 }
 
 export type DownloadService = ReturnType<typeof downloadService>;
+
+/** Moving a series' files waits for its downloads: they may publish into the same series. */
+export async function requireNoActiveDownload(ctx: AppContext, seriesId: number): Promise<void> {
+  const active = await activeDownloads(ctx.db, seriesId);
+  if (active > 0)
+    throw new AppError(
+      "download_active",
+      `${active} download(s) of this series are under way: try again when they end`,
+      {
+        active_downloads: active,
+      },
+    );
+}

@@ -14,7 +14,7 @@ import {
   type Reconciled,
   type SourceRelease,
 } from "../../domain/source-numbering.ts";
-import { createKeyedLock, type KeyedLock } from "../../library/keyed-lock.ts";
+import type { KeyedLock } from "../../library/keyed-lock.ts";
 import { sourceSlotRepo } from "../../repositories/source-slot-repo.ts";
 import type { AppContext } from "../context.ts";
 import { DOWNLOAD_LANGUAGES_KEY, getSetting } from "./source-settings.ts";
@@ -40,7 +40,7 @@ export type PlacedOffer = SourceRelease & {
 const locks = new WeakMap<AppContext, KeyedLock>();
 const lockOf = (ctx: AppContext) => {
   let l = locks.get(ctx);
-  if (!l) locks.set(ctx, (l = createKeyedLock()));
+  if (!l) locks.set(ctx, (l = ctx.cluster.keyedLock("source-slots")));
   return l;
 };
 

@@ -15,7 +15,6 @@
 import { SOURCE_PRIORITY_MAX, SOURCE_PRIORITY_MIN } from "../../domain/rules.ts";
 import { applyNumberingOverrides, parseCorrection, type InvalidatedOverride } from "../../domain/numbering-override.ts";
 import { AppError } from "../../errors.ts";
-import { createKeyedLock } from "../../library/keyed-lock.ts";
 import { ProviderError, type ProviderWork } from "../../providers/provider.ts";
 import type { ProviderRegistry, ProviderRow } from "../../providers/registry.ts";
 import { offerRepo, type OfferInput } from "../../repositories/offer-repo.ts";
@@ -141,7 +140,7 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
   // An operator's link or refresh: the Wanted pass runs at once (set by createServices).
   let afterOperatorRefresh: (seriesId: number) => void = () => {};
   // One refresh per mapping at a time: two interleaved replacements would race on the same offers.
-  const refreshing = createKeyedLock();
+  const refreshing = ctx.cluster.keyedLock("sources");
 
   async function requireSeries(seriesId: number) {
     const s = await ctx.repos.series.get(seriesId);

@@ -63,6 +63,9 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
       ) => Promise<void>)
     | undefined;
   const running = new Map<number, Promise<WantedPassResult>>();
+  // One pass per series at a time across instances too: a second pass plans after the first has
+  // queued, so it finds those downloads already queued instead of queueing them again.
+  const passLock = ctx.cluster.keyedLock("wanted");
 
   /** New downloads: the workers wake, subscribers see them queued, the series page refetches. */
   function announceQueued(seriesId: number, created: readonly { id: number; pagesTotal: number | null }[]): void {
@@ -344,7 +347,9 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
     runPass(seriesId: number, options: { force?: boolean } = {}): Promise<WantedPassResult> {
       const current = running.get(seriesId);
       if (current) return current;
-      const p = pass(seriesId, options.force ?? false).finally(() => running.delete(seriesId));
+      const p = passLock
+        .run([String(seriesId)], () => pass(seriesId, options.force ?? false))
+        .finally(() => running.delete(seriesId));
       running.set(seriesId, p);
       return p;
     },

@@ -65,7 +65,7 @@ export function assemblyMonitor(
     return out;
   }
 
-  return scheduledLoop("assembly monitor", cycle, ctx.log);
+  return scheduledLoop("assembly monitor", cycle, ctx.log, ctx.cluster.turn);
 }
 
 export type AssemblyMonitor = ReturnType<typeof assemblyMonitor>;

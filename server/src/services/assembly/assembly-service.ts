@@ -8,6 +8,7 @@
  * outcome per book.
  */
 import { rm } from "node:fs/promises";
+import { requireNoActiveDownload } from "../acquisition/download-service.ts";
 import { stateDirs } from "../../config.ts";
 import { planAssembly, volumeTag, type AssemblyPlan, type AssemblyRefusal } from "../../domain/assembly.ts";
 import { buildCoverageIndex } from "../../domain/coverage.ts";
@@ -16,9 +17,8 @@ import { seriesForm } from "../../domain/series-form.ts";
 import type { AssembledFromV1, SeriesSnapshot } from "../../domain/types.ts";
 import { AppError, isAppError, type ErrorCode } from "../../errors.ts";
 import { buildBook } from "../../library/assembler.ts";
-import { createKeyedLock } from "../../library/keyed-lock.ts";
 import type { PublishInput, PublishResult } from "../../library/publication.ts";
-import { activeDownloads, fileIdentities, type FileIdentity } from "../../repositories/audit-repo.ts";
+import { fileIdentities, type FileIdentity } from "../../repositories/audit-repo.ts";
 import { loadSnapshot } from "../../repositories/snapshot-repo.ts";
 import { canonicalJson, createConfirmations } from "../confirmation.ts";
 import { releaseRepo } from "../../repositories/release-repo.ts";
@@ -109,7 +109,7 @@ function volumeOf(v: unknown): Label {
 export function assemblyService(ctx: AppContext, publication: Publisher) {
   const { db } = ctx;
   const confirmations = createConfirmations(ctx.secrets);
-  const locks = createKeyedLock();
+  const locks = ctx.cluster.keyedLock("assembly");
   const exclusive = <T>(seriesId: number, fn: () => Promise<T>) => locks.run([`assembly-series:${seriesId}`], fn);
 
   async function load(seriesId: number) {
@@ -150,15 +150,7 @@ export function assemblyService(ctx: AppContext, publication: Publisher) {
     return { volume: p.volume, chapters: p.chapters.map((c) => c.number), files };
   }
 
-  async function requireNoDownload(seriesId: number): Promise<void> {
-    const active = await activeDownloads(db, seriesId);
-    if (active > 0)
-      throw new AppError(
-        "download_active",
-        `${active} download(s) of this series are under way: try again when they end`,
-        { active_downloads: active },
-      );
-  }
+  const requireNoDownload = (seriesId: number) => requireNoActiveDownload(ctx, seriesId);
 
   async function folderOf(seriesId: number): Promise<string> {
     const s = await ctx.repos.series.get(seriesId);

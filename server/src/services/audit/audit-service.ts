@@ -7,6 +7,7 @@
  * (audit-duplicates.ts). REST and GraphQL both call these.
  */
 import path from "node:path";
+import { requireNoActiveDownload } from "../acquisition/download-service.ts";
 import { stateDirs } from "../../config.ts";
 import { AppError } from "../../errors.ts";
 import { buildCoverageIndex } from "../../domain/coverage.ts";
@@ -22,13 +23,11 @@ import {
 } from "../../domain/audit.ts";
 import { seriesForm } from "../../domain/series-form.ts";
 import type { CoverageIndex, SeriesSnapshot } from "../../domain/types.ts";
-import { createKeyedLock } from "../../library/keyed-lock.ts";
 import { createThumbnails, fingerprintOf, type Thumbnails } from "../../library/thumbnails.ts";
 import { pageSignatureRepo } from "../../repositories/page-signature-repo.ts";
 import type { PageSignatureWorker } from "./page-signature-worker.ts";
 import { loadSnapshot } from "../../repositories/snapshot-repo.ts";
 import {
-  activeDownloads,
   auditSeries,
   fileIdentities,
   loadAuditFacts,
@@ -128,7 +127,7 @@ export function auditService(
   const { db } = ctx;
   const signatures = pageSignatureRepo(db);
   const confirmations = createConfirmations(ctx.secrets);
-  const locks = createKeyedLock();
+  const locks = ctx.cluster.keyedLock("audit");
   const thumbnails =
     options.thumbnails ?? createThumbnails({ dir: stateDirs(ctx.config).thumbnails, limits: ctx.config.archiveLimits });
 
@@ -186,15 +185,7 @@ export function auditService(
       .map(view);
   }
 
-  async function requireNoDownload(seriesId: number): Promise<void> {
-    const active = await activeDownloads(db, seriesId);
-    if (active > 0)
-      throw new AppError(
-        "download_active",
-        `${active} download(s) of this series are under way: try again when they end`,
-        { active_downloads: active },
-      );
-  }
+  const requireNoDownload = (seriesId: number) => requireNoActiveDownload(ctx, seriesId);
 
   /** Runs a confirm alone for its series: two confirms of one preview cannot both pass the re-check. */
   const exclusive = <T>(seriesId: number, fn: () => Promise<T>) => locks.run([`audit-series:${seriesId}`], fn);

@@ -31,7 +31,6 @@ import type { SeriesStatus } from "../../domain/types.ts";
 import { CatalogueError, type CacheMode } from "../../catalogues/polite-http.ts";
 import type { CatalogueRegistry, CatalogueSettings } from "../../catalogues/registry.ts";
 import { asRecord } from "../../catalogues/types.ts";
-import { createKeyedLock } from "../../library/keyed-lock.ts";
 import {
   catalogueRepo,
   catalogueSuggestionOf,
@@ -69,7 +68,7 @@ export function catalogueService(
   deps: { series: SeriesService; settings: CatalogueSettingsService; registry: CatalogueRegistry },
 ) {
   const repo = catalogueRepo(ctx.db);
-  const lock = createKeyedLock();
+  const lock = ctx.cluster.keyedLock("catalogue");
   const searchCovers = searchCoverProxy();
 
   async function enabledClient(name: CatalogueName, settings?: CatalogueSettings) {

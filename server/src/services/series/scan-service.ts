@@ -310,7 +310,10 @@ export function scanService(ctx: AppContext) {
       if (running) throw new AppError("scan_in_progress");
       running = true;
       try {
-        return await run();
+        // One scan at a time across instances too: two would record the same new file twice.
+        const turn = await ctx.cluster.turn("scan", run, false);
+        if (!turn.ran) throw new AppError("scan_in_progress");
+        return turn.value;
       } finally {
         running = false;
       }

@@ -1,4 +1,5 @@
 import { createPubSub } from "graphql-yoga";
+import type { EventTransport } from "../../events.ts";
 
 /** Progress and state of one translation job attempt (GraphQL `translationProgress(seriesId)`). */
 export interface TranslationProgressEvent {
@@ -13,8 +14,8 @@ export interface TranslationProgressEvent {
 }
 
 /** The translation channel of the event bus (events.ts `translations`). */
-export function createTranslationEvents() {
-  const pubsub = createPubSub<{ translation: [TranslationProgressEvent] }>();
+export function createTranslationEvents(eventTarget?: EventTransport) {
+  const pubsub = createPubSub<{ translation: [TranslationProgressEvent] }>({ eventTarget });
   return {
     publish: (e: Omit<TranslationProgressEvent, "at">): void =>
       pubsub.publish("translation", { ...e, at: new Date().toISOString() }),

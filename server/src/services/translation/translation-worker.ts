@@ -14,6 +14,9 @@
  * Connection failures keep the same processor id and wait retryDelayMs(n) (× retryScale).
  * Rows with engine "local" are gated the same way and handed to translation-local-runner.ts (the
  * local engine in this process, one job at a time); both share the import.
+ * With several instances, an instance works a row only while it holds the row's claim (lease
+ * `translation:<id>`, library/cluster.ts): the claim follows the job until it ends, and a job whose
+ * instance died is claimed by the next worker that looks once the lease ran out.
  */
 import { rm } from "node:fs/promises";
 import path from "node:path";
@@ -77,6 +80,9 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
   let ticking: Promise<void> | null = null;
 
   const jobId = (row: TranslationJob) => formatJobId(row.jobKey, row.attempt);
+  const claimKey = (id: number) => `translation:${id}`;
+  /** Claims this instance holds on jobs (library/cluster.ts; nothing is written alone on the database). */
+  const claimed = new Set<string>();
   const local = localRunner(ctx, {
     apply: (row, event, extra) => apply(row, event, extra),
     get: (id) => repo.get(id),
@@ -297,6 +303,11 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
   /** One cycle; false when there is nothing to work on (the worker then sleeps until kicked). */
   async function tick(): Promise<boolean> {
     const rows = await translationRepo(ctx.db).working(["external", "local"], WORKING);
+    // Claims on rows that left the working states (finished here or elsewhere) are given up.
+    const working = new Set(rows.map((r) => claimKey(r.id)));
+    const finished = [...claimed].filter((k) => !working.has(k));
+    for (const k of finished) claimed.delete(k);
+    await ctx.cluster.release(finished);
     if (rows.length === 0) return false;
     const s = await readSettings();
     const now = Date.now();
@@ -310,6 +321,9 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
     for (const { series, ...row } of rows) {
       if (!started) return true;
       if (busy.has(row.id) || (row.nextAttemptAt && row.nextAttemptAt.getTime() > now)) continue;
+      // With several instances a job is worked by the one that claimed it, until it ends or that instance dies.
+      if (!(await ctx.cluster.claim(claimKey(row.id)))) continue;
+      claimed.add(claimKey(row.id));
       if (row.engine === "local") {
         const open = row.state === "cancelling" || (await gate(row, s.enabled && series.translationFallbackEnabled));
         await local.step((await repo.get(row.id)) ?? row, s, open);
@@ -375,6 +389,8 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
       await ticking;
       await Promise.all([...busy.values()]);
       await local.stop();
+      await ctx.cluster.release([...claimed]);
+      claimed.clear();
     },
     /** Runs one cycle now (tests, and after the jobs service queued or cancelled a row). */
     async runOnce(): Promise<void> {

@@ -1,0 +1,52 @@
+/**
+ * The background side of an instance (INSTANCE_ROLE `worker` or `all`): the recycle-bin purge, the
+ * automatic assembly, the download workers and the Wanted schedule, the translation worker and the
+ * catalogue refresh. Workers wake when another instance queues work (the event bus's `work`
+ * channel, through Redis when there is one); with several instances on one database, the recovery
+ * sweep after each lease renewal takes over what dead instances left (library/cluster.ts) and looks
+ * for work anyway, so nothing waits for a wake-up that a missing Redis could not carry.
+ */
+import type { AppContext } from "./context.ts";
+import type { Services } from "./index.ts";
+import { startDownloads } from "./acquisition/download-pipeline-wiring.ts";
+
+/** Starts the background work; returns the stop, which waits for the cycles and jobs under way. */
+export async function startBackground(ctx: AppContext, services: Services): Promise<() => Promise<void>> {
+  const { config, cluster } = ctx;
+  const stopPurge = services.publication.schedulePurge();
+  services.assemblyMonitor.start(config.assemblyMonitorIntervalSeconds * 1000);
+  const stopDownloads = await startDownloads(ctx, services);
+  services.translationWorker.start();
+  services.catalogueRefresh.start(config.catalogues.refreshIntervalSeconds * 1000);
+
+  const work = ctx.events.subscribeWork();
+  const listening = (async () => {
+    for await (const w of work) {
+      if (w.queue === "downloads") services.downloadPipeline.kick();
+      else services.translationWorker.kick();
+    }
+  })().catch((e: unknown) => ctx.log(`work events: ${(e as Error).message}`));
+
+  if (!cluster.exclusive) {
+    cluster.onSweep(async () => {
+      // The journal first: a download whose publication a dead instance left is published, not fetched again.
+      await services.publication.recoverExpired();
+      await services.downloadPipeline.resume();
+      services.downloadPipeline.kick();
+      services.translationWorker.kick();
+    });
+  }
+
+  return async () => {
+    await work.return();
+    await listening;
+    const stopped = await Promise.allSettled([
+      stopPurge(),
+      services.assemblyMonitor.stop(),
+      stopDownloads(),
+      services.translationWorker.stop(),
+      services.catalogueRefresh.stop(),
+    ]);
+    for (const r of stopped) if (r.status === "rejected") ctx.log(`shutdown: ${String(r.reason)}`);
+  };
+}

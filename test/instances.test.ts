@@ -1,0 +1,279 @@
+/**
+ * Several instances serve one library: two processes of the built service (server/dist/main.js) on
+ * one PostgreSQL database, one library root, one data dir and one Redis, started at the same time on
+ * an empty database (the demo library is written once). Only the public API is used. A third
+ * instance dies with SIGKILL in the middle of assemblies (PUBLICATION_CRASH_AT, the crash tests'
+ * hook), and a surviving one finishes its work once its leases ran out.
+ */
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  collect,
+  startInstance,
+  startRedis,
+  wsClient,
+  type Instance,
+  type RedisServer,
+} from "../server/test/instances.ts";
+import { startPostgres, type PostgresCluster } from "../server/test/postgres.ts";
+
+interface Series {
+  id: number;
+  title: string;
+  folder: string;
+}
+interface AuditFile {
+  id: number;
+  path: string;
+  kind: string;
+  /** The book's volume or the chapter's number. */
+  number: string | null;
+}
+interface RecycleEntry {
+  file_id: number;
+  original_path: string;
+  reason: string;
+}
+
+let pg: PostgresCluster;
+let redis: RedisServer;
+let dir: string;
+let env: Record<string, string>;
+let a: Instance;
+let b: Instance;
+const extra: Instance[] = [];
+
+const json = async <T>(res: Response, status = 200): Promise<T> => {
+  const body = await res.text();
+  expect(res.status, body).toBe(status);
+  return JSON.parse(body) as T;
+};
+
+async function seriesByTitle(i: Instance, title: string): Promise<Series> {
+  const s = (await json<Series[]>(await i.api("/api/manga"))).find((x) => x.title === title);
+  if (!s) throw new Error(`no series ${title}`);
+  return s;
+}
+
+/** Every active file of a series, through the audit listing (24 a page). */
+async function activeFiles(i: Instance, seriesId: number): Promise<AuditFile[]> {
+  const out: AuditFile[] = [];
+  for (let page = 1; ; page++) {
+    const body = await json<{ total: number; files: AuditFile[] }>(
+      await i.api(`/api/manga/${seriesId}/audit?page=${page}`),
+    );
+    out.push(...body.files);
+    if (out.length >= body.total || body.files.length === 0) return out;
+  }
+}
+
+/** Names of the files under a folder of the library and under the same folder in the recycle bin. */
+function onDisk(folder: string): { library: string[]; bin: string[] } {
+  const root = path.join(dir, "library");
+  const library = readdirSync(path.join(root, folder)).filter((n) => n.endsWith(".cbz"));
+  const bin: string[] = [];
+  const binRoot = path.join(root, ".recycle-bin");
+  for (const batch of readdirSync(binRoot, { withFileTypes: true }).filter((e) => e.isDirectory())) {
+    const inBatch = path.join(binRoot, batch.name, folder);
+    try {
+      bin.push(...readdirSync(inBatch).filter((n) => n.endsWith(".cbz")));
+    } catch {
+      // this batch holds other series' files
+    }
+  }
+  return { library, bin };
+}
+
+const chapterLabels = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), "mls-instances-"));
+  [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
+  await pg.sql("CREATE DATABASE library");
+  env = {
+    DATABASE_URL: pg.url("library"),
+    REDIS_URL: redis.url,
+    LIBRARY_ROOT: path.join(dir, "library"),
+    DATA_DIR: path.join(dir, "data"),
+    // Short leases: a dead instance's work is taken over within seconds.
+    LEASE_SECONDS: "3",
+  };
+  // Both start at once on an empty database: migrations, secrets and the demo library happen once.
+  [a, b] = await Promise.all([startInstance("A", env), startInstance("B", env)]);
+});
+
+afterAll(async () => {
+  await Promise.allSettled([a?.stop(), b?.stop(), ...extra.map((i) => i.stop())]);
+  await Promise.allSettled([redis?.stop(), pg?.stop()]);
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("two instances on PostgreSQL and Redis", () => {
+  it("answer the same series and the same units for every demo series", async () => {
+    const [fromA, fromB] = (await Promise.all([a, b].map(async (i) => json<Series[]>(await i.api("/api/manga"))))) as [
+      Series[],
+      Series[],
+    ];
+    expect(fromA).toHaveLength(5); // the demo library, written once by the two instances starting together
+    expect(fromB).toEqual(fromA);
+    for (const s of fromA) {
+      const [ua, ub] = await Promise.all(
+        [a, b].map(async (i) => json<unknown>(await i.api(`/api/manga/${s.id}/units`))),
+      );
+      expect(ub, s.title).toEqual(ua);
+    }
+  });
+
+  it("a map saved through one is seen with its new revision through the other; a stale revision is refused", async () => {
+    const clock = await seriesByTitle(a, "The Clockmaker's Apprentice");
+    const before = await json<{ revision: number }>(await b.api(`/api/manga/${clock.id}/chapter-map`));
+    const entries = [
+      { volume: "1", chapters: chapterLabels(0, 5) },
+      { volume: "2", chapters: chapterLabels(6, 9) },
+    ];
+    const saved = await json<{ revision: number }>(
+      await a.api(`/api/manga/${clock.id}/chapter-map`, {
+        method: "PUT",
+        body: JSON.stringify({ revision: before.revision, entries }),
+      }),
+    );
+    expect(saved.revision).toBe(before.revision + 1);
+    const seen = await json<{ revision: number; entries: { volume: string; chapters: string[] }[] }>(
+      await b.api(`/api/manga/${clock.id}/chapter-map`),
+    );
+    expect(seen.revision).toBe(saved.revision);
+    expect(seen.entries).toEqual(entries);
+    const stale = await b.api(`/api/manga/${clock.id}/chapter-map`, {
+      method: "PUT",
+      body: JSON.stringify({ revision: before.revision, entries: [{ volume: "1", chapters: ["1"] }] }),
+    });
+    expect(stale.status).toBe(409);
+    expect(((await stale.json()) as { code: string }).code).toBe("map_revision_stale");
+    // B's units follow the map A saved (its view cache is keyed by the database's revision).
+    const units = await json<{ map: string }>(await b.api(`/api/manga/${clock.id}/units`));
+    expect(units.map).not.toBe("none");
+  });
+
+  it("a subscriber on B hears the events of a scan started on A", async () => {
+    const client = wsClient(b.base);
+    try {
+      const events = collect<{ libraryEvents: { kind: string } }>(
+        client,
+        "subscription { libraryEvents { kind seriesId } }",
+        (es) => es.some((e) => e.libraryEvents.kind === "SCAN_FINISHED"),
+      );
+      await events.ready;
+      await json(await a.api("/api/library/scan", { method: "POST" }));
+      expect((await events.done).map((e) => e.libraryEvents.kind)).toContain("SCAN_FINISHED");
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it("scans started on both at once record each new file once", async () => {
+    const clock = await seriesByTitle(a, "The Clockmaker's Apprentice");
+    const sources = (await activeFiles(a, clock.id)).filter((f) => f.kind === "chapter").slice(10, 16);
+    const folder = path.join(dir, "library", "Paper Copies");
+    mkdirSync(folder);
+    sources.forEach((f, n) =>
+      copyFileSync(
+        path.join(dir, "library", f.path),
+        path.join(folder, `Paper Copies - c${String(n + 1).padStart(3, "0")}.cbz`),
+      ),
+    );
+    const answers = await Promise.all([a, b].map((i) => i.api("/api/library/scan", { method: "POST" })));
+    const statuses = answers.map((r) => r.status).sort();
+    // One scan runs at a time across the instances: the other is refused, or runs after it.
+    expect([
+      [200, 200],
+      [200, 409],
+    ]).toContainEqual(statuses);
+    const all = await json<Series[]>(await b.api("/api/manga"));
+    const copies = all.filter((s) => s.folder === "Paper Copies");
+    expect(copies).toHaveLength(1);
+    const files = await activeFiles(b, (copies[0] as Series).id);
+    expect(files.map((f) => f.path).sort()).toEqual(
+      sources.map((_, n) => `Paper Copies/Paper Copies - c${String(n + 1).padStart(3, "0")}.cbz`).sort(),
+    );
+  });
+
+  it("the same assembly confirmed through both at once succeeds once and makes one book", async () => {
+    const harbor = await seriesByTitle(a, "Harbor of Paper Cranes");
+    const preview = await json<{ confirmation: string; files: { id: number; path: string }[] }>(
+      await a.api(`/api/manga/${harbor.id}/volumes/5/assemble?dry_run=true`, { method: "POST" }),
+    );
+    const confirm = (i: Instance) =>
+      i.api(`/api/manga/${harbor.id}/volumes/5/assemble?dry_run=false`, {
+        method: "POST",
+        body: JSON.stringify({ confirmation: preview.confirmation }),
+      });
+    const answers = await Promise.all([confirm(a), confirm(b)]);
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+    const books = (await activeFiles(b, harbor.id)).filter((f) => f.kind === "book" && f.number === "5");
+    expect(books).toHaveLength(1);
+    const disk = onDisk(harbor.folder);
+    expect(disk.library.filter((n) => /v0*5\b/.test(n))).toHaveLength(1);
+    // Each chapter file of the book went to the recycle bin once, and left the library.
+    const sourceNames = preview.files.map((f) => path.basename(f.path)).sort();
+    expect(disk.bin.filter((n) => sourceNames.includes(n)).sort()).toEqual(sourceNames);
+    for (const n of sourceNames) expect(disk.library).not.toContain(n);
+  });
+
+  it.each([
+    ["retire:moved", "1", [0, 5]],
+    ["publish:linked", "2", [6, 9]],
+  ] as const)(
+    "an instance killed at %s of an assembly leaves every file exactly once once another finished it",
+    async (step, volume, [from, to]) => {
+      const clock = await seriesByTitle(a, "The Clockmaker's Apprentice");
+      const doomed = await startInstance(`C ${step}`, { ...env, PUBLICATION_CRASH_AT: step });
+      extra.push(doomed);
+      const preview = await json<{ confirmation: string; files: { id: number; path: string }[] }>(
+        await doomed.api(`/api/manga/${clock.id}/volumes/${volume}/assemble?dry_run=true`, { method: "POST" }),
+      );
+      const sourceNames = preview.files.map((f) => path.basename(f.path)).sort();
+      expect(sourceNames.length).toBeGreaterThanOrEqual(to - from + 1);
+      await doomed
+        .api(`/api/manga/${clock.id}/volumes/${volume}/assemble?dry_run=false`, {
+          method: "POST",
+          body: JSON.stringify({ confirmation: preview.confirmation }),
+        })
+        .then(
+          (r) => expect.fail(`the doomed instance answered ${r.status}`),
+          () => undefined, // the connection died with the process
+        );
+      expect(await doomed.exited()).toBe(null); // killed by SIGKILL, no exit code
+      // A live instance's recovery sweep takes the entry over once its lease ran out (3 s).
+      await expect
+        .poll(
+          async () => {
+            const bin = await json<RecycleEntry[]>(await b.api("/api/recycle-bin"));
+            return bin.filter((e) => e.reason === `assembled into v00${volume}`).length;
+          },
+          { timeout: 30_000, interval: 500 },
+        )
+        .toBe(sourceNames.length);
+      const disk = onDisk(clock.folder);
+      for (const n of sourceNames) {
+        expect(
+          disk.library.filter((x) => x === n),
+          n,
+        ).toHaveLength(0);
+        expect(
+          disk.bin.filter((x) => x === n),
+          n,
+        ).toHaveLength(1);
+      }
+      const books = disk.library.filter((n) => new RegExp(`v0*${volume}\\b`).test(n));
+      expect(books).toHaveLength(1);
+      const active = await activeFiles(a, clock.id);
+      expect(active.filter((f) => f.kind === "book" && f.number === volume)).toHaveLength(1);
+      expect(active.filter((f) => sourceNames.includes(path.basename(f.path)))).toEqual([]);
+      // Nothing left behind for anyone: the same book is owned, so a new preview is refused.
+      const again = await a.api(`/api/manga/${clock.id}/volumes/${volume}/assemble?dry_run=true`, { method: "POST" });
+      expect(again.status).toBe(409);
+    },
+  );
+});
