@@ -10,7 +10,7 @@
  *    - rescan after rewriting 1 % of the files with new bytes (opens exactly those).
  * 2. Audit page of 24 over the 10,000-file series over HTTP: the first request (the list computed),
  *    then pages spread over the list (goal median < 20 ms, p99 < 50 ms, 0 archives opened).
- * 3. The built service (`node dist/main.js`, as `npm start` runs it) on the scanned data:
+ * 3. The built service (`dist/main.js` with the environment and Node flags of `npm start`) on the scanned data:
  *    idle RSS after start (goal < 200 MB); mixed read load from 20 connections for 30 s (REST units,
  *    GraphQL `series` and `seriesPage` of random series; goal ≥ 216 req/s, 0 errors); RSS after
  *    it (goal < 400 MB). No native tool does this work: the figures are reported as measured.
@@ -27,7 +27,18 @@ import type { App } from "../src/app.ts";
 import { archiveOpenCount } from "../src/library/archive-reader.ts";
 import { API_KEY, get, postGraphql, startBenchApp } from "./app.ts";
 import { LONG_TITLE, TOTAL_FILES, bigLibrary, materialize, rewriteLibraryFile } from "./big-library.ts";
-import { fail, intEnv, machineLine, median, ms, percentile, printTable, runBench, type Goal } from "./harness.ts";
+import {
+  fail,
+  intEnv,
+  machineLine,
+  median,
+  ms,
+  percentile,
+  printTable,
+  runBench,
+  serviceStart,
+  type Goal,
+} from "./harness.ts";
 
 const AUDIT_REQUESTS = intEnv("BENCH_LIBRARY_AUDIT_REQUESTS", 200);
 const LOAD_SECONDS = intEnv("BENCH_LIBRARY_LOAD_SECONDS", 30);
@@ -228,12 +239,15 @@ async function main(): Promise<Goal[]> {
     // 3. The built service on the scanned data: RSS and mixed load.
     execFileSync(process.execPath, ["build.mjs"], { cwd: path.join(import.meta.dirname, ".."), stdio: "ignore" });
     const servicePort = await freePort();
-    // BENCH_SERVICE_NODE_ARGS: extra node flags for the service (for example --cpu-prof).
+    // As `npm start` runs it (its environment and Node flags); BENCH_SERVICE_NODE_ARGS: extra node
+    // flags for the service (for example --cpu-prof).
+    const start = serviceStart();
     const nodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? "").split(" ").filter(Boolean);
-    child = spawn(process.execPath, [...nodeArgs, "--enable-source-maps", "dist/main.js"], {
+    child = spawn(process.execPath, [...start.nodeArgs, ...nodeArgs, "dist/main.js"], {
       cwd: path.join(import.meta.dirname, ".."),
       env: {
         ...process.env,
+        ...start.env,
         DATA_DIR: path.join(dir, "data"),
         LIBRARY_ROOT: libraryRoot,
         PORT: String(servicePort),
