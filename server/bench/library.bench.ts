@@ -14,6 +14,9 @@
  *    idle RSS after start (goal < 200 MB); mixed read load from 20 connections for 30 s (REST units,
  *    GraphQL `series` and `seriesPage` of random series; goal ≥ 216 req/s, 0 errors); RSS after
  *    it (goal < 400 MB). No native tool does this work: the figures are reported as measured.
+ *
+ * This process holds the service for steps 1 and 2, so run-all.ts starts it with the environment
+ * and Node flags `npm start` gives the service (the allocator and the young generation).
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
