@@ -113,10 +113,12 @@ function main(): number {
     console.log(`\n=== ${name}: ${BENCHES[name]!.what} ===\n`);
     const t0 = performance.now();
     const bench = BENCHES[name]!;
+    // The flags go through NODE_OPTIONS: tsx runs the bench in a node process of its own.
     const start = bench.asService ? serviceStart() : { env: {}, nodeArgs: [] };
-    const r = spawnSync(process.execPath, [...start.nodeArgs, tsx, path.join(import.meta.dirname, bench.file)], {
+    const nodeOptions = [process.env.NODE_OPTIONS ?? "", ...start.nodeArgs].join(" ").trim();
+    const r = spawnSync(process.execPath, [tsx, path.join(import.meta.dirname, bench.file)], {
       stdio: "inherit",
-      env: { ...process.env, ...start.env },
+      env: { ...process.env, ...start.env, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
     });
     results.push({ name, code: r.status ?? 2, seconds: (performance.now() - t0) / 1000 });
   }
