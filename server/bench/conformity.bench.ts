@@ -95,15 +95,18 @@ async function calibration(scans: readonly Buffer[]): Promise<boolean> {
   const rows: string[][] = [];
   let allRight = true;
   for (const s of samples) {
-    const shrunk = await Promise.all(s.pages.map((p) => pageStats(p)));
+    // The figures of the whole 32 px decode; the verdicts as the service reaches them (first look).
+    const shrunk = await Promise.all(s.pages.map((p) => pageStats(p, undefined, { full: true })));
     const full = await Promise.all(s.pages.map(fullSize));
-    const verdicts = shrunk.map((x) => isBlackCard(x));
-    const right = s.card === null || verdicts.every((v) => v === s.card);
+    const verdicts = (await Promise.all(s.pages.map((p) => pageStats(p)))).map((x) => isBlackCard(x));
+    const right =
+      verdicts.every((v, i) => v === isBlackCard(shrunk[i]!)) &&
+      (s.card === null || verdicts.every((v) => v === s.card));
     allRight &&= right;
     rows.push([
       s.name,
       range(shrunk.map((x) => x.mean)),
-      range(shrunk.map((x) => x.stdev)),
+      range(shrunk.map((x) => x.stdev ?? NaN)),
       range(full.map((x) => x.stdev)),
       `${verdicts.filter(Boolean).length}/${verdicts.length} cards`,
       s.card === null ? "" : right ? "right" : "WRONG",

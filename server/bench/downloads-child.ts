@@ -1,15 +1,16 @@
 /**
- * The child of `pnpm bench downloads`: the whole pipeline through the real app over the page files
- * the parent wrote, in a process of its own so that its peak RSS holds only what downloads load (not
- * the page generator, not the judgement-only phase). Prints one JSON line.
+ * The child of `pnpm bench downloads`: the whole pipeline through the real app, fetching from the
+ * page server's process, in a process of its own so that its peak RSS holds only what downloads
+ * load (not the page generator, not the page server, not the judgement-only phase). Prints one
+ * JSON line.
  */
-import { readdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { migrateDatabase } from "../src/db/migrate.ts";
-import { benchProvider, pageServer, PAGES } from "./downloads-shared.ts";
+import { benchProvider, PAGES } from "./downloads-shared.ts";
 
 export interface ChildResult {
   ms: number;
@@ -24,12 +25,10 @@ async function vmHwmKb(): Promise<number> {
   return m ? Number(m[1]) : NaN;
 }
 
-const [pagesDir, workDir, chaptersText] = process.argv.slice(2);
-if (!pagesDir || !workDir || !chaptersText)
-  throw new Error("usage: downloads-child.ts <pages dir> <work dir> <chapters>");
+const [pagesUrl, workDir, chaptersText] = process.argv.slice(2);
+if (!pagesUrl || !workDir || !chaptersText)
+  throw new Error("usage: downloads-child.ts <page server URL> <work dir> <chapters>");
 const CHAPTERS = Number(chaptersText);
-const pages = await Promise.all((await readdir(pagesDir)).sort().map((f) => readFile(path.join(pagesDir, f))));
-const server = await pageServer(pages);
 const config = loadConfig({
   DATA_DIR: path.join(workDir, "data"),
   LIBRARY_ROOT: path.join(workDir, "library"),
@@ -45,7 +44,7 @@ const config = loadConfig({
 await migrateDatabase(config.databaseUrl);
 const app = await createApp(config, { migrate: false, seedDemo: false });
 try {
-  const provider = benchProvider(server.url);
+  const provider = benchProvider(pagesUrl);
   app.services.downloadPipeline.useLookup({
     forMapping: async (id) => ({
       provider,
@@ -88,5 +87,4 @@ try {
   console.log(JSON.stringify(result));
 } finally {
   await app.close();
-  await server.close();
 }

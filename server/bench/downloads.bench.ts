@@ -1,6 +1,6 @@
 /**
  * `pnpm bench downloads`: pages per second through the whole download pipeline (fetch from a local
- * HTTP page server with the pipeline's concurrency, image check, conformity judgement, CBZ packaging
+ * HTTP page server, a process of its own as a provider's server is, with the pipeline's concurrency, image check, conformity judgement, CBZ packaging
  * with ComicInfo, publication with fsync and journal) against the same pages only fetched (same
  * concurrency) and written to files, in the same run. Also the process's peak RSS.
  *
@@ -11,6 +11,7 @@
  * printed for information: every page is decoded at 1/8 scale, which bounds what the pipeline can do
  * on this machine's cores.
  */
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile, mkdir } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -18,7 +19,7 @@ import { performance } from "node:perf_hooks";
 import { spawn } from "node:child_process";
 import * as esbuild from "esbuild";
 import type { ChildResult } from "./downloads-child.ts";
-import { getPage, pageServer, PAGES } from "./downloads-shared.ts";
+import { getPage, PAGES } from "./downloads-shared.ts";
 import { mapConcurrent, statsOfPages } from "../src/library/page-stats.ts";
 import { fail, intEnv, machineLine, printTable, runBench, type Goal } from "./harness.ts";
 import { makePages, pageSizeReport } from "./pages.ts";
@@ -35,23 +36,76 @@ const serverDir = path.resolve(import.meta.dirname, "..");
  * loader the same process held about 60 MB more before the first download (transformed sources).
  * The bundle lies in server/.bench/ so that its dependencies resolve from server/node_modules.
  */
-async function bundleChild(): Promise<string> {
+async function bundle(): Promise<{ child: string; pageServer: string }> {
   const outdir = path.join(serverDir, ".bench");
-  // The very options of the server's build; only the entry and the folder differ.
+  // The very options of the server's build; only the entries and the folder differ.
   const { options } = (await import(path.join(serverDir, "build.mjs"))) as { options: esbuild.BuildOptions };
   await esbuild.build({
     ...options,
-    entryPoints: { "downloads-child": path.join(import.meta.dirname, "downloads-child.ts") },
+    entryPoints: {
+      "downloads-child": path.join(import.meta.dirname, "downloads-child.ts"),
+      "downloads-page-server": path.join(import.meta.dirname, "downloads-page-server.ts"),
+    },
     outdir,
     sourcemap: false,
   });
-  return path.join(outdir, "downloads-child.js");
+  return { child: path.join(outdir, "downloads-child.js"), pageServer: path.join(outdir, "downloads-page-server.js") };
 }
 
-function runChild(script: string, pagesDir: string, workDir: string): Promise<ChildResult> {
+/** The page server's process; its URL once it listens. Ended by closing its stdin. */
+function startPageServer(script: string, pagesDir: string): Promise<{ url: string; close(): Promise<void> }> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [script, pagesDir, workDir, String(CHAPTERS)], {
+    const p = spawn(process.execPath, [script, pagesDir], { stdio: ["pipe", "pipe", "inherit"] });
+    const exited = new Promise<void>((r) => p.on("exit", () => r()));
+    let out = "";
+    p.on("error", reject);
+    p.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+      const line = out.split("\n")[0];
+      if (out.includes("\n") && line)
+        resolve({
+          url: line.trim(),
+          close: async () => {
+            p.stdin.end();
+            await exited;
+          },
+        });
+    });
+    void exited.then(() => reject(new Error(`the page server exited before listening: ${out}`)));
+  });
+}
+
+/**
+ * How `npm start` runs the service (the root package.json's start script): its environment and Node
+ * flags, which the pipeline's process gets too, so that its memory is the started service's.
+ */
+function serviceStart(): { env: Record<string, string>; nodeArgs: string[] } {
+  const pkg = JSON.parse(readFileSync(path.join(serverDir, "..", "package.json"), "utf8")) as {
+    scripts: { start: string };
+  };
+  const m = /exec env ((?:\w+=\S+ )*)node ((?:--\S+ )*)server\/dist\/main\.js/.exec(pkg.scripts.start);
+  if (!m) fail(`the start script is not "… exec env VAR=… node --flag… server/dist/main.js": ${pkg.scripts.start}`);
+  const env = Object.fromEntries(
+    m[1]!
+      .trim()
+      .split(" ")
+      .filter(Boolean)
+      .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
+  );
+  return { env, nodeArgs: m[2]!.trim().split(" ").filter(Boolean) };
+}
+
+function runChild(script: string, pagesUrl: string, workDir: string): Promise<ChildResult> {
+  const start = serviceStart();
+  console.log(
+    `pipeline process: ${Object.entries(start.env)
+      .map(([k, v]) => `${k}=${v} `)
+      .join("")}node ${start.nodeArgs.join(" ")} (as npm start runs the service)`,
+  );
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [...start.nodeArgs, script, pagesUrl, workDir, String(CHAPTERS)], {
       stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, ...start.env },
     });
     let out = "";
     p.stdout.on("data", (d: Buffer) => (out += d.toString()));
@@ -68,8 +122,12 @@ async function main(): Promise<Goal[]> {
   console.log(machineLine());
   const pages = await makePages(1, 32);
   console.log(`pages: ${pageSizeReport(pages)}; ${CHAPTERS} chapters × ${PAGES} pages`);
-  const server = await pageServer(pages);
   const dir = await mkdtemp(path.join(os.tmpdir(), "bench-downloads-"));
+  const pagesDir = path.join(dir, "pages");
+  await mkdir(pagesDir);
+  await Promise.all(pages.map((b, i) => writeFile(path.join(pagesDir, `${String(i).padStart(3, "0")}.jpg`), b)));
+  const scripts = await bundle();
+  const server = await startPageServer(scripts.pageServer, pagesDir);
   try {
     // Baseline: the same pages fetched with the pipeline's concurrency for one provider (2 chapters × 4 pages) and written.
     const out = path.join(dir, "plain");
@@ -97,10 +155,7 @@ async function main(): Promise<Goal[]> {
     const judgeMs = performance.now() - tj;
 
     // The pipeline in a child process of its own (its peak RSS is the run's, nothing else's).
-    const pagesDir = path.join(dir, "pages");
-    await mkdir(pagesDir);
-    await Promise.all(pages.map((b, i) => writeFile(path.join(pagesDir, `${String(i).padStart(3, "0")}.jpg`), b)));
-    const child = await runChild(await bundleChild(), pagesDir, path.join(dir, "child"));
+    const child = await runChild(scripts.child, server.url, path.join(dir, "child"));
     if (child.published !== CHAPTERS) fail(`${child.published} of ${CHAPTERS} chapters published`);
     const pipelineMs = child.ms;
     {

@@ -61,7 +61,11 @@ export async function createTestApp(
   const postgres = await createPostgresTestDatabase();
   if (!postgres) copyFileSync(inject("templateDb"), path.join(dataDir, "library.db"));
   const config = loadConfig({
-    ...(postgres ? { DATABASE_URL: postgres.url } : {}),
+    // On PostgreSQL the recovery sweep takes over work whose claim ran out. A test app is the only
+    // instance on its database, and rows a test prepares through a service (a download judged
+    // directly, never claimed by a worker) would look abandoned to it: long leases keep the sweep
+    // out of the tests' way (test/instances.test.ts proves the takeover with short ones).
+    ...(postgres ? { DATABASE_URL: postgres.url, LEASE_SECONDS: "3600" } : {}),
     DATA_DIR: dataDir,
     LIBRARY_ROOT: path.join(dir, "library"),
     PORT: "0",

@@ -1,7 +1,7 @@
-import { PrismaLibSQL } from "@prisma/adapter-libsql";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "../generated/prisma/client.ts";
 import { PrismaClient as PostgresPrismaClient } from "../generated/prisma-postgres/client.ts";
+import { PrismaLibSQLOneConnection } from "./libsql-connection.ts";
 
 /**
  * The database client. Its type is the SQLite client's: the PostgreSQL client is generated from
@@ -37,7 +37,7 @@ export function createDb(databaseUrl: string): { db: Db; queries: QueryCounter }
   const db: Db =
     dialectOfUrl(databaseUrl) === "postgresql"
       ? (new PostgresPrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl }), log }) as unknown as Db)
-      : new PrismaClient({ adapter: new PrismaLibSQL({ url: databaseUrl }), log });
+      : new PrismaClient({ adapter: new PrismaLibSQLOneConnection({ url: databaseUrl }), log });
   const queries: QueryCounter = {
     count: 0,
     statements: [],

@@ -4,6 +4,7 @@ import {
   DEFAULT_THRESHOLDS,
   isBlackCard,
   judgeChapter,
+  rulesOutCard,
   median,
   pageAspect,
   parseStoredVerdict,
@@ -49,6 +50,13 @@ describe("isBlackCard", () => {
   ];
   it.each(cases)("%s (mean %d, stdev %d) → %s", (_name, mean, stdev, expected) => {
     expect(isBlackCard({ mean, stdev })).toBe(expected);
+  });
+
+  it("a lower bound of the mean at the card limit rules a card out; below it, it does not", () => {
+    expect(rulesOutCard(DEFAULT_THRESHOLDS.cardMaxMean)).toBe(true);
+    expect(rulesOutCard(DEFAULT_THRESHOLDS.cardMaxMean - 0.01)).toBe(false);
+    // A page measured only to such a bound (no stdev) is not a card.
+    expect(isBlackCard({ mean: DEFAULT_THRESHOLDS.cardMaxMean, stdev: null })).toBe(false);
   });
 });
 
@@ -218,10 +226,34 @@ const seriesArb: fc.Arbitrary<SeriesShape> = fc.record({
   readsInPages: fc.boolean(),
   medianAspect: fc.option(fc.double({ min: 0.5, max: 6, noNaN: true }), { nil: null }),
 });
+/** A page as page-stats answers it: measured whole, or only to a lower bound of its mean that rules a card out. */
+const measuredArb: fc.Arbitrary<PageStats> = fc.oneof(
+  pageArb,
+  pageArb.map((p) => ({ ...p, mean: Math.max(p.mean, DEFAULT_THRESHOLDS.cardMaxMean), stdev: null })),
+);
 const pagesArb = fc.array(pageArb, { maxLength: 60 });
 const asCard = (p: PageStats): PageStats => ({ ...p, mean: 5, stdev: 3 });
 
 describe("properties", () => {
+  it("a page settled by its lower bound gets the verdict its whole measurement would give", () => {
+    fc.assert(
+      fc.property(pageArb, fc.double({ min: 0, max: 255, noNaN: true }), (page, slack) => {
+        // The whole measurement of a page whose mean is at least its bound.
+        fc.pre(rulesOutCard(page.mean - slack) && slack >= 0);
+        expect(isBlackCard({ mean: page.mean - slack, stdev: null })).toBe(isBlackCard(page));
+      }),
+    );
+  });
+
+  it("pages settled by a bound count as no card in the chapter's figures", () => {
+    fc.assert(
+      fc.property(fc.array(measuredArb, { maxLength: 60 }), seriesArb, (pages, series) => {
+        const v = judgeChapter(pages, series);
+        expect(v.figures.blackCards).toBe(pages.filter((p) => p.stdev !== null && isBlackCard(p)).length);
+      }),
+    );
+  });
+
   it("degraded exactly when there is a reason; reasons unique and in order", () => {
     fc.assert(
       fc.property(pagesArb, seriesArb, (pages, series) => {

@@ -9,10 +9,13 @@
 export interface PageStats {
   width: number;
   height: number;
-  /** Mean luminance (0–255) of the shrunk greyscale decode. */
+  /**
+   * Mean luminance (0–255) of the shrunk greyscale decode; with `stdev` null, a lower bound of it
+   * that rules a card out (rulesOutCard), measured on the top of the page alone.
+   */
   mean: number;
-  /** Standard deviation of that luminance. */
-  stdev: number;
+  /** Standard deviation of that luminance; null when only the lower bound of the mean was measured. */
+  stdev: number | null;
 }
 
 export interface ConformityThresholds {
@@ -87,10 +90,21 @@ export interface ConformityVerdict {
   figures: ConformityFigures;
 }
 
+/**
+ * A page whose mean luminance is at least `meanAtLeast` is not a card, whatever its contrast: what
+ * page-stats asks before it measures the rest of a page.
+ */
+export function rulesOutCard(meanAtLeast: number, t: ConformityThresholds = DEFAULT_THRESHOLDS): boolean {
+  return meanAtLeast >= t.cardMaxMean;
+}
+
 export function isBlackCard(
   stats: Pick<PageStats, "mean" | "stdev">,
   t: ConformityThresholds = DEFAULT_THRESHOLDS,
 ): boolean {
+  // A card needs a measured contrast under the limit; page-stats leaves the stdev unmeasured only
+  // for a page whose lower bound of the mean already rules a card out.
+  if (stats.stdev === null) return false;
   return stats.mean < t.cardMaxMean && stats.stdev < t.cardMaxStdev;
 }
 

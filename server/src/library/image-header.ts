@@ -55,7 +55,8 @@ function exifTurns(b: Buffer, start: number, end: number): boolean {
   return false;
 }
 
-function jpegSize(b: Buffer): { width: number; height: number } | null {
+/** The JPEG frame's size as stored, and whether the EXIF orientation turns it a quarter for display. */
+export function jpegFrame(b: Buffer): { width: number; height: number; turned: boolean } | null {
   let at = 2;
   let turned = false;
   while (at + 4 <= b.length) {
@@ -77,7 +78,8 @@ function jpegSize(b: Buffer): { width: number; height: number } | null {
       if (at + 9 > b.length) return null;
       const height = b.readUInt16BE(at + 5);
       const width = b.readUInt16BE(at + 7);
-      return turned ? size(height, width) : size(width, height);
+      const s = size(width, height);
+      return s && { ...s, turned };
     }
     if (marker === 0xd9 || marker === 0xda) return null; // end of image, or scan data before any frame header
     at += 2 + len;
@@ -103,6 +105,11 @@ function avifSize(b: Buffer): { width: number; height: number } | null {
   const at = b.indexOf("ispe", 0, "latin1");
   if (at < 4 || at + 16 > b.length) return null;
   return size(b.readUInt32BE(at + 8), b.readUInt32BE(at + 12));
+}
+
+function jpegSize(b: Buffer): { width: number; height: number } | null {
+  const frame = jpegFrame(b);
+  return frame && (frame.turned ? { width: frame.height, height: frame.width } : { width: frame.width, height: frame.height });
 }
 
 /** Type and size from the first bytes of an image; null when it is none of the page formats. */

@@ -3,7 +3,15 @@ import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_THRESHOLDS, isBlackCard } from "../domain/conformity.ts";
 import { appErrorOf } from "../../test/fixtures.ts";
-import { limiter, luminance, mapConcurrent, pageStats, pageStatsWork, statsOfPages } from "./page-stats.ts";
+import {
+  limiter,
+  luminance,
+  mapConcurrent,
+  pageStats,
+  pageStatsWork,
+  statsDecodeSize,
+  statsOfPages,
+} from "./page-stats.ts";
 import {
   blackCard,
   darkPanelsPage,
@@ -22,9 +30,12 @@ async function fullSize(buf: Buffer): Promise<{ mean: number; stdev: number }> {
 
 const SEEDS = [1, 2, 3, 4];
 
+/** The whole 32 px decode's figures (the calibration's). */
+const whole = (buf: Buffer) => pageStats(buf, undefined, { full: true });
+
 describe("pageStats", () => {
   it("reads the size from the header and the luminance from a 32 px decode", async () => {
-    const s = await pageStats(await drawnPage(1, { width: 1400, height: 2000 }));
+    const s = await whole(await drawnPage(1, { width: 1400, height: 2000 }));
     expect(s.width).toBe(1400);
     expect(s.height).toBe(2000);
     expect(s.mean).toBeGreaterThan(200);
@@ -60,8 +71,9 @@ describe("pageStats", () => {
     })
       .png()
       .toBuffer();
-    const s = await pageStats(clear);
+    const s = await whole(clear);
     expect(s.mean).toBeGreaterThan(250);
+    expect(isBlackCard(await pageStats(clear))).toBe(false);
     expect(isBlackCard(s)).toBe(false);
   });
 
@@ -73,7 +85,7 @@ describe("pageStats", () => {
       .png()
       .toBuffer();
     expect((await sharp(grey16).metadata()).depth).toBe("ushort");
-    const s = await pageStats(grey16);
+    const s = await whole(grey16);
     expect(s.mean).toBeGreaterThan(120);
     expect(s.mean).toBeLessThan(136);
   });
@@ -85,6 +97,44 @@ describe("pageStats", () => {
     expect(await pageStats(await drawnPage(3), { maxPixels: 800 * 1160 })).toMatchObject({ width: 800 });
     expect((await appErrorOf(pageStats(randomBytes(2000)))).code).toBe("image_unreadable");
     expect((await appErrorOf(pageStats(Buffer.alloc(0)))).code).toBe("image_unreadable");
+  });
+
+  it("settles a bright page on its top rows: a lower bound of the mean that rules a card out", async () => {
+    for (const page of [await drawnPage(1, { width: 1400, height: 2000 }), await stripPage(2), await drawnPage(3)]) {
+      const first = await pageStats(page);
+      const all = await whole(page);
+      expect(first.stdev).toBeNull();
+      expect(first.mean).toBeGreaterThanOrEqual(DEFAULT_THRESHOLDS.cardMaxMean);
+      expect(first.mean).toBeLessThanOrEqual(all.mean);
+      expect(isBlackCard(first)).toBe(isBlackCard(all));
+      expect({ width: first.width, height: first.height }).toEqual({ width: all.width, height: all.height });
+    }
+  });
+
+  it("the first look's rows are the whole decode's top rows, pixel for pixel", async () => {
+    const pages = [await drawnPage(2), await nightPage(1), await stripPage(1), await darkPanelsPage(1)];
+    pages.push(await sharp(pages[0]).rotate(90).jpeg().toBuffer()); // landscape
+    for (const page of pages) {
+      const meta = await sharp(page).metadata();
+      const size = statsDecodeSize(meta.width, meta.height);
+      const decode = () => sharp(page).resize(size.width, size.height, { fit: "fill", fastShrinkOnLoad: true });
+      const all = await decode().greyscale().raw().toBuffer({ resolveWithObject: true });
+      expect(all.info).toMatchObject(size);
+      for (const rows of [1, 9, size.height - 1]) {
+        const top = await decode()
+          .extract({ left: 0, top: 0, width: size.width, height: rows })
+          .greyscale()
+          .raw()
+          .toBuffer();
+        expect(top.equals(all.data.subarray(0, top.length)), `${size.width}×${size.height}, ${rows} rows`).toBe(true);
+      }
+    }
+  });
+
+  it("decodes a dark page whole after the first look: the bound does not settle it", async () => {
+    for (const page of [await nightPage(2), await blackCard(3, "notice")]) {
+      expect(await pageStats(page)).toEqual(await whole(page));
+    }
   });
 });
 
@@ -104,8 +154,9 @@ describe("calibration on generated pages", () => {
 
   it.each(cards)("%s black cards are cards, with room to spare", async (kind) => {
     for (const seed of SEEDS) {
-      const s = await pageStats(await blackCard(seed, kind));
+      const s = await whole(await blackCard(seed, kind));
       expect(isBlackCard(s), `${kind} ${seed}: ${JSON.stringify(s)}`).toBe(true);
+      expect(isBlackCard(await pageStats(await blackCard(seed, kind)))).toBe(true);
       expect(s.stdev).toBeLessThan(DEFAULT_THRESHOLDS.cardMaxStdev - 15);
       expect(s.mean).toBeLessThan(DEFAULT_THRESHOLDS.cardMaxMean - 5);
     }
@@ -118,10 +169,12 @@ describe("calibration on generated pages", () => {
     ["dark panels with white gutters", (seed) => darkPanelsPage(seed)],
     ["webtoon strip", (seed) => stripPage(seed)],
   ];
-  it.each(drawnKinds)("a %s is not a card", async (name, make) => {
+  it.each(drawnKinds)("a %s is not a card (the whole decode and the first look agree)", async (name, make) => {
     for (const seed of SEEDS) {
-      const s = await pageStats(await make(seed));
+      const page = await make(seed);
+      const s = await whole(page);
       expect(isBlackCard(s), `${name} ${seed}: ${JSON.stringify(s)}`).toBe(false);
+      expect(isBlackCard(await pageStats(page))).toBe(false);
     }
   });
 
@@ -129,6 +182,7 @@ describe("calibration on generated pages", () => {
     for (const seed of SEEDS) {
       for (const page of [await nightPage(seed), await nightPage(seed, { sparse: true })]) {
         const s = await pageStats(page);
+        expect(s.stdev).not.toBeNull();
         expect(s.mean).toBeLessThan(DEFAULT_THRESHOLDS.cardMaxMean);
         expect(s.stdev).toBeGreaterThan(DEFAULT_THRESHOLDS.cardMaxStdev + 5);
       }
@@ -137,7 +191,7 @@ describe("calibration on generated pages", () => {
 
   it("the shrunk decode has a lower stdev than the full-size one (why the thresholds are calibrated on it)", async () => {
     for (const page of [await drawnPage(1), await nightPage(1), await blackCard(1, "notice")]) {
-      const small = await pageStats(page);
+      const small = await whole(page);
       const full = await fullSize(page);
       expect(Math.abs(small.mean - full.mean)).toBeLessThan(3);
       expect(small.stdev).toBeLessThan(full.stdev);
@@ -146,14 +200,15 @@ describe("calibration on generated pages", () => {
 });
 
 describe("what a page costs", () => {
-  it("one sharp call per JPEG page (the size from our header reader, equal to sharp's), two for other formats", async () => {
+  it("a bright JPEG page costs its first look alone (the size from our header reader, equal to sharp's); a dark one the whole decode after it; other formats a header read more", async () => {
     const jpegs = [await drawnPage(4), await blackCard(2, "pure")];
     const sideways = await sharp(jpegs[0]!).rotate(90).jpeg().withMetadata({ orientation: 6 }).toBuffer();
     const png = await sharp(jpegs[0]!).png().toBuffer();
     pageStatsWork.headerReads = 0;
+    pageStatsWork.firstLooks = 0;
     pageStatsWork.decodes = 0;
     const measured = await statsOfPages([...jpegs, sideways]);
-    expect(pageStatsWork).toEqual({ headerReads: 0, decodes: 3 });
+    expect(pageStatsWork).toEqual({ headerReads: 0, firstLooks: 3, decodes: 1 });
     for (const [i, b] of [...jpegs, sideways].entries()) {
       const meta = await sharp(b).metadata();
       expect(measured[i]).toMatchObject({
@@ -162,7 +217,7 @@ describe("what a page costs", () => {
       });
     }
     await pageStats(png);
-    expect(pageStatsWork).toEqual({ headerReads: 1, decodes: 4 });
+    expect(pageStatsWork).toEqual({ headerReads: 1, firstLooks: 4, decodes: 1 });
   });
 });
 
