@@ -17,6 +17,7 @@ export const POSTGRES_SUITES = [
   "test/recycle-bin.test.ts",
   "test/sessions.test.ts",
   "test/downloads.test.ts",
+  "test/download-attempts.test.ts",
   "test/publication.test.ts",
   "test/assembly.test.ts",
   "test/demo.test.ts",

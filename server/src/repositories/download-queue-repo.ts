@@ -13,10 +13,22 @@ export type QueueRowUpdate = Prisma.DownloadUpdateManyMutationInput;
 export function downloadQueueRepo(db: Db) {
   return {
     get: (id: number) => db.download.findUnique({ where: { id } }),
-    /** Moves the row from `from` only; false when it was no longer there. */
-    async move(id: number, from: string | readonly string[], data: QueueRowUpdate): Promise<boolean> {
+    /**
+     * Moves the row from `from` only, and with `attempt` only while that attempt is the row's
+     * (another instance that took the row over started a later one); false when it was not.
+     */
+    async move(id: number, from: string | readonly string[], data: QueueRowUpdate, attempt?: number): Promise<boolean> {
       const state = typeof from === "string" ? from : { in: [...from] };
-      return (await db.download.updateMany({ where: { id, state }, data })).count === 1;
+      const where = { id, state, ...(attempt === undefined ? {} : { attempts: attempt }) };
+      return (await db.download.updateMany({ where, data })).count === 1;
+    },
+    /**
+     * Records how many pages attempt `attempt` of a fetching row has; never lowers the count: the
+     * job writes while other pages arrive, and two writes on two connections may commit in either order.
+     */
+    async progress(id: number, attempt: number, pagesDone: number): Promise<boolean> {
+      const where = { id, state: "fetching", attempts: attempt, pagesDone: { lt: pagesDone } };
+      return (await db.download.updateMany({ where, data: { pagesDone } })).count === 1;
     },
     /** Waiting rows whose back-off ended go back to queued. */
     async releaseDue(now: Date): Promise<number> {

@@ -44,13 +44,18 @@ export function downloadRepo(db: Db) {
     get: (id: number) => db.download.findUnique({ where: { id } }),
     listOfSeries: (seriesId: number) =>
       db.download.findMany({ where: { seriesId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] }),
-    /** Moves the row from one state to another only if it is still in `from`; false when it was not. */
+    /**
+     * Moves the row from one state to another only if it is still in `from` (and, with `attempt`,
+     * still in that attempt); false when it was not.
+     */
     async transition(
       id: number,
       from: string,
       data: { state: string; verdict?: string; needsReplacement?: boolean; error?: string | null },
+      attempt?: number,
     ): Promise<boolean> {
-      return (await db.download.updateMany({ where: { id, state: from }, data })).count === 1;
+      const where = { id, state: from, ...(attempt === undefined ? {} : { attempts: attempt }) };
+      return (await db.download.updateMany({ where, data })).count === 1;
     },
     /** Verdict JSON of the series' latest downloads in `states` (newest first), other than `exceptId`. */
     async verdictsOf(

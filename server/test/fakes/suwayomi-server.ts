@@ -49,7 +49,7 @@
  * Page helpers (deterministic, from server/src/library/test-pages.ts): drawnChapter, chapterWithBlackCards
  * (e.g. 4 of 25 = 16 % → degraded; 3 of 20 = 15 % → not, the rule is "strictly above 15 %"),
  * stripFragmentChapter (a paged chapter with strip slices), truncatedPage, flakyPage (500 k times then
- * OK), slowPage (delay), foreignPage (path on another origin).
+ * OK), slowPage (delay), heldPage (answers once a promise settles), foreignPage (path on another origin).
  */
 import { createHmac, randomBytes } from "node:crypto";
 import http from "node:http";
@@ -72,6 +72,8 @@ export interface FakePage {
   failStatus?: number;
   /** Waits this long before answering (a slow page). */
   delayMs?: number;
+  /** Answers only once this settles (a page held until the test lets it go). */
+  hold?: Promise<unknown>;
   /** Sends only the first half of the bytes with the full Content-Length, then cuts the connection. */
   truncate?: boolean;
   /** Listed by fetchChapterPages as this absolute URL (another origin) instead of the Suwayomi path. */
@@ -177,6 +179,7 @@ export const flakyPage = (page: FakePage, failTimes: number, failStatus = 500): 
   failStatus,
 });
 export const slowPage = (page: FakePage, delayMs: number): FakePage => ({ ...page, delayMs });
+export const heldPage = (page: FakePage, hold: Promise<unknown>): FakePage => ({ ...page, hold });
 export const foreignPage = (page: FakePage, foreignUrl: string): FakePage => ({ ...page, foreignUrl });
 
 const SDL = /* GraphQL */ `
@@ -553,6 +556,7 @@ export async function startFakeSuwayomi(options: {
           return;
         }
         if (page.delayMs) await new Promise((r) => setTimeout(r, page.delayMs));
+        if (page.hold) await page.hold;
         const status = takeFailure("pages");
         if (status !== null) {
           res.writeHead(status, { "Content-Type": "text/plain" }).end(`failure ${status}`);

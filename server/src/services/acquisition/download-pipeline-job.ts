@@ -5,7 +5,7 @@
  * Every state change goes through the job state machine (domain/download-jobs.ts) and is stored only
  * from the expected state. Nothing is written under the library except by the publication module.
  */
-import { rm } from "node:fs/promises";
+import { rm, rmdir } from "node:fs/promises";
 import path from "node:path";
 import { stateDirs } from "../../config.ts";
 import { transition, type JobEvent, type JobState } from "../../domain/download-jobs.ts";
@@ -55,19 +55,43 @@ export interface JobDeps {
   fetchDone?(id: number): void;
 }
 
-/** Why a job stops without an outcome of its own: a cancel, or the service shutting down. */
+/**
+ * Why a job stops without an outcome of its own: a cancel, the service shutting down, or its claim
+ * lost (the instance stalled past its lease and another one took the row over).
+ */
 export class JobStopped extends Error {
-  constructor(readonly why: "cancel" | "shutdown") {
+  constructor(readonly why: "cancel" | "shutdown" | "claim_lost") {
     super(why);
   }
 }
 
 const PROGRESS_WRITE_MS = 250;
 
+/** The lease (library/cluster.ts) an instance holds on a download while a job of it runs. */
+export const downloadClaimKey = (id: number) => `download:${id}`;
+
+/** A download's staging folder: one subfolder per attempt. */
 export const stagingDirOf = (ctx: AppContext, id: number) =>
   path.join(stateDirs(ctx.config).staging, "downloads", String(id));
 
-/** Applies a job event: the state machine decides, the row moves only from `from`. */
+/**
+ * An attempt's own staging folder. An attempt of an instance that stalled past its lease may wake up
+ * after another instance took the row over and started a later attempt: each has its own file, so
+ * neither publishes nor removes the other's.
+ */
+export const attemptStagingDir = (ctx: AppContext, id: number, attempt: number) =>
+  path.join(stagingDirOf(ctx, id), String(attempt));
+
+/** Removes an attempt's staging, and the download's folder once no other attempt is in it. */
+async function removeStaging(ctx: AppContext, id: number, attempt: number): Promise<void> {
+  await rm(attemptStagingDir(ctx, id, attempt), { recursive: true, force: true });
+  await rmdir(stagingDirOf(ctx, id)).catch(() => undefined); // not empty, or gone already
+}
+
+/**
+ * Applies a job event: the state machine decides, the row moves only from `from` and only while
+ * `row.attempts` is its attempt (a later attempt, another instance's, is never moved by this one).
+ */
 export async function applyEvent(
   deps: JobDeps,
   row: Download,
@@ -87,10 +111,8 @@ export async function applyEvent(
     if (e.type === "schedule_retry") data.nextAttemptAt = new Date(Date.now() + e.delayMs);
   }
   // Staging first: once the row says published/cancelled/queued, nothing of this attempt is left behind.
-  // (A claimed row has one owner, so no other attempt's staging is removed here.)
-  if (t.effects.some((e) => e.type === "remove_staging"))
-    await rm(stagingDirOf(deps.ctx, row.id), { recursive: true, force: true });
-  if (!(await deps.queue.move(row.id, from, data))) return null;
+  if (t.effects.some((e) => e.type === "remove_staging")) await removeStaging(deps.ctx, row.id, row.attempts);
+  if (!(await deps.queue.move(row.id, from, data, row.attempts))) return null;
   publishEvent(deps.ctx, { ...row, state: t.next, ...(data as Partial<Download>) });
   if (t.effects.some((e) => e.type === "queue_replacement")) {
     await deps
@@ -133,7 +155,15 @@ export function downloadFileName(
 export async function runJob(deps: JobDeps, claimed: Download, signal: AbortSignal): Promise<void> {
   const { ctx } = deps;
   let state: JobState = "fetching";
-  const stopped = () => (signal.aborted ? (signal.reason as JobStopped) : null);
+  const attempt = claimed.attempts;
+  // With several instances the claim is renewed with the instance's other leases; once a renewal
+  // found it lost, the row may be another instance's already.
+  const stopped = () =>
+    signal.aborted
+      ? (signal.reason as JobStopped)
+      : ctx.cluster.holds(downloadClaimKey(claimed.id))
+        ? null
+        : new JobStopped("claim_lost");
   try {
     const found = await deps.lookup.forMapping(claimed.sourceMappingId!);
     if (!found)
@@ -143,7 +173,7 @@ export async function runJob(deps: JobDeps, claimed: Download, signal: AbortSign
       );
     const chapter = await found.provider.pages(found.mapping.sourceId, claimed.externalId!, { signal });
     if (chapter.count <= 0) throw new ProviderError("the provider lists no page for this chapter", false);
-    await deps.queue.move(claimed.id, "fetching", { pagesTotal: chapter.count, pagesDone: 0 });
+    await deps.queue.move(claimed.id, "fetching", { pagesTotal: chapter.count, pagesDone: 0 }, attempt);
     const progress = { ...claimed, pagesTotal: chapter.count, pagesDone: 0 };
     publishEvent(ctx, progress);
 
@@ -155,8 +185,10 @@ export async function runJob(deps: JobDeps, claimed: Download, signal: AbortSign
     const series = await ctx.repos.series.get(claimed.seriesId);
     if (!series) throw new AppError("series_not_found", `series ${claimed.seriesId} does not exist`);
     const name = downloadFileName(series.title, claimed);
-    const stagedPath = path.join(stagingDirOf(ctx, claimed.id), name);
-    await rm(stagingDirOf(ctx, claimed.id), { recursive: true, force: true });
+    const stagedPath = path.join(attemptStagingDir(ctx, claimed.id, attempt), name);
+    // Only this attempt's folder: another attempt's may still be in use (what a crash left is the
+    // recovery's to remove).
+    await rm(attemptStagingDir(ctx, claimed.id, attempt), { recursive: true, force: true });
     const cbz = await StreamingCbz.create(stagedPath, chapter.count);
     let verdict: Awaited<ReturnType<JobDeps["downloads"]["judgeStats"]>>;
     const metas: PageMeta[] = new Array<PageMeta>(chapter.count);
@@ -180,7 +212,7 @@ export async function runJob(deps: JobDeps, claimed: Download, signal: AbortSign
         progress.pagesDone += 1;
         if (Date.now() - lastWrite >= PROGRESS_WRITE_MS || progress.pagesDone === chapter.count) {
           lastWrite = Date.now();
-          await deps.queue.move(claimed.id, "fetching", { pagesDone: progress.pagesDone });
+          await deps.queue.progress(claimed.id, attempt, progress.pagesDone);
         }
         publishEvent(ctx, progress);
         return measured;
@@ -194,7 +226,7 @@ export async function runJob(deps: JobDeps, claimed: Download, signal: AbortSign
 
       // The judgement from the statistics: fetching → judging → degraded | publishing.
       state = "judging";
-      verdict = await deps.downloads.judgeStats(claimed.id, stats);
+      verdict = await deps.downloads.judgeStats(claimed.id, stats, attempt);
       if (verdict.verdict !== "degraded")
         await cbz.finish(chapterComicInfo(comicInfoFields(series.title, claimed, found), metas));
     } finally {
@@ -202,7 +234,7 @@ export async function runJob(deps: JobDeps, claimed: Download, signal: AbortSign
     }
     if (verdict.verdict === "degraded") {
       // The row is degraded already (judge wrote it): run the machine's effects for it.
-      await rm(stagingDirOf(ctx, claimed.id), { recursive: true, force: true });
+      await removeStaging(ctx, claimed.id, attempt);
       publishEvent(ctx, { ...claimed, state: "degraded", pagesDone: chapter.count, pagesTotal: chapter.count });
       await deps
         .afterDegraded(claimed)
@@ -229,11 +261,23 @@ export async function runJob(deps: JobDeps, claimed: Download, signal: AbortSign
     // An abort surfaces as whatever the provider throws for it: the signal's reason says why.
     const e = signal.aborted && signal.reason instanceof JobStopped ? signal.reason : caught;
     if (e instanceof JobStopped) {
-      // A shutdown leaves the row as it is: the next start resumes it (and clears its staging).
+      // A shutdown leaves the row as it is: the next start resumes it (and clears its staging). So
+      // does a lost claim: the instance that took the row over has it.
       if (e.why === "cancel") await applyEvent(deps, claimed, state, { type: "cancel" }, { cancelRequested: true });
+      if (e.why === "claim_lost") {
+        ctx.log(`download ${claimed.id}: the claim of attempt ${attempt} ran out (this instance stalled); stopped`);
+        await removeStaging(ctx, claimed.id, attempt);
+      }
       return;
     }
-    const current = (await deps.queue.get(claimed.id))?.state as JobState | undefined;
+    const fresh = await deps.queue.get(claimed.id);
+    if (fresh && fresh.attempts !== attempt) {
+      // This instance stalled past its claim and another took the row over: its outcome is not ours.
+      ctx.log(`download ${claimed.id}: attempt ${attempt} was taken over (now attempt ${fresh.attempts}); stopped`);
+      await removeStaging(ctx, claimed.id, attempt);
+      return;
+    }
+    const current = fresh?.state as JobState | undefined;
     // judge() records its own failure (image_unreadable) and the row is failed already.
     if (current === "failed" || current === undefined) {
       publishEvent(ctx, { ...claimed, state: "failed", error: isAppError(e) ? `${e.code}: ${e.message}` : String(e) });

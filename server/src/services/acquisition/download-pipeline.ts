@@ -12,9 +12,12 @@
  * moves it out of queued, and gives the claim up when the job ends; `resume` takes over only rows
  * whose claim ran out (their instance died), and a publishing row only once no live instance has a
  * journal entry in flight, so a publication that is still being finished is never queued again.
+ * An instance that only stalled past its lease may wake up in the middle of a job another instance
+ * took over: every write of a job names its attempt (`attempts`, counted up by each claim), so the
+ * old attempt moves nothing, and its staged file is its own (download-pipeline-job.ts).
  * Cancel: a queued or waiting row is cancelled at once; a running one is aborted between pages.
  */
-import { readdir, rm } from "node:fs/promises";
+import { readdir, rm, rmdir } from "node:fs/promises";
 import path from "node:path";
 import { stateDirs } from "../../config.ts";
 import { LIVE_JOB_STATES, type JobState } from "../../domain/download-jobs.ts";
@@ -25,6 +28,7 @@ import { downloadQueueRepo } from "../../repositories/download-queue-repo.ts";
 import type { AppContext } from "../context.ts";
 import {
   applyEvent,
+  downloadClaimKey,
   finishReplacementGroup,
   JobStopped,
   runJob,
@@ -81,12 +85,13 @@ export function downloadPipeline(
     },
   });
 
-  const claimKey = (id: number) => `download:${id}`;
+  const claimKey = downloadClaimKey;
 
   async function resume(): Promise<{ requeued: number; published: number; cancelled: number }> {
     const out = { requeued: 0, published: 0, cancelled: 0 };
     const { cluster } = ctx;
-    const takenOver = new Set<number>();
+    /** Rows taken over here, with the attempt each was in. */
+    const takenOver = new Map<number, number>();
     let journalBusy: boolean | null = null;
     for (const row of await queue.interrupted()) {
       if (running.has(row.id) || !(await cluster.claim(claimKey(row.id)))) continue;
@@ -98,7 +103,7 @@ export function downloadPipeline(
           journalBusy ??= (await deps.publication.busyElsewhere?.()) ?? false;
           if (journalBusy) continue; // its publication may still be finished by its own instance
         }
-        takenOver.add(row.id);
+        takenOver.set(row.id, fresh.attempts);
         if (fresh.cancelRequested && from !== "publishing") {
           if (await applyEvent(jobDeps(), fresh, from, { type: "cancel" })) out.cancelled += 1;
           continue;
@@ -123,11 +128,18 @@ export function downloadPipeline(
     const dir = path.join(stateDirs(ctx.config).staging, "downloads");
     for (const name of await readdir(dir).catch(() => [] as string[])) {
       const row = /^\d+$/.test(name) ? await queue.get(Number(name)) : null;
+      if (row && running.has(row.id)) continue;
       const idle =
         !row || (cluster.exclusive ? row.state !== "publishing" : !LIVE_JOB_STATES.includes(row.state as JobState));
-      const mine = row !== null && takenOver.has(row.id) && row.state !== "publishing";
-      if ((idle || mine) && !(row && running.has(row.id)))
-        await rm(path.join(dir, name), { recursive: true, force: true });
+      const taken = row && row.state !== "publishing" ? takenOver.get(row.id) : undefined;
+      if (idle) await rm(path.join(dir, name), { recursive: true, force: true });
+      else if (taken !== undefined) {
+        // Only the attempts taken over here: a later one may be another instance's, running now.
+        for (const attempt of await readdir(path.join(dir, name)).catch(() => [] as string[]))
+          if (/^\d+$/.test(attempt) && Number(attempt) <= taken)
+            await rm(path.join(dir, name, attempt), { recursive: true, force: true });
+        await rmdir(path.join(dir, name)).catch(() => undefined); // a later attempt's folder is in it
+      }
     }
     // Replacement groups whose last part published just before a crash: retire the old parts now.
     for (const row of await queue.openReplacementGroups())

@@ -104,14 +104,19 @@ export function downloadService(ctx: AppContext) {
   const store = ctx.repos.downloads;
 
   /** Stores the verdict (judging → degraded | publishing) and says so. */
-  async function record(row: Download, verdict: ConformityVerdict): Promise<ConformityVerdict> {
+  async function record(row: Download, verdict: ConformityVerdict, attempt?: number): Promise<ConformityVerdict> {
     const degraded = verdict.verdict === "degraded";
-    const written = await store.transition(row.id, "judging", {
-      state: degraded ? "degraded" : "publishing",
-      verdict: verdictJson(verdict),
-      needsReplacement: degraded,
-      error: null,
-    });
+    const written = await store.transition(
+      row.id,
+      "judging",
+      {
+        state: degraded ? "degraded" : "publishing",
+        verdict: verdictJson(verdict),
+        needsReplacement: degraded,
+        error: null,
+      },
+      attempt,
+    );
     if (!written) throw new AppError("download_not_judgeable", `download ${row.id} changed state while it was judged`);
     if (degraded) {
       const f = verdict.figures;
@@ -193,9 +198,10 @@ export function downloadService(ctx: AppContext) {
 
     /**
      * The verdict of a download whose pages were measured while they were fetched (the pipeline):
-     * fetching → judging → degraded | publishing, from the page statistics alone.
+     * fetching → judging → degraded | publishing, from the page statistics alone, written only while
+     * `attempt` is the row's (a row taken over by another instance is not judged by the old attempt).
      */
-    async judgeStats(downloadId: number, stats: readonly PageStats[]): Promise<ConformityVerdict> {
+    async judgeStats(downloadId: number, stats: readonly PageStats[], attempt?: number): Promise<ConformityVerdict> {
       if (judging.has(downloadId))
         throw new AppError("download_not_judgeable", `download ${downloadId} is being judged already`);
       judging.add(downloadId);
@@ -204,10 +210,10 @@ export function downloadService(ctx: AppContext) {
         if (stats.length === 0) throw new AppError("bad_request", "a download without pages cannot be judged");
         if (
           !(JUDGEABLE_STATES as readonly string[]).includes(row.state) ||
-          !(await store.transition(row.id, row.state, { state: "judging" }))
+          !(await store.transition(row.id, row.state, { state: "judging" }, attempt))
         )
           throw new AppError("download_not_judgeable", `download ${downloadId} is ${row.state}`, { state: row.state });
-        return await record(row, judgeChapter([...stats], await seriesShape(row)));
+        return await record(row, judgeChapter([...stats], await seriesShape(row)), attempt);
       } finally {
         judging.delete(downloadId);
       }
