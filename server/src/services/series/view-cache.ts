@@ -56,16 +56,22 @@ function freezeWeighing(value: unknown): number {
     }
     if (v === null || typeof v !== "object" || Object.isFrozen(v)) continue;
     Object.freeze(v);
-    if (v instanceof Map) {
+    // Arrays and plain objects are walked in place (no Object.values copy): a view holds thousands.
+    if (Array.isArray(v)) {
+      bytes += 48 + 8 * v.length;
+      for (let i = 0; i < v.length; i++) stack.push(v[i]);
+    } else if (v instanceof Map) {
       bytes += 64 + 24 * v.size;
       for (const [k, x] of v) stack.push(k, x);
     } else if (v instanceof Set) {
       bytes += 64 + 16 * v.size;
       for (const x of v) stack.push(x);
     } else {
-      const values = Object.values(v);
-      bytes += (Array.isArray(v) ? 48 : 24) + 8 * values.length;
-      for (const x of values) stack.push(x);
+      bytes += 24;
+      for (const k in v) {
+        bytes += 8;
+        stack.push((v as Record<string, unknown>)[k]);
+      }
     }
   }
   return bytes;
