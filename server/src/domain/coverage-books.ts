@@ -173,9 +173,17 @@ export function coverByChapters(
     if (!map.unknownBooks.has(b.number) && gaps.covers(b.number)) b.coverage = "covered_by_chapters";
     return;
   }
-  const main = entry.filter((c) => !chapters.get(c)?.extra);
-  b.chaptersMapped = main.length;
-  b.chaptersOnDisk = main.filter((c) => chapters.get(c)?.onDisk).length;
+  // Main (non-extra) chapters of the entry, and how many of them are on disk: one lookup each.
+  let mapped = 0;
+  let onDisk = 0;
+  for (const c of entry) {
+    const state = chapters.get(c);
+    if (state?.extra) continue;
+    mapped += 1;
+    if (state?.onDisk) onDisk += 1;
+  }
+  b.chaptersMapped = mapped;
+  b.chaptersOnDisk = onDisk;
   if (!b.ambiguous && b.chaptersMapped > 0 && b.chaptersOnDisk === b.chaptersMapped) b.coverage = "covered_by_chapters";
 }
 

@@ -95,7 +95,11 @@ export function chapterOnDisk(
   const present = holdings.partsByChapter.get(chapter);
   const count = Number.isInteger(parts) && parts >= 1 ? parts : 1;
   if (!present || present.size === 0) return { onDisk: false, partsOnDisk: [] };
-  if (present.has(WHOLE)) return { onDisk: true, partsOnDisk: Array.from({ length: count }, (_, i) => i + 1) };
+  if (present.has(WHOLE)) {
+    const all: number[] = [];
+    for (let p = 1; p <= count; p++) all.push(p);
+    return { onDisk: true, partsOnDisk: all };
+  }
   const partsOnDisk = [...present].sort((a, b) => a - b);
   let complete = true;
   for (let p = 1; p <= count; p++) if (!present.has(p)) complete = false;

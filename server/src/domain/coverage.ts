@@ -45,7 +45,7 @@
  * A partial map's saved boundaries do not cover (no covered_by_volume, no duplicates, no assembly
  * offered) but the chapters an owned book holds through them are held, so nothing is fetched twice.
  */
-import { compareLabels, sortLabels, wholeLabel, type Label } from "./labels.ts";
+import { compareLabels, sortLabels, unionLabels, wholeLabel, type Label } from "./labels.ts";
 import { estimateBooks, estimatedChaptersByBook } from "./estimates.ts";
 import { chapterOnDisk, fileHoldings, type Holdings } from "./coverage-files.ts";
 import {
@@ -91,20 +91,18 @@ export function buildCoverageIndex(snapshot: SeriesSnapshot, options: CoverageOp
   const { series } = snapshot;
   const form = options.form ?? seriesForm(series);
 
+  // The chapter slots in label order (the first slot of a label counts), with what is on disk of
+  // each: lists side by side, walked in step with the chapters below instead of looked up per label.
   const slots = new Map<Label, ChapterSlotFacts>();
   for (const s of snapshot.chapters) {
     const l = toLabel(s.number);
     if (l !== null && !slots.has(l)) slots.set(l, s);
   }
   const slotLabels = sortLabels([...slots.keys()]);
+  const slotList = slotLabels.map((l) => slots.get(l)!);
   const holdings = fileHoldings(snapshot.files, slotLabels);
-  const diskCache = new Map<Label, ReturnType<typeof chapterOnDisk>>();
-  const disk = (l: Label) => {
-    let d = diskCache.get(l);
-    if (d === undefined) diskCache.set(l, (d = chapterOnDisk(holdings, l, slots.get(l)?.parts ?? 1)));
-    return d;
-  };
-  const ownedMain = slotLabels.filter((l) => !slots.get(l)?.extra && disk(l).onDisk);
+  const slotDisk = slotLabels.map((l, i) => chapterOnDisk(holdings, l, slotList[i]!.parts));
+  const ownedMain = slotLabels.filter((_, i) => !slotList[i]!.extra && slotDisk[i]!.onDisk);
   const map = operationalMap(snapshot.mapSources, ownedMain, { openTail: series.status !== "finished" });
 
   // Books: the edition's slots, owned books, and every book the operational map names.
@@ -130,12 +128,19 @@ export function buildCoverageIndex(snapshot: SeriesSnapshot, options: CoverageOp
   const anyBookHolds = ownedBookFiles.some((f) => holdingBookFile(f, ctx.editionPages));
 
   // Chapters: slots and every chapter the operational map claims.
-  const chapterLabels = sortLabels([...new Set([...slotLabels, ...map.chapterToBook.keys(), ...map.conflicts.keys()])]);
+  const chapterLabels = unionLabels(slotLabels, [...map.chapterToBook.keys()], [...map.conflicts.keys()]);
   const chapters = new Map<Label, ChapterState>();
+  // Side by side with chapterLabels: each chapter's slot and book (read again by the wanted rule).
+  const chapterSlots: (ChapterSlotFacts | undefined)[] = [];
+  const chapterBooks: (BookInfo | undefined)[] = [];
+  let nextSlot = 0;
   for (const l of chapterLabels) {
-    const slot = slots.get(l);
+    const own = slotLabels[nextSlot] === l ? nextSlot++ : -1;
+    const slot = own < 0 ? undefined : slotList[own];
     const book = map.chapterToBook.get(l) ?? null;
     const info = book === null ? undefined : books.get(book);
+    chapterSlots.push(slot);
+    chapterBooks.push(info);
     const coverage =
       map.state === "exact" && info?.state.coversChapters
         ? "covered_by_volume"
@@ -144,7 +149,7 @@ export function buildCoverageIndex(snapshot: SeriesSnapshot, options: CoverageOp
           : null;
     const held =
       coverage === null && (info !== undefined ? info.state.holdsChapters : map.state === "none" && anyBookHolds);
-    const { onDisk, partsOnDisk } = disk(l);
+    const { onDisk, partsOnDisk } = own < 0 ? chapterOnDisk(holdings, l, 1) : slotDisk[own]!;
     chapters.set(l, {
       number: l,
       slotId: slot?.id ?? null,
@@ -157,7 +162,7 @@ export function buildCoverageIndex(snapshot: SeriesSnapshot, options: CoverageOp
       fileIds: holdings.filesByChapter.get(l) ?? [],
       book,
       estimatedBook: null,
-      ambiguous: map.conflicts.has(l),
+      ambiguous: map.conflicts.size > 0 && map.conflicts.has(l),
       coverage,
       held,
       wanted: false,
@@ -179,10 +184,10 @@ export function buildCoverageIndex(snapshot: SeriesSnapshot, options: CoverageOp
     b.wanted = bookWanted(series.monitored, b);
     b.problems.push(...mapProblems(b, map, chapters));
   }
-  for (const c of chapters.values()) {
-    const slot = slots.get(c.number);
-    const info = c.book === null ? undefined : books.get(c.book);
-    c.wanted = chapterWanted(series.monitored, slot, c, form, info?.state);
+  const chapterList = [...chapters.values()];
+  for (let i = 0; i < chapterList.length; i++) {
+    const c = chapterList[i]!;
+    c.wanted = chapterWanted(series.monitored, chapterSlots[i], c, form, chapterBooks[i]?.state);
   }
 
   if (options.estimates !== false) {
@@ -200,7 +205,7 @@ export function buildCoverageIndex(snapshot: SeriesSnapshot, options: CoverageOp
   return {
     map,
     books: [...books.values()].map((i) => i.state),
-    chapters: [...chapters.values()],
+    chapters: chapterList,
     strayFileIds: strayFileIds.sort((a, b) => a - b),
   };
 }

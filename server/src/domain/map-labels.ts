@@ -15,6 +15,19 @@ export function toLabel(text: string | null | undefined): Label | null {
 
 /** Canonical, de-duplicated, sorted labels; text that is not a label is dropped. */
 export function canonicalLabels(values: readonly string[]): Label[] {
+  // Stored entries are canonical and in order already: one pass, no set and no sort.
+  const out: Label[] = [];
+  for (const v of values) {
+    const l = toLabel(v);
+    if (l === null) continue;
+    const last = out[out.length - 1];
+    if (last !== undefined && compareLabels(last, l) >= 0) return canonicalUnordered(values);
+    out.push(l);
+  }
+  return out;
+}
+
+function canonicalUnordered(values: readonly string[]): Label[] {
   const seen = new Set<Label>();
   for (const v of values) {
     const l = toLabel(v);

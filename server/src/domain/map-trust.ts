@@ -21,7 +21,7 @@
  * (map-suggestions.ts), the book-start editor (map-editor.ts), label-set helpers
  * (map-labels.ts). Estimates are in estimates.ts, coverage in coverage.ts.
  */
-import { compareLabels, parseLabel, sortLabels, type Label } from "./labels.ts";
+import { compareLabels, parseLabel, sortLabels, unionLabels, type Label } from "./labels.ts";
 import { MAX_MAP_BOOKS, MAX_MAP_CHAPTERS, canonicalLabels, maxLabel, toLabel } from "./map-labels.ts";
 import type { MapEntryFacts, MapSourceFacts, MapSourceKind, MapState, OperationalMap } from "./types.ts";
 
@@ -45,18 +45,18 @@ export function isOperationalKind(kind: MapSourceKind): boolean {
 
 /** Entries of every source of one kind, united per volume. An empty set stays empty only if all are. */
 function unitedEntries(sources: readonly MapSourceFacts[], kind: MapSourceKind): Map<Label, Label[]> {
-  const united = new Map<Label, Set<Label>>();
+  const united = new Map<Label, Label[]>();
   for (const source of sources) {
     if (source.kind !== kind) continue;
     for (const entry of source.entries) {
       const volume = toLabel(entry.volume);
       if (volume === null) continue;
-      const set = united.get(volume) ?? new Set<Label>();
-      for (const c of canonicalLabels(entry.chapters)) set.add(c);
-      united.set(volume, set);
+      const chapters = canonicalLabels(entry.chapters);
+      const known = united.get(volume);
+      united.set(volume, known === undefined ? chapters : unionLabels(known, chapters));
     }
   }
-  return new Map([...united].map(([v, s]) => [v, sortLabels([...s])]));
+  return united;
 }
 
 export interface OperationalMapOptions {
@@ -86,7 +86,7 @@ export function operationalMap(
   const operator = unitedEntries(sources, "operator");
   const reading = unitedEntries(sources, "reading");
   const operatorChapters = new Set<Label>();
-  for (const chapters of operator.values()) for (const c of chapters) operatorChapters.add(c);
+  if (reading.size > 0) for (const chapters of operator.values()) for (const c of chapters) operatorChapters.add(c);
 
   const combined = new Map(operator);
   for (const [volume, chapters] of reading) {
@@ -99,9 +99,13 @@ export function operationalMap(
     if (rest.length > 0) combined.set(volume, rest);
   }
 
+  // Claims in book order: the first book of each chapter, and every book of a contested one.
   const books = new Map<Label, Label[]>();
   const unknownBooks = new Set<Label>();
-  const claims = new Map<Label, Label[]>();
+  const firstClaim = new Map<Label, Label>();
+  const contested = new Map<Label, Label[]>();
+  let inOrder = true;
+  let lastFirst: Label | undefined;
   for (const volume of sortLabels([...combined.keys()])) {
     const chapters = combined.get(volume) ?? [];
     if (chapters.length === 0) {
@@ -110,23 +114,33 @@ export function operationalMap(
     }
     books.set(volume, chapters);
     for (const c of chapters) {
-      const list = claims.get(c);
-      if (list) list.push(volume);
-      else claims.set(c, [volume]);
+      const first = firstClaim.get(c);
+      if (first === undefined) {
+        if (lastFirst !== undefined && compareLabels(lastFirst, c) >= 0) inOrder = false;
+        lastFirst = c;
+        firstClaim.set(c, volume);
+      } else {
+        const list = contested.get(c);
+        if (list) list.push(volume);
+        else contested.set(c, [first, volume]);
+      }
     }
   }
 
-  const chapterToBook = new Map<Label, Label>();
+  // chapterToBook in chapter order: as claimed when the books hold increasing chapters (the usual
+  // map), otherwise sorted; contested chapters are left out.
+  let chapterToBook = firstClaim;
+  if (!inOrder || contested.size > 0) {
+    chapterToBook = new Map<Label, Label>();
+    for (const c of inOrder ? firstClaim.keys() : sortLabels([...firstClaim.keys()]))
+      if (!contested.has(c)) chapterToBook.set(c, firstClaim.get(c)!);
+  }
   const conflicts = new Map<Label, Label[]>();
   const ambiguousBooks = new Set<Label>();
-  for (const c of sortLabels([...claims.keys()])) {
-    const volumes = claims.get(c) ?? [];
-    if (volumes.length === 1 && volumes[0] !== undefined) {
-      chapterToBook.set(c, volumes[0]);
-    } else {
-      conflicts.set(c, volumes);
-      for (const v of volumes) ambiguousBooks.add(v);
-    }
+  for (const c of sortLabels([...contested.keys()])) {
+    const volumes = contested.get(c)!;
+    conflicts.set(c, volumes);
+    for (const v of volumes) ambiguousBooks.add(v);
   }
 
   let revision = 0;

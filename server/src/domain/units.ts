@@ -55,6 +55,7 @@ function bookUnit(book: BookState, index: CoverageIndex): Unit {
 /** Problems a chapter row states: conflicting claims, a split chapter with parts missing. */
 function chapterProblems(ch: ChapterState, index: CoverageIndex): string[] {
   const out: string[] = [];
+  if (!ch.ambiguous && ch.parts <= 1) return out;
   if (ch.ambiguous) {
     const books = index.map.conflicts.get(ch.number);
     out.push(
@@ -77,7 +78,7 @@ function chapterUnit(ch: ChapterState, index: CoverageIndex): Unit {
   // `duplicateFileIds` (a verified book covers but never retires; a range file reaching into
   // another book is no duplicate).
   const coverage: Coverage | null = ch.coverage;
-  return {
+  const unit: Unit = {
     kind: "chapter",
     number: ch.number,
     book: ch.book,
@@ -87,12 +88,13 @@ function chapterUnit(ch: ChapterState, index: CoverageIndex): Unit {
     plan: null,
     estimatedBook: ch.estimatedBook,
     pageCount: null,
-    fileIds: [...ch.fileIds],
-    duplicateFileIds: [...ch.duplicateFileIds],
+    fileIds: ch.fileIds,
+    duplicateFileIds: ch.duplicateFileIds,
     problems: chapterProblems(ch, index),
     extra: ch.extra,
-    ...(ch.title ? { title: ch.title } : {}),
   };
+  if (ch.title) unit.title = ch.title;
+  return unit;
 }
 
 /**
@@ -101,7 +103,6 @@ function chapterUnit(ch: ChapterState, index: CoverageIndex): Unit {
  * file, has no row (the audit lists it).
  */
 function strayUnits(files: readonly FileFacts[], strayIds: readonly number[], listed: ReadonlySet<number>): Unit[] {
-  if (strayIds.length === 0) return [];
   const wanted = new Set(strayIds);
   const byLabel = new Map<Label, Unit>();
   for (const f of files) {
@@ -189,8 +190,10 @@ export function buildUnitsView(snapshot: SeriesSnapshot, index: CoverageIndex): 
   const form = seriesForm(snapshot.series);
   const books = index.books.map((b) => bookUnit(b, index));
   const chapters = index.chapters.map((c) => chapterUnit(c, index));
-  const listed = new Set(index.chapters.flatMap((c) => c.fileIds));
-  chapters.push(...strayUnits(snapshot.files, index.strayFileIds, listed));
+  if (index.strayFileIds.length > 0) {
+    const listed = new Set(index.chapters.flatMap((c) => c.fileIds));
+    chapters.push(...strayUnits(snapshot.files, index.strayFileIds, listed));
+  }
   const ranges = new Map<Label, Range>();
   for (const b of index.books) {
     if (b.chapters === null || b.chapters.length === 0) continue;
