@@ -88,6 +88,8 @@ function chapterUnit(ch: ChapterState, index: CoverageIndex): Unit {
     plan: null,
     estimatedBook: ch.estimatedBook,
     pageCount: null,
+    // The index is built for this view and read by nothing after it: its lists are handed over
+    // rather than copied (thousands of them in a long series).
     fileIds: ch.fileIds,
     duplicateFileIds: ch.duplicateFileIds,
     problems: chapterProblems(ch, index),

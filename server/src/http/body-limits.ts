@@ -33,7 +33,10 @@ function tooLarge(limit: number): Response {
 export function limitBodies(limit = JSON_BODY_LIMIT): MiddlewareHandler {
   const limited = bodyLimit({ maxSize: limit, onError: () => tooLarge(limit) });
   return async (c, next) => {
-    if (isUploadRoute(c.req.method, c.req.path)) return next();
+    // A GET or HEAD request reaches the app without a body; asking for it would only build a full
+    // Request object for every read.
+    const method = c.req.method;
+    if (method === "GET" || method === "HEAD" || isUploadRoute(method, c.req.path)) return next();
     return limited(c, next);
   };
 }

@@ -11,6 +11,7 @@ import { problemResponse } from "./problem.ts";
 import { openSessionRoutes, sessionRoutes } from "./rest-session.ts";
 import { restMap, restMapChange, restScan } from "./present-map.ts";
 import { restSeries, restUnits } from "./present.ts";
+import { jsonBytes } from "./respond.ts";
 import { recycleRoutes } from "./rest-recycle.ts";
 import { downloadRoutes } from "./rest-downloads.ts";
 import { rulesRoutes } from "./rest-rules.ts";
@@ -68,7 +69,7 @@ export function restApp(
     c.json(restSeries(await services.series.update(pathId(c), seriesPatchBody(await jsonBody(c))))),
   );
 
-  app.get("/api/manga/:id/units", async (c) => c.json(restUnits(await services.units.units(pathId(c)))));
+  app.get("/api/manga/:id/units", async (c) => jsonBytes(c, restUnits(await services.units.units(pathId(c)))));
 
   app.get("/api/manga/:id/chapter-map", async (c) => c.json(restMap(await services.maps.view(pathId(c)))));
   app.put("/api/manga/:id/chapter-map", async (c) => {
