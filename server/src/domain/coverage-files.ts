@@ -21,8 +21,8 @@ const WHOLE = 0;
 export interface Holdings {
   /** Chapter → active chapter files holding it (whole, range or part), ids ascending. */
   filesByChapter: Map<Label, number[]>;
-  /** Chapter → parts on disk (WHOLE = a whole copy). */
-  partsByChapter: Map<Label, Set<number>>;
+  /** Chapter → parts on disk, each once (WHOLE = a whole copy): a short list, not a set per chapter. */
+  partsByChapter: Map<Label, number[]>;
   /** Chapter file → the chapters it holds. */
   chaptersByFile: Map<number, Label[]>;
   /** Book files by trusted volume, ids ascending. */
@@ -76,8 +76,8 @@ export function fileHoldings(files: readonly FileFacts[], sortedSlotLabels: read
       if (ids) ids.push(file.id);
       else h.filesByChapter.set(c, [file.id]);
       const parts = h.partsByChapter.get(c);
-      if (parts) parts.add(part);
-      else h.partsByChapter.set(c, new Set([part]));
+      if (!parts) h.partsByChapter.set(c, [part]);
+      else if (!parts.includes(part)) parts.push(part);
     }
   }
   return h;
@@ -94,15 +94,15 @@ export function chapterOnDisk(
 ): { onDisk: boolean; partsOnDisk: number[] } {
   const present = holdings.partsByChapter.get(chapter);
   const count = Number.isInteger(parts) && parts >= 1 ? parts : 1;
-  if (!present || present.size === 0) return { onDisk: false, partsOnDisk: [] };
-  if (present.has(WHOLE)) {
+  if (!present || present.length === 0) return { onDisk: false, partsOnDisk: [] };
+  if (present.includes(WHOLE)) {
     const all: number[] = [];
     for (let p = 1; p <= count; p++) all.push(p);
     return { onDisk: true, partsOnDisk: all };
   }
   const partsOnDisk = [...present].sort((a, b) => a - b);
   let complete = true;
-  for (let p = 1; p <= count; p++) if (!present.has(p)) complete = false;
+  for (let p = 1; p <= count; p++) if (!present.includes(p)) complete = false;
   return { onDisk: complete, partsOnDisk };
 }
 

@@ -235,7 +235,8 @@ export function chapterWanted(
 /** Chapter files whose every chapter is inside a retiring owned book (exact map only). */
 function markDuplicates(holdings: Holdings, chapters: Map<Label, ChapterState>, books: Map<Label, BookInfo>): void {
   for (const [fileId, held] of holdings.chaptersByFile) {
-    const owners = new Set<Label>();
+    // The books holding the file's chapters: one or two, a list rather than a set per file.
+    const owners: Label[] = [];
     let inside = true;
     for (const c of held) {
       const state = chapters.get(c);
@@ -244,7 +245,7 @@ function markDuplicates(holdings: Holdings, chapters: Map<Label, ChapterState>, 
         inside = false;
         break;
       }
-      owners.add(info.state.number);
+      if (!owners.includes(info.state.number)) owners.push(info.state.number);
     }
     if (!inside) continue;
     for (const c of held) chapters.get(c)?.duplicateFileIds.push(fileId);

@@ -142,7 +142,8 @@ interface Range {
 function interleave(form: SeriesForm, books: Unit[], chapters: Unit[], ranges: Map<Label, Range>): Unit[] {
   const runIndex = new Map<Label, number>(books.map((b, i) => [b.number, i]));
   const inner: Unit[][] = books.map(() => []);
-  const after: Unit[][] = books.map(() => []);
+  // Chapters past a run's end are rare (a running work's tail): their lists are made when needed.
+  const after: (Unit[] | undefined)[] = [];
   const leading: Unit[] = [];
   // Sweep: books sorted by their first chapter; the anchor is the highest book index seen so far.
   const starts = books
@@ -160,17 +161,21 @@ function interleave(form: SeriesForm, books: Unit[], chapters: Unit[], ranges: M
     else {
       // Inside the anchor's range: among its chapters; past its end: after the whole run.
       const range = ranges.get(books[anchor]!.number)!;
-      (compareLabels(ch.number, range.last) < 0 ? inner : after)[anchor]!.push(ch);
+      if (compareLabels(ch.number, range.last) < 0) inner[anchor]!.push(ch);
+      else (after[anchor] ??= []).push(ch);
     }
   }
-  const out: Unit[] = [...leading];
-  books.forEach((b, i) => {
-    if (form === "books") out.push(b, ...inner[i]!, ...after[i]!);
-    else out.push(...inner[i]!, b, ...after[i]!);
-  });
+  const out = leading;
+  for (let i = 0; i < books.length; i++) {
+    if (form === "books") out.push(books[i]!);
+    for (const ch of inner[i]!) out.push(ch);
+    if (form !== "books") out.push(books[i]!);
+    for (const ch of after[i] ?? []) out.push(ch);
+  }
   return out;
 }
 
+/** Reading order of the units (see the module comment); sorts `books` and `chapters` in place. */
 function orderUnits(
   form: SeriesForm,
   exact: boolean,
@@ -178,14 +183,16 @@ function orderUnits(
   chapters: Unit[],
   ranges: Map<Label, Range>,
 ): Unit[] {
-  const sortedBooks = [...books].sort(byNumber);
-  const trailing: Unit[] = [];
-  const body: Unit[] = [];
-  for (const ch of [...chapters].sort(byNumber)) (ch.extra && ch.book === null ? trailing : body).push(ch);
+  books.sort(byNumber);
+  chapters.sort(byNumber);
+  const isTrailing = (ch: Unit) => ch.extra && ch.book === null;
+  const trailing = chapters.filter(isTrailing);
+  const body = trailing.length === 0 ? chapters : chapters.filter((ch) => !isTrailing(ch));
   let ordered: Unit[];
-  if (exact) ordered = interleave(form, sortedBooks, body, ranges);
-  else ordered = form === "books" ? [...sortedBooks, ...body] : [...body, ...sortedBooks];
-  return [...ordered, ...trailing];
+  if (exact) ordered = interleave(form, books, body, ranges);
+  else ordered = form === "books" ? books.concat(body) : body.concat(books);
+  for (const ch of trailing) ordered.push(ch);
+  return ordered;
 }
 
 export function buildUnitsView(snapshot: SeriesSnapshot, index: CoverageIndex): UnitsView {
