@@ -93,13 +93,7 @@ export function buildCoverageIndex(snapshot: SeriesSnapshot, options: CoverageOp
 
   // The chapter slots in label order (the first slot of a label counts), with what is on disk of
   // each: lists side by side, walked in step with the chapters below instead of looked up per label.
-  const slots = new Map<Label, ChapterSlotFacts>();
-  for (const s of snapshot.chapters) {
-    const l = toLabel(s.number);
-    if (l !== null && !slots.has(l)) slots.set(l, s);
-  }
-  const slotLabels = sortLabels([...slots.keys()]);
-  const slotList = slotLabels.map((l) => slots.get(l)!);
+  const { slotLabels, slotList } = chapterSlotsInOrder(snapshot.chapters);
   const holdings = fileHoldings(snapshot.files, slotLabels);
   const slotDisk = slotLabels.map((l, i) => chapterOnDisk(holdings, l, slotList[i]!.parts));
   const ownedMain = slotLabels.filter((_, i) => !slotList[i]!.extra && slotDisk[i]!.onDisk);
@@ -208,6 +202,38 @@ export function buildCoverageIndex(snapshot: SeriesSnapshot, options: CoverageOp
     chapters: chapterList,
     strayFileIds: strayFileIds.sort((a, b) => a - b),
   };
+}
+
+/** Chapter slots by label in label order, the first slot of a label kept; unlabelled slots dropped. */
+function chapterSlotsInOrder(chapters: readonly ChapterSlotFacts[]): {
+  slotLabels: Label[];
+  slotList: ChapterSlotFacts[];
+} {
+  // Slots are read in id order, which is label order in the usual series: then one pass.
+  const slotLabels: Label[] = [];
+  const slotList: ChapterSlotFacts[] = [];
+  for (const s of chapters) {
+    const l = toLabel(s.number);
+    if (l === null) continue;
+    const last = slotLabels[slotLabels.length - 1];
+    if (last !== undefined && compareLabels(last, l) >= 0) return chapterSlotsSorted(chapters);
+    slotLabels.push(l);
+    slotList.push(s);
+  }
+  return { slotLabels, slotList };
+}
+
+function chapterSlotsSorted(chapters: readonly ChapterSlotFacts[]): {
+  slotLabels: Label[];
+  slotList: ChapterSlotFacts[];
+} {
+  const slots = new Map<Label, ChapterSlotFacts>();
+  for (const s of chapters) {
+    const l = toLabel(s.number);
+    if (l !== null && !slots.has(l)) slots.set(l, s);
+  }
+  const slotLabels = sortLabels([...slots.keys()]);
+  return { slotLabels, slotList: slotLabels.map((l) => slots.get(l)!) };
 }
 
 /**

@@ -12,10 +12,12 @@ import {
   labelInRange,
   parseLabel,
   sortLabels,
+  unionLabels,
   wholeLabel,
   wholePart,
   type Label,
 } from "./labels.ts";
+import { canonicalLabels } from "./map-labels.ts";
 
 describe("parseLabel", () => {
   it.each([
@@ -203,3 +205,64 @@ describe("orderLabels", () => {
     );
   });
 });
+
+describe("unionLabels", () => {
+  const labelText = fc
+    .tuple(fc.nat(60), fc.option(fc.nat(99), { nil: undefined }))
+    .map(([w, f]) => label(f === undefined ? String(w) : `${w}.${f}`));
+  // Lists sorted and without repeats (the usual input), or as they come.
+  const list = fc.oneof(
+    fc.array(labelText, { maxLength: 30 }).map((ls) => sortLabels([...new Set(ls)])),
+    fc.array(labelText, { maxLength: 30 }),
+  );
+
+  it("is every label of the lists once, in label order (property)", () => {
+    fc.assert(
+      fc.property(fc.array(list, { maxLength: 4 }), (lists) => {
+        expect(unionLabels(...lists)).toEqual(sortLabels([...new Set(lists.flat())]));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("gives back the first list itself when the others add nothing", () => {
+    const slots = [label("1"), label("2"), label("2.5"), label("3")];
+    expect(unionLabels(slots, [label("2"), label("3")], [])).toBe(slots);
+    expect(unionLabels(slots, [label("4")])).toEqual(["1", "2", "2.5", "3", "4"]);
+  });
+});
+
+describe("canonicalLabels", () => {
+  it("canonicalises, drops what is no label, removes repeats and orders (property)", () => {
+    const texts = fc.array(
+      fc.oneof(
+        fc
+          .tuple(fc.nat(40), fc.option(fc.nat(99), { nil: undefined }))
+          .map(([w, f]) => (f === undefined ? `${w}` : `${w}.${f}`)),
+        fc.constantFrom("x", "", "007", "10.50", "-1"),
+      ),
+      { maxLength: 30 },
+    );
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          texts,
+          texts.map((t) => [...t].sort(compareTexts)),
+        ),
+        (values) => {
+          const expected = sortLabels([
+            ...new Set(values.map((v) => parseLabel(v)).filter((l): l is Label => l !== null)),
+          ]);
+          expect(canonicalLabels(values)).toEqual(expected);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+function compareTexts(a: string, b: string): number {
+  const [x, y] = [parseLabel(a), parseLabel(b)];
+  if (x === null || y === null) return x === null ? (y === null ? 0 : -1) : 1;
+  return compareLabels(x, y);
+}

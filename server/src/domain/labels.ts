@@ -105,7 +105,7 @@ export function sortLabels<T extends Label>(labels: readonly T[]): T[] {
 /**
  * The labels of several lists, each once, in label order. Lists already in strict label order (the
  * usual case: slots and map claims are kept sorted) are merged in one linear pass without hashing;
- * any other input is sorted.
+ * any other input is sorted. The result may be one of the lists itself: read it, do not change it.
  */
 export function unionLabels(...lists: readonly (readonly Label[])[]): Label[] {
   let out: Label[] = [];
@@ -119,13 +119,24 @@ export function unionLabels(...lists: readonly (readonly Label[])[]): Label[] {
 
 /** Union of two lists in strict label order, or null when `b` is not in strict label order. */
 function mergeSorted(a: readonly Label[], b: readonly Label[]): Label[] | null {
+  for (let j = 1; j < b.length; j++) if (compareLabels(b[j - 1]!, b[j]!) >= 0) return null;
   if (b.length === 0) return a as Label[];
+  if (a.length === 0) return b as Label[];
+  // Often every label of `b` is in `a` already (map claims on chapter slots): `a` is the union.
+  let k = 0;
+  for (let j = 0; j < b.length; j++) {
+    while (k < a.length && compareLabels(a[k]!, b[j]!) < 0) k++;
+    if (k === a.length || a[k] !== b[j]) return mergeNew(a, b);
+  }
+  return a as Label[];
+}
+
+function mergeNew(a: readonly Label[], b: readonly Label[]): Label[] {
   const out: Label[] = [];
   let i = 0;
   let j = 0;
   while (j < b.length) {
     const y = b[j]!;
-    if (j > 0 && compareLabels(b[j - 1]!, y) >= 0) return null;
     while (i < a.length && compareLabels(a[i]!, y) < 0) out.push(a[i++]!);
     if (i < a.length && compareLabels(a[i]!, y) === 0) i++;
     out.push(y);

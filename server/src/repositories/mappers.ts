@@ -14,8 +14,8 @@ import type {
   SeriesStatus,
   VolumeSlotFacts,
 } from "../domain/types.ts";
-import type { ChapterRelease, ChapterSlot, MapEntry, Series, VolumeSlot } from "../generated/prisma/client.ts";
-import { intOrNull, str, strOrNull } from "./json-rows.ts";
+import type { MapEntry, Series } from "../generated/prisma/client.ts";
+import { bool, intOrNull, str, strOrNull } from "./json-rows.ts";
 
 export function labelOrNull(v: string | null): Label | null {
   return v === null ? null : parseLabel(v);
@@ -52,27 +52,12 @@ export function seriesFacts(row: Series): SeriesFacts {
   };
 }
 
-export function volumeFacts(row: Pick<VolumeSlot, "id" | "number" | "monitored">): VolumeSlotFacts {
-  return { id: row.id, number: storedLabel(row.number), monitored: row.monitored };
-}
-
-export function chapterFacts(
-  row: Pick<ChapterSlot, "id" | "number" | "monitored" | "parts" | "extra"> & Partial<Pick<ChapterSlot, "title">>,
-): ChapterSlotFacts {
-  return {
-    id: row.id,
-    number: storedLabel(row.number),
-    monitored: row.monitored,
-    parts: row.parts,
-    extra: row.extra,
-    title: row.title ?? null,
-  };
-}
-
 export function entryFacts(row: Pick<MapEntry, "volume" | "chapters">): MapEntryFacts {
-  const chapters = parseJsonArray<string>(row.chapters)
-    .map((c) => parseLabel(c))
-    .filter((c): c is Label => c !== null);
+  const chapters: Label[] = [];
+  for (const c of parseJsonArray<string>(row.chapters)) {
+    const l = parseLabel(c);
+    if (l !== null) chapters.push(l);
+  }
   return { volume: storedLabel(row.volume), chapters };
 }
 
@@ -88,6 +73,48 @@ export function mapKind(kind: string): MapSourceKind {
       // An unknown kind is never operational: treat it like a stored estimate (ignored).
       return "estimate";
   }
+}
+
+/*
+ * The snapshot's bulk rows (snapshots-repo.ts), arrays from a JSON select (json-rows.ts), mapped
+ * straight into facts: one object per row, with thousands of rows in a long series.
+ */
+
+/** The volume_slot columns `volumeFactsOfRow` reads, in its order (a select may add columns after them). */
+export const VOLUME_FACT_COLUMNS = "id, number, monitored";
+
+export function volumeFactsOfRow(r: readonly unknown[]): VolumeSlotFacts {
+  return { id: Number(r[0]), number: storedLabel(str(r[1])), monitored: bool(r[2]) };
+}
+
+/** The chapter_slot columns `chapterFactsOfRow` reads, in its order. */
+export const CHAPTER_FACT_COLUMNS = "id, number, monitored, parts, extra, title";
+
+export function chapterFactsOfRow(r: readonly unknown[]): ChapterSlotFacts {
+  return {
+    id: Number(r[0]),
+    number: storedLabel(str(r[1])),
+    monitored: bool(r[2]),
+    parts: Number(r[3]),
+    extra: bool(r[4]),
+    title: strOrNull(r[5]),
+  };
+}
+
+/** The chapter_release columns `releaseFactsOfRow` reads, in its order. */
+export const RELEASE_FACT_COLUMNS = "id, kind, volume, chapter, part, file_id, language, assembled_from";
+
+export function releaseFactsOfRow(r: readonly unknown[]): ReleaseFacts {
+  return {
+    id: Number(r[0]),
+    kind: r[1] === "volume" ? "volume" : "chapter",
+    volume: labelOrNull(strOrNull(r[2])),
+    chapter: labelOrNull(strOrNull(r[3])),
+    part: intOrNull(r[4]),
+    fileId: intOrNull(r[5]),
+    language: str(r[6]),
+    assembledFrom: parseAssembledFrom(strOrNull(r[7])),
+  };
 }
 
 /** The library_file columns of a file's facts, in the order `fileFacts` reads them. */
@@ -135,22 +162,4 @@ export function parseAssembledFrom(text: string | null): AssembledFromV1 | null 
     // Unknown or damaged provenance proves nothing.
     return null;
   }
-}
-
-export type ReleaseRow = Pick<
-  ChapterRelease,
-  "id" | "kind" | "volume" | "chapter" | "part" | "fileId" | "language" | "assembledFrom"
->;
-
-export function releaseFacts(row: ReleaseRow): ReleaseFacts {
-  return {
-    id: row.id,
-    kind: row.kind === "volume" ? "volume" : "chapter",
-    volume: labelOrNull(row.volume),
-    chapter: labelOrNull(row.chapter),
-    part: row.part,
-    fileId: row.fileId,
-    language: row.language,
-    assembledFrom: parseAssembledFrom(row.assembledFrom),
-  };
 }

@@ -1,16 +1,19 @@
 import type { Db } from "../db/client.ts";
 import { Prisma } from "../generated/prisma/client.ts";
 import type { MapSourceFacts, SeriesSnapshot } from "../domain/types.ts";
-import { bool, intOrNull, jsonRows as bulk, storedDate, str, strOrNull } from "./json-rows.ts";
+import { jsonRows as bulk, storedDate, str, strOrNull } from "./json-rows.ts";
 import {
-  chapterFacts,
+  CHAPTER_FACT_COLUMNS,
+  chapterFactsOfRow,
   entryFacts,
   FILE_FACT_COLUMNS,
   fileFacts,
   mapKind,
-  releaseFacts,
+  RELEASE_FACT_COLUMNS,
+  releaseFactsOfRow,
   seriesFacts,
-  volumeFacts,
+  VOLUME_FACT_COLUMNS,
+  volumeFactsOfRow,
 } from "./mappers.ts";
 import { seriesRows } from "./series-rows.ts";
 import { verificationFacts } from "./verification-repo.ts";
@@ -50,12 +53,12 @@ async function loadChunk(db: Db, ids: number[], out: Map<number, SeriesSnapshot>
   );
   const volumes = await bulk(
     db,
-    "series_id, id, number, monitored",
+    `${VOLUME_FACT_COLUMNS}, series_id`,
     Prisma.sql`volume_slot WHERE series_id IN (${inList}) ORDER BY id`,
   );
   const chapters = await bulk(
     db,
-    "series_id, id, number, monitored, parts, extra, title",
+    `${CHAPTER_FACT_COLUMNS}, series_id`,
     Prisma.sql`chapter_slot WHERE series_id IN (${inList}) ORDER BY id`,
   );
   const entries = await bulk(
@@ -70,7 +73,7 @@ async function loadChunk(db: Db, ids: number[], out: Map<number, SeriesSnapshot>
   );
   const releases = await bulk(
     db,
-    "series_id, id, kind, volume, chapter, part, file_id, language, assembled_from",
+    `${RELEASE_FACT_COLUMNS}, series_id`,
     Prisma.sql`chapter_release WHERE series_id IN (${inList}) ORDER BY id`,
   );
 
@@ -114,35 +117,11 @@ async function loadChunk(db: Db, ids: number[], out: Map<number, SeriesSnapshot>
     });
     if (facts) of(seriesId)?.verifications.push(facts);
   }
-  for (const [seriesId, id, number, monitored] of volumes) {
-    of(seriesId)?.volumes.push(volumeFacts({ id: Number(id), number: str(number), monitored: bool(monitored) }));
-  }
-  for (const [seriesId, id, number, monitored, parts, extra, title] of chapters) {
-    of(seriesId)?.chapters.push(
-      chapterFacts({
-        id: Number(id),
-        number: str(number),
-        monitored: bool(monitored),
-        parts: Number(parts),
-        extra: bool(extra),
-        title: strOrNull(title),
-      }),
-    );
-  }
-  for (const f of files) of(f[f.length - 1])?.files.push(fileFacts(f));
-  for (const [seriesId, id, kind, volume, chapter, part, fileId, language, assembledFrom] of releases) {
-    of(seriesId)?.releases.push(
-      releaseFacts({
-        id: Number(id),
-        kind: str(kind),
-        volume: strOrNull(volume),
-        chapter: strOrNull(chapter),
-        part: intOrNull(part),
-        fileId: intOrNull(fileId),
-        language: str(language),
-        assembledFrom: strOrNull(assembledFrom),
-      }),
-    );
-  }
+  // Each bulk row ends with its series id.
+  const seriesOf = (r: readonly unknown[]) => of(r[r.length - 1]);
+  for (const r of volumes) seriesOf(r)?.volumes.push(volumeFactsOfRow(r));
+  for (const r of chapters) seriesOf(r)?.chapters.push(chapterFactsOfRow(r));
+  for (const r of files) seriesOf(r)?.files.push(fileFacts(r));
+  for (const r of releases) seriesOf(r)?.releases.push(releaseFactsOfRow(r));
   for (const [id, snap] of snaps) out.set(id, snap);
 }
