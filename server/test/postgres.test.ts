@@ -119,7 +119,7 @@ describe("PostgreSQL", () => {
     expect(after.get(beta.id)).toBe(before.get(beta.id));
   });
 
-  it("reads series rows and book proofs by raw select exactly as Prisma's model API does", async () => {
+  it("reads series rows, book proofs and whole snapshots by raw select exactly as Prisma's model API does", async () => {
     await expectRawReadsAsPrisma(db);
   });
 });

@@ -12,7 +12,7 @@ afterAll(async () => {
 });
 
 describe("raw series rows on SQLite", () => {
-  it("reads series rows and book proofs exactly as Prisma's model API does", async () => {
+  it("reads series rows, book proofs and whole snapshots exactly as Prisma's model API does", async () => {
     await expectRawReadsAsPrisma(app.ctx.db);
   });
 });

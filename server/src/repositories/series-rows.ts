@@ -9,7 +9,7 @@ import type { Db } from "../db/client.ts";
 import { Prisma, type Series } from "../generated/prisma/client.ts";
 import { bool, intOrNull, jsonRows, str, storedDate, strOrNull } from "./json-rows.ts";
 
-const SERIES_COLUMNS =
+export const SERIES_COLUMNS =
   "id, title, folder, form, language, original_language, status, known_book_count, edition_book_count, webtoon, " +
   "plan_wording, monitored, assemble_books_automatically, translation_fallback_enabled, " +
   "translation_source_languages, created_at, updated_at";
@@ -18,43 +18,47 @@ const SERIES_COLUMNS =
 export async function seriesRows(db: Db, ids: readonly number[]): Promise<Series[]> {
   if (ids.length === 0) return [];
   const rows = await jsonRows(db, SERIES_COLUMNS, Prisma.sql`series WHERE id IN (${Prisma.join(ids)}) ORDER BY id`);
-  return rows.map(
-    ([
-      id,
-      title,
-      folder,
-      form,
-      language,
-      originalLanguage,
-      status,
-      knownBookCount,
-      editionBookCount,
-      webtoon,
-      planWording,
-      monitored,
-      assembleBooksAutomatically,
-      translationFallbackEnabled,
-      translationSourceLanguages,
-      createdAt,
-      updatedAt,
-    ]) => ({
-      id: Number(id),
-      title: str(title),
-      folder: str(folder),
-      form: strOrNull(form),
-      language: str(language),
-      originalLanguage: strOrNull(originalLanguage),
-      status: str(status),
-      knownBookCount: intOrNull(knownBookCount),
-      editionBookCount: intOrNull(editionBookCount),
-      webtoon: bool(webtoon),
-      planWording: str(planWording),
-      monitored: bool(monitored),
-      assembleBooksAutomatically: bool(assembleBooksAutomatically),
-      translationFallbackEnabled: bool(translationFallbackEnabled),
-      translationSourceLanguages: str(translationSourceLanguages),
-      createdAt: storedDate(createdAt),
-      updatedAt: storedDate(updatedAt),
-    }),
-  );
+  return rows.map(seriesOfRow);
+}
+
+/** A series row from a JSON select of SERIES_COLUMNS (json-rows.ts). */
+export function seriesOfRow(row: readonly unknown[]): Series {
+  const [
+    id,
+    title,
+    folder,
+    form,
+    language,
+    originalLanguage,
+    status,
+    knownBookCount,
+    editionBookCount,
+    webtoon,
+    planWording,
+    monitored,
+    assembleBooksAutomatically,
+    translationFallbackEnabled,
+    translationSourceLanguages,
+    createdAt,
+    updatedAt,
+  ] = row;
+  return {
+    id: Number(id),
+    title: str(title),
+    folder: str(folder),
+    form: strOrNull(form),
+    language: str(language),
+    originalLanguage: strOrNull(originalLanguage),
+    status: str(status),
+    knownBookCount: intOrNull(knownBookCount),
+    editionBookCount: intOrNull(editionBookCount),
+    webtoon: bool(webtoon),
+    planWording: str(planWording),
+    monitored: bool(monitored),
+    assembleBooksAutomatically: bool(assembleBooksAutomatically),
+    translationFallbackEnabled: bool(translationFallbackEnabled),
+    translationSourceLanguages: str(translationSourceLanguages),
+    createdAt: storedDate(createdAt),
+    updatedAt: storedDate(updatedAt),
+  };
 }

@@ -1,7 +1,7 @@
 import type { Db } from "../db/client.ts";
 import { Prisma } from "../generated/prisma/client.ts";
 import type { MapSourceFacts, SeriesSnapshot } from "../domain/types.ts";
-import { jsonRows as bulk, storedDate, str, strOrNull } from "./json-rows.ts";
+import { jsonRows as bulk, jsonRowSets as bulkSets, storedDate, str, strOrNull } from "./json-rows.ts";
 import {
   CHAPTER_FACT_COLUMNS,
   chapterFactsOfRow,
@@ -15,7 +15,7 @@ import {
   VOLUME_FACT_COLUMNS,
   volumeFactsOfRow,
 } from "./mappers.ts";
-import { seriesRows } from "./series-rows.ts";
+import { SERIES_COLUMNS, seriesOfRow } from "./series-rows.ts";
 import { verificationFacts } from "./verification-repo.ts";
 
 /** Series per round of statements: keeps the IN lists far below SQLite's bound-parameter limit. */
@@ -23,9 +23,9 @@ const CHUNK = 400;
 
 /**
  * The one snapshot loader: the facts of many series at once (one series through `loadSnapshot`, the
- * library list's overviews), eight statements for up to CHUNK series — the series rows, their map
- * sources, their proofs and the five other bulk selects with `series_id IN (…)`, all raw. Unknown
- * ids are absent from the result.
+ * library list's overviews), six statements for up to CHUNK series — one fixed lookup of the series
+ * rows, their map sources and their proofs, then the five bulk selects with `series_id IN (…)`, all
+ * raw. Unknown ids are absent from the result.
  */
 export async function loadSnapshots(db: Db, seriesIds: readonly number[]): Promise<Map<number, SeriesSnapshot>> {
   const out = new Map<number, SeriesSnapshot>();
@@ -35,22 +35,24 @@ export async function loadSnapshots(db: Db, seriesIds: readonly number[]): Promi
 }
 
 async function loadChunk(db: Db, ids: number[], out: Map<number, SeriesSnapshot>): Promise<void> {
-  // Raw selects throughout: Prisma's model API compiles every query first (series-rows.ts).
-  const rows = await seriesRows(db, ids);
+  // Raw selects throughout: Prisma's model API compiles every query first (series-rows.ts). The
+  // fixed lookups go in one statement: the series rows, their map sources and their proofs.
+  const inIds = Prisma.join(ids);
+  const [seriesSet, sources, proofs] = await bulkSets(db, [
+    { columns: SERIES_COLUMNS, from: Prisma.sql`series WHERE id IN (${inIds}) ORDER BY id` },
+    {
+      columns: "series_id, id, kind, name, revision",
+      from: Prisma.sql`map_source WHERE series_id IN (${inIds}) ORDER BY id`,
+    },
+    {
+      columns: "series_id, volume, file_id, digest, chapters, source_url, note, created_at",
+      from: Prisma.sql`verification WHERE series_id IN (${inIds}) ORDER BY id`,
+    },
+  ]);
+  const rows = seriesSet!.map(seriesOfRow);
   if (rows.length === 0) return;
   const found = rows.map((r) => r.id);
   const inList = Prisma.join(found);
-  // Sequential on purpose: the adapter runs one statement at a time anyway.
-  const sources = await bulk(
-    db,
-    "series_id, id, kind, name, revision",
-    Prisma.sql`map_source WHERE series_id IN (${inList}) ORDER BY id`,
-  );
-  const proofs = await bulk(
-    db,
-    "series_id, volume, file_id, digest, chapters, source_url, note, created_at",
-    Prisma.sql`verification WHERE series_id IN (${inList}) ORDER BY id`,
-  );
   const volumes = await bulk(
     db,
     `${VOLUME_FACT_COLUMNS}, series_id`,

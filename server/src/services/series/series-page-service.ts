@@ -7,7 +7,7 @@
  *   more memory than their units, and the service's heap grows with what it keeps.
  * - `overviews`: the library card of many series (GraphQL `Series.overview`): one select of their
  *   revisions, then the snapshots of the series that changed since their card was made, in one batch
- *   (snapshots-repo.ts: the same eight statements for up to 400 series), each units view built once
+ *   (snapshots-repo.ts: the same six statements for up to 400 series), each units view built once
  *   and summarised by domain/overview.ts.
  */
 import { buildCoverageIndex } from "../../domain/coverage.ts";

@@ -10,7 +10,7 @@ import type { ViewCache } from "./view-cache.ts";
 /**
  * The units of a series (GET /api/manga/{id}/units and the GraphQL `units` field), computed once
  * per series revision (view-cache.ts): a request reads the revision (one statement); when the
- * series changed since, two fixed lookups and five bulk selects load it, the index is built once,
+ * series changed since, one fixed lookup and five bulk selects load it, the index is built once,
  * and no archive is opened.
  */
 export function unitsService(ctx: AppContext, views: ViewCache) {
