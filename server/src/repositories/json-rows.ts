@@ -31,7 +31,10 @@ export interface JsonSelect {
  * of a snapshot (the series rows, their map sources, their proofs) cost one trip through the client
  * instead of three, about 0.1–0.2 ms each on this machine (docs/benchmarks.md, "Units endpoint").
  */
-export async function jsonRowSets(db: Db, selects: readonly JsonSelect[]): Promise<unknown[][][]> {
+export async function jsonRowSets<const S extends readonly JsonSelect[]>(
+  db: Db,
+  selects: S,
+): Promise<{ [K in keyof S]: unknown[][] }> {
   const postgres = dialectOf(db) === "postgresql";
   const sets = Prisma.join(
     selects.map(({ columns, from }) => {
@@ -49,7 +52,7 @@ export async function jsonRowSets(db: Db, selects: readonly JsonSelect[]): Promi
   const text = rows[0]?.j;
   const parsed = typeof text === "string" && text ? (JSON.parse(text) as (unknown[][] | null)[]) : [];
   // PostgreSQL's json_agg over no row is null.
-  return selects.map((_, i) => parsed[i] ?? []);
+  return selects.map((_, i) => parsed[i] ?? []) as { [K in keyof S]: unknown[][] };
 }
 
 /** Booleans arrive as 0/1 from SQLite's JSON and as true/false from PostgreSQL's. */

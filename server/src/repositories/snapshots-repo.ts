@@ -49,7 +49,7 @@ async function loadChunk(db: Db, ids: number[], out: Map<number, SeriesSnapshot>
       from: Prisma.sql`verification WHERE series_id IN (${inIds}) ORDER BY id`,
     },
   ]);
-  const rows = seriesSet!.map(seriesOfRow);
+  const rows = seriesSet.map(seriesOfRow);
   if (rows.length === 0) return;
   const found = rows.map((r) => r.id);
   const inList = Prisma.join(found);
