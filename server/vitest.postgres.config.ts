@@ -18,6 +18,8 @@ export const POSTGRES_SUITES = [
   "test/sessions.test.ts",
   "test/downloads.test.ts",
   "test/download-attempts.test.ts",
+  "test/download-takeover.test.ts",
+  "test/cluster.test.ts",
   "test/publication.test.ts",
   "test/assembly.test.ts",
   "test/demo.test.ts",

@@ -9,11 +9,21 @@
  *
  * Each commit changes the library rows and ends the journal entry in one transaction, so a crash
  * leaves either the old rows and the entry, or the new rows and no entry.
+ *
+ * Several instances: an entry is its instance's while that instance holds its lease. Every
+ * transaction that advances or ends an entry first holds the lease (the owner's guarded update,
+ * which on PostgreSQL also locks it until the commit), so an instance that stalled past its lease
+ * and wakes up after the recovery sweep of another one took the entry over changes nothing of it:
+ * the entry is finished once. A publication on behalf of a download or a translation job names its
+ * claim (the download's attempt, the job's epoch): the entry's own transaction marks the row with
+ * the entry only while that claim is still the row's, and the commit records the file on the row
+ * and clears the mark; a marked row is never taken over.
  */
 import type { Db } from "../db/client.ts";
+import { AppError } from "../errors.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
 import { chunksOf } from "./in-chunks.ts";
-import { deleteLease, insertLease } from "./lease-repo.ts";
+import { deleteLease, holdLease, insertLease } from "./lease-repo.ts";
 
 /** A transaction handle (the journal entry of a chained operation opens inside the committing one). */
 export type Tx = Prisma.TransactionClient;
@@ -55,6 +65,13 @@ export interface RetireFilePlan {
   sha256: string;
 }
 
+/**
+ * The work a publication is made for, with the claim it was made under (several instances): a
+ * download in its attempt, a translation job in its claim epoch.
+ */
+export type PublicationClaim =
+  { kind: "download"; id: number; attempt: number } | { kind: "translation"; id: number; epoch: number };
+
 export interface PublishPayload {
   v: 1;
   seriesId: number;
@@ -70,6 +87,8 @@ export interface PublishPayload {
   release: PublishRelease | null;
   /** Files to retire once the publication committed (assembled books retire their chapters). */
   retireAfter: RetirePayload | null;
+  /** The claimed work it publishes for (several instances only). */
+  claim?: PublicationClaim | null;
 }
 
 export interface RetirePayload {
@@ -117,6 +136,33 @@ export type JournalLease = () => { owner: string; expiresAt: Date } | null;
 
 export const journalLeaseKey = (id: number) => `journal:${id}`;
 
+/**
+ * Marks the claimed row with the publication's entry, only while the claim is still the row's
+ * (its attempt or epoch, no other publication in flight or committed): a stalled instance whose
+ * work another instance took over publishes nothing (`attempt_superseded`, and the entry's
+ * transaction rolls back).
+ */
+async function markClaim(tx: Tx, claim: PublicationClaim, journalId: number): Promise<void> {
+  const marked =
+    claim.kind === "download"
+      ? await tx.download.updateMany({
+          where: { id: claim.id, attempts: claim.attempt, state: "publishing", journalId: null, fileId: null },
+          data: { journalId },
+        })
+      : await tx.translationJob.updateMany({
+          where: { id: claim.id, epoch: claim.epoch, journalId: null, fileId: null },
+          data: { journalId },
+        });
+  if (marked.count !== 1) {
+    const which = claim.kind === "download" ? `attempt ${claim.attempt}` : `claim ${claim.epoch}`;
+    throw new AppError(
+      "attempt_superseded",
+      `${claim.kind} ${claim.id}: ${which} is no longer the current one (another instance took it over)`,
+      { [claim.kind]: claim.id },
+    );
+  }
+}
+
 async function beginJournal<O extends Op>(
   tx: Tx,
   lease: JournalLease,
@@ -127,20 +173,70 @@ async function beginJournal<O extends Op>(
   const row = await tx.publicationJournal.create({ data: { op, step, payload: JSON.stringify(payload) } });
   const claim = lease();
   if (claim) await insertLease(tx, journalLeaseKey(row.id), claim.owner, claim.expiresAt);
+  const work = op === "publish" ? (payload as PublishPayload).claim : null;
+  if (work) await markClaim(tx, work, row.id);
   return row.id;
 }
 
-async function advanceJournal<O extends Op>(db: Db, id: number, step: string, payload?: PayloadOf<O>): Promise<void> {
-  await db.publicationJournal.update({
-    where: { id },
-    data: { step, ...(payload ? { payload: JSON.stringify(payload) } : {}) },
+/**
+ * Several instances: the entry is still this instance's (its lease, held until the transaction
+ * ends). An instance that stalled past the lease finds the recovery sweep of another one took the
+ * entry over: `journal_entry_taken_over`, and its transaction changes nothing.
+ */
+async function holdEntry(tx: Db | Tx, lease: JournalLease, id: number): Promise<void> {
+  const claim = lease();
+  if (!claim) return;
+  if (!(await holdLease(tx, journalLeaseKey(id), claim.owner, claim.expiresAt)))
+    throw new AppError(
+      "journal_entry_taken_over",
+      `publication journal entry ${id} was taken over by another instance (this one stalled past its lease)`,
+      { journalId: id },
+    );
+}
+
+async function advanceJournal<O extends Op>(
+  db: Db,
+  lease: JournalLease,
+  id: number,
+  step: string,
+  payload?: PayloadOf<O>,
+): Promise<void> {
+  const advance = (tx: Db | Tx) =>
+    tx.publicationJournal.update({
+      where: { id },
+      data: { step, ...(payload ? { payload: JSON.stringify(payload) } : {}) },
+    });
+  if (lease() === null) {
+    await advance(db);
+    return;
+  }
+  await db.$transaction(async (tx) => {
+    await holdEntry(tx, lease, id);
+    await advance(tx);
   });
 }
 
-/** Ends an entry (and its claim); inside the committing transaction, or alone when an operation is undone. */
-async function endJournal(db: Db | Tx, lease: JournalLease, id: number): Promise<void> {
-  await db.publicationJournal.deleteMany({ where: { id } });
-  if (lease() !== null) await deleteLease(db, journalLeaseKey(id));
+/** Deletes an entry and its claim, inside the transaction that holds it. */
+async function closeJournal(tx: Db | Tx, lease: JournalLease, id: number): Promise<void> {
+  await tx.publicationJournal.deleteMany({ where: { id } });
+  if (lease() !== null) await deleteLease(tx, journalLeaseKey(id));
+}
+
+/**
+ * Ends an entry alone (an operation undone or given up): with several instances, only while it is
+ * still this instance's, and a row its publication had marked may be taken over again.
+ */
+async function endJournal(db: Db, lease: JournalLease, id: number): Promise<void> {
+  if (lease() === null) {
+    await closeJournal(db, lease, id);
+    return;
+  }
+  await db.$transaction(async (tx) => {
+    await holdEntry(tx, lease, id);
+    await tx.download.updateMany({ where: { journalId: id }, data: { journalId: null } });
+    await tx.translationJob.updateMany({ where: { journalId: id }, data: { journalId: null } });
+    await closeJournal(tx, lease, id);
+  });
 }
 
 /** The oldest unfinished entry after `afterId` (recovery walks them in order, seeing rows it creates). */
@@ -177,6 +273,7 @@ async function commitPublish(
   mtimeMs: number,
 ): Promise<CommittedPublish> {
   return db.$transaction(async (tx) => {
+    await holdEntry(tx, lease, journalId);
     const data = {
       seriesId: p.seriesId,
       path: p.target,
@@ -228,8 +325,16 @@ async function commitPublish(
         },
       });
     }
+    // The claimed row learns its file in the same commit: from now on it is published, never fetched again.
+    if (p.claim?.kind === "download")
+      await tx.download.updateMany({ where: { id: p.claim.id, journalId }, data: { journalId: null, fileId: row.id } });
+    if (p.claim?.kind === "translation")
+      await tx.translationJob.updateMany({
+        where: { id: p.claim.id, journalId },
+        data: { journalId: null, fileId: row.id },
+      });
     const retireJournalId = p.retireAfter ? await beginJournal(tx, lease, "retire", "moving", p.retireAfter) : null;
-    await endJournal(tx, lease, journalId);
+    await closeJournal(tx, lease, journalId);
     return { fileId: row.id, retireJournalId };
   });
 }
@@ -248,6 +353,7 @@ async function commitRetire(
   now: Date,
 ): Promise<Map<number, number>> {
   return db.$transaction(async (tx) => {
+    await holdEntry(tx, lease, journalId);
     const entries = new Map<number, number>();
     for (const f of moved) {
       // `missing`: a scan running meanwhile saw the file gone from the library before this commit.
@@ -272,7 +378,7 @@ async function commitRetire(
     }
     for (const chunk of chunksOf(lost))
       await tx.libraryFile.updateMany({ where: { id: { in: chunk }, state: "active" }, data: { state: "missing" } });
-    await endJournal(tx, lease, journalId);
+    await closeJournal(tx, lease, journalId);
     return entries;
   });
 }
@@ -287,6 +393,7 @@ async function commitRestore(
   now: Date,
 ): Promise<number> {
   return db.$transaction(async (tx) => {
+    await holdEntry(tx, lease, journalId);
     await tx.recycleEntry.update({ where: { id: p.entryId }, data: { state: "restored", restoredAt: now } });
     // A scan running meanwhile may have recorded the restored bytes as a new file: that row is then
     // the live one, and the old row stays recycled (two active rows for one file would double it).
@@ -308,7 +415,7 @@ async function commitRestore(
         },
       });
     }
-    await endJournal(tx, lease, journalId);
+    await closeJournal(tx, lease, journalId);
     return liveId;
   });
 }
@@ -346,7 +453,7 @@ export function publicationRepo(db: Db, lease: JournalLease = () => null) {
         ? beginJournal(db as unknown as Tx, lease, op, step, payload)
         : db.$transaction((tx) => beginJournal(tx, lease, op, step, payload)),
     advanceJournal: <O extends Op>(id: number, step: string, payload?: PayloadOf<O>) =>
-      advanceJournal(db, id, step, payload),
+      advanceJournal(db, lease, id, step, payload),
     endJournal: (id: number) => endJournal(db, lease, id),
     nextJournalEntry: (afterId: number) => nextJournalEntry(db, afterId),
     pendingJournalCount: () => pendingJournalCount(db),
