@@ -35,37 +35,42 @@ const bound = (target: object, prop: string | symbol): unknown => {
   return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
 };
 
+type Hook = (args: unknown) => Promise<void>;
+
+/** `fn` with the hooks of `name` around it: `name` before the call, `name:after` once it returned. */
+function wrapped(fn: (...a: unknown[]) => unknown, hooks: Record<string, Hook>, name: string) {
+  const before = hooks[name];
+  const after = hooks[`${name}:after`];
+  if (!before && !after) return fn;
+  return async (...args: unknown[]) => {
+    await before?.(args[0]);
+    const result = await fn(...args);
+    await after?.(args[0]);
+    return result;
+  };
+}
+
 /**
  * `db` whose `model.method` calls (e.g. "download.updateMany", or "$transaction") first await
- * `before(args)`; everything else goes straight through.
+ * `hooks[name](args)`, and then `hooks["<name>:after"](args)` once they returned; everything else
+ * goes straight through.
  */
-export function hookedDb(db: Db, hooks: Record<string, (args: unknown) => Promise<void>>): Db {
+export function hookedDb(db: Db, hooks: Record<string, Hook>): Db {
   const models = new Map<string, object>();
+  const names = Object.keys(hooks).map((k) => k.replace(/:after$/, ""));
   return new Proxy(db, {
     get(target, prop) {
       if (typeof prop !== "string") return bound(target, prop);
-      const direct = hooks[prop];
-      if (direct) {
-        const fn = bound(target, prop) as (...a: unknown[]) => unknown;
-        return async (...args: unknown[]) => {
-          await direct(args[0]);
-          return fn(...args);
-        };
-      }
-      const own = Object.keys(hooks).filter((k) => k.startsWith(`${prop}.`));
-      if (own.length === 0) return bound(target, prop);
+      if (names.includes(prop)) return wrapped(bound(target, prop) as (...a: unknown[]) => unknown, hooks, prop);
+      if (!names.some((k) => k.startsWith(`${prop}.`))) return bound(target, prop);
       let model = models.get(prop);
       if (!model) {
         const delegate = Reflect.get(target, prop, target) as object;
         model = new Proxy(delegate, {
           get(d, method) {
-            const hook = typeof method === "string" ? hooks[`${prop}.${method}`] : undefined;
-            if (!hook) return bound(d, method);
-            const fn = bound(d, method) as (...a: unknown[]) => unknown;
-            return async (...args: unknown[]) => {
-              await hook(args[0]);
-              return fn(...args);
-            };
+            const v = bound(d, method);
+            if (typeof method !== "string" || typeof v !== "function") return v;
+            return wrapped(v as (...a: unknown[]) => unknown, hooks, `${prop}.${method}`);
           },
         });
         models.set(prop, model);

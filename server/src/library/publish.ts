@@ -81,6 +81,7 @@ async function place(engine: Engine, journalId: number, payload: PublishPayload)
   for (;;) {
     const target = libraryAbs(engine.root, p.target);
     await ensureDir(path.dirname(target));
+    await engine.store.holdJournal(journalId);
     try {
       await moveNoClobber(stagedAbs(engine, p), target, async () => {
         __crashAt("publish:linked");

@@ -71,6 +71,7 @@ export async function executeRetire(engine: Engine, journalId: number, plan: Ret
     for (const f of plan.files) {
       const to = binAbs(engine, f.bin);
       await ensureDir(path.dirname(to));
+      await engine.store.holdJournal(journalId);
       await moveNoClobber(libraryAbs(engine.root, f.from), to, () => __crashAt("retire:linked"));
       moved.push(f);
       __crashAt("retire:moved");

@@ -455,6 +455,12 @@ export function publicationRepo(db: Db, lease: JournalLease = () => null) {
     advanceJournal: <O extends Op>(id: number, step: string, payload?: PayloadOf<O>) =>
       advanceJournal(db, lease, id, step, payload),
     endJournal: (id: number) => endJournal(db, lease, id),
+    /**
+     * Several instances: throws `journal_entry_taken_over` unless the entry is still this
+     * instance's (and extends its lease); called before each irreversible step on disk, so an
+     * instance that stalled past the lease moves nothing of an entry another instance's recovery took.
+     */
+    holdJournal: (id: number) => holdEntry(db, lease, id),
     nextJournalEntry: (afterId: number) => nextJournalEntry(db, afterId),
     pendingJournalCount: () => pendingJournalCount(db),
     pendingJournalIds: () => pendingJournalIds(db),
