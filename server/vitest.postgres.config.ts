@@ -20,6 +20,8 @@ export const POSTGRES_SUITES = [
   "test/download-attempts.test.ts",
   "test/download-takeover.test.ts",
   "test/cluster.test.ts",
+  "test/journal-takeover.test.ts",
+  "test/translation-claims.test.ts",
   "test/publication.test.ts",
   "test/assembly.test.ts",
   "test/demo.test.ts",
