@@ -5,8 +5,9 @@
  * entry's own transaction, and its commit records the file on the row: the takeover never queues a
  * download whose publication is in flight or committed, and a journal entry the sweep finished is
  * not finished again by the instance that wakes up. Whatever the order, the library ends with one
- * file for the download and none lost. Two cluster members on the test's database stand for the
- * two instances (leases work on SQLite as on PostgreSQL; also run on PostgreSQL).
+ * file for the download and none lost; nor does a Wanted pass that reads while the download
+ * publishes queue its chapter a second time. Two cluster members on the test's database stand for
+ * the two instances (leases work on SQLite as on PostgreSQL; also run on PostgreSQL).
  */
 import { stat } from "node:fs/promises";
 import path from "node:path";
@@ -23,9 +24,17 @@ import {
 } from "../src/services/acquisition/download-pipeline-job.ts";
 import { downloadPipeline } from "../src/services/acquisition/download-pipeline.ts";
 import { downloadService } from "../src/services/acquisition/download-service.ts";
+import { wantedService } from "../src/services/acquisition/wanted-service.ts";
 import type { AppContext } from "../src/services/context.ts";
 import { gate, hookedDb, sleep } from "./claim-gates.ts";
-import { drawnChapter, fakeChapter, fakeWork, startFakeSuwayomi, type FakeSuwayomi } from "./fakes/suwayomi-server.ts";
+import {
+  drawnChapter,
+  fakeChapter,
+  fakeWork,
+  startFakeSuwayomi,
+  type FakeSuwayomi,
+  type FakeWork,
+} from "./fakes/suwayomi-server.ts";
 import { fakeLookup, linkWork, pipelineApp, seriesWithSlots } from "./downloads-fixtures.ts";
 import type { TestApp } from "./utils.ts";
 
@@ -34,6 +43,7 @@ let fake: FakeSuwayomi;
 let seriesId: number;
 let mappingId: number;
 let externalId: string;
+let work: FakeWork;
 const members: Cluster[] = [];
 
 /** The stalling instance's leases run out after this long (it never renews them). */
@@ -46,7 +56,7 @@ function member(leaseMs = 60_000): Cluster {
 }
 
 beforeAll(async () => {
-  const work = fakeWork({
+  work = fakeWork({
     id: 43,
     title: "Takeover Lanes",
     chapters: [fakeChapter({ chapterNumber: 1, pages: await drawnChapter(4, 43) })],
@@ -82,11 +92,15 @@ async function library() {
  * Instance A's job on a download it claimed (attempt 1), started and left running: its leases run
  * out after SHORT_LEASE_MS, as those of an instance that stalled.
  */
-async function stalledJob(o: { db?: AppContext["db"]; publication?: (ctx: AppContext) => JobDeps["publication"] }) {
+async function stalledJob(o: {
+  db?: AppContext["db"];
+  publication?: (ctx: AppContext) => JobDeps["publication"];
+  series?: { id: number; mappingId: number };
+}) {
   const row = await app.ctx.db.download.create({
     data: {
-      seriesId,
-      sourceMappingId: mappingId,
+      seriesId: o.series?.id ?? seriesId,
+      sourceMappingId: o.series?.mappingId ?? mappingId,
       externalId,
       kind: "chapter",
       chapter: "1",
@@ -278,5 +292,45 @@ describe("a download whose instance stalls around its publication", () => {
     expect(await library()).toEqual(before);
     // Its staging is gone (its attempt's own folder, nothing journalled names it).
     await expect(stat(attemptStagingDir(app.ctx, row.id, 1))).rejects.toThrow(/ENOENT/);
+  });
+
+  it("a Wanted pass that reads while the download publishes does not queue its chapter again", async () => {
+    const series = await seriesWithSlots(app, `Takeover Pass`, ["1"]);
+    const mapping = await linkWork(app, series, work, { providerName: "suwayomi:takeover" });
+    const stall = gate();
+    let published: Promise<unknown> = Promise.resolve();
+    const { row, job } = await stalledJob({
+      series: { id: series, mappingId: mapping },
+      publication: (ctx) => {
+        const real = createPublication(ctx);
+        return {
+          ...real,
+          publish: async (input) => {
+            await stall.pass();
+            const p = real.publish(input);
+            published = p.catch(() => undefined);
+            return p;
+          },
+        } satisfies Publication;
+      },
+    });
+    await stall.reached;
+    // The download publishes right after the pass read the series' library files.
+    let woke = false;
+    const db = hookedDb(app.ctx.db, {
+      "$queryRaw:after": async (query) => {
+        if (woke || !String((query as { sql?: string }).sql).includes("library_file")) return;
+        woke = true;
+        stall.open();
+        await sleep(0);
+        await published;
+        await job;
+      },
+    });
+    const pass = await wantedService({ ...app.ctx, db }, { kick: () => {} }).runPass(series, { force: true });
+    expect(woke).toBe(true);
+    expect(await rowOf(row.id)).toMatchObject({ state: "published" });
+    expect(pass.queued).toBe(0);
+    expect(await app.ctx.db.download.count({ where: { seriesId: series } })).toBe(1);
   });
 });
