@@ -11,7 +11,6 @@
  * printed for information: every page is decoded at 1/8 scale, which bounds what the pipeline can do
  * on this machine's cores.
  */
-import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile, mkdir } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -21,7 +20,7 @@ import * as esbuild from "esbuild";
 import type { ChildResult } from "./downloads-child.ts";
 import { getPage, PAGES } from "./downloads-shared.ts";
 import { mapConcurrent, statsOfPages } from "../src/library/page-stats.ts";
-import { fail, intEnv, machineLine, printTable, runBench, type Goal } from "./harness.ts";
+import { fail, intEnv, machineLine, printTable, runBench, serviceStart, type Goal } from "./harness.ts";
 import { makePages, pageSizeReport } from "./pages.ts";
 
 const CHAPTERS = intEnv("BENCH_DL_CHAPTERS", 48);
@@ -73,26 +72,6 @@ function startPageServer(script: string, pagesDir: string): Promise<{ url: strin
     });
     void exited.then(() => reject(new Error(`the page server exited before listening: ${out}`)));
   });
-}
-
-/**
- * How `npm start` runs the service (the root package.json's start script): its environment and Node
- * flags, which the pipeline's process gets too, so that its memory is the started service's.
- */
-function serviceStart(): { env: Record<string, string>; nodeArgs: string[] } {
-  const pkg = JSON.parse(readFileSync(path.join(serverDir, "..", "package.json"), "utf8")) as {
-    scripts: { start: string };
-  };
-  const m = /exec env ((?:\w+=\S+ )*)node ((?:--\S+ )*)server\/dist\/main\.js/.exec(pkg.scripts.start);
-  if (!m) fail(`the start script is not "… exec env VAR=… node --flag… server/dist/main.js": ${pkg.scripts.start}`);
-  const env = Object.fromEntries(
-    m[1]!
-      .trim()
-      .split(" ")
-      .filter(Boolean)
-      .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
-  );
-  return { env, nodeArgs: m[2]!.trim().split(" ").filter(Boolean) };
 }
 
 function runChild(script: string, pagesUrl: string, workDir: string): Promise<ChildResult> {

@@ -4,7 +4,9 @@
  * 1: a goal missed after printing every figure, 2: the run could not measure).
  */
 import { spawn, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import os from "node:os";
+import path from "node:path";
 import { performance } from "node:perf_hooks";
 
 export function median(xs: readonly number[]): number {
@@ -150,4 +152,25 @@ export function runBench(name: string, main: () => Promise<Goal[]>): void {
       console.error(e instanceof BenchError ? `bench ${name}: ${e.message}` : e);
       process.exitCode = 2;
     });
+}
+
+/**
+ * How `npm start` runs the service (the root package.json's start script): its environment and Node
+ * flags, which a benchmark that starts the service (or a process standing for it) gives it too, so
+ * that its memory is the started service's.
+ */
+export function serviceStart(): { env: Record<string, string>; nodeArgs: string[] } {
+  const pkg = JSON.parse(readFileSync(path.join(import.meta.dirname, "..", "..", "package.json"), "utf8")) as {
+    scripts: { start: string };
+  };
+  const m = /exec env ((?:\w+=\S+ )*)node ((?:--\S+ )*)server\/dist\/main\.js/.exec(pkg.scripts.start);
+  if (!m) fail(`the start script is not "… exec env VAR=… node --flag… server/dist/main.js": ${pkg.scripts.start}`);
+  const env = Object.fromEntries(
+    m[1]!
+      .trim()
+      .split(" ")
+      .filter(Boolean)
+      .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
+  );
+  return { env, nodeArgs: m[2]!.trim().split(" ").filter(Boolean) };
 }

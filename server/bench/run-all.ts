@@ -9,12 +9,17 @@ import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { TOOLS, installHint, missingTools, printTable, type NativeTool } from "./harness.ts";
+import { TOOLS, installHint, missingTools, printTable, serviceStart, type NativeTool } from "./harness.ts";
 
 interface Bench {
   file: string;
   tools: NativeTool[];
   what: string;
+  /**
+   * The bench runs the service in its own process: that process gets the environment and Node
+   * flags `npm start` gives the service (harness.ts serviceStart), so its memory is the service's.
+   */
+  asService?: boolean;
 }
 
 const BENCHES: Record<string, Bench> = {
@@ -39,6 +44,7 @@ const BENCHES: Record<string, Bench> = {
     file: "library.bench.ts",
     tools: [TOOLS.unzip],
     what: "big library: full scan vs unzip -l, rescans, audit pages, RSS, mixed load",
+    asService: true,
   },
   audit: { file: "audit.bench.ts", tools: [], what: "audit page of 24 over 10,000 files, no archive opened" },
   "page-evidence": {
@@ -106,8 +112,13 @@ function main(): number {
   for (const name of names) {
     console.log(`\n=== ${name}: ${BENCHES[name]!.what} ===\n`);
     const t0 = performance.now();
-    const r = spawnSync(process.execPath, [tsx, path.join(import.meta.dirname, BENCHES[name]!.file)], {
+    const bench = BENCHES[name]!;
+    // The flags go through NODE_OPTIONS: tsx runs the bench in a node process of its own.
+    const start = bench.asService ? serviceStart() : { env: {}, nodeArgs: [] };
+    const nodeOptions = [process.env.NODE_OPTIONS ?? "", ...start.nodeArgs].join(" ").trim();
+    const r = spawnSync(process.execPath, [tsx, path.join(import.meta.dirname, bench.file)], {
       stdio: "inherit",
+      env: { ...process.env, ...start.env, ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
     });
     results.push({ name, code: r.status ?? 2, seconds: (performance.now() - t0) / 1000 });
   }

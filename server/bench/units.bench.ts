@@ -403,7 +403,7 @@ async function main(): Promise<Goal[]> {
       [
         ["five bulk selects, native libsql binding, rows as arrays", ms(median(phases.native))],
         ["five bulk selects, @libsql/client (what the adapter calls)", ms(median(phases.client))],
-        ["loadSnapshot (Prisma: 7 statements + row mapping)", ms(median(phases.snapshot))],
+        ["loadSnapshot (8 raw selects + row mapping)", ms(median(phases.snapshot))],
         ["buildCoverageIndex", ms(median(phases.index))],
         ["buildUnitsView", ms(median(phases.view))],
         [`restUnits + JSON.stringify (${jsonBytes} bytes)`, ms(median(phases.json))],

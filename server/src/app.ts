@@ -11,6 +11,7 @@ import { setSecurityHeaders } from "./http/security-headers.ts";
 import { loadWebHandler } from "./http/web.ts";
 import { isReaderAppPath } from "./http/readers/index.ts";
 import { loadSecrets } from "./secrets.ts";
+import { requestActivity } from "./request-activity.ts";
 import { createEventBus, redisTransport } from "./events.ts";
 import { createCluster } from "./library/cluster.ts";
 import { leaseRepo } from "./repositories/lease-repo.ts";
@@ -40,6 +41,7 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
   const { db, queries } = createDb(config.databaseUrl);
   const log =
     config.logLevel === "silent" ? () => {} : (m: string) => console.log(`[${new Date().toISOString()}] ${m}`);
+  const activity = requestActivity();
   // Several instances share a PostgreSQL database; SQLite is one instance's own (library/cluster.ts).
   const cluster = createCluster(leaseRepo(db), {
     exclusive: dialectOfUrl(config.databaseUrl) === "sqlite",
@@ -57,7 +59,7 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
       await installRevisionTriggers(db);
       const secrets = await loadSecrets(config.dataDir, { apiKey: config.apiKey, adminPassword: config.adminPassword });
       const events = createEventBus(transport?.target);
-      const ctx: AppContext = { config, db, queries, repos: createRepos(db), secrets, events, cluster, log };
+      const ctx: AppContext = { config, db, queries, repos: createRepos(db), secrets, events, cluster, activity, log };
       const services = createServices(ctx);
       // Alone on its database, whatever the journal holds was left by the previous process; with
       // several instances the workers' recovery sweep takes only entries whose claim ran out.
@@ -83,6 +85,8 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
   const web = await loadWebHandler(config.webBuildDir);
 
   const server = createServer((req, res) => {
+    activity.began();
+    res.once("close", activity.ended);
     setSecurityHeaders(res);
     const url = req.url ?? "/";
     if (config.instanceRole === "worker" && !url.startsWith("/api/health")) {

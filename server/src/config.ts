@@ -30,8 +30,10 @@ export interface Config {
   dropFolder: string;
   /** Public catalogues: the daily refresh and the back-off (catalogues/config.ts). */
   catalogues: CataloguesConfig;
-  /** Series whose large computed views (units, audit list) stay in memory until they change; 0 keeps none. */
+  /** Most series whose large computed views (units, audit list) stay in memory until they change; 0 keeps none. */
   viewCacheSeries: number;
+  /** Most memory, in MB (estimated), those kept views hold together (the series used longest ago go first). */
+  viewCacheMb: number;
   /** What this instance runs: HTTP (`api`), the background workers and schedules (`worker`), or both. */
   instanceRole: InstanceRole;
   /** Redis that carries the events between instances (GraphQL subscriptions); null keeps them in-process. */
@@ -122,7 +124,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     dropFolder: resolve(env.DROP_FOLDER ?? path.join(dataDir, "drop")),
     downloads: loadDownloadsConfig(env),
     catalogues: loadCataloguesConfig(env),
-    viewCacheSeries: wholeNumber(env, "VIEW_CACHE_SERIES", 16),
+    viewCacheSeries: wholeNumber(env, "VIEW_CACHE_SERIES", 1000),
+    viewCacheMb: positiveInt(env, "VIEW_CACHE_MB", 32),
     instanceRole: instanceRole(env),
     redisUrl: redisUrl(env),
     leaseSeconds: positiveInt(env, "LEASE_SECONDS", 30),

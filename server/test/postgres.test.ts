@@ -14,6 +14,7 @@ import { migrateDatabase } from "../src/db/migrate.ts";
 import { installRevisionTriggers, revisionRepo, revisionTriggerNames } from "../src/repositories/revision-repo.ts";
 import { createRepos } from "../src/services/context.ts";
 import { startPostgres, type PostgresCluster } from "./postgres.ts";
+import { expectRawReadsAsPrisma } from "./series-rows-check.ts";
 
 const run = promisify(execFile);
 const serverDir = path.resolve(import.meta.dirname, "..");
@@ -116,5 +117,9 @@ describe("PostgreSQL", () => {
     const after = await revisionRepo(db).of([alpha.id, beta.id]);
     expect(after.get(alpha.id)).not.toBe(before.get(alpha.id));
     expect(after.get(beta.id)).toBe(before.get(beta.id));
+  });
+
+  it("reads series rows and book proofs by raw select exactly as Prisma's model API does", async () => {
+    await expectRawReadsAsPrisma(db);
   });
 });

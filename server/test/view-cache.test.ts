@@ -8,6 +8,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { archiveOpenCount } from "../src/library/archive-reader.ts";
 import { revisionRepo, revisionTriggerNames } from "../src/repositories/revision-repo.ts";
+import { viewCache } from "../src/services/series/view-cache.ts";
 import { auditPage } from "./audit-fixtures.ts";
 import {
   cbz,
@@ -207,5 +208,62 @@ describe("views kept per series revision", () => {
     await scanLibrary(app);
     await expectKept();
     expect(other.id).not.toBe(seriesId);
+  });
+});
+
+describe("the memory bound of the kept views", () => {
+  /** A view of about `kb` KB (one string), and how often each series' view was computed. */
+  const computed = new Map<number, number>();
+  const viewOf = (id: number, kb: number) => async () => {
+    computed.set(id, (computed.get(id) ?? 0) + 1);
+    return { text: "x".repeat(kb * 1024) };
+  };
+  let ids: number[];
+  beforeAll(async () => {
+    ids = [];
+    for (const n of [1, 2, 3])
+      ids.push((await createSeriesWithFiles(app, `Bound ${n}`, { books: [], chapters: [1] })).id);
+  });
+
+  it("keeps as many series as fit the bytes, drops the one used longest ago, and always keeps the one used last", async () => {
+    computed.clear();
+    const views = viewCache(app.ctx, { maxSeries: 100, maxBytes: 250 * 1024 });
+    const [a, b, c] = ids as [number, number, number];
+    await views.get(a, "v", viewOf(a, 100));
+    await views.get(b, "v", viewOf(b, 100));
+    expect(views.stats()).toMatchObject({ heavySeries: 2 });
+    expect(views.stats().heavyBytes).toBeGreaterThan(200 * 1024);
+    // a was used last of the two: c's view pushes b out.
+    await views.get(a, "v", viewOf(a, 100));
+    await views.get(c, "v", viewOf(c, 100));
+    expect(views.stats().heavySeries).toBe(2);
+    await views.get(a, "v", viewOf(a, 100));
+    await views.get(c, "v", viewOf(c, 100));
+    await views.get(b, "v", viewOf(b, 100));
+    expect(Object.fromEntries(computed)).toEqual({ [a]: 1, [b]: 2, [c]: 1 });
+    // One view over the whole budget is still kept (alone): the next request for it is answered from memory.
+    await views.get(a, "big", viewOf(a, 400));
+    expect(views.stats().heavySeries).toBe(1);
+    await views.get(a, "big", viewOf(a, 400));
+    expect(computed.get(a)).toBe(2);
+    expect(views.stats().heavyBytes).toBeLessThan(600 * 1024);
+  });
+
+  it("frees the bytes of a series whose revision moved, and of every series on clear", async () => {
+    const views = viewCache(app.ctx, { maxSeries: 100, maxBytes: 10 * 1024 * 1024 });
+    const [a] = ids as [number, number, number];
+    await views.get(a, "v", viewOf(a, 100));
+    const before = views.stats().heavyBytes;
+    await app.ctx.db.$executeRawUnsafe(`UPDATE series SET title = title || ' (moved)' WHERE id = ?`, a);
+    await views.get(a, "v", viewOf(a, 10));
+    expect(views.stats().heavyBytes).toBeLessThan(before / 2);
+    views.clear();
+    expect(views.stats()).toMatchObject({ heavySeries: 0, heavyBytes: 0 });
+  });
+
+  it("keeps at most maxSeries series however small their views", async () => {
+    const views = viewCache(app.ctx, { maxSeries: 2, maxBytes: 10 * 1024 * 1024 });
+    for (const id of ids) await views.get(id, "v", viewOf(id, 1));
+    expect(views.stats().heavySeries).toBe(2);
   });
 });

@@ -5,6 +5,7 @@
  */
 import type { Db } from "../db/client.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
+import { seriesRows } from "./series-rows.ts";
 
 /** The selection Pothos builds for a field returning series. */
 export interface SeriesSelection {
@@ -17,8 +18,12 @@ export function graphRepo(db: Db) {
     /** Every series, by title. */
     seriesList: (query: SeriesSelection) =>
       db.series.findMany({ ...query, orderBy: [{ title: "asc" }, { id: "asc" }] }),
-    /** One series, or null. */
-    series: (query: SeriesSelection, id: number) => db.series.findUnique({ ...query, where: { id } }),
+    /** One series, or null: without relations in the selection, by the raw select (series-rows.ts). */
+    series: async (query: SeriesSelection, id: number) => {
+      if (query.select || (query.include && Object.keys(query.include).length > 0))
+        return db.series.findUnique({ ...query, where: { id } });
+      return (await seriesRows(db, [id]))[0] ?? null;
+    },
     /** One series that exists (it was just created or changed). */
     requireSeries: (query: SeriesSelection, id: number) => db.series.findUniqueOrThrow({ ...query, where: { id } }),
   };

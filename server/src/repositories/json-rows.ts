@@ -7,7 +7,7 @@ import { Prisma } from "../generated/prisma/client.ts";
  * an object per cell, which is where large series spent most of their time (docs/benchmarks.md).
  * `json_group_array(json_array(…))` is SQLite's spelling; PostgreSQL's is
  * `json_agg(json_build_array(…))` (the aggregate runs serially over the subquery's rows, so an
- * ORDER BY in `from` holds there too). Timestamps are not read this way (their text differs).
+ * ORDER BY in `from` holds there too). Timestamps come as text: read them with storedDate.
  */
 export async function jsonRows(db: Db, columns: string, from: Prisma.Sql): Promise<unknown[][]> {
   const cols = Prisma.raw(columns);
@@ -25,6 +25,14 @@ export const bool = (v: unknown): boolean => v === true || v === 1;
 export const str = (v: unknown): string => String(v);
 export const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 export const intOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+/**
+ * A timestamp from a JSON select: SQLite's text is as Prisma wrote it (ISO 8601 with "+00:00"),
+ * PostgreSQL's has no zone (Prisma stores UTC in `timestamp` columns).
+ */
+export const storedDate = (v: unknown): Date => {
+  const s = String(v);
+  return new Date(/(Z|[+-]\d\d:?\d\d)$/.test(s) ? s : `${s.replace(" ", "T")}Z`);
+};
 
 /** Rows per statement of jsonInsert / jsonUpdate (a few hundred KB of JSON text each). */
 const WRITE_CHUNK = 2000;

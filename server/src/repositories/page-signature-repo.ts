@@ -1,4 +1,4 @@
-import type { Db } from "../db/client.ts";
+import { dialectOf, type Db } from "../db/client.ts";
 import {
   fromStored,
   lastPageStats,
@@ -10,7 +10,7 @@ import type { MapEntryFacts } from "../domain/types.ts";
 import { replaceOperatorIn } from "./map-repo.ts";
 import { parseJsonArray } from "./mappers.ts";
 import { inChunks } from "./in-chunks.ts";
-import { jsonRows } from "./json-rows.ts";
+import { jsonRows, storedNow } from "./json-rows.ts";
 import { Prisma } from "../generated/prisma/client.ts";
 
 /** The stored signatures of one file content. */
@@ -54,18 +54,15 @@ export function pageSignatureRepo(db: Db) {
      */
     async lastPages(sha256s: readonly string[]): Promise<Map<string, { mean: number; stdev: number } | null>> {
       if (sha256s.length === 0) return new Map();
+      // Raw: each audit page asks this, and Prisma's model API compiles every query first (series-rows.ts).
       const rows = await inChunks(sha256s, (chunk) =>
-        db.pageSignatureSet.findMany({
-          where: { sha256: { in: chunk }, version: SIGNATURE_VERSION },
-          select: { sha256: true, lastMean: true, lastStdev: true },
-        }),
+        jsonRows(
+          db,
+          "sha256, last_mean, last_stdev",
+          Prisma.sql`page_signature_set WHERE version = ${SIGNATURE_VERSION} AND sha256 IN (${Prisma.join(chunk)})`,
+        ),
       );
-      return new Map(
-        rows.map((r) => [
-          r.sha256,
-          r.lastMean === null || r.lastStdev === null ? null : { mean: r.lastMean, stdev: r.lastStdev },
-        ]),
-      );
+      return lastPageMap(rows);
     },
 
     /**
@@ -79,12 +76,7 @@ export function pageSignatureRepo(db: Db) {
         "sha256, last_mean, last_stdev",
         Prisma.sql`page_signature_set WHERE version = ${SIGNATURE_VERSION} AND sha256 IN (SELECT sha256 FROM library_file WHERE series_id = ${seriesId} AND state = 'active')`,
       );
-      return new Map(
-        rows.map(([sha256, mean, stdev]) => [
-          String(sha256),
-          mean === null || stdev === null ? null : { mean: Number(mean), stdev: Number(stdev) },
-        ]),
-      );
+      return lastPageMap(rows);
     },
 
     async save(
@@ -104,7 +96,15 @@ export function pageSignatureRepo(db: Db) {
               lastStdev: last?.stdev ?? null,
               error: null,
             };
-      await db.pageSignatureSet.upsert({ where: { sha256 }, create: { sha256, ...data }, update: data });
+      // Raw (one per archive the background checks read): Prisma's model API compiles every query first.
+      const at = dialectOf(db) === "postgresql" ? Prisma.sql`now()` : Prisma.sql`${storedNow()}`;
+      await db.$executeRaw`INSERT INTO page_signature_set
+          (sha256, version, state, pages, page_count, last_mean, last_stdev, error, created_at)
+        VALUES (${sha256}, ${data.version}, ${data.state}, ${data.pages}, ${data.pageCount},
+          ${data.lastMean ?? null}, ${data.lastStdev ?? null}, ${data.error}, ${at})
+        ON CONFLICT (sha256) DO UPDATE SET version = excluded.version, state = excluded.state,
+          pages = excluded.pages, page_count = excluded.page_count, last_mean = excluded.last_mean,
+          last_stdev = excluded.last_stdev, error = excluded.error`;
     },
 
     /**
@@ -140,3 +140,12 @@ export function pageSignatureRepo(db: Db) {
 }
 
 export type PageSignatureRepo = ReturnType<typeof pageSignatureRepo>;
+
+function lastPageMap(rows: unknown[][]): Map<string, { mean: number; stdev: number } | null> {
+  return new Map(
+    rows.map(([sha256, mean, stdev]) => [
+      String(sha256),
+      mean === null || stdev === null ? null : { mean: Number(mean), stdev: Number(stdev) },
+    ]),
+  );
+}

@@ -1,7 +1,7 @@
 import type { Db } from "../db/client.ts";
 import { Prisma } from "../generated/prisma/client.ts";
 import type { MapSourceFacts, SeriesSnapshot } from "../domain/types.ts";
-import { bool, intOrNull, jsonRows as bulk, str, strOrNull } from "./json-rows.ts";
+import { bool, intOrNull, jsonRows as bulk, storedDate, str, strOrNull } from "./json-rows.ts";
 import {
   chapterFacts,
   entryFacts,
@@ -12,6 +12,7 @@ import {
   seriesFacts,
   volumeFacts,
 } from "./mappers.ts";
+import { seriesRows } from "./series-rows.ts";
 import { verificationFacts } from "./verification-repo.ts";
 
 /** Series per round of statements: keeps the IN lists far below SQLite's bound-parameter limit. */
@@ -20,8 +21,8 @@ const CHUNK = 400;
 /**
  * The one snapshot loader: the facts of many series at once (one series through `loadSnapshot`, the
  * library list's overviews), eight statements for up to CHUNK series — the series rows, their map
- * sources, their proofs and the five bulk selects with `series_id IN (…)`. Unknown ids are absent
- * from the result.
+ * sources, their proofs and the five other bulk selects with `series_id IN (…)`, all raw. Unknown
+ * ids are absent from the result.
  */
 export async function loadSnapshots(db: Db, seriesIds: readonly number[]): Promise<Map<number, SeriesSnapshot>> {
   const out = new Map<number, SeriesSnapshot>();
@@ -31,17 +32,22 @@ export async function loadSnapshots(db: Db, seriesIds: readonly number[]): Promi
 }
 
 async function loadChunk(db: Db, ids: number[], out: Map<number, SeriesSnapshot>): Promise<void> {
-  const rows = await db.series.findMany({ where: { id: { in: ids } } });
+  // Raw selects throughout: Prisma's model API compiles every query first (series-rows.ts).
+  const rows = await seriesRows(db, ids);
   if (rows.length === 0) return;
   const found = rows.map((r) => r.id);
   const inList = Prisma.join(found);
   // Sequential on purpose: the adapter runs one statement at a time anyway.
-  const sources = await db.mapSource.findMany({
-    where: { seriesId: { in: found } },
-    select: { id: true, seriesId: true, kind: true, name: true, revision: true },
-    orderBy: { id: "asc" },
-  });
-  const proofs = await db.verification.findMany({ where: { seriesId: { in: found } }, orderBy: { id: "asc" } });
+  const sources = await bulk(
+    db,
+    "series_id, id, kind, name, revision",
+    Prisma.sql`map_source WHERE series_id IN (${inList}) ORDER BY id`,
+  );
+  const proofs = await bulk(
+    db,
+    "series_id, volume, file_id, digest, chapters, source_url, note, created_at",
+    Prisma.sql`verification WHERE series_id IN (${inList}) ORDER BY id`,
+  );
   const volumes = await bulk(
     db,
     "series_id, id, number, monitored",
@@ -82,17 +88,31 @@ async function loadChunk(db: Db, ids: number[], out: Map<number, SeriesSnapshot>
   }
   const of = (seriesId: unknown) => snaps.get(Number(seriesId));
   const bySource = new Map<number, MapSourceFacts>();
-  for (const s of sources) {
-    const facts: MapSourceFacts = { id: s.id, kind: mapKind(s.kind), name: s.name, revision: s.revision, entries: [] };
-    bySource.set(s.id, facts);
-    of(s.seriesId)?.mapSources.push(facts);
+  for (const [seriesId, id, kind, name, revision] of sources) {
+    const facts: MapSourceFacts = {
+      id: Number(id),
+      kind: mapKind(str(kind)),
+      name: str(name),
+      revision: Number(revision),
+      entries: [],
+    };
+    bySource.set(facts.id, facts);
+    of(seriesId)?.mapSources.push(facts);
   }
   for (const [, sourceId, volume, chaptersJson] of entries) {
     bySource.get(Number(sourceId))?.entries.push(entryFacts({ volume: str(volume), chapters: str(chaptersJson) }));
   }
-  for (const p of proofs) {
-    const facts = verificationFacts(p);
-    if (facts) of(p.seriesId)?.verifications.push(facts);
+  for (const [seriesId, volume, fileId, digest, chaptersJson, sourceUrl, note, createdAt] of proofs) {
+    const facts = verificationFacts({
+      volume: str(volume),
+      fileId: Number(fileId),
+      digest: str(digest),
+      chapters: str(chaptersJson),
+      sourceUrl: strOrNull(sourceUrl),
+      note: str(note),
+      createdAt: storedDate(createdAt),
+    });
+    if (facts) of(seriesId)?.verifications.push(facts);
   }
   for (const [seriesId, id, number, monitored] of volumes) {
     of(seriesId)?.volumes.push(volumeFacts({ id: Number(id), number: str(number), monitored: bool(monitored) }));

@@ -9,6 +9,7 @@ import { slotRepo } from "../repositories/slot-repo.ts";
 import { verificationRepo } from "../repositories/verification-repo.ts";
 import type { Secrets } from "../secrets.ts";
 import type { EventBus } from "../events.ts";
+import type { RequestActivity } from "../request-activity.ts";
 import type { Cluster } from "../library/cluster.ts";
 
 export function createRepos(db: Db) {
@@ -35,6 +36,8 @@ export interface AppContext {
   secrets: Secrets;
   /** Published after a write commits; GraphQL subscriptions listen. */
   events: EventBus;
+  /** HTTP requests in flight (background work waits for a quiet moment). */
+  activity: RequestActivity;
   /** This instance among the others on the same database: leases, locks, claims (library/cluster.ts). */
   cluster: Cluster;
   log: (message: string) => void;

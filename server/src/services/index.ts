@@ -52,7 +52,10 @@ export function createServices(ctx: AppContext) {
   const pageSignatures = pageSignatureWorker(ctx);
   const assembly = assemblyService(ctx, publication),
     scan = scanWithProgress(ctx, scanWithPriority(ctx, scanService(ctx), priority), () => reading);
-  const views = viewCache(ctx, { maxSeries: ctx.config.viewCacheSeries });
+  const views = viewCache(ctx, {
+    maxSeries: ctx.config.viewCacheSeries,
+    maxBytes: ctx.config.viewCacheMb * 1024 * 1024,
+  });
   const units = unitsService(ctx, views);
   const reading: ReadingService = readingService(ctx, units);
   const dl = downloadServices(ctx, publication);

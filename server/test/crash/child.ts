@@ -13,6 +13,7 @@ import { createPublication, type PublishInput } from "../../src/library/publicat
 import type { Secrets } from "../../src/secrets.ts";
 import { assemblyService } from "../../src/services/assembly/assembly-service.ts";
 import { createRepos, type AppContext } from "../../src/services/context.ts";
+import { requestActivity } from "../../src/request-activity.ts";
 
 export type CrashOp =
   | { kind: "publish"; input: PublishInput }
@@ -44,7 +45,17 @@ const events: EventBus = {
 const secrets = { sign: (payload: string) => Buffer.from(payload).toString("base64url").slice(-32) } as Secrets;
 const log = (m: string) => console.error(m);
 const cluster = createCluster(leaseRepo(db), { exclusive: true, leaseMs: config.leaseSeconds * 1000, log });
-const ctx: AppContext = { config, db, queries, repos: createRepos(db), secrets, events, cluster, log };
+const ctx: AppContext = {
+  config,
+  db,
+  queries,
+  repos: createRepos(db),
+  secrets,
+  events,
+  cluster,
+  activity: requestActivity(),
+  log,
+};
 const publication = createPublication(ctx);
 const op = JSON.parse(process.env.CRASH_OP ?? "null") as CrashOp;
 

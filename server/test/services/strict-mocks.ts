@@ -9,6 +9,7 @@ import type { Db } from "../../src/db/client.ts";
 import type { SeriesRow } from "../../src/repositories/series-repo.ts";
 import type { Secrets } from "../../src/secrets.ts";
 import { createEventBus } from "../../src/events.ts";
+import { requestActivity } from "../../src/request-activity.ts";
 import { createCluster } from "../../src/library/cluster.ts";
 import type { LeaseRepo } from "../../src/repositories/lease-repo.ts";
 import { createRepos, type AppContext, type Repos } from "../../src/services/context.ts";
@@ -72,6 +73,7 @@ export function strictContext(repos: StrictRepos, libraryRoot: string): AppConte
     repos: repos as unknown as Repos,
     secrets: {} as Secrets,
     events: createEventBus(),
+    activity: requestActivity(),
     cluster: createCluster(Object.freeze({}) as LeaseRepo, { exclusive: true, leaseMs: 30_000, log: () => {} }),
     log: () => {},
   };

@@ -1,22 +1,31 @@
 /**
- * The central directory, read and judged before any entry is touched: the end record is located by
- * us (so the entry limit holds before unzipper builds one record per entry), the records come from
- * unzipper's random-access reader over our one file handle, and every record is checked.
+ * The central directory, read and judged before any entry is touched: the end record is located
+ * (so the entry limit holds before one record is built per entry), the directory is read with one
+ * positioned read over our one file handle — none at all when the tail read to find the end
+ * record already holds it, as it does for most comic archives — and parsed from that buffer
+ * (central-directory.ts), and every record is checked.
  */
 import type { FileHandle } from "node:fs/promises";
-import { PassThrough, type Readable } from "node:stream";
-import { Open, type CentralDirectory, type File as UnzipperRecord } from "unzipper";
 import type { ArchiveLimitsConfig } from "../../config.ts";
 import { ArchiveError } from "./archive-error.ts";
+import { CENTRAL_HEADER_LEN, MAX_RECORD_LEN, parseCentralDirectory, type CentralRecord } from "./central-directory.ts";
 import { decodeEntryName, duplicateKey, isDirectoryName, isUnsafeName } from "./entry-names.ts";
 
 const EOCD_SIG = 0x06054b50;
 const EOCD_SIG_BYTES = Buffer.from([0x50, 0x4b, 0x05, 0x06]);
+const EOCD_LEN = 22;
+/** The largest tail that can hold the end record: the record and the longest comment. */
+const MAX_TAIL_BYTES = EOCD_LEN + 0xffff;
+/**
+ * The first tail read: an archive without a comment has its end record at the very end, and a
+ * comic's directory (a few hundred records) usually fits with it, so one read finds both. The
+ * full 64 KiB tail is read only when no end record ends the file within this one.
+ */
+const FIRST_TAIL_BYTES = 16 * 1024;
 /** How far back a misplaced end record is looked for, only to name the problem right. */
 const WIDER_SEARCH_BYTES = 1024 * 1024;
 const ZIP64_LOCATOR_SIG = 0x07064b50;
 const ZIP64_EOCD_SIG = 0x06064b50;
-const CENTRAL_HEADER_SIG = 0x02014b50;
 const LOCAL_HEADER_SIG = 0x04034b50;
 export const LOCAL_HEADER_LEN = 30;
 const S_IFMT = 0o170000;
@@ -51,9 +60,15 @@ interface EndRecord {
   cdLimit: number;
 }
 
+/** Bytes read from the end of the file, and where they start. */
+interface Tail {
+  buf: Buffer;
+  start: number;
+}
+
 export async function readZipDirectory(fh: FileHandle, limits: ArchiveLimitsConfig): Promise<ZipDirectory> {
   const { size } = await fh.stat();
-  const end = await findEndRecord(fh, size);
+  const { end, tail } = await findEndRecord(fh, size);
   if (end.entries > limits.maxEntries) {
     throw new ArchiveError({
       code: "archive_too_many_entries",
@@ -66,21 +81,19 @@ export async function readZipDirectory(fh: FileHandle, limits: ArchiveLimitsConf
       detail: "the central directory lies beyond the data that is there",
     });
   }
-  if (end.cdSize < end.entries * 46) throw corrupt("the central directory is smaller than its entry count");
-  let dir: CentralDirectory;
-  try {
-    dir = await openDirectory(fh, size, size - end.offset);
-  } catch (e) {
-    throw corrupt("the central directory cannot be parsed", e);
+  if (end.cdSize < end.entries * CENTRAL_HEADER_LEN)
+    throw corrupt("the central directory is smaller than its entry count");
+  // Nor can it be larger than its records at their longest (name, extra field and comment of 64 KiB each).
+  if (end.cdSize > end.entries * MAX_RECORD_LEN) throw corrupt("the central directory is larger than its records");
+  // cdOffset + cdSize ≤ cdLimit < size: the buffer is bounded by the file.
+  let cd: Buffer;
+  if (end.cdOffset >= tail.start) {
+    cd = tail.buf.subarray(end.cdOffset - tail.start, end.cdOffset - tail.start + end.cdSize);
+  } else {
+    cd = Buffer.allocUnsafe(end.cdSize);
+    await readFully(fh, cd, end.cdOffset);
   }
-  let recordBytes = 0;
-  for (const f of dir.files) {
-    // unzipper does not check record signatures; a garbled directory must not index as entries.
-    if (f.signature !== CENTRAL_HEADER_SIG) throw corrupt("corrupt central directory record");
-    recordBytes += 46 + f.fileNameLength + f.extraFieldLength + f.fileCommentLength;
-  }
-  if (recordBytes !== end.cdSize) throw corrupt("the central directory's size does not match its records");
-  const records = checkRecords(dir.files, limits);
+  const records = checkRecords(parseCentralDirectory(cd, end.entries), limits);
   checkExtents(records, end.cdOffset);
   return { cdOffset: end.cdOffset, records };
 }
@@ -90,12 +103,12 @@ export async function readZipDirectory(fh: FileHandle, limits: ArchiveLimitsConf
  * encryption, method, then declared sizes and the running total. Where the data lies is checked
  * after every entry passed, so a bomb whose declared sizes lie is reported as the bomb it is.
  */
-function checkRecords(files: UnzipperRecord[], limits: ArchiveLimitsConfig): ZipRecord[] {
+function checkRecords(files: CentralRecord[], limits: ArchiveLimitsConfig): ZipRecord[] {
   const seen = new Set<string>();
   const records: ZipRecord[] = [];
   let total = 0;
   for (const f of files) {
-    const name = decodeEntryName(f.pathBuffer, f.flags);
+    const name = decodeEntryName(f.rawName, f.flags);
     // The codes are spelled at each check (`code: "…"`), where the architecture test finds them.
     const fail = (e: { code: ArchiveError["code"]; detail: string }): never => {
       throw new ArchiveError({ code: e.code, detail: `${JSON.stringify(name)}: ${e.detail}`, entry: name });
@@ -108,23 +121,23 @@ function checkRecords(files: UnzipperRecord[], limits: ArchiveLimitsConfig): Zip
         entry: name,
       });
     }
-    if (((f.externalFileAttributes >>> 16) & S_IFMT) === S_IFLNK)
+    if (((f.externalAttributes >>> 16) & S_IFMT) === S_IFLNK)
       fail({ code: "archive_symlink", detail: "a symbolic link" });
     const key = duplicateKey(name);
     if (seen.has(key)) fail({ code: "archive_duplicate_entry", detail: "a second entry with this name" });
     seen.add(key);
     // Bit 0: traditional encryption; bit 6: strong encryption; method 99: AES (WinZip).
-    if (f.flags & 0x41 || f.compressionMethod === 99) fail({ code: "archive_encrypted", detail: "an encrypted entry" });
-    if (f.compressionMethod !== 0 && f.compressionMethod !== 8) {
+    if (f.flags & 0x41 || f.method === 99) fail({ code: "archive_encrypted", detail: "an encrypted entry" });
+    if (f.method !== 0 && f.method !== 8) {
       fail({
         code: "archive_unsupported",
-        detail: `compression method ${f.compressionMethod} (only stored and deflate are read)`,
+        detail: `compression method ${f.method} (only stored and deflate are read)`,
       });
     }
-    const sizes = [f.compressedSize, f.uncompressedSize, f.offsetToLocalFileHeader];
+    const sizes = [f.compressedSize, f.uncompressedSize, f.localHeaderOffset];
     if (!sizes.every((n) => Number.isSafeInteger(n) && n >= 0))
       fail({ code: "archive_unreadable", detail: "sizes missing from its zip64 field" });
-    if (f.compressionMethod === 0 && f.compressedSize !== f.uncompressedSize) {
+    if (f.method === 0 && f.compressedSize !== f.uncompressedSize) {
       fail({ code: "archive_unreadable", detail: "a stored entry whose two sizes differ" });
     }
     if (f.uncompressedSize > limits.maxEntryBytes) {
@@ -142,13 +155,13 @@ function checkRecords(files: UnzipperRecord[], limits: ArchiveLimitsConfig): Zip
       fail({ code: "archive_too_large", detail: `the entries expand to more than ${limits.maxTotalBytes} bytes` });
     records.push({
       name,
-      rawName: f.pathBuffer,
+      rawName: f.rawName,
       flags: f.flags,
-      method: f.compressionMethod,
+      method: f.method,
       crc32: f.crc32,
       compressedSize: f.compressedSize,
       uncompressedSize: f.uncompressedSize,
-      localHeaderOffset: f.offsetToLocalFileHeader,
+      localHeaderOffset: f.localHeaderOffset,
       directory: isDirectoryName(name),
     });
   }
@@ -185,20 +198,22 @@ function checkExtents(records: ZipRecord[], cdOffset: number): void {
   }
 }
 
-async function findEndRecord(fh: FileHandle, size: number): Promise<EndRecord> {
-  const tailLen = Math.min(size, 22 + 0xffff);
-  const tail = Buffer.alloc(tailLen);
-  await readFully(fh, tail, size - tailLen);
+async function findEndRecord(fh: FileHandle, size: number): Promise<{ end: EndRecord; tail: Tail }> {
   // Backwards, preferring a record whose comment ends exactly at the end of the file: a fake end
-  // record hidden inside a comment is then not taken for the real one.
-  let loose = -1;
-  for (let i = tailLen - 22; i >= 0; i--) {
-    if (tail.readUInt32LE(i) !== EOCD_SIG) continue;
-    const reach = i + 22 + tail.readUInt16LE(i + 20);
-    if (reach === tailLen) return parseEndRecord(fh, tail, i, size - tailLen + i);
-    if (reach < tailLen && loose < 0) loose = i;
+  // record hidden inside a comment is then not taken for the real one. The first, shorter tail
+  // holds the last positions of the full one, so a record found there is the one the full
+  // search finds first.
+  const first = await readTail(fh, size, Math.min(size, FIRST_TAIL_BYTES));
+  const exact = exactEndRecord(first.buf);
+  if (exact >= 0) return { end: await parseEndRecord(fh, first.buf, exact, first.start + exact), tail: first };
+  const tail = size > first.buf.length ? await readTail(fh, size, Math.min(size, MAX_TAIL_BYTES)) : first;
+  const tailLen = tail.buf.length;
+  // Else the last record whose comment ends before the file does (bytes were appended after it).
+  let at = tail === first ? -1 : exactEndRecord(tail.buf);
+  for (let i = tailLen - EOCD_LEN; at < 0 && i >= 0; i--) {
+    if (tail.buf.readUInt32LE(i) === EOCD_SIG && i + EOCD_LEN + tail.buf.readUInt16LE(i + 20) < tailLen) at = i;
   }
-  if (loose >= 0) return parseEndRecord(fh, tail, loose, size - tailLen + loose);
+  if (at >= 0) return { end: await parseEndRecord(fh, tail.buf, at, tail.start + at), tail };
   // An end record further back than a comment can reach: data was appended, the zip is not cut short.
   if (size > tailLen) {
     const wider = Buffer.alloc(Math.min(size, WIDER_SEARCH_BYTES));
@@ -215,6 +230,20 @@ async function findEndRecord(fh: FileHandle, size: number): Promise<EndRecord> {
     });
   }
   throw corrupt("no zip end-of-central-directory record");
+}
+
+async function readTail(fh: FileHandle, size: number, length: number): Promise<Tail> {
+  const buf = Buffer.allocUnsafe(length);
+  await readFully(fh, buf, size - length);
+  return { buf, start: size - length };
+}
+
+/** The last end record in `tail` whose comment ends exactly where the tail (the file) ends, or -1. */
+function exactEndRecord(tail: Buffer): number {
+  for (let i = tail.length - EOCD_LEN; i >= 0; i--) {
+    if (tail.readUInt32LE(i) === EOCD_SIG && i + EOCD_LEN + tail.readUInt16LE(i + 20) === tail.length) return i;
+  }
+  return -1;
 }
 
 async function parseEndRecord(fh: FileHandle, tail: Buffer, i: number, offset: number): Promise<EndRecord> {
@@ -253,30 +282,6 @@ async function parseEndRecord(fh: FileHandle, tail: Buffer, i: number, offset: n
   };
 }
 
-/**
- * unzipper's Open.file re-opens the path per read and pipes some streams without an error
- * listener (an I/O error there would crash the process). Open.custom over our one handle, with
- * errors turned into an early end, makes unzipper's pending reads fail with FILE_ENDED instead.
- */
-function openDirectory(fh: FileHandle, size: number, tailSize: number): Promise<CentralDirectory> {
-  const source = {
-    size: () => Promise.resolve(size),
-    stream: (start: number, length?: number): Readable => {
-      const out = new PassThrough();
-      const end = length ? Math.min(size, start + length) - 1 : size - 1;
-      if (end < start) {
-        out.end();
-        return out;
-      }
-      const input = fh.createReadStream({ start, end, autoClose: false });
-      input.on("error", () => out.end());
-      return input.pipe(out);
-    },
-  };
-  const custom = Open.custom as (src: typeof source, options: { tailSize: number }) => Promise<CentralDirectory>;
-  return custom(source, { tailSize });
-}
-
 /** Reads exactly buf.length bytes at position, or fails as truncated. */
 export async function readFully(fh: FileHandle, buf: Buffer, position: number): Promise<void> {
   let done = 0;
@@ -292,6 +297,6 @@ function toSafe(n: bigint): number {
   return n > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(n);
 }
 
-function corrupt(detail: string, cause?: unknown): ArchiveError {
-  return new ArchiveError({ code: "archive_unreadable", detail, cause });
+function corrupt(detail: string): ArchiveError {
+  return new ArchiveError({ code: "archive_unreadable", detail });
 }

@@ -5,6 +5,9 @@
  *
  * - One archive at a time (a queue of concurrency one; sharp's own thread pool decodes). Requests
  *   for a content already queued or running are shared; the queue holds each content once.
+ * - Requests first: before each archive the worker waits until no HTTP request has run for
+ *   QUIET_MS (request-activity.ts), at most MAX_WAIT_MS, so a page asked for meanwhile does not
+ *   wait for a core behind a decode; under a steady load it still reads one archive per MAX_WAIT_MS.
  * - Cached by content: the result is stored under the file's recorded sha256, and only when the
  *   bytes read were the recorded ones (size and mtime on disk equal the record before and after
  *   the read), so a file changed since the last scan never stores signatures under the old hash.
@@ -31,6 +34,11 @@ export interface SignatureRequest {
 }
 
 export type SignatureComputer = (absPath: string, limits: ArchiveLimitsConfig) => Promise<ArchiveSignatures>;
+
+/** No request for this long counts as a quiet moment. */
+export const QUIET_MS = 25;
+/** The longest the worker waits for one before it reads the next archive anyway. */
+export const MAX_WAIT_MS = 500;
 
 export function pageSignatureWorker(ctx: AppContext, options: { compute?: SignatureComputer } = {}) {
   const repo = pageSignatureRepo(ctx.db);
@@ -82,9 +90,10 @@ export function pageSignatureWorker(ctx: AppContext, options: { compute?: Signat
   }
 
   async function drain(): Promise<void> {
-    while (!stopped) {
+    while (!stopped && queue.size > 0) {
+      await ctx.activity.quiet(QUIET_MS, MAX_WAIT_MS);
       const next = queue.values().next();
-      if (next.done) break;
+      if (stopped || next.done) break;
       const r = next.value;
       running = r.sha256;
       try {

@@ -1,4 +1,5 @@
-import { readdir, stat } from "node:fs/promises";
+import { stat as statWithCallback, type Stats } from "node:fs";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "../../errors.ts";
 import { comicInfoLanguage, parseComicInfo, numberingFromSources } from "../../domain/comicinfo.ts";
@@ -53,6 +54,13 @@ interface Stat {
   size: number;
   mtimeMs: number;
 }
+
+/**
+ * fs.stat through its callback: the promise API took twice the main thread's time per file
+ * (91–166 ms against 36–116 ms for 20,000 files), about half of a rescan with nothing changed.
+ */
+const stat = (p: string): Promise<Stats> =>
+  new Promise((resolve, reject) => statWithCallback(p, (e, s) => (e ? reject(e) : resolve(s))));
 
 /** Relative paths (forward slashes) of every archive under the library root, one folder per series. */
 async function walk(root: string): Promise<{ folders: string[]; files: Stat[] }> {

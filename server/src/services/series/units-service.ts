@@ -5,7 +5,7 @@ import { seriesForm } from "../../domain/series-form.ts";
 import type { UnitsView } from "../../domain/types.ts";
 import { loadSnapshot } from "../../repositories/snapshot-repo.ts";
 import type { AppContext } from "../context.ts";
-import type { SubView, ViewCache } from "./view-cache.ts";
+import type { ViewCache } from "./view-cache.ts";
 
 /**
  * The units of a series (GET /api/manga/{id}/units and the GraphQL `units` field), computed once
@@ -21,8 +21,6 @@ export function unitsService(ctx: AppContext, views: ViewCache) {
   }
   return {
     units: (seriesId: number): Promise<UnitsView> => views.get(seriesId, "units", () => compute(seriesId)),
-    /** The units as a part of another view of the series (view-cache.ts `sub`). */
-    unitsIn: (sub: SubView, seriesId: number): Promise<UnitsView> => sub("units", () => compute(seriesId)),
   };
 }
 

@@ -7,8 +7,12 @@
  * view share one computation.
  *
  * Two stores:
- * - heavy views (units, audit lists: megabytes for a series of 10,000 files) for the
- *   `maxSeries` series used last; older series are dropped whole;
+ * - heavy views (units, audit lists: megabytes for a series of 10,000 files, tens of kilobytes for
+ *   one of 50) for the series used last, as many as fit in `maxBytes` (estimated
+ *   when a view is frozen) and at most `maxSeries`; older series are dropped whole. A budget in
+ *   bytes rather than in series keeps every view of a library of small series (a bound of 16
+ *   series made a read load over 200 of them compute nine views in ten again) while a few huge
+ *   series still cannot take the memory; the series used last is always kept;
  * - light views (library cards: a few numbers per series) for every series.
  * A view computed from rows read after the revision was read may be newer than its revision says;
  * the next request then computes it again (never an older view under a newer revision).
@@ -19,6 +23,10 @@ import type { AppContext } from "../context.ts";
 interface SeriesEntry {
   revision: string;
   views: Map<string, Promise<unknown>>;
+  /** Estimated bytes held by the views computed so far (weighed as they are frozen). */
+  weight: number;
+  /** Evicted or replaced: its views no longer count against the budget. */
+  dropped: boolean;
 }
 
 /**
@@ -27,20 +35,40 @@ interface SeriesEntry {
  * change throws at once (modules run in strict mode).
  */
 export function deepFreeze<T>(value: T): T {
+  freezeWeighing(value);
+  return value;
+}
+
+/**
+ * Freezes like deepFreeze; returns an estimate of the bytes the value holds, with V8's sizes on a
+ * 64-bit build: an object's header and a slot per property, an array's header and its backing
+ * store, a map's or set's hash table, each string's characters (a string held twice counts twice).
+ * Measured against the heap, it comes within a quarter for units, series pages and audit lists.
+ */
+function freezeWeighing(value: unknown): number {
+  let bytes = 0;
   const stack: unknown[] = [value];
   while (stack.length > 0) {
     const v = stack.pop();
+    if (typeof v === "string") {
+      bytes += 24 + v.length;
+      continue;
+    }
     if (v === null || typeof v !== "object" || Object.isFrozen(v)) continue;
     Object.freeze(v);
     if (v instanceof Map) {
+      bytes += 64 + 24 * v.size;
       for (const [k, x] of v) stack.push(k, x);
     } else if (v instanceof Set) {
+      bytes += 64 + 16 * v.size;
       for (const x of v) stack.push(x);
     } else {
-      for (const x of Object.values(v)) stack.push(x);
+      const values = Object.values(v);
+      bytes += (Array.isArray(v) ? 48 : 24) + 8 * values.length;
+      for (const x of values) stack.push(x);
     }
   }
-  return value;
+  return bytes;
 }
 
 /** Another view of the same series at the same revision (no second revision select). */
@@ -52,23 +80,42 @@ export interface ViewCacheStats {
   hits: number;
   misses: number;
   heavySeries: number;
+  /** Estimated bytes held by the heavy views kept. */
+  heavyBytes: number;
   lightSeries: number;
 }
 
-export function viewCache(ctx: Pick<AppContext, "db">, options: { maxSeries: number }) {
+export interface ViewCacheOptions {
+  /** Most series whose heavy views are kept (0: no view is kept). */
+  maxSeries: number;
+  /** Most bytes (estimated) the kept heavy views may hold together. */
+  maxBytes: number;
+}
+
+export function viewCache(ctx: Pick<AppContext, "db">, options: ViewCacheOptions) {
   const revisions = revisionRepo(ctx.db);
   const heavy = new Map<number, SeriesEntry>();
   const light = new Map<number, SeriesEntry>();
   const stats = { hits: 0, misses: 0 };
+  /** Sum of the weights of the entries in `heavy`. */
+  let heavyBytes = 0;
 
   function entryOf(store: Map<number, SeriesEntry>, seriesId: number, revision: string): SeriesEntry {
     let entry = store.get(seriesId);
-    if (entry && entry.revision !== revision) entry = undefined;
-    if (!entry) entry = { revision, views: new Map() };
+    if (entry && entry.revision !== revision) {
+      drop(store, entry);
+      entry = undefined;
+    }
+    if (!entry) entry = { revision, views: new Map(), weight: 0, dropped: false };
     // Most recently used last (Map keeps insertion order).
     store.delete(seriesId);
     store.set(seriesId, entry);
     return entry;
+  }
+
+  function drop(store: Map<number, SeriesEntry>, entry: SeriesEntry): void {
+    entry.dropped = true;
+    if (store === heavy) heavyBytes -= entry.weight;
   }
 
   function lookup<T>(entry: SeriesEntry, kind: string, compute: (sub: SubView) => Promise<T>): Promise<T> {
@@ -79,7 +126,10 @@ export function viewCache(ctx: Pick<AppContext, "db">, options: { maxSeries: num
     }
     stats.misses += 1;
     const sub: SubView = (k, c) => lookup(entry, k, c);
-    const p = compute(sub).then(deepFreeze);
+    const p = compute(sub).then((view) => {
+      weigh(entry, freezeWeighing(view));
+      return view;
+    });
     entry.views.set(kind, p);
     // A failed computation is not kept: the next request tries again.
     p.catch(() => {
@@ -88,11 +138,21 @@ export function viewCache(ctx: Pick<AppContext, "db">, options: { maxSeries: num
     return p;
   }
 
+  /** Drops the series used longest ago until the rest fit (the one used last always stays). */
   function evict(): void {
-    while (heavy.size > options.maxSeries) {
-      const oldest = heavy.keys().next().value as number;
+    while (heavy.size > 1 && (heavy.size > options.maxSeries || heavyBytes > options.maxBytes)) {
+      const [oldest, entry] = heavy.entries().next().value as [number, SeriesEntry];
       heavy.delete(oldest);
+      drop(heavy, entry);
     }
+  }
+
+  /** A heavy view was computed: its bytes count against the budget while its series is kept. */
+  function weigh(entry: SeriesEntry, objects: number): void {
+    entry.weight += objects;
+    if (entry.dropped) return;
+    heavyBytes += objects;
+    evict();
   }
 
   return {
@@ -146,11 +206,12 @@ export function viewCache(ctx: Pick<AppContext, "db">, options: { maxSeries: num
     },
 
     stats(): ViewCacheStats {
-      return { ...stats, heavySeries: heavy.size, lightSeries: light.size };
+      return { ...stats, heavySeries: heavy.size, heavyBytes, lightSeries: light.size };
     },
 
     /** Forgets every view (the next use of each computes it again). */
     clear(): void {
+      for (const entry of heavy.values()) drop(heavy, entry);
       heavy.clear();
       light.clear();
     },
