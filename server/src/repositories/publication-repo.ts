@@ -137,10 +137,10 @@ export type JournalLease = () => { owner: string; expiresAt: Date } | null;
 export const journalLeaseKey = (id: number) => `journal:${id}`;
 
 /**
- * Marks the claimed row with the publication's entry, only while the claim is still the row's
- * (its attempt or epoch, no other publication in flight or committed): a stalled instance whose
- * work another instance took over publishes nothing (`attempt_superseded`, and the entry's
- * transaction rolls back).
+ * Marks the claimed row with the publication's entry, only while the claim is still the row's (a
+ * download still publishing in its attempt with no file yet, a translation job in its epoch) and
+ * no other publication of it is in flight: a stalled instance whose work another instance took
+ * over publishes nothing (`attempt_superseded`, and the entry's transaction rolls back).
  */
 async function markClaim(tx: Tx, claim: PublicationClaim, journalId: number): Promise<void> {
   const marked =
@@ -150,7 +150,7 @@ async function markClaim(tx: Tx, claim: PublicationClaim, journalId: number): Pr
           data: { journalId },
         })
       : await tx.translationJob.updateMany({
-          where: { id: claim.id, epoch: claim.epoch, journalId: null, fileId: null },
+          where: { id: claim.id, epoch: claim.epoch, journalId: null },
           data: { journalId },
         });
   if (marked.count !== 1) {
