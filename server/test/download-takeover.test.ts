@@ -334,3 +334,40 @@ describe("a download whose instance stalls around its publication", () => {
     expect(await app.ctx.db.download.count({ where: { seriesId: series } })).toBe(1);
   });
 });
+
+describe("a download judged by hand", () => {
+  it("is not taken over by its own instance's recovery sweep while it is judged", async () => {
+    const row = await app.ctx.db.download.create({
+      data: { seriesId, kind: "chapter", chapter: "1", language: "en", state: "judging" },
+    });
+    const cluster = member();
+    // The judgement stalls right after it moved the row to judging; the sweep runs meanwhile.
+    const stall = gate();
+    const real = app.ctx.repos.downloads;
+    const downloads: typeof real = {
+      ...real,
+      transition: async (...args: Parameters<typeof real.transition>) => {
+        const moved = await real.transition(...args);
+        if (args[2].state === "judging") await stall.pass();
+        return moved;
+      },
+    };
+    const ctx: AppContext = { ...app.ctx, cluster, repos: { ...app.ctx.repos, downloads } };
+    const pages = (await drawnChapter(2, 44)).map((p) => p.bytes);
+    const judged = downloadService(ctx).judge(row.id, pages);
+    await stall.reached;
+    const pipeline = downloadPipeline(ctx, {
+      downloads: downloadService(ctx),
+      publication: createPublication(ctx),
+      lookup: fakeLookup(app, fake).lookup,
+    });
+    expect(await pipeline.resume()).toMatchObject({ requeued: 0 });
+    // Another instance's sweep does not take it either: the claim is held.
+    expect((await instanceB().pipeline.resume()).requeued).toBe(0);
+    expect(await rowOf(row.id)).toMatchObject({ state: "judging" });
+    stall.open();
+    await judged;
+    expect((await rowOf(row.id)).state).toMatch(/^(publishing|degraded)$/);
+    expect(cluster.holds(downloadClaimKey(row.id))).toBe(false);
+  });
+});
