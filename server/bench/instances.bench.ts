@@ -16,7 +16,8 @@
  *    before the subscribers connected to once all of them subscribed, divided by their number.
  *
  * Knobs: BENCH_SKIP_READS=1 (subscribers only), BENCH_SUBSCRIBERS, BENCH_BURST, BENCH_BURST_GAP_MS,
- * BENCH_VERBOSE=1 (first and last arrival of every event), BENCH_CPU_PROF=dir (V8 CPU profiles of
+ * BENCH_VERBOSE=1 (per event: the Redis hop, the first and last send in each instance — delivery-probe.mjs —
+ * and the first and last arrival), BENCH_CPU_PROF=dir (V8 CPU profiles of
  * the instances), BENCH_INSTANCE_FLAGS / BENCH_CLIENT_FLAGS (more Node flags, e.g. --trace-gc).
  * Goals: 0 errors; p99 delivery < 250 ms. Throughput is reported (two instances against one), not a goal.
  */
@@ -26,7 +27,14 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { INSTANCE_API_KEY, startInstance, startRedis, type Instance, type RedisServer } from "../test/instances.ts";
+import {
+  INSTANCE_API_KEY,
+  SERVICE_ENTRY,
+  startInstance,
+  startRedis,
+  type Instance,
+  type RedisServer,
+} from "../test/instances.ts";
 import { startPostgres, type PostgresCluster } from "../test/postgres.ts";
 import {
   fail,
@@ -48,8 +56,12 @@ const SUBSCRIBERS = intEnv("BENCH_SUBSCRIBERS", 1000);
 const BURST = intEnv("BENCH_BURST", 20);
 /** Pause between two changes of the burst; 0: the next change is sent once the previous one answered. */
 const BURST_GAP_MS = Number(process.env.BENCH_BURST_GAP_MS ?? 0);
+/** `BENCH_CLIENT=graphql-ws`: the measuring subscribers use the graphql-ws client library (default: the protocol by hand). */
+const CLIENT: "graphql-ws" | "protocol" = process.env.BENCH_CLIENT === "graphql-ws" ? "graphql-ws" : "protocol";
 /** `BENCH_SKIP_READS=1`: only the subscribers. */
 const SKIP_READS = process.env.BENCH_SKIP_READS === "1";
+/** `BENCH_VERBOSE=1`: per event, where its delay went (delivery-probe.mjs in the instances). */
+const VERBOSE = process.env.BENCH_VERBOSE === "1";
 /** `BENCH_CPU_PROF=dir`: the instances write V8 CPU profiles there (where the delivery time goes). */
 const CPU_PROF = process.env.BENCH_CPU_PROF;
 /** `BENCH_INSTANCE_FLAGS="--trace-gc …"`: more Node flags for the instances (diagnostics). */
@@ -94,6 +106,21 @@ function request(agent: http.Agent, base: URL, r: Req): Promise<number> {
 }
 
 const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN);
+
+interface ProbeEvent {
+  redis: number | null;
+  first: number | null;
+  last: number | null;
+  sends: number;
+}
+
+const readProbe = (file: string) => {
+  try {
+    return new Map(JSON.parse(readFileSync(file, "utf8")) as [string, ProbeEvent][]);
+  } catch {
+    return new Map<string, ProbeEvent>();
+  }
+};
 
 /** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
 const TICK_MS = 10;
@@ -161,6 +188,7 @@ async function subscribers([a, b]: [Instance, Instance], seriesId: number, redis
         bases: [a.base, b.base],
         subscribers: SUBSCRIBERS,
         query: "subscription { libraryEvents { kind at } }",
+        client: CLIENT,
       },
       "connected",
       70_000,
@@ -275,8 +303,20 @@ async function main(): Promise<Goal[]> {
     // would blur their memory), measured once they settled and again once everyone subscribed.
     await Promise.all(instances.map((i) => i.stop()));
     instances.length = 0;
-    instances.push(await startInstance("A", env, nodeArgs("A")), await startInstance("B", env, nodeArgs("B")));
+    const probe = (name: string) => path.join(dir, `probe-${name}.json`);
+    const withProbe = (name: string): [Record<string, string>, string[]] =>
+      VERBOSE
+        ? [
+            { ...env, DELIVERY_PROBE_OUT: probe(name), DELIVERY_PROBE_ENTRY: SERVICE_ENTRY },
+            [...nodeArgs(name), `--import=${path.join(import.meta.dirname, "delivery-probe.mjs")}`],
+          ]
+        : [env, nodeArgs(name)];
+    instances.push(await startInstance("A", ...withProbe("A")), await startInstance("B", ...withProbe("B")));
     const subs = await subscribers(instances as [Instance, Instance], (series[0] as { id: number }).id, redis);
+    // The probes write when their instance stops.
+    const probes = VERBOSE
+      ? await Promise.all(instances.map((i) => i.stop())).then(() => ["A", "B"].map((n) => readProbe(probe(n))))
+      : [];
     if (EXTRA_FLAGS.length > 0)
       for (const i of instances) {
         const file = path.join(os.tmpdir(), `instances-bench-${i.name}.log`);
@@ -311,7 +351,8 @@ async function main(): Promise<Goal[]> {
     }
     const { got, expected } = subs;
     console.log(
-      `\n${SUBSCRIBERS} graphql-ws subscribers (${SUBSCRIBERS / 2} per instance, in a client process of their own), ` +
+      `\n${SUBSCRIBERS} graphql-ws subscribers (${SUBSCRIBERS / 2} per instance, in a client process of their own, ` +
+        `${CLIENT === "graphql-ws" ? "graphql-ws's client" : "graphql-ws's protocol spoken by hand"}), ` +
         `${BURST} series changes through A ${BURST_GAP_MS > 0 ? `${BURST_GAP_MS} ms apart` : "back to back"}: ` +
         `${got.received} of ${expected} deliveries in ${ms(subs.burstMs, 0)}${got.timedOut ? " (timed out)" : ""}, ` +
         `${got.errors} errors`,
@@ -329,15 +370,29 @@ async function main(): Promise<Goal[]> {
         ]),
       ],
     );
-    if (process.env.BENCH_VERBOSE === "1") {
-      console.log("\nper event (its at): first … last arrival at A's subscribers | at B's, ms after at");
-      for (const [at, spans] of got.events.sort((x, y) => x[0].localeCompare(y[0])))
-        console.log(`  ${at}  ${spans.map(([lo, hi]) => `${lo} … ${hi}`).join("  |  ")}`);
+    if (VERBOSE) {
+      console.log(
+        "\nper event, ms after its at (instances with delivery-probe.mjs loaded): the instance's Redis connection " +
+          "handed it over, its first … last send began, its subscribers' first … last arrival",
+      );
+      printTable(
+        ["event at", "A: Redis", "A: sends", "A: arrivals", "B: Redis", "B: sends", "B: arrivals"],
+        got.events
+          .sort((x, y) => x[0].localeCompare(y[0]))
+          .map(([at, spans]) => [
+            at,
+            ...spans.flatMap(([lo, hi], k) => {
+              const p = probes[k]?.get(at);
+              return [String(p?.redis ?? "—"), p ? `${p.first} … ${p.last}` : "—", `${lo} … ${hi}`];
+            }),
+          ]),
+      );
     }
     console.log(
       `\nCPU time during the burst (${ms(subs.burstMs, 0)} wall, ${os.availableParallelism()} cores): ` +
         subs.cpu.map(([who, t]) => `${who} ${ms(t, 0)}`).join(", ") +
-        `; the client process's event loop was busy ${(got.busy * 100).toFixed(0)} % of the time`,
+        `; the client process's event loop was busy ${(got.busy * 100).toFixed(0)} % of the time, ` +
+        `its delay p99 ${ms(got.lag.p99, 0)}, max ${ms(got.lag.max, 0)}`,
     );
     console.log(
       `resident memory A/B before the subscribers ${subs.rssBefore.map((k) => `${(k / 1024).toFixed(0)} MB`).join(" / ")}, after ` +
