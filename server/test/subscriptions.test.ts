@@ -35,7 +35,6 @@ function collect(
         next: (r) => {
           if (r.errors) {
             clearTimeout(timer);
-            // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
             reject(r.errors);
             return;
           }
