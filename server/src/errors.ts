@@ -55,6 +55,15 @@ export const ERRORS = {
     title: "A download or import touching these files is active: try again when it ends",
   },
   restore_target_taken: { status: 409, title: "A file already exists at the original path" },
+  // Several instances: an instance that stalled past its lease wakes up after another took its work over.
+  attempt_superseded: {
+    status: 409,
+    title: "Another instance took this work over: this attempt publishes nothing",
+  },
+  journal_entry_taken_over: {
+    status: 409,
+    title: "Another instance took this operation over: it finishes it",
+  },
   nothing_to_retire: { status: 409, title: "There is nothing to retire" },
   book_suspect: { status: 409, title: "The book is suspect: its chapter files are never retired through it" },
   thumbnails_busy: { status: 503, title: "The thumbnail worker is busy: retry shortly" },

@@ -1,6 +1,7 @@
 import { createRedisEventTarget } from "@graphql-yoga/redis-event-target";
 import { createPubSub } from "graphql-yoga";
 import { Redis } from "ioredis";
+import { createTopicFeeds } from "./event-feed.ts";
 import { createDownloadEvents } from "./services/acquisition/download-pipeline-events.ts";
 import { createTranslationEvents } from "./services/translation/translation-worker-events.ts";
 
@@ -56,22 +57,29 @@ export async function redisTransport(url: string): Promise<{ target: EventTransp
   };
 }
 
-/** The event bus: services publish, subscriptions listen (in this process, or through `transport`). */
+/**
+ * The event bus: services publish (graphql-yoga's pubsub), subscribers listen through feeds
+ * (event-feed.ts), in this process or through `transport`. A subscriber may pass the events it
+ * wants (`accept`): the others are dropped before they are queued.
+ */
 export function createEventBus(transport?: EventTransport) {
-  const eventTarget = transport;
+  const eventTarget: EventTransport = transport ?? (new EventTarget() as EventTransport);
   const pubsub = createPubSub<{ library: [LibraryEvent]; assembly: [AssemblyProgressEvent]; work: [WorkEvent] }>({
     eventTarget,
   });
+  const library = createTopicFeeds<LibraryEvent>(eventTarget, "library");
+  const assembly = createTopicFeeds<AssemblyProgressEvent>(eventTarget, "assembly");
+  const work = createTopicFeeds<WorkEvent>(eventTarget, "work");
   return {
     publish(kind: LibraryEvent["kind"], seriesId: number | null): void {
       pubsub.publish("library", { kind, seriesId, at: new Date().toISOString() });
     },
-    subscribe: () => pubsub.subscribe("library"),
+    subscribe: (accept?: (e: LibraryEvent) => boolean) => library.subscribe(accept),
     publishAssembly: (e: AssemblyProgressEvent): void => pubsub.publish("assembly", e),
-    subscribeAssembly: () => pubsub.subscribe("assembly"),
+    subscribeAssembly: (accept?: (e: AssemblyProgressEvent) => boolean) => assembly.subscribe(accept),
     /** Tells the workers of every instance that `queue` has new work. */
     publishWork: (queue: WorkEvent["queue"]): void => pubsub.publish("work", { queue }),
-    subscribeWork: () => pubsub.subscribe("work"),
+    subscribeWork: () => work.subscribe(),
     downloads: createDownloadEvents(eventTarget),
     translations: createTranslationEvents(eventTarget),
   };

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCluster, type Cluster } from "../src/library/cluster.ts";
-import { leaseRepo } from "../src/repositories/lease-repo.ts";
+import { insertLease, leaseRepo } from "../src/repositories/lease-repo.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 
 let app: TestApp;
@@ -62,7 +62,7 @@ describe("cluster leases", () => {
       }),
     ]);
     expect(bothInside).toBe(true);
-    expect(await app.ctx.db.lease.count()).toBe(0);
+    expect(await app.ctx.db.lease.count({ where: { key: { startsWith: "lock:" } } })).toBe(0);
   });
 
   it("a timed turn is skipped while another instance has it; a requested one waits", async () => {
@@ -96,6 +96,22 @@ describe("cluster leases", () => {
     // A clean stop gives every lease up at once.
     await a.stop();
     expect(await b.claim("download:7")).toBe(true);
+  });
+
+  it("a claim lost while the instance stalled is noticed at its next renewal, whatever journal entries it holds", async () => {
+    const a = member("stalled-a", 300);
+    const b = member("stalled-b");
+    expect(await a.claim("download:51")).toBe(true);
+    // A journal entry of a's: its lease is born with the entry and renewed with a's others, but it is not a claim.
+    const journal = a.journalLease()!;
+    await insertLease(app.ctx.db, "journal:9051", journal.owner, new Date(Date.now() + 60_000));
+    await sleep(400); // a stalled: nothing renewed its claim, b takes it
+    expect(await b.claim("download:51")).toBe(true);
+    expect(a.holds("download:51")).toBe(true); // nothing told a yet
+    a.start({ sweep: false });
+    for (let i = 0; i < 40 && a.holds("download:51"); i++) await sleep(25);
+    expect(a.holds("download:51")).toBe(false);
+    expect(await app.ctx.db.lease.findUnique({ where: { key: "download:51" } })).toMatchObject({ owner: "stalled-b" });
   });
 
   it("with several instances a journal entry is born claimed; alone on the database no lease is written", async () => {

@@ -29,6 +29,7 @@ export function freePort(): Promise<number> {
 
 export interface RedisServer {
   url: string;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -53,6 +54,7 @@ export async function startRedis(): Promise<RedisServer> {
   }
   return {
     url: `redis://127.0.0.1:${port}`,
+    pid: proc.pid as number,
     async stop() {
       if (proc.exitCode !== null) return;
       const exited = new Promise((r) => proc.once("exit", r));
@@ -77,10 +79,14 @@ export interface Instance {
   api(pathAndQuery: string, init?: RequestInit): Promise<Response>;
 }
 
-/** Starts the built service with `env` on a free port; resolves once it listens. */
-export async function startInstance(name: string, env: Record<string, string>): Promise<Instance> {
+/** Starts the built service with `env` (and Node flags `nodeArgs`) on a free port; resolves once it listens. */
+export async function startInstance(
+  name: string,
+  env: Record<string, string>,
+  nodeArgs: readonly string[] = ["--enable-source-maps"],
+): Promise<Instance> {
   if (!existsSync(SERVICE_ENTRY)) throw new Error(`${SERVICE_ENTRY} is missing: run pnpm build`);
-  const proc = spawn(process.execPath, ["--enable-source-maps", SERVICE_ENTRY], {
+  const proc = spawn(process.execPath, [...nodeArgs, SERVICE_ENTRY], {
     env: {
       ...process.env,
       PORT: "0",

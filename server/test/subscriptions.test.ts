@@ -16,7 +16,11 @@ interface Event {
 }
 
 /** Subscribes and collects events until `count` arrived (or fails after a timeout). */
-function collect(query: string, count: number): { done: Promise<Event[]>; ready: Promise<void> } {
+function collect(
+  query: string,
+  count: number,
+  variables?: Record<string, unknown>,
+): { done: Promise<Event[]>; ready: Promise<void> } {
   const events: Event[] = [];
   let markReady: () => void = () => {};
   const ready = new Promise<void>((r) => (markReady = r));
@@ -26,9 +30,14 @@ function collect(query: string, count: number): { done: Promise<Event[]>; ready:
       10_000,
     );
     const dispose = client.subscribe<{ libraryEvents: Event }>(
-      { query },
+      { query, ...(variables ? { variables } : {}) },
       {
         next: (r) => {
+          if (r.errors) {
+            clearTimeout(timer);
+            reject(r.errors);
+            return;
+          }
           if (r.data) events.push(r.data.libraryEvents);
           if (events.length === count) {
             clearTimeout(timer);
@@ -106,5 +115,41 @@ describe("libraryEvents", () => {
     });
     await app.api(`/api/manga/${b.id}`, { method: "PATCH", json: { monitored: false } });
     expect(await sub.done).toEqual([{ kind: "SERIES_CHANGED", seriesId: b.id }]);
+  });
+
+  it("filters by a series given in a variable, whatever the variable is called", async () => {
+    const a = (await (await app.api("/api/manga", { method: "POST", json: { title: "Var A" } })).json()) as {
+      id: number;
+    };
+    const b = (await (await app.api("/api/manga", { method: "POST", json: { title: "Var B" } })).json()) as {
+      id: number;
+    };
+    const sub = collect("subscription($which: Int) { libraryEvents(seriesId: $which) { kind seriesId } }", 2, {
+      which: b.id,
+    });
+    await sub.ready;
+    await app.api(`/api/manga/${a.id}`, { method: "PATCH", json: { monitored: false } });
+    await app.api(`/api/manga/${b.id}`, { method: "PATCH", json: { monitored: false } });
+    expect((await app.api("/api/library/scan", { method: "POST" })).status).toBe(200);
+    expect(await sub.done).toEqual([
+      { kind: "SERIES_CHANGED", seriesId: b.id },
+      { kind: "SCAN_FINISHED", seriesId: null },
+    ]);
+  });
+
+  it("refuses a variable that does not coerce, with bad_request", async () => {
+    const sub = collect("subscription($which: Int) { libraryEvents(seriesId: $which) { kind } }", 1, {
+      which: "three",
+    });
+    const error = (await sub.done.then(
+      () => [],
+      (e: unknown) => e,
+    )) as { message: string; extensions?: { code?: string } }[];
+    expect(error).toEqual([
+      expect.objectContaining({
+        message: expect.stringContaining("$which") as unknown as string,
+        extensions: expect.objectContaining({ code: "bad_request" }) as unknown,
+      }),
+    ]);
   });
 });

@@ -20,6 +20,7 @@ import type { Services } from "../services/index.ts";
 import type { GraphQLContext } from "./builder.ts";
 import { armorPlugin, QUERY_TOO_COMPLEX, queryTooComplex } from "./limits.ts";
 import { schema } from "./schema.ts";
+import { useCompiledSubscriptions } from "./subscriptions.ts";
 import { ProviderError, providerFailed } from "../providers/provider.ts";
 
 /** The coded extensions of an AppError: `code` and `status` are the error's own, whatever `extra` holds. */
@@ -232,6 +233,7 @@ export function createGraphQL(ctx: AppContext, services: Services, authenticate:
       useSafeText(),
       useDocumentErrorStatus(),
       useGraphQlJit({}, { enableIf: compiled }),
+      useCompiledSubscriptions(),
     ],
     maskedErrors: { maskError: (e) => maskError(e, ctx.log) },
     // Yoga would log every error its mask replaced, coded AppErrors (answers such as a stale

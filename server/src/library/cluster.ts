@@ -95,14 +95,16 @@ export function createCluster(
   }
 
   async function beat(sweep: boolean): Promise<void> {
-    const holding = await repo.renew(instanceId, until());
-    if (holding < held.size) {
+    await repo.renew(instanceId, until());
+    if (held.size > 0) {
       // A lease ran out before this renewal (the process stalled for longer than LEASE_SECONDS) and
-      // another instance may have taken it: only the ones still ours are trusted from now on.
+      // another instance may have taken it: only the ones still ours are trusted from now on. The
+      // renewal's count cannot tell: it also counts the journal entries' leases, which `held` does not name.
       const mine = await repo.owned(instanceId, [...held]);
       const lost = [...held].filter((k) => !mine.has(k));
       for (const k of lost) held.delete(k);
-      log(`cluster: lease(s) ${lost.join(", ")} of ${instanceId} ran out before they were renewed`);
+      if (lost.length > 0)
+        log(`cluster: lease(s) ${lost.join(", ")} of ${instanceId} ran out before they were renewed`);
     }
     if (!sweep || sweeping) return;
     sweeping = true;

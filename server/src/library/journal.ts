@@ -5,6 +5,7 @@
  */
 export type {
   JournalEntry,
+  PublicationClaim,
   PublishFile,
   PublishPayload,
   PublishRelease,

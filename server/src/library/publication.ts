@@ -16,10 +16,9 @@ import { listBin, purgeEntry, purgeExpired, restore } from "./recycle-bin.ts";
 import { recover, recoverExpired } from "./recovery.ts";
 import { retire } from "./retirement.ts";
 import { scheduledLoop } from "../scheduled-loop.ts";
-import { journalLeaseKey } from "../repositories/publication-repo.ts";
 
 export type { PublishInput, PublishResult } from "./publish.ts";
-export type { PublishFile, PublishRelease } from "./journal.ts";
+export type { PublicationClaim, PublishFile, PublishRelease } from "./journal.ts";
 export type { RecycleListEntry, RetiredFile } from "./publication-core.ts";
 export {
   __crashAt,
@@ -45,8 +44,6 @@ export interface Publication {
   recover(): Promise<{ replayed: number; rolledBack: number }>;
   /** With several instances: finishes or undoes the entries of instances that died (library/recovery.ts). */
   recoverExpired(): Promise<{ replayed: number; rolledBack: number }>;
-  /** Whether a live other instance has a journal entry in flight (its downloads may be publishing). */
-  busyElsewhere(): Promise<boolean>;
   /** Removes the bin copies recycled more than RECYCLE_RETENTION_DAYS before `now`; entries become `purged`. */
   purgeExpired(now?: Date): Promise<number>;
   /** Removes one entry's bin copy now, whatever its age (404 `recycle_entry_not_found` unless it is in the bin). */
@@ -65,10 +62,6 @@ export function createPublication(ctx: AppContext): Publication {
     restore: (id) => restore(engine, id),
     recover: () => recover(engine),
     recoverExpired: () => recoverExpired(engine),
-    async busyElsewhere() {
-      const keys = (await engine.store.pendingJournalIds()).map(journalLeaseKey);
-      return (await ctx.cluster.heldElsewhere(keys)).size > 0;
-    },
     purgeExpired: (now) => purgeExpired(engine, now),
     purge: (id) => purgeEntry(engine, id),
     list: () => listBin(engine),

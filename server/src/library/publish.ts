@@ -18,6 +18,7 @@ import {
 } from "./durable-fs.ts";
 import {
   type JournalEntry,
+  type PublicationClaim,
   type PublishFile,
   type PublishPayload,
   type PublishRelease,
@@ -41,6 +42,12 @@ export interface PublishInput {
    * moves, like `retire`; once the publication committed, recovery always finishes it.
    */
   retireAfter?: { fileIds: number[]; reason: string };
+  /**
+   * The claimed work this file comes from (a download's attempt, a translation job's claim). With
+   * several instances the journal entry is created only while that claim is still the work's
+   * (otherwise 409 `attempt_superseded`, nothing moves), and the commit records the file on it.
+   */
+  claim?: PublicationClaim;
 }
 
 export interface PublishResult {
@@ -74,6 +81,7 @@ async function place(engine: Engine, journalId: number, payload: PublishPayload)
   for (;;) {
     const target = libraryAbs(engine.root, p.target);
     await ensureDir(path.dirname(target));
+    await engine.store.holdJournal(journalId);
     try {
       await moveNoClobber(stagedAbs(engine, p), target, async () => {
         __crashAt("publish:linked");
@@ -130,6 +138,8 @@ export async function publish(engine: Engine, input: PublishInput): Promise<Publ
       file,
       release,
       retireAfter,
+      // Alone on its database no other instance takes work over: nothing to fence.
+      ...(input.claim && !engine.ctx.cluster.exclusive ? { claim: input.claim } : {}),
     };
     __crashAt("publish:prepared");
     const journalId = await engine.store.beginJournal("publish", "placing", payload);

@@ -25,8 +25,13 @@ function recoverOne(engine: Engine, entry: JournalEntry): Promise<"replayed" | "
   }
 }
 
-/** Meant for start-up, before anything else writes to the library. */
+/**
+ * Meant for start-up, before anything else writes to the library. With several instances (where
+ * the workers' sweep runs `recoverExpired` instead) each entry is claimed first: one that a live
+ * instance holds is left to it.
+ */
 export async function recover(engine: Engine): Promise<{ replayed: number; rolledBack: number }> {
+  const { cluster } = engine.ctx;
   const counts = { replayed: 0, rolledBack: 0 };
   let failed = 0;
   // Walks by id so that entries created on the way (a retirement chained to a publication) are seen too.
@@ -34,12 +39,16 @@ export async function recover(engine: Engine): Promise<{ replayed: number; rolle
     const entry = await engine.store.nextJournalEntry(lastId);
     if (!entry) break;
     lastId = entry.id;
+    const key = journalLeaseKey(entry.id);
+    if (!(await cluster.claim(key))) continue;
     try {
       counts[await recoverOne(engine, entry)] += 1;
     } catch (e) {
       // The entry stays and is tried again at the next start; the others still get their turn.
       failed += 1;
       engine.ctx.log(`recovery: ${entry.op} ${entry.id} at step ${entry.step} failed: ${(e as Error).message}`);
+    } finally {
+      await cluster.release([key]);
     }
   }
   if (counts.replayed + counts.rolledBack + failed > 0) {

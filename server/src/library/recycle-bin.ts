@@ -83,6 +83,7 @@ export async function restore(engine: Engine, entryId: number): Promise<{ fileId
     __crashAt("restore:journaled");
     try {
       await ensureDir(path.dirname(to));
+      await engine.store.holdJournal(journalId);
       await moveNoClobber(from, to, () => __crashAt("restore:linked"));
     } catch (err) {
       // Occupied at the last moment: nothing moved, so the entry ends here. Any other failure

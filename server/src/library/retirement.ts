@@ -71,6 +71,7 @@ export async function executeRetire(engine: Engine, journalId: number, plan: Ret
     for (const f of plan.files) {
       const to = binAbs(engine, f.bin);
       await ensureDir(path.dirname(to));
+      await engine.store.holdJournal(journalId);
       await moveNoClobber(libraryAbs(engine.root, f.from), to, () => __crashAt("retire:linked"));
       moved.push(f);
       __crashAt("retire:moved");
@@ -85,19 +86,27 @@ export async function executeRetire(engine: Engine, journalId: number, plan: Ret
   return commit(engine, journalId, plan, moved, []);
 }
 
+/** Puts moved files back (a file caught between its link and its unlink just loses its bin name). */
+async function putBack(engine: Engine, plan: RetirePayload): Promise<void> {
+  for (const f of [...plan.files].reverse()) {
+    const from = libraryAbs(engine.root, f.from);
+    const to = binAbs(engine, f.bin);
+    const [fromSt, binSt] = await Promise.all([statOrNull(from), statOrNull(to)]);
+    if (binSt && fromSt && sameFile(fromSt, binSt)) await dropSecondName(to);
+    else if (binSt && !fromSt) await moveNoClobber(to, from);
+  }
+}
+
 /**
- * Puts moved files back (a file caught between its link and its unlink just loses its bin name);
- * if that fails too, the journal entry stays and recovery finishes the retirement instead.
+ * Undoes a failed retirement. The entry says so first ("undoing", under its claim): an instance
+ * that stalled past its lease, whose entry another instance's recovery finished meanwhile, moves
+ * nothing back out of the bin; and a recovery of an entry that is being undone undoes it too. If
+ * the undo fails, the entry stays and recovery finishes the undo.
  */
 async function undoMoves(engine: Engine, journalId: number, plan: RetirePayload): Promise<void> {
   try {
-    for (const f of [...plan.files].reverse()) {
-      const from = libraryAbs(engine.root, f.from);
-      const to = binAbs(engine, f.bin);
-      const [fromSt, binSt] = await Promise.all([statOrNull(from), statOrNull(to)]);
-      if (binSt && fromSt && sameFile(fromSt, binSt)) await dropSecondName(to);
-      else if (binSt && !fromSt) await moveNoClobber(to, from);
-    }
+    await engine.store.advanceJournal(journalId, "undoing");
+    await putBack(engine, plan);
     await engine.store.endJournal(journalId);
   } catch (e) {
     engine.ctx.log(
@@ -148,6 +157,11 @@ export async function recoverRetire(
   entry: Extract<JournalEntry, { op: "retire" }>,
 ): Promise<"replayed" | "rolledBack"> {
   const p = entry.payload;
+  if (entry.step === "undoing") {
+    await putBack(engine, p);
+    await engine.store.endJournal(entry.id);
+    return "rolledBack";
+  }
   const inBin = await Promise.all(p.files.map((f) => statOrNull(binAbs(engine, f.bin))));
   if (!p.forward && inBin.every((s) => s === null)) {
     await engine.store.endJournal(entry.id);

@@ -9,17 +9,26 @@ import { LIVE_JOB_STATES } from "../domain/download-jobs.ts";
 import { inChunks } from "./in-chunks.ts";
 
 export type QueueRowUpdate = Prisma.DownloadUpdateManyMutationInput;
+/** Further conditions of a move: no publication in flight (`journalId: null`), none committed (`fileId: null`). */
+export type QueueRowGuard = Pick<Prisma.DownloadWhereInput, "journalId" | "fileId">;
 
 export function downloadQueueRepo(db: Db) {
   return {
     get: (id: number) => db.download.findUnique({ where: { id } }),
     /**
      * Moves the row from `from` only, and with `attempt` only while that attempt is the row's
-     * (another instance that took the row over started a later one); false when it was not.
+     * (another instance that took the row over started a later one), and only as `guard` allows;
+     * false when it was not.
      */
-    async move(id: number, from: string | readonly string[], data: QueueRowUpdate, attempt?: number): Promise<boolean> {
+    async move(
+      id: number,
+      from: string | readonly string[],
+      data: QueueRowUpdate,
+      attempt?: number,
+      guard: QueueRowGuard = {},
+    ): Promise<boolean> {
       const state = typeof from === "string" ? from : { in: [...from] };
-      const where = { id, state, ...(attempt === undefined ? {} : { attempts: attempt }) };
+      const where = { id, state, ...(attempt === undefined ? {} : { attempts: attempt }), ...guard };
       return (await db.download.updateMany({ where, data })).count === 1;
     },
     /**

@@ -21,6 +21,15 @@ export async function deleteLease(tx: Db | Tx, key: string): Promise<void> {
   await tx.lease.deleteMany({ where: { key } });
 }
 
+/**
+ * Extends the lease inside a caller's transaction when `owner` still holds it; false when another
+ * instance took it (or it is gone). On PostgreSQL the update also locks the lease row until the
+ * transaction ends, so no other instance takes it over before the caller's writes are committed.
+ */
+export async function holdLease(tx: Db | Tx, key: string, owner: string, expiresAt: Date): Promise<boolean> {
+  return (await tx.lease.updateMany({ where: { key, owner }, data: { expiresAt } })).count === 1;
+}
+
 export function leaseRepo(db: Db) {
   return {
     /** Takes `key` for `owner` until `expiresAt` when it is free, ran out at `now`, or is already `owner`'s. */

@@ -1,166 +1,48 @@
 /**
  * The database side of the publication module (tables publication_journal, library_file,
- * chapter_release and recycle_entry as publication, retirement, restore and purge change them).
- *
- * The journal: one row per operation in flight, written before its first irreversible step, its
- * `step` advanced after each, and deleted in the same transaction that commits the operation's
- * database rows. A row found at start-up is an operation a crash interrupted; recovery reads its
- * payload to finish or undo it.
+ * chapter_release and recycle_entry as publication, retirement, restore and purge change them);
+ * the journal's entries themselves: journal-repo.ts.
  *
  * Each commit changes the library rows and ends the journal entry in one transaction, so a crash
- * leaves either the old rows and the entry, or the new rows and no entry.
+ * leaves either the old rows and the entry, or the new rows and no entry. With several instances
+ * each commit first holds the entry's lease, and the commit of a claimed work's publication records
+ * the file on the download or translation job it was made for (journal-repo.ts).
  */
 import type { Db } from "../db/client.ts";
-import type { Prisma } from "../generated/prisma/client.ts";
 import { chunksOf } from "./in-chunks.ts";
-import { deleteLease, insertLease } from "./lease-repo.ts";
+import {
+  advanceJournal,
+  beginJournal,
+  closeJournal,
+  endJournal,
+  holdEntry,
+  nextJournalEntry,
+  pendingJournalCount,
+  pendingJournalIds,
+  type JournalLease,
+  type Op,
+  type PayloadOf,
+  type PublishPayload,
+  type RestorePayload,
+  type RetireFilePlan,
+  type RetirePayload,
+  type Tx,
+} from "./journal-repo.ts";
 
-/** A transaction handle (the journal entry of a chained operation opens inside the committing one). */
-export type Tx = Prisma.TransactionClient;
-
-export interface PublishFile {
-  kind: "book" | "chapter";
-  volume: string | null;
-  chapter: string | null;
-  chapterEnd: string | null;
-  part: number | null;
-  pageCount: number;
-  language: string | null;
-  origin: "download" | "assembled" | "import" | "translation";
-  tagSource: "comicinfo" | "filename" | null;
-}
-
-export interface PublishRelease {
-  kind: "chapter" | "volume";
-  volume: string | null;
-  chapter: string | null;
-  part: number | null;
-  language: string;
-  assembledFrom: string | null;
-  providerId?: number | null;
-  sourceMappingId?: number | null;
-  externalId?: string | null;
-  scanlator?: string | null;
-}
-
-/** One file of a retirement: where it is, where it goes in the bin, and what it must be. */
-export interface RetireFilePlan {
-  fileId: number;
-  seriesId: number;
-  /** Library path (relative to LIBRARY_ROOT). */
-  from: string;
-  /** Path relative to the recycle bin. */
-  bin: string;
-  size: number;
-  sha256: string;
-}
-
-export interface PublishPayload {
-  v: 1;
-  seriesId: number;
-  /** Path relative to the staging folder. */
-  staged: string;
-  /** The library path the caller asked for. */
-  requested: string;
-  /** Library path the file is (being) placed at; updated before each new name is tried. */
-  target: string;
-  sha256: string;
-  size: number;
-  file: PublishFile;
-  release: PublishRelease | null;
-  /** Files to retire once the publication committed (assembled books retire their chapters). */
-  retireAfter: RetirePayload | null;
-}
-
-export interface RetirePayload {
-  v: 1;
-  reason: string;
-  /**
-   * Recovery finishes it even if no file moved yet: set for a retirement chained to a committed
-   * publication. A plain retirement with nothing moved is rolled back instead.
-   */
-  forward: boolean;
-  files: RetireFilePlan[];
-}
-
-export interface RestorePayload {
-  v: 1;
-  entryId: number;
-  fileId: number;
-  seriesId: number | null;
-  bin: string;
-  to: string;
-  size: number;
-  sha256: string;
-}
-
-export interface PurgePayload {
-  v: 1;
-  bins: string[];
-}
-
-export type JournalEntry =
-  | { id: number; op: "publish"; step: string; payload: PublishPayload }
-  | { id: number; op: "retire"; step: string; payload: RetirePayload }
-  | { id: number; op: "restore"; step: string; payload: RestorePayload }
-  | { id: number; op: "purge"; step: string; payload: PurgePayload };
-
-type Op = JournalEntry["op"];
-type PayloadOf<O extends Op> = Extract<JournalEntry, { op: O }>["payload"];
-
-/**
- * The claim a new entry is born with when several instances share the database: its lease is
- * written in the entry's own transaction, so no other instance's recovery ever sees the entry
- * unclaimed while its instance lives. Null alone on the database (nothing to claim).
- */
-export type JournalLease = () => { owner: string; expiresAt: Date } | null;
-
-export const journalLeaseKey = (id: number) => `journal:${id}`;
-
-async function beginJournal<O extends Op>(
-  tx: Tx,
-  lease: JournalLease,
-  op: O,
-  step: string,
-  payload: PayloadOf<O>,
-): Promise<number> {
-  const row = await tx.publicationJournal.create({ data: { op, step, payload: JSON.stringify(payload) } });
-  const claim = lease();
-  if (claim) await insertLease(tx, journalLeaseKey(row.id), claim.owner, claim.expiresAt);
-  return row.id;
-}
-
-async function advanceJournal<O extends Op>(db: Db, id: number, step: string, payload?: PayloadOf<O>): Promise<void> {
-  await db.publicationJournal.update({
-    where: { id },
-    data: { step, ...(payload ? { payload: JSON.stringify(payload) } : {}) },
-  });
-}
-
-/** Ends an entry (and its claim); inside the committing transaction, or alone when an operation is undone. */
-async function endJournal(db: Db | Tx, lease: JournalLease, id: number): Promise<void> {
-  await db.publicationJournal.deleteMany({ where: { id } });
-  if (lease() !== null) await deleteLease(db, journalLeaseKey(id));
-}
-
-/** The oldest unfinished entry after `afterId` (recovery walks them in order, seeing rows it creates). */
-async function nextJournalEntry(db: Db, afterId: number): Promise<JournalEntry | null> {
-  const row = await db.publicationJournal.findFirst({ where: { id: { gt: afterId } }, orderBy: { id: "asc" } });
-  if (!row) return null;
-  const op = row.op;
-  if (op !== "publish" && op !== "retire" && op !== "restore" && op !== "purge")
-    throw new Error(`journal entry ${row.id} has unknown op ${op}`);
-  return { id: row.id, op, step: row.step, payload: JSON.parse(row.payload) } as JournalEntry;
-}
-
-async function pendingJournalCount(db: Db): Promise<number> {
-  return db.publicationJournal.count();
-}
-
-async function pendingJournalIds(db: Db): Promise<number[]> {
-  const rows = await db.publicationJournal.findMany({ select: { id: true }, orderBy: { id: "asc" } });
-  return rows.map((r) => r.id);
-}
+export {
+  journalLeaseKey,
+  type JournalEntry,
+  type JournalLease,
+  type PublicationClaim,
+  type PublishFile,
+  type PublishPayload,
+  type PublishRelease,
+  type PurgePayload,
+  type RestorePayload,
+  type RetireFilePlan,
+  type RetirePayload,
+  type Tx,
+} from "./journal-repo.ts";
 
 export interface CommittedPublish {
   fileId: number;
@@ -177,6 +59,7 @@ async function commitPublish(
   mtimeMs: number,
 ): Promise<CommittedPublish> {
   return db.$transaction(async (tx) => {
+    await holdEntry(tx, lease, journalId);
     const data = {
       seriesId: p.seriesId,
       path: p.target,
@@ -228,8 +111,16 @@ async function commitPublish(
         },
       });
     }
+    // The claimed row learns its file in the same commit: from now on it is published, never fetched again.
+    if (p.claim?.kind === "download")
+      await tx.download.updateMany({ where: { id: p.claim.id, journalId }, data: { journalId: null, fileId: row.id } });
+    if (p.claim?.kind === "translation")
+      await tx.translationJob.updateMany({
+        where: { id: p.claim.id, journalId },
+        data: { journalId: null, fileId: row.id },
+      });
     const retireJournalId = p.retireAfter ? await beginJournal(tx, lease, "retire", "moving", p.retireAfter) : null;
-    await endJournal(tx, lease, journalId);
+    await closeJournal(tx, lease, journalId);
     return { fileId: row.id, retireJournalId };
   });
 }
@@ -248,6 +139,7 @@ async function commitRetire(
   now: Date,
 ): Promise<Map<number, number>> {
   return db.$transaction(async (tx) => {
+    await holdEntry(tx, lease, journalId);
     const entries = new Map<number, number>();
     for (const f of moved) {
       // `missing`: a scan running meanwhile saw the file gone from the library before this commit.
@@ -272,7 +164,7 @@ async function commitRetire(
     }
     for (const chunk of chunksOf(lost))
       await tx.libraryFile.updateMany({ where: { id: { in: chunk }, state: "active" }, data: { state: "missing" } });
-    await endJournal(tx, lease, journalId);
+    await closeJournal(tx, lease, journalId);
     return entries;
   });
 }
@@ -287,6 +179,7 @@ async function commitRestore(
   now: Date,
 ): Promise<number> {
   return db.$transaction(async (tx) => {
+    await holdEntry(tx, lease, journalId);
     await tx.recycleEntry.update({ where: { id: p.entryId }, data: { state: "restored", restoredAt: now } });
     // A scan running meanwhile may have recorded the restored bytes as a new file: that row is then
     // the live one, and the old row stays recycled (two active rows for one file would double it).
@@ -308,7 +201,7 @@ async function commitRestore(
         },
       });
     }
-    await endJournal(tx, lease, journalId);
+    await closeJournal(tx, lease, journalId);
     return liveId;
   });
 }
@@ -346,8 +239,14 @@ export function publicationRepo(db: Db, lease: JournalLease = () => null) {
         ? beginJournal(db as unknown as Tx, lease, op, step, payload)
         : db.$transaction((tx) => beginJournal(tx, lease, op, step, payload)),
     advanceJournal: <O extends Op>(id: number, step: string, payload?: PayloadOf<O>) =>
-      advanceJournal(db, id, step, payload),
+      advanceJournal(db, lease, id, step, payload),
     endJournal: (id: number) => endJournal(db, lease, id),
+    /**
+     * Several instances: throws `journal_entry_taken_over` unless the entry is still this
+     * instance's (and extends its lease); called before each irreversible step on disk, so an
+     * instance that stalled past the lease moves nothing of an entry another instance's recovery took.
+     */
+    holdJournal: (id: number) => holdEntry(db, lease, id),
     nextJournalEntry: (afterId: number) => nextJournalEntry(db, afterId),
     pendingJournalCount: () => pendingJournalCount(db),
     pendingJournalIds: () => pendingJournalIds(db),

@@ -1,7 +1,9 @@
 /**
  * Translation job rows: one row per attempt (jobKey + attempt is the public id `<key>-<attempt>`).
  * A row changes only through `move`, guarded by id, the state it was read in and its attempt, so a
- * late answer about an older attempt, a cancel and the worker can never overwrite each other.
+ * late answer about an older attempt, a cancel and the worker can never overwrite each other. The
+ * worker's moves also name the epoch of its claim (several instances: `takeOver`), so an instance
+ * that stalled past its claim moves nothing once another instance took the job over.
  */
 import type { Db } from "../db/client.ts";
 import type { Prisma, TranslationJob } from "../generated/prisma/client.ts";
@@ -79,11 +81,26 @@ export function translationRepo(db: Db) {
      * Moves the row only when it is still in `expected` at `attempt`; false when someone else moved
      * it first (the caller reads it again and decides anew).
      */
-    async move(id: number, expected: { state: string; attempt: number }, data: TranslationJobUpdate): Promise<boolean> {
-      return (
-        (await db.translationJob.updateMany({ where: { id, state: expected.state, attempt: expected.attempt }, data }))
-          .count === 1
-      );
+    async move(
+      id: number,
+      expected: { state: string; attempt: number; epoch?: number },
+      data: TranslationJobUpdate,
+    ): Promise<boolean> {
+      const { state, attempt, epoch } = expected;
+      const where = { id, state, attempt, ...(epoch === undefined ? {} : { epoch }) };
+      return (await db.translationJob.updateMany({ where, data })).count === 1;
+    },
+    /**
+     * A new claim of the row by a worker: its epoch counts up from `epoch` (the one read), unless
+     * another worker counted it up first or a publication of the job is in flight (its instance, or
+     * the recovery sweep, finishes that first). The new epoch, or null.
+     */
+    async takeOver(id: number, epoch: number): Promise<number | null> {
+      const taken = await db.translationJob.updateMany({
+        where: { id, epoch, journalId: null },
+        data: { epoch: epoch + 1 },
+      });
+      return taken.count === 1 ? epoch + 1 : null;
     },
     /** How many rows are in `states` (overall, or per engine). */
     count: (states: readonly string[], engine?: string) =>

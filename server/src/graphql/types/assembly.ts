@@ -146,19 +146,13 @@ builder.mutationFields((t) => ({
   }),
 }));
 
-async function* ofSeries(
-  events: AsyncIterable<AssemblyProgressEvent>,
-  seriesId: number,
-): AsyncGenerator<AssemblyProgressEvent> {
-  for await (const e of events) if (e.seriesId === seriesId) yield e;
-}
-
 builder.subscriptionField("assemblyProgress", (t) =>
   t.field({
     type: AssemblyProgressRef,
     description: "Progress of the book assemblies of one series.",
     args: { seriesId: t.arg.int({ required: true }) },
-    subscribe: (_root, { seriesId }, { events }) => ofSeries(events.subscribeAssembly(), seriesId),
+    subscribe: (_root, { seriesId }, { events }) =>
+      events.subscribeAssembly((e: AssemblyProgressEvent) => e.seriesId === seriesId),
     resolve: (e) => e,
   }),
 );

@@ -18,13 +18,10 @@ const LibraryEventRef = builder.objectRef<LibraryEvent>("LibraryEvent").implemen
   }),
 });
 
-async function* filtered(
-  events: AsyncIterable<LibraryEvent>,
-  seriesId: number | null | undefined,
-): AsyncGenerator<LibraryEvent> {
-  for await (const e of events) {
-    if (seriesId === null || seriesId === undefined || e.seriesId === null || e.seriesId === seriesId) yield e;
-  }
+/** The events a subscriber of `seriesId` (or of everything) hears: library-wide ones always. */
+function ofSeries(seriesId: number | null | undefined): ((e: LibraryEvent) => boolean) | undefined {
+  if (seriesId === null || seriesId === undefined) return undefined;
+  return (e) => e.seriesId === null || e.seriesId === seriesId;
 }
 
 builder.subscriptionType({});
@@ -33,7 +30,7 @@ builder.subscriptionField("libraryEvents", (t) =>
     type: LibraryEventRef,
     description: "Library changes, optionally only those of one series (library-wide events always come).",
     args: { seriesId: t.arg.int() },
-    subscribe: (_root, { seriesId }, { events }) => filtered(events.subscribe(), seriesId),
+    subscribe: (_root, { seriesId }, { events }) => events.subscribe(ofSeries(seriesId)),
     resolve: (e) => e,
   }),
 );

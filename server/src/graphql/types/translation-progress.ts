@@ -18,19 +18,13 @@ const TranslationProgressRef = builder.objectRef<TranslationProgressEvent>("Tran
   }),
 });
 
-async function* ofSeries(
-  events: AsyncIterable<TranslationProgressEvent>,
-  seriesId: number,
-): AsyncGenerator<TranslationProgressEvent> {
-  for await (const e of events) if (e.seriesId === seriesId) yield e;
-}
-
 builder.subscriptionField("translationProgress", (t) =>
   t.field({
     type: TranslationProgressRef,
     description: "Progress of the translation jobs of one series.",
     args: { seriesId: t.arg.int({ required: true }) },
-    subscribe: (_root, { seriesId }, { events }) => ofSeries(events.translations.subscribe(), seriesId),
+    subscribe: (_root, { seriesId }, { events }) =>
+      events.translations.subscribe((e: TranslationProgressEvent) => e.seriesId === seriesId),
     resolve: (e) => e,
   }),
 );

@@ -133,19 +133,15 @@ builder.mutationField("cancelDownload", (t) =>
   }),
 );
 
-async function* ofSeries(
-  events: AsyncIterable<DownloadEvent>,
-  seriesId: number | null | undefined,
-): AsyncGenerator<DownloadEvent> {
-  for await (const e of events) if (seriesId === null || seriesId === undefined || e.seriesId === seriesId) yield e;
-}
-
 builder.subscriptionField("downloadEvents", (t) =>
   t.field({
     type: DownloadEventRef,
     description: "Download progress and outcomes, optionally of one series.",
     args: { seriesId: t.arg.int() },
-    subscribe: (_root, { seriesId }, { events }) => ofSeries(events.downloads.subscribe(), seriesId),
+    subscribe: (_root, { seriesId }, { events }) =>
+      events.downloads.subscribe(
+        seriesId === null || seriesId === undefined ? undefined : (e: DownloadEvent) => e.seriesId === seriesId,
+      ),
     resolve: (e) => e,
   }),
 );

@@ -1,4 +1,5 @@
 import { createPubSub } from "graphql-yoga";
+import { createTopicFeeds } from "../../event-feed.ts";
 import type { EventTransport } from "../../events.ts";
 
 /** Progress and outcome of one download (GraphQL `downloadEvents`). */
@@ -14,10 +15,11 @@ export interface DownloadEvent {
 }
 
 /** The download channel of the event bus (events.ts `downloads`). */
-export function createDownloadEvents(eventTarget?: EventTransport) {
+export function createDownloadEvents(eventTarget: EventTransport) {
+  const feeds = createTopicFeeds<DownloadEvent>(eventTarget, "download");
   const pubsub = createPubSub<{ download: [DownloadEvent] }>({ eventTarget });
   return {
     publish: (e: Omit<DownloadEvent, "at">): void => pubsub.publish("download", { ...e, at: new Date().toISOString() }),
-    subscribe: () => pubsub.subscribe("download"),
+    subscribe: (accept?: (e: DownloadEvent) => boolean) => feeds.subscribe(accept),
   };
 }

@@ -17,7 +17,7 @@ import type { Publication } from "../../library/publication.ts";
 import type { KeyedLock } from "../../library/keyed-lock.ts";
 import { limiter, mapConcurrent, pageStats } from "../../library/page-stats.ts";
 import { ProviderError, type SourceProvider } from "../../providers/provider.ts";
-import type { DownloadQueueRepo } from "../../repositories/download-queue-repo.ts";
+import type { DownloadQueueRepo, QueueRowGuard } from "../../repositories/download-queue-repo.ts";
 import type { AppContext } from "../context.ts";
 import {
   chapterComicInfo,
@@ -90,7 +90,9 @@ async function removeStaging(ctx: AppContext, id: number, attempt: number): Prom
 
 /**
  * Applies a job event: the state machine decides, the row moves only from `from` and only while
- * `row.attempts` is its attempt (a later attempt, another instance's, is never moved by this one).
+ * `row.attempts` is its attempt (a later attempt, another instance's, is never moved by this one),
+ * and as `options.guard` allows. `options.keepStaging`: the staging is removed by the caller once
+ * the move succeeded (a takeover: until then the attempt may still be another instance's).
  */
 export async function applyEvent(
   deps: JobDeps,
@@ -98,6 +100,7 @@ export async function applyEvent(
   from: JobState,
   event: JobEvent,
   extra: Record<string, unknown> = {},
+  options: { guard?: QueueRowGuard; keepStaging?: boolean } = {},
 ): Promise<JobState | null> {
   const t = transition(from, event, {
     baseMs: deps.ctx.config.downloads.retryBaseMs,
@@ -111,8 +114,9 @@ export async function applyEvent(
     if (e.type === "schedule_retry") data.nextAttemptAt = new Date(Date.now() + e.delayMs);
   }
   // Staging first: once the row says published/cancelled/queued, nothing of this attempt is left behind.
-  if (t.effects.some((e) => e.type === "remove_staging")) await removeStaging(deps.ctx, row.id, row.attempts);
-  if (!(await deps.queue.move(row.id, from, data, row.attempts))) return null;
+  if (!options.keepStaging && t.effects.some((e) => e.type === "remove_staging"))
+    await removeStaging(deps.ctx, row.id, row.attempts);
+  if (!(await deps.queue.move(row.id, from, data, row.attempts, options.guard))) return null;
   publishEvent(deps.ctx, { ...row, state: t.next, ...(data as Partial<Download>) });
   if (t.effects.some((e) => e.type === "queue_replacement")) {
     await deps
@@ -260,6 +264,14 @@ export async function runJob(deps: JobDeps, claimed: Download, signal: AbortSign
   } catch (caught) {
     // An abort surfaces as whatever the provider throws for it: the signal's reason says why.
     const e = signal.aborted && signal.reason instanceof JobStopped ? signal.reason : caught;
+    if (isAppError(e) && (e.code === "attempt_superseded" || e.code === "journal_entry_taken_over")) {
+      // This instance stalled past its claim: another one took the row (attempt_superseded: its
+      // publication was refused, nothing of this attempt is journalled) or this attempt's journal
+      // entry over (its recovery finishes the publication, from the staged file it names).
+      ctx.log(`download ${claimed.id}: attempt ${attempt} was taken over while publishing (${e.code}); stopped`);
+      if (e.code === "attempt_superseded") await removeStaging(ctx, claimed.id, attempt);
+      return;
+    }
     if (e instanceof JobStopped) {
       // A shutdown leaves the row as it is: the next start resumes it (and clears its staging). So
       // does a lost claim: the instance that took the row over has it.
@@ -369,6 +381,8 @@ async function publishStaged(
   const replaces = row.replacesFileId === null ? null : await ctx.repos.files.activeId(row.replacesFileId);
   const result = await deps.publication.publish({
     seriesId: row.seriesId,
+    // With several instances the publication goes ahead only while this attempt is the row's.
+    claim: { kind: "download", id: row.id, attempt: row.attempts },
     stagedPath,
     targetRelPath: `${series.folder}/${name}`,
     file: {

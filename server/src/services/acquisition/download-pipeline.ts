@@ -10,11 +10,15 @@
  * the publication had committed (its journal recovery ran first): then the row is published.
  * Several instances: a worker claims a row (lease `download:<id>`, library/cluster.ts) before it
  * moves it out of queued, and gives the claim up when the job ends; `resume` takes over only rows
- * whose claim ran out (their instance died), and a publishing row only once no live instance has a
- * journal entry in flight, so a publication that is still being finished is never queued again.
- * An instance that only stalled past its lease may wake up in the middle of a job another instance
- * took over: every write of a job names its attempt (`attempts`, counted up by each claim), so the
- * old attempt moves nothing, and its staged file is its own (download-pipeline-job.ts).
+ * whose claim ran out (their instance died or stalled). A publishing row is taken over only while
+ * no publication of it is in flight or committed: the publication's journal entry marks the row in
+ * its own transaction, only while the row is still in the attempt that publishes, and its commit
+ * records the file on the row (repositories/publication-repo.ts); the takeover's move is guarded by
+ * both, so a publication that is being finished is never queued again, and an attempt taken over
+ * publishes nothing. An instance that only stalled past its lease may wake up in the middle of a
+ * job another instance took over: every write of a job names its attempt (`attempts`, counted up
+ * by each claim), so the old attempt moves nothing, and its staged file is its own
+ * (download-pipeline-job.ts).
  * Cancel: a queued or waiting row is cancelled at once; a running one is aborted between pages.
  */
 import { readdir, rm, rmdir } from "node:fs/promises";
@@ -57,7 +61,7 @@ export function downloadPipeline(
   ctx: AppContext,
   deps: {
     downloads: Pick<DownloadService, "judgeStats">;
-    publication: Pick<Publication, "publish" | "retire"> & Partial<Pick<Publication, "busyElsewhere">>;
+    publication: Pick<Publication, "publish" | "retire">;
     lookup: ProviderLookup;
   },
 ) {
@@ -92,30 +96,39 @@ export function downloadPipeline(
     const { cluster } = ctx;
     /** Rows taken over here, with the attempt each was in. */
     const takenOver = new Map<number, number>();
-    let journalBusy: boolean | null = null;
+    // Alone on the database the previous process is gone: its staging goes before the row moves
+    // (as a crash leaves nothing behind). With several instances the attempt may still be a
+    // stalled instance's until the move succeeded: its staging goes after it, below.
+    const keepStaging = !cluster.exclusive;
     for (const row of await queue.interrupted()) {
-      if (running.has(row.id) || !(await cluster.claim(claimKey(row.id)))) continue;
+      // A claim this instance holds already is live work of its own (a job, a judgement).
+      if (running.has(row.id) || (!cluster.exclusive && cluster.holds(claimKey(row.id)))) continue;
+      if (!(await cluster.claim(claimKey(row.id)))) continue;
       try {
         const fresh = await queue.get(row.id);
         if (!fresh || fresh.state !== row.state) continue; // moved on by its instance before its claim ran out
         const from = row.state as JobState;
-        if (from === "publishing" && !cluster.exclusive) {
-          journalBusy ??= (await deps.publication.busyElsewhere?.()) ?? false;
-          if (journalBusy) continue; // its publication may still be finished by its own instance
-        }
-        takenOver.set(row.id, fresh.attempts);
+        // Its publication is in flight: the entry's instance, or the recovery sweep once that one's
+        // lease ran out, commits it (the row then has its file) or gives it up (the row is free again).
+        if (from === "publishing" && fresh.journalId !== null) continue;
         if (fresh.cancelRequested && from !== "publishing") {
-          if (await applyEvent(jobDeps(), fresh, from, { type: "cancel" })) out.cancelled += 1;
+          if (await applyEvent(jobDeps(), fresh, from, { type: "cancel" }, {}, { keepStaging })) {
+            takenOver.set(row.id, fresh.attempts);
+            out.cancelled += 1;
+          }
           continue;
         }
-        const publishedFileId = from === "publishing" ? await queue.publishedFileOf(fresh) : null;
+        const publishedFileId = from === "publishing" ? (fresh.fileId ?? (await queue.publishedFileOf(fresh))) : null;
+        // The move is guarded by what was read: a publication that began (or committed) meanwhile keeps the row.
         const next = await applyEvent(
           jobDeps(),
           fresh,
           from,
           { type: "interrupted", publishedFileId },
           { pagesDone: 0 },
+          { guard: publishedFileId === null ? { journalId: null, fileId: null } : { journalId: null }, keepStaging },
         );
+        if (next !== null) takenOver.set(row.id, fresh.attempts);
         if (next === "published") out.published += 1;
         else if (next === "queued") out.requeued += 1;
       } finally {

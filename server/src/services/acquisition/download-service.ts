@@ -30,6 +30,7 @@ import type { DownloadRow as Download } from "../../repositories/download-repo.t
 import { statsOfPages, type PageStats } from "../../library/page-stats.ts";
 import type { AppContext } from "../context.ts";
 import { activeDownloads } from "../../repositories/audit-repo.ts";
+import { downloadClaimKey } from "./download-pipeline-job.ts";
 
 /** The download states are the job machine's (domain/download-jobs.ts). */
 export { JOB_STATES as DOWNLOAD_STATES, type JobState as DownloadState } from "../../domain/download-jobs.ts";
@@ -162,7 +163,12 @@ export function downloadService(ctx: AppContext) {
       if (judging.has(downloadId))
         throw new AppError("download_not_judgeable", `download ${downloadId} is being judged already`);
       judging.add(downloadId);
+      // Held while it is judged here, so no instance's recovery pass takes the row over meanwhile.
+      const claim = downloadClaimKey(downloadId);
+      let claimed = false;
       try {
+        if (!(claimed = await ctx.cluster.claim(claim)))
+          throw new AppError("download_not_judgeable", `download ${downloadId} is being worked on by another instance`);
         const row = await requireRow(downloadId);
         if (!(JUDGEABLE_STATES as readonly string[]).includes(row.state)) {
           throw new AppError(
@@ -193,6 +199,7 @@ export function downloadService(ctx: AppContext) {
         return { download: downloadView(await requireRow(row.id)), verdict };
       } finally {
         judging.delete(downloadId);
+        if (claimed) await ctx.cluster.release([claim]);
       }
     },
 

@@ -84,6 +84,10 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
   }
 
   async function planInput(seriesId: number, force: boolean): Promise<PlanInput> {
+    // The downloads before the library: a download that publishes while the pass reads is either
+    // still live here or its file is in the snapshot (its file commits before it is published). The
+    // other order could miss both and queue the chapter a second time.
+    const downloads = await ctx.repos.downloads.planFacts(seriesId);
     const snapshot = await loadSnapshot(ctx.db, seriesId);
     if (!snapshot) throw new AppError("series_not_found", `series ${seriesId} does not exist`);
     const index = buildCoverageIndex(snapshot, { form: seriesForm(snapshot.series), estimates: false });
@@ -115,9 +119,8 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
     const unlisted = await sourceSlotRepo(ctx.db).unlistedKeys(seriesId);
     for (const slot of slots) if (unlisted.has(`${slot.kind}:${slot.number}`)) slot.unlisted = true;
     const placed = (await reconciledOffers(ctx, seriesId, languages)).releases.filter((o) => o.providerEnabled);
-    const [mappings, downloads, state] = await Promise.all([
+    const [mappings, state] = await Promise.all([
       sourceRepo(ctx.db).mappingsWithPriority(seriesId, true),
-      ctx.repos.downloads.planFacts(seriesId),
       repo.state(seriesId),
     ]);
     const since = Date.now() - HEALTH_WINDOW_MS;

@@ -146,6 +146,8 @@ export async function importTranslation(
   const label = isBook ? `v${paddedLabel(row.number, 2)}` : `c${paddedLabel(row.number)}`;
   const published = await publication.publish({
     seriesId: row.seriesId,
+    // With several instances the book is published only while this claim of the job is its current one.
+    claim: { kind: "translation", id: row.id, epoch: row.epoch },
     stagedPath: files.output,
     targetRelPath: `${series.folder}/${safeName(`${series.title} ${label} [machine translation ${row.targetLanguage}]`, 170)}.cbz`,
     file: {

@@ -41,7 +41,8 @@ export function localRunner(
   makeEngine: () => LocalEngine = () => createLocalEngine({ archiveLimits: ctx.config.archiveLimits, log: ctx.log }),
 ) {
   let engine: LocalEngine | null = null;
-  let current: { rowId: number; attempt: number; abort: AbortController; done: Promise<void> } | null = null;
+  let current: { rowId: number; attempt: number; epoch: number; abort: AbortController; done: Promise<void> } | null =
+    null;
 
   const jobId = (row: TranslationJob) => formatJobId(row.jobKey, row.attempt);
 
@@ -92,7 +93,8 @@ export function localRunner(
     } catch (e) {
       await chain;
       const fresh = await host.get(row.id);
-      if (!fresh || fresh.attempt !== row.attempt) return;
+      // Another attempt's, or another claim's (this instance stalled past its own): not this run's to record.
+      if (!fresh || fresh.attempt !== row.attempt || fresh.epoch !== row.epoch) return;
       if (e instanceof LocalTranslationError && e.code === "interrupted") return; // the row already says why
       if (e instanceof LocalTranslationError && e.transient) {
         const n = fresh.transientFailures + 1;
@@ -124,7 +126,8 @@ export function localRunner(
      */
     async step(row: TranslationJob, s: WorkerSettings, gateOpen: boolean): Promise<void> {
       if (current?.rowId === row.id) {
-        if (current.attempt !== row.attempt || !RUNNING.includes(row.state) || !gateOpen) current.abort.abort();
+        if (current.attempt !== row.attempt || current.epoch !== row.epoch || !RUNNING.includes(row.state) || !gateOpen)
+          current.abort.abort();
         return;
       }
       if (row.state === "cancelling") {
@@ -143,7 +146,7 @@ export function localRunner(
       }
       if ((row.state !== "queued" && !RUNNING.includes(row.state)) || current) return;
       const abort = new AbortController();
-      const entry = { rowId: row.id, attempt: row.attempt, abort, done: Promise.resolve() };
+      const entry = { rowId: row.id, attempt: row.attempt, epoch: row.epoch, abort, done: Promise.resolve() };
       current = entry;
       entry.done = run(row, s, abort)
         .catch((e: unknown) => ctx.log(`translation ${jobId(row)}: ${(e as Error).message}`))

@@ -1,4 +1,5 @@
 import { createPubSub } from "graphql-yoga";
+import { createTopicFeeds } from "../../event-feed.ts";
 import type { EventTransport } from "../../events.ts";
 
 /** Progress and state of one translation job attempt (GraphQL `translationProgress(seriesId)`). */
@@ -14,11 +15,12 @@ export interface TranslationProgressEvent {
 }
 
 /** The translation channel of the event bus (events.ts `translations`). */
-export function createTranslationEvents(eventTarget?: EventTransport) {
+export function createTranslationEvents(eventTarget: EventTransport) {
+  const feeds = createTopicFeeds<TranslationProgressEvent>(eventTarget, "translation");
   const pubsub = createPubSub<{ translation: [TranslationProgressEvent] }>({ eventTarget });
   return {
     publish: (e: Omit<TranslationProgressEvent, "at">): void =>
       pubsub.publish("translation", { ...e, at: new Date().toISOString() }),
-    subscribe: () => pubsub.subscribe("translation"),
+    subscribe: (accept?: (e: TranslationProgressEvent) => boolean) => feeds.subscribe(accept),
   };
 }

@@ -16,9 +16,14 @@
  * local engine in this process, one job at a time); both share the import.
  * With several instances, an instance works a row only while it holds the row's claim (lease
  * `translation:<id>`, library/cluster.ts): the claim follows the job until it ends, and a job whose
- * instance died is claimed by the next worker that looks once the lease ran out.
+ * instance died is claimed by the next worker that looks once the lease ran out. Each claim counts
+ * the row's `epoch` up, and every write of the worker names its epoch: an instance that only
+ * stalled past its claim (and wakes up after another one took the job over) moves nothing, imports
+ * nothing (the publication checks the epoch in the journal entry's own transaction), and writes and
+ * removes only files of its own claim's folder (`claims/<epoch>` in the attempt's staging dir). A
+ * job whose import is being published is not taken over until that publication ended.
  */
-import { rm } from "node:fs/promises";
+import { readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import {
   formatJobId,
@@ -32,6 +37,7 @@ import type { TranslationJobRow as TranslationJob } from "../../repositories/tra
 import type { Publication } from "../../library/publication.ts";
 import { translationRepo } from "../../repositories/translation-repo.ts";
 import type { AppContext } from "../context.ts";
+import { isAppError } from "../../errors.ts";
 import { ProcessorError, processorClient, type ProcessorClient, type ProcessorStatus } from "./processor-client.ts";
 import { importTranslation, ImportRefused } from "./translation-import.ts";
 import { translationStagingDir } from "./translation-upload.ts";
@@ -81,15 +87,22 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
 
   const jobId = (row: TranslationJob) => formatJobId(row.jobKey, row.attempt);
   const claimKey = (id: number) => `translation:${id}`;
-  /** Claims this instance holds on jobs (library/cluster.ts; nothing is written alone on the database). */
-  const claimed = new Set<string>();
+  /** The jobs this instance holds a claim on (library/cluster.ts), with the epoch of each claim. */
+  const epochs = new Map<number, number>();
   const local = localRunner(ctx, {
     apply: (row, event, extra) => apply(row, event, extra),
     get: (id) => repo.get(id),
-    resultPath: (row) => path.join(stagingOf(row), RESULT_FILE),
+    resultPath: (row) => path.join(workDir(row), RESULT_FILE),
     importResult: (row) => importResult(row),
   });
   const stagingOf = (row: TranslationJob) => translationStagingDir(ctx.config, row.jobKey, row.attempt);
+  const claimsDir = (row: TranslationJob) => path.join(stagingOf(row), "claims");
+  /**
+   * Where the worker writes the result and the output of a job: the attempt's staging dir alone on
+   * the database (epoch 0, never counted up), a folder per claim with several instances.
+   */
+  const workDir = (row: TranslationJob) =>
+    row.epoch === 0 ? stagingOf(row) : path.join(claimsDir(row), String(row.epoch));
 
   function announce(row: TranslationJob): void {
     ctx.events.translations.publish({
@@ -127,7 +140,7 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
     for (const eff of r.effects) {
       if (eff.type === "retry_later") data.nextAttemptAt = new Date(Date.now() + eff.delayMs * tuning.retryScale);
     }
-    if (!(await repo.move(row.id, { state: row.state, attempt: row.attempt }, data))) return null;
+    if (!(await repo.move(row.id, { state: row.state, attempt: row.attempt, epoch: row.epoch }, data))) return null;
     const next = { ...row, ...data } as TranslationJob;
     for (const eff of r.effects) {
       if (eff.type === "remove_sources") {
@@ -135,7 +148,7 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
         await rm(localCheckpointDir(ctx.config, next.jobKey), { recursive: true, force: true });
       }
       if (eff.type === "remove_output")
-        await Promise.all([RESULT_FILE, OUTPUT_FILE].map((f) => rm(path.join(stagingOf(next), f), { force: true })));
+        await Promise.all([RESULT_FILE, OUTPUT_FILE].map((f) => rm(path.join(workDir(next), f), { force: true })));
     }
     if (data.state !== row.state || data.pagesDone !== row.pagesDone || data.errorCode !== row.errorCode)
       announce(next);
@@ -164,7 +177,7 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
     if (
       await repo.move(
         row.id,
-        { state: row.state, attempt: row.attempt },
+        { state: row.state, attempt: row.attempt, epoch: row.epoch },
         { state: "failed", errorCode: code, errorMessage: message, nextAttemptAt: null },
       )
     ) {
@@ -253,20 +266,21 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
       if (cur && (cur.state === "completed" || cur.state === "importing")) await fetchAndImport(client, cur);
     } catch (e) {
       const fresh = await repo.get(row.id);
-      if (fresh && fresh.attempt === row.attempt) await failed(fresh, e);
+      // Another claim's (this instance stalled past its own): its failures are not this one's to record.
+      if (fresh && fresh.attempt === row.attempt && fresh.epoch === row.epoch) await failed(fresh, e);
     }
   }
 
   async function fetchAndImport(client: ProcessorClient, row: TranslationJob): Promise<void> {
-    const result = path.join(stagingOf(row), RESULT_FILE);
+    const result = path.join(workDir(row), RESULT_FILE);
     await rm(result, { force: true });
     await client.result(jobId(row), result);
     await importResult(row);
   }
 
-  /** Publishes the result ZIP in the attempt's staging dir (fetched from the processor or written by the local engine). */
+  /** Publishes the result ZIP in the claim's folder (fetched from the processor or written by the local engine). */
   async function importResult(row: TranslationJob): Promise<void> {
-    const dir = stagingOf(row);
+    const dir = workDir(row);
     const result = path.join(dir, RESULT_FILE);
     let cur: TranslationJob | null = row;
     if (cur.state === "completed")
@@ -277,10 +291,18 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
       const fileId = await importTranslation(ctx, deps.publication, cur, {
         result,
         output: path.join(dir, OUTPUT_FILE),
-        isCurrent: async () => (await repo.get(row.id))?.state === "importing",
+        isCurrent: async () => {
+          const now = await repo.get(row.id);
+          return now?.state === "importing" && now.epoch === row.epoch;
+        },
       });
       await apply(cur, { type: "import_succeeded", fileId, attempt: cur.attempt }, { fileId });
     } catch (e) {
+      if (isAppError(e) && (e.code === "attempt_superseded" || e.code === "journal_entry_taken_over")) {
+        // Another instance took the job (or this import's journal entry) over while this one stalled.
+        ctx.log(`translation ${jobId(cur)}: claim ${cur.epoch} was taken over while importing (${e.code}); stopped`);
+        return;
+      }
       if (!(e instanceof ImportRefused)) throw e;
       ctx.log(`translation ${jobId(cur)}: import refused: ${e.code}`);
       await apply(cur, { type: "import_failed", code: e.code, message: e.message, attempt: cur.attempt });
@@ -300,14 +322,47 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
     return true;
   }
 
+  /**
+   * The row under this instance's claim, or null while another instance works it. A new claim is a
+   * new epoch (from then on the writes of an earlier claim's instance are refused) and removes the
+   * folders of earlier claims; a claim whose epoch another instance counted up meanwhile (this one
+   * stalled past its lease) is given up.
+   */
+  async function claimRow(row: TranslationJob): Promise<TranslationJob | null> {
+    const key = claimKey(row.id);
+    const mine = epochs.get(row.id);
+    if (mine !== undefined && mine !== row.epoch) {
+      ctx.log(`translation ${jobId(row)}: claim ${mine} was taken over (now claim ${row.epoch}); given up`);
+      epochs.delete(row.id);
+      await ctx.cluster.release([key]);
+      return null;
+    }
+    if (!(await ctx.cluster.claim(key))) return null;
+    if (mine !== undefined || ctx.cluster.exclusive) {
+      epochs.set(row.id, row.epoch);
+      return row;
+    }
+    const epoch = await repo.takeOver(row.id, row.epoch);
+    if (epoch === null) {
+      // Counted up by another instance just now, or its import is being published: looked at again next cycle.
+      await ctx.cluster.release([key]);
+      return null;
+    }
+    epochs.set(row.id, epoch);
+    const claimed = { ...row, epoch };
+    for (const name of await readdir(claimsDir(claimed)).catch(() => [] as string[]))
+      if (Number(name) < epoch) await rm(path.join(claimsDir(claimed), name), { recursive: true, force: true });
+    return claimed;
+  }
+
   /** One cycle; false when there is nothing to work on (the worker then sleeps until kicked). */
   async function tick(): Promise<boolean> {
     const rows = await translationRepo(ctx.db).working(["external", "local"], WORKING);
     // Claims on rows that left the working states (finished here or elsewhere) are given up.
-    const working = new Set(rows.map((r) => claimKey(r.id)));
-    const finished = [...claimed].filter((k) => !working.has(k));
-    for (const k of finished) claimed.delete(k);
-    await ctx.cluster.release(finished);
+    const working = new Set(rows.map((r) => r.id));
+    const finished = [...epochs.keys()].filter((id) => !working.has(id));
+    for (const id of finished) epochs.delete(id);
+    await ctx.cluster.release(finished.map(claimKey));
     if (rows.length === 0) return false;
     const s = await readSettings();
     const now = Date.now();
@@ -318,15 +373,16 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
           OUTSTANDING.includes(r.state) ||
           (r.state === "paused" && ["submitted", "running", "completed", "importing"].includes(r.pausedFrom ?? "")),
       ).length;
-    for (const { series, ...row } of rows) {
+    for (const { series, ...read } of rows) {
       if (!started) return true;
-      if (busy.has(row.id) || (row.nextAttemptAt && row.nextAttemptAt.getTime() > now)) continue;
+      if (busy.has(read.id) || (read.nextAttemptAt && read.nextAttemptAt.getTime() > now)) continue;
       // With several instances a job is worked by the one that claimed it, until it ends or that instance dies.
-      if (!(await ctx.cluster.claim(claimKey(row.id)))) continue;
-      claimed.add(claimKey(row.id));
+      const row = await claimRow(read);
+      if (!row) continue;
       if (row.engine === "local") {
         const open = row.state === "cancelling" || (await gate(row, s.enabled && series.translationFallbackEnabled));
-        await local.step((await repo.get(row.id)) ?? row, s, open);
+        const fresh = await repo.get(row.id);
+        if (fresh && fresh.epoch === row.epoch) await local.step(fresh, s, open);
         continue;
       }
       const cancel = row.state === "cancelling" && row.cancelPending;
@@ -389,8 +445,8 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
       await ticking;
       await Promise.all([...busy.values()]);
       await local.stop();
-      await ctx.cluster.release([...claimed]);
-      claimed.clear();
+      await ctx.cluster.release([...epochs.keys()].map(claimKey));
+      epochs.clear();
     },
     /** Runs one cycle now (tests, and after the jobs service queued or cancelled a row). */
     async runOnce(): Promise<void> {

@@ -1,0 +1,5 @@
+-- Several instances: the journal entry publishing a download or a translation, and the claim epoch
+-- of a translation job (a stalled instance's writes are refused once another took the job over).
+ALTER TABLE "download" ADD COLUMN "journal_id" INTEGER;
+ALTER TABLE "translation_job" ADD COLUMN "epoch" INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE "translation_job" ADD COLUMN "journal_id" INTEGER;
