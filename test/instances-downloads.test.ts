@@ -25,6 +25,7 @@ import {
   type FakeWork,
 } from "../server/test/fakes/suwayomi-server.ts";
 import { startInstance, startRedis, type Instance, type RedisServer } from "../server/test/instances.ts";
+import { expectJson } from "../server/test/expect-json.ts";
 import { startPostgres, type PostgresCluster } from "../server/test/postgres.ts";
 
 const SOURCE: FakeSource = { id: "7301", name: "Relay Scans", lang: "en" };
@@ -60,11 +61,7 @@ let y: Instance;
 const workers: Instance[] = [];
 let seriesId: number;
 
-const json = async <T>(res: Response, status = 200): Promise<T> => {
-  const body = await res.text();
-  expect(res.status, body).toBe(status);
-  return JSON.parse(body) as T;
-};
+const json = <T>(res: Response, status = 200): Promise<T> => expectJson<T>(res, status);
 
 const downloads = async (i: Instance) => json<Download[]>(await i.api(`/api/manga/${seriesId}/downloads`));
 const ownedChapters = async (i: Instance) =>

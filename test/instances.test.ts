@@ -17,6 +17,7 @@ import {
   type Instance,
   type RedisServer,
 } from "../server/test/instances.ts";
+import { expectJson } from "../server/test/expect-json.ts";
 import { startPostgres, type PostgresCluster } from "../server/test/postgres.ts";
 
 interface Series {
@@ -45,11 +46,7 @@ let a: Instance;
 let b: Instance;
 const extra: Instance[] = [];
 
-const json = async <T>(res: Response, status = 200): Promise<T> => {
-  const body = await res.text();
-  expect(res.status, body).toBe(status);
-  return JSON.parse(body) as T;
-};
+const json = <T>(res: Response, status = 200): Promise<T> => expectJson<T>(res, status);
 
 async function seriesByTitle(i: Instance, title: string): Promise<Series> {
   const s = (await json<Series[]>(await i.api("/api/manga"))).find((x) => x.title === title);

@@ -14,6 +14,7 @@ import type { Problem } from "../src/http/problem.ts";
 import { comicInfoXml, type ComicInfoFields } from "../src/library/demo.ts";
 import type { PublishInput } from "../src/library/publication.ts";
 import type { TestApp } from "./utils.ts";
+import { expectJson } from "./expect-json.ts";
 
 export type { Problem };
 
@@ -83,12 +84,7 @@ export interface ScanBody {
 /* Responses                                                                                   */
 /* ------------------------------------------------------------------------------------------ */
 
-/** The JSON body of a response that must have this status (the body is the failure message). */
-export async function expectJson<T>(res: Response, status: number): Promise<T> {
-  const text = await res.text();
-  expect(res.status, text).toBe(status);
-  return JSON.parse(text) as T;
-}
+export { expectJson };
 
 /** An RFC 9457 problem with this status and stable code: problem+json, `type` about:blank#code. */
 export async function expectProblem(res: Response, status: number, code: string): Promise<Problem> {

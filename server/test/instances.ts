@@ -6,7 +6,6 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { createServer } from "node:net";
 import path from "node:path";
 import { createClient, type Client } from "graphql-ws";
 import WebSocket from "ws";
@@ -14,18 +13,9 @@ import WebSocket from "ws";
 export const SERVICE_ENTRY = path.resolve(import.meta.dirname, "..", "dist", "main.js");
 export const INSTANCE_API_KEY = "instances-api-key-0123456789";
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
-}
+import { freePort } from "./postgres.ts";
+
+export { freePort };
 
 export interface RedisServer {
   url: string;

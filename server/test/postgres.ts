@@ -19,7 +19,8 @@ export interface PostgresCluster {
   stop(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
+/** A TCP port free on the loopback interface just now. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);

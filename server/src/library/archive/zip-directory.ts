@@ -33,15 +33,9 @@ const S_IFLNK = 0o120000;
 /** Below this size a high ratio is harmless (a blank 20 KB XML compresses 200:1); bombs are far bigger. */
 export const RATIO_FLOOR_BYTES = 1024 * 1024;
 
-export interface ZipRecord {
+/** A checked central directory record: its decoded name, and whether it names a folder. */
+export interface ZipRecord extends Omit<CentralRecord, "externalAttributes"> {
   name: string;
-  rawName: Buffer;
-  flags: number;
-  method: number;
-  crc32: number;
-  compressedSize: number;
-  uncompressedSize: number;
-  localHeaderOffset: number;
   directory: boolean;
 }
 
