@@ -48,7 +48,7 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
     leaseMs: config.leaseSeconds * 1000,
     log,
   });
-  const transport = config.redisUrl ? await redisTransport(config.redisUrl) : null;
+  const transport = config.redisUrl ? await redisTransport(config.redisUrl, config.redisPrefix) : null;
   const workers = config.instanceRole !== "api";
   // Instances starting together take turns: the triggers, the first start's secrets, the journal's
   // recovery and the demo library are set up by one at a time.
@@ -57,7 +57,13 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
     async () => {
       // After the migrations: a table they added or rebuilt gets its revision triggers (view-cache.ts).
       await installRevisionTriggers(db);
-      const secrets = await loadSecrets(config.dataDir, { apiKey: config.apiKey, adminPassword: config.adminPassword });
+      // Instances change the shared secrets file one at a time (secrets.ts).
+      const secretsLock = cluster.keyedLock("secrets");
+      const secrets = await loadSecrets(
+        config.dataDir,
+        { apiKey: config.apiKey, adminPassword: config.adminPassword },
+        { lock: cluster.exclusive ? undefined : (fn) => secretsLock.run(["file"], fn) },
+      );
       const events = createEventBus(transport?.target);
       const ctx: AppContext = { config, db, queries, repos: createRepos(db), secrets, events, cluster, activity, log };
       const services = createServices(ctx);
@@ -74,6 +80,7 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
   if (!started.ran) throw new Error("start-up: the start-up turn was not taken");
   const { ctx, services } = started.value;
   const { secrets } = ctx;
+  const stopSecretsSync = syncSecrets(ctx);
   const background = workers ? await startBackground(ctx, services) : async () => {};
   cluster.start({ sweep: workers });
   log(`instance ${cluster.instanceId}: role ${config.instanceRole}${transport ? ", events through Redis" : ""}`);
@@ -126,7 +133,7 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
       wss.close();
       // 3. Schedules and workers stop taking work; running jobs stop at their next journal step
       //    (their rows stay as they are, and the next start resumes them).
-      await Promise.allSettled([background(), services.pageSignatures.stop()]);
+      await Promise.allSettled([background(), services.pageSignatures.stop(), stopSecretsSync()]);
       // 4. Requests in flight get a short while to finish, then every connection left is cut.
       const drained = (ms: number) => Promise.race([httpClosed, new Promise((r) => setTimeout(r, ms).unref())]);
       await drained(DRAIN_MS);
@@ -140,6 +147,29 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
       await transport?.close();
       await db.$disconnect();
     },
+  };
+}
+
+/**
+ * Keeps this instance's copy of the shared secrets file current when another instance changes it:
+ * a change here is announced on the event bus (through Redis to every instance; the event names
+ * the writer and carries no value) and the others re-read the file. Without Redis, each lease
+ * renewal and each password check looks at the file (one stat) and re-reads it when it was replaced.
+ */
+function syncSecrets(ctx: AppContext): () => Promise<void> {
+  const { secrets, events, cluster, log } = ctx;
+  // Alone on its database (SQLite) the instance has no one to hear from.
+  if (cluster.exclusive) return async () => {};
+  secrets.onWritten(() => events.publishSecretsChanged(cluster.instanceId));
+  cluster.onRenew(() => secrets.refresh());
+  const feed = events.subscribeSecrets((e) => e.instanceId !== cluster.instanceId);
+  const listening = (async () => {
+    for await (const _ of feed)
+      await secrets.reload().catch((e: unknown) => log(`secrets: re-reading the secrets file failed: ${(e as Error).message}`));
+  })();
+  return async () => {
+    await feed.return();
+    await listening;
   };
 }
 

@@ -22,6 +22,7 @@ describe("loadConfig", () => {
       viewCacheMb: 32,
       instanceRole: "all",
       redisUrl: null,
+      redisPrefix: "manga-library:",
       leaseSeconds: 30,
       assemblyMonitorIntervalSeconds: 900,
       dropFolder: path.join(CWD, "data", "drop"),
@@ -75,6 +76,7 @@ describe("loadConfig", () => {
           VIEW_CACHE_MB: "8",
           INSTANCE_ROLE: "worker",
           REDIS_URL: "redis://127.0.0.1:6390/2",
+          REDIS_PREFIX: "shelf-2:",
           LEASE_SECONDS: "5",
           ASSEMBLY_MONITOR_INTERVAL_SECONDS: "60",
           DROP_FOLDER: "/mnt/drop",
@@ -104,6 +106,7 @@ describe("loadConfig", () => {
       viewCacheMb: 8,
       instanceRole: "worker",
       redisUrl: "redis://127.0.0.1:6390/2",
+      redisPrefix: "shelf-2:",
       leaseSeconds: 5,
       assemblyMonitorIntervalSeconds: 60,
       dropFolder: "/mnt/drop",
@@ -179,6 +182,10 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ INSTANCE_ROLE: role }, CWD)).toThrow(
       `INSTANCE_ROLE must be one of api, worker, all, got ${JSON.stringify(role)}`,
     );
+  });
+
+  it.each(["with space", "tab\there", "x".repeat(101)])("refuses REDIS_PREFIX=%j", (prefix) => {
+    expect(() => loadConfig({ REDIS_PREFIX: prefix }, CWD)).toThrow("REDIS_PREFIX must be at most 100 printable");
   });
 
   it.each(["localhost:6379", "http://127.0.0.1:6379"])("refuses REDIS_URL=%j", (url) => {

@@ -38,6 +38,8 @@ export interface Config {
   instanceRole: InstanceRole;
   /** Redis that carries the events between instances (GraphQL subscriptions); null keeps them in-process. */
   redisUrl: string | null;
+  /** What the name of every Redis channel of this library starts with (libraries may share one Redis). */
+  redisPrefix: string;
   /** How long a lease (a lock, a claim on work, a schedule's turn) outlives its holder's last renewal. */
   leaseSeconds: number;
 }
@@ -57,6 +59,17 @@ function redisUrl(env: NodeJS.ProcessEnv): string | null {
   const text = env.REDIS_URL;
   if (text === undefined || text === "") return null;
   if (!/^rediss?:\/\//i.test(text)) throw new Error(`REDIS_URL must be a redis:// or rediss:// URL`);
+  return text;
+}
+
+/** What every Redis channel's name starts with unless REDIS_PREFIX says otherwise. */
+export const DEFAULT_REDIS_PREFIX = "manga-library:";
+
+function redisPrefix(env: NodeJS.ProcessEnv): string {
+  const text = env.REDIS_PREFIX;
+  if (text === undefined || text === "") return DEFAULT_REDIS_PREFIX;
+  if (text.length > 100 || !/^[\x21-\x7e]+$/.test(text))
+    throw new Error(`REDIS_PREFIX must be at most 100 printable characters without spaces, got ${JSON.stringify(text)}`);
   return text;
 }
 
@@ -128,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     viewCacheMb: positiveInt(env, "VIEW_CACHE_MB", 32),
     instanceRole: instanceRole(env),
     redisUrl: redisUrl(env),
+    redisPrefix: redisPrefix(env),
     leaseSeconds: positiveInt(env, "LEASE_SECONDS", 30),
     archiveLimits: {
       maxEntries: positiveInt(env, "ARCHIVE_MAX_ENTRIES", DEFAULT_ARCHIVE_LIMITS.maxEntries),

@@ -1,6 +1,7 @@
 import { createRedisEventTarget } from "@graphql-yoga/redis-event-target";
 import { createPubSub } from "graphql-yoga";
 import { Redis } from "ioredis";
+import { DEFAULT_REDIS_PREFIX } from "./config.ts";
 import { createTopicFeeds } from "./event-feed.ts";
 import { createDownloadEvents } from "./services/acquisition/download-pipeline-events.ts";
 import { createTranslationEvents } from "./services/translation/translation-worker-events.ts";
@@ -29,6 +30,14 @@ export interface WorkEvent {
 }
 
 /**
+ * The secrets file changed (another instance re-reads it). It names who wrote it and carries no
+ * secret: the values stay in the 0600 file.
+ */
+export interface SecretsEvent {
+  instanceId: string;
+}
+
+/**
  * Where published events travel. In-process by default; with REDIS_URL every instance publishes to
  * and listens on Redis (graphql-yoga's Redis event target), so a subscriber of one instance hears
  * what another did.
@@ -37,8 +46,26 @@ export interface WorkEvent {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type EventTransport = ReturnType<typeof createRedisEventTarget<any>>;
 
-/** A Redis transport: one connection publishes, one listens (a subscribed connection can do nothing else). */
-export async function redisTransport(url: string): Promise<{ target: EventTransport; close(): Promise<void> }> {
+/** A transport whose topics are channels named `prefix` + topic on `target`. */
+export function prefixedTransport(target: EventTransport, prefix: string): EventTransport {
+  if (prefix === "") return target;
+  return {
+    addEventListener: (topic, listener) => target.addEventListener(prefix + topic, listener),
+    removeEventListener: (topic, listener) => target.removeEventListener(prefix + topic, listener),
+    // The Redis target reads only the type and the detail of what it publishes.
+    dispatchEvent: (event) =>
+      target.dispatchEvent({ type: prefix + event.type, detail: (event as CustomEvent).detail } as CustomEvent),
+  };
+}
+
+/**
+ * A Redis transport: one connection publishes, one listens (a subscribed connection can do nothing
+ * else). Every channel is named `prefix` + topic (REDIS_PREFIX).
+ */
+export async function redisTransport(
+  url: string,
+  prefix: string = DEFAULT_REDIS_PREFIX,
+): Promise<{ target: EventTransport; close(): Promise<void> }> {
   const options = { lazyConnect: true, maxRetriesPerRequest: 3 } as const;
   const publishClient = new Redis(url, options);
   const subscribeClient = new Redis(url, options);
@@ -50,7 +77,7 @@ export async function redisTransport(url: string): Promise<{ target: EventTransp
     throw new Error(`cannot reach Redis at REDIS_URL: ${(e as Error).message}`, { cause: e });
   }
   return {
-    target: createRedisEventTarget({ publishClient, subscribeClient }),
+    target: prefixedTransport(createRedisEventTarget({ publishClient, subscribeClient }), prefix),
     async close() {
       await Promise.allSettled([publishClient.quit(), subscribeClient.quit()]);
     },
@@ -64,12 +91,18 @@ export async function redisTransport(url: string): Promise<{ target: EventTransp
  */
 export function createEventBus(transport?: EventTransport) {
   const eventTarget: EventTransport = transport ?? (new EventTarget() as EventTransport);
-  const pubsub = createPubSub<{ library: [LibraryEvent]; assembly: [AssemblyProgressEvent]; work: [WorkEvent] }>({
+  const pubsub = createPubSub<{
+    library: [LibraryEvent];
+    assembly: [AssemblyProgressEvent];
+    work: [WorkEvent];
+    secrets: [SecretsEvent];
+  }>({
     eventTarget,
   });
   const library = createTopicFeeds<LibraryEvent>(eventTarget, "library");
   const assembly = createTopicFeeds<AssemblyProgressEvent>(eventTarget, "assembly");
   const work = createTopicFeeds<WorkEvent>(eventTarget, "work");
+  const secrets = createTopicFeeds<SecretsEvent>(eventTarget, "secrets");
   return {
     publish(kind: LibraryEvent["kind"], seriesId: number | null): void {
       pubsub.publish("library", { kind, seriesId, at: new Date().toISOString() });
@@ -80,6 +113,9 @@ export function createEventBus(transport?: EventTransport) {
     /** Tells the workers of every instance that `queue` has new work. */
     publishWork: (queue: WorkEvent["queue"]): void => pubsub.publish("work", { queue }),
     subscribeWork: () => work.subscribe(),
+    /** Tells the other instances that `instanceId` rewrote the secrets file (no value travels). */
+    publishSecretsChanged: (instanceId: string): void => pubsub.publish("secrets", { instanceId }),
+    subscribeSecrets: (accept?: (e: SecretsEvent) => boolean) => secrets.subscribe(accept),
     downloads: createDownloadEvents(eventTarget),
     translations: createTranslationEvents(eventTarget),
   };

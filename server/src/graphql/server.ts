@@ -263,7 +263,24 @@ export function createGraphQL(ctx: AppContext, services: Services, authenticate:
         bySession.delete(id);
       }
     });
-    wss.on("close", stopWatching);
+    // A password changed (here, or on another instance once this one re-read the secrets file):
+    // the sessions opened under the old one end, and so do their live connections.
+    const stampOf = new WeakMap<WebSocket, string>();
+    const stopStamps = ctx.secrets.onPasswordChanged(() => {
+      const stamp = ctx.secrets.passwordStamp();
+      for (const [id, sockets] of bySession) {
+        for (const socket of sockets)
+          if (stampOf.get(socket) !== stamp) {
+            sockets.delete(socket);
+            socket.close(CloseCode.Unauthorized, "Session ended");
+          }
+        if (sockets.size === 0) bySession.delete(id);
+      }
+    });
+    wss.on("close", () => {
+      stopWatching();
+      stopStamps();
+    });
     useServer(
       {
         schema,
@@ -275,6 +292,8 @@ export function createGraphQL(ctx: AppContext, services: Services, authenticate:
             const v = req.headers[name];
             return Array.isArray(v) ? v[0] : v;
           };
+          // Taken before the check: a password changed meanwhile ends this connection rather than keeps it.
+          const stamp = ctx.secrets.passwordStamp();
           const principal = await authenticate(header);
           if (!principal) return false;
           // A browser page of another site must not ride on the session cookie (cross-site WebSocket):
@@ -283,6 +302,7 @@ export function createGraphQL(ctx: AppContext, services: Services, authenticate:
           if (principal.ambient && origin !== undefined && !isOwnOrigin(origin, header)) return false;
           if (principal.sessionId !== undefined) {
             const socket = wsCtx.extra.socket;
+            stampOf.set(socket, stamp);
             const set = bySession.get(principal.sessionId) ?? new Set<WebSocket>();
             set.add(socket);
             bySession.set(principal.sessionId, set);

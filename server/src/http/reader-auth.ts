@@ -84,6 +84,8 @@ export function readerAuth(
   };
 
   const passwordOk = async (user: string, password: string, address: string | null): Promise<boolean> => {
+    // Another instance may have changed the password: a remembered check of the old one goes stale (one stat).
+    await secrets.refresh();
     const t = tag("password", password);
     if (user === ADMIN_USER && verified.has(t)) return true;
     // An unknown user costs one scrypt too, and counts as a failure.
@@ -96,6 +98,7 @@ export function readerAuth(
   const koreaderKeyOk = async (key: string, address: string | null): Promise<boolean> => {
     const k = key.trim().toLowerCase();
     if (!/^[0-9a-f]{32}$/.test(k)) return false;
+    await secrets.refresh();
     const t = tag("koreader", k);
     if (verified.has(t)) return true;
     // Guessing the key is guessing the password: throttled alike, whether it is stored or set by ADMIN_PASSWORD.

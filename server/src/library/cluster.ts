@@ -44,6 +44,8 @@ export interface Cluster {
   journalLease(): { owner: string; expiresAt: Date } | null;
   /** Adds work to the recovery sweep that runs after each renewal (workers only). */
   onSweep(fn: () => Promise<void>): void;
+  /** Adds a cheap check that runs after each renewal, on every instance (errors are logged). */
+  onRenew(fn: () => Promise<void>): void;
   /** Starts renewing (and sweeping, when `sweep`); a no-op when exclusive. */
   start(options: { sweep: boolean }): void;
   /** Stops renewing and gives every lease up. */
@@ -64,6 +66,7 @@ export function createCluster(
   const { exclusive, leaseMs, log } = options;
   const held = new Set<string>();
   const sweeps: (() => Promise<void>)[] = [];
+  const renewals: (() => Promise<void>)[] = [];
   const locals = new Map<string, KeyedLock>();
   let timer: NodeJS.Timeout | null = null;
   let beating: Promise<void> | null = null;
@@ -106,6 +109,8 @@ export function createCluster(
       if (lost.length > 0)
         log(`cluster: lease(s) ${lost.join(", ")} of ${instanceId} ran out before they were renewed`);
     }
+    for (const fn of renewals)
+      await fn().catch((e: unknown) => log(`cluster: a check after the renewal failed: ${(e as Error).message}`));
     if (!sweep || sweeping) return;
     sweeping = true;
     try {
@@ -165,6 +170,9 @@ export function createCluster(
     journalLease: () => (exclusive ? null : { owner: instanceId, expiresAt: until() }),
     onSweep(fn) {
       sweeps.push(fn);
+    },
+    onRenew(fn) {
+      renewals.push(fn);
     },
     start({ sweep }) {
       if (exclusive || timer) return;

@@ -38,6 +38,8 @@ const events: EventBus = {
   subscribeAssembly: noSubscriptions,
   publishWork: () => {},
   subscribeWork: noSubscriptions,
+  publishSecretsChanged: () => {},
+  subscribeSecrets: noSubscriptions,
   downloads: { publish: () => {}, subscribe: noSubscriptions },
   translations: { publish: () => {}, subscribe: noSubscriptions },
 };

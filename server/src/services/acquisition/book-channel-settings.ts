@@ -153,6 +153,8 @@ export function isActive(c: IndexerConfig): boolean {
 
 export function indexerSettingsStore(ctx: AppContext) {
   async function load(): Promise<IndexerConfig> {
+    // The secrets may have been changed through another instance a moment ago (one stat).
+    await ctx.secrets.refresh();
     return {
       ...parseStored(await settingsRepo(ctx.db).text(SETTING_KEY)),
       prowlarrApiKey: ctx.secrets.getIntegrationSecret(SECRET_PROWLARR_KEY),

@@ -98,7 +98,11 @@ function downloadLanguagesOf(input: DownloadLanguagesInput): string[] {
 }
 
 export function sourceSettingsService(ctx: AppContext) {
-  const read = async () => normalise(await getSetting(ctx, SOURCES_SETTING_KEY, DEFAULT_SOURCE_SETTINGS));
+  const read = async () => {
+    // The password may have been changed through another instance a moment ago (one stat).
+    await ctx.secrets.refresh();
+    return normalise(await getSetting(ctx, SOURCES_SETTING_KEY, DEFAULT_SOURCE_SETTINGS));
+  };
   const password = () => ctx.secrets.getIntegrationSecret(SUWAYOMI_PASSWORD_SECRET);
 
   const configured = (s: StoredSourceSettings["suwayomi"], pw: string | null) =>

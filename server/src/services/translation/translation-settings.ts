@@ -129,8 +129,11 @@ function normalise(s: Partial<StoredTranslationSettings> | null | undefined): St
 export type EnabledListener = (enabled: boolean) => void | Promise<void>;
 
 export function translationSettingsService(ctx: AppContext) {
-  const read = async () =>
-    normalise(await getSetting<Partial<StoredTranslationSettings> | null>(ctx, TRANSLATION_SETTING_KEY, null));
+  const read = async () => {
+    // The key and the token may have been changed through another instance a moment ago (one stat).
+    await ctx.secrets.refresh();
+    return normalise(await getSetting<Partial<StoredTranslationSettings> | null>(ctx, TRANSLATION_SETTING_KEY, null));
+  };
   const secret = (name: string) => ctx.secrets.getIntegrationSecret(name);
   const enabledListeners: EnabledListener[] = [];
 

@@ -24,6 +24,7 @@ interface StoredTranslationSettings {
 }
 
 export async function readWorkerSettings(ctx: Pick<AppContext, "db" | "secrets">): Promise<WorkerSettings> {
+  await ctx.secrets.refresh();
   const s = await getSetting<StoredTranslationSettings>(ctx, TRANSLATION_SETTING_KEY, {});
   const url = s.processor?.url?.trim() ?? "";
   const baseUrl = (s.ai?.base_url ?? s.ai?.baseUrl ?? "").trim();
