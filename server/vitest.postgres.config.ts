@@ -16,6 +16,7 @@ export const POSTGRES_SUITES = [
   "test/retirement.test.ts",
   "test/recycle-bin.test.ts",
   "test/sessions.test.ts",
+  "test/shared-secrets.test.ts",
   "test/downloads.test.ts",
   "test/download-attempts.test.ts",
   "test/download-takeover.test.ts",

@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createKeyedLock } from "../src/library/keyed-lock.ts";
 import { loadSecrets } from "../src/secrets.ts";
 
 describe("integration secrets", () => {
@@ -37,5 +38,37 @@ describe("integration secrets", () => {
       "suwayomi.password": "one",
       "prowlarr.apiKey": "two",
     });
+  });
+
+  it("two instances on one file: changes made at once both stay, and each sees the other's after a stat", async () => {
+    const shared = await mkdtemp(path.join(os.tmpdir(), "secrets-shared-"));
+    try {
+      // The lock every instance honours (the cluster's keyed lock, in the database, in the service).
+      const held = createKeyedLock();
+      const options = { lock: <T>(fn: () => Promise<T>) => held.run(["file"], fn) };
+      const overrides = { apiKey: null, adminPassword: null };
+      const a = await loadSecrets(shared, overrides, options);
+      const b = await loadSecrets(shared, overrides, options);
+      const written: string[] = [];
+      a.onWritten(() => written.push("a"));
+      let passwordChanges = 0;
+      b.onPasswordChanged(() => passwordChanges++);
+      await Promise.all([a.setIntegrationSecret("one", "1"), b.setIntegrationSecret("two", "2")]);
+      expect(written).toEqual(["a"]);
+      // B wrote after A or before it; either way its copy is behind on one of them until it looks.
+      await Promise.all([a.refresh(), b.refresh()]);
+      for (const s of [a, b]) expect([s.getIntegrationSecret("one"), s.getIntegrationSecret("two")]).toEqual(["1", "2"]);
+      const stamp = b.passwordStamp();
+      await a.setAdminPassword("a password set on a");
+      expect(b.passwordStamp()).toBe(stamp);
+      expect(await b.checkAdminPassword("a password set on a")).toBe(true);
+      expect(b.passwordStamp()).toBe(a.passwordStamp());
+      expect(passwordChanges).toBe(1);
+      // Nothing changed since: a second look costs one stat and re-reads nothing.
+      await b.refresh();
+      expect(passwordChanges).toBe(1);
+    } finally {
+      await rm(shared, { recursive: true, force: true });
+    }
   });
 });
