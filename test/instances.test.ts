@@ -3,14 +3,18 @@
  * one PostgreSQL database, one library root, one data dir and one Redis, started at the same time on
  * an empty database (the demo library is written once). Only the public API is used. A third
  * instance dies with SIGKILL in the middle of assemblies (PUBLICATION_CRASH_AT, the crash tests'
- * hook), and a surviving one finishes its work once its leases ran out.
+ * hook), and a surviving one finishes its work once its leases ran out. A password or an
+ * integration secret changed through A is B's at once (the shared secrets file, re-read on an
+ * event through Redis).
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeSuwayomi, type FakeSuwayomi } from "../server/test/fakes/suwayomi-server.ts";
 import {
   collect,
+  sessionWsClient,
   startInstance,
   startRedis,
   wsClient,
@@ -44,6 +48,7 @@ let dir: string;
 let env: Record<string, string>;
 let a: Instance;
 let b: Instance;
+let fake: FakeSuwayomi;
 const extra: Instance[] = [];
 
 const json = <T>(res: Response, status = 200): Promise<T> => expectJson<T>(res, status);
@@ -87,7 +92,11 @@ const chapterLabels = (from: number, to: number) => Array.from({ length: to - fr
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), "mls-instances-"));
-  [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
+  [pg, redis, fake] = await Promise.all([
+    startPostgres(),
+    startRedis(),
+    startFakeSuwayomi({ works: [], auth: { username: "reader", password: "second secret" } }),
+  ]);
   await pg.sql("CREATE DATABASE library");
   env = {
     DATABASE_URL: pg.url("library"),
@@ -96,6 +105,8 @@ beforeAll(async () => {
     DATA_DIR: path.join(dir, "data"),
     // Short leases: a dead instance's work is taken over within seconds.
     LEASE_SECONDS: "3",
+    // The admin password lives in the shared secrets file (generated on the first start), so it can be changed.
+    ADMIN_PASSWORD: "",
   };
   // Both start at once on an empty database: migrations, secrets and the demo library happen once.
   [a, b] = await Promise.all([startInstance("A", env), startInstance("B", env)]);
@@ -103,7 +114,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.allSettled([a?.stop(), b?.stop(), ...extra.map((i) => i.stop())]);
-  await Promise.allSettled([redis?.stop(), pg?.stop()]);
+  await Promise.allSettled([redis?.stop(), pg?.stop(), fake?.close()]);
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -167,6 +178,55 @@ describe("two instances on PostgreSQL and Redis", () => {
     } finally {
       await client.dispose();
     }
+  });
+
+  it("a Suwayomi password set through A is the one B sends at once", async () => {
+    const settings = (password: string) => ({
+      method: "PUT",
+      body: JSON.stringify({
+        suwayomi: { enabled: true, url: fake.url, auth: "basic", username: "reader", password },
+      }),
+    });
+    await json(await a.api("/api/settings/sources", settings("first secret")));
+    expect((await b.api("/api/providers/suwayomi/sources?lang=en")).status).not.toBe(200);
+    await json(await a.api("/api/settings/sources", settings("second secret")));
+    expect(await json<unknown[]>(await b.api("/api/providers/suwayomi/sources?lang=en"))).not.toHaveLength(0);
+    // Nothing of the secret went through Redis or into a log.
+    expect(`${a.output()}${b.output()}`).not.toContain("second secret");
+  });
+
+  it("the admin password changed through A: B's live session ends at once, the old password is refused", async () => {
+    const generated = /web login: +admin \/ (\S+)/.exec(`${a.output()}${b.output()}`)?.[1];
+    if (!generated) throw new Error("neither instance printed the generated password");
+    const login = (i: Instance, password: string) =>
+      fetch(`${i.base}/api/session`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ username: "admin", password }),
+      });
+    const signedIn = await login(b, generated);
+    expect(signedIn.status).toBe(204);
+    const cookie = (signedIn.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    // A browser's live connection to B, opened with the session.
+    const client = sessionWsClient(b.base, cookie);
+    try {
+      const closed = new Promise<number>((resolve) => client.on("closed", (e) => resolve((e as { code: number }).code)));
+      const connected = new Promise((resolve) => client.on("connected", resolve));
+      client.subscribe({ query: "subscription { libraryEvents { kind } }" }, { next() {}, error() {}, complete() {} });
+      await connected;
+      const changed = await a.api("/api/session/password", {
+        method: "PUT",
+        body: JSON.stringify({ current_password: generated, new_password: "a password both instances know" }),
+      });
+      expect(changed.status).toBe(200);
+      expect(await closed).toBe(4401);
+    } finally {
+      await client.dispose();
+    }
+    expect((await fetch(`${b.base}/api/session`, { headers: { cookie } })).status).toBe(401);
+    expect((await login(b, generated)).status).toBe(401);
+    expect((await login(b, "a password both instances know")).status).toBe(204);
+    expect(`${a.output()}${b.output()}`).not.toContain("a password both instances know");
   });
 
   it("scans started on both at once record each new file once", async () => {

@@ -145,6 +145,20 @@ export function wsClient(base: string): Client {
   });
 }
 
+/** A graphql-ws client of one instance, signed in with a web session's cookie (`mls_session=…`), as a browser is. */
+export function sessionWsClient(base: string, cookie: string): Client {
+  return createClient({
+    url: `${base.replace(/^http/, "ws")}/graphql`,
+    webSocketImpl: class extends WebSocket {
+      constructor(url: string, protocols?: string | string[]) {
+        super(url, protocols, { headers: { cookie } });
+      }
+    },
+    lazy: true,
+    retryAttempts: 0,
+  });
+}
+
 /**
  * Subscribes and collects what arrives until `until` says enough; `ready` resolves once the
  * server acknowledged the connection and had a moment to register the subscription.
