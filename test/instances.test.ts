@@ -210,7 +210,9 @@ describe("two instances on PostgreSQL and Redis", () => {
     // A browser's live connection to B, opened with the session.
     const client = sessionWsClient(b.base, cookie);
     try {
-      const closed = new Promise<number>((resolve) => client.on("closed", (e) => resolve((e as { code: number }).code)));
+      const closed = new Promise<number>((resolve) =>
+        client.on("closed", (e) => resolve((e as { code: number }).code)),
+      );
       const connected = new Promise((resolve) => client.on("connected", resolve));
       client.subscribe({ query: "subscription { libraryEvents { kind } }" }, { next() {}, error() {}, complete() {} });
       await connected;

@@ -165,7 +165,9 @@ function syncSecrets(ctx: AppContext): () => Promise<void> {
   const feed = events.subscribeSecrets((e) => e.instanceId !== cluster.instanceId);
   const listening = (async () => {
     for await (const _ of feed)
-      await secrets.reload().catch((e: unknown) => log(`secrets: re-reading the secrets file failed: ${(e as Error).message}`));
+      await secrets
+        .reload()
+        .catch((e: unknown) => log(`secrets: re-reading the secrets file failed: ${(e as Error).message}`));
   })();
   return async () => {
     await feed.return();

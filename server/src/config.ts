@@ -69,7 +69,9 @@ function redisPrefix(env: NodeJS.ProcessEnv): string {
   const text = env.REDIS_PREFIX;
   if (text === undefined || text === "") return DEFAULT_REDIS_PREFIX;
   if (text.length > 100 || !/^[\x21-\x7e]+$/.test(text))
-    throw new Error(`REDIS_PREFIX must be at most 100 printable characters without spaces, got ${JSON.stringify(text)}`);
+    throw new Error(
+      `REDIS_PREFIX must be at most 100 printable characters without spaces, got ${JSON.stringify(text)}`,
+    );
   return text;
 }
 

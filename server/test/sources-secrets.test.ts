@@ -57,7 +57,8 @@ describe("integration secrets", () => {
       expect(written).toEqual(["a"]);
       // B wrote after A or before it; either way its copy is behind on one of them until it looks.
       await Promise.all([a.refresh(), b.refresh()]);
-      for (const s of [a, b]) expect([s.getIntegrationSecret("one"), s.getIntegrationSecret("two")]).toEqual(["1", "2"]);
+      for (const s of [a, b])
+        expect([s.getIntegrationSecret("one"), s.getIntegrationSecret("two")]).toEqual(["1", "2"]);
       const stamp = b.passwordStamp();
       await a.setAdminPassword("a password set on a");
       expect(b.passwordStamp()).toBe(stamp);
