@@ -1,5 +1,5 @@
 import { randomBytes, createHmac, createHash } from "node:crypto";
-import { chmod, mkdir, open, rename, stat, writeFile } from "node:fs/promises";
+import { chmod, link, mkdir, open, rename, stat, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "./errors.ts";
 import { hashPassword, verifyPassword } from "./password-hash.ts";
@@ -95,6 +95,22 @@ async function writePrivate(file: string, data: string): Promise<Version> {
   return version;
 }
 
+/** Writes `file` only if it does not exist yet: its version, or null when another was first. */
+async function createPrivate(file: string, data: string): Promise<Version | null> {
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  await writeFile(tmp, data, { mode: 0o600 });
+  await chmod(tmp, 0o600);
+  try {
+    await link(tmp, file);
+    return versionOf(await stat(file));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") return null;
+    throw e;
+  } finally {
+    await unlink(tmp);
+  }
+}
+
 export async function loadSecrets(
   dataDir: string,
   overrides: { apiKey: string | null; adminPassword: string | null },
@@ -125,7 +141,14 @@ export async function loadSecrets(
           }
         : {}),
     };
-    version = await writePrivate(file, JSON.stringify(stored, null, 2));
+    // Created only if absent: instances started at once on an empty data folder keep the first
+    // one's file (a rename would let the last one win, each then holding secrets of its own).
+    const created = await createPrivate(file, JSON.stringify(stored, null, 2));
+    if (created) version = created;
+    else {
+      ({ stored, version } = await readVersioned(file));
+      generatedPassword = null;
+    }
   } else {
     await chmod(file, 0o600);
   }

@@ -72,4 +72,23 @@ describe("integration secrets", () => {
       await rm(shared, { recursive: true, force: true });
     }
   });
+  it("instances started at once on an empty data folder share the first one's secrets and password", async () => {
+    const empty = await mkdtemp(path.join(os.tmpdir(), "secrets-first-"));
+    try {
+      const overrides = { apiKey: null, adminPassword: null };
+      const started = await Promise.all(Array.from({ length: 4 }, () => loadSecrets(empty, overrides)));
+      const generated = started.map((s) => s.generatedPassword).filter((p) => p !== null);
+      // One of them created the file and printed its password; the others read that file.
+      expect(generated).toHaveLength(1);
+      for (const s of started) {
+        expect(s.apiKey).toBe(started[0]!.apiKey);
+        expect(s.signingKey).toBe(started[0]!.signingKey);
+        expect(await s.checkAdminPassword(generated[0]!)).toBe(true);
+      }
+      const stored = JSON.parse(await readFile(path.join(empty, "secrets.json"), "utf8")) as { apiKey: string };
+      expect(stored.apiKey).toBe(started[0]!.apiKey);
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
 });
