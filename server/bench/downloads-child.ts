@@ -18,6 +18,8 @@ export interface ChildResult {
   /** VmHWM once the app is up, before the run, and at the end (KB). */
   baselineKb: number;
   hwmKb: number;
+  /** CPU time of the whole process (every thread: libvips', libuv's) over the run, in ms. */
+  cpuMs: number;
 }
 
 async function vmHwmKb(): Promise<number> {
@@ -70,6 +72,7 @@ try {
   });
   const baselineKb = await vmHwmKb();
   const t1 = performance.now();
+  const cpu0 = process.cpuUsage();
   const pass = await app.services.wanted.runPass(series.id, { force: true });
   if (pass.queued !== CHAPTERS) throw new Error(`the pass queued ${pass.queued} of ${CHAPTERS}`);
   for (;;) {
@@ -82,8 +85,15 @@ try {
     await new Promise((r) => setTimeout(r, 100));
   }
   const ms = performance.now() - t1;
+  const cpu = process.cpuUsage(cpu0);
   const published = await db.download.count({ where: { seriesId: series.id, state: "published" } });
-  const result: ChildResult = { ms, published, baselineKb, hwmKb: await vmHwmKb() };
+  const result: ChildResult = {
+    ms,
+    published,
+    baselineKb,
+    hwmKb: await vmHwmKb(),
+    cpuMs: (cpu.user + cpu.system) / 1000,
+  };
   console.log(JSON.stringify(result));
 } finally {
   await app.close();

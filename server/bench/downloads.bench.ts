@@ -159,6 +159,9 @@ async function main(): Promise<Goal[]> {
       console.log(
         `pipeline / fetch+write ${(pipelineRate / plainRate).toFixed(2)}; pipeline / judgement ${(pipelineRate / judgeRate).toFixed(2)}; peak RSS of the pipeline's process ${rssMb.toFixed(0)} MB (${(child.baselineKb / 1024).toFixed(0)} MB with the app loaded, before the run)`,
       );
+      console.log(
+        `CPU of the pipeline's process over the run: ${(child.cpuMs / 1000).toFixed(2)} s, ${(child.cpuMs / total).toFixed(2)} ms a page, ${(child.cpuMs / pipelineMs).toFixed(2)} cores busy on average (${os.cpus().length} cores)`,
+      );
       return [
         {
           ok: pipelineRate >= RATIO_GOAL * plainRate,
