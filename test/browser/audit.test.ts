@@ -292,8 +292,8 @@ describe("audit files", () => {
     const id = await seriesId(service, "The Clockmaker's Apprentice");
     const files = (await auditOf(id, {}, 1)).audit.files.concat((await auditOf(id, {}, 2)).audit.files);
     const byNumber = (n: string) => files.find((f) => f.number === n)?.id ?? 0;
-    // The demo has no downloads: record two mappings of one provider as a download would have
-    // (the service has no endpoint that creates mappings), with releases and offers.
+    // The demo has no downloads: record two mappings of one provider, with the releases a download
+    // would have left on the demo's files (only a download names a release's file) and offers.
     const now = "strftime('%Y-%m-%dT%H:%M:%S.000+00:00','now')";
     const sql = `
       INSERT INTO provider (name, kind, created_at) VALUES ('Example Source', 'suwayomi', ${now});
@@ -320,8 +320,8 @@ describe("audit files", () => {
         SELECT ${id}, id, 'chapter', '${n}', 'en', 'offer-${n}', ${now} FROM source_mapping WHERE source_id = 'clock-en-1';`,
         )
         .join("")}`;
-    // No endpoint makes provider mappings yet (the sources issue): write them through the
-    // service's own database client, statement by statement, beside the running service.
+    // Written through the service's own database client, statement by statement, beside the
+    // running service (both wait for the other's write lock).
     const { db } = createDb(`file:${path.join(service.dir, "data", "library.db")}`);
     try {
       for (const statement of sql
