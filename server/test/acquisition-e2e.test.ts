@@ -5,6 +5,8 @@
  * linked → the chapters the sources list become units and are fetched without any other step, the
  * degraded ones (black cards above 15 %, strip slices) replaced from the other source, exactly 15 %
  * and dark pages kept; then a chapter added at the source arrives through the scheduled pass alone.
+ * Last, a wrongly linked work is rejected from the audit: its downloaded files go to the recycle
+ * bin and it is never fetched nor linked again, while the right work of the same source stays.
  * No database seeding, no internal call.
  */
 import { mkdir, writeFile } from "node:fs/promises";
@@ -12,7 +14,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { darkPanelsPage, nightPage } from "../src/library/test-pages.ts";
 import { FAST_ENV, until } from "./downloads-fixtures.ts";
-import { cbz, chapterFileName, expectJson, type RestUnits } from "./fixtures.ts";
+import { cbz, chapterFileName, expectJson, expectProblem, type RestUnits } from "./fixtures.ts";
 import {
   chapterWithBlackCards,
   drawnChapter,
@@ -272,5 +274,141 @@ describe("acquisition from the first link (GraphQL mutations)", () => {
       (u) => u.units.some((x) => x.number === "5" && x.owned),
       60_000,
     );
+  });
+});
+
+describe("rejecting a linked source, from the first link (REST)", () => {
+  let fake: FakeSuwayomi;
+  let app: TestApp;
+  beforeAll(async () => {
+    const chapters = (numbers: number[], seed: number) =>
+      Promise.all(numbers.map(async (n) => fakeChapter({ chapterNumber: n, pages: await drawnChapter(5, seed + n) })));
+    // One source lists two works under the series' title: another edition with chapters 1–3,
+    // the right one with chapters 4–5.
+    const wrong = fakeWork({
+      id: 971,
+      title: "Lantern Quay (Fan Edit)",
+      source: A,
+      chapters: await chapters([1, 2, 3], 70),
+    });
+    const right = fakeWork({ id: 972, title: "Lantern Quay", source: A, chapters: await chapters([4, 5], 80) });
+    fake = await startFakeSuwayomi({ works: [wrong, right], sources: [A] });
+    app = await appWithSchedule();
+  });
+  afterAll(async () => {
+    await app?.dispose();
+    await fake?.close();
+  });
+
+  interface RestMappingRow {
+    provider: string;
+    source_id: string;
+    state: string;
+  }
+  interface RestAuditFile {
+    id: number;
+    number: string | null;
+    path: string;
+  }
+
+  it("previews and rejects one work: its files go to the bin, it is never fetched nor linked again; the other stays", async () => {
+    const id = await seriesFolder(app, "Lantern Quay", [0]);
+    await expectJson(
+      await app.api("/api/settings/sources", {
+        method: "PUT",
+        json: { suwayomi: { enabled: true, url: fake.url, auth: "none" } },
+      }),
+      200,
+    );
+    const search = async () =>
+      (
+        await expectJson<{ works: { source_id: string; title: string; rejected: boolean; linked: boolean }[] }>(
+          await app.api(`/api/manga/${id}/sources/search`, { method: "POST", json: { provider: A.id } }),
+          200,
+        )
+      ).works;
+    const found = await search();
+    expect(found.map((w) => w.title).sort()).toEqual(["Lantern Quay", "Lantern Quay (Fan Edit)"]);
+    for (const w of found) {
+      await expectJson(
+        await app.api(`/api/manga/${id}/sources`, {
+          method: "POST",
+          json: { provider: A.id, source_id: w.source_id, language: "en" },
+        }),
+        201,
+      );
+    }
+    const wrongId = found.find((w) => w.title.includes("Fan Edit"))!.source_id;
+    await until(
+      "chapters 1–5 on disk",
+      () => units(app, id),
+      (u) => ["1", "2", "3", "4", "5"].every((n) => u.units.some((x) => x.number === n && x.owned)),
+      60_000,
+    );
+    await until("downloads settled", () => downloads(app, id), settled, 60_000);
+
+    // The audit names the source of each downloaded file; the wrong work's are its three chapters.
+    const mappings = await expectJson<RestMappingRow[]>(await app.api(`/api/manga/${id}/sources`), 200);
+    const provider = mappings.find((m) => m.source_id === wrongId)!.provider;
+    const audit = async (query: string) =>
+      expectJson<{ total: number; files: RestAuditFile[] }>(await app.api(`/api/manga/${id}/audit${query}`), 200);
+    const fromWrong = await audit(`?provider=${encodeURIComponent(provider)}&source_id=${encodeURIComponent(wrongId)}`);
+    expect(fromWrong.files.map((f) => f.number)).toEqual(["1", "2", "3"]);
+
+    const preview = await expectJson<{
+      offers: number;
+      files: { id: number }[];
+      confirmation: string;
+    }>(
+      await app.api(`/api/manga/${id}/audit/reject-source/preview`, {
+        method: "POST",
+        json: { provider, source_id: wrongId, reason: "a fan edit, not the release" },
+      }),
+      200,
+    );
+    expect(preview.offers).toBe(3);
+    expect(preview.files.map((f) => f.id).sort()).toEqual(fromWrong.files.map((f) => f.id).sort());
+    const done = await expectJson<{ offers_removed: number; retired: { file_id: number }[] }>(
+      await app.api(`/api/manga/${id}/audit/reject-source`, {
+        method: "POST",
+        json: { confirmation: preview.confirmation },
+      }),
+      200,
+    );
+    expect(done.offers_removed).toBe(3);
+    expect(done.retired.map((r) => r.file_id).sort()).toEqual(fromWrong.files.map((f) => f.id).sort());
+
+    // The files are in the recycle bin; the other work and its files stay.
+    const bin = await expectJson<{ file_id: number; reason: string }[]>(await app.api("/api/recycle-bin"), 200);
+    expect(bin.map((e) => e.file_id).sort()).toEqual(fromWrong.files.map((f) => f.id).sort());
+    expect(bin.every((e) => e.reason.includes(wrongId))).toBe(true);
+    const left = await expectJson<RestMappingRow[]>(await app.api(`/api/manga/${id}/sources`), 200);
+    expect(left.map((m) => m.source_id)).toEqual([found.find((w) => w.title === "Lantern Quay")!.source_id]);
+    expect((await audit("")).files.map((f) => f.number).sort()).toEqual(["0", "4", "5"]);
+
+    // Chapters 1–3 are wanted again, with no offer left: nothing is fetched from the rejected work.
+    await expectJson(await app.api(`/api/manga/${id}/sources/refresh`, { method: "POST" }), 200);
+    const pass = await expectJson<{ queued: number; ledger: { entries: { number: string; reason: string }[] } }>(
+      await app.api(`/api/manga/${id}/wanted/run`, { method: "POST" }),
+      200,
+    );
+    expect(pass.queued).toBe(0);
+    expect(pass.ledger.entries.map((e) => `${e.number} ${e.reason}`).sort()).toEqual([
+      "1 no_offer",
+      "2 no_offer",
+      "3 no_offer",
+    ]);
+    expect(chapterRows(await units(app, id))).toEqual(["0", "1?", "2?", "3?", "4", "5"]);
+    // The search marks it, and linking it again is refused with the reason.
+    expect((await search()).find((w) => w.source_id === wrongId)).toMatchObject({ rejected: true, linked: false });
+    const again = await expectProblem(
+      await app.api(`/api/manga/${id}/sources`, {
+        method: "POST",
+        json: { provider: A.id, source_id: wrongId, language: "en" },
+      }),
+      409,
+      "source_rejected",
+    );
+    expect(again.detail).toContain("a fan edit, not the release");
   });
 });
