@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import path from "node:path";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 // One copy of graphql: Node loads its CommonJS entry for yoga and Pothos, so sources must too
 // (Vite would otherwise pick the ESM build, and `instanceof GraphQLError` fails across the two).
@@ -19,6 +19,8 @@ export default defineConfig({
     name: "server",
     root: import.meta.dirname,
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    // Several instances on one database: PostgreSQL only (vitest.postgres.config.ts runs it).
+    exclude: [...configDefaults.exclude, "test/sessions-instances.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     globalSetup: ["test/global-setup.ts"],

@@ -1,4 +1,4 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 import server from "./vitest.config.ts";
 
 /**
@@ -16,6 +16,7 @@ export const POSTGRES_SUITES = [
   "test/retirement.test.ts",
   "test/recycle-bin.test.ts",
   "test/sessions.test.ts",
+  "test/sessions-instances.test.ts",
   "test/shared-secrets.test.ts",
   "test/downloads.test.ts",
   "test/download-attempts.test.ts",
@@ -46,6 +47,7 @@ export default defineConfig({
     ...server.test,
     name: "server-postgres",
     include: process.env.POSTGRES_SUITES?.split(",") ?? POSTGRES_SUITES,
+    exclude: configDefaults.exclude,
     globalSetup: ["test/global-setup-postgres.ts"],
   },
 });

@@ -81,6 +81,7 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
   const { ctx, services } = started.value;
   const { secrets } = ctx;
   const stopSecretsSync = syncSecrets(ctx);
+  const stopSessionsSync = syncSessions(ctx, services);
   const background = workers ? await startBackground(ctx, services) : async () => {};
   cluster.start({ sweep: workers });
   log(`instance ${cluster.instanceId}: role ${config.instanceRole}${transport ? ", events through Redis" : ""}`);
@@ -133,7 +134,7 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
       wss.close();
       // 3. Schedules and workers stop taking work; running jobs stop at their next journal step
       //    (their rows stay as they are, and the next start resumes them).
-      await Promise.allSettled([background(), services.pageSignatures.stop(), stopSecretsSync()]);
+      await Promise.allSettled([background(), services.pageSignatures.stop(), stopSecretsSync(), stopSessionsSync()]);
       // 4. Requests in flight get a short while to finish, then every connection left is cut.
       const drained = (ms: number) => Promise.race([httpClosed, new Promise((r) => setTimeout(r, ms).unref())]);
       await drained(DRAIN_MS);
@@ -168,6 +169,23 @@ function syncSecrets(ctx: AppContext): () => Promise<void> {
       await secrets
         .reload()
         .catch((e: unknown) => log(`secrets: re-reading the secrets file failed: ${(e as Error).message}`));
+  })();
+  return async () => {
+    await feed.return();
+    await listening;
+  };
+}
+
+/**
+ * Sessions ended on another instance (logout, sign out everywhere, a password change): their ids
+ * come through the event bus, and this instance's live connections of them close at once.
+ */
+function syncSessions(ctx: AppContext, services: Services): () => Promise<void> {
+  const { events, cluster } = ctx;
+  if (cluster.exclusive) return async () => {};
+  const feed = events.subscribeSessions((e) => e.instanceId !== cluster.instanceId);
+  const listening = (async () => {
+    for await (const e of feed) services.sessions.endedElsewhere(e.ids);
   })();
   return async () => {
     await feed.return();

@@ -37,6 +37,12 @@ export interface SecretsEvent {
   instanceId: string;
 }
 
+/** Web sessions ended on `instanceId`: the other instances close their live connections of them. */
+export interface SessionsEvent {
+  instanceId: string;
+  ids: number[];
+}
+
 /**
  * Where published events travel. In-process by default; with REDIS_URL every instance publishes to
  * and listens on Redis (graphql-yoga's Redis event target), so a subscriber of one instance hears
@@ -96,6 +102,7 @@ export function createEventBus(transport?: EventTransport) {
     assembly: [AssemblyProgressEvent];
     work: [WorkEvent];
     secrets: [SecretsEvent];
+    sessions: [SessionsEvent];
   }>({
     eventTarget,
   });
@@ -103,6 +110,7 @@ export function createEventBus(transport?: EventTransport) {
   const assembly = createTopicFeeds<AssemblyProgressEvent>(eventTarget, "assembly");
   const work = createTopicFeeds<WorkEvent>(eventTarget, "work");
   const secrets = createTopicFeeds<SecretsEvent>(eventTarget, "secrets");
+  const sessions = createTopicFeeds<SessionsEvent>(eventTarget, "sessions");
   return {
     publish(kind: LibraryEvent["kind"], seriesId: number | null): void {
       pubsub.publish("library", { kind, seriesId, at: new Date().toISOString() });
@@ -116,6 +124,9 @@ export function createEventBus(transport?: EventTransport) {
     /** Tells the other instances that `instanceId` rewrote the secrets file (no value travels). */
     publishSecretsChanged: (instanceId: string): void => pubsub.publish("secrets", { instanceId }),
     subscribeSecrets: (accept?: (e: SecretsEvent) => boolean) => secrets.subscribe(accept),
+    /** Tells the other instances that these sessions ended on `instanceId` (ids only). */
+    publishSessionsEnded: (instanceId: string, ids: number[]): void => pubsub.publish("sessions", { instanceId, ids }),
+    subscribeSessions: (accept?: (e: SessionsEvent) => boolean) => sessions.subscribe(accept),
     downloads: createDownloadEvents(eventTarget),
     translations: createTranslationEvents(eventTarget),
   };

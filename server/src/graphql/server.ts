@@ -277,6 +277,8 @@ export function createGraphQL(ctx: AppContext, services: Services, authenticate:
         if (sockets.size === 0) bySession.delete(id);
       }
     });
+    // Without Redis no event says so: each lease renewal looks for sessions that are gone.
+    ctx.cluster.onRenew(() => services.sessions.endedSince([...bySession.keys()]));
     wss.on("close", () => {
       stopWatching();
       stopStamps();

@@ -63,6 +63,12 @@ export function sessionRepo(db: Db) {
       await db.session.deleteMany({ where: { id: { in: rows.map((r) => r.id) } } });
       return rows.map((r) => r.id);
     },
+    /** Of these ids, the sessions that still exist. */
+    async existing(ids: readonly number[]): Promise<Set<number>> {
+      if (ids.length === 0) return new Set();
+      const rows = await db.session.findMany({ where: { id: { in: [...ids] } }, select: { id: true } });
+      return new Set(rows.map((r) => r.id));
+    },
     /** Keeps the newest `max` sessions of `username`; answers the ids removed. */
     async trim(username: string, max: number): Promise<number[]> {
       const old = await db.session.findMany({

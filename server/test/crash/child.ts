@@ -40,6 +40,8 @@ const events: EventBus = {
   subscribeWork: noSubscriptions,
   publishSecretsChanged: () => {},
   subscribeSecrets: noSubscriptions,
+  publishSessionsEnded: () => {},
+  subscribeSessions: noSubscriptions,
   downloads: { publish: () => {}, subscribe: noSubscriptions },
   translations: { publish: () => {}, subscribe: noSubscriptions },
 };

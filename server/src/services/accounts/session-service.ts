@@ -1,7 +1,9 @@
 /**
  * Web logins as server-side sessions: the cookie carries a random token, the database its sha256.
  * Logout, "sign out everywhere" and a password change delete rows, so a copied cookie stops
- * working at once; open live connections of a revoked session are told (`onRevoked`).
+ * working at once; open live connections of a revoked session are told (`onRevoked`), on every
+ * instance: the ids of ended sessions travel on the event bus (through Redis), and each lease
+ * renewal looks for connections whose session is gone without word (`endedSince`).
  *
  * Logins are throttled per address and per user name (domain/login-throttle.ts), checked with the
  * asynchronous scrypt (one check costs the same for an unknown user), and at most a few checks run
@@ -114,9 +116,13 @@ export function sessionService(ctx: AppContext) {
   const checks = gate(CHECKS_AT_ONCE, CHECKS_WAITING);
   const revokedListeners = new Set<(ids: number[]) => void>();
 
+  const tell = (ids: number[]) => {
+    for (const l of revokedListeners) l(ids);
+  };
   const revoked = (ids: number[]) => {
     if (ids.length === 0) return;
-    for (const l of revokedListeners) l(ids);
+    tell(ids);
+    if (!ctx.cluster.exclusive) ctx.events.publishSessionsEnded(ctx.cluster.instanceId, ids);
   };
 
   function remember(key: string, entry: ThrottleEntry, now: number): void {
@@ -262,6 +268,22 @@ export function sessionService(ctx: AppContext) {
       if (caller.sessionId === null) return { signedOut: ids.length, token: null, expiresAt: null };
       const { token, row } = await open(ADMIN_USER, caller.facts, new Date());
       return { signedOut: ids.length, token, expiresAt: row.expiresAt };
+    },
+
+    /** Sessions another instance ended (its event): this instance's listeners hear of them. */
+    endedElsewhere(ids: number[]): void {
+      if (ids.length > 0) tell(ids);
+    },
+
+    /**
+     * Of the sessions this instance holds live connections of, those that no longer exist (ended
+     * on an instance whose event did not reach this one): the listeners hear of them.
+     */
+    async endedSince(ids: readonly number[]): Promise<void> {
+      if (ids.length === 0) return;
+      const live = await repo.existing(ids);
+      const gone = ids.filter((id) => !live.has(id));
+      if (gone.length > 0) tell(gone);
     },
 
     /** Called with the ids of sessions that ended (live connections opened with them close). */
