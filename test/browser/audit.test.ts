@@ -1,7 +1,9 @@
 /**
  * Audit files against the real service and the demo library: the file cards with their lazily
  * made first/last thumbnails, the flag badges, the filters and the pager (all in the address),
- * the empty states, and a reviewed retirement whose preview went stale and is previewed afresh.
+ * the empty states, a reviewed retirement whose preview went stale and is previewed afresh, and
+ * the rejection of a wrongly linked work, linked and downloaded through the API from a
+ * Suwayomi-compatible server started here.
  */
 import { utimesSync } from "node:fs";
 import path from "node:path";
@@ -16,7 +18,13 @@ import {
   type Service,
   browserSuite,
 } from "./harness.ts";
-import { createDb } from "../../server/src/db/client.ts";
+import {
+  drawnChapter,
+  fakeChapter,
+  fakeWork,
+  startFakeSuwayomi,
+  type FakeSource,
+} from "../../server/test/fakes/suwayomi-server.ts";
 
 let service: Service;
 let browser: Browser;
@@ -290,87 +298,85 @@ describe("audit files", () => {
 
   it("rejects one exact source after a preview of its offers and files; the provider's other mapping stays", async () => {
     const id = await seriesId(service, "The Clockmaker's Apprentice");
-    const files = (await auditOf(id, {}, 1)).audit.files.concat((await auditOf(id, {}, 2)).audit.files);
-    const byNumber = (n: string) => files.find((f) => f.number === n)?.id ?? 0;
-    // The demo has no downloads: record two mappings of one provider, with the releases a download
-    // would have left on the demo's files (only a download names a release's file) and offers.
-    const now = "strftime('%Y-%m-%dT%H:%M:%S.000+00:00','now')";
-    const sql = `
-      INSERT INTO provider (name, kind, created_at) VALUES ('Example Source', 'suwayomi', ${now});
-      INSERT INTO source_mapping (series_id, provider_id, source_id, language, created_at)
-        SELECT ${id}, id, 'clock-en-1', 'en', ${now} FROM provider WHERE name = 'Example Source';
-      INSERT INTO source_mapping (series_id, provider_id, source_id, language, created_at)
-        SELECT ${id}, id, 'clock-en-2', 'en', ${now} FROM provider WHERE name = 'Example Source';
-      ${[
-        ["23", "clock-en-1"],
-        ["24", "clock-en-1"],
-        ["22", "clock-en-2"],
-      ]
-        .map(
-          ([n, m]) => `
-      UPDATE library_file SET origin = 'download' WHERE id = ${byNumber(n ?? "")};
-      INSERT INTO chapter_release (series_id, kind, chapter, language, provider_id, source_mapping_id, external_id, file_id, created_at)
-        SELECT ${id}, 'chapter', '${n}', 'en', provider_id, id, 'rel-${n}', ${byNumber(n ?? "")}, ${now} FROM source_mapping WHERE source_id = '${m}';`,
-        )
-        .join("")}
-      ${["25", "26", "27"]
-        .map(
-          (n) => `
-      INSERT INTO offer (series_id, source_mapping_id, kind, chapter, language, external_id, created_at)
-        SELECT ${id}, id, 'chapter', '${n}', 'en', 'offer-${n}', ${now} FROM source_mapping WHERE source_id = 'clock-en-1';`,
-        )
-        .join("")}`;
-    // Written through the service's own database client, statement by statement, beside the
-    // running service (both wait for the other's write lock).
-    const { db } = createDb(`file:${path.join(service.dir, "data", "library.db")}`);
+    // One Suwayomi source lists two works under the series' title: a wrong edition with chapters
+    // 40–41 and the right one with chapter 42. Both are linked through the API and downloaded.
+    const pages = await drawnChapter(4, 40);
+    const source: FakeSource = { id: "8901", name: "Example Source", lang: "en" };
+    const work = (workId: number, title: string, chapters: number[]) =>
+      fakeWork({
+        id: workId,
+        title,
+        source,
+        chapters: chapters.map((n) => fakeChapter({ chapterNumber: n, pages })),
+      });
+    const fake = await startFakeSuwayomi({
+      sources: [source],
+      works: [
+        work(601, "The Clockmaker's Apprentice (Fan Edit)", [40, 41]),
+        work(602, "The Clockmaker's Apprentice", [42]),
+      ],
+    });
     try {
-      for (const statement of sql
-        .split(";")
-        .map((x) => x.trim())
-        .filter(Boolean))
-        await db.$executeRawUnsafe(statement);
+      await service.gql(
+        `mutation($url: String!) { updateSourceSettings(input: { suwayomi: { enabled: true, url: $url, auth: NONE } }) { suwayomi { configured } } }`,
+        { url: fake.url },
+      );
+      for (const sourceId of ["601", "602"])
+        await service.gql(
+          `mutation($s: Int!, $p: String!, $src: String!) { linkSource(seriesId: $s, provider: $p, sourceId: $src, language: "en") { mapping { id } } }`,
+          { s: id, p: source.id, src: sourceId },
+        );
+      const provider = (
+        await service.gql<{ sourceMappings: { provider: string; sourceId: string }[] }>(
+          "query($id: Int!) { sourceMappings(seriesId: $id) { provider sourceId } }",
+          { id },
+        )
+      ).sourceMappings.find((m) => m.sourceId === "601")!.provider;
+      // The link's Wanted pass fetches the three chapters; nothing else is asked of the service.
+      await expect
+        .poll(async () => (await auditOf(id, { provider })).audit.total, { timeout: 60_000, interval: 250 })
+        .toBe(3);
+
+      const ctx = await loggedInContext(browser, service);
+      const page = await ctx.newPage();
+      const errors = watchErrors(page);
+      await openAudit(page, id, `?provider=${encodeURIComponent(provider)}`);
+      await expectCards(page, 3);
+      expect(await card(page, "Chapter 40").innerText()).toMatch(new RegExp(`Source\\s*${provider} · 601`));
+      await card(page, "Chapter 40").getByRole("button", { name: "Reject this source…" }).click();
+
+      const dialog = page.getByRole("dialog", { name: `Reject ${provider} · 601` });
+      await dialog.getByRole("textbox", { name: /^Why/ }).fill("another edition");
+      await dialog.getByRole("button", { name: "Preview the rejection" }).click();
+      const table = dialog.getByRole("table");
+      await table.waitFor();
+      const review = await dialog.innerText();
+      expect(review).toContain(
+        `2 offers of ${provider} · 601 (en) will be removed, and these files go to the recycle bin:`,
+      );
+      expect(await table.innerText()).toContain("Chapter 40");
+      expect(await table.innerText()).toContain("Chapter 41");
+      expect(await table.innerText()).not.toContain("Chapter 42");
+      expect(review).toContain("Reason: another edition");
+      await dialog.getByRole("button", { name: "Reject the source" }).click();
+
+      const done = page.getByRole("dialog", { name: "Source rejected" });
+      await done.getByText("The mapping is gone: 2 offers removed, 2 files moved to the recycle bin.").waitFor();
+      await done.getByRole("button", { name: "Close", exact: true }).last().click();
+      // The other work of the same source stays, with its file.
+      await expectCards(page, 1);
+      await card(page, "Chapter 42").waitFor();
+      const bin = (
+        await service.gql<{ recycleBin: { originalPath: string; reason: string }[] }>(
+          "{ recycleBin { originalPath reason } }",
+        )
+      ).recycleBin.filter((e) => e.reason.includes("601"));
+      expect(bin).toHaveLength(2);
+      expect(errors).toEqual([]);
+      await ctx.close();
     } finally {
-      await db.$disconnect();
+      await fake.close();
     }
-    expect((await auditOf(id, { provider: "Example Source" })).audit.total).toBe(3);
-
-    const ctx = await loggedInContext(browser, service);
-    const page = await ctx.newPage();
-    const errors = watchErrors(page);
-    await openAudit(page, id, "?provider=Example%20Source");
-    await expectCards(page, 3);
-    expect(await card(page, "Chapter 23").innerText()).toMatch(/Source\s*Example Source · clock-en-1/);
-    await card(page, "Chapter 23").getByRole("button", { name: "Reject this source…" }).click();
-
-    const dialog = page.getByRole("dialog", { name: "Reject Example Source · clock-en-1" });
-    await dialog.getByRole("textbox", { name: /^Why/ }).fill("another edition");
-    await dialog.getByRole("button", { name: "Preview the rejection" }).click();
-    const table = dialog.getByRole("table");
-    await table.waitFor();
-    const review = await dialog.innerText();
-    expect(review).toContain(
-      "3 offers of Example Source · clock-en-1 (en) will be removed, and these files go to the recycle bin:",
-    );
-    expect(await table.innerText()).toContain("The Clockmaker's Apprentice - c023.cbz");
-    expect(await table.innerText()).toContain("The Clockmaker's Apprentice - c024.cbz");
-    expect(await table.innerText()).not.toContain("c022.cbz");
-    expect(review).toContain("Reason: another edition");
-    await dialog.getByRole("button", { name: "Reject the source" }).click();
-
-    const done = page.getByRole("dialog", { name: "Source rejected" });
-    await done.getByText("The mapping is gone: 3 offers removed, 2 files moved to the recycle bin.").waitFor();
-    await done.getByRole("button", { name: "Close", exact: true }).last().click();
-    // The other mapping of the same provider stays, with its file.
-    await expectCards(page, 1);
-    await card(page, "Chapter 22").waitFor();
-    const bin = (
-      await service.gql<{ recycleBin: { originalPath: string }[] }>("{ recycleBin { originalPath } }")
-    ).recycleBin.map((e) => e.originalPath);
-    expect(bin).toEqual(
-      expect.arrayContaining([expect.stringContaining("c023.cbz"), expect.stringContaining("c024.cbz")]),
-    );
-    expect(errors).toEqual([]);
-    await ctx.close();
   });
 
   it("has no serious accessibility violations, on a desktop and a phone", async () => {
