@@ -114,6 +114,28 @@ describe("cluster leases", () => {
     expect(await app.ctx.db.lease.findUnique({ where: { key: "download:51" } })).toMatchObject({ owner: "stalled-b" });
   });
 
+  it("claimAlone gives a claim to one caller of the instance: not to a second one, nor to the holder again", async () => {
+    for (const exclusive of [false, true]) {
+      const c = exclusive
+        ? createCluster(leaseRepo(app.ctx.db), { exclusive: true, leaseMs: 60_000, log: () => {} })
+        : member("alone-a");
+      const key = `download:alone-${exclusive}`;
+      // Two callers at once (a recovery sweep and a judgement): exactly one has it.
+      expect((await Promise.all([c.claimAlone(key), c.claimAlone(key)])).sort()).toEqual([false, true]);
+      expect(await c.claimAlone(key)).toBe(false);
+      await c.release([key]);
+      expect(await c.claimAlone(key)).toBe(true);
+      await c.release([key]);
+      // A claim taken by `claim` (a download job) is not given to claimAlone either.
+      if (!exclusive) {
+        expect(await c.claim(key)).toBe(true);
+        expect(await c.claimAlone(key)).toBe(false);
+        expect(await c.claim(key)).toBe(true);
+        await c.release([key]);
+      }
+    }
+  });
+
   it("with several instances a journal entry is born claimed; alone on the database no lease is written", async () => {
     const a = member("journal-a");
     const lease = a.journalLease();

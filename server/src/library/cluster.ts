@@ -34,6 +34,12 @@ export interface Cluster {
   turn: LoopGuard;
   /** Claims a piece of work for this instance; false when a live instance holds it. */
   claim(key: string): Promise<boolean>;
+  /**
+   * Claims a piece of work for one caller: false also when this instance holds or is taking the
+   * claim already (`claim` answers true to its holder again). Two callers of one instance, such as
+   * a recovery sweep and a judgement, cannot both have it.
+   */
+  claimAlone(key: string): Promise<boolean>;
   /** Gives claims up (the work ended or went back to its queue). */
   release(keys: readonly string[]): Promise<void>;
   /** Whether this instance holds the claim. */
@@ -65,6 +71,8 @@ export function createCluster(
   const instanceId = options.instanceId ?? newInstanceId();
   const { exclusive, leaseMs, log } = options;
   const held = new Set<string>();
+  // Keys being taken by claimAlone (the database answer is awaited).
+  const taking = new Set<string>();
   const sweeps: (() => Promise<void>)[] = [];
   const renewals: (() => Promise<void>)[] = [];
   const locals = new Map<string, KeyedLock>();
@@ -164,7 +172,24 @@ export function createCluster(
       }
     },
     claim: (key) => (exclusive ? Promise.resolve(true) : take(key)),
-    release: (keys) => (exclusive ? Promise.resolve() : give(keys)),
+    async claimAlone(key) {
+      if (held.has(key) || taking.has(key)) return false;
+      if (exclusive) {
+        held.add(key);
+        return true;
+      }
+      taking.add(key);
+      try {
+        return await take(key);
+      } finally {
+        taking.delete(key);
+      }
+    },
+    release(keys) {
+      if (!exclusive) return give(keys);
+      for (const k of keys) held.delete(k);
+      return Promise.resolve();
+    },
     holds: (key) => exclusive || held.has(key),
     heldElsewhere: (keys) => (exclusive ? Promise.resolve(new Set()) : repo.heldByOthers(instanceId, keys, new Date())),
     journalLease: () => (exclusive ? null : { owner: instanceId, expiresAt: until() }),

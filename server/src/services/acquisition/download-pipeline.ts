@@ -102,8 +102,7 @@ export function downloadPipeline(
     const keepStaging = !cluster.exclusive;
     for (const row of await queue.interrupted()) {
       // A claim this instance holds already is live work of its own (a job, a judgement).
-      if (running.has(row.id) || (!cluster.exclusive && cluster.holds(claimKey(row.id)))) continue;
-      if (!(await cluster.claim(claimKey(row.id)))) continue;
+      if (running.has(row.id) || !(await cluster.claimAlone(claimKey(row.id)))) continue;
       try {
         const fresh = await queue.get(row.id);
         if (!fresh || fresh.state !== row.state) continue; // moved on by its instance before its claim ran out

@@ -167,8 +167,8 @@ export function downloadService(ctx: AppContext) {
       const claim = downloadClaimKey(downloadId);
       let claimed = false;
       try {
-        if (!(claimed = await ctx.cluster.claim(claim)))
-          throw new AppError("download_not_judgeable", `download ${downloadId} is being worked on by another instance`);
+        if (!(claimed = await ctx.cluster.claimAlone(claim)))
+          throw new AppError("download_not_judgeable", `download ${downloadId} is being worked on`);
         const row = await requireRow(downloadId);
         if (!(JUDGEABLE_STATES as readonly string[]).includes(row.state)) {
           throw new AppError(
