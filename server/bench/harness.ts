@@ -1,5 +1,5 @@
 /**
- * What every issue-3 benchmark shares: order statistics, aligned tables, native-tool checks, timed
+ * What every benchmark shares: order statistics, aligned tables, native-tool checks, timed
  * child processes, goal verdicts and the exit code convention of `pnpm bench` (0: every goal met,
  * 1: a goal missed after printing every figure, 2: the run could not measure).
  */
