@@ -81,3 +81,15 @@ export function hookedDb(db: Db, hooks: Record<string, Hook>): Db {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * `db` whose `n`th transaction from now waits at `stall`: before it runs, or (`"after"`) once it
+ * committed. How a test stalls an instance at a chosen step of a journalled operation.
+ */
+export function stalledAtTransaction(db: Db, stall: Gate, n: number, when: "before" | "after" = "before"): Db {
+  let transactions = 0;
+  const hook: Hook = async () => {
+    if (++transactions === n) await stall.pass();
+  };
+  return hookedDb(db, { [when === "after" ? "$transaction:after" : "$transaction"]: hook });
+}

@@ -26,7 +26,7 @@ import { downloadPipeline } from "../src/services/acquisition/download-pipeline.
 import { downloadService } from "../src/services/acquisition/download-service.ts";
 import { wantedService } from "../src/services/acquisition/wanted-service.ts";
 import type { AppContext } from "../src/services/context.ts";
-import { gate, hookedDb, sleep } from "./claim-gates.ts";
+import { gate, hookedDb, sleep, stalledAtTransaction, type Gate } from "./claim-gates.ts";
 import {
   drawnChapter,
   fakeChapter,
@@ -124,6 +124,29 @@ async function stalledJob(o: {
   return { row, job };
 }
 
+/**
+ * A's publication, held at `stall` until it opens; `settled()` is the publication that followed
+ * (resolved whatever its outcome).
+ */
+function publicationAfter(stall: Gate) {
+  let settled: Promise<unknown> = Promise.resolve();
+  return {
+    publication: (ctx: AppContext): Publication => {
+      const real = createPublication(ctx);
+      return {
+        ...real,
+        publish: async (input) => {
+          await stall.pass();
+          const p = real.publish(input);
+          settled = p.catch(() => undefined);
+          return p;
+        },
+      };
+    },
+    settled: () => settled,
+  };
+}
+
 /** Instance B: its download workers' recovery (and its publication, for the journal's). */
 function instanceB(db: AppContext["db"] = app.ctx.db) {
   const ctx: AppContext = { ...app.ctx, cluster: member(), db };
@@ -141,20 +164,9 @@ describe("a download whose instance stalls around its publication", () => {
     const before = await library();
     // A stalls right after its download moved to publishing, before its publication began.
     const stall = gate();
-    let published: Promise<unknown> = Promise.resolve();
+    const held = publicationAfter(stall);
     const { row, job } = await stalledJob({
-      publication: (ctx) => {
-        const real = createPublication(ctx);
-        return {
-          ...real,
-          publish: async (input) => {
-            await stall.pass();
-            const p = real.publish(input);
-            published = p.catch(() => undefined);
-            return p;
-          },
-        } satisfies Publication;
-      },
+      publication: held.publication,
     });
     await stall.reached;
     await sleep(SHORT_LEASE_MS + 100);
@@ -171,7 +183,7 @@ describe("a download whose instance stalls around its publication", () => {
           raced = true;
           stall.open();
           await sleep(0);
-          await published;
+          await held.settled();
         },
       }),
     );
@@ -191,12 +203,7 @@ describe("a download whose instance stalls around its publication", () => {
     const before = await library();
     // A stalls inside its publication: the journal entry is there, the commit is not.
     const stall = gate();
-    let transactions = 0;
-    const db = hookedDb(app.ctx.db, {
-      $transaction: async () => {
-        if (++transactions === 2) await stall.pass();
-      },
-    });
+    const db = stalledAtTransaction(app.ctx.db, stall, 2);
     const { row, job } = await stalledJob({ db });
     await stall.reached;
     await sleep(SHORT_LEASE_MS + 100);
@@ -219,12 +226,7 @@ describe("a download whose instance stalls around its publication", () => {
   it("its journal entry finished by the recovery sweep of another instance is not finished again when it wakes up", async () => {
     const before = await library();
     const stall = gate();
-    let transactions = 0;
-    const db = hookedDb(app.ctx.db, {
-      $transaction: async () => {
-        if (++transactions === 2) await stall.pass();
-      },
-    });
+    const db = stalledAtTransaction(app.ctx.db, stall, 2);
     const { row, job } = await stalledJob({ db });
     await stall.reached;
     await sleep(SHORT_LEASE_MS + 100);
@@ -249,20 +251,9 @@ describe("a download whose instance stalls around its publication", () => {
   it("an attempt another instance queued again publishes nothing when it wakes up", async () => {
     const before = await library();
     const stall = gate();
-    let publishing: Promise<unknown> = Promise.resolve();
+    const held = publicationAfter(stall);
     const { row, job } = await stalledJob({
-      publication: (ctx) => {
-        const real = createPublication(ctx);
-        return {
-          ...real,
-          publish: async (input) => {
-            await stall.pass();
-            const p = real.publish(input);
-            publishing = p.catch(() => undefined);
-            return p;
-          },
-        } satisfies Publication;
-      },
+      publication: held.publication,
     });
     await stall.reached;
     await sleep(SHORT_LEASE_MS + 100);
@@ -281,7 +272,7 @@ describe("a download whose instance stalls around its publication", () => {
           woke = true;
           stall.open();
           await sleep(0);
-          await publishing;
+          await held.settled();
         },
       }),
     );
@@ -298,21 +289,10 @@ describe("a download whose instance stalls around its publication", () => {
     const series = await seriesWithSlots(app, `Takeover Pass`, ["1"]);
     const mapping = await linkWork(app, series, work, { providerName: "suwayomi:takeover" });
     const stall = gate();
-    let published: Promise<unknown> = Promise.resolve();
+    const held = publicationAfter(stall);
     const { row, job } = await stalledJob({
       series: { id: series, mappingId: mapping },
-      publication: (ctx) => {
-        const real = createPublication(ctx);
-        return {
-          ...real,
-          publish: async (input) => {
-            await stall.pass();
-            const p = real.publish(input);
-            published = p.catch(() => undefined);
-            return p;
-          },
-        } satisfies Publication;
-      },
+      publication: held.publication,
     });
     await stall.reached;
     // The download publishes right after the pass read the series' library files.
@@ -323,7 +303,7 @@ describe("a download whose instance stalls around its publication", () => {
         woke = true;
         stall.open();
         await sleep(0);
-        await published;
+        await held.settled();
         await job;
       },
     });

@@ -14,7 +14,7 @@ import { createCluster, type Cluster } from "../src/library/cluster.ts";
 import { createPublication } from "../src/library/publication.ts";
 import { leaseRepo } from "../src/repositories/lease-repo.ts";
 import type { AppContext } from "../src/services/context.ts";
-import { gate, hookedDb, sleep } from "./claim-gates.ts";
+import { gate, sleep, stalledAtTransaction } from "./claim-gates.ts";
 import { createSeriesWithFiles, scanLibrary } from "./fixtures.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 
@@ -61,15 +61,10 @@ describe("a journal entry taken over by another instance's recovery sweep", () =
   it("a retirement undone by the sweep while its instance stalled before moving anything: it moves nothing when it wakes up", async () => {
     const { rows, abs } = await twoFiles();
     const stall = gate();
-    let transactions = 0;
     const a = instance({
       leaseMs: SHORT_LEASE_MS,
       // A stalls once its journal entry is committed, before its first move.
-      db: hookedDb(app.ctx.db, {
-        "$transaction:after": async () => {
-          if (++transactions === 1) await stall.pass();
-        },
-      }),
+      db: stalledAtTransaction(app.ctx.db, stall, 1, "after"),
     });
     const retiring = a.retire(
       rows.map((r) => r.id),
@@ -94,15 +89,10 @@ describe("a journal entry taken over by another instance's recovery sweep", () =
   it("a retirement finished by the sweep while its instance stalled after its moves: not committed again, nothing moved back", async () => {
     const { rows, abs } = await twoFiles();
     const stall = gate();
-    let transactions = 0;
     const a = instance({
       leaseMs: SHORT_LEASE_MS,
       // A stalls once every file is in the bin, as the entry is to record it (its second transaction).
-      db: hookedDb(app.ctx.db, {
-        $transaction: async () => {
-          if (++transactions === 2) await stall.pass();
-        },
-      }),
+      db: stalledAtTransaction(app.ctx.db, stall, 2),
     });
     const outcome = a
       .retire(

@@ -13,7 +13,7 @@ import { createPublication } from "../src/library/publication.ts";
 import { leaseRepo } from "../src/repositories/lease-repo.ts";
 import type { AppContext } from "../src/services/context.ts";
 import { translationWorker, type TranslationWorker } from "../src/services/translation/translation-worker.ts";
-import { gate, hookedDb, sleep, type Gate } from "./claim-gates.ts";
+import { gate, hookedDb, sleep, stalledAtTransaction, type Gate } from "./claim-gates.ts";
 import { startFakeChat, type FakeChat } from "./fakes/openai-chat-server.ts";
 import { startFakeProcessor, type FakeProcessor } from "./fakes/processor-server.ts";
 import { AI_KEY, TOKEN, configure, jobRow, queueJob, translatedSeries } from "./translation-worker-harness.ts";
@@ -164,14 +164,9 @@ describe("a translation job whose instance stalled past its claim", () => {
     const job = await queueJob(app, seriesId, "3", { pages: 3 });
     // A stalls inside its publication: the journal entry is there, the commit is not.
     const stall = gate();
-    let transactions = 0;
     const a = instance({
       leaseMs: SHORT_LEASE_MS,
-      db: hookedDb(app.ctx.db, {
-        $transaction: async () => {
-          if (++transactions === 2) await stall.pass();
-        },
-      }),
+      db: stalledAtTransaction(app.ctx.db, stall, 2),
     });
     const { step: late } = await stepUntilStalled(a, stall);
     await sleep(SHORT_LEASE_MS + 100);
