@@ -12,7 +12,8 @@ import { afterAll, describe, expect, it } from "vitest";
 
 const root = path.resolve(import.meta.dirname, "..");
 const dir = mkdtempSync(path.join(os.tmpdir(), "dev-mode-"));
-const port = 20000 + Math.floor(Math.random() * 20000);
+// Below the system's ephemeral range (32768–60999 on Linux), where an outgoing connection could hold it.
+const port = 20000 + Math.floor(Math.random() * 12000);
 const webPort = port + 1;
 let proc: ChildProcess | undefined;
 let output = "";

@@ -28,12 +28,12 @@ async function waitForListening(proc: ChildProcess, timeoutMs: number): Promise<
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), "mls-e2e-"));
-  const port = 20000 + Math.floor(Math.random() * 20000);
   child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: path.join(root, "server"),
     env: {
       ...process.env,
-      PORT: String(port),
+      // The system's free port (the banner names it): a port picked at random here could be taken.
+      PORT: "0",
       HOST: "127.0.0.1",
       DATA_DIR: path.join(dir, "data"),
       LIBRARY_ROOT: path.join(dir, "library"),

@@ -24,7 +24,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const root = path.resolve(import.meta.dirname, "..");
 let dir: string;
 let clone: string;
-const port = 20000 + Math.floor(Math.random() * 20000);
+// Below the system's ephemeral range (32768–60999 on Linux), where an outgoing connection could hold it.
+const port = 20000 + Math.floor(Math.random() * 12000);
 const base = `http://127.0.0.1:${port}`;
 
 interface Started {

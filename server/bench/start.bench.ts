@@ -66,7 +66,8 @@ runBench("start", async () => {
   const rounds = intEnv("BENCH_ROUNDS", 5);
   const dir = mkdtempSync(path.join(os.tmpdir(), "bench-start-"));
   const clone = path.join(dir, "clone");
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  // Below the system's ephemeral range (32768–60999 on Linux), where an outgoing connection could hold it.
+  const port = 20000 + Math.floor(Math.random() * 12000);
   const health = `http://127.0.0.1:${port}/api/health`;
   try {
     const c = spawnSync("git", ["clone", "--quiet", repo, clone], { encoding: "utf8" });

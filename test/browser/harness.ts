@@ -48,14 +48,14 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
     );
   }
   const dir = mkdtempSync(path.join(os.tmpdir(), "mls-browser-"));
-  const port = 20000 + Math.floor(Math.random() * 20000);
   const libraryRoot = path.join(dir, "library");
   let output = "";
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: path.join(root, "server"),
     env: {
       ...process.env,
-      PORT: String(port),
+      // The system's free port (the banner names it): a port picked at random here could be taken.
+      PORT: "0",
       HOST: "127.0.0.1",
       DATA_DIR: path.join(dir, "data"),
       LIBRARY_ROOT: libraryRoot,
