@@ -27,7 +27,17 @@ export interface RedisServer {
 export async function startRedis(): Promise<RedisServer> {
   if (!existsSync("/usr/bin/redis-server"))
     throw new Error("Redis is not installed (no /usr/bin/redis-server): install the Debian package redis-server");
-  const port = await freePort();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await redisOn(await freePort());
+    } catch (e) {
+      // Another process took the port between freePort and the server's bind.
+      if (attempt >= 4 || !/Address already in use/i.test((e as Error).message)) throw e;
+    }
+  }
+}
+
+async function redisOn(port: number): Promise<RedisServer> {
   const proc = spawn(
     "/usr/bin/redis-server",
     ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
@@ -36,9 +46,13 @@ export async function startRedis(): Promise<RedisServer> {
   let output = "";
   proc.stdout?.on("data", (d: Buffer) => (output += d.toString()));
   proc.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+  const exited = new Promise((r) => proc.once("exit", r));
   const started = Date.now();
   while (!/Ready to accept connections/.test(output)) {
-    if (proc.exitCode !== null) throw new Error(`redis-server exited with ${proc.exitCode}:\n${output}`);
+    if (proc.exitCode !== null) {
+      await exited;
+      throw new Error(`redis-server exited with ${proc.exitCode}:\n${output}`);
+    }
     if (Date.now() - started > 15_000) throw new Error(`redis-server did not start:\n${output}`);
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -47,7 +61,6 @@ export async function startRedis(): Promise<RedisServer> {
     pid: proc.pid as number,
     async stop() {
       if (proc.exitCode !== null) return;
-      const exited = new Promise((r) => proc.once("exit", r));
       proc.kill("SIGTERM");
       await exited;
     },
