@@ -277,7 +277,8 @@ export function createGraphQL(ctx: AppContext, services: Services, authenticate:
         if (sockets.size === 0) bySession.delete(id);
       }
     });
-    // Without Redis no event says so: each lease renewal looks for sessions that are gone.
+    // The `sessions` event may not come (no Redis, or lost while Redis reconnected): each lease
+    // renewal also looks for sessions that are gone (one select, only with live connections).
     ctx.cluster.onRenew(() => services.sessions.endedSince([...bySession.keys()]));
     wss.on("close", () => {
       stopWatching();
