@@ -99,6 +99,10 @@ describe("sources page", () => {
       await page.waitForFunction(() => !document.body.innerText.includes("Loading the sources"));
       await page.getByText("No source is linked yet.").waitFor();
       expect(await page.getByText("No pass has run yet.").count()).toBe(1);
+      // The refresh button sits at the right end of its heading's row, as the Wanted pass button does.
+      const refreshBox = await page.getByRole("button", { name: "Refresh from sources" }).boundingBox();
+      const emptyBox = await page.getByText("No source is linked yet.").locator("xpath=../..").boundingBox();
+      expect(Math.abs(refreshBox!.x + refreshBox!.width - (emptyBox!.x + emptyBox!.width))).toBeLessThan(2);
 
       // Before linking: chapter 28 (and so book 4) is wanted because no source offers it.
       await page.getByRole("button", { name: "Run the Wanted pass now" }).click();

@@ -50,7 +50,7 @@ const bookCard = (page: Page, volume: string): Locator =>
 async function openVerified(page: Page, id: number): Promise<void> {
   await page.goto(`/series/${id}/verified`);
   await page.getByRole("heading", { level: 1, name: "Verified books" }).waitFor();
-  await page.getByRole("heading", { level: 2, name: /^Books in doubt/ }).waitFor();
+  await page.getByRole("heading", { level: 2, name: /^Suspect books/ }).waitFor();
 }
 
 /** A book file far larger than the series' other books: an oversized pack once scanned. */
