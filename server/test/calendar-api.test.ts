@@ -129,10 +129,30 @@ describe("GET /api/calendar and the calendar query", () => {
     expect([later.entries.length, later.overdue.length]).toEqual([0, 1]);
   });
 
+  it("without a window: from today to 30 days later, the same through GraphQL", async () => {
+    const rest = await expectJson<{ from: string; to: string; entries: { title: string }[] }>(
+      await app.api("/api/calendar"),
+      200,
+    );
+    expect([rest.from, rest.to]).toEqual([iso(today), iso(today + 30 * DAY)]);
+    expect(rest.entries.map((e) => e.title)).toEqual(["Weekly Wave"]);
+    // Only `from`: a month from it, so a window starting after the expected date lists nothing.
+    const only = await expectJson<{ to: string; entries: unknown[] }>(
+      await app.api(`/api/calendar?from=${iso(today + 6 * DAY)}`),
+      200,
+    );
+    expect([only.to, only.entries.length]).toEqual([iso(today + 36 * DAY), 0]);
+    const g = await app.gql<{ calendar: { from: string; to: string; entries: { title: string }[] } }>(
+      `{ calendar { from to entries { title } } }`,
+    );
+    expect(g.data!.calendar).toEqual({ from: rest.from, to: rest.to, entries: [{ title: "Weekly Wave" }] });
+  });
+
   it("refuses a malformed or reversed window with invalid_field", async () => {
     await expectProblem(await app.api("/api/calendar?from=2026-13-01&to=2026-12-31"), 400, "invalid_field");
     await expectProblem(await app.api("/api/calendar?from=2026-02-01&to=2026-01-01"), 400, "invalid_field");
-    await expectProblem(await app.api("/api/calendar?to=2026-01-01"), 400, "invalid_field");
+    await expectProblem(await app.api("/api/calendar?from=2026-01-01&to=2026-1-31"), 400, "invalid_field");
+    await expectProblem(await app.api("/api/calendar?from="), 400, "invalid_field");
     const g = await app.gql(`{ calendar(from: "2026-01-01", to: "2027-06-01") { from } }`);
     expect(g.errors?.[0]?.extensions?.code).toBe("invalid_field");
   });

@@ -41,8 +41,8 @@ builder.queryField("calendar", (t) =>
   t.field({
     type: CalendarRef,
     description:
-      "Expected next chapters of monitored running series between from and to (YYYY-MM-DD), and the overdue ones.",
-    args: { from: t.arg.string({ required: true }), to: t.arg.string({ required: true }) },
+      "Expected next chapters of monitored running series between from and to (YYYY-MM-DD), and the overdue ones. Without from the window starts today (UTC); without to it ends 30 days after from.",
+    args: { from: t.arg.string({ required: false }), to: t.arg.string({ required: false }) },
     resolve: (_r, { from, to }, { services }) => services.calendar.calendar(from, to),
   }),
 );

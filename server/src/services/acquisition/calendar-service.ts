@@ -12,6 +12,9 @@ import { downloadLanguages } from "./source-slots.ts";
 
 /** The widest window one request may ask for. */
 export const MAX_CALENDAR_DAYS = 400;
+/** Without `to`, the window ends this many days after `from` (a month ahead, as a calendar app shows). */
+export const DEFAULT_CALENDAR_DAYS = 30;
+const DAY_MS = 86_400_000;
 
 export interface CalendarEntry {
   seriesId: number;
@@ -49,11 +52,12 @@ function asDay(v: unknown, field: string): number {
 export function calendarService(ctx: AppContext) {
   const repo = calendarRepo(ctx.db);
   return {
+    /** Without `from` the window starts today (UTC); without `to` it ends DEFAULT_CALENDAR_DAYS later. */
     async calendar(fromText: unknown, toText: unknown, now = Date.now()): Promise<CalendarView> {
-      const from = asDay(fromText, "from");
-      const to = asDay(toText, "to");
+      const from = fromText == null ? Math.floor(now / DAY_MS) * DAY_MS : asDay(fromText, "from");
+      const to = toText == null ? from + DEFAULT_CALENDAR_DAYS * DAY_MS : asDay(toText, "to");
       if (to < from) throw new AppError("invalid_field", "to must not be before from", { field: "to" });
-      if ((to - from) / 86_400_000 > MAX_CALENDAR_DAYS)
+      if ((to - from) / DAY_MS > MAX_CALENDAR_DAYS)
         throw new AppError("invalid_field", `the window may span at most ${MAX_CALENDAR_DAYS} days`, { field: "to" });
       const series = await repo.runningSeries();
       const offers = await repo.datedOffers(series.map((s) => s.id));
@@ -86,7 +90,7 @@ export function calendarService(ctx: AppContext) {
           releases: p.releases,
         };
         if (p.status === "overdue") overdue.push(entry);
-        else if (p.expectedAt >= from && p.expectedAt < to + 86_400_000) entries.push(entry);
+        else if (p.expectedAt >= from && p.expectedAt < to + DAY_MS) entries.push(entry);
       }
       const byDate = (a: CalendarEntry, b: CalendarEntry) =>
         a.expectedOn.localeCompare(b.expectedOn) || a.title.localeCompare(b.title);
