@@ -4,10 +4,11 @@
  * on one port.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { jpeg, zip } from "./corpus/zip-bytes.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 let child: ChildProcess;
@@ -15,45 +16,58 @@ let dir: string;
 let base: string;
 let output = "";
 
-async function waitForListening(proc: ChildProcess, timeoutMs: number): Promise<string> {
+async function waitForListening(proc: ChildProcess, out: () => string, timeoutMs: number): Promise<string> {
   const started = Date.now();
   while (Date.now() - started < timeoutMs) {
-    const m = /listening on (http:\/\/[^\s]+)/.exec(output);
+    const m = /listening on (http:\/\/[^\s]+)/.exec(out());
     if (m?.[1]) return m[1];
-    if (proc.exitCode !== null) throw new Error(`service exited with ${proc.exitCode}:\n${output}`);
+    if (proc.exitCode !== null) throw new Error(`service exited with ${proc.exitCode}:\n${out()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`service did not start in ${timeoutMs} ms:\n${output}`);
+  throw new Error(`service did not start in ${timeoutMs} ms:\n${out()}`);
 }
 
-beforeAll(async () => {
-  dir = mkdtempSync(path.join(os.tmpdir(), "mls-e2e-"));
-  child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+/** The real entry point on the system's free port (the banner names it) over `home`'s data and library. */
+function spawnService(home: string): { proc: ChildProcess; out: () => string } {
+  let text = "";
+  const proc = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: path.join(root, "server"),
     env: {
       ...process.env,
-      // The system's free port (the banner names it): a port picked at random here could be taken.
       PORT: "0",
       HOST: "127.0.0.1",
-      DATA_DIR: path.join(dir, "data"),
-      LIBRARY_ROOT: path.join(dir, "library"),
+      DATA_DIR: path.join(home, "data"),
+      LIBRARY_ROOT: path.join(home, "library"),
       API_KEY: "",
       ADMIN_PASSWORD: "",
       DEMO_LIBRARY: "",
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  proc.stdout?.on("data", (d: Buffer) => (text += d.toString()));
+  proc.stderr?.on("data", (d: Buffer) => (text += d.toString()));
+  return { proc, out: () => text };
+}
+
+async function stopService(proc: ChildProcess | undefined): Promise<void> {
+  if (proc && proc.exitCode === null) {
+    const exited = new Promise((r) => proc.once("exit", r));
+    proc.kill("SIGTERM");
+    await exited;
+  }
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), "mls-e2e-"));
+  const started = spawnService(dir);
+  child = started.proc;
   child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
-  base = await waitForListening(child, 120_000);
+  base = await waitForListening(child, started.out, 120_000);
 });
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((r) => child.once("exit", r));
-    child.kill("SIGTERM");
-    await exited;
-  }
+  await stopService(child);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -113,5 +127,44 @@ describe("first start of the service", () => {
     const maps = body.data.seriesList.map((s) => s.units.map).sort();
     expect(maps).toContain("EXACT");
     expect(maps).toContain("NONE");
+  });
+});
+
+describe("first start over an existing collection", () => {
+  let home: string;
+  let existing: ChildProcess | undefined;
+  afterAll(async () => {
+    await stopService(existing);
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it("writes no demo, says how many series folders wait for a scan, and a scan records them", async () => {
+    home = mkdtempSync(path.join(os.tmpdir(), "mls-e2e-existing-"));
+    for (const title of ["Blue Harbor", "Paper Moon"]) {
+      mkdirSync(path.join(home, "library", title), { recursive: true });
+      writeFileSync(
+        path.join(home, "library", title, `${title} c001.cbz`),
+        await zip([{ name: "001.jpg", data: await jpeg(1) }]),
+      );
+    }
+    const started = spawnService(home);
+    existing = started.proc;
+    const url = await waitForListening(existing, started.out, 120_000);
+    await expect.poll(() => started.out(), { timeout: 5000 }).toContain("web login:");
+    expect(started.out()).toContain(
+      'library:      2 series folders not scanned yet: press "Scan library" on the web page (or POST /api/library/scan)',
+    );
+    const { apiKey } = JSON.parse(readFileSync(path.join(home, "data", "secrets.json"), "utf8")) as {
+      apiKey: string;
+    };
+    const headers = { "x-api-key": apiKey };
+    expect(await (await fetch(`${url}/api/manga`, { headers })).json()).toEqual([]);
+    const scan = await fetch(`${url}/api/library/scan`, { method: "POST", headers });
+    expect(scan.status).toBe(200);
+    expect(await scan.json()).toMatchObject({ added: 2, series_created: 2 });
+    const titles = ((await (await fetch(`${url}/api/manga`, { headers })).json()) as { title: string }[])
+      .map((x) => x.title)
+      .sort();
+    expect(titles).toEqual(["Blue Harbor", "Paper Moon"]);
   });
 });

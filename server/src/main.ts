@@ -1,5 +1,6 @@
 import { loadConfig } from "./config.ts";
 import { createApp, type App } from "./app.ts";
+import { unscannedSeriesFolders } from "./services/series/demo-service.ts";
 
 /**
  * A stop ends within 10 s (what supervisors grant before SIGKILL): past this, the process exits
@@ -41,6 +42,8 @@ process.on("SIGTERM", stop);
 const config = loadConfig();
 app = await createApp(config);
 if (stopping) await closeAndExit(app);
+// Read before listening, so that the banner follows the listen at once.
+const unscanned = await unscannedSeriesFolders(app.ctx).catch(() => 0);
 const port = await app.listen();
 const { secrets } = app.ctx;
 const url = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${port}`;
@@ -54,5 +57,11 @@ const banner = [
 if (secrets.generatedPassword) {
   // Printed once, on the start that generated it; only its hash is stored.
   banner.push(`  web login:    admin / ${secrets.generatedPassword}  (set ADMIN_PASSWORD to choose your own)`);
+}
+if (unscanned > 0) {
+  // A first start over an existing collection: nothing is read until the operator asks for a scan.
+  banner.push(
+    `  library:      ${unscanned} series folder${unscanned === 1 ? "" : "s"} not scanned yet: press "Scan library" on the web page (or POST /api/library/scan)`,
+  );
 }
 process.stdout.write(`${banner.join("\n")}\n`);

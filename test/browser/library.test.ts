@@ -192,6 +192,15 @@ describe("empty library", () => {
     await page.getByText("Scan finished: 1 new file, 1 new series.").waitFor();
     await cards(page).first().waitFor();
     expect(await card(page, "Paper Lantern").count()).toBe(1);
+
+    // A library with series keeps a scan button beside its heading: a new folder appears with it.
+    const second = path.join(empty.libraryRoot, "Quiet Orchard");
+    await mkdir(second, { recursive: true });
+    await writeFile(path.join(second, "Quiet Orchard c001.cbz"), await zip([{ name: "001.jpg", data: await jpeg(3) }]));
+    await page.getByRole("button", { name: "Scan library" }).click();
+    await page.getByText("Scan finished: 1 new file, 1 new series.").waitFor();
+    await card(page, "Quiet Orchard").waitFor();
+    expect(await page.getByText("Scan finished:").count()).toBe(1);
     expect(errors).toEqual([]);
     await ctx.close();
   });

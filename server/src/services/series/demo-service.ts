@@ -3,11 +3,23 @@ import { generateDemoLibrary } from "../../library/demo.ts";
 import type { AppContext } from "../context.ts";
 import type { Services } from "../index.ts";
 
+/** The series folders under the library root (its hidden folders are the service's own). */
+async function seriesFolders(ctx: AppContext): Promise<number> {
+  const entries = await readdir(ctx.config.libraryRoot, { withFileTypes: true });
+  return entries.filter((e) => e.isDirectory() && !e.name.startsWith(".")).length;
+}
+
 /** True when the library root has no series folder and the database no series. */
 async function libraryIsEmpty(ctx: AppContext): Promise<boolean> {
-  if ((await ctx.repos.series.count()) > 0) return false;
-  const entries = await readdir(ctx.config.libraryRoot, { withFileTypes: true });
-  return !entries.some((e) => e.isDirectory() && !e.name.startsWith("."));
+  return (await ctx.repos.series.count()) === 0 && (await seriesFolders(ctx)) === 0;
+}
+
+/**
+ * Series folders no scan has recorded yet, when the database holds no series at all: a first start
+ * over an existing collection, which waits for its first scan (0 once any series is known).
+ */
+export async function unscannedSeriesFolders(ctx: AppContext): Promise<number> {
+  return (await ctx.repos.series.count()) > 0 ? 0 : seriesFolders(ctx);
 }
 
 /**
