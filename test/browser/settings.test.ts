@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { PHONE, browserSuite, loggedInContext, seriousViolations, watchErrors, type Service } from "./harness.ts";
+import { startFakeSuwayomi } from "../../server/test/fakes/suwayomi-server.ts";
 
 let service: Service;
 let browser: Browser;
@@ -82,7 +83,9 @@ describe("settings", () => {
     expect(await page.getByTestId("suwayomi-password-status").innerText()).toBe("not set");
     await suwayomi.getByLabel(/^Password/).fill(SUWAYOMI_SECRET);
     await suwayomi.getByRole("button", { name: "Save Suwayomi settings" }).click();
-    await suwayomi.getByText("Saved. Suwayomi is connected.").waitFor();
+    // Nothing answers at that address: saved, and the page says Suwayomi did not answer.
+    await suwayomi.getByText("Saved.", { exact: true }).waitFor();
+    expect(await suwayomi.getByRole("alert").innerText()).toContain("Suwayomi did not answer with these settings");
     expect(await page.getByTestId("suwayomi-password-status").innerText()).toBe("set");
     expect(await suwayomi.getByLabel(/^Password/).inputValue()).toBe("");
 
@@ -161,6 +164,38 @@ describe("settings", () => {
     expect(await seriousViolations(page)).toEqual([]);
     expect(errors.filter((e) => !e.includes("400"))).toEqual([]);
     await ctx.close();
+  });
+
+  it("says how many sources Suwayomi answered with, and when it refuses the login", async () => {
+    const fake = await startFakeSuwayomi({
+      works: [],
+      sources: [{ id: "8801", name: "MangaDex", lang: "en" }],
+      auth: { username: "reader", password: SUWAYOMI_SECRET },
+    });
+    try {
+      const ctx = await loggedInContext(browser, service);
+      const page = await ctx.newPage();
+      await openSettings(page);
+      const form = page.getByRole("form", { name: "Suwayomi" });
+      await form.getByLabel("Use Suwayomi").check();
+      await form.getByLabel("URL").fill(fake.url);
+      await form.getByLabel("Basic (user name and password)").check();
+      await form.getByLabel("User name", { exact: true }).fill("reader");
+      await form.getByLabel(/^Password/).fill(SUWAYOMI_SECRET);
+      await form.getByRole("button", { name: "Save Suwayomi settings" }).click();
+      await form.getByText("Saved. Suwayomi answered with 1 source.").waitFor();
+      expect(await form.getByRole("alert").count()).toBe(0);
+
+      // A wrong password is saved as asked, and the refusal is said at once.
+      await form.getByLabel(/^Password/).fill("not-the-password");
+      await form.getByRole("button", { name: "Save Suwayomi settings" }).click();
+      await form.getByText("Saved.", { exact: true }).waitFor();
+      expect(await form.getByRole("alert").innerText()).toContain("Suwayomi did not answer with these settings");
+      expect((await stored()).sourceSettings.suwayomi.passwordSet).toBe(true);
+      await ctx.close();
+    } finally {
+      await fake.close();
+    }
   });
 
   it("sets the download languages: shown again after a reload, a refused code explained and nothing written", async () => {
