@@ -1,7 +1,11 @@
 /** Settings and jobs of the indexer/torrent channel through REST and GraphQL: same service, same answers, secrets masked. */
 import { statSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeProwlarr, type FakeProwlarr } from "./fakes/prowlarr-server.ts";
+import { startFakeQbittorrent, type FakeQbt } from "./fakes/qbittorrent-server.ts";
 import { expectJson, expectProblem } from "./fixtures.ts";
 import { shareTestApp, type TestApp } from "./utils.ts";
 
@@ -137,5 +141,80 @@ describe("indexer settings API", () => {
     await expectProblem(await app.api("/api/torrents?series_id=99999"), 404, "series_not_found");
     const missing = await app.gql(`{ torrentJobs(seriesId: 99999) { id } }`);
     expect(missing.errors?.[0]?.extensions?.code).toBe("series_not_found");
+  });
+});
+
+describe("checking the saved connections (GET /api/settings/indexer/check, indexerCheck)", () => {
+  let app: TestApp;
+  shareTestApp((a) => (app = a));
+  let prowlarr: FakeProwlarr;
+  let qbt: FakeQbt;
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), "mls-indexer-check-"));
+    prowlarr = await startFakeProwlarr({ apiKey: "prowlarr-key-1", releases: [] });
+    qbt = await startFakeQbittorrent({
+      dialect: "5.1",
+      password: "qbt-pass-1",
+      clientRoot: "/downloads",
+      diskRoot: dir,
+      catalogue: [],
+    });
+  });
+  afterAll(async () => {
+    await prowlarr?.close();
+    await qbt?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  const CHECK = `{ indexerCheck { prowlarr { status detail indexers } qbittorrent { status detail version } } }`;
+  /** The REST answer, after checking that GraphQL answers the same. */
+  async function check(): Promise<{
+    prowlarr: { status: string; detail: string | null; indexers: number | null };
+    qbittorrent: { status: string; detail: string | null; version: string | null };
+  }> {
+    const rest = await expectJson<Awaited<ReturnType<typeof check>>>(await app.api("/api/settings/indexer/check"), 200);
+    const gql = await app.gql<{ indexerCheck: unknown }>(CHECK);
+    expect(gql.errors).toBeUndefined();
+    const lower = JSON.parse(
+      JSON.stringify(gql.data?.indexerCheck).replace(/"(OK|FAILED|OFF)"/g, (m) => m.toLowerCase()),
+    );
+    expect(lower).toEqual(rest);
+    return rest;
+  }
+
+  it("says off before anything is set up, then what each one answered; a refusal or silence is the check's answer", async () => {
+    expect(await check()).toMatchObject({
+      prowlarr: { status: "off", indexers: null },
+      qbittorrent: { status: "off" },
+    });
+
+    const put = (json: unknown) => app.api("/api/settings/indexer", { method: "PUT", json });
+    await expectJson(
+      await put({
+        prowlarr: { enabled: true, url: prowlarr.url, api_key: "prowlarr-key-1" },
+        qbittorrent: { enabled: true, url: qbt.url, username: "admin", password: "qbt-pass-1" },
+      }),
+      200,
+    );
+    // The fake lists two indexers, one of them disabled.
+    expect(await check()).toEqual({
+      prowlarr: { status: "ok", detail: null, indexers: 1 },
+      qbittorrent: { status: "ok", detail: null, version: "v5.0.2" },
+    });
+
+    await expectJson(await put({ prowlarr: { api_key: "wrong-key" }, qbittorrent: { password: "wrong-pass" } }), 200);
+    const refused = await check();
+    expect(refused.prowlarr).toMatchObject({ status: "failed", indexers: null });
+    expect(refused.prowlarr.detail).toContain("refused the API key");
+    expect(refused.prowlarr.detail).not.toContain("wrong-key");
+    expect(refused.qbittorrent).toMatchObject({ status: "failed", version: null });
+    expect(refused.qbittorrent.detail).toContain("wrong user name or password");
+
+    // Nothing listens any more: failed, with the reason, and this service still answers 200.
+    await prowlarr.close();
+    await expectJson(await put({ prowlarr: { api_key: "prowlarr-key-1" } }), 200);
+    const silent = await check();
+    expect(silent.prowlarr.status).toBe("failed");
+    expect(silent.prowlarr.detail).toMatch(/Prowlarr/);
   });
 });

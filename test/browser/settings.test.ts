@@ -3,10 +3,15 @@
  * the page; secrets say "set" / "not set", are never echoed into the page or its inputs, are kept
  * when left empty and cleared on request; a refused value is explained and nothing is written.
  */
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { PHONE, browserSuite, loggedInContext, seriousViolations, watchErrors, type Service } from "./harness.ts";
 import { startFakeSuwayomi } from "../../server/test/fakes/suwayomi-server.ts";
+import { startFakeProwlarr } from "../../server/test/fakes/prowlarr-server.ts";
+import { startFakeQbittorrent } from "../../server/test/fakes/qbittorrent-server.ts";
 
 let service: Service;
 let browser: Browser;
@@ -195,6 +200,47 @@ describe("settings", () => {
       await ctx.close();
     } finally {
       await fake.close();
+    }
+  });
+
+  it("says what Prowlarr and qBittorrent answered once saved, and why one did not", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "mls-settings-check-"));
+    const prowlarr = await startFakeProwlarr({ apiKey: API_KEY, releases: [] });
+    const qbt = await startFakeQbittorrent({
+      dialect: "5.2",
+      password: QBT_SECRET,
+      clientRoot: "/downloads",
+      diskRoot: dir,
+      catalogue: [],
+    });
+    try {
+      const ctx = await loggedInContext(browser, service);
+      const page = await ctx.newPage();
+      await openSettings(page);
+      const form = page.getByRole("form", { name: "Books through Prowlarr and qBittorrent" });
+      await form.getByLabel("Use Prowlarr").check();
+      await form.getByLabel("Prowlarr URL").fill(prowlarr.url);
+      await form.getByLabel(/^API key/).fill(API_KEY);
+      await form.getByLabel("Use qBittorrent").check();
+      await form.getByLabel("qBittorrent URL").fill(qbt.url);
+      await form.getByLabel("qBittorrent user name").fill("admin");
+      await form.getByLabel(/^Password/).fill(QBT_SECRET);
+      await form.getByRole("button", { name: "Save Prowlarr and qBittorrent settings" }).click();
+      await form.getByText(/Prowlarr answered: 1 indexer enabled\. qBittorrent answered: version v5\.2\.0\./).waitFor();
+      expect(await form.getByRole("alert").count()).toBe(0);
+
+      await form.getByLabel(/^API key/).fill("not-the-key");
+      await form.getByRole("button", { name: "Save Prowlarr and qBittorrent settings" }).click();
+      const alert = form.getByRole("alert");
+      await alert.waitFor();
+      expect(await alert.innerText()).toContain("Prowlarr did not answer: Prowlarr refused the API key");
+      expect(await alert.innerText()).not.toContain("not-the-key");
+      expect(await form.getByText(/qBittorrent answered: version v5\.2\.0\./).count()).toBe(1);
+      await ctx.close();
+    } finally {
+      await prowlarr.close();
+      await qbt.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 

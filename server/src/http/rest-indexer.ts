@@ -1,7 +1,12 @@
 /** REST of the indexer/torrent channel: its settings (secrets masked) and torrent jobs. Translation only. */
 import type { Hono } from "hono";
 import type { TorrentFileView } from "../domain/torrent-assignment.ts";
-import type { IndexerSettingsView, TorrentFilesView, TorrentJobRow } from "../services/acquisition/book-channel.ts";
+import type {
+  IndexerCheck,
+  IndexerSettingsView,
+  TorrentFilesView,
+  TorrentJobRow,
+} from "../services/acquisition/book-channel.ts";
 import type { Services } from "../services/index.ts";
 import { asId } from "../services/input.ts";
 import { assignBody, dismissBody, indexerSettingsBody } from "./bodies/indexer.ts";
@@ -31,6 +36,11 @@ export function restIndexerSettings(v: IndexerSettingsView) {
     active: v.active,
   };
 }
+
+export const restIndexerCheck = (v: IndexerCheck) => ({
+  prowlarr: { status: v.prowlarr.status, detail: v.prowlarr.detail, indexers: v.prowlarr.indexers },
+  qbittorrent: { status: v.qbittorrent.status, detail: v.qbittorrent.detail, version: v.qbittorrent.version },
+});
 
 export function restTorrentJob(j: TorrentJobRow) {
   return {
@@ -71,6 +81,7 @@ export function indexerRoutes(app: Hono, services: Services): void {
   app.put("/api/settings/indexer", async (c) =>
     c.json(restIndexerSettings(await services.bookChannel.updateSettings(indexerSettingsBody(await jsonBody(c))))),
   );
+  app.get("/api/settings/indexer/check", async (c) => c.json(restIndexerCheck(await services.bookChannel.check())));
   app.post("/api/torrents/:id/retry", async (c) => c.json(restTorrentJob(await services.bookChannel.retry(pathId(c)))));
   app.post("/api/torrents/:id/dismiss", async (c) =>
     c.json(

@@ -91,6 +91,25 @@ export function prowlarrClient(options: ProwlarrOptions) {
   return {
     origin,
 
+    /** The indexers Prowlarr knows (`GET /api/v1/indexer`), and how many of them are enabled: the settings' check. */
+    async indexers(signal?: AbortSignal): Promise<{ total: number; enabled: number }> {
+      const res = await get(new URL("api/v1/indexer", base), signal);
+      if (!res.ok) {
+        await res.body?.cancel();
+        throw fail(
+          res.status === 401 ? "Prowlarr refused the API key" : `Prowlarr answered ${res.status}`,
+          transientStatus(res.status),
+          res.status,
+        );
+      }
+      const body = (await res.json().catch(() => null)) as unknown;
+      if (!Array.isArray(body)) throw fail("Prowlarr's indexer list answered no array", false, res.status);
+      return {
+        total: body.length,
+        enabled: body.filter((i) => (i as { enable?: unknown } | null)?.enable === true).length,
+      };
+    },
+
     async search(query: string, signal?: AbortSignal): Promise<ProwlarrResult[]> {
       const url = new URL("api/v1/search", base);
       url.searchParams.set("query", query);

@@ -152,6 +152,13 @@ export function qbittorrentClient(options: QbtOptions) {
     login,
     info,
 
+    /** The client's version (`app/version`, e.g. "v5.0.2"), after a login: the settings' check. */
+    async version(): Promise<string> {
+      const res = await call("app/version");
+      await ok("app/version", res);
+      return (await res.text()).trim().slice(0, 40);
+    },
+
     /**
      * Adds a torrent stopped=false with automatic management off (the save path is ours), under our
      * category and tag. `duplicate`: the client already had it. Either way the client must then

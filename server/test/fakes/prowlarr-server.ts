@@ -3,7 +3,8 @@
  * answering the documented fields, with download links rewritten the way Prowlarr does
  * (`{server}/{indexerId}/download?apikey=…&link=…`) serving .torrent bytes. A release may instead
  * carry only a magnet, or a download link on another origin (which the service must not follow).
- * Shapes from Prowlarr's API v1 (its published OpenAPI document, `/api/v1/search`).
+ * Shapes from Prowlarr's API v1 (its published OpenAPI document, `/api/v1/search`; `/api/v1/indexer`
+ * answers IndexerResource objects, of which the fake fills `id`, `name`, `enable` and `protocol`).
  */
 import { createServer, type Server } from "node:http";
 
@@ -32,7 +33,12 @@ export interface FakeProwlarr {
   close(): Promise<void>;
 }
 
-export async function startFakeProwlarr(options: { apiKey: string; releases: FakeRelease[] }): Promise<FakeProwlarr> {
+export async function startFakeProwlarr(options: {
+  apiKey: string;
+  releases: FakeRelease[];
+  /** The indexers `/api/v1/indexer` lists (default: two, one of them disabled). */
+  indexers?: { id: number; name: string; enable: boolean }[];
+}): Promise<FakeProwlarr> {
   const requests: FakeProwlarr["requests"] = [];
   const releases = options.releases;
   let base = "";
@@ -80,6 +86,17 @@ export async function startFakeProwlarr(options: { apiKey: string; releases: Fak
             categories: (r.categories ?? [7030]).map((id) => ({ id, name: id === 7030 ? "Books/Comics" : "Books" })),
           };
         }),
+      );
+    }
+    if (url.pathname === "/api/v1/indexer") {
+      if (apiKeyHeader !== options.apiKey) return json(401, { message: "Unauthorized" });
+      const indexers = options.indexers ?? [
+        { id: 1, name: "Nyaa", enable: true },
+        { id: 2, name: "Old Tracker", enable: false },
+      ];
+      return json(
+        200,
+        indexers.map((i) => ({ ...i, protocol: "torrent", privacy: "public", priority: 25, supportsSearch: true })),
       );
     }
     const dl = /^\/(\d+)\/download$/.exec(url.pathname);

@@ -194,6 +194,8 @@ export async function startFakeQbittorrent(options: FakeQbtOptions): Promise<Fak
         .find(([k]) => k === cookieName())?.[1];
       if (!sid || !sessions.has(sid)) return send(403, "Forbidden");
 
+      // `app/version` answers the version as plain text ("v5.0.2"), as qBittorrent's Web API v2 documents.
+      if (url.pathname === "/api/v2/app/version") return send(200, options.dialect === "5.2" ? "v5.2.0" : "v5.0.2");
       if (url.pathname === "/api/v2/torrents/add" && req.method === "POST") {
         const form = await formOf(req, body);
         const found: FakeTorrent[] = [];

@@ -1,6 +1,11 @@
 /** GraphQL twins of /api/settings/indexer and /api/torrents: the same service, camelCase. */
 import type { PendingBook, TorrentFileView } from "../../domain/torrent-assignment.ts";
-import type { IndexerSettingsView, TorrentFilesView, TorrentJobRow } from "../../services/acquisition/book-channel.ts";
+import type {
+  IndexerCheck,
+  IndexerSettingsView,
+  TorrentFilesView,
+  TorrentJobRow,
+} from "../../services/acquisition/book-channel.ts";
 import type { MountMapping } from "../../services/acquisition/book-channel-settings.ts";
 import { asId } from "../../services/input.ts";
 import { builder } from "../builder.ts";
@@ -45,6 +50,38 @@ const IndexerSettingsRef = builder.objectRef<IndexerSettingsView>("IndexerSettin
     active: t.exposeBoolean("active", {
       description: "Both enabled and configured: the Wanted pass uses the channel.",
     }),
+  }),
+});
+
+const ConnectionStatusEnum = builder.enumType("ConnectionStatus", {
+  values: {
+    OK: { value: "ok", description: "It answered the saved settings." },
+    FAILED: { value: "failed", description: "It did not answer, or refused them: detail says why." },
+    OFF: { value: "off", description: "Not enabled, or not set up: nothing was asked." },
+  } as const,
+});
+
+const ProwlarrCheckRef = builder.objectRef<IndexerCheck["prowlarr"]>("ProwlarrCheck").implement({
+  fields: (t) => ({
+    status: t.field({ type: ConnectionStatusEnum, resolve: (v) => v.status }),
+    detail: t.exposeString("detail", { nullable: true }),
+    indexers: t.exposeInt("indexers", { nullable: true, description: "Prowlarr's enabled indexers." }),
+  }),
+});
+
+const QbittorrentCheckRef = builder.objectRef<IndexerCheck["qbittorrent"]>("QbittorrentCheck").implement({
+  fields: (t) => ({
+    status: t.field({ type: ConnectionStatusEnum, resolve: (v) => v.status }),
+    detail: t.exposeString("detail", { nullable: true }),
+    version: t.exposeString("version", { nullable: true, description: 'The client\'s version, e.g. "v5.0.2".' }),
+  }),
+});
+
+const IndexerCheckRef = builder.objectRef<IndexerCheck>("IndexerCheck").implement({
+  description: "Whether Prowlarr and qBittorrent answer the saved settings.",
+  fields: (t) => ({
+    prowlarr: t.field({ type: ProwlarrCheckRef, resolve: (v) => v.prowlarr }),
+    qbittorrent: t.field({ type: QbittorrentCheckRef, resolve: (v) => v.qbittorrent }),
   }),
 });
 
@@ -147,6 +184,12 @@ builder.queryFields((t) => ({
   indexerSettings: t.field({
     type: IndexerSettingsRef,
     resolve: (_r, _a, { services }) => services.bookChannel.settings(),
+  }),
+  indexerCheck: t.field({
+    type: IndexerCheckRef,
+    description:
+      "Asks Prowlarr (its indexer list) and qBittorrent (a login and its version) with the saved settings.",
+    resolve: (_r, _a, { services }) => services.bookChannel.check(),
   }),
   torrentFiles: t.field({
     type: TorrentFilesRef,

@@ -144,5 +144,5 @@ export function bookGrabber(ctx: AppContext, settings: IndexerSettingsStore, job
     return wanted.map((book) => ({ book, ...(results.get(book) as Omit<BookResult, "book">) }));
   }
 
-  return { grab, torrentClient };
+  return { grab, torrentClient, indexer };
 }

@@ -69,6 +69,19 @@ export interface TorrentAssignment {
   book: Label;
 }
 
+/** Whether one outside service answers the saved settings. */
+export interface ConnectionCheck {
+  status: "ok" | "failed" | "off";
+  /** Why it failed or is off; null when it answered. */
+  detail: string | null;
+}
+
+export interface IndexerCheck {
+  /** `indexers`: how many of Prowlarr's indexers are enabled. */
+  prowlarr: ConnectionCheck & { indexers: number | null };
+  qbittorrent: ConnectionCheck & { version: string | null };
+}
+
 export function bookChannelService(
   ctx: AppContext,
   publication: Pick<Publication, "publish">,
@@ -76,7 +89,7 @@ export function bookChannelService(
 ) {
   const settings = indexerSettingsStore(ctx);
   const jobs = torrentRepo(ctx.db);
-  const { grab, torrentClient } = bookGrabber(ctx, settings, jobs);
+  const { grab, torrentClient, indexer } = bookGrabber(ctx, settings, jobs);
   let polling: Promise<void> | null = null;
   /** Jobs whose assignment runs in this process now: a poll leaves their `assigning` state alone. */
   const assigningNow = new Set<number>();
@@ -293,6 +306,39 @@ export function bookChannelService(
     fetchForeignBooks,
     settings: (): Promise<IndexerSettingsView> => settings.load().then(settings.view),
     updateSettings: (input: IndexerSettingsInput): Promise<IndexerSettingsView> => settings.update(input),
+    /**
+     * Asks Prowlarr and qBittorrent, with the saved settings, whether they answer: Prowlarr lists its
+     * indexers, qBittorrent logs in and says its version. An upstream failure is the check's answer
+     * (`failed`, with the reason), never an error of this service; `off` when not enabled or not set up.
+     */
+    async check(): Promise<IndexerCheck> {
+      const c = await settings.load();
+      const p = c.prowlarr;
+      const q = c.qbittorrent;
+      const prowlarr: Promise<IndexerCheck["prowlarr"]> =
+        p.enabled && p.url !== null && c.prowlarrApiKey !== null
+          ? indexer(c)
+              .indexers()
+              .then(
+                (n) => ({ status: "ok" as const, detail: null, indexers: n.enabled }),
+                (e: unknown) => ({ status: "failed" as const, detail: messageOf(e), indexers: null }),
+              )
+          : Promise.resolve({ status: "off", detail: "not enabled, or its URL or API key is missing", indexers: null });
+      const qbittorrent: Promise<IndexerCheck["qbittorrent"]> =
+        q.enabled && q.url !== null && q.username !== null && c.qbittorrentPassword !== null
+          ? torrentClient(c)
+              .version()
+              .then(
+                (version) => ({ status: "ok" as const, detail: null, version }),
+                (e: unknown) => ({ status: "failed" as const, detail: messageOf(e), version: null }),
+              )
+          : Promise.resolve({
+              status: "off",
+              detail: "not enabled, or its URL, user name or password is missing",
+              version: null,
+            });
+      return { prowlarr: await prowlarr, qbittorrent: await qbittorrent };
+    },
     /**
      * Retry of a failed torrent job: back to `added`, so the next poll looks at the torrent again
      * (imports it when it is complete in the client; fails again, saying why, when it is gone).

@@ -99,3 +99,21 @@ export const UPDATE_DOWNLOAD_SETTINGS = graphql(`
     }
   }
 `);
+
+/** Whether Prowlarr and qBittorrent answer the saved settings. */
+export const INDEXER_CHECK = graphql(`
+  query IndexerCheck {
+    indexerCheck {
+      prowlarr {
+        status
+        detail
+        indexers
+      }
+      qbittorrent {
+        status
+        detail
+        version
+      }
+    }
+  }
+`);

@@ -47,3 +47,33 @@ export function mountInput(
   if (c === "" || l === "") return { problem: "Give both folders of the mount mapping, or neither." };
   return { mount: { clientPath: c, localPath: l } };
 }
+
+/** One outside service's answer to the saved settings (the indexerCheck query). */
+export interface ConnectionAnswer {
+  status: "OK" | "FAILED" | "OFF";
+  detail: string | null;
+}
+
+/**
+ * What the page says of the check after a save: the services that answered, and those that did not
+ * (with their reason). A service that is off says nothing.
+ */
+export function checkSentences(check: {
+  prowlarr: ConnectionAnswer & { indexers: number | null };
+  qbittorrent: ConnectionAnswer & { version: string | null };
+}): { answered: string[]; failed: string[] } {
+  const answered: string[] = [];
+  const failed: string[] = [];
+  const p = check.prowlarr;
+  if (p.status === "OK")
+    answered.push(
+      p.indexers
+        ? `Prowlarr answered: ${p.indexers === 1 ? "1 indexer" : `${p.indexers} indexers`} enabled.`
+        : "Prowlarr answered, but none of its indexers is enabled: enable one in Prowlarr.",
+    );
+  else if (p.status === "FAILED") failed.push(`Prowlarr did not answer: ${p.detail ?? "no reason given"}`);
+  const q = check.qbittorrent;
+  if (q.status === "OK") answered.push(`qBittorrent answered: version ${q.version ?? "unknown"}.`);
+  else if (q.status === "FAILED") failed.push(`qBittorrent did not answer: ${q.detail ?? "no reason given"}`);
+  return { answered, failed };
+}
