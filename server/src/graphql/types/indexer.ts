@@ -187,8 +187,7 @@ builder.queryFields((t) => ({
   }),
   indexerCheck: t.field({
     type: IndexerCheckRef,
-    description:
-      "Asks Prowlarr (its indexer list) and qBittorrent (a login and its version) with the saved settings.",
+    description: "Asks Prowlarr (its indexer list) and qBittorrent (a login and its version) with the saved settings.",
     resolve: (_r, _a, { services }) => services.bookChannel.check(),
   }),
   torrentFiles: t.field({
