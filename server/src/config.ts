@@ -22,6 +22,8 @@ export interface Config {
   recycleRetentionDays: number;
   /** Seconds between two cycles of the automatic-assembly monitor. */
   assemblyMonitorIntervalSeconds: number;
+  /** Seconds between two scheduled library scans; 0 scans only on request. */
+  libraryScanIntervalSeconds: number;
   /** Limits of the hardened archive reader (every archive read goes through them). */
   archiveLimits: ArchiveLimitsConfig;
   /** Download pipeline and Wanted pass (services/acquisition/download-pipeline-config.ts). */
@@ -136,6 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     logLevel: env.LOG_LEVEL === "silent" ? "silent" : "info",
     recycleRetentionDays: positiveInt(env, "RECYCLE_RETENTION_DAYS", 30),
     assemblyMonitorIntervalSeconds: positiveInt(env, "ASSEMBLY_MONITOR_INTERVAL_SECONDS", 900),
+    libraryScanIntervalSeconds: wholeNumber(env, "LIBRARY_SCAN_INTERVAL_SECONDS", 21_600),
     dropFolder: resolve(env.DROP_FOLDER ?? path.join(dataDir, "drop")),
     downloads: loadDownloadsConfig(env),
     catalogues: loadCataloguesConfig(env),

@@ -10,10 +10,12 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   cbz,
+  chapterFileName,
   expectJson,
   problemOf,
   scanLibrary,
   unitOf,
+  writeCbz,
   zipBuffer,
   type RestUnit,
   type RestUnits,
@@ -620,5 +622,36 @@ describe("one scan at a time", () => {
     vi.spyOn(app.ctx.repos.files, "active").mockRejectedValueOnce(new Error("database went away"));
     await expect(app.services.scan.scan()).rejects.toThrow("database went away");
     expect(await scan()).toEqual(result({ added: 1 }));
+  });
+});
+
+describe("the scheduled scan (LIBRARY_SCAN_INTERVAL_SECONDS)", () => {
+  let scheduled: TestApp;
+  afterEach(async () => {
+    await scheduled?.dispose();
+  });
+
+  it("records a series folder copied into the library without any request", async () => {
+    scheduled = await createTestApp({ env: { LIBRARY_SCAN_INTERVAL_SECONDS: "1" } });
+    expect(await (await scheduled.api("/api/manga")).json()).toEqual([]);
+    await writeCbz(path.join(scheduled.config.libraryRoot, "Copied Later", chapterFileName("Copied Later", 1)), 2);
+    await expect
+      .poll(
+        async () => ((await (await scheduled.api("/api/manga")).json()) as { title: string }[]).map((s) => s.title),
+        {
+          timeout: 15_000,
+          interval: 200,
+        },
+      )
+      .toEqual(["Copied Later"]);
+  });
+
+  it("runs every 6 hours by default; 0 leaves no next run, the scan then runs only on request", async () => {
+    scheduled = await createTestApp();
+    const next = scheduled.services.scanSchedule.status().nextRun;
+    expect(Date.parse(next!) - Date.now()).toBeGreaterThan(6 * 3600_000 - 60_000);
+    await scheduled.dispose();
+    scheduled = await createTestApp({ env: { LIBRARY_SCAN_INTERVAL_SECONDS: "0" } });
+    expect(scheduled.services.scanSchedule.status().nextRun).toBeNull();
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The background side of an instance (INSTANCE_ROLE `worker` or `all`): the recycle-bin purge, the
- * automatic assembly, the download workers and the Wanted schedule, the translation worker and the
- * catalogue refresh. Workers wake when another instance queues work (the event bus's `work`
+ * automatic assembly, the download workers and the Wanted schedule, the translation worker, the
+ * catalogue refresh and the scheduled library scan. Workers wake when another instance queues work (the event bus's `work`
  * channel, through Redis when there is one); with several instances on one database, the recovery
  * sweep after each lease renewal takes over what dead instances left (library/cluster.ts) and looks
  * for work anyway, so nothing waits for a wake-up that a missing Redis could not carry.
@@ -18,6 +18,7 @@ export async function startBackground(ctx: AppContext, services: Services): Prom
   const stopDownloads = await startDownloads(ctx, services);
   services.translationWorker.start();
   services.catalogueRefresh.start(config.catalogues.refreshIntervalSeconds * 1000);
+  if (config.libraryScanIntervalSeconds > 0) services.scanSchedule.start(config.libraryScanIntervalSeconds * 1000);
 
   const work = ctx.events.subscribeWork();
   const listening = (async () => {
@@ -46,6 +47,7 @@ export async function startBackground(ctx: AppContext, services: Services): Prom
       stopDownloads(),
       services.translationWorker.stop(),
       services.catalogueRefresh.stop(),
+      services.scanSchedule.stop(),
     ]);
     for (const r of stopped) if (r.status === "rejected") ctx.log(`shutdown: ${String(r.reason)}`);
   };

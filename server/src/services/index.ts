@@ -3,6 +3,7 @@ import { createPublication } from "../library/publication.ts";
 import { downloadServices } from "./acquisition/download-pipeline-wiring.ts";
 import { mapService } from "./maps/map-service.ts";
 import { scanService } from "./series/scan-service.ts";
+import { scanSchedule } from "./series/scan-schedule.ts";
 import { seriesService, type SeriesService } from "./series/series-service.ts";
 import { unitsService } from "./series/units-service.ts";
 import { viewCache } from "./series/view-cache.ts";
@@ -100,6 +101,7 @@ export function createServices(ctx: AppContext) {
     filePages,
     monitoring: monitoringService(ctx, units),
     scan,
+    scanSchedule: scanSchedule(ctx, scan),
     ...dl,
     ...translations,
     publication,
