@@ -290,6 +290,8 @@ describe("Komga-compatible API", () => {
     const libs = await getJson<unknown[]>("/api/v1/libraries");
     expect(libs).toHaveLength(1);
     expectShape(libs[0], LIBRARY, "LibraryDto");
+    // The scheduled scan as Komga names it: every 6 hours by default.
+    expect((libs[0] as { scanInterval: string }).scanInterval).toBe("EVERY_6H");
   });
 
   it("series: a Spring page with search and paging; SeriesDto field by field", async () => {

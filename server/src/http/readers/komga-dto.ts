@@ -75,7 +75,17 @@ export function pageQuery(c: Context, defaults = { size: 20 }) {
 
 const seriesStatus = (s: Series) => (s.status === "finished" ? "ENDED" : s.status === "paused" ? "HIATUS" : "ONGOING");
 
-export function libraryDto() {
+/** Komga's scan interval closest above the service's own (Komga knows only these). */
+export function komgaScanInterval(seconds: number): string {
+  if (seconds <= 0) return "DISABLED";
+  if (seconds <= 3600) return "HOURLY";
+  if (seconds <= 6 * 3600) return "EVERY_6H";
+  if (seconds <= 12 * 3600) return "EVERY_12H";
+  if (seconds <= 24 * 3600) return "DAILY";
+  return "WEEKLY";
+}
+
+export function libraryDto(scanIntervalSeconds: number) {
   return {
     id: LIBRARY_ID,
     name: "Library",
@@ -91,7 +101,7 @@ export function libraryDto() {
     importLocalArtwork: false,
     importBarcodeIsbn: false,
     scanForceModifiedTime: false,
-    scanInterval: "DISABLED",
+    scanInterval: komgaScanInterval(scanIntervalSeconds),
     scanOnStartup: false,
     scanCbx: true,
     scanPdf: false,

@@ -89,10 +89,11 @@ export function komgaRoutes(app: Hono, services: Services): void {
   const empty = (c: Context) => c.json(springPage([], { ...pageQuery(c), unpaged: c.req.query("unpaged") === "true" }));
 
   // ---- libraries, user, referential ----
-  app.get(`${V1}/libraries`, (c) => c.json([libraryDto()]));
+  const library = () => libraryDto(services.scanSchedule.intervalSeconds);
+  app.get(`${V1}/libraries`, (c) => c.json([library()]));
   app.get(`${V1}/libraries/:id`, (c) => {
     if (c.req.param("id") !== LIBRARY_ID) throw new AppError("not_found", "no such library");
-    return c.json(libraryDto());
+    return c.json(library());
   });
   app.get(`${KOMGA}/api/v2/users/me`, (c) =>
     c.json({

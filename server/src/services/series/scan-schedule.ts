@@ -10,7 +10,7 @@ import type { AppContext } from "../context.ts";
 import type { ScanResult } from "./scan-service.ts";
 
 export function scanSchedule(ctx: AppContext, scan: { scan(): Promise<ScanResult> }) {
-  return scheduledLoop<ScanResult | null>(
+  const loop = scheduledLoop<ScanResult | null>(
     "library scan",
     async () => {
       try {
@@ -22,4 +22,6 @@ export function scanSchedule(ctx: AppContext, scan: { scan(): Promise<ScanResult
     },
     ctx.log,
   );
+  /** The configured interval (0: off), for what readers' APIs say of the library. */
+  return { ...loop, intervalSeconds: ctx.config.libraryScanIntervalSeconds };
 }
