@@ -646,6 +646,34 @@ describe("the scheduled scan (LIBRARY_SCAN_INTERVAL_SECONDS)", () => {
       .toEqual(["Copied Later"]);
   });
 
+  it("skips a library root emptied under it (an unmounted disk): nothing is marked missing until an operator scans", async () => {
+    scheduled = await createTestApp({ env: { LIBRARY_SCAN_INTERVAL_SECONDS: "1" } });
+    const root = scheduled.config.libraryRoot;
+    await writeCbz(path.join(root, "On A Share", chapterFileName("On A Share", 1)), 2);
+    const present = async () => {
+      const list = (await (await scheduled.api("/api/manga")).json()) as { id: number }[];
+      if (list.length === 0) return null;
+      const units = await expectJson<RestUnits>(await scheduled.api(`/api/manga/${list[0]!.id}/units`), 200);
+      return units.units.flatMap((u) => u.file_ids).length;
+    };
+    await expect.poll(present, { timeout: 15_000, interval: 200 }).toBe(1);
+    // The share goes away: its folder is no longer under the root.
+    const away = `${root}-away`;
+    await rename(path.join(root, "On A Share"), away);
+    const since = Date.now();
+    await expect
+      .poll(() => Date.parse(scheduled.services.scanSchedule.status().lastRun ?? "0") > since + 1500, {
+        timeout: 15_000,
+        interval: 200,
+      })
+      .toBe(true);
+    expect(await present()).toBe(1);
+    // An operator's scan records what is really there.
+    expect(await scanLibrary(scheduled)).toMatchObject({ removed: 1 });
+    expect(await present()).toBe(0);
+    await rm(away, { recursive: true, force: true });
+  });
+
   it("runs every 6 hours by default; 0 leaves no next run, the scan then runs only on request", async () => {
     scheduled = await createTestApp();
     const next = scheduled.services.scanSchedule.status().nextRun;

@@ -3,16 +3,33 @@
  * Kavita rescan their libraries: files copied into the library root appear without anyone asking.
  * A scan already under way (a request's, or another instance's) is not waited for: the next cycle
  * comes soon enough, and a request is never refused because of a scheduled one it could have run.
+ *
+ * A library root with no series folder while series are recorded is skipped, not scanned: an
+ * unmounted disk or share would otherwise mark every file missing, and the Wanted pass would then
+ * fetch the whole library again. Only an operator's scan records a library emptied on purpose.
  */
+import { readdir } from "node:fs/promises";
 import { isAppError } from "../../errors.ts";
 import { scheduledLoop } from "../../scheduled-loop.ts";
 import type { AppContext } from "../context.ts";
 import type { ScanResult } from "./scan-service.ts";
 
 export function scanSchedule(ctx: AppContext, scan: { scan(): Promise<ScanResult> }) {
+  async function looksUnmounted(): Promise<boolean> {
+    const entries = await readdir(ctx.config.libraryRoot, { withFileTypes: true }).catch(() => []);
+    const folders = entries.filter((e) => e.isDirectory() && !e.name.startsWith(".")).length;
+    return folders === 0 && (await ctx.repos.series.count()) > 0;
+  }
+
   const loop = scheduledLoop<ScanResult | null>(
     "library scan",
     async () => {
+      if (await looksUnmounted()) {
+        ctx.log(
+          `library scan: skipped: ${ctx.config.libraryRoot} holds no series folder while series are recorded (is its disk mounted?)`,
+        );
+        return null;
+      }
       try {
         return await scan.scan();
       } catch (e) {
