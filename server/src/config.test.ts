@@ -25,6 +25,7 @@ describe("loadConfig", () => {
       redisPrefix: "manga-library:",
       leaseSeconds: 30,
       assemblyMonitorIntervalSeconds: 900,
+      libraryScanIntervalSeconds: 21_600,
       dropFolder: path.join(CWD, "data", "drop"),
       downloads: {
         perProvider: 2,
@@ -79,6 +80,7 @@ describe("loadConfig", () => {
           REDIS_PREFIX: "shelf-2:",
           LEASE_SECONDS: "5",
           ASSEMBLY_MONITOR_INTERVAL_SECONDS: "60",
+          LIBRARY_SCAN_INTERVAL_SECONDS: "0",
           DROP_FOLDER: "/mnt/drop",
           ARCHIVE_MAX_ENTRIES: "500",
           ARCHIVE_MAX_TOTAL_BYTES: "1000000",
@@ -109,6 +111,7 @@ describe("loadConfig", () => {
       redisPrefix: "shelf-2:",
       leaseSeconds: 5,
       assemblyMonitorIntervalSeconds: 60,
+      libraryScanIntervalSeconds: 0,
       dropFolder: "/mnt/drop",
       downloads: {
         perProvider: 2,
