@@ -91,8 +91,8 @@ export function prowlarrClient(options: ProwlarrOptions) {
   return {
     origin,
 
-    /** The indexers Prowlarr knows (`GET /api/v1/indexer`), and how many of them are enabled: the settings' check. */
-    async indexers(signal?: AbortSignal): Promise<{ total: number; enabled: number }> {
+    /** How many of the indexers Prowlarr knows (`GET /api/v1/indexer`) are enabled: the settings' check. */
+    async enabledIndexers(signal?: AbortSignal): Promise<number> {
       const res = await get(new URL("api/v1/indexer", base), signal);
       if (!res.ok) {
         await res.body?.cancel();
@@ -104,10 +104,7 @@ export function prowlarrClient(options: ProwlarrOptions) {
       }
       const body = (await res.json().catch(() => null)) as unknown;
       if (!Array.isArray(body)) throw fail("Prowlarr's indexer list answered no array", false, res.status);
-      return {
-        total: body.length,
-        enabled: body.filter((i) => (i as { enable?: unknown } | null)?.enable === true).length,
-      };
+      return body.filter((i) => (i as { enable?: unknown } | null)?.enable === true).length;
     },
 
     async search(query: string, signal?: AbortSignal): Promise<ProwlarrResult[]> {

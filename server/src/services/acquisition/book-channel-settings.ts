@@ -136,19 +136,20 @@ function parseStored(raw: string | undefined): StoredIndexerSettings {
   };
 }
 
-export function isActive(c: IndexerConfig): boolean {
-  const p = c.prowlarr;
+/** Prowlarr is enabled with its URL and API key. */
+export function prowlarrReady(c: IndexerConfig): boolean {
+  return c.prowlarr.enabled && c.prowlarr.url !== null && c.prowlarrApiKey !== null;
+}
+
+/** qBittorrent is enabled with its URL, user name and password. */
+export function qbittorrentReady(c: IndexerConfig): boolean {
   const q = c.qbittorrent;
-  return (
-    p.enabled &&
-    p.url !== null &&
-    c.prowlarrApiKey !== null &&
-    q.enabled &&
-    q.url !== null &&
-    q.username !== null &&
-    c.qbittorrentPassword !== null &&
-    q.mount !== null
-  );
+  return q.enabled && q.url !== null && q.username !== null && c.qbittorrentPassword !== null;
+}
+
+/** The channel is in use: both ready, and the client's download folder is mapped to this machine. */
+export function isActive(c: IndexerConfig): boolean {
+  return prowlarrReady(c) && qbittorrentReady(c) && c.qbittorrent.mount !== null;
 }
 
 export function indexerSettingsStore(ctx: AppContext) {

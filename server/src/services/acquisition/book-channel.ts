@@ -36,6 +36,8 @@ import { importBookFile, importTorrentBooks, localFileOf, placeOf } from "./book
 import {
   indexerSettingsStore,
   isActive,
+  prowlarrReady,
+  qbittorrentReady,
   type IndexerConfig,
   type IndexerSettingsView,
   type Retention,
@@ -313,30 +315,26 @@ export function bookChannelService(
      */
     async check(): Promise<IndexerCheck> {
       const c = await settings.load();
-      const p = c.prowlarr;
-      const q = c.qbittorrent;
-      const prowlarr: Promise<IndexerCheck["prowlarr"]> =
-        p.enabled && p.url !== null && c.prowlarrApiKey !== null
-          ? indexer(c)
-              .indexers()
-              .then(
-                (n) => ({ status: "ok" as const, detail: null, indexers: n.enabled }),
-                (e: unknown) => ({ status: "failed" as const, detail: messageOf(e), indexers: null }),
-              )
-          : Promise.resolve({ status: "off", detail: "not enabled, or its URL or API key is missing", indexers: null });
-      const qbittorrent: Promise<IndexerCheck["qbittorrent"]> =
-        q.enabled && q.url !== null && q.username !== null && c.qbittorrentPassword !== null
-          ? torrentClient(c)
-              .version()
-              .then(
-                (version) => ({ status: "ok" as const, detail: null, version }),
-                (e: unknown) => ({ status: "failed" as const, detail: messageOf(e), version: null }),
-              )
-          : Promise.resolve({
-              status: "off",
-              detail: "not enabled, or its URL, user name or password is missing",
-              version: null,
-            });
+      const prowlarr: Promise<IndexerCheck["prowlarr"]> = prowlarrReady(c)
+        ? indexer(c)
+            .enabledIndexers()
+            .then(
+              (indexers) => ({ status: "ok" as const, detail: null, indexers }),
+              (e: unknown) => ({ status: "failed" as const, detail: messageOf(e), indexers: null }),
+            )
+        : Promise.resolve({ status: "off", detail: "not enabled, or its URL or API key is missing", indexers: null });
+      const qbittorrent: Promise<IndexerCheck["qbittorrent"]> = qbittorrentReady(c)
+        ? torrentClient(c)
+            .version()
+            .then(
+              (version) => ({ status: "ok" as const, detail: null, version }),
+              (e: unknown) => ({ status: "failed" as const, detail: messageOf(e), version: null }),
+            )
+        : Promise.resolve({
+            status: "off",
+            detail: "not enabled, or its URL, user name or password is missing",
+            version: null,
+          });
       return { prowlarr: await prowlarr, qbittorrent: await qbittorrent };
     },
     /**

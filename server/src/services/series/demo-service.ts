@@ -4,7 +4,7 @@ import type { AppContext } from "../context.ts";
 import type { Services } from "../index.ts";
 
 /** The series folders under the library root (its hidden folders are the service's own). */
-async function seriesFolders(ctx: AppContext): Promise<number> {
+export async function seriesFolders(ctx: AppContext): Promise<number> {
   const entries = await readdir(ctx.config.libraryRoot, { withFileTypes: true });
   return entries.filter((e) => e.isDirectory() && !e.name.startsWith(".")).length;
 }

@@ -8,18 +8,16 @@
  * unmounted disk or share would otherwise mark every file missing, and the Wanted pass would then
  * fetch the whole library again. Only an operator's scan records a library emptied on purpose.
  */
-import { readdir } from "node:fs/promises";
 import { isAppError } from "../../errors.ts";
 import { scheduledLoop } from "../../scheduled-loop.ts";
 import type { AppContext } from "../context.ts";
+import { seriesFolders } from "./demo-service.ts";
 import type { ScanResult } from "./scan-service.ts";
 
 export function scanSchedule(ctx: AppContext, scan: { scan(): Promise<ScanResult> }) {
-  async function looksUnmounted(): Promise<boolean> {
-    const entries = await readdir(ctx.config.libraryRoot, { withFileTypes: true }).catch(() => []);
-    const folders = entries.filter((e) => e.isDirectory() && !e.name.startsWith(".")).length;
-    return folders === 0 && (await ctx.repos.series.count()) > 0;
-  }
+  // An unreadable root counts as empty: a share that went away may fail to list at all.
+  const looksUnmounted = async () =>
+    (await seriesFolders(ctx).catch(() => 0)) === 0 && (await ctx.repos.series.count()) > 0;
 
   const loop = scheduledLoop<ScanResult | null>(
     "library scan",
