@@ -7,7 +7,7 @@ import server from "./vitest.config.ts";
  * on two shared cores, too long for the test command (these take 5 to 9), so these are the API
  * suites that cover the repositories' reads and writes: the chapter map and units (bulk JSON
  * selects, revision triggers), downloads, sources, publication, assembly, duplicates, retirement
- * and the recycle bin, sessions, reading apps and progress, translation jobs. POSTGRES_SUITES
+ * and the recycle bin, the blocklist, sessions, reading apps and progress, translation jobs. POSTGRES_SUITES
  * (comma-separated paths) runs others.
  */
 export const POSTGRES_SUITES = [
@@ -39,6 +39,7 @@ export const POSTGRES_SUITES = [
   "test/sources.test.ts",
   "test/readers-opds.test.ts",
   "test/book-channel.test.ts",
+  "test/blocklist.test.ts",
 ];
 
 export default defineConfig({

@@ -48,6 +48,11 @@ export const ERRORS = {
     status: 409,
     title: "The download is publishing or finished: it can no longer be cancelled",
   },
+  download_not_blockable: {
+    status: 409,
+    title: "The download cannot be blocked: it is still under way, or it names no release of a linked source",
+  },
+  blocked_release_not_found: { status: 404, title: "No such blocked release" },
   confirmation_invalid: { status: 400, title: "The confirmation token is malformed or not for this operation" },
   snapshot_stale: { status: 409, title: "What was reviewed has changed: preview again" },
   download_active: {

@@ -312,7 +312,7 @@ describe("refusals and failures", () => {
 
 const GQL_DOWNLOADS = `query ($id: Int!) { downloads(seriesId: $id) {
   id seriesId kind volume chapter part language state needsReplacement error createdAt
-  attempts pagesDone pagesTotal nextAttemptAt cancelRequested cancellable providerName externalId scanlator fileId replacesFileId
+  attempts pagesDone pagesTotal nextAttemptAt cancelRequested cancellable blocked blockable providerName externalId scanlator fileId replacesFileId
   verdict { reasons figures { pages blackCards blackShare maxBlackShare cardsJudged medianAspect readsInPages seriesMedianAspect seriesAspectSource stripThreshold stripsJudged } }
 } }`;
 
@@ -382,6 +382,8 @@ describe("GET /api/manga/{id}/downloads and GraphQL downloads", () => {
       next_attempt_at: null,
       cancel_requested: false,
       cancellable: false,
+      blocked: false,
+      blockable: false,
       provider_name: null,
       external_id: null,
       scanlator: null,

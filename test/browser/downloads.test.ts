@@ -2,7 +2,8 @@
  * The download queue against the real service, with a Suwayomi-compatible server started here on
  * 127.0.0.1 (slow pages, one download at a time): the empty queue says how downloads start; a
  * chapter progresses live to published and the series page then shows it owned; a queued download
- * is cancelled after a confirm; a degraded one shows the verdict's reasons in words.
+ * is cancelled after a confirm; a degraded one shows the verdict's reasons in words; a release is
+ * blocked with its cancel or afterwards, listed under "Blocked releases", and unblocked there.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
@@ -215,6 +216,74 @@ describe("download queue", () => {
     expect(errors).toEqual([]);
 
     // Leave nothing running behind the test.
+    for (const d of (await queueOf()).filter((r) => ["QUEUED", "WAITING", "FETCHING", "JUDGING"].includes(r.state))) {
+      await service.gql("mutation($id: Int!) { cancelDownload(id: $id) { id } }", { id: d.id }).catch(() => undefined);
+    }
+    await ctx.close();
+  });
+
+  it("blocks a release with its cancel or afterwards; the blocklist lists them and lifts a block", async () => {
+    const title = "The Clockmaker's Apprentice";
+    const id = await seriesId(service, title);
+    await retireChapters(id, ["11", "12"]);
+    const slow = (await drawnChapter(8, 11)).map((p) => slowPage(p, 500));
+    fake.works.push(
+      fakeWork({
+        id: 603,
+        title,
+        source: SOURCE,
+        chapters: [fakeChapter({ chapterNumber: 11, pages: slow }), fakeChapter({ chapterNumber: 12, pages: slow })],
+      }),
+    );
+    const ctx = await loggedInContext(browser, service);
+    const page = await ctx.newPage();
+    const errors = watchErrors(page);
+    await openQueue(page);
+    expect(await linkAndPass(id, 603)).toBeGreaterThanOrEqual(2);
+
+    // Chapter 12 waits in the queue: cancel it and block its release in the same dialog.
+    const ch12 = row(page, title, "Chapter 12").and(page.locator('[data-state="QUEUED"]'));
+    await ch12.waitFor({ timeout: 15_000 });
+    await ch12.getByRole("button", { name: /^Cancel / }).click();
+    const dialog = page.getByRole("dialog", { name: "Cancel this download?" });
+    await dialog.waitFor();
+    await dialog.getByRole("checkbox", { name: /Block this release/ }).check();
+    await dialog.getByRole("button", { name: "Cancel and block" }).click();
+    await page
+      .getByText(`Cancelled Chapter 12 of ${title} and blocked its release; another release is looked for now.`)
+      .waitFor();
+    const blockedList = page.getByRole("region", { name: /Blocked releases/ });
+    await blockedList.getByRole("heading", { name: "Blocked releases (1)" }).waitFor({ timeout: 10_000 });
+    expect(await blockedList.getByTestId("blocked-release").innerText()).toContain(`${title} · Chapter 12`);
+    const cancelled12 = row(page, title, "Chapter 12").and(page.locator('[data-state="CANCELLED"]'));
+    await cancelled12.getByText("Release blocked").waitFor({ timeout: 10_000 });
+
+    // Chapter 11: cancelled without a block, then blocked from its row.
+    const ch11 = row(page, title, "Chapter 11").and(page.locator('[data-state="FETCHING"], [data-state="QUEUED"]'));
+    await ch11.waitFor({ timeout: 15_000 });
+    await ch11.getByRole("button", { name: /^Cancel / }).click();
+    await dialog.waitFor();
+    await dialog.getByRole("button", { name: "Cancel download" }).click();
+    await page.getByText(`Cancelled Chapter 11 of ${title}.`).waitFor();
+    const cancelled11 = row(page, title, "Chapter 11").and(page.locator('[data-state="CANCELLED"]'));
+    await cancelled11.getByRole("button", { name: /^Block release of / }).click({ timeout: 10_000 });
+    const blockDialog = page.getByRole("dialog", { name: "Block this release?" });
+    await blockDialog.getByRole("button", { name: "Block release" }).click();
+    await page.getByText(`Blocked the release of Chapter 11 of ${title}; another release is looked for now.`).waitFor();
+    await blockedList.getByRole("heading", { name: "Blocked releases (2)" }).waitFor({ timeout: 10_000 });
+    await cancelled11.getByText("Release blocked").waitFor({ timeout: 10_000 });
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // Lifting a block.
+    await blockedList.getByRole("button", { name: `Unblock ${title} Chapter 12` }).click();
+    await blockedList
+      .getByText(`Unblocked Chapter 12 of ${title}: the next Wanted pass may choose it again.`)
+      .waitFor();
+    await blockedList.getByRole("heading", { name: "Blocked releases (1)" }).waitFor();
+    const rest = await service.gql<{ blocklist: { chapter: string }[] }>("{ blocklist { chapter } }");
+    expect(rest.blocklist.map((b) => b.chapter)).toEqual(["11"]);
+    expect(errors).toEqual([]);
+
     for (const d of (await queueOf()).filter((r) => ["QUEUED", "WAITING", "FETCHING", "JUDGING"].includes(r.state))) {
       await service.gql("mutation($id: Int!) { cancelDownload(id: $id) { id } }", { id: d.id }).catch(() => undefined);
     }

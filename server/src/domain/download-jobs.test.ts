@@ -1,6 +1,15 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { FINAL_JOB_STATES, JOB_STATES, retryDelay, transition, type JobEvent, type JobState } from "./download-jobs.ts";
+import {
+  FINAL_JOB_STATES,
+  isBlockable,
+  JOB_STATES,
+  LIVE_JOB_STATES,
+  retryDelay,
+  transition,
+  type JobEvent,
+  type JobState,
+} from "./download-jobs.ts";
 
 const EVENTS: JobEvent[] = [
   { type: "start" },
@@ -116,5 +125,22 @@ describe("retry back-off", () => {
         }
       }),
     );
+  });
+});
+
+describe("which release the operator may block by itself", () => {
+  it.each<[JobState, boolean]>([
+    ["failed", true],
+    ["cancelled", true],
+    // In the library (the audit retires files and rejects sources); blocked already by its verdict.
+    ["published", false],
+    ["degraded", false],
+    // Live: blocked with its cancel instead.
+    ...LIVE_JOB_STATES.map((s): [JobState, boolean] => [s, false]),
+  ])("%s → %s", (state, expected) => {
+    expect(isBlockable(state, true, false)).toBe(expected);
+    // Never without a release of a linked source, never twice.
+    expect(isBlockable(state, false, false)).toBe(false);
+    expect(isBlockable(state, true, true)).toBe(false);
   });
 });

@@ -74,6 +74,16 @@ export function isCancellable(state: JobState, cancelRequested: boolean): boolea
   return !cancelRequested && transition(state, { type: "cancel" }) !== null;
 }
 
+/**
+ * The operator may block a download's release by itself once the download has ended without
+ * reaching the library: failed or cancelled. A degraded release is blocked already, a published
+ * one is in the library (the audit retires a file and rejects a source), and a live one is blocked
+ * with its cancel. Only a release of a linked source can be blocked.
+ */
+export function isBlockable(state: JobState, hasRelease: boolean, blocked: boolean): boolean {
+  return hasRelease && !blocked && (state === "failed" || state === "cancelled");
+}
+
 export function transition(
   state: JobState,
   event: JobEvent,

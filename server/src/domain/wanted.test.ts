@@ -116,6 +116,27 @@ describe("reasons", () => {
     expect(again.ledger[0]!.detail).toMatchObject({ offers: 1, usable: 1, blocked: 1 });
   });
 
+  it("a release the operator blocked is never chosen; the same source's other releases still are", () => {
+    const offers = [offer("5", { mappingId: 1 }), offer("5", { mappingId: 2 })];
+    const blocked = [{ mappingId: 1, externalId: "m1-c5" }];
+    const out = planWanted(input({ slots: [ch("5")], offers, blocked }));
+    expect(out.downloads.map((d) => [d.mappingId, d.externalId])).toEqual([[2, "m2-c5"]]);
+    // Unlike a degraded release, the block does not keep the source away from the slot.
+    const otherGroup = planWanted(
+      input({ slots: [ch("5")], offers: [...offers, offer("5", { mappingId: 1, scanlator: "B" })], blocked }),
+    );
+    expect(otherGroup.downloads.map((d) => [d.mappingId, d.externalId])).toEqual([[1, "m1-c5-B"]]);
+    const only = planWanted(input({ slots: [ch("5")], offers: [offers[0]!], blocked }));
+    expect(reasons(only)).toEqual(["chapter 5: all_offers_blocked"]);
+    expect(only.ledger[0]!.detail).toMatchObject({ offers: 1, usable: 1, blocked: 1 });
+    // A blocked part takes its whole candidate out: a split chapter comes from one source.
+    const parts = [1, 2].map((p) => offer("6", { mappingId: 1, part: p }));
+    const split = planWanted(
+      input({ slots: [ch("6", { parts: 2 })], offers: parts, blocked: [{ mappingId: 1, externalId: "m1-c6p2" }] }),
+    );
+    expect(reasons(split)).toEqual(["chapter 6: all_offers_blocked"]);
+  });
+
   it("books take volume offers; chapters never take a volume offer", () => {
     const vol = offer("0", { kind: "volume", chapter: null, volume: label("2"), externalId: "v2" });
     const out = planWanted(input({ slots: [book("2"), ch("2")], offers: [vol] }));
@@ -318,6 +339,10 @@ const arbInput: fc.Arbitrary<PlanInput> = fc.record({
     })),
     { maxLength: 4 },
   ),
+  blocked: fc.array(
+    arbOffer.map((o) => ({ mappingId: o.mappingId, externalId: o.externalId })),
+    { maxLength: 4 },
+  ),
   active: fc.array(
     fc.record({
       kind: fc.constantFrom<"chapter" | "volume">("chapter", "volume"),
@@ -346,7 +371,7 @@ describe("properties", () => {
         const out = planWanted(inp);
         const bySlot = new Map(inp.slots.map((s) => [slotOf(s), s]));
         expect(out.downloads.length).toBeLessThanOrEqual(inp.maxDownloads);
-        const blocked = new Set(inp.degraded.map((d) => `${d.mappingId}/${d.externalId}`));
+        const blocked = new Set([...inp.degraded, ...(inp.blocked ?? [])].map((d) => `${d.mappingId}/${d.externalId}`));
         for (const d of out.downloads) {
           const slot = bySlot.get(slotOf(d.slot))!;
           expect(slot.wanted).toBe(true);

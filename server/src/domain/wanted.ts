@@ -16,6 +16,8 @@
  *   on disk are queued together, and a chapter no candidate offers completely waits (`parts_incomplete`).
  * - A degraded download blocks its (mapping, externalId) for good, and the mapping that delivered it is
  *   not asked again for that slot: the replacement comes from ANOTHER source.
+ * - A release the operator blocked (`blocked`: a download cancelled with "block") is never chosen
+ *   again; other releases of the same source still are (another scanlator, a re-upload).
  * - Ranking: preferred-language order, then priority (higher first: the provider's, then the mapping's,
  *   as the sources list orders them), then health (degraded × 2 + failed, recent), then newest upload, then ids (stable).
  * - At most `maxDownloads` rows per pass; a split chapter's parts are never split by the limit.
@@ -122,11 +124,19 @@ export interface DegradedFile {
   replacing: boolean;
 }
 
+/** A release the operator blocked: never chosen again; its source still may deliver the slot. */
+export interface PlanBlocked {
+  mappingId: number;
+  externalId: string;
+}
+
 export interface PlanInput {
   slots: WantedSlot[];
   offers: PlanOffer[];
   mappings: PlanMapping[];
   degraded: PlanDegraded[];
+  /** Releases the operator blocked (none when absent). */
+  blocked?: PlanBlocked[];
   active: PlanActive[];
   /** Preferred languages in order; the series language first. */
   languages: string[];
@@ -285,12 +295,14 @@ export interface SlotChoice {
  */
 export function chooseForSlot(
   slot: WantedSlot,
-  input: Pick<PlanInput, "offers" | "mappings" | "degraded" | "languages">,
+  input: Pick<PlanInput, "offers" | "mappings" | "degraded" | "blocked" | "languages">,
   excludeMappings: ReadonlySet<number> = new Set(),
 ): SlotChoice {
   const all = offersOf(slot, input.offers);
   const usable = all.filter((o) => input.languages.includes(o.language));
-  const blockedKeys = new Set(input.degraded.map((d) => `${d.mappingId}\u0000${d.externalId}`));
+  const blockedKeys = new Set(
+    [...input.degraded, ...(input.blocked ?? [])].map((d) => `${d.mappingId}\u0000${d.externalId}`),
+  );
   const degradedHere = new Set(excludeMappings);
   for (const d of input.degraded) {
     if (

@@ -28,6 +28,7 @@ import "./types/catalogues.ts";
 import "./types/reading.ts";
 import "./types/calendar.ts";
 import "./types/slot-search.ts";
+import "./types/blocklist.ts";
 import "./types/rules.ts";
 
 /** The schema: every type file registers itself on the builder; this only assembles them. */

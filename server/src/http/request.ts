@@ -44,13 +44,16 @@ export function refuseUnsafeQuery(): MiddlewareHandler {
   };
 }
 
-/** `?dry_run`: absent, `false` or `0` is false; `true`, `1` or empty is true; anything else is refused. */
-export function dryRun(c: Context): boolean {
-  const v = c.req.query("dry_run");
+/** A yes/no query parameter: absent, `false` or `0` is false; `true`, `1` or empty is true; anything else is refused. */
+export function queryFlag(c: Context, name: string): boolean {
+  const v = c.req.query(name);
   if (v === undefined || v === "false" || v === "0") return false;
   if (v === "true" || v === "1" || v === "") return true;
-  throw new AppError("bad_request", "dry_run must be true or false");
+  throw new AppError("bad_request", `${name} must be true or false`);
 }
+
+/** `?dry_run` (queryFlag). */
+export const dryRun = (c: Context): boolean => queryFlag(c, "dry_run");
 
 /** The positive integer id in a path parameter (`/api/manga/:id/…`), or 400. */
 export function pathId(c: Context, name = "id"): number {

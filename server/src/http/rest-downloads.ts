@@ -1,5 +1,7 @@
 /** REST of downloads: translation between HTTP and the download service, nothing else. */
-import { pathId } from "./request.ts";
+import { pathId, queryFlag } from "./request.ts";
+import { asId } from "../services/input.ts";
+import type { BlockedReleaseView } from "../services/acquisition/blocklist-service.ts";
 import type { Hono } from "hono";
 import { DEFAULT_THRESHOLDS, type ConformityFigures } from "../domain/conformity.ts";
 import type { DownloadView } from "../services/acquisition/download-service.ts";
@@ -41,11 +43,32 @@ export function restDownload(d: DownloadView) {
     next_attempt_at: d.nextAttemptAt?.toISOString() ?? null,
     cancel_requested: d.cancelRequested,
     cancellable: d.cancellable,
+    blocked: d.blocked,
+    blockable: d.blockable,
     provider_name: d.providerName,
     external_id: d.externalId,
     scanlator: d.scanlator,
     file_id: d.fileId,
     replaces_file_id: d.replacesFileId,
+  };
+}
+
+export function restBlockedRelease(b: BlockedReleaseView) {
+  return {
+    id: b.id,
+    series_id: b.seriesId,
+    series_title: b.seriesTitle,
+    source_mapping_id: b.sourceMappingId,
+    provider_name: b.providerName,
+    external_id: b.externalId,
+    kind: b.kind,
+    volume: b.volume,
+    chapter: b.chapter,
+    part: b.part,
+    language: b.language,
+    scanlator: b.scanlator,
+    download_id: b.downloadId,
+    created_at: b.createdAt.toISOString(),
   };
 }
 
@@ -58,7 +81,21 @@ export function downloadRoutes(app: Hono, services: Services): void {
     const states = (c.req.queries("state") ?? []).flatMap((s) => s.split(",")).filter((s) => s !== "");
     return c.json((await services.downloadPipeline.list(states as DownloadView["state"][])).map(restDownload));
   });
-  app.post("/api/downloads/:id/cancel", async (c) =>
-    c.json(restDownload(await services.downloadPipeline.cancel(pathId(c)))),
+  // ?blocklist=true also blocks the release (the *arr apps' "remove and blocklist").
+  app.post("/api/downloads/:id/cancel", async (c) => {
+    const id = pathId(c);
+    return c.json(restDownload(await services.blocklist.cancel(id, queryFlag(c, "blocklist"))));
+  });
+  app.post("/api/downloads/:id/block", async (c) =>
+    c.json(restBlockedRelease(await services.blocklist.block(pathId(c))), 201),
   );
+  app.get("/api/blocklist", async (c) => {
+    const seriesId = c.req.query("manga_id");
+    const list = await services.blocklist.list(seriesId === undefined ? undefined : asId(seriesId, "manga_id"));
+    return c.json(list.map(restBlockedRelease));
+  });
+  app.delete("/api/blocklist/:id", async (c) => {
+    await services.blocklist.remove(pathId(c));
+    return c.body(null, 204);
+  });
 }

@@ -7,6 +7,7 @@ import type { Db } from "../db/client.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
 import { LIVE_JOB_STATES } from "../domain/download-jobs.ts";
 import { inChunks } from "./in-chunks.ts";
+import { withProviderName } from "./download-repo.ts";
 
 export type QueueRowUpdate = Prisma.DownloadUpdateManyMutationInput;
 /** Further conditions of a move: no publication in flight (`journalId: null`), none committed (`fileId: null`). */
@@ -77,7 +78,7 @@ export function downloadQueueRepo(db: Db) {
         },
         orderBy: [{ id: "desc" }],
         take,
-        include: { sourceMapping: { select: { provider: { select: { name: true } } } } },
+        include: withProviderName,
       });
     },
     /** The library file a publication of this release created (a restart after the commit). */

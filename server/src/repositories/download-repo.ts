@@ -7,7 +7,12 @@ export type DownloadRow = Download;
 /** Download rows: fetched releases on their way into the library. States move only from an expected state. */
 export type DownloadCreate = Prisma.DownloadUncheckedCreateInput;
 
-const withProviderName = { sourceMapping: { select: { provider: { select: { name: true } } } } } as const;
+/** What a download's view shows besides the row: its provider's name and its mapping's blocked releases. */
+export const withProviderName = {
+  sourceMapping: {
+    select: { provider: { select: { name: true } }, blockedReleases: { select: { externalId: true } } },
+  },
+} as const;
 
 export function downloadRepo(db: Db) {
   return {

@@ -43,6 +43,7 @@ import {
 import { readerAppsServices } from "./reading/reader-apps.ts";
 import { calendarService } from "./acquisition/calendar-service.ts";
 import { slotSearchService } from "./acquisition/slot-search-service.ts";
+import { blocklistService } from "./acquisition/blocklist-service.ts";
 
 /** The use cases. REST routes and GraphQL resolvers both call these and nothing else. */
 export function createServices(ctx: AppContext) {
@@ -123,6 +124,7 @@ export function createServices(ctx: AppContext) {
     readerApps: readerAppsServices(ctx, { reading, audit, filePages }),
     calendar: calendarService(ctx),
     slotSearch: slotSearchService(ctx, dl.wanted, sources),
+    blocklist: blocklistService(ctx, { pipeline: dl.downloadPipeline, wanted: dl.wanted }),
   };
 }
 

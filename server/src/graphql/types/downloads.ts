@@ -111,6 +111,11 @@ export const DownloadRef = builder.objectRef<DownloadView>("Download").implement
     cancellable: t.exposeBoolean("cancellable", {
       description: "The operator may still cancel it (not publishing or finished, no cancel pending).",
     }),
+    blocked: t.exposeBoolean("blocked", { description: "The operator blocked its release (the blocklist)." }),
+    blockable: t.exposeBoolean("blockable", {
+      description:
+        "The operator may block its release now: failed or cancelled, from a linked source, not blocked yet.",
+    }),
     providerName: t.string({ nullable: true, resolve: (d) => d.providerName }),
     externalId: t.string({
       nullable: true,

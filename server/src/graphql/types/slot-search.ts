@@ -8,6 +8,7 @@ const VerdictEnum = builder.enumType("OfferVerdict", {
     RANKED_LOWER: { value: "ranked_lower" },
     OTHER_LANGUAGE: { value: "other_language" },
     BLOCKED_DEGRADED: { value: "blocked_degraded" },
+    BLOCKED_BY_OPERATOR: { value: "blocked_by_operator", description: "The operator blocked this release." },
     SOURCE_FAILED_HERE: { value: "source_failed_here" },
     PARTS_INCOMPLETE: { value: "parts_incomplete" },
     PROVIDER_UNAVAILABLE: { value: "provider_unavailable" },

@@ -127,9 +127,10 @@ builder.mutationField("runWantedPass", (t) =>
 builder.mutationField("cancelDownload", (t) =>
   t.field({
     type: DownloadRef,
-    description: "Cancels a queued, waiting or running download (409 download_not_cancellable once publishing).",
-    args: { id: t.arg.int({ required: true }) },
-    resolve: (_r, { id }, { services }) => services.downloadPipeline.cancel(asId(id)),
+    description:
+      "Cancels a queued, waiting or running download (409 download_not_cancellable once publishing). With blocklist, its release is blocked too and the Wanted pass looks for another at once.",
+    args: { id: t.arg.int({ required: true }), blocklist: t.arg.boolean({ defaultValue: false }) },
+    resolve: (_r, { id, blocklist }, { services }) => services.blocklist.cancel(asId(id), blocklist ?? false),
   }),
 );
 

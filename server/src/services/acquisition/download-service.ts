@@ -21,6 +21,7 @@ import {
   type SeriesShape,
 } from "../../domain/conformity.ts";
 import {
+  isBlockable,
   isCancellable,
   JOB_STATES as DOWNLOAD_STATES,
   type JobState as DownloadState,
@@ -66,14 +67,21 @@ export interface DownloadView {
   scanlator: string | null;
   fileId: number | null;
   replacesFileId: number | null;
+  /** The operator blocked its release (the blocklist). */
+  blocked: boolean;
+  /** The operator may block its release now (domain/download-jobs.ts isBlockable). */
+  blockable: boolean;
 }
 
 /** A row with, when loaded, its mapping's provider (the name shown in the queue). */
-export type DownloadRow = Download & { sourceMapping?: { provider: { name: string } } | null };
+export type DownloadRow = Download & {
+  sourceMapping?: { provider: { name: string }; blockedReleases?: { externalId: string }[] } | null;
+};
 
 export function downloadView(row: DownloadRow): DownloadView {
   const stored = parseStoredVerdict(row.verdict);
   const state = (DOWNLOAD_STATES as readonly string[]).includes(row.state) ? (row.state as DownloadState) : "failed";
+  const blocked = (row.sourceMapping?.blockedReleases ?? []).some((b) => b.externalId === row.externalId);
   return {
     id: row.id,
     seriesId: row.seriesId,
@@ -98,6 +106,8 @@ export function downloadView(row: DownloadRow): DownloadView {
     scanlator: row.scanlator,
     fileId: row.fileId,
     replacesFileId: row.replacesFileId,
+    blocked,
+    blockable: isBlockable(state, row.sourceMappingId !== null && row.externalId !== null, blocked),
   };
 }
 

@@ -18,6 +18,7 @@ export type OfferVerdict =
   | "ranked_lower"
   | "other_language"
   | "blocked_degraded"
+  | "blocked_by_operator"
   | "source_failed_here"
   | "parts_incomplete"
   | "provider_unavailable";
@@ -64,6 +65,7 @@ const WHY: Record<OfferVerdict, string> = {
   ranked_lower: "Another offer ranks higher (language order, source priority, health, then the newest upload).",
   other_language: "Not in one of the series' languages.",
   blocked_degraded: "This release came out degraded before.",
+  blocked_by_operator: "You blocked this release (Downloads, Blocked releases lifts it).",
   source_failed_here: "This source delivered this slot degraded before: another source is asked.",
   parts_incomplete: "A split chapter: this source does not offer every part.",
   provider_unavailable: "The source is disabled or not configured.",
@@ -117,6 +119,7 @@ export function slotSearchService(ctx: AppContext, wanted: WantedService, source
       const choice = chooseForSlot({ ...slot, partsOnDisk: [] }, input);
       const picked = new Set((choice.pick ?? []).map((o) => `${o.mappingId}:${o.externalId}`));
       const blocked = new Set(input.degraded.map((d) => `${d.mappingId}:${d.externalId}`));
+      const blockedByOperator = new Set((input.blocked ?? []).map((d) => `${d.mappingId}:${d.externalId}`));
       const failedHere = new Set(
         input.degraded
           .filter((d) =>
@@ -131,6 +134,7 @@ export function slotSearchService(ctx: AppContext, wanted: WantedService, source
         if (!views.get(o.mappingId)?.available) return "provider_unavailable";
         if (!input.languages.includes(o.language)) return "other_language";
         if (blocked.has(`${o.mappingId}:${o.externalId}`)) return "blocked_degraded";
+        if (blockedByOperator.has(`${o.mappingId}:${o.externalId}`)) return "blocked_by_operator";
         if (failedHere.has(o.mappingId)) return "source_failed_here";
         if (picked.has(`${o.mappingId}:${o.externalId}`)) return "chosen";
         if (choice.reason === "parts_incomplete" && o.part !== null) return "parts_incomplete";
@@ -142,6 +146,7 @@ export function slotSearchService(ctx: AppContext, wanted: WantedService, source
         "parts_incomplete",
         "source_failed_here",
         "blocked_degraded",
+        "blocked_by_operator",
         "other_language",
         "provider_unavailable",
       ];

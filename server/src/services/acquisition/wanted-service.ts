@@ -21,6 +21,7 @@ import {
 } from "../../domain/wanted.ts";
 import { AppError } from "../../errors.ts";
 import type { BookChannel } from "../../providers/provider.ts";
+import { blocklistRepo } from "../../repositories/blocklist-repo.ts";
 import { loadSnapshot } from "../../repositories/snapshot-repo.ts";
 import { sourceSlotRepo } from "../../repositories/source-slot-repo.ts";
 import { wantedRepo } from "../../repositories/wanted-repo.ts";
@@ -119,9 +120,10 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
     const unlisted = await sourceSlotRepo(ctx.db).unlistedKeys(seriesId);
     for (const slot of slots) if (unlisted.has(`${slot.kind}:${slot.number}`)) slot.unlisted = true;
     const placed = (await reconciledOffers(ctx, seriesId, languages)).releases.filter((o) => o.providerEnabled);
-    const [mappings, state] = await Promise.all([
+    const [mappings, state, blocked] = await Promise.all([
       sourceRepo(ctx.db).mappingsWithPriority(seriesId, true),
       repo.state(seriesId),
+      blocklistRepo(ctx.db).keysOf(seriesId),
     ]);
     const since = Date.now() - HEALTH_WINDOW_MS;
     const health = (id: number, st: string) =>
@@ -202,6 +204,7 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
           chapter: lab(d.chapter),
           volume: lab(d.volume),
         })),
+      blocked: blocked.map((b) => ({ mappingId: b.sourceMappingId, externalId: b.externalId })),
       active: live.map((d) => ({ kind: kindOf(d.kind), chapter: lab(d.chapter), volume: lab(d.volume), part: d.part })),
       languages,
       maxDownloads: ctx.config.downloads.maxPerPass,

@@ -18,6 +18,9 @@ export const DOWNLOAD_FIELDS = graphql(`
     attempts
     cancelRequested
     cancellable
+    blocked
+    blockable
+    externalId
     pagesDone
     pagesTotal
     error
@@ -63,14 +66,61 @@ export const QUEUE_QUERY = graphql(
 
 export const CANCEL_DOWNLOAD = graphql(
   `
-    mutation CancelDownload($id: Int!) {
-      cancelDownload(id: $id) {
+    mutation CancelDownload($id: Int!, $blocklist: Boolean) {
+      cancelDownload(id: $id, blocklist: $blocklist) {
         ...DownloadFields
       }
     }
   `,
   [DOWNLOAD_FIELDS],
 );
+
+export type BlockedRelease = ResultOf<typeof BLOCKED_FIELDS>;
+
+export const BLOCKED_FIELDS = graphql(`
+  fragment BlockedFields on BlockedRelease {
+    id
+    seriesId
+    seriesTitle
+    providerName
+    externalId
+    kind
+    chapter
+    volume
+    part
+    language
+    scanlator
+    createdAt
+  }
+`);
+
+export const BLOCKLIST_QUERY = graphql(
+  `
+    query Blocklist {
+      blocklist {
+        ...BlockedFields
+      }
+    }
+  `,
+  [BLOCKED_FIELDS],
+);
+
+export const BLOCK_RELEASE = graphql(
+  `
+    mutation BlockRelease($downloadId: Int!) {
+      blockRelease(downloadId: $downloadId) {
+        ...BlockedFields
+      }
+    }
+  `,
+  [BLOCKED_FIELDS],
+);
+
+export const UNBLOCK_RELEASE = graphql(`
+  mutation UnblockRelease($id: Int!) {
+    unblockRelease(id: $id)
+  }
+`);
 
 export const DOWNLOAD_EVENTS = graphql(`
   subscription DownloadEvents($seriesId: Int) {
