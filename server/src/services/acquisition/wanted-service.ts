@@ -63,7 +63,24 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
         pass: { entries: LedgerEntry[]; slots: WantedSlot[]; offers: PlanInput["offers"]; nativeLanguages: string[] },
       ) => Promise<void>)
     | undefined;
-  const running = new Map<number, Promise<WantedPassResult>>();
+  /** The pass under way per series, and the one more pass asked for while it runs. */
+  interface PassSlot {
+    current: Promise<WantedPassResult>;
+    follow: Promise<WantedPassResult> | null;
+    followForce: boolean;
+  }
+  const running = new Map<number, PassSlot>();
+
+  /** Runs a pass in the series' slot; the slot is freed when it ends with no follow-up asked for. */
+  function startPass(seriesId: number, slot: PassSlot, force: boolean): Promise<WantedPassResult> {
+    const p: Promise<WantedPassResult> = passLock
+      .run([String(seriesId)], () => pass(seriesId, force))
+      .finally(() => {
+        if (slot.current === p && slot.follow === null && running.get(seriesId) === slot) running.delete(seriesId);
+      });
+    slot.current = p;
+    return p;
+  }
   // One pass per series at a time across instances too: a second pass plans after the first has
   // queued, so it finds those downloads already queued instead of queueing them again.
   const passLock = ctx.cluster.keyedLock("wanted");
@@ -347,17 +364,29 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
 
   return {
     /**
-     * One Wanted pass (joins the one under way for the series). `force` (an operator's run, a
-     * replacement after a degraded download) ignores the back-off.
+     * One Wanted pass. While one is under way for the series, the request is answered by one more
+     * pass after it (shared by every request made meanwhile), never by the pass under way: that
+     * one may have read the series before the change that asked for a pass (a block, a link).
+     * `force` (an operator's run, a replacement after a degraded download) ignores the back-off.
      */
     runPass(seriesId: number, options: { force?: boolean } = {}): Promise<WantedPassResult> {
-      const current = running.get(seriesId);
-      if (current) return current;
-      const p = passLock
-        .run([String(seriesId)], () => pass(seriesId, options.force ?? false))
-        .finally(() => running.delete(seriesId));
-      running.set(seriesId, p);
-      return p;
+      const force = options.force ?? false;
+      const under = running.get(seriesId);
+      if (under) {
+        under.followForce ||= force;
+        under.follow ??= under.current
+          .catch(() => undefined)
+          .then(() => {
+            const followForce = under.followForce;
+            under.follow = null;
+            under.followForce = false;
+            return startPass(seriesId, under, followForce);
+          });
+        return under.follow;
+      }
+      const slot: PassSlot = { current: Promise.resolve(null as never), follow: null, followForce: false };
+      running.set(seriesId, slot);
+      return startPass(seriesId, slot, force);
     },
     ledger: ledgerOf,
     /** The facts a pass plans from (the operator's view of one slot's offers reads them). */
@@ -370,7 +399,10 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
     },
     /** Waits for the passes under way (a shutdown lets them end before the database closes). */
     async settle(): Promise<void> {
-      await Promise.allSettled([...running.values()]);
+      while (running.size > 0)
+        await Promise.allSettled(
+          [...running.values()].flatMap((r) => (r.follow ? [r.current, r.follow] : [r.current])),
+        );
     },
     useBookChannel(channel: BookChannel | undefined): void {
       bookChannel = channel;
