@@ -45,7 +45,8 @@ export const WANTED_REASONS: Record<WantedReason, ReasonWords> = {
   },
   ALL_OFFERS_BLOCKED: {
     label: "Blocked",
-    sentence: "Every offer is blocked: each came out degraded before, or its source delivered it degraded.",
+    sentence:
+      "Every offer is blocked: each came out degraded before, its source delivered it degraded, or you blocked it (the Downloads page lists your blocks and lifts them).",
     tone: "bad",
   },
   PARTS_INCOMPLETE: {
