@@ -157,3 +157,75 @@ describe("GET /api/calendar and the calendar query", () => {
     expect(g.errors?.[0]?.extensions?.code).toBe("invalid_field");
   });
 });
+
+/** The VEVENTs of an iCalendar text as property maps (folded lines unfolded; parameters kept in the key). */
+function events(ics: string): Record<string, string>[] {
+  const lines = ics.replace(/\r\n[ \t]/g, "").split("\r\n");
+  const out: Record<string, string>[] = [];
+  let current: Record<string, string> | null = null;
+  for (const line of lines) {
+    if (line === "BEGIN:VEVENT") current = {};
+    else if (line === "END:VEVENT" && current) {
+      out.push(current);
+      current = null;
+    } else if (current) {
+      const colon = line.indexOf(":");
+      current[line.slice(0, colon)] = line.slice(colon + 1);
+    }
+  }
+  return out;
+}
+
+describe("the calendar feed for calendar apps", () => {
+  it("serves iCalendar at its own address, with its own key; a new key retires the old address", async () => {
+    const rest = await expectJson<{ path: string }>(await app.api("/api/calendar/feed"), 200);
+    expect(rest.path).toMatch(/^\/api\/calendar\.ics\?key=[0-9a-f]{48}$/);
+    const gql = await app.gql<{ calendarFeed: { path: string } }>("{ calendarFeed { path } }");
+    expect(gql.data!.calendarFeed.path).toBe(rest.path);
+    // The same address every time until it is replaced.
+    expect((await expectJson<{ path: string }>(await app.api("/api/calendar/feed"), 200)).path).toBe(rest.path);
+
+    // What a calendar app sends: the address alone, no header.
+    const res = await fetch(`${app.baseUrl}${rest.path}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/calendar; charset=utf-8");
+    const ics = await res.text();
+    expect(ics.startsWith("BEGIN:VCALENDAR\r\n")).toBe(true);
+    const ev = events(ics);
+    const day = (ms: number) => iso(ms).replaceAll("-", "");
+    expect(ev.map((e) => [e.SUMMARY, e["DTSTART;VALUE=DATE"]])).toEqual([
+      ["Weekly Wave: chapter 9 expected", day(today + 5 * DAY)],
+      ["Stopped Stream: chapter 7 overdue", day(today - 33 * DAY)],
+    ]);
+    expect(ev[0]!.UID).toMatch(/^series-\d+-chapter-9@manga-library$/);
+    expect(ev[0]!.DESCRIPTION).toContain("Median interval: 7 days over 8 dated releases.");
+
+    // The API key works too; no key, or a wrong one, is a 401 problem.
+    expect((await app.api("/api/calendar.ics")).status).toBe(200);
+    await expectProblem(await fetch(`${app.baseUrl}/api/calendar.ics`), 401, "unauthenticated");
+    await expectProblem(await fetch(`${app.baseUrl}/api/calendar.ics?key=${"0".repeat(48)}`), 401, "unauthenticated");
+    // The feed's key opens nothing else.
+    const key = rest.path.split("key=")[1]!;
+    await expectProblem(await fetch(`${app.baseUrl}/api/calendar?key=${key}`), 401, "unauthenticated");
+    await expectProblem(
+      await fetch(`${app.baseUrl}/api/manga`, { headers: { "x-api-key": key } }),
+      401,
+      "unauthenticated",
+    );
+
+    // A new address: the old one stops working.
+    const renewed = await app.gql<{ regenerateCalendarFeed: { path: string } }>(
+      "mutation { regenerateCalendarFeed { path } }",
+    );
+    const next = renewed.data!.regenerateCalendarFeed.path;
+    expect(next).not.toBe(rest.path);
+    await expectProblem(await fetch(`${app.baseUrl}${rest.path}`), 401, "unauthenticated");
+    expect((await fetch(`${app.baseUrl}${next}`)).status).toBe(200);
+    const again = await expectJson<{ path: string }>(
+      await app.api("/api/calendar/feed/regenerate", { method: "POST" }),
+      200,
+    );
+    expect((await fetch(`${app.baseUrl}${next}`)).status).toBe(401);
+    expect((await fetch(`${app.baseUrl}${again.path}`)).status).toBe(200);
+  });
+});

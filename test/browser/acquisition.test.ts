@@ -1,7 +1,8 @@
 /**
  * The acquisition screens against the real service and a Suwayomi-compatible server started here on
- * 127.0.0.1, set up through the public API: the Calendar page (month view and list, overdue series)
- * and the series page's Interactive search (every offer with its verdict, one fetched by hand).
+ * 127.0.0.1, set up through the public API: the Calendar page (month view and list, overdue series,
+ * the address for calendar apps) and the series page's Interactive search (every offer with its
+ * verdict, one fetched by hand).
  */
 import { describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
@@ -47,7 +48,7 @@ async function linkedSeries(fake: FakeSuwayomi, title: string, works: [FakeSourc
 }
 
 describe("acquisition screens", () => {
-  it("Calendar: the expected chapter in the month view and the list, the overdue series below", async () => {
+  it("Calendar: the expected chapter in the month view and the list, the overdue series below, the feed's address", async () => {
     const pages = await drawnChapter(3, 1);
     // Weekly, last release two days ago (expected in five days); and one that stopped 40 days ago.
     const weekly = (n: number, lastAgo: number) =>
@@ -88,6 +89,24 @@ describe("acquisition screens", () => {
       await expect.poll(() => list.innerText()).toContain("Chapter 7 expected (every 7 days");
       const overdue = page.getByRole("region", { name: /Overdue/ });
       expect(await overdue.innerText()).toContain("Quiet Harbour");
+      expect(await seriousViolations(page)).toEqual([]);
+
+      // The address for calendar apps: it opens the feed with no other credential; a new one retires it.
+      const feed = page.getByRole("region", { name: "Subscribe in a calendar app" });
+      const address = feed.getByRole("textbox", { name: "Calendar address" });
+      await expect.poll(() => address.inputValue()).toMatch(/\/api\/calendar\.ics\?key=[0-9a-f]{48}$/);
+      const first = await address.inputValue();
+      const ics = await fetch(first);
+      expect(ics.status).toBe(200);
+      expect(await ics.text()).toContain("SUMMARY:Calendar Wave: chapter 7 expected");
+      await feed.getByRole("button", { name: "New address…" }).click();
+      const confirm = page.getByRole("dialog", { name: "Make a new calendar address?" });
+      await confirm.getByRole("button", { name: "Make a new address" }).click();
+      await feed.getByText("A new address is ready; the old one no longer works.").waitFor();
+      const second = await address.inputValue();
+      expect(second).not.toBe(first);
+      expect((await fetch(first)).status).toBe(401);
+      expect((await fetch(second)).status).toBe(200);
       expect(await seriousViolations(page)).toEqual([]);
 
       // Interactive search on chapter 3 of the linked series: both offers, the preferred one first.

@@ -26,7 +26,7 @@ import { sourceRoutes } from "./rest-sources.ts";
 import { indexerRoutes } from "./rest-indexer.ts";
 import { translationRoutes } from "./rest-translations.ts";
 import { translationSettingsRoutes } from "./rest-translation-settings.ts";
-import { calendarRoutes } from "./rest-calendar.ts";
+import { calendarFeedRoute, calendarRoutes } from "./rest-calendar.ts";
 import { slotSearchRoutes } from "./rest-slot-search.ts";
 import { dryRun, jsonBody, pathId, refuseUnsafeQuery } from "./request.ts";
 import { catalogueRoutes, createSeriesRest } from "./rest-catalogues.ts";
@@ -55,6 +55,8 @@ export function restApp(
   app.get("/api/health", (c) => c.json({ ok: true }));
   // OPDS, KOReader sync and the Komga-compatible API: their own authentication (HTTP Basic, …).
   readerAppRoutes(app, ctx, services);
+  // The calendar feed: its own key in the address, for calendar apps.
+  calendarFeedRoute(app, services, authenticate);
 
   // Then: who is calling (401 before anything else), and a cookie's changes only from our own pages.
   for (const path of ["/api/*", "/graphql"]) app.use(path, requireAuth(authenticate), refuseCrossSite());

@@ -42,6 +42,7 @@ import {
 } from "./reading/reading-service.ts";
 import { readerAppsServices } from "./reading/reader-apps.ts";
 import { calendarService } from "./acquisition/calendar-service.ts";
+import { calendarFeedService } from "./acquisition/calendar-feed-service.ts";
 import { slotSearchService } from "./acquisition/slot-search-service.ts";
 import { blocklistService } from "./acquisition/blocklist-service.ts";
 
@@ -92,6 +93,7 @@ export function createServices(ctx: AppContext) {
   followTranslationToggles(ctx, series, translationSettings, translations.translations);
   const verification = verificationWithPriority(ctx, verificationService(ctx), priority);
   const maps = mapService(ctx);
+  const calendar = calendarService(ctx);
   return {
     views,
     series,
@@ -122,7 +124,8 @@ export function createServices(ctx: AppContext) {
     sessions: sessionService(ctx),
     reading,
     readerApps: readerAppsServices(ctx, { reading, audit, filePages }),
-    calendar: calendarService(ctx),
+    calendar,
+    calendarFeed: calendarFeedService(ctx, calendar),
     slotSearch: slotSearchService(ctx, dl.wanted, sources),
     blocklist: blocklistService(ctx, { pipeline: dl.downloadPipeline, wanted: dl.wanted }),
   };

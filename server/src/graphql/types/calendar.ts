@@ -46,3 +46,28 @@ builder.queryField("calendar", (t) =>
     resolve: (_r, { from, to }, { services }) => services.calendar.calendar(from, to),
   }),
 );
+
+const CalendarFeedRef = builder.objectRef<{ path: string }>("CalendarFeed").implement({
+  description: "The release calendar as an iCalendar feed for calendar apps.",
+  fields: (t) => ({
+    path: t.exposeString("path", {
+      description: "The feed's address on this service (/api/calendar.ics?key=…): its key is good for the feed only.",
+    }),
+  }),
+});
+
+builder.queryField("calendarFeed", (t) =>
+  t.field({
+    type: CalendarFeedRef,
+    description: "The calendar feed's address (its key is made on first use).",
+    resolve: (_r, _a, { services }) => services.calendarFeed.address(),
+  }),
+);
+
+builder.mutationField("regenerateCalendarFeed", (t) =>
+  t.field({
+    type: CalendarFeedRef,
+    description: "A new key for the calendar feed: the old address stops working.",
+    resolve: (_r, _a, { services }) => services.calendarFeed.regenerate(),
+  }),
+);

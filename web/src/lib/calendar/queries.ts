@@ -37,3 +37,19 @@ export const CALENDAR_QUERY = graphql(
   `,
   [ENTRY],
 );
+
+export const CALENDAR_FEED_QUERY = graphql(`
+  query CalendarFeed {
+    calendarFeed {
+      path
+    }
+  }
+`);
+
+export const REGENERATE_CALENDAR_FEED = graphql(`
+  mutation RegenerateCalendarFeed {
+    regenerateCalendarFeed {
+      path
+    }
+  }
+`);
