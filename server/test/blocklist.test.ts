@@ -154,16 +154,17 @@ describe("blocklist: cancel and block, the replacement arrives from the other so
     expect((await downloads()).find((d) => d.id === one.id)?.state).not.toBe("cancelled");
 
     // Chapter 1 through REST, chapter 3 through GraphQL.
-    const cancelled = await expectJson<{ state: string }>(
+    const cancelled = await expectJson<{ state: string; blocked: boolean }>(
       await app.api(`/api/downloads/${one.id}/cancel?blocklist=true`, { method: "POST" }),
       200,
     );
-    expect(cancelled.state).toBe("cancelled");
-    const gql = await app.gql<{ cancelDownload: { id: number; state: string } }>(
-      `mutation($id: Int!) { cancelDownload(id: $id, blocklist: true) { id state } }`,
+    expect(cancelled).toMatchObject({ state: "cancelled", blocked: true });
+    const gql = await app.gql<{ cancelDownload: { id: number; state: string; blocked: boolean } }>(
+      `mutation($id: Int!) { cancelDownload(id: $id, blocklist: true) { id state blocked } }`,
       { id: three.id },
     );
     expect(gql.errors).toBeUndefined();
+    expect(gql.data!.cancelDownload.blocked).toBe(true);
 
     // No other request: the replacements come from B; chapter 2 still arrives from A.
     const units = await until(

@@ -26,12 +26,20 @@ export function blocklistRepo(db: Db) {
       const where = {
         sourceMappingId_externalId: { sourceMappingId: entry.sourceMappingId, externalId: entry.externalId },
       };
-      return db.blockedRelease.upsert({ where, create: entry, update: {}, include: withSource });
+      try {
+        return await db.blockedRelease.upsert({ where, create: entry, update: {}, include: withSource });
+      } catch (e) {
+        // Two blocks of one release at once: the other one created it.
+        if ((e as { code?: unknown }).code !== "P2002") throw e;
+        return db.blockedRelease.findUniqueOrThrow({ where, include: withSource });
+      }
     },
-    list: (seriesId?: number) =>
+    /** Newest first, at most `take`. */
+    list: (seriesId?: number, take = 500) =>
       db.blockedRelease.findMany({
         where: seriesId === undefined ? {} : { seriesId },
         orderBy: { id: "desc" },
+        take,
         include: withSource,
       }),
     /** The blocked releases of a series, as the planner takes them. */

@@ -1,6 +1,6 @@
 /**
- * The blocklist, as users of the *arr apps know it: a download cancelled with "block", or a finished
- * one blocked afterwards, puts its release (source mapping + the source's release id) on the list,
+ * The blocklist, as users of the *arr apps know it: a download cancelled with "block", or a failed
+ * or cancelled one blocked afterwards, puts its release (source mapping + the source's release id) on the list,
  * and the Wanted pass, a slot's Search and the recovery of degraded files never choose it again
  * (domain/wanted.ts). Other releases of the same source still can be. Removing an entry lifts the
  * block. Picking a blocked release by hand in the Interactive search still queues it: the operator's
@@ -11,7 +11,7 @@ import { AppError } from "../../errors.ts";
 import { blocklistRepo, type BlockedReleaseRow } from "../../repositories/blocklist-repo.ts";
 import type { AppContext } from "../context.ts";
 import type { DownloadPipeline } from "./download-pipeline.ts";
-import type { DownloadView } from "./download-service.ts";
+import { downloadView, type DownloadView } from "./download-service.ts";
 import type { WantedService } from "./wanted-service.ts";
 
 export interface BlockedReleaseView {
@@ -103,7 +103,7 @@ export function blocklistService(
   }
 
   return {
-    /** Newest first; of one series, or of all. */
+    /** Newest first (at most 500); of one series, or of all. */
     async list(seriesId?: number): Promise<BlockedReleaseView[]> {
       if (seriesId !== undefined && !(await ctx.repos.series.get(seriesId)))
         throw new AppError("series_not_found", `series ${seriesId} does not exist`);
@@ -114,10 +114,11 @@ export function blocklistService(
     async cancel(downloadId: number, block: boolean): Promise<DownloadView> {
       if (!block) return deps.pipeline.cancel(downloadId);
       const row = await releaseOf(downloadId, true);
-      const cancelled = await deps.pipeline.cancel(downloadId);
+      await deps.pipeline.cancel(downloadId);
       await add(row);
       searchAgain(row.seriesId);
-      return cancelled;
+      // Read again: the answer says the release is blocked now.
+      return downloadView(await ctx.repos.downloads.viewRow(downloadId));
     },
 
     /** Blocks the release of a failed or cancelled download. */
