@@ -282,6 +282,13 @@ describe("download queue", () => {
     await blockedList.getByRole("heading", { name: "Blocked releases (1)" }).waitFor();
     const rest = await service.gql<{ blocklist: { chapter: string }[] }>("{ blocklist { chapter } }");
     expect(rest.blocklist.map((b) => b.chapter)).toEqual(["11"]);
+
+    // The series' Sources page lists its blocks too.
+    await page.goto(`/series/${id}/sources`);
+    const ofSeries = page.getByRole("region", { name: /Blocked releases/ });
+    await ofSeries.getByRole("heading", { name: "Blocked releases (1)" }).waitFor({ timeout: 10_000 });
+    expect(await ofSeries.getByTestId("blocked-release").innerText()).toContain(`${title} · Chapter 11`);
+    expect(await seriousViolations(page)).toEqual([]);
     expect(errors).toEqual([]);
 
     for (const d of (await queueOf()).filter((r) => ["QUEUED", "WAITING", "FETCHING", "JUDGING"].includes(r.state))) {

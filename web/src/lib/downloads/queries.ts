@@ -96,8 +96,8 @@ export const BLOCKED_FIELDS = graphql(`
 
 export const BLOCKLIST_QUERY = graphql(
   `
-    query Blocklist {
-      blocklist {
+    query Blocklist($seriesId: Int) {
+      blocklist(seriesId: $seriesId) {
         ...BlockedFields
       }
     }
