@@ -127,7 +127,7 @@ export function createServices(ctx: AppContext) {
     calendar,
     calendarFeed: calendarFeedService(ctx, calendar),
     slotSearch: slotSearchService(ctx, dl.wanted, sources),
-    blocklist: blocklistService(ctx, { pipeline: dl.downloadPipeline, wanted: dl.wanted }),
+    blocklist: blocklistService(ctx, { pipeline: dl.downloadPipeline, downloads: dl.downloads, wanted: dl.wanted }),
   };
 }
 

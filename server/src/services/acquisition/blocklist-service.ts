@@ -11,7 +11,7 @@ import { AppError } from "../../errors.ts";
 import { blocklistRepo, type BlockedReleaseRow } from "../../repositories/blocklist-repo.ts";
 import type { AppContext } from "../context.ts";
 import type { DownloadPipeline } from "./download-pipeline.ts";
-import { downloadView, type DownloadView } from "./download-service.ts";
+import type { DownloadService, DownloadView } from "./download-service.ts";
 import type { WantedService } from "./wanted-service.ts";
 
 export interface BlockedReleaseView {
@@ -52,7 +52,11 @@ function view(row: BlockedReleaseRow): BlockedReleaseView {
 
 export function blocklistService(
   ctx: AppContext,
-  deps: { pipeline: Pick<DownloadPipeline, "cancel">; wanted: Pick<WantedService, "runPass"> },
+  deps: {
+    pipeline: Pick<DownloadPipeline, "cancel">;
+    downloads: Pick<DownloadService, "get">;
+    wanted: Pick<WantedService, "runPass">;
+  },
 ) {
   const repo = blocklistRepo(ctx.db);
 
@@ -118,7 +122,7 @@ export function blocklistService(
       await add(row);
       searchAgain(row.seriesId);
       // Read again: the answer says the release is blocked now.
-      return downloadView(await ctx.repos.downloads.viewRow(downloadId));
+      return deps.downloads.get(downloadId);
     },
 
     /** Blocks the release of a failed or cancelled download. */

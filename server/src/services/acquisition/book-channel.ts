@@ -84,6 +84,20 @@ export interface IndexerCheck {
   qbittorrent: ConnectionCheck & { version: string | null };
 }
 
+/** One outside service asked with the saved settings: its answer, or why there is none. */
+async function probe<T>(
+  ready: boolean,
+  offDetail: string,
+  ask: () => Promise<T>,
+): Promise<ConnectionCheck & { answer: T | null }> {
+  if (!ready) return { status: "off", detail: offDetail, answer: null };
+  try {
+    return { status: "ok", detail: null, answer: await ask() };
+  } catch (e) {
+    return { status: "failed", detail: messageOf(e), answer: null };
+  }
+}
+
 export function bookChannelService(
   ctx: AppContext,
   publication: Pick<Publication, "publish">,
@@ -315,27 +329,16 @@ export function bookChannelService(
      */
     async check(): Promise<IndexerCheck> {
       const c = await settings.load();
-      const prowlarr: Promise<IndexerCheck["prowlarr"]> = prowlarrReady(c)
-        ? indexer(c)
-            .enabledIndexers()
-            .then(
-              (indexers) => ({ status: "ok" as const, detail: null, indexers }),
-              (e: unknown) => ({ status: "failed" as const, detail: messageOf(e), indexers: null }),
-            )
-        : Promise.resolve({ status: "off", detail: "not enabled, or its URL or API key is missing", indexers: null });
-      const qbittorrent: Promise<IndexerCheck["qbittorrent"]> = qbittorrentReady(c)
-        ? torrentClient(c)
-            .version()
-            .then(
-              (version) => ({ status: "ok" as const, detail: null, version }),
-              (e: unknown) => ({ status: "failed" as const, detail: messageOf(e), version: null }),
-            )
-        : Promise.resolve({
-            status: "off",
-            detail: "not enabled, or its URL, user name or password is missing",
-            version: null,
-          });
-      return { prowlarr: await prowlarr, qbittorrent: await qbittorrent };
+      const [p, q] = await Promise.all([
+        probe(prowlarrReady(c), "not enabled, or its URL or API key is missing", () => indexer(c).enabledIndexers()),
+        probe(qbittorrentReady(c), "not enabled, or its URL, user name or password is missing", () =>
+          torrentClient(c).version(),
+        ),
+      ]);
+      return {
+        prowlarr: { status: p.status, detail: p.detail, indexers: p.answer },
+        qbittorrent: { status: q.status, detail: q.detail, version: q.answer },
+      };
     },
     /**
      * Retry of a failed torrent job: back to `added`, so the next poll looks at the torrent again
