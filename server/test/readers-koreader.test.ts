@@ -114,6 +114,32 @@ describe("KOReader sync", () => {
     });
   });
 
+  it("what KOReader pushed comes back as pushed: progress, percentage, device and device_id", async () => {
+    const s = await readerSeries(app, "Echo Tale", [{ name: "Echo Tale c001.cbz", pages: 10 }]);
+    const hash = koreaderPartialMd5(await readFile(path.join(s.dir, "Echo Tale c001.cbz")));
+    const [id] = await unitFileIds(app, s.id, "chapter", "1");
+    // KOReader's percentage of an image book is page / pages (its own rounding), not the page to open next.
+    const pushed = { document: hash, progress: "4", percentage: 0.4, device: "Kobo Libra 2", device_id: "9F2C61D0" };
+    const put = await ko("/syncs/progress", admin, {
+      method: "PUT",
+      body: JSON.stringify({ ...pushed, metadata: { filename: "Echo Tale c001.cbz", title: "Echo Tale" } }),
+    });
+    const ack = await expectJson<{ timestamp: number }>(put, 200);
+    // KOReader tells "Latest progress is coming from this device" by device and device_id.
+    expect(await expectJson(await ko(`/syncs/progress/${hash}`, admin), 200)).toEqual({
+      ...pushed,
+      timestamp: ack.timestamp,
+    });
+    // Another device's push replaces them; a place the web reader sets is described from its page.
+    const other = { document: hash, progress: "6", percentage: 0.6, device: "PocketBook", device_id: "PB-77" };
+    await expectJson(await ko("/syncs/progress", byKey, { method: "PUT", body: JSON.stringify(other) }), 200);
+    expect(await expectJson(await ko(`/syncs/progress/${hash}`, admin), 200)).toMatchObject(other);
+    await expectJson(await app.api(`/api/files/${id}/progress`, { method: "PUT", json: { page: 3 } }), 200);
+    const web = await expectJson<Record<string, unknown>>(await ko(`/syncs/progress/${hash}`, admin), 200);
+    expect(web).toMatchObject({ progress: "3", percentage: 0.2 });
+    expect(web.device_id).not.toBe("PB-77");
+  });
+
   it("KOReader's file-name matching: the MD5 of the file name finds the file", async () => {
     const doc = koreaderFileNameMd5(small.name);
     const put = await ko("/syncs/progress", admin, {

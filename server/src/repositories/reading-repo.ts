@@ -62,6 +62,9 @@ export interface ProgressWrite {
   completed: boolean;
   device: string;
   koreaderProgress?: string | null;
+  deviceName?: string | null;
+  deviceId?: string | null;
+  percentage?: number | null;
   updatedAt: Date;
 }
 
@@ -126,7 +129,14 @@ export function readingRepo(db: Db) {
                 db.readProgress.upsert({
                   where: { userName_fileId: { userName: user, fileId: m.to } },
                   create: { userName: user, fileId: m.to, ...m.progress, device: "followed" },
-                  update: { ...m.progress, device: "followed", koreaderProgress: null },
+                  update: {
+                    ...m.progress,
+                    device: "followed",
+                    koreaderProgress: null,
+                    deviceName: null,
+                    deviceId: null,
+                    percentage: null,
+                  },
                 }),
               ]
             : [],

@@ -2,6 +2,7 @@
 import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
 import type { Context, Hono, Next } from "hono";
+import { unsafeText } from "../../domain/safe-text.ts";
 import { AppError } from "../../errors.ts";
 import type { PageBytes } from "../../services/series/file-pages-service.ts";
 import { fileMediaType, fileName, type ReaderFileRow } from "../../services/reading/reader-apps.ts";
@@ -17,6 +18,10 @@ export function isReaderAppPath(url: string): boolean {
 }
 
 const users = new WeakMap<Request, string>();
+
+/** A device name or id as an app sent it (KOReader, OPDS 2): bounded single-line text, or null. */
+export const deviceText = (v: unknown): string | null =>
+  typeof v === "string" && v.length > 0 && v.length <= 200 && unsafeText(v) === null ? v : null;
 
 /** The reading user the reader-auth hook found for this request. */
 export function readerUser(c: Context): string {

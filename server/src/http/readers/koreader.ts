@@ -10,7 +10,9 @@
  *   file name (KOReader's "file name" matching); for an image book `progress` is the page number
  *   KOReader is on (1-based), which becomes the page to open next; the last page is completed.
  * - `GET /koreader/syncs/progress/{document}` → `{ document, progress, percentage, device,
- *   device_id, timestamp }`, or `{}` when the file was never opened.
+ *   device_id, timestamp }`, or `{}` when the file was never opened. After KOReader's own PUT,
+ *   progress, percentage, device and device_id are the ones it sent (KOReader recognises its own
+ *   device by them); after another app's, they describe the stored page.
  *
  * Answers are `application/vnd.koreader.v1+json`. An unknown document is 404 `{ "message" }`.
  */
@@ -18,7 +20,7 @@ import type { Context, Hono } from "hono";
 import { isAppError } from "../../errors.ts";
 import type { Services } from "../../services/index.ts";
 import { jsonBody } from "../request.ts";
-import { readerUser } from "./common.ts";
+import { deviceText, readerUser } from "./common.ts";
 
 const KOSYNC_JSON = "application/vnd.koreader.v1+json";
 
@@ -48,20 +50,28 @@ export function koreaderRoutes(app: Hono, services: Services): void {
     if (!file) return answer(c, { message: "No library file has this document hash." }, 404);
     const p = await services.reading.get(readerUser(c), file.id);
     if (!p.updatedAt) return answer(c, {});
-    const rows = await services.reading.rows(readerUser(c), [file.id]);
-    const kept = rows.get(file.id)?.koreaderProgress;
+    const row = (await services.reading.rows(readerUser(c), [file.id])).get(file.id);
+    // What KOReader sent comes back as sent: it tells its own device by device and device_id, and
+    // compares percentages; a place another app set is described from the page.
     return answer(c, {
       document: c.req.param("document").toLowerCase(),
-      progress: kept ?? String(p.page),
-      percentage: p.completed ? 1 : p.pageCount > 0 ? Number(((p.page - 1) / p.pageCount).toFixed(4)) : 0,
-      device: p.device === "koreader" ? "KOReader" : "manga-library",
-      device_id: p.device ?? "web",
+      progress: row?.koreaderProgress ?? String(p.page),
+      percentage:
+        row?.percentage ?? (p.completed ? 1 : p.pageCount > 0 ? Number(((p.page - 1) / p.pageCount).toFixed(4)) : 0),
+      device: row?.deviceName ?? (p.device === "koreader" ? "KOReader" : "manga-library"),
+      device_id: row?.deviceId ?? p.device ?? "web",
       timestamp: Math.floor(p.updatedAt.getTime() / 1000),
     });
   });
 
   app.put("/koreader/syncs/progress", async (c) => {
-    const body = (await jsonBody(c)) as { document?: unknown; progress?: unknown; percentage?: unknown };
+    const body = (await jsonBody(c)) as {
+      document?: unknown;
+      progress?: unknown;
+      percentage?: unknown;
+      device?: unknown;
+      device_id?: unknown;
+    };
     if (typeof body.document !== "string" || (typeof body.progress !== "string" && typeof body.progress !== "number"))
       return answer(c, { message: "Send document and progress." }, 400);
     const file = await findDocument(body.document);
@@ -74,8 +84,13 @@ export function koreaderRoutes(app: Hono, services: Services): void {
       page = Math.floor(body.percentage * pages) + 1;
     else return answer(c, { message: "progress is the page number of an image book." }, 400);
     page = Math.min(pages, Math.max(1, page));
+    const percentage =
+      typeof body.percentage === "number" && body.percentage >= 0 && body.percentage <= 1 ? body.percentage : null;
     const saved = await services.reading.set(readerUser(c), file.id, { page, completed: page >= pages }, "koreader", {
       koreaderProgress: raw,
+      deviceName: deviceText(body.device),
+      deviceId: deviceText(body.device_id),
+      percentage,
     });
     return answer(c, {
       document: body.document.toLowerCase(),

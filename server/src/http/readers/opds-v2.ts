@@ -19,7 +19,7 @@ import type { FileProgress } from "../../services/reading/reading-service.ts";
 import { asId } from "../../services/input.ts";
 import { jsonBody } from "../request.ts";
 import { OPDS_V1 } from "./opds-v1.ts";
-import { readerUser, sendFile } from "./common.ts";
+import { deviceText, readerUser, sendFile } from "./common.ts";
 
 export const OPDS_V2 = "/opds/v2";
 const OPDS_JSON = "application/opds+json";
@@ -48,11 +48,15 @@ function baseLinks(self: string): Link[] {
 
 const back = (): Link[] => [{ href: `${OPDS_V2}/catalog`, type: OPDS_JSON, title: "Back to the library" }];
 
-export function progressionOf(p: FileProgress) {
+/** The Progression Document of a place; `own` is the device the app named when it set it. */
+export function progressionOf(p: FileProgress, own?: { deviceId: string | null; deviceName: string | null } | null) {
   if (!p.updatedAt) return null;
   return {
     modified: p.updatedAt.toISOString(),
-    device: { id: `urn:manga-library:device:${p.device ?? "web"}`, name: deviceName(p.device) },
+    device: {
+      id: own?.deviceId ?? `urn:manga-library:device:${p.device ?? "web"}`,
+      name: own?.deviceName ?? deviceName(p.device),
+    },
     progression: p.completed ? 1 : p.pageCount > 0 ? Math.min(1, (p.page - 1) / p.pageCount) : 0,
   };
 }
@@ -113,8 +117,8 @@ function pageParam(c: Context): number {
 export function readProgression(
   body: unknown,
   pageCount: number,
-): { page: number; completed: boolean; modified: Date | null } {
-  const b = body as { progression?: unknown; modified?: unknown } | null;
+): { page: number; completed: boolean; modified: Date | null; device: { id: string | null; name: string | null } } {
+  const b = body as { progression?: unknown; modified?: unknown; device?: unknown } | null;
   if (typeof b !== "object" || b === null) throw new AppError("bad_request", "send an OPDS Progression Document");
   const p = b.progression;
   if (typeof p !== "number" || !Number.isFinite(p) || p < 0 || p > 1)
@@ -125,9 +129,11 @@ export function readProgression(
     if (Number.isNaN(modified.getTime()))
       throw new AppError("invalid_field", "modified is an ISO 8601 date and time", { field: "modified" });
   }
+  const d = (typeof b.device === "object" && b.device !== null ? b.device : {}) as { id?: unknown; name?: unknown };
+  const device = { id: deviceText(d.id), name: deviceText(d.name) };
   const pages = Math.max(1, pageCount);
-  if (p >= 1) return { page: pages, completed: true, modified };
-  return { page: Math.min(pages, Math.floor(p * pages + 1e-9) + 1), completed: false, modified };
+  if (p >= 1) return { page: pages, completed: true, modified, device };
+  return { page: Math.min(pages, Math.floor(p * pages + 1e-9) + 1), completed: false, modified, device };
 }
 
 export function opdsV2Routes(app: Hono, services: Services): void {
@@ -218,8 +224,9 @@ export function opdsV2Routes(app: Hono, services: Services): void {
   );
 
   app.get(`${OPDS_V2}/files/:id/progression`, async (c) => {
-    const p = await services.reading.get(readerUser(c), asId(c.req.param("id"), "file id"));
-    const doc = progressionOf(p);
+    const user = readerUser(c);
+    const p = await services.reading.get(user, asId(c.req.param("id"), "file id"));
+    const doc = progressionOf(p, (await services.reading.rows(user, [p.fileId])).get(p.fileId));
     if (!doc) return c.body(null, 200, { "cache-control": "no-store" });
     return json(c, doc, PROGRESSION_JSON);
   });
@@ -230,13 +237,16 @@ export function opdsV2Routes(app: Hono, services: Services): void {
     const current = await services.reading.get(user, fileId);
     const v = readProgression(await jsonBody(c), current.pageCount);
     if (v.modified && current.updatedAt && v.modified.getTime() < current.updatedAt.getTime()) {
-      return c.body(JSON.stringify(progressionOf(current)), 409, {
+      const own = (await services.reading.rows(user, [fileId])).get(fileId);
+      return c.body(JSON.stringify(progressionOf(current, own)), 409, {
         "content-type": `${PROGRESSION_JSON}; charset=utf-8`,
       });
     }
     const saved = await services.reading.set(user, fileId, { page: v.page, completed: v.completed }, "opds2", {
       at: v.modified && v.modified.getTime() <= Date.now() ? v.modified : undefined,
+      deviceId: v.device.id,
+      deviceName: v.device.name,
     });
-    return json(c, progressionOf(saved), PROGRESSION_JSON);
+    return json(c, progressionOf(saved, { deviceId: v.device.id, deviceName: v.device.name }), PROGRESSION_JSON);
   });
 }

@@ -46,6 +46,19 @@ export interface FileProgress {
   device: string | null;
 }
 
+/** What a reading app says about its place beyond the page, kept to give back to it. */
+export interface ProgressExtra {
+  /** KOReader's own position string. */
+  koreaderProgress?: string | null;
+  /** The app's name and id of the device (KOReader's device and device_id, OPDS 2's device). */
+  deviceName?: string | null;
+  deviceId?: string | null;
+  /** KOReader's percentage, 0…1. */
+  percentage?: number | null;
+  /** When the place was taken (an OPDS 2 document's `modified`); now when absent. */
+  at?: Date;
+}
+
 export interface ProgressInput {
   page?: unknown;
   completed?: unknown;
@@ -195,15 +208,19 @@ export function readingService(ctx: AppContext, units: UnitsService) {
       fileId: number,
       input: ProgressInput,
       device: ProgressDevice,
-      extra: { koreaderProgress?: string | null; at?: Date } = {},
+      extra: ProgressExtra = {},
     ): Promise<FileProgress> {
       const f = await activeFile(fileId);
       const v = checkProgressInput(input, f.pageCount);
+      // Every write replaces the app's own facts: what another writer left describes an older place.
       const row = await repo.saveProgress(user, f.id, {
         page: v.page,
         completed: v.completed,
         device,
         koreaderProgress: extra.koreaderProgress ?? null,
+        deviceName: extra.deviceName ?? null,
+        deviceId: extra.deviceId ?? null,
+        percentage: extra.percentage ?? null,
         updatedAt: extra.at ?? new Date(),
       });
       ctx.events.publish("series_changed", f.seriesId);
