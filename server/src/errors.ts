@@ -36,6 +36,7 @@ export const ERRORS = {
   // Files, previews and the recycle bin.
   file_not_found: { status: 404, title: "No such library file" },
   page_not_found: { status: 404, title: "No such page in the file" },
+  range_not_satisfiable: { status: 416, title: "The requested byte range is outside the file" },
   recycle_entry_not_found: { status: 404, title: "No such recycle-bin entry" },
   mapping_not_found: { status: 404, title: "No such provider/source mapping" },
   provider_not_found: { status: 404, title: "No such provider or source" },

@@ -356,6 +356,45 @@ describe("what the reader paths show", () => {
     await expectProblem(await app.api(`/api/files/${gone}/pages`), 404, "file_not_found");
   });
 
+  it("downloads answer one byte range with 206 on every reader path, so a broken download resumes", async () => {
+    const f = files[2]!;
+    const whole = await readFile(path.join(saga.dir, f.name));
+    for (const url of [
+      `/opds/v1.2/files/${f.id}/file/${encodeURIComponent(f.name)}`,
+      `/opds/v2/files/${f.id}/file/${encodeURIComponent(f.name)}`,
+      `/komga/api/v1/books/${f.id}/file`,
+    ]) {
+      const full = await asReader(app, url);
+      expect(full.headers.get("accept-ranges"), url).toBe("bytes");
+      await full.arrayBuffer();
+      const part = await asReader(app, url, { headers: { range: "bytes=100-199" } });
+      expect(part.status, url).toBe(206);
+      expect(part.headers.get("content-range")).toBe(`bytes 100-199/${whole.length}`);
+      expect(part.headers.get("content-length")).toBe("100");
+      expect(Buffer.from(await part.arrayBuffer()).equals(whole.subarray(100, 200))).toBe(true);
+      // The rest from an offset, and the last bytes.
+      const rest = await asReader(app, url, { headers: { range: "bytes=1000-" } });
+      expect(rest.status).toBe(206);
+      expect(Buffer.from(await rest.arrayBuffer()).equals(whole.subarray(1000))).toBe(true);
+      const tail = await asReader(app, url, { headers: { range: "bytes=-10" } });
+      expect(Buffer.from(await tail.arrayBuffer()).equals(whole.subarray(whole.length - 10))).toBe(true);
+      // A resumed download of a file that changed since starts over: If-Range no longer matches.
+      const changed = await asReader(app, url, {
+        headers: { range: "bytes=100-199", "if-range": "Mon, 01 Jan 2001 00:00:00 GMT" },
+      });
+      expect(changed.status).toBe(200);
+      expect(Buffer.from(await changed.arrayBuffer()).equals(whole)).toBe(true);
+      const same = await asReader(app, url, {
+        headers: { range: "bytes=100-199", "if-range": full.headers.get("last-modified")! },
+      });
+      expect(same.status).toBe(206);
+      await same.arrayBuffer();
+      const past = await asReader(app, url, { headers: { range: `bytes=${whole.length}-` } });
+      expect(past.headers.get("content-range")).toBe(`bytes */${whole.length}`);
+      await expectProblem(past, 416, "range_not_satisfiable");
+    }
+  });
+
   it("a series feed costs the same number of statements for 2 files as for 12", async () => {
     const small = await readerSeries(app, "Count Small", [
       { name: "Count Small c001.cbz", pages: 1 },

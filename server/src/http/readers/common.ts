@@ -2,6 +2,7 @@
 import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
 import type { Context, Hono, Next } from "hono";
+import parseRange from "range-parser";
 import { unsafeText } from "../../domain/safe-text.ts";
 import { AppError } from "../../errors.ts";
 import type { PageBytes } from "../../services/series/file-pages-service.ts";
@@ -61,17 +62,42 @@ function contentDisposition(name: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
-/** The file's bytes as they are on disk (streamed, never read whole). */
+/**
+ * The file's bytes as they are on disk (streamed, never read whole). One byte range (`Range:
+ * bytes=…`) is answered 206 with that part, so readers resume a broken download; several ranges,
+ * a malformed header or an `If-Range` that no longer matches get the whole file (as HTTP allows),
+ * a range past the end is 416 `range_not_satisfiable`.
+ */
 export function sendFile(c: Context, d: { file: ReaderFileRow; absPath: string; size: number; mtime: Date }): Response {
-  const stream = Readable.toWeb(createReadStream(d.absPath)) as ReadableStream<Uint8Array>;
+  const lastModified = d.mtime.toUTCString();
+  const headers: Record<string, string> = {
+    "content-type": fileMediaType(d.file),
+    "content-disposition": contentDisposition(fileName(d.file)),
+    "last-modified": lastModified,
+    "accept-ranges": "bytes",
+    "cache-control": "private, no-cache",
+  };
+  const range = c.req.header("range");
+  const ifRange = c.req.header("if-range");
+  const parsed = range && (!ifRange || ifRange === lastModified) ? parseRange(d.size, range) : -2;
+  if (parsed === -1) {
+    const res = problemResponse(
+      new AppError("range_not_satisfiable", `the file holds ${d.size} bytes: no byte of ${range} is in it`),
+    );
+    res.headers.set("content-range", `bytes */${d.size}`);
+    return res;
+  }
+  const part = parsed !== -2 && parsed.type === "bytes" && parsed.length === 1 ? parsed[0]! : null;
+  const stream = Readable.toWeb(
+    createReadStream(d.absPath, part ? { start: part.start, end: part.end } : {}),
+  ) as ReadableStream<Uint8Array>;
+  if (!part) return new Response(stream, { status: 200, headers: { ...headers, "content-length": String(d.size) } });
   return new Response(stream, {
-    status: 200,
+    status: 206,
     headers: {
-      "content-type": fileMediaType(d.file),
-      "content-length": String(d.size),
-      "content-disposition": contentDisposition(fileName(d.file)),
-      "last-modified": d.mtime.toUTCString(),
-      "cache-control": "private, no-cache",
+      ...headers,
+      "content-length": String(part.end - part.start + 1),
+      "content-range": `bytes ${part.start}-${part.end}/${d.size}`,
     },
   });
 }
