@@ -380,6 +380,22 @@ describe("Komga-compatible API", () => {
     expect((await getJson<{ readProgress: unknown }>(`/api/v1/books/${fileIds[1]}`)).readProgress).toBeNull();
   });
 
+  it("PATCH of the last page completes the book, as Komga does when completed is left out", async () => {
+    const url = `/api/v1/books/${fileIds[0]}/read-progress`;
+    const progress = async () =>
+      (await getJson<{ readProgress: { page: number; completed: boolean } }>(`/api/v1/books/${fileIds[0]}`))
+        .readProgress;
+    try {
+      expect((await komga(url, { method: "PATCH", json: { page: 3 } })).status).toBe(204);
+      expect(await progress()).toMatchObject({ page: 3, completed: true });
+      expect((await getJson<{ booksReadCount: number }>(`/api/v1/series/${seriesId}`)).booksReadCount).toBe(1);
+      expect((await komga(url, { method: "PATCH", json: { page: 2 } })).status).toBe(204);
+      expect(await progress()).toMatchObject({ page: 2, completed: false });
+    } finally {
+      await komga(url, { method: "DELETE" });
+    }
+  });
+
   it("Mihon's tracker: read-progress/tachiyomi (v2) reads and marks books up to a number", async () => {
     const url = `/api/v2/series/${seriesId}/read-progress/tachiyomi`;
     const before = await getJson(url);

@@ -281,7 +281,15 @@ export function komgaRoutes(app: Hono, services: Services): void {
   app.get(`${V1}/books/:id/pages/:n`, pageRoute);
   app.get(`${V1}/books/:id/pages/:n/thumbnail`, pageRoute);
   app.patch(`${V1}/books/:id/read-progress`, async (c) => {
-    await reading.set(readerUser(c), asId(c.req.param("id"), "book id"), (await jsonBody(c)) as never, "komga");
+    const user = readerUser(c);
+    const { file } = await apps.file(user, asId(c.req.param("id"), "book id"));
+    const body = (await jsonBody(c)) as { page?: unknown; completed?: unknown } | null;
+    // Komga's rule: a book whose last page is the page read is completed, whatever `completed` says.
+    const input =
+      body && typeof body === "object" && body.page === file.pageCount && body.completed !== true
+        ? { ...body, completed: true }
+        : body;
+    await reading.set(user, file.id, input as never, "komga");
     return c.body(null, 204);
   });
   app.delete(`${V1}/books/:id/read-progress`, async (c) => {
