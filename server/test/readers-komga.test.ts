@@ -426,6 +426,39 @@ describe("Komga-compatible API", () => {
     );
   });
 
+  it("series lists follow Mihon's sort (title, created, last modified) and read-status filters", async () => {
+    const names = async (query: string) =>
+      (
+        await getJson<{ content: { name: string }[] }>(`/api/v1/series?search=&page=0&deleted=false&${query}`)
+      ).content.map((s) => s.name);
+    // "Komga Story" was added first, "Another One" after it.
+    expect(await names("sort=metadata.titleSort,asc")).toEqual(["Another One", "Komga Story"]);
+    expect(await names("sort=metadata.titleSort,desc")).toEqual(["Komga Story", "Another One"]);
+    expect(await names("sort=createdDate,asc")).toEqual(["Komga Story", "Another One"]);
+    expect(await names("sort=createdDate,desc")).toEqual(["Another One", "Komga Story"]);
+    const byModified = await getJson<{ content: { lastModified: string }[] }>(
+      "/api/v1/series?sort=lastModifiedDate,desc",
+    );
+    const times = byModified.content.map((s) => s.lastModified);
+    expect(times).toEqual([...times].sort().reverse());
+    // Mihon's Unread / In progress / Read filters: two of the story's three books are read (tracker test).
+    const other = (await getJson<{ content: { id: string; name: string }[] }>("/api/v1/series?search=another"))
+      .content[0]!;
+    expect(await names("read_status=IN_PROGRESS")).toEqual(["Komga Story"]);
+    expect(await names("read_status=UNREAD")).toEqual(["Another One"]);
+    expect(await names("read_status=READ")).toEqual([]);
+    expect((await komga(`/api/v1/series/${other.id}/read-progress`, { method: "POST" })).status).toBe(204);
+    try {
+      expect(await names("read_status=READ")).toEqual(["Another One"]);
+      expect(await names("read_status=READ&read_status=IN_PROGRESS&sort=metadata.titleSort,asc")).toEqual([
+        "Another One",
+        "Komga Story",
+      ]);
+    } finally {
+      await komga(`/api/v1/series/${other.id}/read-progress`, { method: "DELETE" });
+    }
+  });
+
   it("the lists apps load at start-up answer empty; library content cannot be changed", async () => {
     expectShape(await getJson("/api/v1/collections?unpaged=true"), PAGE_WRAPPER, "PageWrapperDto");
     for (const p of ["/api/v1/genres", "/api/v1/tags", "/api/v1/publishers", "/api/v1/authors"])

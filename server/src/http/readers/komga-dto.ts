@@ -73,6 +73,32 @@ export function pageQuery(c: Context, defaults = { size: 20 }) {
   };
 }
 
+export type SeriesOrder = { key: "title" | "created" | "modified"; descending: boolean };
+
+/**
+ * The order of a series list from Spring's `sort=field,direction` (the first one that names a field
+ * this library has: Mihon's Komga extension sends `metadata.titleSort`, `createdDate` and
+ * `lastModifiedDate`); `fallback` otherwise (relevance, random, nothing).
+ */
+export function seriesOrder(c: Context, fallback: SeriesOrder): SeriesOrder {
+  for (const value of c.req.queries("sort") ?? []) {
+    const [field = "", direction = "asc"] = value.split(",").map((x) => x.trim());
+    const key = (
+      {
+        "metadata.titleSort": "title",
+        "metadata.title": "title",
+        name: "title",
+        createdDate: "created",
+        created: "created",
+        lastModifiedDate: "modified",
+        lastModified: "modified",
+      } as const
+    )[field];
+    if (key) return { key, descending: direction.toLowerCase() === "desc" };
+  }
+  return fallback;
+}
+
 const seriesStatus = (s: Series) => (s.status === "finished" ? "ENDED" : s.status === "paused" ? "HIATUS" : "ONGOING");
 
 /** Komga's scan interval closest above the service's own (Komga knows only these). */

@@ -31,8 +31,12 @@ import {
   seriesDto,
   bookDto,
   mediaTypeOf,
+  seriesOrder,
   type Counts,
+  type SeriesOrder,
 } from "./komga-dto.ts";
+
+const TITLE_ORDER: SeriesOrder = { key: "title", descending: false };
 
 const V1 = `${KOMGA}/api/v1`;
 
@@ -60,17 +64,27 @@ export function komgaRoutes(app: Hono, services: Services): void {
     return out;
   }
 
-  async function seriesList(c: Context, search: string | null, order: "title" | "new" | "updated" = "title") {
+  /** Komga's read status of a series from its counts. */
+  const readStatus = (k: Counts) =>
+    k.total > 0 && k.read === k.total ? "READ" : k.read === 0 && k.inProgress === 0 ? "UNREAD" : "IN_PROGRESS";
+
+  async function seriesList(c: Context, search: string | null, fallback: SeriesOrder = TITLE_ORDER) {
     const user = readerUser(c);
     const libraryIds = (c.req.query("library_id") ?? "").split(",").filter(Boolean);
     let all = libraryIds.length === 0 || libraryIds.includes(LIBRARY_ID) ? await apps.summaries() : [];
     const needle = (search ?? "").trim().toLowerCase();
     if (needle) all = all.filter((s) => s.series.title.toLowerCase().includes(needle));
-    if (order === "new") all = [...all].sort((a, b) => b.series.createdAt.getTime() - a.series.createdAt.getTime());
-    if (order === "updated") all = [...all].sort((a, b) => b.lastModified.getTime() - a.lastModified.getTime());
-    const q = pageQuery(c);
-    const page = springPage(all, q);
-    const counts = await countsFor(user, page.content);
+    const counts = await countsFor(user, all);
+    // Mihon's Unread / In progress / Read filters (`read_status`, repeated or comma-separated).
+    const statuses = new Set((c.req.queries("read_status") ?? []).flatMap((v) => v.split(",")).filter(Boolean));
+    if (statuses.size > 0) all = all.filter((s) => statuses.has(readStatus(counts.get(s.series.id)!)));
+    const order = seriesOrder(c, fallback);
+    const time = (s: SeriesSummary) =>
+      order.key === "created" ? s.series.createdAt.getTime() : s.lastModified.getTime();
+    // summaries() come by title; the sort is stable, so equal times keep that order.
+    if (order.key !== "title") all = [...all].sort((a, b) => time(a) - time(b));
+    if (order.descending) all = [...all].reverse();
+    const page = springPage(all, pageQuery(c));
     return c.json({ ...page, content: page.content.map((s) => seriesDto(s, counts.get(s.series.id)!)) });
   }
 
@@ -131,9 +145,9 @@ export function komgaRoutes(app: Hono, services: Services): void {
     const body = (await jsonBody(c)) as { fullTextSearch?: unknown };
     return seriesList(c, typeof body.fullTextSearch === "string" ? body.fullTextSearch : null);
   });
-  app.get(`${V1}/series/new`, (c) => seriesList(c, null, "new"));
-  app.get(`${V1}/series/latest`, (c) => seriesList(c, null, "updated"));
-  app.get(`${V1}/series/updated`, (c) => seriesList(c, null, "updated"));
+  app.get(`${V1}/series/new`, (c) => seriesList(c, null, { key: "created", descending: true }));
+  app.get(`${V1}/series/latest`, (c) => seriesList(c, null, { key: "modified", descending: true }));
+  app.get(`${V1}/series/updated`, (c) => seriesList(c, null, { key: "modified", descending: true }));
   app.get(`${V1}/series/:id`, async (c) => {
     const s = await apps.seriesSummary(asId(c.req.param("id"), "series id"));
     return c.json(seriesDto(s, (await countsFor(readerUser(c), [s])).get(s.series.id)!));
