@@ -46,10 +46,15 @@ async function parse(xml: string): Promise<OPDSFeed> {
 async function atom(pathname: string): Promise<{ xml: string; feed: OPDSFeed }> {
   const res = await asReader(app, pathname);
   expect(res.status, pathname).toBe(200);
-  expect(res.headers.get("content-type")).toMatch(/^application\/atom\+xml/);
   const xml = await res.text();
   await xmllint(xml);
-  return { xml, feed: await parse(xml) };
+  const feed = await parse(xml);
+  // Served with the media type its links announce: the OPDS profile and the feed's kind.
+  const kind = feed instanceof NavigationFeed ? "navigation" : "acquisition";
+  expect(res.headers.get("content-type"), pathname).toMatch(
+    new RegExp(`^application/atom\\+xml;\\s*profile=opds-catalog;\\s*kind=${kind}(;|$)`),
+  );
+  return { xml, feed };
 }
 
 let saga: { id: number; dir: string };
@@ -104,6 +109,21 @@ describe("authentication of the reader paths", () => {
 });
 
 describe("OPDS 1.2", () => {
+  it("the addresses users type (the prefix, with or without a slash) lead to the catalogue", async () => {
+    for (const [url, to] of [
+      ["/opds", "/opds/v1.2/catalog"],
+      ["/opds/", "/opds/v1.2/catalog"],
+      ["/opds/v1.2", "/opds/v1.2/catalog"],
+      ["/opds/v1.2/", "/opds/v1.2/catalog"],
+      ["/opds/v2", "/opds/v2/catalog"],
+      ["/opds/v2/", "/opds/v2/catalog"],
+    ]) {
+      const res = await asReader(app, url, { redirect: "manual" });
+      expect(res.status, url).toBe(302);
+      expect(new URL(res.headers.get("location")!, app.baseUrl).pathname, url).toBe(to);
+    }
+  });
+
   it("the root is a navigation feed with library, recently added and continue reading, and a search link", async () => {
     const { feed } = await atom("/opds/v1.2/catalog");
     expect(feed).toBeInstanceOf(NavigationFeed);

@@ -31,7 +31,9 @@ import { readerUser, sendFile, sendPage, sendThumbnail } from "./common.ts";
 export const OPDS_V1 = "/opds/v1.2";
 const NAV = "application/atom+xml;profile=opds-catalog;kind=navigation";
 const ACQ = "application/atom+xml;profile=opds-catalog;kind=acquisition";
-const ATOM_XML = "application/atom+xml;charset=utf-8";
+// Feeds are served with the media type their links announce (profile and kind).
+const NAV_FEED = `${NAV};charset=utf-8`;
+const ACQ_FEED = `${ACQ};charset=utf-8`;
 const PSE_NS = "http://vaemendis.net/opds-pse/ns";
 const PSE_STREAM = "http://vaemendis.net/opds-pse/stream";
 const SERIES_PAGE_SIZE = 100;
@@ -169,7 +171,7 @@ function fileEntry(f: ReaderFileRow, seriesTitle: string, progress: FileProgress
   };
 }
 
-const xml = (c: Context, body: string, type = ATOM_XML) =>
+const xml = (c: Context, body: string, type: string) =>
   c.body(body, 200, { "content-type": type, "cache-control": "private, no-cache" });
 
 function pageParam(c: Context): number {
@@ -182,7 +184,8 @@ function pageParam(c: Context): number {
 export function opdsV1Routes(app: Hono, services: Services): void {
   const apps = services.readerApps;
 
-  app.get(`${OPDS_V1}`, (c) => c.redirect(`${OPDS_V1}/catalog`));
+  // The address as users type it into a reader app: the prefix, with or without its slash.
+  for (const p of [OPDS_V1, `${OPDS_V1}/`, "/opds", "/opds/"]) app.get(p, (c) => c.redirect(`${OPDS_V1}/catalog`));
   app.get(`${OPDS_V1}/catalog`, async (c) => {
     const now = new Date();
     return xml(
@@ -220,6 +223,7 @@ export function opdsV1Routes(app: Hono, services: Services): void {
           }),
         ],
       }),
+      NAV_FEED,
     );
   });
 
@@ -268,6 +272,7 @@ export function opdsV1Routes(app: Hono, services: Services): void {
           }),
         ),
       }),
+      NAV_FEED,
     );
   });
 
@@ -286,6 +291,7 @@ export function opdsV1Routes(app: Hono, services: Services): void {
         links: [{ rel: "up", href: `${OPDS_V1}/series`, type: NAV, title: "Library" }],
         entries: files.map((f) => fileEntry(f.file, series.title, f.progress)),
       }),
+      ACQ_FEED,
     );
   });
 
@@ -308,6 +314,7 @@ export function opdsV1Routes(app: Hono, services: Services): void {
         links,
         entries: items.map((i) => fileEntry(i.file, i.seriesTitle, i.progress, true)),
       }),
+      ACQ_FEED,
     );
   });
 
@@ -323,6 +330,7 @@ export function opdsV1Routes(app: Hono, services: Services): void {
         kind: "acquisition",
         entries: entries.map((e) => fileEntry(e.file, e.seriesTitle, e.progress, true)),
       }),
+      ACQ_FEED,
     );
   });
 

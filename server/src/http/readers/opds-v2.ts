@@ -139,7 +139,7 @@ export function readProgression(
 export function opdsV2Routes(app: Hono, services: Services): void {
   const apps = services.readerApps;
 
-  app.get(`${OPDS_V2}`, (c) => c.redirect(`${OPDS_V2}/catalog`));
+  for (const p of [OPDS_V2, `${OPDS_V2}/`]) app.get(p, (c) => c.redirect(`${OPDS_V2}/catalog`));
   app.get(`${OPDS_V2}/catalog`, (c) =>
     json(c, {
       metadata: { title: "Manga library" },
