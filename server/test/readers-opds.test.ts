@@ -198,7 +198,12 @@ describe("OPDS 1.2", () => {
         );
         expect(p).toMatchObject({ page: 2, completed: false, device: "opds" });
         const { xml } = await atom(`/opds/v1.2/series/${saga.id}`);
-        expect(xml).toMatch(new RegExp(`href="/opds/v1.2/files/${f.id}/pages/\\{pageNumber\\}"[^>]*pse:lastRead="1"`));
+        // pse:lastRead counts from 1 (OPDS-PSE 1.1): page 2 is where a resuming client opens, as {pageNumber} 1.
+        expect(xml).toMatch(
+          new RegExp(
+            `href="/opds/v1.2/files/${f.id}/pages/\\{pageNumber\\}"[^>]*pse:lastRead="2" pse:lastReadUpdate="[^"]+Z"`,
+          ),
+        );
       }
     }
     expect(await expectJson<{ completed: boolean }>(await app.api(`/api/files/${f.id}/progress`), 200)).toMatchObject({

@@ -176,10 +176,10 @@ describe("progress follows the content", () => {
       200,
     );
     expect(ko.progress).toBe("10");
-    // OPDS: pse:lastRead is 0-based, like {pageNumber}.
+    // OPDS: pse:lastRead counts from 1 (OPDS-PSE 1.1), unlike {pageNumber}.
     const feed = await (await asReader(app, `/opds/v1.2/series/${s.id}`)).text();
     expect(feed).toMatch(
-      new RegExp(`/opds/v1.2/files/${book}/pages/\\{pageNumber\\}"[^>]*pse:count="15"[^>]*pse:lastRead="9"`),
+      new RegExp(`/opds/v1.2/files/${book}/pages/\\{pageNumber\\}"[^>]*pse:count="15"[^>]*pse:lastRead="10"`),
     );
   });
 

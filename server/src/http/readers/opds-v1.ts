@@ -7,8 +7,9 @@
  * - `/series/{id}`: one acquisition feed per series listing its active files in reading order, each
  *   with its acquisition link (`http://opds-spec.org/acquisition`, the CBZ byte for byte), cover and
  *   thumbnail links and OPDS-PSE page streaming (`http://vaemendis.net/opds-pse/stream`, `pse:count`,
- *   `pse:lastRead`, a 0-based `{pageNumber}`). `pse:lastRead` is 0-based like `{pageNumber}`: the
- *   page the reader stopped at, so a client that resumes there opens the page our store says.
+ *   `pse:lastRead`, a 0-based `{pageNumber}`). `pse:lastRead` counts from 1 as OPDS-PSE 1.1 says
+ *   (unlike `{pageNumber}`): it is the stored place, so a client that resumes there (KOReader, Panels)
+ *   opens the page our store says; its date is `pse:lastReadUpdate` (1.2) and `pse:lastReadDate`.
  * - `/recent`, `/continue`: acquisition feeds of the newest files and of the files to continue.
  * - `/files/{id}/pages/{n}`: page n (0-based) from the archive, never extracted; the reader's place
  *   becomes page n + 1 (1-based), completed on the last page.
@@ -145,7 +146,12 @@ function fileEntry(f: ReaderFileRow, seriesTitle: string, progress: FileProgress
     extra: {
       "pse:count": f.pageCount,
       ...(progress.updatedAt
-        ? { "pse:lastRead": progress.page - 1, "pse:lastReadDate": progress.updatedAt.toISOString() }
+        ? {
+            "pse:lastRead": progress.page,
+            "pse:lastReadUpdate": progress.updatedAt.toISOString(),
+            // Komga's name for the same date, which the apps written against it read.
+            "pse:lastReadDate": progress.updatedAt.toISOString(),
+          }
         : {}),
     },
   };
