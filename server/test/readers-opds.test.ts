@@ -110,14 +110,15 @@ describe("authentication of the reader paths", () => {
 
 describe("OPDS 1.2", () => {
   it("the addresses users type (the prefix, with or without a slash) lead to the catalogue", async () => {
-    for (const [url, to] of [
+    const redirects: [string, string][] = [
       ["/opds", "/opds/v1.2/catalog"],
       ["/opds/", "/opds/v1.2/catalog"],
       ["/opds/v1.2", "/opds/v1.2/catalog"],
       ["/opds/v1.2/", "/opds/v1.2/catalog"],
       ["/opds/v2", "/opds/v2/catalog"],
       ["/opds/v2/", "/opds/v2/catalog"],
-    ]) {
+    ];
+    for (const [url, to] of redirects) {
       const res = await asReader(app, url, { redirect: "manual" });
       expect(res.status, url).toBe(302);
       expect(new URL(res.headers.get("location")!, app.baseUrl).pathname, url).toBe(to);
