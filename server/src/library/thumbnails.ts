@@ -78,7 +78,8 @@ export const readEdgesFromArchive: EdgeReader = (absPath, limits) =>
     return { first, last };
   });
 
-function imageError(e: unknown): AppError {
+/** A decoder's failure as the coded error the reader's routes answer (also for pages converted elsewhere). */
+export function imageError(e: unknown): AppError {
   if (e instanceof AppError) return e;
   const message = e instanceof Error ? e.message : String(e);
   if (/pixel limit/i.test(message)) return new AppError("image_too_large", "the page is larger than the pixel limit");

@@ -12,7 +12,8 @@
  *   opens the page our store says; its date is `pse:lastReadUpdate` (1.2) and `pse:lastReadDate`.
  * - `/recent`, `/continue`: acquisition feeds of the newest files and of the files to continue.
  * - `/files/{id}/pages/{n}`: page n (0-based) from the archive, never extracted; the reader's place
- *   becomes page n + 1 (1-based), completed on the last page.
+ *   becomes page n + 1 (1-based), completed on the last page. Pages (and `/cover`) are JPEG, the type
+ *   the links declare: a page in another format is converted (library/page-jpeg.ts).
  */
 import type { Context, Hono } from "hono";
 import { XMLBuilder } from "fast-xml-parser";
@@ -354,13 +355,17 @@ export function opdsV1Routes(app: Hono, services: Services): void {
       c,
       await apps.page(readerUser(c), asId(c.req.param("id"), "file id"), 1, {
         ifNoneMatch: c.req.header("if-none-match"),
+        jpeg: true,
       }),
     ),
   );
   app.get(`${OPDS_V1}/files/:id/pages/:n`, async (c) => {
     const n = c.req.param("n");
     if (!/^\d{1,6}$/.test(n)) throw new AppError("page_not_found", "pageNumber is 0-based: 0 is the first page");
-    const page = await apps.page(readerUser(c), asId(c.req.param("id"), "file id"), Number(n) + 1, { record: "opds" });
+    const page = await apps.page(readerUser(c), asId(c.req.param("id"), "file id"), Number(n) + 1, {
+      record: "opds",
+      jpeg: true,
+    });
     return sendPage(c, page);
   });
 }

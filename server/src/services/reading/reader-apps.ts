@@ -16,7 +16,8 @@ import type { ReaderFileRow } from "../../repositories/reading-repo.ts";
 /** The shapes the reader apps' routes present (rows as the repositories return them). */
 export type { ReaderFileRow, Series as ReaderSeries };
 import type { AppContext } from "../context.ts";
-import type { FilePagesService } from "../series/file-pages-service.ts";
+import type { FilePagesService, PageBytes } from "../series/file-pages-service.ts";
+import { JPEG, pageAsJpeg } from "../../library/page-jpeg.ts";
 import type { AuditService } from "../audit/audit-service.ts";
 import { progressView, type FileProgress, type ReadingService } from "./reading-service.ts";
 
@@ -176,15 +177,22 @@ export function readerAppsServices(
 
     /**
      * One page, from the archive (1-based `index`), as the web reader gets it. With `record`, the
-     * reader's place becomes that page (page streaming apps say where they are only by what they ask for).
+     * reader's place becomes that page (page streaming apps say where they are only by what they ask
+     * for). With `jpeg`, a page in another format is converted (OPDS links declare JPEG).
      */
     async page(
       user: string,
       fileId: number,
       index: number,
-      options: { record?: "opds"; ifNoneMatch?: string | null } = {},
-    ) {
-      const bytes = await deps.filePages.page(fileId, index, options.ifNoneMatch);
+      options: { record?: "opds"; ifNoneMatch?: string | null; jpeg?: boolean } = {},
+    ): Promise<PageBytes> {
+      let bytes = await deps.filePages.page(fileId, index, options.ifNoneMatch);
+      if (options.jpeg && !bytes.notModified && bytes.contentType !== JPEG)
+        bytes = {
+          ...bytes,
+          data: await pageAsJpeg(bytes.data, bytes.contentType, ctx.config.archiveLimits),
+          contentType: JPEG,
+        };
       // The page exists (it was read): its place is stored once the page is on its way.
       if (options.record) {
         const file = await activeFile(fileId);
