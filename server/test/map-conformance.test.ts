@@ -218,4 +218,40 @@ describe("map, coverage and grouping conformance", () => {
     ]);
     expect((await units(id)).status).toBe("all books");
   });
+
+  it("the Missing filter of the series page keeps monitored holes only, as the library card counts them", async () => {
+    const id = await seriesWith({ status: "finished", known_book_count: 3 }, { v01: 20, ...chapters(1, 2, 5) });
+    await putMap(id, 0, [
+      { volume: "1", chapters: ["1", "2"] },
+      { volume: "2", chapters: ["3", "4"] },
+      { volume: "3", chapters: ["5", "6"] },
+    ]);
+    // The operator stops monitoring book 3 and chapter 4: they are holes by choice.
+    for (const [kind, number] of [
+      ["book", "3"],
+      ["chapter", "4"],
+    ])
+      await expectJson(
+        await app.api(`/api/manga/${id}/monitoring`, { method: "PUT", json: { kind, number, monitored: false } }),
+        200,
+      );
+
+    const r = await app.gql<{
+      seriesPage: { groups: { key: string; children: { key: string }[] }[] };
+      series: { overview: { missingBooks: number; missingChapters: number } };
+    }>(
+      `query($id: Int!) {
+        seriesPage(seriesId: $id, filter: MISSING) { groups { key children { key } } }
+        series(id: $id) { overview { missingBooks missingChapters } }
+      }`,
+      { id },
+    );
+    expect(r.errors).toBeUndefined();
+    const page = r.data!.seriesPage.groups.map((g) => `${g.key}[${g.children.map((c) => c.key).join(" ")}]`);
+    // Book 2 and chapter 3 are monitored holes; book 3 is kept for its monitored hole, chapter 6.
+    expect(page).toEqual(["book:2[chapter:3]", "book:3[chapter:6]"]);
+    const missingRows = r.data!.seriesPage.groups.flatMap((g) => [g.key, ...g.children.map((c) => c.key)]);
+    const { missingBooks, missingChapters } = r.data!.series.overview;
+    expect(missingRows.filter((k) => k !== "book:3")).toHaveLength(missingBooks + missingChapters);
+  });
 });
