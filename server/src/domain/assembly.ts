@@ -11,7 +11,7 @@
  *   repeat pages, so they are never mixed); a chapter with a known missing part refuses.
  */
 import { compareLabels, type Label } from "./labels.ts";
-import { safeName } from "./safe-names.ts";
+import { safeNameWithTail } from "./safe-names.ts";
 import type { ChapterState, CoverageIndex, FileFacts, SeriesSnapshot } from "./types.ts";
 
 export type AssemblyRefusal =
@@ -64,14 +64,8 @@ const ASSEMBLY_NAME_BYTES = 170;
  * would say which book it is.
  */
 export function assemblyFileName(title: string, volume: Label, language: string): string {
-  const tail = ` - ${safeName(`v${volumeTag(volume)} [${language}]`, 60)}`;
-  const whole = safeName(`${title}${tail}`, 4 * ASSEMBLY_NAME_BYTES);
-  if (whole.endsWith(tail) && whole.length > tail.length && utf8Length(whole) <= ASSEMBLY_NAME_BYTES)
-    return `${whole}.cbz`;
-  return `${safeName(title, ASSEMBLY_NAME_BYTES - utf8Length(tail))}${tail}.cbz`;
+  return `${safeNameWithTail(title, " - ", `v${volumeTag(volume)} [${language}]`, ASSEMBLY_NAME_BYTES)}.cbz`;
 }
-
-const utf8Length = (s: string) => new TextEncoder().encode(s).length;
 
 /** Fresh page names that keep reading order: p0001.jpg…, wider when a book has more pages. */
 export function pageName(index: number, total: number, originalName: string): string {

@@ -23,3 +23,15 @@ export function safeName(name: string, maxBytes = 180): string {
 
 const edges = (s: string): string => s.replace(/^[. ]+/, "").replace(/[. ]+$/, "");
 const bytes = (s: string): number => new TextEncoder().encode(s).length;
+
+/**
+ * `<head><sep><tail>` made safe within `maxBytes`, shortening only the head: the tail says which file
+ * it is (a book or chapter number, a language), and two files cut to one name would say neither.
+ * A name that fits comes out exactly as `safeName` of the whole would give it.
+ */
+export function safeNameWithTail(head: string, sep: string, tail: string, maxBytes: number): string {
+  const end = `${sep}${safeName(tail, Math.floor(maxBytes / 2))}`;
+  const whole = safeName(`${head}${end}`, 4 * maxBytes);
+  if (whole.endsWith(end) && whole.length > end.length && bytes(whole) <= maxBytes) return whole;
+  return `${safeName(head, maxBytes - bytes(end))}${end}`;
+}
