@@ -108,6 +108,33 @@ describe("upload rules", () => {
     expect(JSON.parse(r.body)).toMatchObject({ code: "length_required" });
   });
 
+  it("refuses a body in another content type than an archive with 415 unsupported_media_type", async () => {
+    const body = await cbz(3);
+    for (const type of ["text/plain", "application/json", "multipart/form-data; boundary=x", "image/png"])
+      await expectProblem(
+        await upload(app, seriesId, "source_language=ja&volume=1", body, { "content-type": type }),
+        415,
+        "unsupported_media_type",
+      );
+    // The archive types (and a plain byte stream) pass on to the archive checks.
+    for (const type of [
+      "application/zip",
+      "Application/ZIP; charset=binary",
+      "application/x-cbz",
+      "application/vnd.comicbook+zip",
+      "application/x-zip-compressed",
+      "application/octet-stream",
+    ])
+      await expectProblem(
+        await upload(app, seriesId, "source_language=ja&volume=1", Buffer.from("not a zip at all"), {
+          "content-type": type,
+        }),
+        422,
+        "archive_unreadable",
+      );
+    expect(await app.ctx.db.translationJob.count()).toBe(0);
+  });
+
   it("refuses a number the managed edition does not have (422) and a range (422 pack refused)", async () => {
     await expectProblem(
       await upload(app, seriesId, "source_language=ja&volume=9", await cbz(3)),

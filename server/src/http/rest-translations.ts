@@ -75,6 +75,7 @@ export function translationRoutes(app: Hono, services: Services): void {
         stream: c.req.raw.body,
         length: Number(header),
         fileName: dispositionName(c.req.header("content-disposition")),
+        contentType: c.req.header("content-type") ?? null,
       },
     );
     return c.json(restTranslationJob(job), 201);
