@@ -163,7 +163,8 @@ export interface UploadQuery {
 }
 
 export interface UploadBody {
-  stream: ReadableStream<Uint8Array> | null;
+  /** The body, asked for only after every check that needs no byte of it passed. */
+  stream: () => ReadableStream<Uint8Array> | null;
   /** The Content-Length; null when the request had none (411). */
   length: number | null;
   /** A file name from Content-Disposition (only used to spot packs). */
