@@ -373,6 +373,38 @@ describe("series assembly", () => {
   });
 });
 
+describe("the book's name", () => {
+  it("a title too long for the name is shortened, never the volume and language: two books keep two names", async () => {
+    const title = `Asm ${++seq} ${"Reincarnated in a very long light novel title ".repeat(5).trim()}`;
+    const created = await expectJson<{ id: number; folder: string }>(
+      await app.api("/api/manga", { method: "POST", json: { title } }),
+      201,
+    );
+    const dir = path.join(app.config.libraryRoot, created.folder);
+    for (const n of [1, 2, 3, 4]) await writeCbz(path.join(dir, `c${String(n).padStart(3, "0")}.cbz`), 2);
+    await scanLibrary(app);
+    const entries = [
+      { volume: "1", chapters: ["1", "2"] },
+      { volume: "2", chapters: ["3", "4"] },
+    ];
+    await expectJson(
+      await app.api(`/api/manga/${created.id}/chapter-map`, { method: "PUT", json: { revision: 0, entries } }),
+      200,
+    );
+    const p = await expectJson<{ confirmation: string }>(await post(seriesUrl(created.id, true)), 200);
+    const r = await expectJson<{ books: RestOutcome[] }>(
+      await post(seriesUrl(created.id, false), { confirmation: p.confirmation }),
+      200,
+    );
+    const names = r.books.map((b) => b.result?.path.slice(created.folder.length + 1) ?? "");
+    expect(names[0]).toMatch(/^Asm \d+ Reincarnated .* - v001 \[en\]\.cbz$/);
+    expect(names[1]).toMatch(/^Asm \d+ Reincarnated .* - v002 \[en\]\.cbz$/);
+    for (const n of names) expect(Buffer.byteLength(n)).toBeLessThanOrEqual(174);
+    const u = await units(created.id);
+    expect(["1", "2"].map((v) => unitOf(u, "book", v).owned)).toEqual([true, true]);
+  });
+});
+
 describe("assemblyProgress subscription", () => {
   let client: Client;
   afterAll(async () => {

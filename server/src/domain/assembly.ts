@@ -55,10 +55,23 @@ export function volumeTag(volume: Label): string {
   return int.padStart(3, "0") + (dot < 0 ? "" : volume.slice(dot));
 }
 
-/** `<Series> - v<NNN> [<lang>].cbz`, each part made safe (the extension survives any trimming). */
+/** Bytes of an assembled book's name before `.cbz`: room for the folder on every filesystem. */
+const ASSEMBLY_NAME_BYTES = 170;
+
+/**
+ * `<Series> - v<NNN> [<lang>].cbz`, each part made safe. A long title is shortened, never the
+ * ` - v<NNN> [<lang>]` tail: without it two books of the series would get one name and neither
+ * would say which book it is.
+ */
 export function assemblyFileName(title: string, volume: Label, language: string): string {
-  return `${safeName(`${title} - v${volumeTag(volume)} [${language}]`, 170)}.cbz`;
+  const tail = ` - ${safeName(`v${volumeTag(volume)} [${language}]`, 60)}`;
+  const whole = safeName(`${title}${tail}`, 4 * ASSEMBLY_NAME_BYTES);
+  if (whole.endsWith(tail) && whole.length > tail.length && utf8Length(whole) <= ASSEMBLY_NAME_BYTES)
+    return `${whole}.cbz`;
+  return `${safeName(title, ASSEMBLY_NAME_BYTES - utf8Length(tail))}${tail}.cbz`;
 }
+
+const utf8Length = (s: string) => new TextEncoder().encode(s).length;
 
 /** Fresh page names that keep reading order: p0001.jpg…, wider when a book has more pages. */
 export function pageName(index: number, total: number, originalName: string): string {
