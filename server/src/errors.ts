@@ -143,7 +143,7 @@ export const ERRORS = {
     title: "A state change with the session cookie must come from this service's own pages",
   },
   payload_too_large: { status: 413, title: "The request body is larger than allowed" },
-  unsupported_media_type: { status: 415, title: "Send the body as application/json" },
+  unsupported_media_type: { status: 415, title: "The body is not in a content type this endpoint takes" },
   login_throttled: { status: 429, title: "Too many failed logins: wait before trying again" },
   password_set_by_environment: {
     status: 409,

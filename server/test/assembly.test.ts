@@ -7,7 +7,7 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createClient, type Client } from "graphql-ws";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
 import { openArchive } from "../src/library/archive-reader.ts";
 import { stateDirs } from "../src/config.ts";
@@ -370,6 +370,82 @@ describe("series assembly", () => {
       ["2", "ready"],
       ["3", "refused"],
     ]);
+  });
+});
+
+describe("the book's name", () => {
+  it("a title too long for the name is shortened, never the volume and language: two books keep two names", async () => {
+    const title = `Asm ${++seq} ${"Reincarnated in a very long light novel title ".repeat(5).trim()}`;
+    const created = await expectJson<{ id: number; folder: string }>(
+      await app.api("/api/manga", { method: "POST", json: { title } }),
+      201,
+    );
+    const dir = path.join(app.config.libraryRoot, created.folder);
+    for (const n of [1, 2, 3, 4]) await writeCbz(path.join(dir, `c${String(n).padStart(3, "0")}.cbz`), 2);
+    await scanLibrary(app);
+    const entries = [
+      { volume: "1", chapters: ["1", "2"] },
+      { volume: "2", chapters: ["3", "4"] },
+    ];
+    await expectJson(
+      await app.api(`/api/manga/${created.id}/chapter-map`, { method: "PUT", json: { revision: 0, entries } }),
+      200,
+    );
+    const p = await expectJson<{ confirmation: string }>(await post(seriesUrl(created.id, true)), 200);
+    const r = await expectJson<{ books: RestOutcome[] }>(
+      await post(seriesUrl(created.id, false), { confirmation: p.confirmation }),
+      200,
+    );
+    const names = r.books.map((b) => b.result?.path.slice(created.folder.length + 1) ?? "");
+    expect(names[0]).toMatch(/^Asm \d+ Reincarnated .* - v001 \[en\]\.cbz$/);
+    expect(names[1]).toMatch(/^Asm \d+ Reincarnated .* - v002 \[en\]\.cbz$/);
+    for (const n of names) expect(Buffer.byteLength(n)).toBeLessThanOrEqual(174);
+    const u = await units(created.id);
+    expect(["1", "2"].map((v) => unitOf(u, "book", v).owned)).toEqual([true, true]);
+  });
+});
+
+describe("map changes during an assembly", () => {
+  it("wait for the assembly: the chapter files retire by the boundaries the book was built from", async () => {
+    const s = await series(
+      [ch(1, 120), ch(2, 120), ch(3)],
+      [
+        { volume: "1", chapters: ["1", "2"] },
+        { volume: "2", chapters: ["3"] },
+      ],
+    );
+    const p = await expectJson<RestPreview>(await post(bookUrl(s.id, "1", true)), 200);
+    const order: string[] = [];
+    let save: Promise<Response> | null = null;
+    const spy = vi.spyOn(app.ctx.events, "publishAssembly").mockImplementation((e) => {
+      // Chapter 2 moves to book 2 while book 1 is being written.
+      if (e.step === "writing" && !save)
+        save = app
+          .api(`/api/manga/${s.id}/chapter-map`, {
+            method: "PUT",
+            json: {
+              revision: 1,
+              entries: [
+                { volume: "1", chapters: ["1"] },
+                { volume: "2", chapters: ["2", "3"] },
+              ],
+            },
+          })
+          .then((r) => (order.push("map saved"), r));
+    });
+    try {
+      const done = await expectJson<{ retired: unknown[] }>(
+        await post(bookUrl(s.id, "1", false), { confirmation: p.confirmation }),
+        200,
+      );
+      order.push("assembled");
+      expect(save).not.toBeNull();
+      expect((await save!).status).toBe(200);
+      expect(order).toEqual(["assembled", "map saved"]);
+      expect(done.retired).toHaveLength(2);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
 

@@ -250,6 +250,8 @@ describe("GraphQL with the session cookie", () => {
     expect(await gqlProblem(res)).toMatchObject({ code: "unsupported_media_type" });
     const viaGet = await app.api(`/graphql?query=${encodeURIComponent(mutation)}`);
     expect(viaGet.status).toBe(405);
+    expect(viaGet.headers.get("allow")).toBe("POST");
+    expect(await gqlProblem(viaGet)).toEqual({ status: 405, code: "method_not_allowed" });
     expect(await seriesTitles()).toEqual(["By key", "Kept", "Mine"]);
   });
 

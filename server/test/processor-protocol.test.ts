@@ -150,6 +150,40 @@ describe("refusals", () => {
     }
   });
 
+  it("400 invalid_id for an id that is not even valid percent-encoding, on every route", async () => {
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    for (const bad of ["%ZZ", `${"a".repeat(31)}%E0%A4%A-0`, `${"a".repeat(32)}-0%`]) {
+      for (const [method, suffix] of [
+        ["GET", ""],
+        ["POST", ""],
+        ["DELETE", ""],
+        ["PUT", "/source"],
+        ["GET", "/result"],
+      ] as const) {
+        const res = await fetch(`${proc.url}/jobs/${bad}${suffix}`, { method, headers: auth });
+        expect(res.status, `${method} ${bad}${suffix}`).toBe(400);
+        expect(((await res.json()) as { code: string }).code).toBe("invalid_id");
+      }
+    }
+  });
+
+  it("takes the bearer scheme in any letter case (HTTP auth schemes are case-insensitive), never another token", async () => {
+    for (const scheme of ["bearer", "BEARER", "Bearer"]) {
+      const res = await fetch(`${proc.url}/jobs/${jobId()}`, { headers: { authorization: `${scheme} ${TOKEN}` } });
+      expect(res.status, scheme).toBe(404);
+    }
+    for (const header of [
+      `bearer ${TOKEN}x`,
+      `Basic ${TOKEN}`,
+      TOKEN,
+      `Bearer  ${TOKEN}`,
+      `Bearer ${TOKEN.toUpperCase()}`,
+    ]) {
+      const res = await fetch(`${proc.url}/jobs/${jobId()}`, { headers: { authorization: header } });
+      expect(res.status, header).toBe(401);
+    }
+  });
+
   it("411 without Content-Length, 415 for another type, 413 over the limit, 422 for a non-archive", async () => {
     const id = jobId();
     const auth = { authorization: `Bearer ${TOKEN}` };

@@ -322,6 +322,21 @@ describe("first scan of new folders and files", () => {
   });
 });
 
+describe("a series added by title", () => {
+  it("keeps a title made of separators and dots out of the path: the folder is portable and the scan files into it", async () => {
+    const created = await expectJson<{ id: number; folder: string }>(
+      await app.api("/api/manga", { method: "POST", json: { title: "../ Escape" } }),
+      201,
+    );
+    expect(created.folder).toBe("Escape");
+    await put("Escape/Escape - c001.cbz", await cbz(4));
+    expect(await scan()).toEqual(result({ added: 1 }));
+    const list = await expectJson<{ id: number }[]>(await app.api("/api/manga"), 200);
+    expect(list.map((s) => s.id)).toEqual([created.id]);
+    expect((await unit("Escape", "chapter", "1")).owned).toBe(true);
+  });
+});
+
 describe("rescans", () => {
   it("leaves every row untouched when nothing changed, without hashing again", async () => {
     await put("Alpha/Alpha - c001.cbz", await cbz(3));

@@ -166,6 +166,28 @@ describe("documents the parser or validator cannot take", () => {
     expect(r.body.errors?.[0]?.extensions?.code).toBe("bad_request");
   });
 
+  it.each([
+    ["no query at all", {}],
+    ["a query that is not a string", { query: 5 }],
+    ["variables that are not an object", { query: "{ seriesList { id } }", variables: "x" }],
+    ["a batch", [{ query: "{ seriesList { id } }" }]],
+  ])("a request with %s is 400 bad_request, like a bad document", async (_name, body) => {
+    const r = await post(body);
+    expect(r.status).toBe(400);
+    expect(r.body.errors?.map((e) => e.extensions)).toEqual([{ code: "bad_request", status: 400 }]);
+  });
+
+  it("a body that is not JSON is 400 bad_request, and the parser's own error stays inside", async () => {
+    const res = await app.api("/graphql", {
+      method: "POST",
+      body: "garbage",
+      headers: { "content-type": "application/json" },
+    });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as GqlBody;
+    expect(body.errors?.map((e) => e.extensions)).toEqual([{ code: "bad_request", status: 400 }]);
+  });
+
   it("a REST body nested 100,000 deep is 400, not a crash", async () => {
     const body = `${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}`;
     const res = await app.api("/api/manga", { method: "POST", body, headers: { "content-type": "application/json" } });

@@ -108,6 +108,86 @@ describe("upload rules", () => {
     expect(JSON.parse(r.body)).toMatchObject({ code: "length_required" });
   });
 
+  it("refuses a body in another content type than an archive with 415 unsupported_media_type", async () => {
+    const body = await cbz(3);
+    for (const type of ["text/plain", "application/json", "multipart/form-data; boundary=x", "image/png"])
+      await expectProblem(
+        await upload(app, seriesId, "source_language=ja&volume=1", body, { "content-type": type }),
+        415,
+        "unsupported_media_type",
+      );
+    // The archive types (and a plain byte stream) pass on to the archive checks.
+    for (const type of [
+      "application/zip",
+      "Application/ZIP; charset=binary",
+      "application/x-cbz",
+      "application/vnd.comicbook+zip",
+      "application/x-zip-compressed",
+      "application/octet-stream",
+    ])
+      await expectProblem(
+        await upload(app, seriesId, "source_language=ja&volume=1", Buffer.from("not a zip at all"), {
+          "content-type": type,
+        }),
+        422,
+        "archive_unreadable",
+      );
+    expect(await app.ctx.db.translationJob.count()).toBe(0);
+  });
+
+  it("a refused upload leaves its keep-alive connection usable: the next requests go over the same socket", async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    // Larger than a stream's buffer: a body the server started to read but never finished stalls its drain.
+    const body = Buffer.concat([await cbz(3), Buffer.alloc(400_000, 7)]);
+    const send = (method: string, pathname: string, headers: Record<string, string> = {}, data?: Buffer) =>
+      new Promise<{ status: number; port: number | undefined }>((resolve, reject) => {
+        const url = new URL(app.baseUrl + pathname);
+        const req = http.request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: url.pathname + url.search,
+            method,
+            agent,
+            headers: { "x-api-key": TEST_API_KEY, ...headers },
+          },
+          (res) => {
+            res.resume();
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, port: req.socket?.localPort }));
+          },
+        );
+        req.on("error", reject);
+        req.end(data);
+      });
+    try {
+      const refusals = [
+        ["source_language=ja&volume=1", "text/plain"],
+        ["source_language=ja&volume=9", "application/zip"],
+        ["source_language=ja&volume=1&chapter=1", "application/zip"],
+      ];
+      const ports = new Set<number | undefined>();
+      for (const [query, type] of refusals) {
+        const refused = await send(
+          "POST",
+          `/api/manga/${seriesId}/translations/upload?${query}`,
+          { "content-type": type!, "content-length": String(body.length) },
+          body,
+        );
+        expect(refused.status).toBeGreaterThanOrEqual(400);
+        ports.add(refused.port);
+        ports.add((await send("GET", `/api/translations?manga_id=${seriesId}`)).port);
+        // Longer than the server's drain of an unread body (half a second), after which it would close.
+        await new Promise((r) => setTimeout(r, 800));
+        const later = await send("GET", `/api/translations?manga_id=${seriesId}`);
+        expect(later.status).toBe(200);
+        ports.add(later.port);
+      }
+      expect(ports.size).toBe(1);
+    } finally {
+      agent.destroy();
+    }
+  });
+
   it("refuses a number the managed edition does not have (422) and a range (422 pack refused)", async () => {
     await expectProblem(
       await upload(app, seriesId, "source_language=ja&volume=9", await cbz(3)),

@@ -1,7 +1,9 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { assemblyFileName, pageName, planAssembly, volumeTag, type AssemblyDecision } from "./assembly.ts";
 import { buildCoverageIndex } from "./coverage.ts";
 import { label } from "./labels.ts";
+import { safeName } from "./safe-names.ts";
 import {
   bookFile,
   chapterFile,
@@ -111,7 +113,39 @@ describe("assembly planner", () => {
     expect(volumeTag(label("10.5"))).toBe("010.5");
     expect(volumeTag(label("1234"))).toBe("1234");
     expect(assemblyFileName('What?: A/B "Story".', label("2"), "en")).toBe("What A B Story. - v002 [en].cbz");
+    // A long title is shortened, never the volume and language that make the name the book's.
+    const long = "Reincarnated ".repeat(20).trim();
+    expect(assemblyFileName(long, label("1"), "en")).toMatch(/^Reincarnated .* - v001 \[en\]\.cbz$/);
+    expect(assemblyFileName(long, label("2"), "en")).not.toBe(assemblyFileName(long, label("1"), "en"));
+    expect(utf8Bytes(assemblyFileName("転".repeat(100), label("12.5"), "ja"))).toBeLessThanOrEqual(174);
+    expect(assemblyFileName("転".repeat(100), label("12.5"), "ja")).toMatch(/^転+ - v012\.5 \[ja\]\.cbz$/);
     expect(pageName(0, 10, "x/001.JPG")).toBe("p0001.jpg");
     expect(pageName(9, 12345, "a.webp")).toBe("p00010.webp");
+  });
+});
+
+const utf8Bytes = (s: string) => new TextEncoder().encode(s).length;
+
+describe("assembly file name (property)", () => {
+  it("any title: <Series> - v<NNN> [<lang>].cbz, the tail whole, at most 170 bytes before the extension", () => {
+    const volume = fc.tuple(
+      fc.integer({ min: 0, max: 9999 }),
+      fc.option(fc.integer({ min: 1, max: 9 }), { nil: null }),
+    );
+    fc.assert(
+      fc.property(
+        fc.string({ unit: "grapheme", maxLength: 300 }),
+        volume,
+        fc.constantFrom("en", "ja", "pt-BR"),
+        (title, [whole, dec], lang) => {
+          const v = label(dec === null ? String(whole) : `${whole}.${dec}`);
+          const name = assemblyFileName(title, v, lang);
+          expect(name.endsWith(` - v${volumeTag(v)} [${lang}].cbz`)).toBe(true);
+          expect(utf8Bytes(name.slice(0, -".cbz".length))).toBeLessThanOrEqual(170);
+          // Already safe: the name safe-names.ts would give it is itself.
+          expect(safeName(name, 255)).toBe(name);
+        },
+      ),
+    );
   });
 });

@@ -11,7 +11,7 @@
  *   repeat pages, so they are never mixed); a chapter with a known missing part refuses.
  */
 import { compareLabels, type Label } from "./labels.ts";
-import { safeName } from "./safe-names.ts";
+import { safeNameWithTail } from "./safe-names.ts";
 import type { ChapterState, CoverageIndex, FileFacts, SeriesSnapshot } from "./types.ts";
 
 export type AssemblyRefusal =
@@ -55,9 +55,16 @@ export function volumeTag(volume: Label): string {
   return int.padStart(3, "0") + (dot < 0 ? "" : volume.slice(dot));
 }
 
-/** `<Series> - v<NNN> [<lang>].cbz`, each part made safe (the extension survives any trimming). */
+/** Bytes of an assembled book's name before `.cbz`: room for the folder on every filesystem. */
+const ASSEMBLY_NAME_BYTES = 170;
+
+/**
+ * `<Series> - v<NNN> [<lang>].cbz`, each part made safe. A long title is shortened, never the
+ * ` - v<NNN> [<lang>]` tail: without it two books of the series would get one name and neither
+ * would say which book it is.
+ */
 export function assemblyFileName(title: string, volume: Label, language: string): string {
-  return `${safeName(`${title} - v${volumeTag(volume)} [${language}]`, 170)}.cbz`;
+  return `${safeNameWithTail(title, " - ", `v${volumeTag(volume)} [${language}]`, ASSEMBLY_NAME_BYTES)}.cbz`;
 }
 
 /** Fresh page names that keep reading order: p0001.jpg…, wider when a book has more pages. */

@@ -13,6 +13,7 @@
  *   a book; without one it is the optional extras (ordinary chapters sit in the Chapters section).
  *   It stays last in both orders: it is outside the reading order, only its rows are reversed.
  * - Filters keep a group when its book or any child matches, and keep only matching children.
+ *   Missing is a monitored hole (neither owned nor covered), as the library card counts it.
  *   `problemsOnly` narrows further to rows that are not fine. Reversing flips groups and children.
  */
 import type { Label } from "./labels.ts";
@@ -141,7 +142,9 @@ function matchesFilter(u: Pick<Unit, "owned" | "coverage" | "monitored">, filter
     case "all":
       return true;
     case "missing":
-      return isMissing(u);
+      // A monitored hole, as the library card counts it (overview.ts): an unmonitored one is the
+      // operator's choice, not something missing.
+      return u.monitored && isMissing(u);
     case "downloaded":
       return u.owned;
     case "monitored":

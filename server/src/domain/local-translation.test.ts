@@ -96,6 +96,19 @@ describe("bookVerdict", () => {
     });
   });
 
+  it("the receipt names the job's own language codes; only the detected ones are base codes", () => {
+    const v = book([page("001.png", GOOD, "ja", "en-GB")], "ja", "en-GB");
+    expect(v).toMatchObject({
+      ok: true,
+      receipt: {
+        source_language: "ja",
+        target_language: "en-GB",
+        detected_source_language: "ja",
+        detected_target_language: "en",
+      },
+    });
+  });
+
   it("translates the short French comic: each page too short alone, the book's pool confirms every page", () => {
     const pages = frenchBook();
     for (const p of pages)

@@ -202,8 +202,9 @@ export function bookVerdict(book: BookFacts): BookVerdict {
     pages: verdicts.map((v) => (v.status === "deferred" ? { ...v, status: "released" as const } : v)),
     receipt: {
       source_sha256: book.sourceSha256,
-      source_language: source,
-      target_language: target,
+      // The job's own codes ("match the job"); the detected languages below are base codes.
+      source_language: book.sourceLanguage,
+      target_language: book.targetLanguage,
       page_count: book.pages.length,
       translated_regions: translated,
       untranslated_regions: 0,

@@ -10,9 +10,28 @@ const DROPPED = /[<>"?*]/g;
 const DEVICE = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$/i;
 
 export function safeName(name: string, maxBytes = 180): string {
-  let s = name.normalize("NFC").replace(SEPARATORS, " ").replace(DROPPED, "").replace(/\s+/g, " ").trim();
-  s = s.replace(/[. ]+$/g, "").replace(/^\.+/, "");
-  if (DEVICE.test(s)) s = `_${s}`;
-  while (new TextEncoder().encode(s).length > maxBytes) s = [...s].slice(0, -1).join("").trimEnd();
+  // Leading dots and spaces go together: "../x" must not become " x", which a second pass would
+  // change again (library paths refuse any segment that safeName would change).
+  let s = edges(name.normalize("NFC").replace(SEPARATORS, " ").replace(DROPPED, "").replace(/\s+/g, " "));
+  for (;;) {
+    while (bytes(s) > maxBytes) s = edges([...s].slice(0, -1).join(""));
+    if (!DEVICE.test(s)) break;
+    s = `_${s}`;
+  }
   return s.length > 0 ? s : "Untitled";
+}
+
+const edges = (s: string): string => s.replace(/^[. ]+/, "").replace(/[. ]+$/, "");
+const bytes = (s: string): number => new TextEncoder().encode(s).length;
+
+/**
+ * `<head><sep><tail>` made safe within `maxBytes`, shortening only the head: the tail says which file
+ * it is (a book or chapter number, a language), and two files cut to one name would say neither.
+ * A name that fits comes out exactly as `safeName` of the whole would give it.
+ */
+export function safeNameWithTail(head: string, sep: string, tail: string, maxBytes: number): string {
+  const end = `${sep}${safeName(tail, Math.floor(maxBytes / 2))}`;
+  const whole = safeName(`${head}${end}`, 4 * maxBytes);
+  if (whole.endsWith(end) && whole.length > end.length && bytes(whole) <= maxBytes) return whole;
+  return `${safeName(head, maxBytes - bytes(end))}${end}`;
 }

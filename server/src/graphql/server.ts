@@ -124,6 +124,15 @@ function useDocumentErrorsAs400(): Plugin {
   };
 }
 
+const methodRefused = (e: GraphQLError) => (e.extensions.http as { status?: number } | undefined)?.status === 405;
+
+/** A mutation sent as GET: yoga's 405 with its Allow header, coded. */
+function wrongMethod(e: GraphQLError): GraphQLError {
+  return new GraphQLError(e.message, {
+    extensions: { code: "method_not_allowed", status: 405, http: e.extensions.http },
+  });
+}
+
 /** Codes of a refused document (nothing ran): the answer is 400, whatever the client accepts. */
 const DOCUMENT_CODES = new Set<unknown>(["bad_request", QUERY_TOO_COMPLEX]);
 
@@ -135,10 +144,20 @@ function useDocumentErrorStatus(): Plugin {
   return {
     onResultProcess({ result, setResult }) {
       if (Array.isArray(result) || !result || typeof result !== "object" || !("errors" in result)) return;
-      const { errors, data } = result as { errors?: readonly GraphQLError[]; data?: unknown };
-      if (data !== undefined || !errors?.length || !errors.every((e) => DOCUMENT_CODES.has(e.extensions?.code))) return;
+      const { data } = result as { data?: unknown };
+      // Yoga's own refusals of the request's shape (no query, a body that is not JSON, a batch) carry
+      // its code BAD_REQUEST, sometimes the JSON parser's error and a 200: coded like a bad document.
+      const errors = (result as { errors?: readonly GraphQLError[] }).errors?.map((e) =>
+        e.extensions?.code !== "BAD_REQUEST" ? e : methodRefused(e) ? wrongMethod(e) : badDocument(e.message),
+      );
+      if (!errors?.length) return;
+      const refused = data === undefined && errors.every((e) => DOCUMENT_CODES.has(e.extensions?.code));
       const extensions = (result as { extensions?: Record<string, unknown> }).extensions ?? {};
-      setResult({ ...result, extensions: { ...extensions, http: { status: 400 } } } as typeof result);
+      setResult({
+        ...result,
+        errors,
+        ...(refused ? { extensions: { ...extensions, http: { status: 400 } } } : {}),
+      } as typeof result);
     },
   };
 }

@@ -72,9 +72,12 @@ export function translationRoutes(app: Hono, services: Services): void {
         chapter: c.req.query("chapter"),
       },
       {
-        stream: c.req.raw.body,
+        // Read only once the upload passed its checks: a refusal before that leaves the body
+        // untouched, so the server drains it and the connection stays usable (keep-alive).
+        stream: () => c.req.raw.body,
         length: Number(header),
         fileName: dispositionName(c.req.header("content-disposition")),
+        contentType: c.req.header("content-type") ?? null,
       },
     );
     return c.json(restTranslationJob(job), 201);

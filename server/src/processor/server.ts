@@ -53,9 +53,20 @@ function mediaType(header: string | undefined): string {
 
 function authorised(req: IncomingMessage, token: string | null): boolean {
   if (!token) return true;
-  const got = Buffer.from(req.headers.authorization ?? "", "utf8");
-  const want = Buffer.from(`Bearer ${token}`, "utf8");
-  return got.length === want.length && timingSafeEqual(got, want);
+  // The scheme is case-insensitive (RFC 9110 §11.1); the token itself is compared exactly.
+  const m = /^bearer (.*)$/is.exec(req.headers.authorization ?? "");
+  const got = Buffer.from(m?.[1] ?? "", "utf8");
+  const want = Buffer.from(token, "utf8");
+  return m !== null && got.length === want.length && timingSafeEqual(got, want);
+}
+
+/** The id segment of a job path, percent-decoded; an undecodable one is a malformed id. */
+function decodeId(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new ProtocolError(400, "invalid_id", "malformed job id");
+  }
 }
 
 async function route(jobs: JobManager, token: string | null, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -63,7 +74,7 @@ async function route(jobs: JobManager, token: string | null, req: IncomingMessag
   const url = new URL(req.url ?? "/", "http://processor");
   const m = /^\/jobs\/([^/]+)(\/source|\/result)?$/.exec(url.pathname);
   if (!m) throw new ProtocolError(404, "not_found", "no such path");
-  const id = decodeURIComponent(m[1] ?? "");
+  const id = decodeId(m[1] ?? "");
   const sub = m[2] ?? "";
   if (!JOB_ID_RE.test(id)) throw new ProtocolError(400, "invalid_id", "malformed job id");
   const method = req.method ?? "GET";

@@ -16,7 +16,7 @@ import { stateDirs } from "../../config.ts";
 import { volumeTag } from "../../domain/assembly.ts";
 import type { Label } from "../../domain/labels.ts";
 import { matchRequestedBooks, type PendingBook } from "../../domain/torrent-assignment.ts";
-import { safeName } from "../../domain/safe-names.ts";
+import { safeNameWithTail } from "../../domain/safe-names.ts";
 import { AppError } from "../../errors.ts";
 import { openArchive } from "../../library/archive-reader.ts";
 import type { Publication } from "../../library/publication.ts";
@@ -142,7 +142,7 @@ export async function importBookFile(
     const published = await publication.publish({
       seriesId: series.id,
       stagedPath: staged,
-      targetRelPath: `${series.folder}/${safeName(`${series.title} v${volumeTag(book)}`, 170)}.cbz`,
+      targetRelPath: `${series.folder}/${safeNameWithTail(series.title, " ", `v${volumeTag(book)}`, 170)}.cbz`,
       file: {
         kind: "book",
         volume: book,

@@ -10,7 +10,7 @@ import path from "node:path";
 import { stateDirs } from "../../config.ts";
 import { transition, type JobEvent, type JobState } from "../../domain/download-jobs.ts";
 import { isWhole } from "../../domain/labels.ts";
-import { safeName } from "../../domain/safe-names.ts";
+import { safeName, safeNameWithTail } from "../../domain/safe-names.ts";
 import { AppError, isAppError } from "../../errors.ts";
 import type { DownloadRow as Download } from "../../repositories/download-repo.ts";
 import type { Publication } from "../../library/publication.ts";
@@ -152,7 +152,7 @@ export function downloadFileName(
     row.kind === "volume" ? `v${paddedLabel(row.volume ?? "0", 2)}` : `c${paddedLabel(row.chapter ?? "0")}`;
   const part = row.part !== null ? ` (part ${row.part})` : "";
   const group = row.scanlator ? ` [${safeName(row.scanlator, 60).replace(/[[\]]/g, "")}]` : "";
-  return `${safeName(`${title} - ${number}${part}${group}`)}.cbz`;
+  return `${safeNameWithTail(title, " - ", `${number}${part}${group}`, 180)}.cbz`;
 }
 
 /** Runs a claimed job (state fetching) to its end; `signal` aborts it for a cancel or a shutdown. */

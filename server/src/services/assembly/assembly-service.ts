@@ -23,6 +23,7 @@ import { loadSnapshot } from "../../repositories/snapshot-repo.ts";
 import { canonicalJson, createConfirmations } from "../confirmation.ts";
 import { releaseRepo } from "../../repositories/release-repo.ts";
 import type { AppContext } from "../context.ts";
+import { boundariesLock } from "../series/boundaries-lock.ts";
 
 export const ASSEMBLY_KINDS = { book: "assembly.book", series: "assembly.series" } as const;
 
@@ -109,8 +110,7 @@ function volumeOf(v: unknown): Label {
 export function assemblyService(ctx: AppContext, publication: Publisher) {
   const { db } = ctx;
   const confirmations = createConfirmations(ctx.secrets);
-  const locks = ctx.cluster.keyedLock("assembly");
-  const exclusive = <T>(seriesId: number, fn: () => Promise<T>) => locks.run([`assembly-series:${seriesId}`], fn);
+  const exclusive = boundariesLock(ctx);
 
   async function load(seriesId: number) {
     const snapshot = await loadSnapshot(db, seriesId);

@@ -13,6 +13,7 @@ import { compareLabels } from "../../domain/labels.ts";
 import type { MapEntryFacts, MapSourceFacts, MapState, SeriesSnapshot } from "../../domain/types.ts";
 import { loadSnapshot } from "../../repositories/snapshot-repo.ts";
 import type { AppContext } from "../context.ts";
+import { boundariesLock } from "../series/boundaries-lock.ts";
 import { asEntries, asLabel, asObject, asRevision, checkString } from "../input.ts";
 
 function sortedEntries(entries: MapEntryFacts[]): MapEntryFacts[] {
@@ -113,6 +114,7 @@ function preview(snapshot: SeriesSnapshot, entries: MapEntryFacts[] | null): Map
 /** The operator map, the readings and the suggestions of one series, as the map endpoints show them. */
 export function mapService(ctx: AppContext) {
   const { repos } = ctx;
+  const boundaries = boundariesLock(ctx);
 
   async function requireSeries(id: number) {
     const row = await repos.series.get(id);
@@ -192,7 +194,7 @@ export function mapService(ctx: AppContext) {
         if (!snapshot) throw new AppError("series_not_found");
         return { dryRun: true, revision, preview: preview(snapshot, entries) };
       }
-      const next = await repos.maps.replaceOperator(id, revision, entries);
+      const next = await boundaries(id, () => repos.maps.replaceOperator(id, revision, entries));
       if (next === null) await checkRevision(id, revision);
       await ensureSlots(id, entries, series.monitored);
       ctx.events.publish("map_changed", id);
@@ -209,7 +211,7 @@ export function mapService(ctx: AppContext) {
         if (!snapshot) throw new AppError("series_not_found");
         return { dryRun: true, revision, preview: preview(snapshot, null) };
       }
-      const next = await repos.maps.replaceOperator(id, revision, null);
+      const next = await boundaries(id, () => repos.maps.replaceOperator(id, revision, null));
       if (next === null) await checkRevision(id, revision);
       ctx.events.publish("map_changed", id);
       return { dryRun: false, map: await view(id) };
@@ -274,24 +276,27 @@ export function mapService(ctx: AppContext) {
       }
       const reading = sortedEntries([{ volume, chapters: entry.chapters }])[0] as MapEntryFacts;
       validate([reading]);
-      const sources = await repos.maps.sources(id);
-      const clashes: string[] = [];
-      for (const s of sources) {
-        if (s.kind !== "operator" && s.kind !== "reading") continue;
-        for (const e of s.entries) {
-          if (compareLabels(e.volume, volume) === 0) continue;
-          for (const c of reading.chapters)
-            if (e.chapters.some((x) => compareLabels(x, c) === 0)) clashes.push(`${c} (vol ${e.volume})`);
+      // The clash check and the write in one turn with assemblies (and other map changes).
+      await boundaries(id, async () => {
+        const sources = await repos.maps.sources(id);
+        const clashes: string[] = [];
+        for (const s of sources) {
+          if (s.kind !== "operator" && s.kind !== "reading") continue;
+          for (const e of s.entries) {
+            if (compareLabels(e.volume, volume) === 0) continue;
+            for (const c of reading.chapters)
+              if (e.chapters.some((x) => compareLabels(x, c) === 0)) clashes.push(`${c} (vol ${e.volume})`);
+          }
         }
-      }
-      if (clashes.length > 0) {
-        throw new AppError(
-          "reading_conflicts_with_map",
-          `these chapters already belong to another book in the registered map: ${clashes.join(", ")}`,
-          { chapters: clashes },
-        );
-      }
-      await repos.maps.upsertReading(id, reading);
+        if (clashes.length > 0) {
+          throw new AppError(
+            "reading_conflicts_with_map",
+            `these chapters already belong to another book in the registered map: ${clashes.join(", ")}`,
+            { chapters: clashes },
+          );
+        }
+        await repos.maps.upsertReading(id, reading);
+      });
       await ensureSlots(id, [reading], series.monitored);
       ctx.events.publish("map_changed", id);
       return view(id);

@@ -9,7 +9,7 @@
  */
 import { rm } from "node:fs/promises";
 import { comicInfoProvenance, validateReceipt, type ReceiptJob } from "../../domain/translation-receipt.ts";
-import { safeName } from "../../domain/safe-names.ts";
+import { safeNameWithTail } from "../../domain/safe-names.ts";
 import { formatJobId } from "../../domain/translation-jobs.ts";
 import type { TranslationJobRow as TranslationJob } from "../../repositories/translation-repo.ts";
 import { openArchive, type ArchiveHandle } from "../../library/archive-reader.ts";
@@ -149,7 +149,7 @@ export async function importTranslation(
     // With several instances the book is published only while this claim of the job is its current one.
     claim: { kind: "translation", id: row.id, epoch: row.epoch },
     stagedPath: files.output,
-    targetRelPath: `${series.folder}/${safeName(`${series.title} ${label} [machine translation ${row.targetLanguage}]`, 170)}.cbz`,
+    targetRelPath: `${series.folder}/${safeNameWithTail(series.title, " ", `${label} [machine translation ${row.targetLanguage}]`, 170)}.cbz`,
     file: {
       kind: isBook ? "book" : "chapter",
       volume: isBook ? row.number : null,

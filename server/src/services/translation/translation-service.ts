@@ -17,6 +17,7 @@ import {
   type TranslationEvent,
   type TranslationState,
 } from "../../domain/translation-jobs.ts";
+import { acceptsArchiveBody, mediaTypeOf } from "../../domain/archive-media-type.ts";
 import { parseLabel, type Label } from "../../domain/labels.ts";
 import { AppError } from "../../errors.ts";
 import {
@@ -162,11 +163,14 @@ export interface UploadQuery {
 }
 
 export interface UploadBody {
-  stream: ReadableStream<Uint8Array> | null;
+  /** The body, asked for only after every check that needs no byte of it passed. */
+  stream: () => ReadableStream<Uint8Array> | null;
   /** The Content-Length; null when the request had none (411). */
   length: number | null;
   /** A file name from Content-Disposition (only used to spot packs). */
   fileName: string | null;
+  /** The Content-Type header (an archive type, a byte stream or none; anything else is 415). */
+  contentType?: string | null;
 }
 
 const LANGUAGE_RE = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/;
@@ -320,12 +324,17 @@ export function translationService(ctx: AppContext, deps: TranslationServiceDeps
 
     /**
      * A source archive for one book or chapter of the managed edition. Checked in this order:
-     * Content-Length (411), series (404), the number (422 unknown, 422 a range), the source language,
+     * Content-Length (411), content type (415), series (404), the number (422 unknown, 422 a range), the source language,
      * then the body: staged, hashed, opened with the hardened reader, packs refused by name.
      */
     async upload(seriesId: number, q: UploadQuery, body: UploadBody): Promise<TranslationJobView> {
       if (body.length === null)
         throw new AppError("length_required", "the upload needs a Content-Length header (no chunked bodies)");
+      if (!acceptsArchiveBody(body.contentType))
+        throw new AppError(
+          "unsupported_media_type",
+          `send the CBZ itself as the body (application/zip), not ${JSON.stringify(mediaTypeOf(body.contentType).slice(0, 60))}`,
+        );
       const t = await target(seriesId, q);
       const series = (await ctx.repos.series.get(seriesId))!;
       let source = q.sourceLanguage ?? "";

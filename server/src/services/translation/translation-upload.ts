@@ -6,7 +6,7 @@
  * a late result of an older attempt can never land in a newer one's files.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { copyFile, mkdir, open, rename, rm } from "node:fs/promises";
+import { copyFile, mkdir, open as openFile, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { stateDirs, type Config } from "../../config.ts";
 import { parseComicInfo } from "../../domain/comicinfo.ts";
@@ -38,12 +38,12 @@ export interface StagedSource {
 }
 
 /**
- * Streams `body` (exactly `length` bytes) to a new file in staging and hashes it. A body longer or
+ * Streams the body `open` gives (exactly `length` bytes) to a new file in staging and hashes it. A body longer or
  * shorter than its Content-Length is refused and its partial file removed.
  */
 export async function receiveBody(
   config: Config,
-  body: ReadableStream<Uint8Array> | null,
+  open: () => ReadableStream<Uint8Array> | null,
   length: number,
 ): Promise<{ path: string; sha256: string; size: number }> {
   if (length > config.archiveLimits.maxTotalBytes) {
@@ -55,9 +55,11 @@ export async function receiveBody(
   await mkdir(incomingDir(config), { recursive: true });
   const file = path.join(incomingDir(config), `${randomUUID()}.cbz`);
   const hash = createHash("sha256");
-  const out = await open(file, "wx", 0o600);
+  const out = await openFile(file, "wx", 0o600);
   let size = 0;
   try {
+    // Asked for only now: a body refused above was never touched, so the server can drain it.
+    const body = open();
     if (body) {
       for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
         size += chunk.byteLength;
