@@ -431,11 +431,17 @@ describe("what the reader paths show", () => {
       "Count Big",
       Array.from({ length: 12 }, (_, i) => ({ name: `Count Big c${String(i + 1).padStart(3, "0")}.cbz`, pages: 1 })),
     );
+    // The counter also sees the service's background work (a scheduler's tick): that only ever adds
+    // statements, so the fewest of three requests is the request's own count.
     const count = async (id: number, url: string) => {
       await asReader(app, url.replace("{id}", String(id)));
-      app.ctx.queries.reset();
-      expect((await asReader(app, url.replace("{id}", String(id)))).status).toBe(200);
-      return app.ctx.queries.count;
+      const counts: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        app.ctx.queries.reset();
+        expect((await asReader(app, url.replace("{id}", String(id)))).status).toBe(200);
+        counts.push(app.ctx.queries.count);
+      }
+      return Math.min(...counts);
     };
     for (const url of [
       "/opds/v1.2/series/{id}",
