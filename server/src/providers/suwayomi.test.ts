@@ -94,7 +94,7 @@ describe("SuwayomiProvider against a Suwayomi-compatible server", () => {
             }),
           ],
         }),
-        fakeWork({ id: 8, title: "Blue Harbor Side Stories" }),
+        fakeWork({ id: 8, title: "Blue Harbor Side Stories", thumbnailUrl: "https://cdn.example/cover.jpg" }),
         fakeWork({ id: 9, title: "Red Cliff" }),
       ],
     });
@@ -124,6 +124,11 @@ describe("SuwayomiProvider against a Suwayomi-compatible server", () => {
       ["8", "Blue Harbor Side Stories", "en", "MangaDex"],
     ]);
     expect(await provider.search("blue", { language: "fr" })).toEqual([]);
+  });
+
+  it("gives a cover as an absolute URL on the Suwayomi server, not Suwayomi's relative proxy path", async () => {
+    const works = await provider.search("blue harbor");
+    expect(works.map((w) => w.thumbnailUrl)).toEqual([null, `${fake.url}/api/v1/manga/8/thumbnail`]);
   });
 
   it("lists chapters with exact numbers, volumes from names, two scanlators for one number", async () => {

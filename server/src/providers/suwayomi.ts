@@ -116,11 +116,24 @@ export class SuwayomiProvider implements SourceProvider {
           title: m.title,
           language: this.source.lang,
           sourceName: this.source.name,
-          thumbnailUrl: m.thumbnailUrl ?? null,
+          thumbnailUrl: this.thumbnail(m.thumbnailUrl),
         });
       if (!answer.hasNextPage) break;
     }
     return out;
+  }
+
+  /**
+   * Suwayomi answers its own proxy path (`/api/v1/manga/{id}/thumbnail`, relative and without a
+   * subpath); relative to our service it would mean nothing, so it is made absolute on the Suwayomi base.
+   */
+  private thumbnail(p: string | null): string | null {
+    if (!p) return null;
+    try {
+      return this.client.resolve(p).href;
+    } catch {
+      return null;
+    }
   }
 
   async listChapters(sourceId: string, options: { signal?: AbortSignal } = {}): Promise<ProviderChapter[]> {

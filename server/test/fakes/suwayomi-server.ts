@@ -99,6 +99,7 @@ export interface FakeWork {
   id: number;
   title: string;
   source: FakeSource;
+  /** The source's cover URL; answered as Suwayomi's relative proxy path `/api/v1/manga/{id}/thumbnail`. */
   thumbnailUrl: string | null;
   chapters: FakeChapter[];
 }
@@ -297,7 +298,9 @@ function rootValue(state: { works: FakeWork[]; sources: FakeSource[] }) {
   const mangaOf = (w: FakeWork) => ({
     id: w.id,
     title: w.title,
-    thumbnailUrl: w.thumbnailUrl,
+    // Suwayomi never hands out the source's image URL: MangaType serves its own proxy path, relative
+    // and without the server's subpath (MangaType.kt → MangaList.proxyThumbnailUrl).
+    thumbnailUrl: w.thumbnailUrl ? `/api/v1/manga/${w.id}/thumbnail` : null,
     sourceId: w.source.id,
     source: sourceOf(w.source),
     url: `/manga/${w.id}`,
