@@ -18,6 +18,19 @@ import { ProviderError } from "./provider.ts";
 export type SuwayomiAuth =
   { kind: "none" } | { kind: "basic" | "simple_login" | "ui_login"; username: string; password: string };
 
+/**
+ * GraphQL errors answered with HTTP 200. `refusedRequest`: the answer carries no data at all, so the
+ * server refused the document itself (e.g. a field it does not know), not one field's work.
+ */
+export class SuwayomiGraphQLError extends ProviderError {
+  constructor(
+    readonly messages: string[],
+    readonly refusedRequest: boolean,
+  ) {
+    super(`Suwayomi GraphQL error: ${messages.join("; ").slice(0, 300)}`, false);
+  }
+}
+
 /** Renew a UI-login access token this long before its `exp`. */
 export const TOKEN_REFRESH_MARGIN_MS = 30_000;
 
@@ -82,6 +95,8 @@ export class SuwayomiClient {
   private readonly maxPageBytes: number;
   private readonly auth: SuwayomiAuth;
   private readonly now: () => number;
+  /** Set once the server turned fetchMangaAndChapters down (Suwayomi before 2.3): chapters come from fetchChapters. */
+  legacyChapterFetch = false;
   private session: Session | null = null;
   private authenticating: Promise<Session> | null = null;
 
@@ -311,12 +326,9 @@ export class SuwayomiClient {
     if (answer.errors?.some((x) => UNAUTHORIZED.test(x.message)))
       throw new ProviderError("Suwayomi authentication failed: Unauthorized", false, 401);
     if (answer.errors?.length)
-      throw new ProviderError(
-        `Suwayomi GraphQL error: ${answer.errors
-          .map((x) => x.message)
-          .join("; ")
-          .slice(0, 300)}`,
-        false,
+      throw new SuwayomiGraphQLError(
+        answer.errors.map((x) => String(x.message)),
+        answer.data == null,
       );
     if (!answer.data) throw new ProviderError("Suwayomi GraphQL answer without data", false);
     return answer.data;

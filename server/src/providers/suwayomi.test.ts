@@ -233,6 +233,28 @@ describe("SuwayomiProvider against a Suwayomi-compatible server", () => {
     });
   });
 
+  it("lists chapters from a Suwayomi before 2.3 (no fetchMangaAndChapters) through fetchChapters, asking once", async () => {
+    const old = await startFakeSuwayomi({
+      schema: "v2.2",
+      works: [fakeWork({ id: 7, title: "Blue Harbor", chapters: [fakeChapter({ id: 90, chapterNumber: 1, pages })] })],
+    });
+    try {
+      const client = new SuwayomiClient({ baseUrl: old.url, auth: { kind: "none" } });
+      const p = new SuwayomiProvider(client, provider.source);
+      expect((await p.listChapters("7")).map((c) => [c.externalId, c.number])).toEqual([["90", "1"]]);
+      expect((await p.listChapters("7")).length).toBe(1);
+      expect(old.requests).toEqual([
+        "POST /api/graphql fetchMangaAndChapters",
+        "POST /api/graphql fetchChapters",
+        "POST /api/graphql fetchChapters",
+      ]);
+      // A manga it does not know stays an error, not a fallback loop.
+      await expect(p.listChapters("999")).rejects.toMatchObject({ transient: false });
+    } finally {
+      await old.close();
+    }
+  });
+
   it("refuses credentials in the URL and non-http schemes", () => {
     expect(() => new SuwayomiClient({ baseUrl: "http://u:p@127.0.0.1:1", auth: { kind: "none" } })).toThrow(
       ProviderError,

@@ -25,11 +25,12 @@
  * - `fetchMangaAndChapters(input: {id, fetchManga, fetchChapters}) { manga { … } chapters { id name url
  *   uploadDate chapterNumber scanlator sourceOrder pageCount mangaId } }` — uploadDate is a LongString
  *   of ms; pageCount is −1 for a chapter with `pageCountKnown: false` until its pages were fetched.
+ *   Only with `schema: "v2.3"` (the default); `fetchChapters(input: {mangaId}) { chapters { … } }` always.
  * - `fetchChapterPages(input: {chapterId}) { chapter { id pageCount } pages }` — page paths; a page
  *   with `foreignUrl` is listed as that absolute URL instead (the provider must refuse it).
  * - Auth, when `auth` is given, in Suwayomi's modes (shapes from Suwayomi-Server's JavalinSetup.kt,
  *   UserType.kt, graphql/mutations/UserMutation.kt and global/impl/util/Jwt.kt):
- *   - `mode: "basic"` (the default): 401 + `WWW-Authenticate: Basic realm="Suwayomi"` without the header.
+ *   - `mode: "basic"` (the default): 401 + `WWW-Authenticate: Basic` without the header.
  *   - `mode: "simple_login"`: `POST /login.html` with form fields `user` and `pass` answers 303 with a
  *     `JSESSIONID` cookie, or 200 and the login page again when refused. Without a valid session an API
  *     call is a Visitor: GraphQL answers 200 with the error "Exception while fetching data (/field) :
@@ -237,20 +238,18 @@ const SDL = /* GraphQL */ `
     mangas: [MangaType!]!
     hasNextPage: Boolean!
   }
-  input FetchMangaAndChaptersInput {
+  input FetchChaptersInput {
     clientMutationId: String
-    id: Int!
-    fetchManga: Boolean
-    fetchChapters: Boolean
+    mangaId: Int!
   }
-  type FetchMangaAndChaptersPayload {
+  type FetchChaptersPayload {
     clientMutationId: String
-    manga: MangaType!
     chapters: [ChapterType!]!
   }
   input FetchChapterPagesInput {
     clientMutationId: String
     chapterId: Int!
+    format: String
   }
   type FetchChapterPagesPayload {
     clientMutationId: String
@@ -282,8 +281,30 @@ const SDL = /* GraphQL */ `
     login(input: LoginInput!): LoginPayload!
     refreshToken(input: RefreshTokenInput!): RefreshTokenPayload!
     fetchSourceManga(input: FetchSourceMangaInput!): FetchSourceMangaPayload
-    fetchMangaAndChapters(input: FetchMangaAndChaptersInput!): FetchMangaAndChaptersPayload
+    fetchChapters(input: FetchChaptersInput!): FetchChaptersPayload
     fetchChapterPages(input: FetchChapterPagesInput!): FetchChapterPagesPayload
+  }
+`;
+
+/**
+ * What Suwayomi 2.3 added (MangaMutation.kt, "Extension API 1.6"): one call refreshing the manga and
+ * its chapters, its errors beside the data. Before 2.3 only `fetchChapters(input: {mangaId})` exists
+ * (ChapterMutation.kt; kept, deprecated, in 2.3).
+ */
+const SDL_V2_3 = /* GraphQL */ `
+  input FetchMangaAndChaptersInput {
+    clientMutationId: String
+    id: Int!
+    fetchManga: Boolean!
+    fetchChapters: Boolean!
+  }
+  type FetchMangaAndChaptersPayload {
+    clientMutationId: String
+    manga: MangaType!
+    chapters: [ChapterType!]!
+  }
+  extend type Mutation {
+    fetchMangaAndChapters(input: FetchMangaAndChaptersInput!): FetchMangaAndChaptersPayload
   }
 `;
 
@@ -359,6 +380,11 @@ function rootValue(state: { works: FakeWork[]; sources: FakeSource[] }) {
         chapters: w.chapters.map((c, i) => chapterOf(w, c, i)),
       };
     },
+    fetchChapters: ({ input }: { input: { clientMutationId?: string; mangaId: number } }) => {
+      const w = state.works.find((x) => x.id === input.mangaId);
+      if (!w) throw new Error(`manga ${input.mangaId} not found`);
+      return { clientMutationId: input.clientMutationId, chapters: w.chapters.map((c, i) => chapterOf(w, c, i)) };
+    },
     fetchChapterPages: ({ input }: { input: { clientMutationId?: string; chapterId: number } }) => {
       const { w, c, i } = findChapter(input.chapterId);
       c.pagesFetched = true;
@@ -424,6 +450,8 @@ function jwtIssuer(now: () => number) {
 
 export async function startFakeSuwayomi(options: {
   works: FakeWork[];
+  /** The schema of this Suwayomi release; "v2.2" (and before) has no fetchMangaAndChapters. Default "v2.3". */
+  schema?: "v2.2" | "v2.3";
   sources?: FakeSource[];
   auth?: FakeAuth;
 }): Promise<FakeSuwayomi> {
@@ -431,7 +459,7 @@ export async function startFakeSuwayomi(options: {
   const sources = options.sources ?? [
     ...new Map([DEFAULT_SOURCE, ...works.map((w) => w.source)].map((s) => [s.id, s])).values(),
   ];
-  const schema: GraphQLSchema = buildSchema(SDL);
+  const schema: GraphQLSchema = buildSchema(options.schema === "v2.2" ? SDL : SDL + SDL_V2_3);
   const requests: string[] = [];
   let failure: FakeFailure = null;
   const auth = options.auth;
@@ -466,9 +494,7 @@ export async function startFakeSuwayomi(options: {
       const url = new URL(req.url ?? "/", "http://127.0.0.1");
       if (expectedAuth && req.headers.authorization !== expectedAuth) {
         requests.push(`${req.method} ${url.pathname} 401`);
-        res
-          .writeHead(401, { "WWW-Authenticate": 'Basic realm="Suwayomi"', "Content-Type": "text/plain" })
-          .end("Unauthorized");
+        res.writeHead(401, { "WWW-Authenticate": "Basic", "Content-Type": "text/plain" }).end("Unauthorized");
         return;
       }
       if (mode === "simple_login" && url.pathname === "/login.html") {
