@@ -11,7 +11,8 @@
  * (the password comes from the secrets file) and never enter a message.
  *
  * Pages are fetched only from the Suwayomi origin: a page path resolving elsewhere, or a redirect,
- * is refused with a non-transient ProviderError. Transient: connection errors, timeouts, 5xx, 429.
+ * is refused with a non-transient ProviderError. Transient: connection errors, timeouts, 5xx, 429, and
+ * a GraphQL error telling that the source's own site failed in passing (SuwayomiGraphQLError).
  */
 import { ProviderError } from "./provider.ts";
 
@@ -19,15 +20,28 @@ export type SuwayomiAuth =
   { kind: "none" } | { kind: "basic" | "simple_login" | "ui_login"; username: string; password: string };
 
 /**
+ * A passing failure of the site behind a Suwayomi source, which Suwayomi reports as a GraphQL error
+ * with HTTP 200 carrying the exception's message: "HTTP error 503" (the extensions' HttpException,
+ * Suwayomi's awaitSuccess), or OkHttp's I/O failures ("timeout", "Read timed out", "Failed to connect
+ * to …", "Unable to resolve host …", "Connection reset").
+ */
+const SOURCE_TRANSIENT =
+  /\bHTTP error (?:5\d\d|429|408)\b|\btime(?:d ?)?out\b|failed to connect|unable to resolve host|connection (?:reset|refused|closed)|unexpected end of stream/i;
+
+/**
  * GraphQL errors answered with HTTP 200. `refusedRequest`: the answer carries no data at all, so the
- * server refused the document itself (e.g. a field it does not know), not one field's work.
+ * server refused the document itself (e.g. a field it does not know), not one field's work. Transient
+ * when a field failed because the source's site failed in passing.
  */
 export class SuwayomiGraphQLError extends ProviderError {
   constructor(
     readonly messages: string[],
     readonly refusedRequest: boolean,
   ) {
-    super(`Suwayomi GraphQL error: ${messages.join("; ").slice(0, 300)}`, false);
+    super(
+      `Suwayomi GraphQL error: ${messages.join("; ").slice(0, 300)}`,
+      !refusedRequest && messages.some((m) => SOURCE_TRANSIENT.test(m)),
+    );
   }
 }
 

@@ -94,6 +94,18 @@ describe("SuwayomiProvider against a Suwayomi-compatible server", () => {
             }),
           ],
         }),
+        fakeWork({
+          id: 10,
+          title: "Grey Tide",
+          chapters: [
+            fakeChapter({
+              id: 100,
+              chapterNumber: 1,
+              pages,
+              sourceErrors: ["HTTP error 503", "timeout", "HTTP error 404", "Chapter not found"],
+            }),
+          ],
+        }),
         fakeWork({ id: 8, title: "Blue Harbor Side Stories", thumbnailUrl: "https://cdn.example/cover.jpg" }),
         fakeWork({ id: 9, title: "Red Cliff" }),
       ],
@@ -216,6 +228,14 @@ describe("SuwayomiProvider against a Suwayomi-compatible server", () => {
     await new Promise<void>((r) => closed.close(() => r()));
     const dead = new SuwayomiClient({ baseUrl: `http://127.0.0.1:${port}`, auth: { kind: "none" } });
     await expect(dead.sources()).rejects.toMatchObject({ transient: true });
+  });
+
+  it("tells the source site's passing failures (reported as GraphQL errors with 200) from lasting ones", async () => {
+    await expect(provider.pages("10", "100")).rejects.toMatchObject({ transient: true });
+    await expect(provider.pages("10", "100")).rejects.toMatchObject({ transient: true });
+    await expect(provider.pages("10", "100")).rejects.toMatchObject({ transient: false });
+    await expect(provider.pages("10", "100")).rejects.toMatchObject({ transient: false });
+    expect((await provider.pages("10", "100")).count).toBe(4);
   });
 
   it("refuses a page larger than the cap without keeping it", async () => {

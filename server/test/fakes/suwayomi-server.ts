@@ -92,6 +92,13 @@ export interface FakeChapter {
   pages: FakePage[];
   /** false: pageCount is −1 until fetchChapterPages ran for it (as Suwayomi does). Default true. */
   pageCountKnown: boolean;
+  /**
+   * Failures of the source site behind Suwayomi, one per fetchChapterPages call, e.g. "HTTP error 503"
+   * (tachiyomi's HttpException / awaitSuccess) or "timeout" (OkHttp): answered as Suwayomi does, a
+   * GraphQL error beside a null field with HTTP 200 — graphql-java's "Exception while fetching data
+   * (/fetchChapterPages) : <message>".
+   */
+  sourceErrors?: string[];
   /** Set by the server once fetchChapterPages ran. */
   pagesFetched?: boolean;
 }
@@ -140,6 +147,7 @@ export function fakeChapter(c: Partial<FakeChapter> & { chapterNumber: number; p
     uploadDate: c.uploadDate ?? Date.UTC(2024, 0, 1) + Math.max(0, c.chapterNumber) * 86_400_000,
     pages: c.pages,
     pageCountKnown: c.pageCountKnown ?? true,
+    ...(c.sourceErrors ? { sourceErrors: [...c.sourceErrors] } : {}),
   };
 }
 
@@ -387,6 +395,8 @@ function rootValue(state: { works: FakeWork[]; sources: FakeSource[] }) {
     },
     fetchChapterPages: ({ input }: { input: { clientMutationId?: string; chapterId: number } }) => {
       const { w, c, i } = findChapter(input.chapterId);
+      const sourceError = c.sourceErrors?.shift();
+      if (sourceError) throw new Error(`Exception while fetching data (/fetchChapterPages) : ${sourceError}`);
       c.pagesFetched = true;
       const pages = c.pages.map((p, k) => p.foreignUrl ?? pagePath(w, i + 1, k));
       return { clientMutationId: input.clientMutationId, chapter: chapterOf(w, c, i), pages };
