@@ -95,6 +95,12 @@ describe("SuwayomiProvider against a Suwayomi-compatible server", () => {
           ],
         }),
         fakeWork({
+          id: 11,
+          title: "Grey Tide Extras",
+          chapterListErrors: ["HTTP error 503", "Chapter list parse failure"],
+          chapters: [fakeChapter({ id: 110, chapterNumber: 1, pages })],
+        }),
+        fakeWork({
           id: 10,
           title: "Grey Tide",
           chapters: [
@@ -236,6 +242,26 @@ describe("SuwayomiProvider against a Suwayomi-compatible server", () => {
     await expect(provider.pages("10", "100")).rejects.toMatchObject({ transient: false });
     await expect(provider.pages("10", "100")).rejects.toMatchObject({ transient: false });
     expect((await provider.pages("10", "100")).count).toBe(4);
+  });
+
+  it("never takes the stale list Suwayomi answers beside the error of a failed chapter refresh", async () => {
+    await expect(provider.listChapters("11")).rejects.toMatchObject({
+      transient: true,
+      message: expect.stringContaining("HTTP error 503"),
+    });
+    await expect(provider.listChapters("11")).rejects.toMatchObject({ transient: false });
+    expect((await provider.listChapters("11")).map((c) => c.externalId)).toEqual(["110"]);
+  });
+
+  it("sends LongString values as strings: Suwayomi refuses a JSON number for one", async () => {
+    const search = `mutation S($input: FetchSourceMangaInput!) { fetchSourceManga(input: $input) { hasNextPage } }`;
+    const input = { type: "SEARCH", page: 1, query: "blue" };
+    await expect(
+      provider.client.gql(search, { input: { ...input, source: Number(provider.source.id) } }),
+    ).rejects.toMatchObject({ transient: false, message: expect.stringContaining("LongString") });
+    await expect(provider.client.gql(search, { input: { ...input, source: provider.source.id } })).resolves.toEqual({
+      fetchSourceManga: { hasNextPage: false },
+    });
   });
 
   it("refuses a page larger than the cap without keeping it", async () => {

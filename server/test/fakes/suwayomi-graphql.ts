@@ -5,7 +5,7 @@
  * SourceMutation.kt, MangaMutation.kt, ChapterMutation.kt, UserMutation.kt; queries/SourceQuery.kt),
  * and the resolvers answering from a live catalogue.
  */
-import { buildSchema, type GraphQLSchema } from "graphql";
+import { buildSchema, GraphQLError, Kind, type GraphQLScalarType, type GraphQLSchema, type ValueNode } from "graphql";
 
 export interface FakeSource {
   id: string;
@@ -58,6 +58,13 @@ export interface FakeWork {
   source: FakeSource;
   /** The source's cover URL; answered as Suwayomi's relative proxy path `/api/v1/manga/{id}/thumbnail`. */
   thumbnailUrl: string | null;
+  /**
+   * Failures of the source site, one per chapter-list refresh. fetchMangaAndChapters (2.3) catches
+   * them and answers the list it already had (its database) WITH the error (MangaMutation.kt:
+   * DataFetcherResult with data and `error.toGraphQLError()`); fetchChapters before 2.3 answers null
+   * and the error (asDataFetcherResult).
+   */
+  chapterListErrors?: string[];
   chapters: FakeChapter[];
 }
 
@@ -191,7 +198,14 @@ function pagePath(work: FakeWork, sourceOrder: number, i: number): string {
   return `/api/v1/manga/${work.id}/chapter/${sourceOrder}/page/${i}`;
 }
 
-export function rootValue(state: { works: FakeWork[]; sources: FakeSource[] }) {
+/**
+ * The resolvers over a live catalogue. `sideErrors` collects the errors Suwayomi answers beside data
+ * (graphql-js cannot return both from one resolver): the server adds them to the answer's `errors`.
+ */
+export function rootValue(
+  state: { works: FakeWork[]; sources: FakeSource[]; version: SuwayomiSchemaVersion },
+  sideErrors: { message: string; path: string[] }[],
+) {
   const mangaOf = (w: FakeWork) => ({
     id: w.id,
     title: w.title,
@@ -250,6 +264,8 @@ export function rootValue(state: { works: FakeWork[]; sources: FakeSource[] }) {
     fetchMangaAndChapters: ({ input }: { input: { clientMutationId?: string; id: number } }) => {
       const w = state.works.find((x) => x.id === input.id);
       if (!w) throw new Error(`manga ${input.id} not found`);
+      const sourceError = w.chapterListErrors?.shift();
+      if (sourceError) sideErrors.push({ message: sourceError, path: ["fetchMangaAndChapters"] });
       return {
         clientMutationId: input.clientMutationId,
         manga: mangaOf(w),
@@ -259,12 +275,20 @@ export function rootValue(state: { works: FakeWork[]; sources: FakeSource[] }) {
     fetchChapters: ({ input }: { input: { clientMutationId?: string; mangaId: number } }) => {
       const w = state.works.find((x) => x.id === input.mangaId);
       if (!w) throw new Error(`manga ${input.mangaId} not found`);
+      const sourceError = w.chapterListErrors?.shift();
+      if (sourceError) throw new Error(sourceError);
       return { clientMutationId: input.clientMutationId, chapters: w.chapters.map((c, i) => chapterOf(w, c, i)) };
     },
     fetchChapterPages: ({ input }: { input: { clientMutationId?: string; chapterId: number } }) => {
       const { w, c, i } = findChapter(input.chapterId);
       const sourceError = c.sourceErrors?.shift();
-      if (sourceError) throw new Error(`Exception while fetching data (/fetchChapterPages) : ${sourceError}`);
+      // 2.3 lets the exception reach graphql-java, which words it so; before, asDataFetcherResult passes the bare message.
+      if (sourceError)
+        throw new Error(
+          state.version === "v2.2"
+            ? sourceError
+            : `Exception while fetching data (/fetchChapterPages) : ${sourceError}`,
+        );
       c.pagesFetched = true;
       const pages = c.pages.map((p, k) => p.foreignUrl ?? pagePath(w, i + 1, k));
       return { clientMutationId: input.clientMutationId, chapter: chapterOf(w, c, i), pages };
@@ -273,7 +297,24 @@ export function rootValue(state: { works: FakeWork[]; sources: FakeSource[] }) {
 }
 export type SuwayomiSchemaVersion = "v2.2" | "v2.3";
 
+/** LongString as Suwayomi coerces it (server/primitives/LongAsString.kt): a decimal string in, a string out. */
+function longString(v: unknown): string {
+  if (typeof v !== "string" || !/^-?\d{1,19}$/.test(v))
+    throw new GraphQLError(`LongString: expected a decimal String, got ${typeof v}`);
+  return v;
+}
+
 /** The schema of a Suwayomi release: "v2.2" (and before) has no fetchMangaAndChapters. */
 export function suwayomiSchema(version: SuwayomiSchemaVersion): GraphQLSchema {
-  return buildSchema(version === "v2.2" ? SDL : SDL + SDL_V2_3);
+  const schema = buildSchema(version === "v2.2" ? SDL : SDL + SDL_V2_3);
+  // buildSchema gives a scalar that takes anything; Suwayomi's refuses a JSON number.
+  Object.assign(schema.getType("LongString") as GraphQLScalarType, {
+    serialize: (v: unknown) => String(v),
+    parseValue: longString,
+    parseLiteral: (ast: ValueNode) => {
+      if (ast.kind !== Kind.STRING) throw new GraphQLError(`LongString: expected a String literal, got ${ast.kind}`);
+      return longString(ast.value);
+    },
+  });
+  return schema;
 }

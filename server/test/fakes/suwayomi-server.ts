@@ -299,13 +299,14 @@ export async function startFakeSuwayomi(options: {
           res.writeHead(status, { "Content-Type": "text/plain" }).end(`failure ${status}`);
           return;
         }
+        const sideErrors: { message: string; path: string[] }[] = [];
         const result = await graphql({
           schema,
           source: body.query ?? "",
           variableValues: body.variables,
           operationName: body.operationName,
           rootValue: {
-            ...rootValue({ works, sources }),
+            ...rootValue({ works, sources, version: options.schema ?? "v2.3" }, sideErrors),
             login: ({ input }: { input: { username: string; password: string } }) => {
               if (accessJwt.verify(bearer(req), "access")) throw new Error("Cannot login while already logged-in");
               if (input.username !== auth?.username || input.password !== auth?.password)
@@ -323,7 +324,9 @@ export async function startFakeSuwayomi(options: {
             },
           },
         });
-        res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(result));
+        const answer =
+          sideErrors.length > 0 ? { ...result, errors: [...(result.errors ?? []), ...sideErrors] } : result;
+        res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(answer));
         return;
       }
       const m = req.method === "GET" ? PAGE_PATH.exec(url.pathname) : null;
