@@ -308,3 +308,35 @@ describe("SuwayomiProvider against a Suwayomi-compatible server", () => {
     expect(() => new SuwayomiClient({ baseUrl: "file:///etc", auth: { kind: "none" } })).toThrow(ProviderError);
   });
 });
+
+describe("SuwayomiProvider against a server that answers only what it must", () => {
+  it("takes a page list without the chapter beside it as the chapter asked for", async () => {
+    // A minimal server: the sources it has, then a page list with no `chapter` object.
+    const server = http.createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString()));
+      req.on("end", () => {
+        res.setHeader("content-type", "application/json");
+        if (req.method === "GET") {
+          res.setHeader("content-type", "image/jpeg");
+          res.end(Buffer.from([0xff, 0xd8, 0xff, 0xd9]));
+        } else if (body.includes("fetchChapterPages"))
+          res.end(JSON.stringify({ data: { fetchChapterPages: { pages: ["/api/v1/manga/3/chapter/1/page/0"] } } }));
+        else res.end(JSON.stringify({ data: { sources: { nodes: [{ id: "1", name: "Bare", lang: "en" }] } } }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const client = new SuwayomiClient({
+        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        auth: { kind: "none" },
+      });
+      const [source] = await client.sources("en");
+      const ch = await new SuwayomiProvider(client, source!).pages("3", "30");
+      expect(ch.count).toBe(1);
+      expect((await ch.fetch(1)).contentType).toBe("image/jpeg");
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+});

@@ -183,7 +183,7 @@ export class SuwayomiProvider implements SourceProvider {
 
   async pages(sourceId: string, externalId: string, options: { signal?: AbortSignal } = {}): Promise<ChapterPages> {
     const data = await this.client.gql<{
-      fetchChapterPages: { chapter: { mangaId: number | string }; pages: string[] } | null;
+      fetchChapterPages: { chapter?: { mangaId: number | string } | null; pages: string[] } | null;
     }>(
       "mutation Pages($input: FetchChapterPagesInput!) { fetchChapterPages(input: $input) { chapter { id mangaId pageCount } pages } }",
       { input: { chapterId: intId(externalId, "chapter") } },
@@ -191,7 +191,8 @@ export class SuwayomiProvider implements SourceProvider {
     );
     const answer = data.fetchChapterPages;
     if (!answer || !Array.isArray(answer.pages)) throw new ProviderError("Suwayomi answered no page list", false);
-    if (String(answer.chapter.mangaId) !== sourceId)
+    // Every Suwayomi answers the chapter asked for; an answer without it is taken as that chapter.
+    if (answer.chapter && String(answer.chapter.mangaId) !== sourceId)
       throw new ProviderError(
         `chapter ${externalId} belongs to manga ${answer.chapter.mangaId}, not ${sourceId}`,
         false,
