@@ -484,6 +484,9 @@ describe("search, link, refresh, accept, unlink (one series from an empty servic
       "catalogue_failed",
     );
     expect(p.detail).toMatch(/MangaDex .* 500/);
+    // The catalogue by its API name (as in search errors and catalogue_disabled), its last status
+    // after the retries as the upstream's, never as ours.
+    expect(p).toMatchObject({ catalogue: "mangadex", upstream_status: 500 });
     expect(md.requests.length - n).toBe(4); // the first try and three retries
     expect(await view(app, id)).toEqual(before.view);
     expect(await chapterMap(app, id)).toEqual(before.map);
@@ -491,11 +494,12 @@ describe("search, link, refresh, accept, unlink (one series from an empty servic
     // Unreachable: nothing listens on the port.
     await app.api("/api/settings/catalogues", { method: "PUT", json: { anilist: { base_url: "http://127.0.0.1:9" } } });
     const now = { view: await view(app, id), map: await chapterMap(app, id) };
-    await expectProblem(
+    const unreachable = await expectProblem(
       await app.api(`/api/manga/${id}/catalogue-links/refresh`, { method: "POST" }),
       502,
       "catalogue_failed",
     );
+    expect(unreachable).toMatchObject({ catalogue: "anilist", upstream_status: null });
     const gq = await app.gql("mutation($id: Int!) { refreshCatalogues(seriesId: $id) { seriesId } }", { id });
     expect(gq.errors?.[0]?.extensions?.code).toBe("catalogue_failed");
     expect(await view(app, id)).toEqual(now.view);

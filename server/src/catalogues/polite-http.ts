@@ -32,6 +32,8 @@ export class CatalogueError extends Error {
 export interface PoliteHttpOptions {
   /** Catalogue name, for messages. */
   name: string;
+  /** The catalogue as the API names it ("mangadex"), carried by its errors. */
+  catalogue: string;
   /** Shortest time between two requests to this catalogue. */
   minIntervalMs: number;
   /** Retries after the first attempt for transient failures. Default 3. */
@@ -71,11 +73,11 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
   return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
-async function readCapped(res: Response, max: number, what: string, name: string): Promise<Buffer> {
+async function readCapped(res: Response, max: number, what: string, catalogue: string): Promise<Buffer> {
   const declared = Number(res.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > max) {
     await res.body?.cancel();
-    throw new CatalogueError(name, "failed", `${what} is larger than ${max} bytes`, res.status);
+    throw new CatalogueError(catalogue, "failed", `${what} is larger than ${max} bytes`, res.status);
   }
   const reader = res.body?.getReader();
   if (!reader) return Buffer.alloc(0);
@@ -87,7 +89,7 @@ async function readCapped(res: Response, max: number, what: string, name: string
     total += value.byteLength;
     if (total > max) {
       await reader.cancel();
-      throw new CatalogueError(name, "failed", `${what} is larger than ${max} bytes`, res.status);
+      throw new CatalogueError(catalogue, "failed", `${what} is larger than ${max} bytes`, res.status);
     }
     chunks.push(Buffer.from(value));
   }
@@ -96,7 +98,8 @@ async function readCapped(res: Response, max: number, what: string, name: string
 
 export class PoliteHttp {
   readonly name: string;
-  private readonly o: Required<Omit<PoliteHttpOptions, "name">>;
+  readonly catalogue: string;
+  private readonly o: Required<Omit<PoliteHttpOptions, "name" | "catalogue">>;
   private nextSlot = 0;
   private lastSent = 0;
   private readonly cache = new Map<string, { at: number; value: unknown }>();
@@ -105,6 +108,7 @@ export class PoliteHttp {
 
   constructor(options: PoliteHttpOptions) {
     this.name = options.name;
+    this.catalogue = options.catalogue;
     this.o = {
       minIntervalMs: options.minIntervalMs,
       retries: options.retries ?? 3,
@@ -144,6 +148,7 @@ export class PoliteHttp {
    */
   private async send(url: string, init: RequestInit, what: string): Promise<Response> {
     let last = "";
+    let lastStatus: number | null = null;
     for (let attempt = 0; attempt <= this.o.retries; attempt++) {
       await this.slot();
       this.sent += 1;
@@ -158,20 +163,27 @@ export class PoliteHttp {
         });
       } catch (e) {
         last = `${what}: ${(e as Error).name === "TimeoutError" ? "timed out" : (e as Error).message}`;
+        lastStatus = null;
         this.holdFor(this.o.retryBaseMs * 2 ** attempt);
         continue;
       }
       if (res.ok) return res;
       await res.body?.cancel().catch(() => undefined);
       if (res.status === 404 || res.status === 410)
-        throw new CatalogueError(this.name, "not_found", `${what}: the catalogue has no such entry`, res.status);
+        throw new CatalogueError(this.catalogue, "not_found", `${what}: the catalogue has no such entry`, res.status);
       if (res.status !== 429 && res.status < 500)
-        throw new CatalogueError(this.name, "failed", `${what}: the catalogue answered ${res.status}`, res.status);
+        throw new CatalogueError(this.catalogue, "failed", `${what}: the catalogue answered ${res.status}`, res.status);
       last = `${what}: the catalogue answered ${res.status}${res.status === 429 ? " (too many requests)" : ""}`;
+      lastStatus = res.status;
       const backOff = this.o.retryBaseMs * 2 ** attempt;
       this.holdFor(Math.max(backOff, retryAfterMs(res.headers.get("retry-after")) ?? 0));
     }
-    throw new CatalogueError(this.name, "failed", `${last} (gave up after ${this.o.retries + 1} attempts)`);
+    throw new CatalogueError(
+      this.catalogue,
+      "failed",
+      `${last} (gave up after ${this.o.retries + 1} attempts)`,
+      lastStatus,
+    );
   }
 
   private remember(key: string, value: unknown): void {
@@ -195,12 +207,12 @@ export class PoliteHttp {
     if (body !== undefined) headers["content-type"] = "application/json";
     const what = `${this.name} ${method} ${new URL(url).pathname}`;
     const res = await this.send(url, { method, headers, body }, what);
-    const bytes = await readCapped(res, this.o.maxJsonBytes, what, this.name);
+    const bytes = await readCapped(res, this.o.maxJsonBytes, what, this.catalogue);
     let value: unknown;
     try {
       value = JSON.parse(bytes.toString("utf8"));
     } catch {
-      throw new CatalogueError(this.name, "failed", `${what}: the answer is not JSON`, res.status);
+      throw new CatalogueError(this.catalogue, "failed", `${what}: the answer is not JSON`, res.status);
     }
     this.remember(key, value);
     return value;
@@ -214,7 +226,7 @@ export class PoliteHttp {
       { method: "GET", headers: { accept: "image/*", "user-agent": USER_AGENT }, redirect: "follow" },
       what,
     );
-    return { bytes: await readCapped(res, maxBytes, what, this.name), contentType: res.headers.get("content-type") };
+    return { bytes: await readCapped(res, maxBytes, what, this.catalogue), contentType: res.headers.get("content-type") };
   }
 
   clearCache(): void {

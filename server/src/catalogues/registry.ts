@@ -43,7 +43,7 @@ export const MIN_INTERVAL_MS: Record<CatalogueName, number> = {
 
 export function catalogueRegistry(config: CataloguesConfig) {
   const make = (name: string, c: CatalogueName) =>
-    new PoliteHttp({ name, minIntervalMs: MIN_INTERVAL_MS[c], retryBaseMs: config.retryBaseMs });
+    new PoliteHttp({ name, catalogue: c, minIntervalMs: MIN_INTERVAL_MS[c], retryBaseMs: config.retryBaseMs });
   const http: Record<CatalogueName, PoliteHttp> = {
     mangadex: make("MangaDex", "mangadex"),
     mangaupdates: make("MangaUpdates", "mangaupdates"),
