@@ -717,11 +717,51 @@ describe("polite rate limits, measured on the fakes", () => {
     expect(r.inAnySecond).toBeLessThanOrEqual(1 + 1);
   });
 
+  it("MangaDex: waits out the window its 429 names in X-RateLimit-Retry-After (a Unix time), then asks again", async () => {
+    const n = md.requests.length;
+    md.failNext({ status: 429, times: 1, retryAfter: 2, path: /^\/manga$/ });
+    const started = Date.now();
+    await expectJson(await app.api("/api/catalogues/search?q=window&catalogue=mangadex"), 200);
+    const sent = md.requests.slice(n).filter((r) => r.path === "/manga");
+    expect(sent).toHaveLength(2);
+    // The window ends on the whole second after started + 2 s (less the clock's rounding).
+    expect((sent[1]?.at ?? 0) - started).toBeGreaterThanOrEqual(1900);
+  });
+
   it("answers a repeated search from the cache", async () => {
     const n = md.requests.length;
     await expectJson(await app.api("/api/catalogues/search?q=cached&catalogue=mangadex"), 200);
     await expectJson(await app.api("/api/catalogues/search?q=cached&catalogue=mangadex"), 200);
     expect(md.requests.length - n).toBe(1);
+  });
+});
+
+describe("a catalogue asking to wait longer than a request can", () => {
+  let app: TestApp;
+  beforeAll(async () => (app = await emptyService()));
+  afterAll(() => app.dispose());
+
+  it("fails at once as the catalogue's 429, and is not asked again before the time it named", async () => {
+    const n = al.requests.length;
+    al.failNext({ status: 429, times: 1, retryAfter: 90 });
+    const started = Date.now();
+    const p = await expectProblem(
+      await app.api("/api/catalogues/search?q=patience&catalogue=anilist"),
+      502,
+      "catalogue_failed",
+    );
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(p).toMatchObject({ catalogue: "anilist", upstream_status: 429 });
+    expect(p.detail).toMatch(/429.*90 s/);
+    const again = await expectProblem(
+      await app.api("/api/catalogues/search?q=patience2&catalogue=anilist"),
+      502,
+      "catalogue_failed",
+    );
+    expect(again).toMatchObject({ catalogue: "anilist", upstream_status: 429 });
+    expect(al.requests.length - n).toBe(1);
+    // The other catalogues are not held back by it.
+    await expectJson(await app.api("/api/catalogues/search?q=patience&catalogue=mangadex"), 200);
   });
 });
 

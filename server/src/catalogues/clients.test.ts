@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { aggregateVolumes } from "./mangadex.ts";
 import { parseMangaUpdatesStatus } from "./mangaupdates.ts";
-import { retryAfterMs } from "./polite-http.ts";
+import { rateLimitRetryAtMs, retryAfterMs } from "./polite-http.ts";
 import { plainText, wholeCount, yearOf } from "./types.ts";
 
 describe("MangaDex aggregate", () => {
@@ -73,5 +73,11 @@ describe("answer helpers", () => {
     expect(retryAfterMs("2")).toBe(2000);
     expect(retryAfterMs(new Date(10_000).toUTCString(), 4_000)).toBe(6_000);
     expect([retryAfterMs(null), retryAfterMs("soon")]).toEqual([null, null]);
+  });
+
+  it("reads MangaDex's X-RateLimit-Retry-After as the Unix time its window ends", () => {
+    expect(rateLimitRetryAtMs("1698723860", 1698723857_500)).toBe(2_500);
+    expect(rateLimitRetryAtMs("1698723860", 1698723900_000)).toBe(0);
+    expect([rateLimitRetryAtMs(null), rateLimitRetryAtMs(""), rateLimitRetryAtMs("later")]).toEqual([null, null, null]);
   });
 });

@@ -19,7 +19,8 @@
  *   without a volume are under the key "none"; an empty object is serialised as `[]` (PHP), so
  *   `volumes` and `chapters` may be arrays.
  * - Covers: `{uploads}/covers/{mangaId}/{fileName}`, with `.256.jpg` and `.512.jpg` thumbnails.
- * - Rate limit: about 5 requests per second per address; the client sends at most 4.
+ * - Rate limit: about 5 requests per second per address; the client sends at most 4. A 429 names
+ *   the end of its window in `X-RateLimit-Retry-After` (Unix seconds), not in Retry-After.
  */
 import { CATALOGUE_STATUSES, type AggregateVolume, type CatalogueStatus } from "../domain/catalogue.ts";
 import type { CacheMode, PoliteHttp } from "./polite-http.ts";

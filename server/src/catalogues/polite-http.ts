@@ -1,8 +1,11 @@
 /**
  * HTTP to one public catalogue, politely: one request at a time at most every `minIntervalMs`
  * (every request of the catalogue takes the next free slot, also the retries and the covers), a
- * 429's Retry-After holds the whole catalogue back, transient failures (429, 5xx, connection
- * errors, timeouts) are retried with exponential back-off, and answers are cached for a while.
+ * 429's Retry-After (MangaDex: X-RateLimit-Retry-After) holds the whole catalogue back, transient
+ * failures (429, 5xx, connection errors, timeouts) are retried with exponential back-off, and
+ * answers are cached for a while. A catalogue asking to wait longer than `retryCapMs` is not waited
+ * on: the call fails at once (the operator's request would otherwise hang for minutes) and that
+ * host is not asked again before the time it named.
  *
  * Nothing but what the caller puts in the URL or body leaves the service: no cookies, no keys,
  * no Referer; a fixed User-Agent (MangaDex asks every client to send one).
@@ -40,7 +43,10 @@ export interface PoliteHttpOptions {
   retries?: number;
   /** Back-off base: base × 2^n before retry n (a larger Retry-After wins). */
   retryBaseMs: number;
-  /** Longest back-off or Retry-After honoured. Default 60 s. */
+  /**
+   * Longest back-off, and the longest wait a 429 or 5xx may ask for and still be waited out within
+   * one call; a longer one fails the call at once. Default 10 s.
+   */
   retryCapMs?: number;
   /** Per request. Default 20 s. */
   timeoutMs?: number;
@@ -64,6 +70,9 @@ export interface JsonRequest {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** Longest a catalogue's "come back later" is kept; a larger figure is taken as this. */
+const MAX_BLOCK_MS = 60 * 60_000;
+
 /** Seconds or an HTTP date; null when absent or unreadable. */
 export function retryAfterMs(header: string | null, now = Date.now()): number | null {
   if (header === null || header.trim() === "") return null;
@@ -71,6 +80,24 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
   if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
   const at = Date.parse(text);
   return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+/**
+ * MangaDex's `X-RateLimit-Retry-After`: the Unix time, in seconds, its rate-limit window ends (its
+ * 429s carry this, not Retry-After); null when absent or unreadable.
+ */
+export function rateLimitRetryAtMs(header: string | null, now = Date.now()): number | null {
+  const text = header?.trim() ?? "";
+  if (!/^\d+(\.\d+)?$/.test(text)) return null;
+  return Math.max(0, Math.round(Number(text) * 1000) - now);
+}
+
+/** How long a failed answer asks to be left alone (Retry-After, or MangaDex's header on a 429). */
+function askedWaitMs(res: Response): number | null {
+  const waits = [retryAfterMs(res.headers.get("retry-after"))];
+  if (res.status === 429) waits.push(rateLimitRetryAtMs(res.headers.get("x-ratelimit-retry-after")));
+  const known = waits.filter((w): w is number => w !== null);
+  return known.length ? Math.max(...known) : null;
 }
 
 async function readCapped(res: Response, max: number, what: string, catalogue: string): Promise<Buffer> {
@@ -103,6 +130,8 @@ export class PoliteHttp {
   private nextSlot = 0;
   private lastSent = 0;
   private readonly cache = new Map<string, { at: number; value: unknown }>();
+  /** Origin → the time before which it asked not to be sent anything (a wait too long to take). */
+  private readonly blocked = new Map<string, number>();
   /** Requests sent (attempts included), for the status shown in the settings. */
   sent = 0;
 
@@ -113,7 +142,7 @@ export class PoliteHttp {
       minIntervalMs: options.minIntervalMs,
       retries: options.retries ?? 3,
       retryBaseMs: options.retryBaseMs,
-      retryCapMs: options.retryCapMs ?? 60_000,
+      retryCapMs: options.retryCapMs ?? 10_000,
       timeoutMs: options.timeoutMs ?? 20_000,
       cacheTtlMs: options.cacheTtlMs ?? 10 * 60_000,
       cacheEntries: options.cacheEntries ?? 300,
@@ -149,7 +178,16 @@ export class PoliteHttp {
   private async send(url: string, init: RequestInit, what: string): Promise<Response> {
     let last = "";
     let lastStatus: number | null = null;
+    const origin = new URL(url).origin;
     for (let attempt = 0; attempt <= this.o.retries; attempt++) {
+      const left = (this.blocked.get(origin) ?? 0) - Date.now();
+      if (left > 0)
+        throw new CatalogueError(
+          this.catalogue,
+          "failed",
+          `${what}: the catalogue answered 429 (too many requests) and asked not to be sent anything for another ${Math.ceil(left / 1000)} s`,
+          429,
+        );
       await this.slot();
       this.sent += 1;
       let res: Response;
@@ -175,8 +213,17 @@ export class PoliteHttp {
         throw new CatalogueError(this.catalogue, "failed", `${what}: the catalogue answered ${res.status}`, res.status);
       last = `${what}: the catalogue answered ${res.status}${res.status === 429 ? " (too many requests)" : ""}`;
       lastStatus = res.status;
-      const backOff = this.o.retryBaseMs * 2 ** attempt;
-      this.holdFor(Math.max(backOff, retryAfterMs(res.headers.get("retry-after")) ?? 0));
+      const asked = askedWaitMs(res);
+      if (asked !== null && asked > this.o.retryCapMs) {
+        this.blocked.set(origin, Date.now() + Math.min(asked, MAX_BLOCK_MS));
+        throw new CatalogueError(
+          this.catalogue,
+          "failed",
+          `${last}: it asks to wait ${Math.ceil(asked / 1000)} s, longer than a request waits; not asked again before then`,
+          res.status,
+        );
+      }
+      this.holdFor(Math.max(this.o.retryBaseMs * 2 ** attempt, asked ?? 0));
     }
     throw new CatalogueError(
       this.catalogue,
@@ -226,7 +273,10 @@ export class PoliteHttp {
       { method: "GET", headers: { accept: "image/*", "user-agent": USER_AGENT }, redirect: "follow" },
       what,
     );
-    return { bytes: await readCapped(res, maxBytes, what, this.catalogue), contentType: res.headers.get("content-type") };
+    return {
+      bytes: await readCapped(res, maxBytes, what, this.catalogue),
+      contentType: res.headers.get("content-type"),
+    };
   }
 
   clearCache(): void {

@@ -24,7 +24,9 @@
  *
  * Each fake records every request with its arrival time (`requests`), can answer the next requests
  * with an error (`failNext({ status, times, retryAfter })`), and can refuse more than
- * `maxPerSecond` requests in any second with 429 (as the real catalogues do).
+ * `maxPerSecond` requests in any second with 429 (as the real catalogues do). A 429 asks for its
+ * wait as that catalogue does: MangaDex with `X-RateLimit-Retry-After` (a Unix time), AniList and
+ * MangaUpdates with `Retry-After` (seconds).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -86,11 +88,20 @@ function readBody(req: http.IncomingMessage): Promise<string> {
 type Answer = { status: number; body: unknown; headers?: Record<string, string> } | { status: number; bytes: Buffer };
 type Handler = (r: FakeRequest, base: string) => Promise<Answer> | Answer;
 
+/** A 429 as the catalogue words it, asking to wait `seconds` (when the test gives a wait). */
+type TooMany = (seconds: number | undefined) => { body: unknown; headers: Record<string, string> };
+
+const retryAfterHeader: TooMany = (seconds) => ({
+  body: { message: "Too Many Requests." },
+  headers: seconds === undefined ? {} : { "retry-after": String(seconds) },
+});
+
 async function startFake(
   works: FakeCatalogueWork[],
-  options: { maxPerSecond?: number; headers?: () => Record<string, string> },
+  options: { maxPerSecond?: number; headers?: () => Record<string, string>; tooMany?: TooMany },
   handle: Handler,
 ): Promise<FakeCatalogue> {
+  const tooMany = options.tooMany ?? retryAfterHeader;
   const requests: FakeRequest[] = [];
   const failures: { status: number; times: number; retryAfter?: number; path?: RegExp }[] = [];
   let base = "";
@@ -131,13 +142,17 @@ async function startFake(
         const recent = requests.filter((x) => r.at - x.at < 1000).length;
         if (recent > options.maxPerSecond) {
           fake.throttled += 1;
-          send({ status: 429, body: { message: "Too Many Requests." }, headers: { "retry-after": "1" } });
+          send({ status: 429, ...tooMany(1) });
           return;
         }
       }
       const failure = failures.find((f) => f.times > 0 && (!f.path || f.path.test(r.path)));
       if (failure) {
         failure.times -= 1;
+        if (failure.status === 429) {
+          send({ status: 429, ...tooMany(failure.retryAfter) });
+          return;
+        }
         const headers: Record<string, string> =
           failure.retryAfter === undefined ? {} : { "retry-after": String(failure.retryAfter) };
         send({ status: failure.status, body: { message: `failure ${failure.status}` }, headers });
@@ -222,8 +237,23 @@ const mdError = (status: number, title: string, detail: string) => ({
   body: { result: "error", errors: [{ id: randomUUID(), status, title, detail, context: null }] },
 });
 
+/**
+ * MangaDex's 429 (api.mangadex.org/docs "Limitations"; the maintained Rust client's `rate_limit.rs`
+ * reads the same three headers): no Retry-After, but `X-RateLimit-Retry-After` with the Unix time
+ * (seconds) the window ends, beside `X-RateLimit-Limit` and `X-RateLimit-Remaining: 0`, and the
+ * error envelope as body.
+ */
+const mangadexTooMany: TooMany = (seconds) => ({
+  body: mdError(429, "Too Many Requests", "You have been rate limited").body,
+  headers: {
+    "x-ratelimit-limit": "5",
+    "x-ratelimit-remaining": "0",
+    ...(seconds === undefined ? {} : { "x-ratelimit-retry-after": String(Math.ceil(Date.now() / 1000 + seconds)) }),
+  },
+});
+
 export function startFakeMangaDex(works: FakeCatalogueWork[], options: { maxPerSecond?: number } = {}) {
-  return startFake(works, { maxPerSecond: options.maxPerSecond ?? 5 }, (r) => {
+  return startFake(works, { maxPerSecond: options.maxPerSecond ?? 5, tooMany: mangadexTooMany }, (r) => {
     const includes = r.query.getAll("includes[]");
     if (r.method === "GET" && r.path === "/manga") {
       const q = r.query.get("title") ?? "";
@@ -457,6 +487,20 @@ export function startFakeAniList(works: FakeCatalogueWork[], options: { maxPerSe
     {
       maxPerSecond: options.maxPerSecond,
       headers: () => ({ "x-ratelimit-limit": "30", "x-ratelimit-remaining": String(Math.max(0, --remaining)) }),
+      // AniList's 429 (docs.anilist.co "Rate Limiting"): Retry-After in seconds, X-RateLimit-Reset
+      // as the Unix time the limit resets, and a GraphQL error body.
+      tooMany: (seconds) => ({
+        body: { errors: [{ message: "Too Many Requests.", status: 429 }], data: null },
+        headers: {
+          "x-ratelimit-remaining": "0",
+          ...(seconds === undefined
+            ? {}
+            : {
+                "retry-after": String(seconds),
+                "x-ratelimit-reset": String(Math.ceil(Date.now() / 1000 + seconds)),
+              }),
+        },
+      }),
     },
     async (r, base) => {
       const cover = /^\/file\/anilistcdn\/media\/manga\/cover\/large\/bx(\d+)\.jpg$/.exec(r.path);
