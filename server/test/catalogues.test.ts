@@ -506,6 +506,17 @@ describe("search, link, refresh, accept, unlink (one series from an empty servic
     expect(await chapterMap(app, id)).toEqual(now.map);
     await app.api("/api/settings/catalogues", { method: "PUT", json: { anilist: { base_url: al.url } } });
 
+    // A refusal keeps the catalogue's own words (MangaDex's error envelope `errors[].detail`).
+    md.failNext({ status: 400, times: 1 });
+    const refused = await expectProblem(
+      await app.api(`/api/manga/${id}/catalogue-links/refresh`, { method: "POST" }),
+      502,
+      "catalogue_failed",
+    );
+    expect(refused).toMatchObject({ catalogue: "mangadex", upstream_status: 400 });
+    expect(refused.detail).toMatch(/answered 400: failure 400/);
+    expect(await view(app, id)).toEqual(now.view);
+
     // An unknown id is the catalogue's 404, a malformed one never leaves the service.
     await expectProblem(
       await app.api(`/api/manga/${id}/catalogue-links`, {

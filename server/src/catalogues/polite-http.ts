@@ -92,6 +92,27 @@ export function rateLimitRetryAtMs(header: string | null, now = Date.now()): num
   return Math.max(0, Math.round(Number(text) * 1000) - now);
 }
 
+/**
+ * The catalogue's own words in an error answer, when it has any: MangaDex's `errors[].detail` (or
+ * `title`), AniList's GraphQL `errors[].message`, MangaUpdates' `reason`. Read from at most 8 KiB.
+ */
+async function upstreamReason(res: Response, catalogue: string): Promise<string | null> {
+  try {
+    const body = JSON.parse((await readCapped(res, 8192, "error", catalogue)).toString("utf8")) as unknown;
+    const record = (v: unknown) =>
+      typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+    const errors = record(body).errors;
+    const first = record(Array.isArray(errors) ? errors[0] : null);
+    const reason = [first.detail, first.title, first.message, record(body).reason].find(
+      (x): x is string => typeof x === "string" && x.trim() !== "",
+    );
+    // Kept short and on one line: it becomes part of the problem's detail.
+    return reason ? reason.replace(/\s+/g, " ").trim().slice(0, 300) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** How long a failed answer asks to be left alone (Retry-After, or MangaDex's header on a 429). */
 function askedWaitMs(res: Response): number | null {
   const waits = [retryAfterMs(res.headers.get("retry-after"))];
@@ -206,12 +227,14 @@ export class PoliteHttp {
         continue;
       }
       if (res.ok) return res;
+      const reason = await upstreamReason(res, this.catalogue);
       await res.body?.cancel().catch(() => undefined);
       if (res.status === 404 || res.status === 410)
         throw new CatalogueError(this.catalogue, "not_found", `${what}: the catalogue has no such entry`, res.status);
+      const answered = `${what}: the catalogue answered ${res.status}${reason ? `: ${reason}` : ""}`;
       if (res.status !== 429 && res.status < 500)
-        throw new CatalogueError(this.catalogue, "failed", `${what}: the catalogue answered ${res.status}`, res.status);
-      last = `${what}: the catalogue answered ${res.status}${res.status === 429 ? " (too many requests)" : ""}`;
+        throw new CatalogueError(this.catalogue, "failed", answered, res.status);
+      last = res.status === 429 && !reason ? `${answered} (too many requests)` : answered;
       lastStatus = res.status;
       const asked = askedWaitMs(res);
       if (asked !== null && asked > this.o.retryCapMs) {
@@ -219,7 +242,7 @@ export class PoliteHttp {
         throw new CatalogueError(
           this.catalogue,
           "failed",
-          `${last}: it asks to wait ${Math.ceil(asked / 1000)} s, longer than a request waits; not asked again before then`,
+          `${last}; it asks to wait ${Math.ceil(asked / 1000)} s, longer than a request waits: not asked again before then`,
           res.status,
         );
       }

@@ -91,14 +91,18 @@ type Handler = (r: FakeRequest, base: string) => Promise<Answer> | Answer;
 /** A 429 as the catalogue words it, asking to wait `seconds` (when the test gives a wait). */
 type TooMany = (seconds: number | undefined) => { body: unknown; headers: Record<string, string> };
 
-const retryAfterHeader: TooMany = (seconds) => ({
-  body: { message: "Too Many Requests." },
-  headers: seconds === undefined ? {} : { "retry-after": String(seconds) },
-});
+/** An error body as the catalogue words it. */
+type ErrorBody = (status: number, detail: string) => unknown;
+
+const retryAfterHeader: TooMany = (seconds) =>
+  ({
+    body: { message: "Too Many Requests." },
+    headers: seconds === undefined ? {} : { "retry-after": String(seconds) },
+  }) as { body: unknown; headers: Record<string, string> };
 
 async function startFake(
   works: FakeCatalogueWork[],
-  options: { maxPerSecond?: number; headers?: () => Record<string, string>; tooMany?: TooMany },
+  options: { maxPerSecond?: number; headers?: () => Record<string, string>; tooMany?: TooMany; error: ErrorBody },
   handle: Handler,
 ): Promise<FakeCatalogue> {
   const tooMany = options.tooMany ?? retryAfterHeader;
@@ -155,7 +159,7 @@ async function startFake(
         }
         const headers: Record<string, string> =
           failure.retryAfter === undefined ? {} : { "retry-after": String(failure.retryAfter) };
-        send({ status: failure.status, body: { message: `failure ${failure.status}` }, headers });
+        send({ status: failure.status, body: options.error(failure.status, `failure ${failure.status}`), headers });
         return;
       }
       send(await handle(r, base));
@@ -253,7 +257,8 @@ const mangadexTooMany: TooMany = (seconds) => ({
 });
 
 export function startFakeMangaDex(works: FakeCatalogueWork[], options: { maxPerSecond?: number } = {}) {
-  return startFake(works, { maxPerSecond: options.maxPerSecond ?? 5, tooMany: mangadexTooMany }, (r) => {
+  const error: ErrorBody = (status, detail) => mdError(status, "Error", detail).body;
+  return startFake(works, { maxPerSecond: options.maxPerSecond ?? 5, tooMany: mangadexTooMany, error }, (r) => {
     const includes = r.query.getAll("includes[]");
     if (r.method === "GET" && r.path === "/manga") {
       const q = r.query.get("title") ?? "";
@@ -346,7 +351,9 @@ function muRecord(w: FakeCatalogueWork, base: string) {
 }
 
 export function startFakeMangaUpdates(works: FakeCatalogueWork[], options: { maxPerSecond?: number } = {}) {
-  return startFake(works, { maxPerSecond: options.maxPerSecond }, (r, base) => {
+  // MangaUpdates' error body, as its 404 below: `{ status: "exception", reason }`.
+  const error: ErrorBody = (_status, reason) => ({ status: "exception", reason });
+  return startFake(works, { maxPerSecond: options.maxPerSecond, error }, (r, base) => {
     if (r.method === "POST" && r.path === "/v1/series/search") {
       const body = JSON.parse(r.body || "{}") as { search?: string; perpage?: number; page?: number };
       const hits = works.filter((w) => matches(w, body.search ?? ""));
@@ -486,6 +493,7 @@ export function startFakeAniList(works: FakeCatalogueWork[], options: { maxPerSe
     works,
     {
       maxPerSecond: options.maxPerSecond,
+      error: (status, message) => ({ errors: [{ message, status }], data: null }),
       headers: () => ({ "x-ratelimit-limit": "30", "x-ratelimit-remaining": String(Math.max(0, --remaining)) }),
       // AniList's 429 (docs.anilist.co "Rate Limiting"): Retry-After in seconds, X-RateLimit-Reset
       // as the Unix time the limit resets, and a GraphQL error body.
