@@ -66,6 +66,23 @@ describe("answer helpers", () => {
       "Maps & tides.\nSecond 'line'.\nNote",
     );
     expect(plainText("  ")).toBeNull();
+  });
+
+  it("leaves no markup behind: tags spelled as entities, BBCode, AniList's spoiler marks", () => {
+    // Entities decode to text, never to markup: a tag written as &lt;…&gt; goes like any other.
+    expect(plainText("&lt;script&gt;x()&lt;/script&gt;Sea &lt;img src=x onerror=y()&gt;maps")).toBe("x()Sea maps");
+    expect(plainText("a &lt; b and 3 &gt; 2")).toBe("a < b and 3 > 2");
+    // MangaDex and MangaUpdates descriptions carry BBCode from their older sites.
+    expect(plainText("[b]Bold[/b] [url=https://example.com]site[/url] [I]it[/I] [spoiler]end[/spoiler]")).toBe(
+      "Bold site it end",
+    );
+    expect(plainText("Parts:[list][*]one[*]two[/list]")).toBe("Parts:\n- one\n- two");
+    // AniList marks spoilers as ~!…!~ (docs.anilist.co, the description's markup).
+    expect(plainText("The sea.<br><br>~!The map was wrong.!~")).toBe("The sea.\n\nThe map was wrong.");
+    // A numeric entity beyond Unicode stays as written (String.fromCodePoint threw on it).
+    expect(plainText("Sea &#99999999; &#x110000; &#0; maps")).toBe("Sea &#99999999; &#x110000; &#0; maps");
+    // Markdown stays: it reads as text ([text](url) is not BBCode).
+    expect(plainText("**Links:** [Official](https://example.com)")).toBe("**Links:** [Official](https://example.com)");
     expect(plainText(42)).toBeNull();
   });
 

@@ -72,19 +72,34 @@ export function yearOf(v: unknown): number | null {
 
 const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " ", "#39": "'" };
 
-/** Catalogue text (HTML with <br>, entities) as plain text: tags dropped, entities decoded. */
+/** BBCode tags the catalogues' older sites left in descriptions (MangaDex, MangaUpdates). */
+const BBCODE =
+  /\[\/?(?:b|i|u|s|spoiler|url|img|quote|center|left|right|size|color|code|sup|sub|hr|list)(?:=[^\]\n]*)?\]/gi;
+
+/**
+ * Catalogue text as plain text: HTML tags dropped (also those spelled as entities, which decode
+ * to text, never to markup), BBCode and AniList's spoiler marks (`~!…!~`) dropped, entities
+ * decoded. Markdown stays: it reads as text.
+ */
 export function plainText(v: unknown): string | null {
   if (typeof v !== "string") return null;
   const text = v
     .replace(/<br\s*\/?>/gi, "\n")
     .replace(/<\/p>\s*/gi, "\n\n")
     .replace(/<[^>]*>/g, "")
+    .replace(/\[\*\]/g, "\n- ")
+    .replace(BBCODE, "")
+    .replace(/~!|!~/g, "")
     .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+|#39);/gi, (all, name: string) => {
       const lower = name.toLowerCase();
-      if (lower.startsWith("#x")) return String.fromCodePoint(parseInt(lower.slice(2), 16));
-      if (lower.startsWith("#")) return String.fromCodePoint(Number(lower.slice(1)));
+      if (lower.startsWith("#")) {
+        const code = lower.startsWith("#x") ? parseInt(lower.slice(2), 16) : Number(lower.slice(1));
+        return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : all;
+      }
       return ENTITIES[lower] ?? all;
     })
+    // What decoding made look like a tag ("&lt;script&gt;") goes too; "a < b" stays.
+    .replace(/<!--[\s\S]*?-->|<\/?[a-z][^<>]*>/gi, "")
     .replace(/\r\n?/g, "\n")
     .replace(/[ \t]+\n/g, "\n")
     .replace(/\n{3,}/g, "\n\n")
