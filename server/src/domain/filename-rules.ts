@@ -57,15 +57,25 @@ export const CHAPTER_RE = new RegExp(
 /** "#12" (western-style issue numbers used for chapters). Group 1 = number. */
 export const HASH_RE = new RegExp(String.raw`#\s*${NUM}`, "gu");
 
-/** Japanese/Chinese/Korean volume: "第3巻", "第3卷", "1-3巻", "3권". Groups 1, 2 = range. */
+/**
+ * The ordinal prefix of a CJK number: Japanese/Chinese "第", Korean "제" as a word of its own (the
+ * last syllable of "형제 3권" belongs to the title). After the prefix the number may follow a digit
+ * ("卷2第25话"); without it a digit or dot before means a longer number.
+ */
+const CJK_ORDINAL = String.raw`(?:第\s*|(?<![\p{L}\p{N}])제\s*|(?<![\d.]))`;
+
+/**
+ * Japanese/Chinese/Korean volume: "第3巻", "第3卷", "1-3巻", "3권", "제1권", and the Chinese prefix
+ * form "卷2", "卷01". Groups 1, 2 = number and range end; 3, 4 = the same in the prefix form.
+ */
 export const CJK_VOLUME_RE = new RegExp(
-  String.raw`(?<![\d.])(?:第\s*)?${NUM}(?:\s*[-~～]\s*${NUM})?\s*[巻卷册冊권]`,
+  String.raw`${CJK_ORDINAL}${NUM}(?:\s*[-~～]\s*${NUM})?\s*[巻卷册冊권]|卷${NUM}(?:[-~～]${NUM})?(?![\d.])`,
   "gu",
 );
 
-/** Japanese/Chinese/Korean chapter: "第12話", "第3话", "第5回", "3화", "38-1화". Groups 1, 2. */
+/** Japanese/Chinese/Korean chapter: "第12話", "第3话", "第5回", "3화", "제12화", "38-1화". Groups 1, 2. */
 export const CJK_CHAPTER_RE = new RegExp(
-  String.raw`(?<![\d.])(?:第\s*)?${NUM}(?:\s*[-~～]\s*${NUM})?\s*[話话回章화회]`,
+  String.raw`${CJK_ORDINAL}${NUM}(?:\s*[-~～]\s*${NUM})?\s*[話话回章화회]`,
   "gu",
 );
 

@@ -116,6 +116,13 @@ const table: Row[] = [
   ["나 혼자만 레벨업 3권.cbz", "나 혼자만 레벨업", "3", _, _, _, _, B, _, false, false],
   ["조선왕조실톡 106화", "조선왕조실톡", _, _, "106", _, _, C, _, false, false],
   ["이세계에서 고아원을 열었지만 38-1화", "이세계에서 고아원을 열었지만", _, _, "38", _, 1, C, _, false, false],
+  // Chinese prefix volumes ("卷2") and Korean "제" before the number, like "第"
+  ["全职高手 卷01.cbz", "全职高手", "1", _, _, _, _, B, _, false, false],
+  ["【汉化组】迷你偶像漫画卷2第25话", "迷你偶像漫画", "2", _, "25", _, _, C, "汉化组", false, false],
+  ["迷你偶像漫画 第3卷 第12话", "迷你偶像漫画", "3", _, "12", _, _, C, _, false, false],
+  ["나 혼자만 레벨업 제1권.cbz", "나 혼자만 레벨업", "1", _, _, _, _, B, _, false, false],
+  ["나 혼자만 레벨업 제 12 화.cbz", "나 혼자만 레벨업", _, _, "12", _, _, C, _, false, false],
+  ["형제 3권.cbz", "형제", "3", _, _, _, _, B, _, false, false],
   ["One Piece Tome 03.cbz", "One Piece", "3", _, _, _, _, B, _, false, false],
   ["One Piece Chapitre 12.cbz", "One Piece", _, _, "12", _, _, C, _, false, false],
   ["Astérix Tomes 1-3.cbz", "Astérix", "1", "3", _, _, _, B, _, false, false],

@@ -104,8 +104,8 @@ function volumeHits(text: string): NumberHit[] {
     return n ? { num: n, endText: m[4] ?? m[5], partText: undefined, letter: m[2] !== undefined } : null;
   });
   const cjk = hits(CJK_VOLUME_RE, text, (m) => {
-    const n = num(m[1]);
-    return n ? { num: n, endText: m[2], partText: undefined, letter: false } : null;
+    const n = num(m[1] ?? m[3]);
+    return n ? { num: n, endText: m[2] ?? m[4], partText: undefined, letter: false } : null;
   });
   return [...latin, ...cjk].sort((a, b) => a.index - b.index);
 }
