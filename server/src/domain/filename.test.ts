@@ -211,6 +211,21 @@ const table: Row[] = [
   ["Love Hina - Special.cbz", "Love Hina", _, _, _, _, _, null, _, false, true],
   ["Beastars - SP01.cbz", "Beastars", _, _, _, _, _, null, _, false, true],
   ["Hajime no Ippo - Artbook.cbz", "Hajime no Ippo", _, _, _, _, _, null, _, false, true],
+  // A special that says where it sits between chapters is not one of them
+  [
+    "Summer Time Rendering - Record 014 (between chapter 083 and ch084) SP11.cbz",
+    "Summer Time Rendering - Record 014",
+    _,
+    _,
+    _,
+    _,
+    _,
+    null,
+    _,
+    false,
+    true,
+  ],
+  ["Title - Oneshot (Ch. 0).cbz", "Title", _, _, _, _, _, null, _, false, true],
   // Tricky negatives: titles that look like numbers, extras or parts
   ["Title - Chapter 1 - Prologue.cbz", "Title", _, _, "1", _, _, C, _, false, false],
   ["Title - Chapter 0 - Prologue.cbz", "Title", _, _, "0", _, _, C, _, false, false],

@@ -16,7 +16,8 @@
  * - extra: the name calls itself an extra ("Omake 2", "Title - Prologue"), or a fractional chapter
  *   says so ("Ch. 23.5 - Volume 3 Extras"). A whole chapter titled "Prologue" is a main chapter,
  *   and the number after "Omake"/"Side Story" is the extra's own, never a main chapter number.
- * - special: one-shots, art/fan/guide books, "SP02", and "Special" in a name without numbers.
+ * - special: one-shots, art/fan/guide books, "SP02", and "Special" in a name without numbers. A
+ *   chapter named only inside a special's parentheses is where it sits, not its number.
  */
 import { compareLabels, isWhole, parseLabel, type Label } from "./labels.ts";
 import {
@@ -265,7 +266,9 @@ export function parseFileName(name: string, options: ParseNameOptions = {}): Par
   let volume = volHit?.num ?? null;
   let volumeEnd = volHit ? rangeOf(volHit.num, volHit.endText).end : null;
   let chapterHit = chHit ?? bare;
-  // Parentheses only fill what the name itself leaves open.
+  // Parentheses only fill what the name itself leaves open; a special's "(between chapter 83 and
+  // 84)" or "(Ch. 0)" says where it sits, and it must not take that chapter's place.
+  const special = specialNum !== null || specialWord !== null || specialPlain !== null;
   for (const content of br.numbered) {
     if (volume === null) {
       const v = volumeHits(content)[0];
@@ -274,7 +277,7 @@ export function parseFileName(name: string, options: ParseNameOptions = {}): Par
         volumeEnd = rangeOf(v.num, v.endText).end;
       }
     }
-    if (chapterHit === null && volHit === null) chapterHit = chapterHits(content)[0] ?? null;
+    if (chapterHit === null && volHit === null && !special) chapterHit = chapterHits(content)[0] ?? null;
   }
 
   const chapter = chapterHit?.num ?? null;
@@ -308,6 +311,6 @@ export function parseFileName(name: string, options: ParseNameOptions = {}): Par
     kind: chapter !== null ? "chapter" : volume !== null ? "book" : null,
     group: br.group,
     extra,
-    special: specialNum !== null || specialWord !== null || specialPlain !== null,
+    special,
   };
 }
