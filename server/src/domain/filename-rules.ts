@@ -88,6 +88,15 @@ export const BARE_RE = new RegExp(
   String.raw`(?<![\p{L}\p{N}.#])${NUM}(?:-${NUM})?${PART_SUFFIX}(?=\s*(?:$|\s[-–—]\s))`,
   "gu",
 );
+/**
+ * A bare number before the group's initials that end an underscored scanlator release
+ * ("Beelzebub_172_RHS"): read only in names written with underscores, whose last word is 2–6
+ * capitals. Groups 1 = number, 2 = range end.
+ */
+export const BARE_BEFORE_INITIALS_RE = new RegExp(
+  String.raw`(?<![\p{L}\p{N}.#])${NUM}(?:-${NUM})?(?=\s\p{Lu}{2,6}$)`,
+  "gu",
+);
 /** Words right before a bare number that make it part of a title: "Kaiju No. 8", "Part 4", "Season 2". */
 export const BARE_NUMBER_OWNER_RE = /(?:^|[\s(])(?:no\.?|nr\.?|part|season|saison|vol\.?|volume|level|lv\.?)\s*$/iu;
 

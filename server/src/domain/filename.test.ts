@@ -309,6 +309,11 @@ const table: Row[] = [
   ["Title v01 c001 v2.cbz", "Title", "1", _, "1", _, _, C, _, false, false],
   // Separators, duplicates, noise, tags and extensions
   ["Title_v01_c003.cbz", "Title", "1", _, "3", _, _, C, _, false, false],
+  // Underscored scanlator releases end in the group's initials: "Series_172_RHS"
+  ["Beelzebub_172_RHS.zip", "Beelzebub", _, _, "172", _, _, C, _, false, false],
+  ["Beelzebub_150-153_RHS.zip", "Beelzebub", _, _, "150", "153", _, C, _, false, false],
+  ["Beelzebub 172 RHS.cbz", "Beelzebub 172 RHS", _, _, _, _, _, null, _, false, false],
+  ["Yumekui_Merry_2_Kai.zip", "Yumekui Merry 2 Kai", _, _, _, _, _, null, _, false, false],
   ["Title.v01.c003.cbz", "Title", "1", _, "3", _, _, C, _, false, false],
   ["Title.Chapter.45.5.cbz", "Title", _, _, "45.5", _, _, C, _, false, false],
   ["Gantz.V26.cbz", "Gantz", "26", _, _, _, _, B, _, false, false],

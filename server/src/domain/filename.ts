@@ -21,6 +21,7 @@
  */
 import { compareLabels, isWhole, parseLabel, type Label } from "./labels.ts";
 import {
+  BARE_BEFORE_INITIALS_RE,
   BARE_NUMBER_OWNER_RE,
   BARE_RE,
   BRACKET_RE,
@@ -127,9 +128,12 @@ function chapterHits(text: string): NumberHit[] {
   return [...latin, ...hash, ...cjk].sort((a, b) => a.index - b.index);
 }
 
-/** A bare number that is a chapter: not a year, not owned by a word before it, at most 4 digits. */
-function bareHit(text: string): NumberHit | null {
-  const found = hits(BARE_RE, text, (m) => {
+/**
+ * A bare number that is a chapter: not a year, not owned by a word before it, at most 4 digits.
+ * `underscored`: the name was written with underscores, where a group's initials may end it.
+ */
+function bareHit(text: string, underscored: boolean): NumberHit | null {
+  const pick = (m: RegExpExecArray): Omit<NumberHit, "index"> | null => {
     const raw = m[1] ?? "";
     const whole = raw.split(".")[0] ?? "";
     if (whole.length > 4) return null;
@@ -137,7 +141,9 @@ function bareHit(text: string): NumberHit | null {
     if (BARE_NUMBER_OWNER_RE.test(text.slice(0, m.index))) return null;
     const n = num(raw);
     return n ? { num: n, endText: m[2], partText: m[3], letter: false } : null;
-  });
+  };
+  const found = hits(BARE_RE, text, pick);
+  if (found.length === 0 && underscored) found.push(...hits(BARE_BEFORE_INITIALS_RE, text, pick));
   return found[0] ?? null;
 }
 
@@ -247,7 +253,8 @@ function firstIndex(re: RegExp, text: string): number | null {
 
 export function parseFileName(name: string, options: ParseNameOptions = {}): ParsedName {
   const base = name.slice(Math.max(name.lastIndexOf("/"), name.lastIndexOf("\\")) + 1).slice(0, MAX_NAME);
-  const br = readBrackets(normalize(base.replace(EXTENSION_RE, "")));
+  const stem = base.replace(EXTENSION_RE, "");
+  const br = readBrackets(normalize(stem));
   const m = br.rest;
   const maskLen = maskSeries(m, options.series);
   const w = " ".repeat(maskLen) + m.slice(maskLen);
@@ -259,7 +266,7 @@ export function parseFileName(name: string, options: ParseNameOptions = {}): Par
   const volHit = volumeHits(w).find(inTitle) ?? null;
   const extraNum = firstIndex(EXTRA_NUMBER_RE, w);
   const specialNum = firstIndex(SPECIAL_NUMBER_RE, w);
-  const bare = !volHit && !chHit && extraNum === null && specialNum === null ? bareHit(w) : null;
+  const bare = !volHit && !chHit && extraNum === null && specialNum === null ? bareHit(w, stem.includes("_") && !/\s/u.test(stem)) : null;
   const specialWord = firstIndex(SPECIAL_WORD_RE, w);
   const specialPlain = !volHit && !chHit && !bare ? firstIndex(SPECIAL_PLAIN_RE, w) : null;
 
