@@ -39,11 +39,17 @@ const PART_SUFFIX = String.raw`(?:[\s.]*(?:part|pt|p)\.?\s*(\d+)(?![\p{L}\p{N}])
 /** "Chapter11v2": a scanlator's revision number, not a volume. */
 const REVISION = String.raw`(?:v\d+)?`;
 
+/** " Part 2", " pt.2" right after a volume number: a volume split in files (never the bare "p", a page). */
+const VOLUME_PART_SUFFIX = String.raw`(?:[\s.]*(?:part|pt)\.?\s*(\d+)(?![\p{L}\p{N}]))?`;
+
 /**
- * Volume: groups 1 = keyword, 2 = single letter "v", 3 = number, 4/5 = range end (glued/spaced).
- * "Vol.01", "v02", "Volume 12", "Tome 03", "Tomo 3", "Band 4", "Vol-1", "v01-03".
+ * Volume: groups 1 = keyword, 2 = single letter "v", 3 = number, 4/5 = range end (glued/spaced),
+ * 6 = part. "Vol.01", "v02", "Volume 12", "Tome 03", "Tomo 3", "Band 4", "Vol-1", "v01-03", "Vol. 2 Part 1".
  */
-export const VOLUME_RE = new RegExp(START + marker(VOL_WORD, "v") + NUM + rangeEnd("vol(?:ume)?s?", "v"), "giu");
+export const VOLUME_RE = new RegExp(
+  START + marker(VOL_WORD, "v") + NUM + rangeEnd("vol(?:ume)?s?", "v") + VOLUME_PART_SUFFIX,
+  "giu",
+);
 
 /**
  * Chapter: groups 1 = keyword, 2 = "c", 3 = number, 4/5 = range end, 6 = part.

@@ -143,6 +143,11 @@ const table: Row[] = [
   ["Title c012-2.cbz", "Title", _, _, "12", _, 2, C, _, false, false],
   ["Title Vol.01 Ch.003 (part 2 of 3).cbz", "Title", "1", _, "3", _, 2, C, _, false, false],
   ["Title c100 (part 2) (1).cbz", "Title", _, _, "100", _, 2, C, _, false, false],
+  ["Vinland Saga Vol. 2 Part 1.cbz", "Vinland Saga", "2", _, _, _, 1, B, _, false, false],
+  ["Title v03 pt.2.cbz", "Title", "3", _, _, _, 2, B, _, false, false],
+  ["Title Volume 3 Part 2 (Digital).cbz", "Title", "3", _, _, _, 2, B, _, false, false],
+  ["Title v03 - Part 2 - The Return.cbz", "Title", "3", _, _, _, _, B, _, false, false],
+  ["Title v03 c012 Part 2.cbz", "Title", "3", _, "12", _, 2, C, _, false, false],
   // Extras and specials
   ["Title - Prologue.cbz", "Title", _, _, _, _, _, null, _, true, false],
   ["Prologue.cbz", _, _, _, _, _, _, null, _, true, false],

@@ -103,7 +103,7 @@ const num = (t: string | undefined): Label | null => parseLabel(t ?? null);
 function volumeHits(text: string): NumberHit[] {
   const latin = hits(VOLUME_RE, text, (m) => {
     const n = num(m[3]);
-    return n ? { num: n, endText: m[4] ?? m[5], partText: undefined, letter: m[2] !== undefined } : null;
+    return n ? { num: n, endText: m[4] ?? m[5], partText: m[6], letter: m[2] !== undefined } : null;
   });
   const cjk = hits(CJK_VOLUME_RE, text, (m) => {
     const n = num(m[1] ?? m[3]);
@@ -289,7 +289,8 @@ export function parseFileName(name: string, options: ParseNameOptions = {}): Par
 
   const chapter = chapterHit?.num ?? null;
   const range = chapter && chapterHit ? rangeOf(chapter, chapterHit.endText) : { end: null, part: null };
-  const part = toPart(chapterHit?.partText) ?? range.part ?? br.part;
+  const volumePart = chapterHit ? null : toPart(volHit?.partText);
+  const part = toPart(chapterHit?.partText) ?? range.part ?? volumePart ?? br.part;
   const partsTotal = part !== null && part === br.part ? br.partsTotal : null;
 
   const ends = [volHit, chHit, bare].map((h) => h?.index ?? null);
