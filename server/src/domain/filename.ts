@@ -322,3 +322,34 @@ export function parseFileName(name: string, options: ParseNameOptions = {}): Par
     special,
   };
 }
+
+/**
+ * Reads a library file from its path below the library root ("Series/Volume 03/Chapter 021.cbz"):
+ * the first folder is the series, whose title is known; the file name decides, and the folders in
+ * between fill only what it leaves open, nearest first. A folder counts by its markers ("Vol.1",
+ * "Chapter 2", "第3巻"), never by a bare number ("2019/", "01/" say too little).
+ */
+export function parseLibraryPath(relativePath: string): ParsedName {
+  const segments = relativePath.split(/[/\\]+/u).filter((s) => s !== "" && s !== ".");
+  const file = segments.pop() ?? "";
+  const series = segments[0] ?? null;
+  const out = parseFileName(file, { series });
+  // A special or an extra is outside the numbering, whatever folder it was put in: it takes the
+  // folder's volume as a tag, never a book's or a chapter's place.
+  const numbered = !out.special && !out.extra;
+  let chapterOpen = out.chapter === null && numbered;
+  for (const folder of segments.slice(1).reverse()) {
+    const f = parseFileName(folder, { series });
+    if (out.volume === null && f.volume !== null) {
+      out.volume = f.volume;
+      out.volumeEnd = f.volumeEnd;
+      if (numbered) out.kind ??= "book";
+    }
+    if (chapterOpen && f.chapter !== null && chapterHits(normalize(folder)).length > 0) {
+      Object.assign(out, { chapter: f.chapter, chapterEnd: f.chapterEnd, part: f.part, partsTotal: f.partsTotal });
+      out.kind = "chapter";
+      chapterOpen = false;
+    }
+  }
+  return out;
+}
