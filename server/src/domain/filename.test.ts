@@ -312,6 +312,16 @@ const table: Row[] = [
     false,
   ],
   ["Title v01 c001 v2.cbz", "Title", "1", _, "1", _, _, C, _, false, false],
+  // Mihon/Tachiyomi downloads: "<scanlator>_<chapter name>", a colon in the name saved as "_"
+  ["Asura Scans_Chapter 12.cbz", _, _, _, "12", _, _, C, "Asura Scans", false, false],
+  ["Flame Scans_Vol.1 Ch.3 - The Gate.cbz", _, "1", _, "3", _, _, C, "Flame Scans", false, false],
+  ["TCB Scans_One Piece Chapter 1100.cbz", "One Piece", _, _, "1100", _, _, C, "TCB Scans", false, false],
+  ["Reaper Scans_Ch. 110 - Epilogue.cbz", _, _, _, "110", _, _, C, "Reaper Scans", false, false],
+  ["Night Owls_Vol.2 Ch.15.5 - Side Story.cbz", _, "2", _, "15.5", _, _, C, "Night Owls", true, false],
+  ["Chapter 12_ The Return.cbz", _, _, _, "12", _, _, C, _, false, false],
+  ["Hero Party Two_v01_c003.cbz", "Hero Party Two", "1", _, "3", _, _, C, _, false, false],
+  ["Ch. 12 - The Reunion.cbz", _, _, _, "12", _, _, C, _, false, false],
+  ["Vol.2 Ch.15.5.cbz", _, "2", _, "15.5", _, _, C, _, false, false],
   // Separators, duplicates, noise, tags and extensions
   ["Title_v01_c003.cbz", "Title", "1", _, "3", _, _, C, _, false, false],
   // Underscored scanlator releases end in the group's initials: "Series_172_RHS"

@@ -251,9 +251,29 @@ function firstIndex(re: RegExp, text: string): number | null {
   return null;
 }
 
+/**
+ * Mihon/Tachiyomi save a release as "<scanlator>_<chapter name>" ("Asura Scans_Chapter 12"). Read so
+ * only in a name that otherwise uses spaces, when the part before the first "_" names no number and
+ * the rest starts right after it with a volume or chapter marker: "Chapter 12_ The Return" is a
+ * colon saved as "_", and "Title_v01_c001" or "Title Two_v01_c001" use underscores as spaces.
+ */
+function scanlatorPrefix(stem: string): { group: string; rest: string } | null {
+  const i = stem.indexOf("_");
+  if (i <= 0 || !/\s/u.test(stem)) return null;
+  const group = stem.slice(0, i).trim();
+  const rest = stem.slice(i + 1);
+  // Past the prefix an "_" is only a saved colon ("_ "): "Kenichi_v11_c90-98" is underscore style.
+  if (group === "" || /^\s|_\S/u.test(rest) || /[[\](){}【】]/u.test(group)) return null;
+  if (volumeHits(group).length > 0 || chapterHits(group).length > 0) return null;
+  const restText = normalize(rest);
+  return volumeHits(restText).length > 0 || chapterHits(restText).length > 0 ? { group, rest } : null;
+}
+
 export function parseFileName(name: string, options: ParseNameOptions = {}): ParsedName {
   const base = name.slice(Math.max(name.lastIndexOf("/"), name.lastIndexOf("\\")) + 1).slice(0, MAX_NAME);
-  const stem = base.replace(EXTENSION_RE, "");
+  const full = base.replace(EXTENSION_RE, "");
+  const scanlator = scanlatorPrefix(full);
+  const stem = scanlator?.rest ?? full;
   const br = readBrackets(normalize(stem));
   const m = br.rest;
   const maskLen = maskSeries(m, options.series);
@@ -317,7 +337,7 @@ export function parseFileName(name: string, options: ParseNameOptions = {}): Par
     part,
     partsTotal: chapter !== null ? partsTotal : null,
     kind: chapter !== null ? "chapter" : volume !== null ? "book" : null,
-    group: br.group,
+    group: scanlator?.group ?? br.group,
     extra,
     special,
   };
