@@ -144,7 +144,8 @@ function bareHit(text: string, underscored: boolean): NumberHit | null {
   };
   const found = hits(BARE_RE, text, pick);
   if (found.length === 0 && underscored) found.push(...hits(BARE_BEFORE_INITIALS_RE, text, pick));
-  return found[0] ?? null;
+  // A number alone in its " - " segment beats one ending the title: "Kaiji 2 - 012" is chapter 12.
+  return found.find((h) => /(?:^\s*|\s[-–—]\s)$/u.test(text.slice(0, h.index))) ?? found[0] ?? null;
 }
 
 function toPart(text: string | undefined): number | null {
