@@ -132,7 +132,7 @@ function chapterHits(text: string): NumberHit[] {
  * A bare number that is a chapter: not a year, not owned by a word before it, at most 4 digits.
  * `underscored`: the name was written with underscores, where a group's initials may end it.
  */
-function bareHit(text: string, underscored: boolean): NumberHit | null {
+function bareHit(text: string, unmasked: string, underscored: boolean): NumberHit | null {
   const pick = (m: RegExpExecArray): Omit<NumberHit, "index"> | null => {
     const raw = m[1] ?? "";
     const whole = raw.split(".")[0] ?? "";
@@ -144,8 +144,9 @@ function bareHit(text: string, underscored: boolean): NumberHit | null {
   };
   const found = hits(BARE_RE, text, pick);
   if (found.length === 0 && underscored) found.push(...hits(BARE_BEFORE_INITIALS_RE, text, pick));
-  // A number alone in its " - " segment beats one ending the title: "Kaiji 2 - 012" is chapter 12.
-  return found.find((h) => /(?:^\s*|\s[-–—]\s)$/u.test(text.slice(0, h.index))) ?? found[0] ?? null;
+  // A number alone in its " - " segment beats one ending the title: "Kaiji 2 - 012" is chapter 12
+  // (`unmasked`: the name with a known series left in, which is no segment of its own).
+  return found.find((h) => /(?:^|\s[-–—]\s)$/u.test(unmasked.slice(0, h.index))) ?? found[0] ?? null;
 }
 
 function toPart(text: string | undefined): number | null {
@@ -287,7 +288,7 @@ export function parseFileName(name: string, options: ParseNameOptions = {}): Par
   const volHit = volumeHits(w).find(inTitle) ?? null;
   const extraNum = firstIndex(EXTRA_NUMBER_RE, w);
   const specialNum = firstIndex(SPECIAL_NUMBER_RE, w);
-  const bare = !volHit && !chHit && extraNum === null && specialNum === null ? bareHit(w, stem.includes("_") && !/\s/u.test(stem)) : null;
+  const bare = !volHit && !chHit && extraNum === null && specialNum === null ? bareHit(w, m, stem.includes("_") && !/\s/u.test(stem)) : null;
   const specialWord = firstIndex(SPECIAL_WORD_RE, w);
   const specialPlain = !volHit && !chHit && !bare ? firstIndex(SPECIAL_PLAIN_RE, w) : null;
 
