@@ -492,7 +492,10 @@ describe("parseFileName", () => {
     });
     expect(parseFileName("Mob_Psycho_100_012.cbz", opts)).toMatchObject({ series: "Mob Psycho 100", chapter: "12" });
     expect(parseFileName("Kaiji 2 - 012.cbz", { series: "Kaiji" })).toMatchObject({ series: "Kaiji 2", chapter: "12" });
-    expect(parseFileName("Kaiji 2 - 012.cbz", { series: "Kaiji 2" })).toMatchObject({ series: "Kaiji 2", chapter: "12" });
+    expect(parseFileName("Kaiji 2 - 012.cbz", { series: "Kaiji 2" })).toMatchObject({
+      series: "Kaiji 2",
+      chapter: "12",
+    });
     expect(parseFileName("Mob Psycho 100.cbz")).toMatchObject({ series: "Mob Psycho", chapter: "100" });
     // A known series that itself ends in an extra word is not an extra.
     expect(parseFileName("Beelzebub Side Story 02", { series: "Beelzebub Side Story" })).toMatchObject({

@@ -288,7 +288,10 @@ export function parseFileName(name: string, options: ParseNameOptions = {}): Par
   const volHit = volumeHits(w).find(inTitle) ?? null;
   const extraNum = firstIndex(EXTRA_NUMBER_RE, w);
   const specialNum = firstIndex(SPECIAL_NUMBER_RE, w);
-  const bare = !volHit && !chHit && extraNum === null && specialNum === null ? bareHit(w, m, stem.includes("_") && !/\s/u.test(stem)) : null;
+  const bare =
+    !volHit && !chHit && extraNum === null && specialNum === null
+      ? bareHit(w, m, stem.includes("_") && !/\s/u.test(stem))
+      : null;
   const specialWord = firstIndex(SPECIAL_WORD_RE, w);
   const specialPlain = !volHit && !chHit && !bare ? firstIndex(SPECIAL_PLAIN_RE, w) : null;
 
