@@ -11,12 +11,39 @@
  * (the password comes from the secrets file) and never enter a message.
  *
  * Pages are fetched only from the Suwayomi origin: a page path resolving elsewhere, or a redirect,
- * is refused with a non-transient ProviderError. Transient: connection errors, timeouts, 5xx, 429.
+ * is refused with a non-transient ProviderError. Transient: connection errors, timeouts, 5xx, 429, and
+ * a GraphQL error telling that the source's own site failed in passing (SuwayomiGraphQLError).
  */
 import { ProviderError } from "./provider.ts";
 
 export type SuwayomiAuth =
   { kind: "none" } | { kind: "basic" | "simple_login" | "ui_login"; username: string; password: string };
+
+/**
+ * A passing failure of the site behind a Suwayomi source, which Suwayomi reports as a GraphQL error
+ * with HTTP 200 carrying the exception's message: "HTTP error 503" (the extensions' HttpException,
+ * Suwayomi's awaitSuccess), or OkHttp's I/O failures ("timeout", "Read timed out", "Failed to connect
+ * to …", "Unable to resolve host …", "Connection reset").
+ */
+const SOURCE_TRANSIENT =
+  /\bHTTP error (?:5\d\d|429|408)\b|\btime(?:d ?)?out\b|failed to connect|unable to resolve host|connection (?:reset|refused|closed)|unexpected end of stream/i;
+
+/**
+ * GraphQL errors answered with HTTP 200. `refusedRequest`: the answer carries no data at all, so the
+ * server refused the document itself (e.g. a field it does not know), not one field's work. Transient
+ * when a field failed because the source's site failed in passing.
+ */
+export class SuwayomiGraphQLError extends ProviderError {
+  constructor(
+    readonly messages: string[],
+    readonly refusedRequest: boolean,
+  ) {
+    super(
+      `Suwayomi GraphQL error: ${messages.join("; ").slice(0, 300)}`,
+      !refusedRequest && messages.some((m) => SOURCE_TRANSIENT.test(m)),
+    );
+  }
+}
 
 /** Renew a UI-login access token this long before its `exp`. */
 export const TOKEN_REFRESH_MARGIN_MS = 30_000;
@@ -82,6 +109,8 @@ export class SuwayomiClient {
   private readonly maxPageBytes: number;
   private readonly auth: SuwayomiAuth;
   private readonly now: () => number;
+  /** Set once the server turned fetchMangaAndChapters down (Suwayomi before 2.3): chapters come from fetchChapters. */
+  legacyChapterFetch = false;
   private session: Session | null = null;
   private authenticating: Promise<Session> | null = null;
 
@@ -311,12 +340,9 @@ export class SuwayomiClient {
     if (answer.errors?.some((x) => UNAUTHORIZED.test(x.message)))
       throw new ProviderError("Suwayomi authentication failed: Unauthorized", false, 401);
     if (answer.errors?.length)
-      throw new ProviderError(
-        `Suwayomi GraphQL error: ${answer.errors
-          .map((x) => x.message)
-          .join("; ")
-          .slice(0, 300)}`,
-        false,
+      throw new SuwayomiGraphQLError(
+        answer.errors.map((x) => String(x.message)),
+        answer.data == null,
       );
     if (!answer.data) throw new ProviderError("Suwayomi GraphQL answer without data", false);
     return answer.data;

@@ -94,7 +94,25 @@ describe("SuwayomiProvider against a Suwayomi-compatible server", () => {
             }),
           ],
         }),
-        fakeWork({ id: 8, title: "Blue Harbor Side Stories" }),
+        fakeWork({
+          id: 11,
+          title: "Grey Tide Extras",
+          chapterListErrors: ["HTTP error 503", "Chapter list parse failure"],
+          chapters: [fakeChapter({ id: 110, chapterNumber: 1, pages })],
+        }),
+        fakeWork({
+          id: 10,
+          title: "Grey Tide",
+          chapters: [
+            fakeChapter({
+              id: 100,
+              chapterNumber: 1,
+              pages,
+              sourceErrors: ["HTTP error 503", "timeout", "HTTP error 404", "Chapter not found"],
+            }),
+          ],
+        }),
+        fakeWork({ id: 8, title: "Blue Harbor Side Stories", thumbnailUrl: "https://cdn.example/cover.jpg" }),
         fakeWork({ id: 9, title: "Red Cliff" }),
       ],
     });
@@ -124,6 +142,11 @@ describe("SuwayomiProvider against a Suwayomi-compatible server", () => {
       ["8", "Blue Harbor Side Stories", "en", "MangaDex"],
     ]);
     expect(await provider.search("blue", { language: "fr" })).toEqual([]);
+  });
+
+  it("gives a cover as an absolute URL on the Suwayomi server, not Suwayomi's relative proxy path", async () => {
+    const works = await provider.search("blue harbor");
+    expect(works.map((w) => w.thumbnailUrl)).toEqual([null, `${fake.url}/api/v1/manga/8/thumbnail`]);
   });
 
   it("lists chapters with exact numbers, volumes from names, two scanlators for one number", async () => {
@@ -213,6 +236,34 @@ describe("SuwayomiProvider against a Suwayomi-compatible server", () => {
     await expect(dead.sources()).rejects.toMatchObject({ transient: true });
   });
 
+  it("tells the source site's passing failures (reported as GraphQL errors with 200) from lasting ones", async () => {
+    await expect(provider.pages("10", "100")).rejects.toMatchObject({ transient: true });
+    await expect(provider.pages("10", "100")).rejects.toMatchObject({ transient: true });
+    await expect(provider.pages("10", "100")).rejects.toMatchObject({ transient: false });
+    await expect(provider.pages("10", "100")).rejects.toMatchObject({ transient: false });
+    expect((await provider.pages("10", "100")).count).toBe(4);
+  });
+
+  it("never takes the stale list Suwayomi answers beside the error of a failed chapter refresh", async () => {
+    await expect(provider.listChapters("11")).rejects.toMatchObject({
+      transient: true,
+      message: expect.stringContaining("HTTP error 503"),
+    });
+    await expect(provider.listChapters("11")).rejects.toMatchObject({ transient: false });
+    expect((await provider.listChapters("11")).map((c) => c.externalId)).toEqual(["110"]);
+  });
+
+  it("sends LongString values as strings: Suwayomi refuses a JSON number for one", async () => {
+    const search = `mutation S($input: FetchSourceMangaInput!) { fetchSourceManga(input: $input) { hasNextPage } }`;
+    const input = { type: "SEARCH", page: 1, query: "blue" };
+    await expect(
+      provider.client.gql(search, { input: { ...input, source: Number(provider.source.id) } }),
+    ).rejects.toMatchObject({ transient: false, message: expect.stringContaining("LongString") });
+    await expect(provider.client.gql(search, { input: { ...input, source: provider.source.id } })).resolves.toEqual({
+      fetchSourceManga: { hasNextPage: false },
+    });
+  });
+
   it("refuses a page larger than the cap without keeping it", async () => {
     const small = new SuwayomiProvider(
       new SuwayomiClient({
@@ -226,6 +277,28 @@ describe("SuwayomiProvider against a Suwayomi-compatible server", () => {
       transient: false,
       message: expect.stringContaining("larger than 1000"),
     });
+  });
+
+  it("lists chapters from a Suwayomi before 2.3 (no fetchMangaAndChapters) through fetchChapters, asking once", async () => {
+    const old = await startFakeSuwayomi({
+      schema: "v2.2",
+      works: [fakeWork({ id: 7, title: "Blue Harbor", chapters: [fakeChapter({ id: 90, chapterNumber: 1, pages })] })],
+    });
+    try {
+      const client = new SuwayomiClient({ baseUrl: old.url, auth: { kind: "none" } });
+      const p = new SuwayomiProvider(client, provider.source);
+      expect((await p.listChapters("7")).map((c) => [c.externalId, c.number])).toEqual([["90", "1"]]);
+      expect((await p.listChapters("7")).length).toBe(1);
+      expect(old.requests).toEqual([
+        "POST /api/graphql fetchMangaAndChapters",
+        "POST /api/graphql fetchChapters",
+        "POST /api/graphql fetchChapters",
+      ]);
+      // A manga it does not know stays an error, not a fallback loop.
+      await expect(p.listChapters("999")).rejects.toMatchObject({ transient: false });
+    } finally {
+      await old.close();
+    }
   });
 
   it("refuses credentials in the URL and non-http schemes", () => {

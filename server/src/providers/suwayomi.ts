@@ -21,7 +21,7 @@ import {
   type ProviderWork,
   type SourceProvider,
 } from "./provider.ts";
-import type { SuwayomiClient, SuwayomiSource } from "./suwayomi-client.ts";
+import { SuwayomiGraphQLError, type SuwayomiClient, type SuwayomiSource } from "./suwayomi-client.ts";
 
 /** Search pages read per query (20 results each on Suwayomi). */
 const SEARCH_PAGES = 2;
@@ -116,20 +116,49 @@ export class SuwayomiProvider implements SourceProvider {
           title: m.title,
           language: this.source.lang,
           sourceName: this.source.name,
-          thumbnailUrl: m.thumbnailUrl ?? null,
+          thumbnailUrl: this.thumbnail(m.thumbnailUrl),
         });
       if (!answer.hasNextPage) break;
     }
     return out;
   }
 
+  /**
+   * Suwayomi answers its own proxy path (`/api/v1/manga/{id}/thumbnail`, relative and without a
+   * subpath); relative to our service it would mean nothing, so it is made absolute on the Suwayomi base.
+   */
+  private thumbnail(p: string | null): string | null {
+    if (!p) return null;
+    try {
+      return this.client.resolve(p).href;
+    } catch {
+      return null;
+    }
+  }
+
   async listChapters(sourceId: string, options: { signal?: AbortSignal } = {}): Promise<ProviderChapter[]> {
-    const data = await this.client.gql<{ fetchMangaAndChapters: { chapters: RawChapter[] } | null }>(
-      `mutation Chapters($input: FetchMangaAndChaptersInput!) { fetchMangaAndChapters(input: $input) { manga { ${MANGA_FIELDS} } chapters { ${CHAPTER_FIELDS} } } }`,
-      { input: { id: intId(sourceId, "manga"), fetchManga: true, fetchChapters: true } },
-      options.signal,
-    );
-    const chapters = data.fetchMangaAndChapters?.chapters;
+    const id = intId(sourceId, "manga");
+    let chapters: RawChapter[] | undefined;
+    if (!this.client.legacyChapterFetch) {
+      try {
+        const data = await this.client.gql<{ fetchMangaAndChapters: { chapters: RawChapter[] } | null }>(
+          `mutation Chapters($input: FetchMangaAndChaptersInput!) { fetchMangaAndChapters(input: $input) { manga { ${MANGA_FIELDS} } chapters { ${CHAPTER_FIELDS} } } }`,
+          { input: { id, fetchManga: true, fetchChapters: true } },
+          options.signal,
+        );
+        chapters = data.fetchMangaAndChapters?.chapters;
+      } catch (e) {
+        // Suwayomi before 2.3 refuses the whole document: it knows only fetchChapters.
+        if (!(
+          e instanceof SuwayomiGraphQLError &&
+          e.refusedRequest &&
+          e.messages.some((m) => /fetchMangaAndChapters/i.test(m))
+        ))
+          throw e;
+        chapters = await this.fetchChapters(id, options.signal);
+        this.client.legacyChapterFetch = true;
+      }
+    } else chapters = await this.fetchChapters(id, options.signal);
     if (!Array.isArray(chapters)) throw new ProviderError("Suwayomi answered no chapter list", false);
     return chapters.map((c) => ({
       externalId: String(c.id),
@@ -140,6 +169,16 @@ export class SuwayomiProvider implements SourceProvider {
       uploadedAt: uploadDate(c.uploadDate),
       pageCount: c.pageCount >= 0 ? c.pageCount : null,
     }));
+  }
+
+  /** The chapter list through `fetchChapters` (every Suwayomi 2.x; deprecated from 2.3 on). */
+  private async fetchChapters(mangaId: number, signal: AbortSignal | undefined): Promise<RawChapter[] | undefined> {
+    const data = await this.client.gql<{ fetchChapters: { chapters: RawChapter[] } | null }>(
+      `mutation Chapters($input: FetchChaptersInput!) { fetchChapters(input: $input) { chapters { ${CHAPTER_FIELDS} } } }`,
+      { input: { mangaId } },
+      signal,
+    );
+    return data.fetchChapters?.chapters;
   }
 
   async pages(sourceId: string, externalId: string, options: { signal?: AbortSignal } = {}): Promise<ChapterPages> {

@@ -3,7 +3,7 @@
  * executes real GraphQL (graphql-js against a schema shaped like Suwayomi's) at `POST /api/graphql`
  * and serves page bytes at `GET /api/v1/manga/{mangaId}/chapter/{sourceOrder}/page/{i}` (i from 0).
  * Shapes from Suwayomi-Server's source: its GraphQL types, queries and mutations (the `graphql`
- * package) and the page route of its REST API v1.
+ * package; schema and resolvers in suwayomi-graphql.ts) and the page route of its REST API v1.
  *
  * Usage:
  *   const works = [fakeWork({ id: 1, title: "Blue Harbor", chapters: [
@@ -25,11 +25,12 @@
  * - `fetchMangaAndChapters(input: {id, fetchManga, fetchChapters}) { manga { … } chapters { id name url
  *   uploadDate chapterNumber scanlator sourceOrder pageCount mangaId } }` — uploadDate is a LongString
  *   of ms; pageCount is −1 for a chapter with `pageCountKnown: false` until its pages were fetched.
+ *   Only with `schema: "v2.3"` (the default); `fetchChapters(input: {mangaId}) { chapters { … } }` always.
  * - `fetchChapterPages(input: {chapterId}) { chapter { id pageCount } pages }` — page paths; a page
  *   with `foreignUrl` is listed as that absolute URL instead (the provider must refuse it).
  * - Auth, when `auth` is given, in Suwayomi's modes (shapes from Suwayomi-Server's JavalinSetup.kt,
  *   UserType.kt, graphql/mutations/UserMutation.kt and global/impl/util/Jwt.kt):
- *   - `mode: "basic"` (the default): 401 + `WWW-Authenticate: Basic realm="Suwayomi"` without the header.
+ *   - `mode: "basic"` (the default): 401 + `WWW-Authenticate: Basic` without the header.
  *   - `mode: "simple_login"`: `POST /login.html` with form fields `user` and `pass` answers 303 with a
  *     `JSESSIONID` cookie, or 200 and the login page again when refused. Without a valid session an API
  *     call is a Visitor: GraphQL answers 200 with the error "Exception while fetching data (/field) :
@@ -54,54 +55,19 @@
 import { createHmac, randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { buildSchema, graphql, type GraphQLSchema } from "graphql";
+import { graphql, type GraphQLSchema } from "graphql";
 import { blackCard, drawnPages, stripSlices } from "../../src/library/test-pages.ts";
+import {
+  rootValue,
+  suwayomiSchema,
+  type FakeChapter,
+  type FakePage,
+  type FakeSource,
+  type FakeWork,
+  type SuwayomiSchemaVersion,
+} from "./suwayomi-graphql.ts";
 
-export interface FakeSource {
-  id: string;
-  name: string;
-  lang: string;
-}
-
-export interface FakePage {
-  bytes: Buffer;
-  /** Default image/jpeg. */
-  contentType?: string;
-  /** Answers `failStatus` (default 500) this many times, then the bytes. Decremented per GET. */
-  failTimes?: number;
-  failStatus?: number;
-  /** Waits this long before answering (a slow page). */
-  delayMs?: number;
-  /** Answers only once this settles (a page held until the test lets it go). */
-  hold?: Promise<unknown>;
-  /** Sends only the first half of the bytes with the full Content-Length, then cuts the connection. */
-  truncate?: boolean;
-  /** Listed by fetchChapterPages as this absolute URL (another origin) instead of the Suwayomi path. */
-  foreignUrl?: string;
-}
-
-export interface FakeChapter {
-  id: number;
-  name: string;
-  /** Suwayomi's float; −1 = unrecognised. */
-  chapterNumber: number;
-  scanlator: string | null;
-  /** ms since epoch. */
-  uploadDate: number;
-  pages: FakePage[];
-  /** false: pageCount is −1 until fetchChapterPages ran for it (as Suwayomi does). Default true. */
-  pageCountKnown: boolean;
-  /** Set by the server once fetchChapterPages ran. */
-  pagesFetched?: boolean;
-}
-
-export interface FakeWork {
-  id: number;
-  title: string;
-  source: FakeSource;
-  thumbnailUrl: string | null;
-  chapters: FakeChapter[];
-}
+export type { FakeChapter, FakePage, FakeSource, FakeWork };
 
 export type FakeFailure = { target: "graphql" | "pages"; status: number; times: number } | null;
 
@@ -138,12 +104,15 @@ export function fakeChapter(c: Partial<FakeChapter> & { chapterNumber: number; p
     uploadDate: c.uploadDate ?? Date.UTC(2024, 0, 1) + Math.max(0, c.chapterNumber) * 86_400_000,
     pages: c.pages,
     pageCountKnown: c.pageCountKnown ?? true,
+    ...(c.sourceErrors ? { sourceErrors: [...c.sourceErrors] } : {}),
   };
 }
 
 export function fakeWork(w: Partial<FakeWork> & { id: number; title: string }): FakeWork {
   return { source: DEFAULT_SOURCE, thumbnailUrl: null, chapters: [], ...w };
 }
+
+const PAGE_PATH = /^\/api\/v1\/manga\/(\d+)\/chapter\/(\d+)\/page\/(\d+)$/;
 
 const jpeg = (bytes: Buffer): FakePage => ({ bytes, contentType: "image/jpeg" });
 
@@ -181,189 +150,6 @@ export const flakyPage = (page: FakePage, failTimes: number, failStatus = 500): 
 export const slowPage = (page: FakePage, delayMs: number): FakePage => ({ ...page, delayMs });
 export const heldPage = (page: FakePage, hold: Promise<unknown>): FakePage => ({ ...page, hold });
 export const foreignPage = (page: FakePage, foreignUrl: string): FakePage => ({ ...page, foreignUrl });
-
-const SDL = /* GraphQL */ `
-  scalar LongString
-  enum FetchSourceMangaType {
-    SEARCH
-    POPULAR
-    LATEST
-  }
-  input SourceConditionInput {
-    id: LongString
-    lang: String
-    name: String
-    isNsfw: Boolean
-  }
-  type SourceType {
-    id: LongString!
-    name: String!
-    lang: String!
-    displayName: String!
-  }
-  type SourceNodeList {
-    nodes: [SourceType!]!
-    totalCount: Int!
-  }
-  type MangaType {
-    id: Int!
-    title: String!
-    thumbnailUrl: String
-    sourceId: LongString!
-    source: SourceType
-    url: String!
-  }
-  type ChapterType {
-    id: Int!
-    name: String!
-    url: String!
-    uploadDate: LongString!
-    chapterNumber: Float!
-    scanlator: String
-    sourceOrder: Int!
-    pageCount: Int!
-    mangaId: Int!
-  }
-  input FetchSourceMangaInput {
-    clientMutationId: String
-    source: LongString!
-    type: FetchSourceMangaType!
-    page: Int!
-    query: String
-  }
-  type FetchSourceMangaPayload {
-    clientMutationId: String
-    mangas: [MangaType!]!
-    hasNextPage: Boolean!
-  }
-  input FetchMangaAndChaptersInput {
-    clientMutationId: String
-    id: Int!
-    fetchManga: Boolean
-    fetchChapters: Boolean
-  }
-  type FetchMangaAndChaptersPayload {
-    clientMutationId: String
-    manga: MangaType!
-    chapters: [ChapterType!]!
-  }
-  input FetchChapterPagesInput {
-    clientMutationId: String
-    chapterId: Int!
-  }
-  type FetchChapterPagesPayload {
-    clientMutationId: String
-    chapter: ChapterType!
-    pages: [String!]!
-  }
-  type Query {
-    sources(condition: SourceConditionInput): SourceNodeList!
-  }
-  input LoginInput {
-    clientMutationId: String
-    username: String!
-    password: String!
-  }
-  type LoginPayload {
-    clientMutationId: String
-    accessToken: String!
-    refreshToken: String!
-  }
-  input RefreshTokenInput {
-    clientMutationId: String
-    refreshToken: String!
-  }
-  type RefreshTokenPayload {
-    clientMutationId: String
-    accessToken: String!
-  }
-  type Mutation {
-    login(input: LoginInput!): LoginPayload!
-    refreshToken(input: RefreshTokenInput!): RefreshTokenPayload!
-    fetchSourceManga(input: FetchSourceMangaInput!): FetchSourceMangaPayload
-    fetchMangaAndChapters(input: FetchMangaAndChaptersInput!): FetchMangaAndChaptersPayload
-    fetchChapterPages(input: FetchChapterPagesInput!): FetchChapterPagesPayload
-  }
-`;
-
-const PAGE_SIZE = 20;
-const PAGE_PATH = /^\/api\/v1\/manga\/(\d+)\/chapter\/(\d+)\/page\/(\d+)$/;
-
-function pagePath(work: FakeWork, sourceOrder: number, i: number): string {
-  return `/api/v1/manga/${work.id}/chapter/${sourceOrder}/page/${i}`;
-}
-
-function rootValue(state: { works: FakeWork[]; sources: FakeSource[] }) {
-  const mangaOf = (w: FakeWork) => ({
-    id: w.id,
-    title: w.title,
-    thumbnailUrl: w.thumbnailUrl,
-    sourceId: w.source.id,
-    source: sourceOf(w.source),
-    url: `/manga/${w.id}`,
-  });
-  const sourceOf = (s: FakeSource) => ({ ...s, displayName: `${s.name} (${s.lang.toUpperCase()})` });
-  const chapterOf = (w: FakeWork, c: FakeChapter, i: number) => ({
-    id: c.id,
-    name: c.name,
-    url: `/chapter/${c.id}`,
-    uploadDate: String(c.uploadDate),
-    chapterNumber: c.chapterNumber,
-    scanlator: c.scanlator,
-    sourceOrder: i + 1,
-    pageCount: c.pageCountKnown || c.pagesFetched ? c.pages.length : -1,
-    mangaId: w.id,
-  });
-  const findChapter = (chapterId: number) => {
-    for (const w of state.works) {
-      const i = w.chapters.findIndex((c) => c.id === chapterId);
-      if (i >= 0) return { w, c: w.chapters[i] as FakeChapter, i };
-    }
-    throw new Error(`chapter ${chapterId} not found`);
-  };
-  return {
-    sources: ({ condition }: { condition?: { lang?: string; id?: string } }) => {
-      const nodes = state.sources
-        .filter(
-          (s) =>
-            (condition?.lang === undefined || s.lang === condition.lang) &&
-            (condition?.id === undefined || s.id === condition.id),
-        )
-        .map(sourceOf);
-      return { nodes, totalCount: nodes.length };
-    },
-    fetchSourceManga: ({
-      input,
-    }: {
-      input: { clientMutationId?: string; source: string; page: number; query?: string };
-    }) => {
-      if (!state.sources.some((s) => s.id === input.source)) throw new Error(`source ${input.source} not found`);
-      const q = (input.query ?? "").toLowerCase();
-      const all = state.works.filter((w) => w.source.id === input.source && w.title.toLowerCase().includes(q));
-      const start = (Math.max(1, input.page) - 1) * PAGE_SIZE;
-      return {
-        clientMutationId: input.clientMutationId,
-        mangas: all.slice(start, start + PAGE_SIZE).map(mangaOf),
-        hasNextPage: start + PAGE_SIZE < all.length,
-      };
-    },
-    fetchMangaAndChapters: ({ input }: { input: { clientMutationId?: string; id: number } }) => {
-      const w = state.works.find((x) => x.id === input.id);
-      if (!w) throw new Error(`manga ${input.id} not found`);
-      return {
-        clientMutationId: input.clientMutationId,
-        manga: mangaOf(w),
-        chapters: w.chapters.map((c, i) => chapterOf(w, c, i)),
-      };
-    },
-    fetchChapterPages: ({ input }: { input: { clientMutationId?: string; chapterId: number } }) => {
-      const { w, c, i } = findChapter(input.chapterId);
-      c.pagesFetched = true;
-      const pages = c.pages.map((p, k) => p.foreignUrl ?? pagePath(w, i + 1, k));
-      return { clientMutationId: input.clientMutationId, chapter: chapterOf(w, c, i), pages };
-    },
-  };
-}
 
 function readBody(req: http.IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -421,6 +207,8 @@ function jwtIssuer(now: () => number) {
 
 export async function startFakeSuwayomi(options: {
   works: FakeWork[];
+  /** The schema of this Suwayomi release; "v2.2" (and before) has no fetchMangaAndChapters. Default "v2.3". */
+  schema?: SuwayomiSchemaVersion;
   sources?: FakeSource[];
   auth?: FakeAuth;
 }): Promise<FakeSuwayomi> {
@@ -428,7 +216,7 @@ export async function startFakeSuwayomi(options: {
   const sources = options.sources ?? [
     ...new Map([DEFAULT_SOURCE, ...works.map((w) => w.source)].map((s) => [s.id, s])).values(),
   ];
-  const schema: GraphQLSchema = buildSchema(SDL);
+  const schema: GraphQLSchema = suwayomiSchema(options.schema ?? "v2.3");
   const requests: string[] = [];
   let failure: FakeFailure = null;
   const auth = options.auth;
@@ -463,9 +251,7 @@ export async function startFakeSuwayomi(options: {
       const url = new URL(req.url ?? "/", "http://127.0.0.1");
       if (expectedAuth && req.headers.authorization !== expectedAuth) {
         requests.push(`${req.method} ${url.pathname} 401`);
-        res
-          .writeHead(401, { "WWW-Authenticate": 'Basic realm="Suwayomi"', "Content-Type": "text/plain" })
-          .end("Unauthorized");
+        res.writeHead(401, { "WWW-Authenticate": "Basic", "Content-Type": "text/plain" }).end("Unauthorized");
         return;
       }
       if (mode === "simple_login" && url.pathname === "/login.html") {
@@ -513,13 +299,14 @@ export async function startFakeSuwayomi(options: {
           res.writeHead(status, { "Content-Type": "text/plain" }).end(`failure ${status}`);
           return;
         }
+        const sideErrors: { message: string; path: string[] }[] = [];
         const result = await graphql({
           schema,
           source: body.query ?? "",
           variableValues: body.variables,
           operationName: body.operationName,
           rootValue: {
-            ...rootValue({ works, sources }),
+            ...rootValue({ works, sources, version: options.schema ?? "v2.3" }, sideErrors),
             login: ({ input }: { input: { username: string; password: string } }) => {
               if (accessJwt.verify(bearer(req), "access")) throw new Error("Cannot login while already logged-in");
               if (input.username !== auth?.username || input.password !== auth?.password)
@@ -537,7 +324,9 @@ export async function startFakeSuwayomi(options: {
             },
           },
         });
-        res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(result));
+        const answer =
+          sideErrors.length > 0 ? { ...result, errors: [...(result.errors ?? []), ...sideErrors] } : result;
+        res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(answer));
         return;
       }
       const m = req.method === "GET" ? PAGE_PATH.exec(url.pathname) : null;
