@@ -153,7 +153,13 @@ describe("the content check of fresh downloads (REST, from an empty service)", (
       60_000,
     );
     expect(units.filter((u) => u.owned).map((u) => u.number)).toEqual(["1", "2", "3", "4"]);
-    const rows = await downloads(series.id);
+    // A file is on disk a moment before its download row reads published.
+    const rows = await until(
+      "downloads settled",
+      () => downloads(series.id),
+      (r) => r.every((x) => ["published", "degraded", "failed"].includes(x.state)),
+      60_000,
+    );
     const outcome = (n: string) =>
       rows
         .filter((r) => r.chapter === n)
