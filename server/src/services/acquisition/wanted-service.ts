@@ -222,6 +222,15 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
           volume: lab(d.volume),
         })),
       blocked: blocked.map((b) => ({ mappingId: b.sourceMappingId, externalId: b.externalId })),
+      failed: downloads
+        .filter(
+          (d) =>
+            d.state === "failed" &&
+            d.sourceMappingId !== null &&
+            d.externalId !== null &&
+            d.updatedAt.getTime() >= since,
+        )
+        .map((d) => ({ mappingId: d.sourceMappingId!, externalId: d.externalId! })),
       active: live.map((d) => ({ kind: kindOf(d.kind), chapter: lab(d.chapter), volume: lab(d.volume), part: d.part })),
       languages,
       maxDownloads: ctx.config.downloads.maxPerPass,
