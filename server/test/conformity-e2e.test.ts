@@ -101,7 +101,13 @@ beforeAll(async () => {
     source: A,
     chapters: [fakeChapter({ chapterNumber: 1, pages: slices })],
   });
-  fake = await startFakeSuwayomi({ works: [workA, workB, strip], sources: [A, B] });
+  const tall = fakeWork({
+    id: 954,
+    title: "Tall Quay",
+    source: A,
+    chapters: [fakeChapter({ chapterNumber: 1, pages: slices })],
+  });
+  fake = await startFakeSuwayomi({ works: [workA, workB, strip, tall], sources: [A, B] });
   app = await createTestApp({ env: { ...FAST_ENV, WANTED_INTERVAL_SECONDS: "1" } });
   await expectJson(
     await app.api("/api/settings/sources", {
@@ -190,5 +196,34 @@ describe("the content check of fresh downloads (REST, from an empty service)", (
     );
     expect(rows.map((r) => r.state)).toEqual(["published"]);
     expect(rows[0]!.verdict).toMatchObject({ reasons: [] });
+  });
+
+  it("a series marked a webtoon after its strips were degraded gets them from the same source", async () => {
+    const series = await expectJson<{ id: number }>(
+      await app.api("/api/manga", { method: "POST", json: { title: "Tall Quay" } }),
+      201,
+    );
+    await link(series.id, "Tall Quay", A, 0);
+    const degraded = await until(
+      "the slices degraded",
+      () => downloads(series.id),
+      (r) => r.some((x) => x.state === "degraded"),
+      60_000,
+    );
+    expect(degraded.map((r) => [r.state, r.verdict?.reasons])).toEqual([["degraded", ["strip_slices"]]]);
+    // Nothing else is on offer: the chapter waits, it is not fetched again as it is.
+    await expectJson(await app.api(`/api/manga/${series.id}/wanted/run`, { method: "POST" }), 200);
+    expect((await downloads(series.id)).map((r) => r.state)).toEqual(["degraded"]);
+
+    await expectJson(await app.api(`/api/manga/${series.id}`, { method: "PATCH", json: { webtoon: true } }), 200);
+    await expectJson(await app.api(`/api/manga/${series.id}/wanted/run`, { method: "POST" }), 200);
+    const rows = await until(
+      "the slices published",
+      () => downloads(series.id),
+      (r) => r.some((x) => x.state === "published"),
+      60_000,
+    );
+    expect(rows.map((r) => r.state).sort()).toEqual(["degraded", "published"]);
+    expect((await owned(series.id)).find((u) => u.number === "1")?.owned).toBe(true);
   });
 });
