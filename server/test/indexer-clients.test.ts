@@ -47,6 +47,7 @@ describe("Prowlarr client", () => {
         { title: "Blue Harbor v03", size: 800, magnetUrl: magnetOnly.magnet, infoHash: magnetOnly.infoHash },
         { title: "Blue Harbor v04 (elsewhere)", size: 700, foreignDownloadUrl: `${foreign.url}/grab?apikey=${KEY}` },
         { title: "Other Series v01", size: 100, torrent: single.bytes },
+        { title: "Blue Harbor v05 (NZB)", size: 600, torrent: single.bytes, protocol: "usenet" },
       ],
     });
   });
@@ -69,6 +70,11 @@ describe("Prowlarr client", () => {
       "Blue Harbor v04 (elsewhere)",
     ]);
     expect(results[0]?.infoHash).toBe(pack.infoHash);
+  });
+
+  it("keeps only torrent results: a usenet indexer's release is no torrent", async () => {
+    const results = await client().search("Blue Harbor");
+    expect(results.map((r) => r.title)).not.toContain("Blue Harbor v05 (NZB)");
   });
 
   it("fetches a .torrent from its own origin and computes the hash; takes a magnet-only result as a magnet", async () => {

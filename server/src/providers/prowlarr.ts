@@ -209,6 +209,8 @@ function normalise(raw: Record<string, unknown>): ProwlarrResult | null {
   if (typeof raw !== "object" || raw === null) return null;
   const title = str(raw.title);
   if (!title) return null;
+  // Prowlarr also serves usenet indexers (`protocol: "usenet"`): their releases are no torrents.
+  if (typeof raw.protocol === "string" && raw.protocol.toLowerCase() !== "torrent") return null;
   const hash = str(raw.infoHash);
   return {
     guid: str(raw.guid) ?? title,

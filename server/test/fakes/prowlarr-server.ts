@@ -26,6 +26,8 @@ export interface FakeRelease {
   magnetUrl?: string;
   /** A download link on another origin, answered verbatim. */
   foreignDownloadUrl?: string;
+  /** Prowlarr's DownloadProtocol, serialised camel-case as Prowlarr's JSON does; default torrent. */
+  protocol?: "torrent" | "usenet";
 }
 
 export interface FakeProwlarr {
@@ -85,7 +87,7 @@ export async function startFakeProwlarr(options: {
             infoHash: r.infoHash ?? null,
             seeders: r.seeders ?? 10,
             leechers: 1,
-            protocol: "torrent",
+            protocol: r.protocol ?? "torrent",
             categories: (r.categories ?? [7030]).map((id) => ({ id, name: id === 7030 ? "Books/Comics" : "Books" })),
           };
         }),
