@@ -142,7 +142,8 @@ describe.each(["5.1", "5.2"] as const)("qBittorrent client, %s dialect", (dialec
       tags: ["mls"],
       savePath: "/downloads/manga",
     });
-    expect(fake.torrents.get(pack.infoHash)).toMatchObject({ autoTMM: false, stopped: false });
+    // With our save path, straight there: no download folder to move the files out of afterwards.
+    expect(fake.torrents.get(pack.infoHash)).toMatchObject({ autoTMM: false, stopped: false, useDownloadPath: false });
     await fake.completed(pack.infoHash);
     const [info] = await c.info([pack.infoHash]);
     expect(info).toMatchObject({ state: "uploading", progress: 1, contentPath: "/downloads/manga/Blue Harbor v01-05" });

@@ -96,6 +96,8 @@ export interface FakeQbtTorrent {
   tags: string;
   autoTMM: boolean;
   stopped: boolean;
+  /** `useDownloadPath` as sent (5.0+; absent: the client's default, which may download elsewhere first). */
+  useDownloadPath: boolean | null;
 }
 
 export interface FakeQbtOptions {
@@ -228,6 +230,7 @@ export async function startFakeQbittorrent(options: FakeQbtOptions): Promise<Fak
             tags: String(form.get("tags")?.[0] ?? ""),
             autoTMM: form.get("autoTMM")?.[0] === "true",
             stopped,
+            useDownloadPath: form.has("useDownloadPath") ? form.get("useDownloadPath")?.[0] === "true" : null,
           };
           torrents.set(t.infoHash, entry);
           added.push(t.infoHash);
