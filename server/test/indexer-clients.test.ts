@@ -180,6 +180,22 @@ describe.each(["5.1", "5.2"] as const)("qBittorrent client, %s dialect", (dialec
     expect(e.message).toMatch(/0{40}/);
   });
 
+  it("takes the session cookie under whatever name the login sets (≤ 5.1 lets the operator rename it)", async () => {
+    const renamed = await startFakeQbittorrent({
+      dialect,
+      clientRoot: "/downloads",
+      diskRoot: dir,
+      catalogue: [],
+      cookieName: "qbt_session",
+    });
+    try {
+      const c = qbittorrentClient({ url: renamed.url, username: "admin", password: "adminadmin" });
+      expect(await c.version()).toMatch(/^v5\./);
+    } finally {
+      await renamed.close();
+    }
+  });
+
   it("fails the login with wrong credentials, the password in no message", async () => {
     const e = await rejection(client("hunter2-wrong").info([pack.infoHash]));
     expect(e.message).toMatch(/login failed/);

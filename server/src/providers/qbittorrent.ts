@@ -117,10 +117,13 @@ export function qbittorrentClient(options: QbtOptions) {
         res.status,
       );
     }
-    const session = res.headers
+    // `SID` by default up to 5.1, but renamable there (WebAPISessionCookieName); `QBT_SID_<port>` in
+    // 5.2. A successful login sets no other cookie, so an unknown name is the renamed session.
+    const cookies = res.headers
       .getSetCookie()
-      .map((c) => c.split(";")[0] ?? "")
-      .find((c) => /^(SID|QBT_SID_\d+)=/.test(c));
+      .map((c) => c.split(";")[0]?.trim() ?? "")
+      .filter((c) => /^[^=\s]+=\S/.test(c));
+    const session = cookies.find((c) => /^(SID|QBT_SID_\d+)=/.test(c)) ?? cookies[0];
     if (!session) throw fail("login answered no session cookie", false, res.status);
     cookie = session;
   }

@@ -110,6 +110,8 @@ export interface FakeQbtOptions {
   catalogue: FakeTorrent[];
   completeAfterMs?: number;
   defaultSavePath?: string;
+  /** ≤ 5.1 lets the operator rename the session cookie (WebAPISessionCookieName; default `SID`). */
+  cookieName?: string;
 }
 
 export interface FakeQbt {
@@ -155,7 +157,7 @@ export async function startFakeQbittorrent(options: FakeQbtOptions): Promise<Fak
   const byHash = new Map(options.catalogue.map((t) => [t.infoHash, t]));
   const byBytes = new Map(options.catalogue.map((t) => [createHash("sha256").update(t.bytes).digest("hex"), t]));
   let port = 0;
-  const cookieName = () => (options.dialect === "5.2" ? `QBT_SID_${port}` : "SID");
+  const cookieName = () => (options.dialect === "5.2" ? `QBT_SID_${port}` : (options.cookieName ?? "SID"));
   const toDisk = (clientPath: string) =>
     path.join(options.diskRoot, path.posix.relative(options.clientRoot, clientPath));
 
@@ -183,8 +185,9 @@ export async function startFakeQbittorrent(options: FakeQbtOptions): Promise<Fak
       const json = (v: unknown, status = 200) => send(status, JSON.stringify(v), "application/json");
       if (url.pathname === "/api/v2/auth/login" && req.method === "POST") {
         const form = await formOf(req, body);
+        // Wrong credentials: ≤ 5.1 answers 200 "Fails."; 5.2 throws Unauthorized, a 401 (authcontroller.cpp).
         if (form.get("username")?.[0] !== username || form.get("password")?.[0] !== password)
-          return send(200, "Fails.");
+          return options.dialect === "5.2" ? send(401, "Unauthorized") : send(200, "Fails.");
         const sid = randomBytes(16).toString("hex");
         sessions.add(sid);
         res.setHeader("set-cookie", `${cookieName()}=${sid}; HttpOnly; SameSite=Strict; path=/`);
