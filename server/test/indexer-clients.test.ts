@@ -16,6 +16,8 @@ const pack = makeTorrent(
 );
 const single = makeTorrent("Blue Harbor v02", [{ path: "Blue Harbor v02.cbz", pages: 2 }]);
 const magnetOnly = makeTorrent("Blue Harbor v03", [{ path: "Blue Harbor v03.cbz", pages: 2 }]);
+// qBittorrent's torrent creator makes hybrid (v1 + v2) torrents by default.
+const hybrid = makeTorrent("Blue Harbor v06", [{ path: "Blue Harbor v06.cbz", pages: 2 }], { hybrid: true });
 
 async function rejection(p: Promise<unknown>): Promise<ProviderError> {
   const e: unknown = await p.then(
@@ -119,7 +121,7 @@ describe.each(["5.1", "5.2"] as const)("qBittorrent client, %s dialect", (dialec
       dialect,
       clientRoot: "/downloads",
       diskRoot: dir,
-      catalogue: [pack, single, magnetOnly],
+      catalogue: [pack, single, magnetOnly, hybrid],
       completeAfterMs: 10,
     });
   });
@@ -168,6 +170,29 @@ describe.each(["5.1", "5.2"] as const)("qBittorrent client, %s dialect", (dialec
     await c.delete([magnetOnly.infoHash], true);
     expect(fake.deleted.at(-1)).toEqual({ hashes: [magnetOnly.infoHash], deleteFiles: true });
     expect(await c.info([magnetOnly.infoHash])).toEqual([]);
+  });
+
+  it("adds a hybrid torrent, found under the v2 id the client keys it by, from the .torrent and from its magnet", async () => {
+    const c = client();
+    const prowlarr = await startFakeProwlarr({
+      apiKey: KEY,
+      releases: [{ title: "Blue Harbor v06", size: 900, torrent: hybrid.bytes, infoHash: hybrid.v1 }],
+    });
+    try {
+      const [result] = await prowlarrClient({ url: prowlarr.url, apiKey: KEY }).search("Blue Harbor v06");
+      const source = await prowlarrClient({ url: prowlarr.url, apiKey: KEY }).torrentOf(result as ProwlarrResult);
+      expect(source.infoHash).toBe(hybrid.infoHash);
+      const { torrent } = await c.add(source, { savePath: null, category: "c", tag: null });
+      expect(torrent.hash).toBe(hybrid.infoHash);
+    } finally {
+      await prowlarr.close();
+    }
+    await c.delete([hybrid.infoHash], true);
+    const m = await c.add(
+      { kind: "magnet", uri: hybrid.magnet, infoHash: hybrid.infoHash },
+      { savePath: null, category: "c", tag: null },
+    );
+    expect(m.torrent.hash).toBe(hybrid.infoHash);
   });
 
   it("refuses a torrent whose computed hash the client does not report", async () => {

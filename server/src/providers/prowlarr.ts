@@ -7,7 +7,7 @@
  * reaches a message goes through `redactUrl`, and the key itself is replaced wherever it appears.
  */
 import { ProviderError } from "./provider.ts";
-import { magnetInfoHash, parseTorrent } from "./bencode.ts";
+import { magnetClientId, magnetInfoHash, parseTorrent } from "./bencode.ts";
 
 /** Newznab categories: 7000 Books, 7020 EBook, 7030 Comics. */
 export const BOOK_CATEGORIES = [7000, 7020, 7030] as const;
@@ -27,6 +27,10 @@ export interface ProwlarrResult {
   publishDate: string | null;
 }
 
+/**
+ * `infoHash`: the hash the torrent client keys the torrent by, computed here (bencode.ts
+ * `clientId`): the v1 info-hash, or for a v2/hybrid torrent its v2 hash cut to 40 hex.
+ */
 export type TorrentSource =
   { kind: "torrent"; bytes: Buffer; infoHash: string } | { kind: "magnet"; uri: string; infoHash: string };
 
@@ -185,7 +189,7 @@ export function prowlarrClient(options: ProwlarrOptions) {
       if (bytes.length > maxTorrentBytes)
         throw fail(`the .torrent of "${title}" is ${bytes.length} bytes (limit ${maxTorrentBytes})`, false);
       try {
-        return { kind: "torrent", bytes, infoHash: parseTorrent(bytes).infoHash };
+        return { kind: "torrent", bytes, infoHash: parseTorrent(bytes).clientId };
       } catch (e) {
         throw fail(`the download of "${title}" is no torrent file: ${(e as Error).message}`, false);
       }
@@ -194,8 +198,8 @@ export function prowlarrClient(options: ProwlarrOptions) {
   }
 
   function magnetSource(uri: string, title: string): TorrentSource {
-    const infoHash = magnetInfoHash(uri);
-    if (!infoHash) throw fail(`the magnet of "${title}" has no v1 info-hash`, false);
+    const infoHash = magnetClientId(uri);
+    if (!infoHash) throw fail(`the magnet of "${title}" has no info-hash`, false);
     return { kind: "magnet", uri, infoHash };
   }
 }
