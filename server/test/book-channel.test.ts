@@ -288,6 +288,38 @@ describe("book channel end to end", () => {
     );
   });
 
+  it("imports only once the client has finished with the files: not while moving them; a torrent with missing files fails its job", async () => {
+    const moving = makeTorrent("Ash Field v01", books("Ash Field", 1, 1));
+    const missing = makeTorrent("Ash Field v02", books("Ash Field", 2, 2));
+    await swapCatalogue(
+      [moving, missing],
+      [
+        { title: "Ash Field v01", size: MB, torrent: moving.bytes },
+        { title: "Ash Field v02", size: MB, torrent: missing.bytes },
+      ],
+    );
+    const id = await series("Ash Field");
+    await app.services.bookChannel.fetchBooks(id, ["1", "2"]);
+    await qbt.completed(moving.infoHash);
+    await qbt.completed(missing.infoHash);
+    // qBittorrent reports progress 1 while it moves a finished torrent's files (state `moving`),
+    // and keeps the progress of a torrent whose files vanished (state `missingFiles`).
+    (qbt.torrents.get(moving.infoHash) as { state: string }).state = "moving";
+    (qbt.torrents.get(missing.infoHash) as { state: string }).state = "missingFiles";
+    await app.services.bookChannel.poll();
+    let byHash = new Map((await jobs(id)).map((j) => [j.info_hash, j]));
+    expect(byHash.get(moving.infoHash)?.state).toBe("downloading");
+    expect(byHash.get(missing.infoHash)).toMatchObject({ state: "failed", imported_file_ids: [] });
+    expect(byHash.get(missing.infoHash)?.error).toMatch(/missingFiles/);
+    expect(await app.ctx.db.libraryFile.count({ where: { seriesId: id } })).toBe(0);
+
+    (qbt.torrents.get(moving.infoHash) as { state: string }).state = "stalledUP";
+    await app.services.bookChannel.poll();
+    byHash = new Map((await jobs(id)).map((j) => [j.info_hash, j]));
+    expect(byHash.get(moving.infoHash)?.state).toBe("removed");
+    expect(unitOf(await units(id), "book", "1").owned).toBe(true);
+  });
+
   it("never lets the key or the password reach a log line, an API answer or the database", async () => {
     expect(logs.length).toBeGreaterThan(0);
     expect(logs.join("\n")).not.toContain(KEY);

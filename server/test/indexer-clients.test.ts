@@ -16,6 +16,8 @@ const pack = makeTorrent(
 );
 const single = makeTorrent("Blue Harbor v02", [{ path: "Blue Harbor v02.cbz", pages: 2 }]);
 const magnetOnly = makeTorrent("Blue Harbor v03", [{ path: "Blue Harbor v03.cbz", pages: 2 }]);
+// qBittorrent's torrent creator makes hybrid (v1 + v2) torrents by default.
+const hybrid = makeTorrent("Blue Harbor v06", [{ path: "Blue Harbor v06.cbz", pages: 2 }], { hybrid: true });
 
 async function rejection(p: Promise<unknown>): Promise<ProviderError> {
   const e: unknown = await p.then(
@@ -47,6 +49,7 @@ describe("Prowlarr client", () => {
         { title: "Blue Harbor v03", size: 800, magnetUrl: magnetOnly.magnet, infoHash: magnetOnly.infoHash },
         { title: "Blue Harbor v04 (elsewhere)", size: 700, foreignDownloadUrl: `${foreign.url}/grab?apikey=${KEY}` },
         { title: "Other Series v01", size: 100, torrent: single.bytes },
+        { title: "Blue Harbor v05 (NZB)", size: 600, torrent: single.bytes, protocol: "usenet" },
       ],
     });
   });
@@ -69,6 +72,11 @@ describe("Prowlarr client", () => {
       "Blue Harbor v04 (elsewhere)",
     ]);
     expect(results[0]?.infoHash).toBe(pack.infoHash);
+  });
+
+  it("keeps only torrent results: a usenet indexer's release is no torrent", async () => {
+    const results = await client().search("Blue Harbor");
+    expect(results.map((r) => r.title)).not.toContain("Blue Harbor v05 (NZB)");
   });
 
   it("fetches a .torrent from its own origin and computes the hash; takes a magnet-only result as a magnet", async () => {
@@ -113,7 +121,7 @@ describe.each(["5.1", "5.2"] as const)("qBittorrent client, %s dialect", (dialec
       dialect,
       clientRoot: "/downloads",
       diskRoot: dir,
-      catalogue: [pack, single, magnetOnly],
+      catalogue: [pack, single, magnetOnly, hybrid],
       completeAfterMs: 10,
     });
   });
@@ -136,7 +144,8 @@ describe.each(["5.1", "5.2"] as const)("qBittorrent client, %s dialect", (dialec
       tags: ["mls"],
       savePath: "/downloads/manga",
     });
-    expect(fake.torrents.get(pack.infoHash)).toMatchObject({ autoTMM: false, stopped: false });
+    // With our save path, straight there: no download folder to move the files out of afterwards.
+    expect(fake.torrents.get(pack.infoHash)).toMatchObject({ autoTMM: false, stopped: false, useDownloadPath: false });
     await fake.completed(pack.infoHash);
     const [info] = await c.info([pack.infoHash]);
     expect(info).toMatchObject({ state: "uploading", progress: 1, contentPath: "/downloads/manga/Blue Harbor v01-05" });
@@ -163,6 +172,29 @@ describe.each(["5.1", "5.2"] as const)("qBittorrent client, %s dialect", (dialec
     expect(await c.info([magnetOnly.infoHash])).toEqual([]);
   });
 
+  it("adds a hybrid torrent, found under the v2 id the client keys it by, from the .torrent and from its magnet", async () => {
+    const c = client();
+    const prowlarr = await startFakeProwlarr({
+      apiKey: KEY,
+      releases: [{ title: "Blue Harbor v06", size: 900, torrent: hybrid.bytes, infoHash: hybrid.v1 }],
+    });
+    try {
+      const [result] = await prowlarrClient({ url: prowlarr.url, apiKey: KEY }).search("Blue Harbor v06");
+      const source = await prowlarrClient({ url: prowlarr.url, apiKey: KEY }).torrentOf(result as ProwlarrResult);
+      expect(source.infoHash).toBe(hybrid.infoHash);
+      const { torrent } = await c.add(source, { savePath: null, category: "c", tag: null });
+      expect(torrent.hash).toBe(hybrid.infoHash);
+    } finally {
+      await prowlarr.close();
+    }
+    await c.delete([hybrid.infoHash], true);
+    const m = await c.add(
+      { kind: "magnet", uri: hybrid.magnet, infoHash: hybrid.infoHash },
+      { savePath: null, category: "c", tag: null },
+    );
+    expect(m.torrent.hash).toBe(hybrid.infoHash);
+  });
+
   it("refuses a torrent whose computed hash the client does not report", async () => {
     const e = await rejection(
       client().add(
@@ -171,6 +203,22 @@ describe.each(["5.1", "5.2"] as const)("qBittorrent client, %s dialect", (dialec
       ),
     );
     expect(e.message).toMatch(/0{40}/);
+  });
+
+  it("takes the session cookie under whatever name the login sets (≤ 5.1 lets the operator rename it)", async () => {
+    const renamed = await startFakeQbittorrent({
+      dialect,
+      clientRoot: "/downloads",
+      diskRoot: dir,
+      catalogue: [],
+      cookieName: "qbt_session",
+    });
+    try {
+      const c = qbittorrentClient({ url: renamed.url, username: "admin", password: "adminadmin" });
+      expect(await c.version()).toMatch(/^v5\./);
+    } finally {
+      await renamed.close();
+    }
   });
 
   it("fails the login with wrong credentials, the password in no message", async () => {

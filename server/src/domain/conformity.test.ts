@@ -9,6 +9,7 @@ import {
   pageAspect,
   parseStoredVerdict,
   seriesMedianAspect,
+  verdictCondemns,
   verdictJson,
   type PageStats,
   type SeriesShape,
@@ -343,5 +344,22 @@ describe("properties", () => {
         expect(parseStoredVerdict(verdictJson(v))).toEqual({ version: 1, reasons: v.reasons, figures: v.figures });
       }),
     );
+  });
+});
+
+describe("verdictCondemns", () => {
+  it.each([
+    [["black_cards"], true, true],
+    [["black_cards"], false, true],
+    [["strip_slices"], true, true],
+    [["strip_slices"], false, false],
+    [["black_cards", "strip_slices"], false, true],
+    [[], false, true],
+  ] as const)("%j in a series %s read in pages → %s", (reasons, readsInPages, expected) => {
+    expect(verdictCondemns({ reasons: [...reasons] }, readsInPages)).toBe(expected);
+  });
+
+  it("an unreadable verdict still condemns", () => {
+    expect(verdictCondemns(parseStoredVerdict("not json"), false)).toBe(true);
   });
 });

@@ -210,3 +210,14 @@ export function parseStoredVerdict(text: string | null): StoredVerdict | null {
   );
   return { version: VERDICT_VERSION, reasons, figures: o.figures as ConformityFigures };
 }
+
+/**
+ * Whether a degraded verdict still condemns its release under the series' shape now. Strip slices
+ * condemn only in a series read in pages: once the operator marks the series a webtoon, a release
+ * degraded for its strips alone is what the series wants, and it may be fetched again. Black cards
+ * always condemn; a verdict that cannot be read, or names no reason, still condemns.
+ */
+export function verdictCondemns(v: Pick<StoredVerdict, "reasons"> | null, readsInPages: boolean): boolean {
+  if (v === null || v.reasons.length === 0) return true;
+  return v.reasons.some((r) => r !== "strip_slices" || readsInPages);
+}

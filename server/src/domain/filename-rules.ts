@@ -39,11 +39,17 @@ const PART_SUFFIX = String.raw`(?:[\s.]*(?:part|pt|p)\.?\s*(\d+)(?![\p{L}\p{N}])
 /** "Chapter11v2": a scanlator's revision number, not a volume. */
 const REVISION = String.raw`(?:v\d+)?`;
 
+/** " Part 2", " pt.2" right after a volume number: a volume split in files (never the bare "p", a page). */
+const VOLUME_PART_SUFFIX = String.raw`(?:[\s.]*(?:part|pt)\.?\s*(\d+)(?![\p{L}\p{N}]))?`;
+
 /**
- * Volume: groups 1 = keyword, 2 = single letter "v", 3 = number, 4/5 = range end (glued/spaced).
- * "Vol.01", "v02", "Volume 12", "Tome 03", "Tomo 3", "Band 4", "Vol-1", "v01-03".
+ * Volume: groups 1 = keyword, 2 = single letter "v", 3 = number, 4/5 = range end (glued/spaced),
+ * 6 = part. "Vol.01", "v02", "Volume 12", "Tome 03", "Tomo 3", "Band 4", "Vol-1", "v01-03", "Vol. 2 Part 1".
  */
-export const VOLUME_RE = new RegExp(START + marker(VOL_WORD, "v") + NUM + rangeEnd("vol(?:ume)?s?", "v"), "giu");
+export const VOLUME_RE = new RegExp(
+  START + marker(VOL_WORD, "v") + NUM + rangeEnd("vol(?:ume)?s?", "v") + VOLUME_PART_SUFFIX,
+  "giu",
+);
 
 /**
  * Chapter: groups 1 = keyword, 2 = "c", 3 = number, 4/5 = range end, 6 = part.
@@ -57,15 +63,25 @@ export const CHAPTER_RE = new RegExp(
 /** "#12" (western-style issue numbers used for chapters). Group 1 = number. */
 export const HASH_RE = new RegExp(String.raw`#\s*${NUM}`, "gu");
 
-/** Japanese/Chinese/Korean volume: "第3巻", "第3卷", "1-3巻", "3권". Groups 1, 2 = range. */
+/**
+ * The ordinal prefix of a CJK number: Japanese/Chinese "第", Korean "제" as a word of its own (the
+ * last syllable of "형제 3권" belongs to the title). After the prefix the number may follow a digit
+ * ("卷2第25话"); without it a digit or dot before means a longer number.
+ */
+const CJK_ORDINAL = String.raw`(?:第\s*|(?<![\p{L}\p{N}])제\s*|(?<![\d.]))`;
+
+/**
+ * Japanese/Chinese/Korean volume: "第3巻", "第3卷", "1-3巻", "3권", "제1권", and the Chinese prefix
+ * form "卷2", "卷01". Groups 1, 2 = number and range end; 3, 4 = the same in the prefix form.
+ */
 export const CJK_VOLUME_RE = new RegExp(
-  String.raw`(?<![\d.])(?:第\s*)?${NUM}(?:\s*[-~～]\s*${NUM})?\s*[巻卷册冊권]`,
+  String.raw`${CJK_ORDINAL}${NUM}(?:\s*[-~～]\s*${NUM})?\s*[巻卷册冊권]|卷${NUM}(?:[-~～]${NUM})?(?![\d.])`,
   "gu",
 );
 
-/** Japanese/Chinese/Korean chapter: "第12話", "第3话", "第5回", "3화", "38-1화". Groups 1, 2. */
+/** Japanese/Chinese/Korean chapter: "第12話", "第3话", "第5回", "3화", "제12화", "38-1화". Groups 1, 2. */
 export const CJK_CHAPTER_RE = new RegExp(
-  String.raw`(?<![\d.])(?:第\s*)?${NUM}(?:\s*[-~～]\s*${NUM})?\s*[話话回章화회]`,
+  String.raw`${CJK_ORDINAL}${NUM}(?:\s*[-~～]\s*${NUM})?\s*[話话回章화회]`,
   "gu",
 );
 
@@ -76,6 +92,15 @@ export const CJK_CHAPTER_RE = new RegExp(
  */
 export const BARE_RE = new RegExp(
   String.raw`(?<![\p{L}\p{N}.#])${NUM}(?:-${NUM})?${PART_SUFFIX}(?=\s*(?:$|\s[-–—]\s))`,
+  "gu",
+);
+/**
+ * A bare number before the group's initials that end an underscored scanlator release
+ * ("Beelzebub_172_RHS"): read only in names written with underscores, whose last word is 2–6
+ * capitals. Groups 1 = number, 2 = range end.
+ */
+export const BARE_BEFORE_INITIALS_RE = new RegExp(
+  String.raw`(?<![\p{L}\p{N}.#])${NUM}(?:-${NUM})?(?=\s\p{Lu}{2,6}$)`,
   "gu",
 );
 /** Words right before a bare number that make it part of a title: "Kaiju No. 8", "Part 4", "Season 2". */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseFileName, type ParsedName } from "./filename.ts";
+import { parseFileName, parseLibraryPath, type ParsedName } from "./filename.ts";
 
 /**
  * One row per file name with the whole expected result:
@@ -116,6 +116,13 @@ const table: Row[] = [
   ["나 혼자만 레벨업 3권.cbz", "나 혼자만 레벨업", "3", _, _, _, _, B, _, false, false],
   ["조선왕조실톡 106화", "조선왕조실톡", _, _, "106", _, _, C, _, false, false],
   ["이세계에서 고아원을 열었지만 38-1화", "이세계에서 고아원을 열었지만", _, _, "38", _, 1, C, _, false, false],
+  // Chinese prefix volumes ("卷2") and Korean "제" before the number, like "第"
+  ["全职高手 卷01.cbz", "全职高手", "1", _, _, _, _, B, _, false, false],
+  ["【汉化组】迷你偶像漫画卷2第25话", "迷你偶像漫画", "2", _, "25", _, _, C, "汉化组", false, false],
+  ["迷你偶像漫画 第3卷 第12话", "迷你偶像漫画", "3", _, "12", _, _, C, _, false, false],
+  ["나 혼자만 레벨업 제1권.cbz", "나 혼자만 레벨업", "1", _, _, _, _, B, _, false, false],
+  ["나 혼자만 레벨업 제 12 화.cbz", "나 혼자만 레벨업", _, _, "12", _, _, C, _, false, false],
+  ["형제 3권.cbz", "형제", "3", _, _, _, _, B, _, false, false],
   ["One Piece Tome 03.cbz", "One Piece", "3", _, _, _, _, B, _, false, false],
   ["One Piece Chapitre 12.cbz", "One Piece", _, _, "12", _, _, C, _, false, false],
   ["Astérix Tomes 1-3.cbz", "Astérix", "1", "3", _, _, _, B, _, false, false],
@@ -136,6 +143,11 @@ const table: Row[] = [
   ["Title c012-2.cbz", "Title", _, _, "12", _, 2, C, _, false, false],
   ["Title Vol.01 Ch.003 (part 2 of 3).cbz", "Title", "1", _, "3", _, 2, C, _, false, false],
   ["Title c100 (part 2) (1).cbz", "Title", _, _, "100", _, 2, C, _, false, false],
+  ["Vinland Saga Vol. 2 Part 1.cbz", "Vinland Saga", "2", _, _, _, 1, B, _, false, false],
+  ["Title v03 pt.2.cbz", "Title", "3", _, _, _, 2, B, _, false, false],
+  ["Title Volume 3 Part 2 (Digital).cbz", "Title", "3", _, _, _, 2, B, _, false, false],
+  ["Title v03 - Part 2 - The Return.cbz", "Title", "3", _, _, _, _, B, _, false, false],
+  ["Title v03 c012 Part 2.cbz", "Title", "3", _, "12", _, 2, C, _, false, false],
   // Extras and specials
   ["Title - Prologue.cbz", "Title", _, _, _, _, _, null, _, true, false],
   ["Prologue.cbz", _, _, _, _, _, _, null, _, true, false],
@@ -204,6 +216,21 @@ const table: Row[] = [
   ["Love Hina - Special.cbz", "Love Hina", _, _, _, _, _, null, _, false, true],
   ["Beastars - SP01.cbz", "Beastars", _, _, _, _, _, null, _, false, true],
   ["Hajime no Ippo - Artbook.cbz", "Hajime no Ippo", _, _, _, _, _, null, _, false, true],
+  // A special that says where it sits between chapters is not one of them
+  [
+    "Summer Time Rendering - Record 014 (between chapter 083 and ch084) SP11.cbz",
+    "Summer Time Rendering - Record 014",
+    _,
+    _,
+    _,
+    _,
+    _,
+    null,
+    _,
+    false,
+    true,
+  ],
+  ["Title - Oneshot (Ch. 0).cbz", "Title", _, _, _, _, _, null, _, false, true],
   // Tricky negatives: titles that look like numbers, extras or parts
   ["Title - Chapter 1 - Prologue.cbz", "Title", _, _, "1", _, _, C, _, false, false],
   ["Title - Chapter 0 - Prologue.cbz", "Title", _, _, "0", _, _, C, _, false, false],
@@ -285,8 +312,47 @@ const table: Row[] = [
     false,
   ],
   ["Title v01 c001 v2.cbz", "Title", "1", _, "1", _, _, C, _, false, false],
+  // Mihon/Tachiyomi downloads: "<scanlator>_<chapter name>", a colon in the name saved as "_"
+  ["Asura Scans_Chapter 12.cbz", _, _, _, "12", _, _, C, "Asura Scans", false, false],
+  ["Flame Scans_Vol.1 Ch.3 - The Gate.cbz", _, "1", _, "3", _, _, C, "Flame Scans", false, false],
+  ["TCB Scans_One Piece Chapter 1100.cbz", "One Piece", _, _, "1100", _, _, C, "TCB Scans", false, false],
+  ["Reaper Scans_Ch. 110 - Epilogue.cbz", _, _, _, "110", _, _, C, "Reaper Scans", false, false],
+  ["Night Owls_Vol.2 Ch.15.5 - Side Story.cbz", _, "2", _, "15.5", _, _, C, "Night Owls", true, false],
+  ["Chapter 12_ The Return.cbz", _, _, _, "12", _, _, C, _, false, false],
+  ["Hero Party Two_v01_c003.cbz", "Hero Party Two", "1", _, "3", _, _, C, _, false, false],
+  ["Ch. 12 - The Reunion.cbz", _, _, _, "12", _, _, C, _, false, false],
+  ["Vol.2 Ch.15.5.cbz", _, "2", _, "15.5", _, _, C, _, false, false],
+  // Common release shapes: digital volumes with years, prologue chapters, packs, titles with numbers
+  ["Berserk (1990) v01.cbz", "Berserk", "1", _, _, _, _, B, _, false, false],
+  [
+    "Attack on Titan 139 (2021) (Digital) (Cyborg-DCP).cbz",
+    "Attack on Titan",
+    _,
+    _,
+    "139",
+    _,
+    _,
+    C,
+    "Cyborg-DCP",
+    false,
+    false,
+  ],
+  ["Ch. 000 - Prologue.cbz", _, _, _, "0", _, _, C, _, false, false],
+  ["Chapter 001-005.cbz", _, _, _, "1", "5", _, C, _, false, false],
+  ["Dorohedoro v01-v23 (Complete).cbz", "Dorohedoro", "1", "23", _, _, _, B, _, false, false],
+  ["1984 v01.cbz", "1984", "1", _, _, _, _, B, _, false, false],
+  ["91 Days v01.cbz", "91 Days", "1", _, _, _, _, B, _, false, false],
+  ["3-gatsu no Lion 001.cbz", "3-gatsu no Lion", _, _, "1", _, _, C, _, false, false],
+  ["Kaiji 2 - 012 (Digital).cbz", "Kaiji 2", _, _, "12", _, _, C, _, false, false],
+  ["Kaiji 2 - 012 - The Tower.cbz", "Kaiji 2", _, _, "12", _, _, C, _, false, false],
+  ["Kaiju No. 8 - Ch. 36.cbz", "Kaiju No. 8", _, _, "36", _, _, C, _, false, false],
   // Separators, duplicates, noise, tags and extensions
   ["Title_v01_c003.cbz", "Title", "1", _, "3", _, _, C, _, false, false],
+  // Underscored scanlator releases end in the group's initials: "Series_172_RHS"
+  ["Beelzebub_172_RHS.zip", "Beelzebub", _, _, "172", _, _, C, _, false, false],
+  ["Beelzebub_150-153_RHS.zip", "Beelzebub", _, _, "150", "153", _, C, _, false, false],
+  ["Beelzebub 172 RHS.cbz", "Beelzebub 172 RHS", _, _, _, _, _, null, _, false, false],
+  ["Yumekui_Merry_2_Kai.zip", "Yumekui Merry 2 Kai", _, _, _, _, _, null, _, false, false],
   ["Title.v01.c003.cbz", "Title", "1", _, "3", _, _, C, _, false, false],
   ["Title.Chapter.45.5.cbz", "Title", _, _, "45.5", _, _, C, _, false, false],
   ["Gantz.V26.cbz", "Gantz", "26", _, _, _, _, B, _, false, false],
@@ -425,6 +491,11 @@ describe("parseFileName", () => {
       kind: null,
     });
     expect(parseFileName("Mob_Psycho_100_012.cbz", opts)).toMatchObject({ series: "Mob Psycho 100", chapter: "12" });
+    expect(parseFileName("Kaiji 2 - 012.cbz", { series: "Kaiji" })).toMatchObject({ series: "Kaiji 2", chapter: "12" });
+    expect(parseFileName("Kaiji 2 - 012.cbz", { series: "Kaiji 2" })).toMatchObject({
+      series: "Kaiji 2",
+      chapter: "12",
+    });
     expect(parseFileName("Mob Psycho 100.cbz")).toMatchObject({ series: "Mob Psycho", chapter: "100" });
     // A known series that itself ends in an extra word is not an extra.
     expect(parseFileName("Beelzebub Side Story 02", { series: "Beelzebub Side Story" })).toMatchObject({
@@ -435,6 +506,36 @@ describe("parseFileName", () => {
     expect(parseFileName("Special A 12.cbz", { series: "Special A" })).toMatchObject({ chapter: "12", special: false });
     // A different series leaves the name to the rules.
     expect(parseFileName("Title 2 v01.cbz", { series: "Other" })).toMatchObject({ series: "Title 2", volume: "1" });
+  });
+
+  it.each<[string, Partial<ParsedName>]>([
+    // Volume folders fill the volume of the files in them
+    ["Btooom!/Volume 03/Chapter 021.cbz", { volume: "3", chapter: "21", kind: "chapter" }],
+    ["Btooom!/Vol.3/022.cbz", { volume: "3", chapter: "22", kind: "chapter" }],
+    ["Btooom!/Btooom! v03/Btooom! - c023.cbz", { volume: "3", chapter: "23", kind: "chapter" }],
+    ["Btooom!/Volume 03/Btooom!.cbz", { volume: "3", chapter: null, kind: "book" }],
+    ["Mob Psycho 100/Mob Psycho 100 Vol. 2/Mob Psycho 100 012.cbz", { volume: "2", chapter: "12" }],
+    ["進撃の巨人/第03巻/第10話.cbz", { volume: "3", chapter: "10", kind: "chapter" }],
+    ["Btooom!/Vol. 01 (Ch. 1-8)/Btooom! - c003.cbz", { volume: "1", chapter: "3", chapterEnd: null }],
+    ["Btooom!/Volume 03/Chapter 021/Btooom!.cbz", { volume: "3", chapter: "21", kind: "chapter" }],
+    // A chapter folder names the chapter of a file without a number
+    ["Btooom!/Vol.1 Chapter 2/Btooom!.cbz", { volume: "1", chapter: "2", kind: "chapter" }],
+    // The name decides: a folder only fills what it leaves open
+    ["Btooom!/Volume 03/Btooom! v02 c010.cbz", { volume: "2", chapter: "10" }],
+    ["Btooom!/Vol.1 Chapter 2/1.cbz", { volume: "1", chapter: "1" }],
+    // Bare numbers, years and seasons in folders say nothing
+    ["Btooom!/2019/Btooom! 012.cbz", { volume: null, chapter: "12" }],
+    ["Btooom!/01/Btooom!.cbz", { volume: null, chapter: null, kind: null }],
+    ["Tower of God/Season 2/Tower of God S2 - c10.cbz", { volume: null, chapter: "10" }],
+    // Specials and extras stay outside the numbering in any folder
+    ["Btooom!/Volume 03/Btooom! - Omake.cbz", { volume: "3", chapter: null, kind: null, extra: true }],
+    ["Btooom!/Chapter 5/Btooom! SP01.cbz", { chapter: null, kind: null, special: true }],
+    // The series folder is the known title, and a file at the root has none
+    ["Kaiji 2/Kaiji 2 - 012.cbz", { series: "Kaiji 2", chapter: "12" }],
+    ["Kaiji 2 012.cbz", { series: "Kaiji 2", chapter: "12" }],
+    ["Vinland Saga\\Volume 01\\Chapter 001.cbz", { volume: "1", chapter: "1" }],
+  ])("reads %s with its folders", (relPath, expected) => {
+    expect(parseLibraryPath(relPath)).toMatchObject(expected);
   });
 
   it("stays bounded on hostile names", () => {

@@ -16,10 +16,12 @@
  * - extra: the name calls itself an extra ("Omake 2", "Title - Prologue"), or a fractional chapter
  *   says so ("Ch. 23.5 - Volume 3 Extras"). A whole chapter titled "Prologue" is a main chapter,
  *   and the number after "Omake"/"Side Story" is the extra's own, never a main chapter number.
- * - special: one-shots, art/fan/guide books, "SP02", and "Special" in a name without numbers.
+ * - special: one-shots, art/fan/guide books, "SP02", and "Special" in a name without numbers. A
+ *   chapter named only inside a special's parentheses is where it sits, not its number.
  */
 import { compareLabels, isWhole, parseLabel, type Label } from "./labels.ts";
 import {
+  BARE_BEFORE_INITIALS_RE,
   BARE_NUMBER_OWNER_RE,
   BARE_RE,
   BRACKET_RE,
@@ -101,11 +103,11 @@ const num = (t: string | undefined): Label | null => parseLabel(t ?? null);
 function volumeHits(text: string): NumberHit[] {
   const latin = hits(VOLUME_RE, text, (m) => {
     const n = num(m[3]);
-    return n ? { num: n, endText: m[4] ?? m[5], partText: undefined, letter: m[2] !== undefined } : null;
+    return n ? { num: n, endText: m[4] ?? m[5], partText: m[6], letter: m[2] !== undefined } : null;
   });
   const cjk = hits(CJK_VOLUME_RE, text, (m) => {
-    const n = num(m[1]);
-    return n ? { num: n, endText: m[2], partText: undefined, letter: false } : null;
+    const n = num(m[1] ?? m[3]);
+    return n ? { num: n, endText: m[2] ?? m[4], partText: undefined, letter: false } : null;
   });
   return [...latin, ...cjk].sort((a, b) => a.index - b.index);
 }
@@ -126,9 +128,12 @@ function chapterHits(text: string): NumberHit[] {
   return [...latin, ...hash, ...cjk].sort((a, b) => a.index - b.index);
 }
 
-/** A bare number that is a chapter: not a year, not owned by a word before it, at most 4 digits. */
-function bareHit(text: string): NumberHit | null {
-  const found = hits(BARE_RE, text, (m) => {
+/**
+ * A bare number that is a chapter: not a year, not owned by a word before it, at most 4 digits.
+ * `underscored`: the name was written with underscores, where a group's initials may end it.
+ */
+function bareHit(text: string, unmasked: string, underscored: boolean): NumberHit | null {
+  const pick = (m: RegExpExecArray): Omit<NumberHit, "index"> | null => {
     const raw = m[1] ?? "";
     const whole = raw.split(".")[0] ?? "";
     if (whole.length > 4) return null;
@@ -136,8 +141,12 @@ function bareHit(text: string): NumberHit | null {
     if (BARE_NUMBER_OWNER_RE.test(text.slice(0, m.index))) return null;
     const n = num(raw);
     return n ? { num: n, endText: m[2], partText: m[3], letter: false } : null;
-  });
-  return found[0] ?? null;
+  };
+  const found = hits(BARE_RE, text, pick);
+  if (found.length === 0 && underscored) found.push(...hits(BARE_BEFORE_INITIALS_RE, text, pick));
+  // A number alone in its " - " segment beats one ending the title: "Kaiji 2 - 012" is chapter 12
+  // (`unmasked`: the name with a known series left in, which is no segment of its own).
+  return found.find((h) => /(?:^|\s[-–—]\s)$/u.test(unmasked.slice(0, h.index))) ?? found[0] ?? null;
 }
 
 function toPart(text: string | undefined): number | null {
@@ -244,9 +253,30 @@ function firstIndex(re: RegExp, text: string): number | null {
   return null;
 }
 
+/**
+ * Mihon/Tachiyomi save a release as "<scanlator>_<chapter name>" ("Asura Scans_Chapter 12"). Read so
+ * only in a name that otherwise uses spaces, when the part before the first "_" names no number and
+ * the rest starts right after it with a volume or chapter marker: "Chapter 12_ The Return" is a
+ * colon saved as "_", and "Title_v01_c001" or "Title Two_v01_c001" use underscores as spaces.
+ */
+function scanlatorPrefix(stem: string): { group: string; rest: string } | null {
+  const i = stem.indexOf("_");
+  if (i <= 0 || !/\s/u.test(stem)) return null;
+  const group = stem.slice(0, i).trim();
+  const rest = stem.slice(i + 1);
+  // Past the prefix an "_" is only a saved colon ("_ "): "Kenichi_v11_c90-98" is underscore style.
+  if (group === "" || /^\s|_\S/u.test(rest) || /[[\](){}【】]/u.test(group)) return null;
+  if (volumeHits(group).length > 0 || chapterHits(group).length > 0) return null;
+  const restText = normalize(rest);
+  return volumeHits(restText).length > 0 || chapterHits(restText).length > 0 ? { group, rest } : null;
+}
+
 export function parseFileName(name: string, options: ParseNameOptions = {}): ParsedName {
   const base = name.slice(Math.max(name.lastIndexOf("/"), name.lastIndexOf("\\")) + 1).slice(0, MAX_NAME);
-  const br = readBrackets(normalize(base.replace(EXTENSION_RE, "")));
+  const full = base.replace(EXTENSION_RE, "");
+  const scanlator = scanlatorPrefix(full);
+  const stem = scanlator?.rest ?? full;
+  const br = readBrackets(normalize(stem));
   const m = br.rest;
   const maskLen = maskSeries(m, options.series);
   const w = " ".repeat(maskLen) + m.slice(maskLen);
@@ -258,14 +288,19 @@ export function parseFileName(name: string, options: ParseNameOptions = {}): Par
   const volHit = volumeHits(w).find(inTitle) ?? null;
   const extraNum = firstIndex(EXTRA_NUMBER_RE, w);
   const specialNum = firstIndex(SPECIAL_NUMBER_RE, w);
-  const bare = !volHit && !chHit && extraNum === null && specialNum === null ? bareHit(w) : null;
+  const bare =
+    !volHit && !chHit && extraNum === null && specialNum === null
+      ? bareHit(w, m, stem.includes("_") && !/\s/u.test(stem))
+      : null;
   const specialWord = firstIndex(SPECIAL_WORD_RE, w);
   const specialPlain = !volHit && !chHit && !bare ? firstIndex(SPECIAL_PLAIN_RE, w) : null;
 
   let volume = volHit?.num ?? null;
   let volumeEnd = volHit ? rangeOf(volHit.num, volHit.endText).end : null;
   let chapterHit = chHit ?? bare;
-  // Parentheses only fill what the name itself leaves open.
+  // Parentheses only fill what the name itself leaves open; a special's "(between chapter 83 and
+  // 84)" or "(Ch. 0)" says where it sits, and it must not take that chapter's place.
+  const special = specialNum !== null || specialWord !== null || specialPlain !== null;
   for (const content of br.numbered) {
     if (volume === null) {
       const v = volumeHits(content)[0];
@@ -274,12 +309,13 @@ export function parseFileName(name: string, options: ParseNameOptions = {}): Par
         volumeEnd = rangeOf(v.num, v.endText).end;
       }
     }
-    if (chapterHit === null && volHit === null) chapterHit = chapterHits(content)[0] ?? null;
+    if (chapterHit === null && volHit === null && !special) chapterHit = chapterHits(content)[0] ?? null;
   }
 
   const chapter = chapterHit?.num ?? null;
   const range = chapter && chapterHit ? rangeOf(chapter, chapterHit.endText) : { end: null, part: null };
-  const part = toPart(chapterHit?.partText) ?? range.part ?? br.part;
+  const volumePart = chapterHit ? null : toPart(volHit?.partText);
+  const part = toPart(chapterHit?.partText) ?? range.part ?? volumePart ?? br.part;
   const partsTotal = part !== null && part === br.part ? br.partsTotal : null;
 
   const ends = [volHit, chHit, bare].map((h) => h?.index ?? null);
@@ -306,8 +342,39 @@ export function parseFileName(name: string, options: ParseNameOptions = {}): Par
     part,
     partsTotal: chapter !== null ? partsTotal : null,
     kind: chapter !== null ? "chapter" : volume !== null ? "book" : null,
-    group: br.group,
+    group: scanlator?.group ?? br.group,
     extra,
-    special: specialNum !== null || specialWord !== null || specialPlain !== null,
+    special,
   };
+}
+
+/**
+ * Reads a library file from its path below the library root ("Series/Volume 03/Chapter 021.cbz"):
+ * the first folder is the series, whose title is known; the file name decides, and the folders in
+ * between fill only what it leaves open, nearest first. A folder counts by its markers ("Vol.1",
+ * "Chapter 2", "第3巻"), never by a bare number ("2019/", "01/" say too little).
+ */
+export function parseLibraryPath(relativePath: string): ParsedName {
+  const segments = relativePath.split(/[/\\]+/u).filter((s) => s !== "" && s !== ".");
+  const file = segments.pop() ?? "";
+  const series = segments[0] ?? null;
+  const out = parseFileName(file, { series });
+  // A special or an extra is outside the numbering, whatever folder it was put in: it takes the
+  // folder's volume as a tag, never a book's or a chapter's place.
+  const numbered = !out.special && !out.extra;
+  let chapterOpen = out.chapter === null && numbered;
+  for (const folder of segments.slice(1).reverse()) {
+    const f = parseFileName(folder, { series });
+    if (out.volume === null && f.volume !== null) {
+      out.volume = f.volume;
+      out.volumeEnd = f.volumeEnd;
+      if (numbered) out.kind ??= "book";
+    }
+    if (chapterOpen && f.chapter !== null && chapterHits(normalize(folder)).length > 0) {
+      Object.assign(out, { chapter: f.chapter, chapterEnd: f.chapterEnd, part: f.part, partsTotal: f.partsTotal });
+      out.kind = "chapter";
+      chapterOpen = false;
+    }
+  }
+  return out;
 }

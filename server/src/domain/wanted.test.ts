@@ -217,6 +217,22 @@ describe("ranking", () => {
     ).toBe("a"); // stable: mapping id
   });
 
+  it("a release whose download failed goes after the other sources' releases in its language, and is tried again alone", () => {
+    // The preferred source serves a page that is no image: its release fails every time; the other
+    // source's release comes first from then on, and the failed one is still the only choice when alone.
+    const a = offer("1", { mappingId: 1, externalId: "a" });
+    const b = offer("1", { mappingId: 2, externalId: "b" });
+    const failed = [{ mappingId: 1, externalId: "a" }];
+    expect(pick({ offers: [a, b] })).toBe("a");
+    expect(pick({ offers: [a, b], failed })).toBe("b");
+    expect(pick({ offers: [a], failed })).toBe("a");
+    // The same source's other release (another scanlator) is not held back.
+    expect(pick({ offers: [a, { ...b, externalId: "a2", mappingId: 1, scanlator: "other" }], failed })).toBe("a2");
+    // The language preference still comes first.
+    const fr = offer("1", { mappingId: 2, language: "fr", externalId: "fr" });
+    expect(pick({ offers: [a, fr], failed, languages: ["en", "fr"] })).toBe("a");
+  });
+
   it("chooseForSlot excludes the given sources (recovery asks ANOTHER source)", () => {
     const offers = [offer("1", { mappingId: 1 }), offer("1", { mappingId: 2 })];
     expect(chooseForSlot(ch("1"), input({ offers }), new Set([1])).pick?.[0]?.mappingId).toBe(2);
@@ -340,6 +356,10 @@ const arbInput: fc.Arbitrary<PlanInput> = fc.record({
     { maxLength: 4 },
   ),
   blocked: fc.array(
+    arbOffer.map((o) => ({ mappingId: o.mappingId, externalId: o.externalId })),
+    { maxLength: 4 },
+  ),
+  failed: fc.array(
     arbOffer.map((o) => ({ mappingId: o.mappingId, externalId: o.externalId })),
     { maxLength: 4 },
   ),

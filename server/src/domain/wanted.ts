@@ -18,8 +18,8 @@
  *   not asked again for that slot: the replacement comes from ANOTHER source.
  * - A release the operator blocked (`blocked`: a download cancelled with "block") is never chosen
  *   again; other releases of the same source still are (another scanlator, a re-upload).
- * - Ranking: preferred-language order, then priority (higher first: the provider's, then the mapping's,
- *   as the sources list orders them), then health (degraded × 2 + failed, recent), then newest upload, then ids (stable).
+ * - Ranking: preferred-language order, then releases whose download failed lately last (`failed`), then
+ *   priority (higher first: the provider's, then the mapping's, as the sources list orders them), then health (degraded × 2 + failed, recent), then newest upload, then ids (stable).
  * - At most `maxDownloads` rows per pass; a split chapter's parts are never split by the limit.
  * - Back-off, per series: a pass where something is wanted but nothing is queued, in flight or held back
  *   by the limit grows the back-off (1 h × 2^n, n = earlier empty passes, capped at 24 h); any queued or
@@ -137,6 +137,12 @@ export interface PlanInput {
   degraded: PlanDegraded[];
   /** Releases the operator blocked (none when absent). */
   blocked?: PlanBlocked[];
+  /**
+   * Releases whose download failed lately (none when absent): chosen after the other releases in
+   * their language, so a source that keeps serving a broken chapter does not hold the slot while
+   * another source offers it; still chosen when nothing else is.
+   */
+  failed?: PlanBlocked[];
   active: PlanActive[];
   /** Preferred languages in order; the series language first. */
   languages: string[];
@@ -271,10 +277,15 @@ function candidatesOf(slot: WantedSlot, offers: readonly PlanOffer[]): Candidate
   return out;
 }
 
-function rank(languages: readonly string[], mappings: ReadonlyMap<number, PlanMapping>) {
+function rank(
+  languages: readonly string[],
+  mappings: ReadonlyMap<number, PlanMapping>,
+  failed: (c: Candidate) => boolean = () => false,
+) {
   const health = (m: PlanMapping | undefined) => (m ? m.degraded * 2 + m.failed : 0);
   return (a: Candidate, b: Candidate): number =>
     languages.indexOf(a.language) - languages.indexOf(b.language) ||
+    Number(failed(a)) - Number(failed(b)) ||
     (mappings.get(b.mappingId)?.priority ?? 0) - (mappings.get(a.mappingId)?.priority ?? 0) ||
     health(mappings.get(a.mappingId)) - health(mappings.get(b.mappingId)) ||
     (b.newest === a.newest ? 0 : b.newest > a.newest ? 1 : -1) ||
@@ -295,7 +306,7 @@ export interface SlotChoice {
  */
 export function chooseForSlot(
   slot: WantedSlot,
-  input: Pick<PlanInput, "offers" | "mappings" | "degraded" | "blocked" | "languages">,
+  input: Pick<PlanInput, "offers" | "mappings" | "degraded" | "blocked" | "failed" | "languages">,
   excludeMappings: ReadonlySet<number> = new Set(),
 ): SlotChoice {
   const all = offersOf(slot, input.offers);
@@ -323,7 +334,9 @@ export function chooseForSlot(
   if (all.length === 0) return { pick: null, reason: slot.unlisted ? "no_longer_listed" : "no_offer", detail };
   if (usable.length === 0) return { pick: null, reason: "only_other_languages", detail };
   const mappings = new Map(input.mappings.map((m) => [m.id, m]));
-  const candidates = candidatesOf(slot, usable).sort(rank(input.languages, mappings));
+  const failedKeys = new Set((input.failed ?? []).map((d) => `${d.mappingId}\u0000${d.externalId}`));
+  const failed = (c: Candidate) => c.queue.some((o) => failedKeys.has(`${o.mappingId}\u0000${o.externalId}`));
+  const candidates = candidatesOf(slot, usable).sort(rank(input.languages, mappings, failed));
   // A candidate with any blocked release is out as a whole: a split chapter comes from one source.
   const open = candidates.filter((c) => !c.queue.some(isBlocked) && !degradedHere.has(c.mappingId));
   if (open.length === 0) return { pick: null, reason: "all_offers_blocked", detail };

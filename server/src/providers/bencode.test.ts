@@ -2,7 +2,15 @@ import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { makeTorrent } from "../../test/fakes/qbittorrent-server.ts";
-import { bdecode, bencode, BencodeError, magnetInfoHash, parseTorrent, type BValue } from "./bencode.ts";
+import {
+  bdecode,
+  bencode,
+  BencodeError,
+  magnetClientId,
+  magnetInfoHash,
+  parseTorrent,
+  type BValue,
+} from "./bencode.ts";
 
 const BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 function toBase32(hex: string): string {
@@ -18,6 +26,18 @@ describe("bencode", () => {
     expect(meta.infoHash).toBe(t.infoHash);
     expect(meta.name).toBe("Series v01-05");
     expect(meta.files.map((f) => f.path)).toEqual(["Series v01.cbz", "nfo.txt"]);
+  });
+
+  it("gives a hybrid torrent the id the client keys it by: the v2 hash (SHA-256 of the info bytes) cut to 20 bytes", () => {
+    const t = makeTorrent("Series v01", [{ path: "Series v01.cbz", pages: 2 }], { hybrid: true });
+    const meta = parseTorrent(t.bytes);
+    expect(meta.infoHash).toBe(t.v1);
+    expect(meta.clientId).toBe(t.infoHash);
+    expect(meta.clientId).not.toBe(meta.infoHash);
+    expect(magnetClientId(t.magnet)).toBe(t.infoHash);
+    const v1Only = makeTorrent("Series v02", [{ path: "Series v02.cbz", pages: 2 }]);
+    expect(parseTorrent(v1Only.bytes).clientId).toBe(v1Only.infoHash);
+    expect(magnetClientId(v1Only.magnet)).toBe(v1Only.infoHash);
   });
 
   it("keeps the info bytes as written, even when their keys are out of order (re-encoding would change the hash)", () => {

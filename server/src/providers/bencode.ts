@@ -5,6 +5,10 @@
  * whose `decode.position` says where each value ends, so the info value's byte span is known. Or the
  * btih of a magnet link. The torrent client's word is only checked against it, never trusted
  * instead of it.
+ *
+ * A client built on libtorrent 2 (qBittorrent 4.4 and later) keys a v2 or hybrid torrent not by
+ * the v1 hash but by its v2 hash (SHA-256 of the same bytes) cut to 20 bytes: its `hash` field,
+ * `added_torrent_ids` and the `hashes` filter all use that id, so it is computed here too.
  */
 import { createHash } from "node:crypto";
 import bencodePackage from "bencode";
@@ -59,6 +63,8 @@ export function bencode(value: BValue): Buffer {
 export interface TorrentMeta {
   /** Lower-case hex SHA-1 of the info dictionary's bytes. */
   infoHash: string;
+  /** The id a libtorrent-2 client keys it by: the v2 hash cut to 40 hex for `meta version` 2, else `infoHash`. */
+  clientId: string;
   name: string;
   /** Paths inside the torrent (for a multi-file torrent: relative to its root folder `name`). */
   files: { path: string; length: number }[];
@@ -85,7 +91,10 @@ export function parseTorrent(bytes: Buffer): TorrentMeta {
   if (pos + 1 !== bytes.length) throw new BencodeError(`${bytes.length - pos - 1} trailing bytes`);
   if (!span || typeof info !== "object" || Buffer.isBuffer(info) || Array.isArray(info))
     throw new BencodeError("no info dictionary");
-  const infoHash = createHash("sha1").update(bytes.subarray(span[0], span[1])).digest("hex");
+  const infoBytes = bytes.subarray(span[0], span[1]);
+  const infoHash = createHash("sha1").update(infoBytes).digest("hex");
+  const clientId =
+    info["meta version"] === 2 ? createHash("sha256").update(infoBytes).digest("hex").slice(0, 40) : infoHash;
   const name = Buffer.isBuffer(info.name) ? info.name.toString("utf8") : "";
   const files: TorrentMeta["files"] = [];
   if (Array.isArray(info.files)) {
@@ -99,7 +108,7 @@ export function parseTorrent(bytes: Buffer): TorrentMeta {
   } else {
     files.push({ path: name, length: typeof info.length === "number" ? info.length : 0 });
   }
-  return { infoHash, name, files };
+  return { infoHash, clientId, name, files };
 }
 
 const BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
@@ -139,4 +148,25 @@ export function magnetInfoHash(uri: string): string | null {
     if (m[1].length === 32) return base32ToHex(m[1]);
   }
   return null;
+}
+
+/**
+ * The id a libtorrent-2 client keys a magnet's torrent by: the v2 hash of `xt=urn:btmh:` (a sha2-256
+ * multihash, `1220` + 64 hex) cut to 40 hex, else the btih. Null when it names neither.
+ */
+export function magnetClientId(uri: string): string | null {
+  if (!uri.toLowerCase().startsWith("magnet:?")) return null;
+  for (const part of uri.slice(8).split("&")) {
+    const eq = part.indexOf("=");
+    if (eq < 0 || part.slice(0, eq).toLowerCase() !== "xt") continue;
+    let value: string;
+    try {
+      value = decodeURIComponent(part.slice(eq + 1));
+    } catch {
+      continue;
+    }
+    const m = /^urn:btmh:1220([0-9a-f]{64})$/i.exec(value);
+    if (m?.[1]) return m[1].slice(0, 40).toLowerCase();
+  }
+  return magnetInfoHash(uri);
 }

@@ -7,7 +7,7 @@
  * reaches a message goes through `redactUrl`, and the key itself is replaced wherever it appears.
  */
 import { ProviderError } from "./provider.ts";
-import { magnetInfoHash, parseTorrent } from "./bencode.ts";
+import { magnetClientId, magnetInfoHash, parseTorrent } from "./bencode.ts";
 
 /** Newznab categories: 7000 Books, 7020 EBook, 7030 Comics. */
 export const BOOK_CATEGORIES = [7000, 7020, 7030] as const;
@@ -27,6 +27,10 @@ export interface ProwlarrResult {
   publishDate: string | null;
 }
 
+/**
+ * `infoHash`: the hash the torrent client keys the torrent by, computed here (bencode.ts
+ * `clientId`): the v1 info-hash, or for a v2/hybrid torrent its v2 hash cut to 40 hex.
+ */
 export type TorrentSource =
   { kind: "torrent"; bytes: Buffer; infoHash: string } | { kind: "magnet"; uri: string; infoHash: string };
 
@@ -144,50 +148,13 @@ export function prowlarrClient(options: ProwlarrOptions) {
     /**
      * What to hand the torrent client for a result: the .torrent bytes fetched from Prowlarr's
      * origin (a redirect to a magnet link is taken, one to another origin is refused), or the magnet.
+     * Prowlarr rewrites `magnetUrl` into a download link of its own as well, which answers a
+     * redirect to the magnet: a `magnetUrl` that is no `magnet:` is fetched like a download link.
      */
     async torrentOf(result: ProwlarrResult, signal?: AbortSignal): Promise<TorrentSource> {
-      if (result.downloadUrl) {
-        let url = sameOrigin(result.downloadUrl);
-        if (!url)
-          throw fail(
-            `the download link of "${result.title}" leaves Prowlarr's origin (${redactUrl(result.downloadUrl)}): not followed`,
-            false,
-          );
-        for (let hop = 0; hop < 5; hop++) {
-          const res = await get(url, signal);
-          if (res.status >= 300 && res.status < 400) {
-            await res.body?.cancel();
-            const location = res.headers.get("location") ?? "";
-            if (location.toLowerCase().startsWith("magnet:")) return magnetSource(location, result.title);
-            const next = sameOrigin(location);
-            if (!next)
-              throw fail(
-                `the download of "${result.title}" redirects off Prowlarr's origin (${redactUrl(new URL(location, url).toString())}): not followed`,
-                false,
-              );
-            url = next;
-            continue;
-          }
-          if (!res.ok) {
-            await res.body?.cancel();
-            throw fail(
-              `Prowlarr download of "${result.title}" answered ${res.status}`,
-              transientStatus(res.status),
-              res.status,
-            );
-          }
-          const bytes = Buffer.from(await res.arrayBuffer());
-          if (bytes.length > maxTorrentBytes)
-            throw fail(`the .torrent of "${result.title}" is ${bytes.length} bytes (limit ${maxTorrentBytes})`, false);
-          try {
-            return { kind: "torrent", bytes, infoHash: parseTorrent(bytes).infoHash };
-          } catch (e) {
-            throw fail(`the download of "${result.title}" is no torrent file: ${(e as Error).message}`, false);
-          }
-        }
-        throw fail(`the download of "${result.title}" redirects too often`, false);
-      }
-      if (result.magnetUrl) return magnetSource(result.magnetUrl, result.title);
+      if (result.downloadUrl) return fetchLink(result.downloadUrl, result.title, signal);
+      if (result.magnetUrl?.toLowerCase().startsWith("magnet:")) return magnetSource(result.magnetUrl, result.title);
+      if (result.magnetUrl) return fetchLink(result.magnetUrl, result.title, signal);
       throw fail(`"${result.title}" has neither a download link nor a magnet`, false);
     },
 
@@ -195,9 +162,44 @@ export function prowlarrClient(options: ProwlarrOptions) {
     scrub,
   };
 
+  async function fetchLink(link: string, title: string, signal?: AbortSignal): Promise<TorrentSource> {
+    let url = sameOrigin(link);
+    if (!url)
+      throw fail(`the download link of "${title}" leaves Prowlarr's origin (${redactUrl(link)}): not followed`, false);
+    for (let hop = 0; hop < 5; hop++) {
+      const res = await get(url, signal);
+      if (res.status >= 300 && res.status < 400) {
+        await res.body?.cancel();
+        const location = res.headers.get("location") ?? "";
+        if (location.toLowerCase().startsWith("magnet:")) return magnetSource(location, title);
+        const next = sameOrigin(location);
+        if (!next)
+          throw fail(
+            `the download of "${title}" redirects off Prowlarr's origin (${redactUrl(new URL(location, url).toString())}): not followed`,
+            false,
+          );
+        url = next;
+        continue;
+      }
+      if (!res.ok) {
+        await res.body?.cancel();
+        throw fail(`Prowlarr download of "${title}" answered ${res.status}`, transientStatus(res.status), res.status);
+      }
+      const bytes = Buffer.from(await res.arrayBuffer());
+      if (bytes.length > maxTorrentBytes)
+        throw fail(`the .torrent of "${title}" is ${bytes.length} bytes (limit ${maxTorrentBytes})`, false);
+      try {
+        return { kind: "torrent", bytes, infoHash: parseTorrent(bytes).clientId };
+      } catch (e) {
+        throw fail(`the download of "${title}" is no torrent file: ${(e as Error).message}`, false);
+      }
+    }
+    throw fail(`the download of "${title}" redirects too often`, false);
+  }
+
   function magnetSource(uri: string, title: string): TorrentSource {
-    const infoHash = magnetInfoHash(uri);
-    if (!infoHash) throw fail(`the magnet of "${title}" has no v1 info-hash`, false);
+    const infoHash = magnetClientId(uri);
+    if (!infoHash) throw fail(`the magnet of "${title}" has no info-hash`, false);
     return { kind: "magnet", uri, infoHash };
   }
 }
@@ -211,6 +213,8 @@ function normalise(raw: Record<string, unknown>): ProwlarrResult | null {
   if (typeof raw !== "object" || raw === null) return null;
   const title = str(raw.title);
   if (!title) return null;
+  // Prowlarr also serves usenet indexers (`protocol: "usenet"`): their releases are no torrents.
+  if (typeof raw.protocol === "string" && raw.protocol.toLowerCase() !== "torrent") return null;
   const hash = str(raw.infoHash);
   return {
     guid: str(raw.guid) ?? title,

@@ -38,20 +38,36 @@ export interface QbtAddOptions {
   tag: string | null;
 }
 
-/** States in which every byte is on disk (seeding, or stopped/queued after completion). */
-const COMPLETE_STATES = new Set([
-  "uploading",
-  "stalledUP",
-  "pausedUP",
-  "stoppedUP",
-  "queuedUP",
-  "forcedUP",
+/**
+ * States of a finished torrent (qBittorrent's serialize_torrent.cpp; `pausedUP` before 5.0,
+ * `stoppedUP` since): every byte is on disk where `content_path` says.
+ */
+const COMPLETE_STATES = new Set(["uploading", "stalledUP", "pausedUP", "stoppedUP", "queuedUP", "forcedUP"]);
+/**
+ * States in which the files are not ready even at progress 1: being moved (to the save path after a
+ * download folder, `content_path` still the old place), checked (`progress` is then the check's),
+ * missing, in error, or the metadata still unknown.
+ */
+const NOT_READY_STATES = new Set([
+  "moving",
   "checkingUP",
+  "checkingDL",
+  "checkingResumeData",
+  "missingFiles",
+  "error",
+  "metaDL",
+  "forcedMetaDL",
+  "allocating",
+  "unknown",
 ]);
+/** States the client does not leave on its own: the operator has to act. */
+const BROKEN_STATES = new Set(["missingFiles", "error"]);
 /** States after the client stopped seeding on its own share limits. */
 const SEEDED_STATES = new Set(["pausedUP", "stoppedUP"]);
 
-export const isComplete = (t: QbtTorrent) => t.progress >= 1 || COMPLETE_STATES.has(t.state);
+export const isComplete = (t: QbtTorrent) =>
+  COMPLETE_STATES.has(t.state) || (t.progress >= 1 && !NOT_READY_STATES.has(t.state));
+export const isBroken = (t: QbtTorrent) => BROKEN_STATES.has(t.state);
 export const isSeeded = (t: QbtTorrent) => SEEDED_STATES.has(t.state);
 
 const transientStatus = (s: number) => s >= 500 || s === 429 || s === 408;
@@ -101,10 +117,13 @@ export function qbittorrentClient(options: QbtOptions) {
         res.status,
       );
     }
-    const session = res.headers
+    // `SID` by default up to 5.1, but renamable there (WebAPISessionCookieName); `QBT_SID_<port>` in
+    // 5.2. A successful login sets no other cookie, so an unknown name is the renamed session.
+    const cookies = res.headers
       .getSetCookie()
-      .map((c) => c.split(";")[0] ?? "")
-      .find((c) => /^(SID|QBT_SID_\d+)=/.test(c));
+      .map((c) => c.split(";")[0]?.trim() ?? "")
+      .filter((c) => /^[^=\s]+=\S/.test(c));
+    const session = cookies.find((c) => /^(SID|QBT_SID_\d+)=/.test(c)) ?? cookies[0];
     if (!session) throw fail("login answered no session cookie", false, res.status);
     cookie = session;
   }
@@ -173,7 +192,11 @@ export function qbittorrentClient(options: QbtOptions) {
           `${source.infoHash}.torrent`,
         );
       else form.append("urls", source.uri);
-      if (opts.savePath) form.append("savepath", opts.savePath);
+      if (opts.savePath) {
+        form.append("savepath", opts.savePath);
+        // Straight into our save path (5.0+): a download folder would be moved out of on completion.
+        form.append("useDownloadPath", "false");
+      }
       form.append("category", opts.category);
       if (opts.tag) form.append("tags", opts.tag);
       form.append("autoTMM", "false");

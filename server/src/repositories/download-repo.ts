@@ -42,6 +42,7 @@ export function downloadRepo(db: Db) {
           replacesFileId: true,
           replacesFileIds: true,
           updatedAt: true,
+          verdict: true,
         },
       }),
     /** Creates the downloads in one transaction. */

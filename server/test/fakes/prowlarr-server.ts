@@ -5,6 +5,9 @@
  * carry only a magnet, or a download link on another origin (which the service must not follow).
  * Shapes from Prowlarr's API v1 (its published OpenAPI document, `/api/v1/search`; `/api/v1/indexer`
  * answers IndexerResource objects, of which the fake fills `id`, `name`, `enable` and `protocol`).
+ * Like Prowlarr's SearchController (`MapReleases`), the magnet link is rewritten to a download link
+ * too, and that link answers a permanent redirect to the magnet (NewznabController `GetDownload`,
+ * "handle magnet URLs"): a result's `magnetUrl` is an http link on Prowlarr's origin, not `magnet:`.
  */
 import { createServer, type Server } from "node:http";
 
@@ -19,9 +22,12 @@ export interface FakeRelease {
   torrent?: Buffer;
   /** Stated in the answer (lower- or upper-case as given); absent: null. */
   infoHash?: string;
+  /** The indexer's magnet: answered as a Prowlarr download link that redirects to it. */
   magnetUrl?: string;
   /** A download link on another origin, answered verbatim. */
   foreignDownloadUrl?: string;
+  /** Prowlarr's DownloadProtocol, serialised camel-case as Prowlarr's JSON does; default torrent. */
+  protocol?: "torrent" | "usenet";
 }
 
 export interface FakeProwlarr {
@@ -66,10 +72,9 @@ export async function startFakeProwlarr(options: {
         200,
         hits.map(({ r, i }) => {
           const indexerId = r.indexerId ?? 1;
-          const link = Buffer.from(`https://tracker.invalid/dl/${i}`).toString("base64url");
-          const downloadUrl = r.torrent
-            ? `${base}/${indexerId}/download?apikey=${options.apiKey}&link=${link}&file=${encodeURIComponent(r.title)}&i=${i}`
-            : (r.foreignDownloadUrl ?? null);
+          const proxied = (kind: string) =>
+            `${base}/${indexerId}/download?apikey=${options.apiKey}&link=${Buffer.from(`https://tracker.invalid/${kind}/${i}`).toString("base64url")}&file=${encodeURIComponent(r.title)}&i=${i}&kind=${kind}`;
+          const downloadUrl = r.torrent ? proxied("dl") : (r.foreignDownloadUrl ?? null);
           return {
             guid: `https://tracker.invalid/details/${i}`,
             title: r.title,
@@ -78,11 +83,11 @@ export async function startFakeProwlarr(options: {
             indexerId,
             publishDate: "2024-05-01T00:00:00Z",
             downloadUrl,
-            magnetUrl: r.magnetUrl ?? null,
+            magnetUrl: r.magnetUrl ? proxied("magnet") : null,
             infoHash: r.infoHash ?? null,
             seeders: r.seeders ?? 10,
             leechers: 1,
-            protocol: "torrent",
+            protocol: r.protocol ?? "torrent",
             categories: (r.categories ?? [7030]).map((id) => ({ id, name: id === 7030 ? "Books/Comics" : "Books" })),
           };
         }),
@@ -103,6 +108,10 @@ export async function startFakeProwlarr(options: {
     if (dl) {
       if (url.searchParams.get("apikey") !== options.apiKey) return json(401, { message: "Unauthorized" });
       const r = releases[Number(url.searchParams.get("i"))];
+      if (url.searchParams.get("kind") === "magnet" && r?.magnetUrl) {
+        res.writeHead(301, { location: r.magnetUrl });
+        return res.end();
+      }
       if (!r?.torrent) return json(404, { message: "Not found" });
       res.writeHead(200, { "content-type": "application/x-bittorrent" });
       return res.end(r.torrent);

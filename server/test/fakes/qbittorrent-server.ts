@@ -39,20 +39,39 @@ export interface FakeTorrent {
   name: string;
   files: FakeTorrentFile[];
   bytes: Buffer;
+  /**
+   * The hash qBittorrent keys the torrent by (its `hash`, `added_torrent_ids`, the `hashes` filter):
+   * libtorrent's best hash (InfoHash::toTorrentID → info_hash_t::get_best), i.e. the v1 SHA-1 of
+   * the info bytes, or for a hybrid torrent their SHA-256 cut to 20 bytes.
+   */
   infoHash: string;
+  /** The v1 info-hash (SHA-1 of the info bytes), qBittorrent's `infohash_v1`. */
+  v1: string;
   magnet: string;
 }
 
-/** A multi-file .torrent (v1) with a tracker and some keys after `info`, so hashing the wrong span fails. */
-export function makeTorrent(name: string, files: FakeTorrentFile[]): FakeTorrent {
-  const info = {
+/**
+ * A multi-file .torrent (v1) with a tracker and some keys after `info`, so hashing the wrong span
+ * fails. `hybrid`: also a v2 torrent (`meta version` 2 and a `file tree` in the info, as
+ * qBittorrent's torrent creator makes by default), whose id in the client is the v2 hash.
+ */
+export function makeTorrent(name: string, files: FakeTorrentFile[], opts: { hybrid?: boolean } = {}): FakeTorrent {
+  const info: { [k: string]: B } = {
     name,
     "piece length": 262144,
     pieces: randomBytes(20),
     files: files.map((f) => ({ length: (f.pages ?? 0) * 1000 + 100, path: f.path.split("/") })),
   };
+  if (opts.hybrid) {
+    info["meta version"] = 2;
+    info["file tree"] = Object.fromEntries(
+      files.map((f) => [f.path, { "": { length: (f.pages ?? 0) * 1000 + 100, "pieces root": randomBytes(32) } }]),
+    );
+  }
   const infoBytes = benc(info);
-  const infoHash = createHash("sha1").update(infoBytes).digest("hex");
+  const v1 = createHash("sha1").update(infoBytes).digest("hex");
+  const v2 = createHash("sha256").update(infoBytes).digest("hex");
+  const infoHash = opts.hybrid ? v2.slice(0, 40) : v1;
   const bytes = Buffer.concat([
     Buffer.from("d"),
     benc("announce"),
@@ -65,7 +84,8 @@ export function makeTorrent(name: string, files: FakeTorrentFile[]): FakeTorrent
     benc([]),
     Buffer.from("e"),
   ]);
-  return { name, files, bytes, infoHash, magnet: `magnet:?xt=urn:btih:${infoHash}&dn=${encodeURIComponent(name)}` };
+  const xt = opts.hybrid ? `xt=urn:btih:${v1}&xt=urn:btmh:1220${v2}` : `xt=urn:btih:${v1}`;
+  return { name, files, bytes, infoHash, v1, magnet: `magnet:?${xt}&dn=${encodeURIComponent(name)}` };
 }
 
 async function cbzBytes(pages: number, seed: number): Promise<Buffer> {
@@ -96,6 +116,8 @@ export interface FakeQbtTorrent {
   tags: string;
   autoTMM: boolean;
   stopped: boolean;
+  /** `useDownloadPath` as sent (5.0+; absent: the client's default, which may download elsewhere first). */
+  useDownloadPath: boolean | null;
 }
 
 export interface FakeQbtOptions {
@@ -108,6 +130,8 @@ export interface FakeQbtOptions {
   catalogue: FakeTorrent[];
   completeAfterMs?: number;
   defaultSavePath?: string;
+  /** ≤ 5.1 lets the operator rename the session cookie (WebAPISessionCookieName; default `SID`). */
+  cookieName?: string;
 }
 
 export interface FakeQbt {
@@ -153,7 +177,7 @@ export async function startFakeQbittorrent(options: FakeQbtOptions): Promise<Fak
   const byHash = new Map(options.catalogue.map((t) => [t.infoHash, t]));
   const byBytes = new Map(options.catalogue.map((t) => [createHash("sha256").update(t.bytes).digest("hex"), t]));
   let port = 0;
-  const cookieName = () => (options.dialect === "5.2" ? `QBT_SID_${port}` : "SID");
+  const cookieName = () => (options.dialect === "5.2" ? `QBT_SID_${port}` : (options.cookieName ?? "SID"));
   const toDisk = (clientPath: string) =>
     path.join(options.diskRoot, path.posix.relative(options.clientRoot, clientPath));
 
@@ -181,8 +205,9 @@ export async function startFakeQbittorrent(options: FakeQbtOptions): Promise<Fak
       const json = (v: unknown, status = 200) => send(status, JSON.stringify(v), "application/json");
       if (url.pathname === "/api/v2/auth/login" && req.method === "POST") {
         const form = await formOf(req, body);
+        // Wrong credentials: ≤ 5.1 answers 200 "Fails."; 5.2 throws Unauthorized, a 401 (authcontroller.cpp).
         if (form.get("username")?.[0] !== username || form.get("password")?.[0] !== password)
-          return send(200, "Fails.");
+          return options.dialect === "5.2" ? send(401, "Unauthorized") : send(200, "Fails.");
         const sid = randomBytes(16).toString("hex");
         sessions.add(sid);
         res.setHeader("set-cookie", `${cookieName()}=${sid}; HttpOnly; SameSite=Strict; path=/`);
@@ -207,8 +232,10 @@ export async function startFakeQbittorrent(options: FakeQbtOptions): Promise<Fak
         for (const u of String(form.get("urls")?.[0] ?? "")
           .split("\n")
           .filter(Boolean)) {
-          const m = /xt=urn:btih:([0-9a-f]{40})/i.exec(u);
-          const t = m?.[1] ? byHash.get(m[1].toLowerCase()) : undefined;
+          // Like libtorrent's magnet parser: the v2 hash (btmh, sha2-256 multihash) wins over btih.
+          const v2 = /xt=urn:btmh:1220([0-9a-f]{64})/i.exec(u)?.[1];
+          const id = v2 ? v2.slice(0, 40) : /xt=urn:btih:([0-9a-f]{40})/i.exec(u)?.[1];
+          const t = id ? byHash.get(id.toLowerCase()) : undefined;
           if (!t) return send(415, "Fails.");
           found.push(t);
         }
@@ -228,6 +255,7 @@ export async function startFakeQbittorrent(options: FakeQbtOptions): Promise<Fak
             tags: String(form.get("tags")?.[0] ?? ""),
             autoTMM: form.get("autoTMM")?.[0] === "true",
             stopped,
+            useDownloadPath: form.has("useDownloadPath") ? form.get("useDownloadPath")?.[0] === "true" : null,
           };
           torrents.set(t.infoHash, entry);
           added.push(t.infoHash);

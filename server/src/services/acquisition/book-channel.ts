@@ -24,7 +24,7 @@ import {
 import { AppError } from "../../errors.ts";
 import type { Publication } from "../../library/publication.ts";
 import { ProviderError, type BookChannel } from "../../providers/provider.ts";
-import { isComplete, isSeeded, type QbtClient, type QbtTorrent } from "../../providers/qbittorrent.ts";
+import { isBroken, isComplete, isSeeded, type QbtClient, type QbtTorrent } from "../../providers/qbittorrent.ts";
 import { torrentRepo, type TorrentJobRow, type TorrentState } from "../../repositories/torrent-repo.ts";
 import {
   stageForeignBooks,
@@ -172,6 +172,8 @@ export function bookChannelService(
     if (!t) return fail(job, state, new Error(`the torrent ${job.infoHash} is no longer in the client`));
     if (state === "awaiting_assignment") return settle(job, t, client, c);
     if (state === "added" || state === "downloading") {
+      if (isBroken(t))
+        return fail(job, state, new Error(`qBittorrent reports the torrent ${job.infoHash} as ${t.state}`));
       if (!isComplete(t)) {
         if (state === "added") await jobs.transition(job.id, "added", "downloading");
         return;

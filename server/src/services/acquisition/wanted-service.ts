@@ -5,6 +5,7 @@
  * replacements included) and wakes the pipeline; hands the wanted books no source offers to the book
  * channel (Prowlarr + qBittorrent) when one is registered and enabled.
  */
+import { parseStoredVerdict, verdictCondemns } from "../../domain/conformity.ts";
 import { buildCoverageIndex } from "../../domain/coverage.ts";
 import { LIVE_JOB_STATES } from "../../domain/download-jobs.ts";
 import { parseLabel, type Label } from "../../domain/labels.ts";
@@ -143,13 +144,22 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
       blocklistRepo(ctx.db).keysOf(seriesId),
     ]);
     const since = Date.now() - HEALTH_WINDOW_MS;
-    const health = (id: number, st: string) =>
-      downloads.filter((d) => d.sourceMappingId === id && d.state === st && d.updatedAt.getTime() >= since).length;
+    // A release degraded for strips alone condemns nothing once the series is marked a webtoon.
+    const readsInPages = !snapshot.series.webtoon;
+    const degradedNow = (d: (typeof downloads)[number]) =>
+      d.state === "degraded" && verdictCondemns(parseStoredVerdict(d.verdict), readsInPages);
+    const health = (id: number, st: "degraded" | "failed") =>
+      downloads.filter(
+        (d) =>
+          d.sourceMappingId === id &&
+          (st === "degraded" ? degradedNow(d) : d.state === st) &&
+          d.updatedAt.getTime() >= since,
+      ).length;
     const live = downloads.filter((d) => (LIVE_JOB_STATES as readonly string[]).includes(d.state));
     const kindOf = (k: string) => (k === "volume" ? ("volume" as const) : ("chapter" as const));
 
     // Recovery: active files whose download was judged degraded (the audit's `degraded` flag) or flagged later.
-    const bad = downloads.filter((d) => d.fileId !== null && (d.needsReplacement || d.state === "degraded"));
+    const bad = downloads.filter((d) => d.fileId !== null && (d.needsReplacement || degradedNow(d)));
     const activeFiles = await ctx.repos.files.activeAmong(bad.map((d) => d.fileId!));
     const degradedFiles: DegradedFile[] = bad
       .filter((d) => activeFiles.has(d.fileId!))
@@ -213,7 +223,7 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
         failed: health(m.id, "failed"),
       })),
       degraded: downloads
-        .filter((d) => d.state === "degraded" && d.sourceMappingId !== null && d.externalId !== null)
+        .filter((d) => degradedNow(d) && d.sourceMappingId !== null && d.externalId !== null)
         .map((d) => ({
           mappingId: d.sourceMappingId!,
           externalId: d.externalId!,
@@ -222,6 +232,15 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
           volume: lab(d.volume),
         })),
       blocked: blocked.map((b) => ({ mappingId: b.sourceMappingId, externalId: b.externalId })),
+      failed: downloads
+        .filter(
+          (d) =>
+            d.state === "failed" &&
+            d.sourceMappingId !== null &&
+            d.externalId !== null &&
+            d.updatedAt.getTime() >= since,
+        )
+        .map((d) => ({ mappingId: d.sourceMappingId!, externalId: d.externalId! })),
       active: live.map((d) => ({ kind: kindOf(d.kind), chapter: lab(d.chapter), volume: lab(d.volume), part: d.part })),
       languages,
       maxDownloads: ctx.config.downloads.maxPerPass,

@@ -3,7 +3,7 @@ import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "../../errors.ts";
 import { comicInfoLanguage, parseComicInfo, numberingFromSources } from "../../domain/comicinfo.ts";
-import { parseFileName } from "../../domain/filename.ts";
+import { parseLibraryPath } from "../../domain/filename.ts";
 import { expandRange, type Label } from "../../domain/labels.ts";
 import { diffScan, needsHash, seriesFolderOf } from "../../domain/scan-diff.ts";
 import { readArchiveIndex, sha256File } from "../../library/archive-index.ts";
@@ -101,11 +101,9 @@ function describer(config: AppContext["config"]) {
     const abs = path.join(config.libraryRoot, relPath);
     const index = await readArchiveIndex(abs, config.archiveLimits);
     const comicInfo = index.comicInfoXml ? parseComicInfo(index.comicInfoXml) : null;
-    const numbering = numberingFromSources(
-      comicInfo,
-      // The folder name is the series title: a title with digits ("Mob Psycho 100") is not a chapter.
-      parseFileName(path.basename(relPath), { series: seriesFolderOf(relPath) }),
-    );
+    // The series folder's name is the title ("Mob Psycho 100" holds no chapter); folders between it
+    // and the file ("Volume 03/") fill the volume or chapter the file name leaves open.
+    const numbering = numberingFromSources(comicInfo, parseLibraryPath(relPath));
     return {
       row: {
         path: relPath,

@@ -27,7 +27,7 @@ describe("download words", () => {
       "4 of 25 pages are black cards (16 %, more than the 15 % allowed).",
     ]);
     expect(verdictSentences({ reasons: ["STRIP_SLICES"], figures })).toEqual([
-      "The pages are slices of a long strip in a series that reads in pages (median height/width 2.90, strips from 2.20).",
+      "The pages are slices of a long strip in a series that reads in pages (median height/width 2.90, strips from 2.20). If the series is a webtoon, mark it as one (Edit series… on its page): its strips are then fetched again.",
     ]);
     expect(verdictSentences({ reasons: ["OTHER_THING"], figures })[0]).toBe("Failed the content check (other thing).");
   });

@@ -52,7 +52,7 @@ export function verdictSentences(v: VerdictFacts): string[] {
           : aspect
             ? ")"
             : "";
-      return `The pages are slices of a long strip in a series that reads in pages${aspect}${threshold}.`;
+      return `The pages are slices of a long strip in a series that reads in pages${aspect}${threshold}. If the series is a webtoon, mark it as one (Edit series… on its page): its strips are then fetched again.`;
     }
     return `Failed the content check (${reason.toLowerCase().replace(/_/g, " ")}).`;
   });
