@@ -248,6 +248,12 @@ describe("single-book assembly", () => {
     expect(await refusalOf(owned.id, "1")).toBe("assembly_book_owned");
 
     const noMap = await series([ch(1), ch(2)], null);
+    // A book the series does not know at all is not refused but unknown: 404, as an unknown series.
+    await expectProblem(await post(bookUrl(noMap.id, "1", true)), 404, "unit_not_found");
+    const unknown = await app.gql(`mutation { previewBookAssembly(seriesId: ${noMap.id}, volume: "99") { fileName } }`);
+    expect(unknown.errors?.[0]?.extensions?.code).toBe("unit_not_found");
+    // Known (the edition has two books) but no map says what book 1 holds.
+    await expectJson(await app.api(`/api/manga/${noMap.id}`, { method: "PATCH", json: { known_book_count: 2 } }), 200);
     expect(await refusalOf(noMap.id, "1")).toBe("assembly_map_not_exact");
 
     // Readings stored over time that disagree (the readings endpoint refuses a new contradiction).

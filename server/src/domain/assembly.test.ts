@@ -46,9 +46,11 @@ describe("assembly planner", () => {
         }),
       ),
     ).toBe("assembly_book_owned");
-    expect(refusal(decide({ chapters: "1-2", files: [chapterFile("1"), chapterFile("2")] }))).toBe(
+    expect(refusal(decide({ volumes: "1", chapters: "1-2", files: [chapterFile("1"), chapterFile("2")] }))).toBe(
       "assembly_map_not_exact",
     );
+    // A book the series does not know at all (no slot, file or entry) is unknown, not refused.
+    expect(refusal(decide({ chapters: "1-2", files: [chapterFile("1"), chapterFile("2")] }))).toBe("unit_not_found");
     expect(
       refusal(decide({ chapters: "1-2", operator: { "1": "" }, files: [chapterFile("1"), chapterFile("2")] })),
     ).toBe("assembly_map_not_exact");

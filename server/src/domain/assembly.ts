@@ -17,6 +17,7 @@ import type { ChapterState, CoverageIndex, FileFacts, SeriesSnapshot } from "./t
 export type AssemblyRefusal =
   | "assembly_book_owned"
   | "assembly_map_not_exact"
+  | "unit_not_found"
   | "assembly_ambiguous_map"
   | "assembly_missing_chapters"
   | "assembly_missing_part";
@@ -97,8 +98,10 @@ export function planAssembly(
   sourceOf: ReadonlyMap<number, string> = new Map(),
 ): AssemblyDecision {
   const book = index.books.find((b) => compareLabels(b.number, volume) === 0);
-  if (book?.owned) return { ok: false, code: "assembly_book_owned", detail: `book ${volume} is already owned` };
-  if (book?.ambiguous || index.map.ambiguousBooks.has(volume)) {
+  // Not a book of the series at all (no slot of the edition, no file, no map entry): unknown, not refused.
+  if (!book) return { ok: false, code: "unit_not_found", detail: `the series has no book ${volume}` };
+  if (book.owned) return { ok: false, code: "assembly_book_owned", detail: `book ${volume} is already owned` };
+  if (book.ambiguous || index.map.ambiguousBooks.has(volume)) {
     return {
       ok: false,
       code: "assembly_ambiguous_map",
@@ -106,7 +109,7 @@ export function planAssembly(
     };
   }
   const entry = index.map.books.get(volume);
-  if (!book || entry === undefined || entry.length === 0) {
+  if (entry === undefined || entry.length === 0) {
     return {
       ok: false,
       code: "assembly_map_not_exact",
