@@ -130,18 +130,25 @@ function base32ToHex(text: string): string | null {
   return out.length === 20 ? Buffer.from(out).toString("hex") : null;
 }
 
-/** The v1 info-hash of a magnet link (`xt=urn:btih:` in 40 hex or 32 base32 characters), lower-case hex; null otherwise. */
-export function magnetInfoHash(uri: string): string | null {
-  if (!uri.toLowerCase().startsWith("magnet:?")) return null;
+/** The exact topics (`xt=`) of a magnet link, decoded; none when it is not a magnet link. */
+function magnetTopics(uri: string): string[] {
+  if (!uri.toLowerCase().startsWith("magnet:?")) return [];
+  const out: string[] = [];
   for (const part of uri.slice(8).split("&")) {
     const eq = part.indexOf("=");
     if (eq < 0 || part.slice(0, eq).toLowerCase() !== "xt") continue;
-    let value: string;
     try {
-      value = decodeURIComponent(part.slice(eq + 1));
+      out.push(decodeURIComponent(part.slice(eq + 1)));
     } catch {
-      continue;
+      // A topic that does not decode names nothing.
     }
+  }
+  return out;
+}
+
+/** The v1 info-hash of a magnet link (`xt=urn:btih:` in 40 hex or 32 base32 characters), lower-case hex; null otherwise. */
+export function magnetInfoHash(uri: string): string | null {
+  for (const value of magnetTopics(uri)) {
     const m = /^urn:btih:([0-9a-z]+)$/i.exec(value);
     if (!m?.[1]) continue;
     if (/^[0-9a-f]{40}$/i.test(m[1])) return m[1].toLowerCase();
@@ -155,16 +162,7 @@ export function magnetInfoHash(uri: string): string | null {
  * multihash, `1220` + 64 hex) cut to 40 hex, else the btih. Null when it names neither.
  */
 export function magnetClientId(uri: string): string | null {
-  if (!uri.toLowerCase().startsWith("magnet:?")) return null;
-  for (const part of uri.slice(8).split("&")) {
-    const eq = part.indexOf("=");
-    if (eq < 0 || part.slice(0, eq).toLowerCase() !== "xt") continue;
-    let value: string;
-    try {
-      value = decodeURIComponent(part.slice(eq + 1));
-    } catch {
-      continue;
-    }
+  for (const value of magnetTopics(uri)) {
     const m = /^urn:btmh:1220([0-9a-f]{64})$/i.exec(value);
     if (m?.[1]) return m[1].slice(0, 40).toLowerCase();
   }

@@ -99,40 +99,41 @@ export const RETIRE_DUPLICATES = graphql(`
 `);
 
 /** What the Edit series dialog shows: the fields a client may set, as the service holds them now. */
-export const SERIES_SETTINGS = graphql(`
-  query SeriesSettings($id: Int!) {
-    series(id: $id) {
-      id
-      title
-      form
-      formOverride
-      language
-      originalLanguage
-      status
-      knownBookCount
-      editionBookCount
-      webtoon
-      monitored
-      assembleBooksAutomatically
-    }
+const SERIES_SETTINGS_FIELDS = graphql(`
+  fragment SeriesSettingsFields on Series {
+    id
+    title
+    form
+    formOverride
+    language
+    originalLanguage
+    status
+    knownBookCount
+    editionBookCount
+    webtoon
+    monitored
+    assembleBooksAutomatically
   }
 `);
 
-export const UPDATE_SERIES = graphql(`
-  mutation UpdateSeries($id: Int!, $input: SeriesInput!) {
-    updateSeries(id: $id, input: $input) {
-      id
-      title
-      form
-      formOverride
-      language
-      originalLanguage
-      status
-      knownBookCount
-      editionBookCount
-      webtoon
-      monitored
-      assembleBooksAutomatically
+export const SERIES_SETTINGS = graphql(
+  `
+    query SeriesSettings($id: Int!) {
+      series(id: $id) {
+        ...SeriesSettingsFields
+      }
     }
-  }
-`);
+  `,
+  [SERIES_SETTINGS_FIELDS],
+);
+
+export const UPDATE_SERIES = graphql(
+  `
+    mutation UpdateSeries($id: Int!, $input: SeriesInput!) {
+      updateSeries(id: $id, input: $input) {
+        ...SeriesSettingsFields
+      }
+    }
+  `,
+  [SERIES_SETTINGS_FIELDS],
+);
