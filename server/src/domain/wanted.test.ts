@@ -13,51 +13,7 @@ import {
   type WantedSlot,
 } from "./wanted.ts";
 
-const H = 60 * 60 * 1000;
-const NOW = Date.UTC(2026, 0, 1);
-
-/** A slot as the coverage index hands it over: `wanted` as the index would decide it unless given. */
-const ch = (n: string, over: Partial<WantedSlot> = {}): WantedSlot => {
-  const base = { monitored: true, owned: false, coverage: null, ...over };
-  return {
-    kind: "chapter",
-    number: label(n),
-    parts: 1,
-    partsOnDisk: [],
-    ...base,
-    wanted: over.wanted ?? (base.monitored && !base.owned && base.coverage === null),
-  };
-};
-const book = (n: string, over: Partial<WantedSlot> = {}): WantedSlot => ({ ...ch(n, over), kind: "book", ...over });
-const offer = (n: string, over: Partial<PlanOffer> = {}): PlanOffer => ({
-  mappingId: 1,
-  kind: "chapter",
-  chapter: label(n),
-  volume: null,
-  part: null,
-  language: "en",
-  scanlator: null,
-  externalId: `m${over.mappingId ?? 1}-c${n}${over.part ? `p${over.part}` : ""}${over.scanlator ? `-${over.scanlator}` : ""}`,
-  pageCount: 20,
-  uploadedAt: NOW - H,
-  ...over,
-});
-const input = (over: Partial<PlanInput> = {}): PlanInput => ({
-  slots: [],
-  offers: [],
-  mappings: [
-    { id: 1, priority: 1, degraded: 0, failed: 0 },
-    { id: 2, priority: 0, degraded: 0, failed: 0 },
-  ],
-  degraded: [],
-  active: [],
-  languages: ["en"],
-  maxDownloads: 10,
-  backoff: { emptyPasses: 0, nextPassAt: null },
-  now: NOW,
-  ...over,
-});
-const reasons = (out: ReturnType<typeof planWanted>) => out.ledger.map((e) => `${e.kind} ${e.number}: ${e.reason}`);
+import { H, NOW, book, ch, input, offer, reasons } from "./wanted-test-helpers.ts";
 
 describe("what is wanted", () => {
   it.each<[string, Partial<WantedSlot>, boolean]>([
@@ -457,53 +413,5 @@ describe("properties", () => {
       }),
       { numRuns: 300 },
     );
-  });
-});
-
-describe("recovery of degraded library files", () => {
-  const file = (over: Partial<{ mappingId: number | null; replacing: boolean }> = {}) => ({
-    fileId: 40,
-    slot: ch("5", { owned: true }),
-    mappingId: 1,
-    replacing: false,
-    ...over,
-  });
-
-  it("queues a replacement from another source, never from the one that delivered the file", () => {
-    const out = planWanted(
-      input({ offers: [offer("5", { mappingId: 1 }), offer("5", { mappingId: 2 })], degradedFiles: [file()] }),
-    );
-    expect(out.downloads).toEqual([expect.objectContaining({ mappingId: 2, replacesFileId: 40 })]);
-    expect(out.ledger).toEqual([
-      expect.objectContaining({
-        kind: "chapter",
-        number: "5",
-        reason: "replacing",
-        detail: expect.objectContaining({ replacesFileId: 40 }),
-      }),
-    ]);
-  });
-
-  it("with no other source the file stays and the ledger says so; a live replacement is not queued twice", () => {
-    const only = planWanted(input({ offers: [offer("5", { mappingId: 1 })], degradedFiles: [file()] }));
-    expect(only.downloads).toEqual([]);
-    expect(only.ledger[0]!.reason).toBe("no_other_source");
-    const live = planWanted(
-      input({ offers: [offer("5", { mappingId: 2 })], degradedFiles: [file({ replacing: true })] }),
-    );
-    expect(live.downloads).toEqual([]);
-    expect(live.ledger[0]!.reason).toBe("replacing");
-  });
-
-  it("counts against the pass limit", () => {
-    const out = planWanted(
-      input({
-        slots: [ch("1")],
-        offers: [offer("1"), offer("5", { mappingId: 2 })],
-        degradedFiles: [file()],
-        maxDownloads: 1,
-      }),
-    );
-    expect(reasons(out)).toEqual(["chapter 1: queued", "chapter 5: limit_reached"]);
   });
 });
