@@ -48,8 +48,9 @@ describe("series page rows and actions (conformance)", () => {
 
   it("units of an unknown or malformed series: 404 series_not_found, 400 for a malformed id, over both transports", async () => {
     await expectProblem(await app.api(`/api/manga/987654/units`), 404, "series_not_found");
-    const malformed = await app.api(`/api/manga/abc/units`);
-    expect(malformed.status).toBe(400);
+    // Only plain digits name a series: "1e3" is not series 1000, nor "0x10" series 16.
+    for (const bad of ["abc", "0", "1.5", "1e3", "0x10", "+1", "99999999999"])
+      await expectProblem(await app.api(`/api/manga/${bad}/units`), 400, "bad_request");
     const g = await app.gql(UNITS, { id: 987654 });
     expect(g.errors?.[0]?.extensions?.code).toBe("series_not_found");
     const p = await app.gql(PAGE, { id: 987654 });
@@ -154,5 +155,50 @@ describe("series page rows and actions (conformance)", () => {
       ...["9", "10", "10.25", "11"].map((n) => `  chapter:${n}`),
       "book:10",
     ]);
+  });
+
+  it("a mapped optional extra keeps its book without counting as a main chapter, on the page and on the library card", async () => {
+    const { id } = await seriesWith(
+      { status: "finished", known_book_count: 1 },
+      { ...chapters(1, 2), "- c002.5 Extras": 4 },
+    );
+    await putMap(id, 0, [{ volume: "1", chapters: ["1", "2", "2.5", "3"] }]);
+    const v = await agree(id);
+    expect(unitOf(v, "chapter", "2.5")).toMatchObject({ book: "1", extra: true, owned: true });
+    const p = await page(id);
+    expect(p.groups[0]).toMatchObject({ coverText: "2 of 3 chapters on disk" });
+    expect(p.groups[0]!.children.map((c) => c.number)).toEqual(["1", "2", "2.5", "3"]);
+    const card = await app.gql<{ series: { overview: { chapters: number; chaptersOwned: number } } }>(
+      `query($id: Int!) { series(id: $id) { overview { chapters chaptersOwned } } }`,
+      { id },
+    );
+    expect(card.errors).toBeUndefined();
+    expect(card.data!.series.overview.chapters).toBe(3);
+    // With chapter 3 on disk the book completes from its main chapters, the extra or not.
+    await putMap(id, 1, [{ volume: "1", chapters: ["1", "2", "2.5"] }]);
+    expect(unitOf(await agree(id), "book", "1")).toMatchObject({
+      coverage: "covered_by_chapters",
+      plan: "assemble when its chapters are complete",
+    });
+  });
+
+  it("books of the managed edition: a smaller edition count lists fewer books, a series with nothing on disk lists them missing", async () => {
+    const { id } = await seriesWith({ status: "finished", known_book_count: 4 }, {});
+    const v = await agree(id);
+    expect(v).toMatchObject({ form: "books", map: "none", status: null });
+    expect(v.units.map((u) => `${u.kind} ${u.number} ${u.plan}`)).toEqual([
+      "book 1 missing",
+      "book 2 missing",
+      "book 3 missing",
+      "book 4 missing",
+    ]);
+    const p = await page(id);
+    expect(keys(p)).toEqual(["[Books]", "  book:1", "  book:2", "  book:3", "  book:4", "[Chapters]"]);
+    for (const r of p.sections[0]!.rows) expect(r.primary).toEqual({ id: "SEARCH", label: "Search" });
+    expect(keys(await page(id, { filter: "MISSING" }))).toEqual(keys(p));
+    expect(keys(await page(id, { filter: "DOWNLOADED" }))).toEqual(["[Books]", "[Chapters]"]);
+
+    await patch(id, { edition_book_count: 2 });
+    expect((await agree(id)).units.map((u) => `${u.kind} ${u.number}`)).toEqual(["book 1", "book 2"]);
   });
 });
