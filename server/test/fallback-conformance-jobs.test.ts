@@ -10,7 +10,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "./downloads-fixtures.ts";
 import { expectJson, type RestUnits } from "./fixtures.ts";
-import { AI_KEY, filesHolding, sourceCbz, startWorld, TOKEN, type Job, type World } from "./fallback-conformance-fixtures.ts";
+import {
+  AI_KEY,
+  filesHolding,
+  sourceCbz,
+  startWorld,
+  TOKEN,
+  type Job,
+  type World,
+} from "./fallback-conformance-fixtures.ts";
 
 let w: World;
 let seriesId: number;
@@ -144,7 +152,10 @@ describe("translation job moves from the outside", () => {
     await w.patch(dusk, { translation_fallback_enabled: true });
     w.processor.faults.cancelMs = 4000;
     const up = async (n: string) =>
-      expectJson<Job>(await w.upload(dusk, `source_language=ja&chapter=${n}`, await sourceCbz(12, 40 + Number(n))), 201);
+      expectJson<Job>(
+        await w.upload(dusk, `source_language=ja&chapter=${n}`, await sourceCbz(12, 40 + Number(n))),
+        201,
+      );
     const posted = (id: string) => w.processor.requests.some((r) => r.method === "POST" && r.url.includes(id));
     const [a, b, c] = [await up("1"), await up("2"), await up("3")];
     await until("two submitted", async () => [a, b].every((j) => posted(j.id)), Boolean, 30_000);

@@ -49,6 +49,7 @@ beforeAll(async () => {
       fakeWork({ id: 603, title: "Salt Lantern", source: JA, chapters: await chaptersOf(3, 300) }),
       fakeWork({ id: 605, title: "Salt Lantern", source: FR, chapters: await chaptersOf(1, 500) }),
       fakeWork({ id: 604, title: "Moss Harbor", source: JA, chapters: await chaptersOf(2, 400) }),
+      fakeWork({ id: 606, title: "Reed Quiet", source: JA, chapters: await chaptersOf(2, 600) }),
     ],
     sources: [JA, EN, FR],
   });
@@ -69,10 +70,11 @@ describe("translation fallback rules from an empty service", () => {
   it("is off globally and for every series by default, the same through REST and GraphQL", async () => {
     const g = await w.json<{ enabled: boolean; source_languages: string[] }>(w.app.api("/api/settings/translation"));
     expect(g).toMatchObject({ enabled: false, source_languages: [] });
-    const s = await w.json<{ id: number; translation_fallback_enabled: boolean; translation_source_languages: string[] }>(
-      w.app.api("/api/manga", { method: "POST", json: { title: "Plain Default" } }),
-      201,
-    );
+    const s = await w.json<{
+      id: number;
+      translation_fallback_enabled: boolean;
+      translation_source_languages: string[];
+    }>(w.app.api("/api/manga", { method: "POST", json: { title: "Plain Default" } }), 201);
     expect(s).toMatchObject({ translation_fallback_enabled: false, translation_source_languages: [] });
     const gql = await w.app.gql<{
       translationSettings: { enabled: boolean; sourceLanguages: string[] };
@@ -154,7 +156,9 @@ describe("translation fallback rules from an empty service", () => {
     expect(next.created.map((j) => j.target.number)).toEqual(["13", "14"]);
     expect(await w.jobs(beacon)).toHaveLength(12);
     // Foreign chapters never become library files or ordinary downloads.
-    const after = await w.json<{ chapter: string | null; language: string }[]>(w.app.api(`/api/manga/${beacon}/downloads`));
+    const after = await w.json<{ chapter: string | null; language: string }[]>(
+      w.app.api(`/api/manga/${beacon}/downloads`),
+    );
     expect(after.every((d) => d.language === "en")).toBe(true);
     const scan = await w.json<{ added: number }>(w.app.api("/api/library/scan", { method: "POST" }));
     expect(scan.added).toBe(0);
@@ -213,6 +217,15 @@ describe("translation fallback rules from an empty service", () => {
       ["1", "ja"],
       ["2", "ja"],
     ]);
+  });
+
+  it("translates only monitored missing slots", async () => {
+    const reed = await series("Reed Quiet", 2, [[JA, "ja"]]);
+    await w.patch(reed, { translation_fallback_enabled: true, monitored: false });
+    expect((await w.search(reed)).created).toEqual([]);
+    expect(await w.jobs(reed)).toEqual([]);
+    await w.patch(reed, { monitored: true });
+    expect((await w.search(reed)).created.map((j) => j.target.number)).toEqual(["1", "2"]);
   });
 
   it("lists the same jobs through REST and GraphQL", async () => {
