@@ -7,10 +7,12 @@
  * outstanding at the processor with more missing slots than that; a native release appearing pauses
  * the job of its slot; the list's query parameter and REST agreeing with GraphQL.
  */
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "./downloads-fixtures.ts";
 import { expectProblem, type RestUnits } from "./fixtures.ts";
-import { AI_KEY, startWorld, TOKEN, type World } from "./fallback-conformance-fixtures.ts";
+import { AI_KEY, sourceCbz, startWorld, TOKEN, type World } from "./fallback-conformance-fixtures.ts";
 import {
   drawnChapter,
   fakeChapter,
@@ -50,6 +52,15 @@ beforeAll(async () => {
       fakeWork({ id: 605, title: "Salt Lantern", source: FR, chapters: await chaptersOf(1, 500) }),
       fakeWork({ id: 604, title: "Moss Harbor", source: JA, chapters: await chaptersOf(2, 400) }),
       fakeWork({ id: 606, title: "Reed Quiet", source: JA, chapters: await chaptersOf(2, 600) }),
+      // Long chapters: their jobs are still at work when the test adds a native file.
+      fakeWork({
+        id: 607,
+        title: "Quiet Ember",
+        source: JA,
+        chapters: await Promise.all(
+          [1, 2].map(async (n) => fakeChapter({ chapterNumber: n, pages: await drawnChapter(20, 700 + n) })),
+        ),
+      }),
     ],
     sources: [JA, EN, FR],
   });
@@ -179,6 +190,25 @@ describe("translation fallback rules from an empty service", () => {
       w.app.api(`/api/manga/${beacon}/downloads`),
     );
     expect(downloads.some((d) => d.chapter === "14" && d.language === "en")).toBe(true);
+  });
+
+  it("a native file the library gains meanwhile (a scan) pauses the fallback's job of its slot", async () => {
+    const ember = await series("Quiet Ember", 2, [[JA, "ja"]]);
+    await w.patch(ember, { translation_fallback_enabled: true });
+    expect((await w.search(ember)).created.map((j) => j.target.number)).toEqual(["1", "2"]);
+    // The operator copies a native chapter 1 into the series folder and scans.
+    await writeFile(
+      path.join(w.app.config.libraryRoot, "Quiet Ember", "Quiet Ember - c001.cbz"),
+      await sourceCbz(3, 901),
+    );
+    expect((await w.json<{ added: number }>(w.app.api("/api/library/scan", { method: "POST" }))).added).toBe(1);
+    await w.search(ember);
+    const jobs = await w.jobs(ember);
+    expect(jobs.find((j) => j.target.number === "1")).toMatchObject({
+      state: "paused",
+      paused_reason: "native_release",
+    });
+    expect(jobs.find((j) => j.target.number === "2")?.paused_reason).toBeNull();
   });
 
   it("the series' own source languages: its order wins, `original` is skipped while unknown, empty inherits", async () => {

@@ -81,11 +81,23 @@ export function translationFallback(ctx: AppContext, translations: TranslationSe
       lastResult.set(seriesId, out);
       return out;
     }
+    // Native releases first, so that a job they outrank is never resumed (and published) in between.
+    const target = (kind: "book" | "chapter", number: string) => ({
+      kind: kind === "book" ? ("volume" as const) : ("chapter" as const),
+      number,
+    });
+    await translations.nativeRelease(
+      seriesId,
+      pass.entries.filter((e) => NATIVE_OBTAINABLE.has(e.reason)).map((e) => target(e.kind, e.number)),
+    );
+    // A slot a native file or book now holds (a scan, an import, a download of the last pass): the
+    // fallback's job of it would only add a machine translation beside it. The operator's uploads stay.
+    await translations.nativeRelease(
+      seriesId,
+      pass.slots.filter((s) => !s.wanted && (s.owned || s.coverage !== null)).map((s) => target(s.kind, s.number)),
+      { held: true },
+    );
     await translations.resumeAll(seriesId);
-    for (const e of pass.entries) {
-      if (NATIVE_OBTAINABLE.has(e.reason))
-        await translations.nativeRelease(seriesId, e.kind === "book" ? "volume" : "chapter", e.number);
-    }
     const planned = await planFallbackFor(ctx, translations, series, pass);
     out.skipped.push(...planned.skipped);
     out.created.push(...planned.created.map(jobView));

@@ -457,11 +457,23 @@ export function translationService(ctx: AppContext, deps: TranslationServiceDeps
       return n;
     },
 
-    /** A native release of the target appeared: its job pauses, the native release has priority. */
-    async nativeRelease(seriesId: number, kind: "volume" | "chapter", number: string): Promise<number> {
+    /**
+     * A native release of these targets appeared (obtainable from a source, or already in the
+     * library): their jobs pause, the native release has priority. One read of the series' jobs for
+     * every target. `held` (the library already holds the slot): the operator's own uploads stay,
+     * and so does a job already importing, whose own file may be what holds it.
+     */
+    async nativeRelease(
+      seriesId: number,
+      targets: readonly { kind: "volume" | "chapter"; number: string }[],
+      opts: { held?: boolean } = {},
+    ): Promise<number> {
+      if (targets.length === 0) return 0;
+      const keys = new Set(targets.map((t) => `${t.kind}:${parseLabel(t.number)}`));
       let n = 0;
       for (const row of await repo.inStates([...ACTIVE_STATES, "paused"], { seriesId })) {
-        if (row.kind !== kind || parseLabel(row.number) !== parseLabel(number)) continue;
+        if (!keys.has(`${row.kind}:${parseLabel(row.number)}`)) continue;
+        if (opts.held && (row.origin === "upload" || row.state === "importing")) continue;
         if ((await apply(row, { type: "native_release" })).refused === null) n += 1;
       }
       return n;
