@@ -29,6 +29,7 @@ import type { PageSignatureWorker } from "./page-signature-worker.ts";
 import { loadSnapshot } from "../../repositories/snapshot-repo.ts";
 import {
   auditSeries,
+  downloadMarks,
   fileIdentities,
   loadAuditFacts,
   mappingByProviderName,
@@ -201,7 +202,12 @@ export function auditService(
   async function retirementSnapshot(seriesId: number, ids: readonly number[]) {
     const files = await fileIdentities(db, ctx.config.libraryRoot, ids);
     const known = new Set(files.filter((f) => f.seriesId === seriesId && f.state !== "recycled").map((f) => f.id));
-    return { files, ...(await releasesAndMappings(db, ids)), unknown: ids.filter((id) => !known.has(id)) };
+    return {
+      files,
+      ...(await releasesAndMappings(db, ids)),
+      downloads: await downloadMarks(db, seriesId),
+      unknown: ids.filter((id) => !known.has(id)),
+    };
   }
 
   /* ---- rejection of one exact provider/source mapping ---- */
@@ -217,13 +223,16 @@ export function auditService(
     return row.id;
   }
 
-  /** The mapping, its releases and the files they published: what a rejection changes. */
-  async function rejectionSnapshot(mappingId: number) {
+  /**
+   * The mapping, its releases and the files they published: what a rejection changes; and the
+   * series' newest downloads, so that one started since the preview invalidates it.
+   */
+  async function rejectionSnapshot(seriesId: number, mappingId: number) {
     const [mapping] = await mappingStates(db, [mappingId]);
     const releases = await releaseRepo(db).ofMapping(mappingId);
     const fileIds = [...new Set(releases.map((r) => r.fileId).filter((id): id is number => id !== null))];
     const files = (await fileIdentities(db, ctx.config.libraryRoot, fileIds)).filter((f) => f.state !== "recycled");
-    return { mapping: mapping ?? null, releases, files };
+    return { mapping: mapping ?? null, releases, files, downloads: await downloadMarks(db, seriesId) };
   }
 
   const duplicates = duplicateRetirement({ ctx, coverage, pick, requireNoDownload, exclusive, retire, confirmations });
@@ -289,7 +298,7 @@ export function auditService(
         "rejected in the file audit";
       const mappingId = await findMapping(seriesId, provider, sourceId);
       await requireNoDownload(seriesId);
-      const snapshot = { ...(await rejectionSnapshot(mappingId)), reason };
+      const snapshot = { ...(await rejectionSnapshot(seriesId, mappingId)), reason };
       requireMovable(snapshot.files.filter((f) => f.state === "active"));
       const { token, expiresAt } = confirmations.sign(CONFIRM_KINDS.rejectSource, seriesId, snapshot);
       return {
@@ -316,7 +325,7 @@ export function auditService(
         await requireNoDownload(seriesId);
         requireSameSnapshot(
           signed,
-          { ...(await rejectionSnapshot(mapping.id)), reason: signed.reason },
+          { ...(await rejectionSnapshot(seriesId, mapping.id)), reason: signed.reason },
           "the mapping, its offers or its files",
         );
         const provider = await providerName(db, mapping.providerId);
