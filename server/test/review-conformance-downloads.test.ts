@@ -144,5 +144,13 @@ describe("reviews around a download of the series", () => {
       200,
     );
     expect(done.retired.map((r) => r.file_id)).toEqual([f1.id]);
+
+    // The rejection names the provider as the link did: a bare Suwayomi source id is that source.
+    const bare = await expectJson<Preview & { provider: string; source_id: string; offers: number }>(
+      await c().post(`/api/manga/${s.id}/audit/reject-source/preview`, { provider: SOURCE.id, source_id: sourceId }),
+      200,
+    );
+    expect(bare).toMatchObject({ provider, source_id: sourceId, offers: 5 });
+    expect(bare.files.map((f) => f.number)).toEqual(["2", "3", "4", "5"]);
   });
 });

@@ -24,6 +24,7 @@ import {
 import { seriesForm } from "../../domain/series-form.ts";
 import type { CoverageIndex, SeriesSnapshot } from "../../domain/types.ts";
 import { createThumbnails, fingerprintOf, type Thumbnails } from "../../library/thumbnails.ts";
+import { suwayomiProviderName } from "../../providers/suwayomi.ts";
 import { pageSignatureRepo } from "../../repositories/page-signature-repo.ts";
 import type { PageSignatureWorker } from "./page-signature-worker.ts";
 import { loadSnapshot } from "../../repositories/snapshot-repo.ts";
@@ -296,13 +297,15 @@ export function auditService(
       const reason =
         checkString(input.reason ?? undefined, "reason", 500, { multiline: true })?.trim() ||
         "rejected in the file audit";
-      const mappingId = await findMapping(seriesId, provider, sourceId);
+      // The provider as the link took it: its name, or a bare Suwayomi source id.
+      const providerRow = /^\d{1,25}$/.test(provider) ? suwayomiProviderName(provider) : provider;
+      const mappingId = await findMapping(seriesId, providerRow, sourceId);
       await requireNoDownload(seriesId);
       const snapshot = { ...(await rejectionSnapshot(seriesId, mappingId)), reason };
       requireMovable(snapshot.files.filter((f) => f.state === "active"));
       const { token, expiresAt } = confirmations.sign(CONFIRM_KINDS.rejectSource, seriesId, snapshot);
       return {
-        provider,
+        provider: providerRow,
         sourceId,
         language: snapshot.mapping?.language ?? "",
         offers: snapshot.mapping?.offers.count ?? 0,
