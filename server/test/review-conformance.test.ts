@@ -127,8 +127,15 @@ describe("thumbnails", () => {
     expect(cached.status).toBe(304);
     expect(Buffer.from(await (await app.api(f.thumbnails!.first)).arrayBuffer()).equals(a)).toBe(true);
 
-    // New pages in the same file, recorded by a scan: a new fingerprint, new thumbnails.
+    // New pages in the same file: shown at once, never the cached pictures of the old bytes, and
+    // not cached until a scan records them; then a new fingerprint, new thumbnails.
     await writeFile(c().abs(f.path), await drawnCbz(8, 4242));
+    for (const headers of [{}, { "if-none-match": etag }]) {
+      const unscanned = await app.api(f.thumbnails!.first, { headers });
+      expect(unscanned.status).toBe(200);
+      expect(unscanned.headers.get("etag")).toBeNull();
+      expect(Buffer.from(await unscanned.arrayBuffer()).equals(a)).toBe(false);
+    }
     await scanLibrary(app);
     const renewed = await app.api(f.thumbnails!.first, { headers: { "if-none-match": etag } });
     expect(renewed.status).toBe(200);

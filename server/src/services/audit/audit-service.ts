@@ -23,7 +23,7 @@ import {
 } from "../../domain/audit.ts";
 import { seriesForm } from "../../domain/series-form.ts";
 import type { CoverageIndex, SeriesSnapshot } from "../../domain/types.ts";
-import { createThumbnails, fingerprintOf, type Thumbnails } from "../../library/thumbnails.ts";
+import { createThumbnails, fingerprintOf, onDiskAsRecorded, type Thumbnails } from "../../library/thumbnails.ts";
 import { suwayomiProviderName } from "../../providers/suwayomi.ts";
 import { pageSignatureRepo } from "../../repositories/page-signature-repo.ts";
 import type { PageSignatureWorker } from "./page-signature-worker.ts";
@@ -358,9 +358,11 @@ export function auditService(
       if (!row || row.state !== "active") throw new AppError("file_not_found", `no library file ${fileId} on disk`);
       const fp = { sha256: row.sha256, size: Number(row.size), mtimeMs: Number(row.mtimeMs) };
       const etag = `"${fingerprintOf(fp)}-${s}"`;
-      if (ifNoneMatch && ifNoneMatch.split(",").some((t) => t.trim() === etag))
+      const abs = path.join(ctx.config.libraryRoot, ...row.path.split("/"));
+      // The client's copy stands only while the bytes on disk are the recorded ones.
+      if (ifNoneMatch && ifNoneMatch.split(",").some((t) => t.trim() === etag) && (await onDiskAsRecorded(abs, fp)))
         return { notModified: true as const, etag };
-      const t = await thumbnails.get(path.join(ctx.config.libraryRoot, ...row.path.split("/")), fp, s);
+      const t = await thumbnails.get(abs, fp, s);
       return {
         notModified: false as const,
         etag: t.fingerprint ? etag : null,
