@@ -161,7 +161,10 @@ describe("reviewed retirement of selected files", () => {
     await writeFile(c().abs(f1.path), original);
     await scanLibrary(app);
     const fresh = await retirePreview(s.id, [f1.id, f2.id]);
-    const done = await expectJson<Retired>(await retire(s.id, fresh.confirmation), 200);
+    // Two confirms of one preview at once: one moves the files, the other finds them gone.
+    const both = await Promise.all([retire(s.id, fresh.confirmation), retire(s.id, fresh.confirmation)]);
+    expect(both.map((r) => r.status).sort()).toEqual([200, 409]);
+    const done = (await both.find((r) => r.status === 200)!.json()) as Retired;
     expect(done.retired.map((r) => [r.file_id, r.from])).toEqual(byId.map((f) => [f.id, f.path]));
     await expect(readFile(c().abs(f1.path))).rejects.toThrow(/ENOENT/);
     expect((await c().audit(s.id)).files.map((f) => f.id)).toEqual([(await s.file(3)).id]);
@@ -433,6 +436,11 @@ describe("duplicate retirement of one book", () => {
     expect(done.retired.map((r) => [r.file_id, r.from])).toEqual(inside.map((f) => [f.id, f.path]));
     const left = await c().auditAll(s.id);
     expect(left.map((f) => `${f.kind} ${f.number}`)).toEqual(["book 1", "chapter 5"]);
+    // The book covers them: a refresh and the Wanted pass fetch none of them again.
+    await c().refresh(s.id);
+    expect((await c().downloads(s.id)).filter((d) => d.state !== "published")).toEqual([]);
+    expect((await c().downloads(s.id)).length).toBe(6);
+    expect((await c().auditAll(s.id)).length).toBe(2);
     expect(
       (await c().bin())
         .filter((e) => e.series_id === s.id)
