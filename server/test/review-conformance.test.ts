@@ -449,6 +449,42 @@ describe("duplicate retirement of one book", () => {
     ).toEqual(inside.map((f) => f.id).sort());
   });
 
+  it("a series of books finds them directly from the map's rows: only the owned book's chapters, one book at a time", async () => {
+    const title = `Reef ${++seq}`;
+    const s = await c().createSeries(title, { status: "finished", known_book_count: 2 });
+    await expectJson(
+      await app.api(`/api/manga/${s.id}/chapter-map`, {
+        method: "PUT",
+        json: {
+          revision: 0,
+          entries: [
+            { volume: "1", chapters: ["1", "2"] },
+            { volume: "2", chapters: ["3", "4"] },
+          ],
+        },
+      }),
+      200,
+    );
+    for (const n of [1, 2, 3, 4]) await c().drop(title, chapter(title, n), 8, 9700 + n);
+    await c().drop(title, `${title} v01.cbz`, 16, 9709);
+    await c().link(s.id, title);
+    const units = await expectJson<RestUnits>(await app.api(`/api/manga/${s.id}/units`), 200);
+    expect(units).toMatchObject({ form: "books", map: "exact" });
+    const files = await c().auditAll(s.id);
+    const id = (name: string) => files.find((f) => f.path.endsWith(`/${name}`))!.id;
+    expect(files.map((f) => `${f.kind} ${f.number}`)).toEqual([
+      "book 1",
+      "chapter 1",
+      "chapter 2",
+      "chapter 3",
+      "chapter 4",
+    ]);
+    const p = await expectJson<Preview>(await c().post(`/api/manga/${s.id}/volumes/1/duplicates/preview`), 200);
+    expect(p.files.map((f) => f.id)).toEqual([id(chapter(title, 1)), id(chapter(title, 2))].sort((a, b) => a - b));
+    expect(files.filter((f) => f.flags.includes("duplicate")).map((f) => f.number)).toEqual(["1", "2"]);
+    await expectProblem(await c().post(`/api/manga/${s.id}/volumes/2/duplicates/preview`), 409, "nothing_to_retire");
+  });
+
   it("without a map, or with a partial one, no file is a duplicate", async () => {
     const none = await withBook(null);
     expect(none.units.map).toBe("none");
