@@ -7,14 +7,15 @@
  * source rejection each bound to a fresh preview that a changed file, a download started since or
  * a changed source invalidates, changing nothing; a foreign or tampered token refused; retired bytes
  * restorable from the recycle bin; a rejected mapping gone for good while the provider's other
- * mapping stays; duplicates of one book found through the exact map only.
- * Active downloads from a held source: review-conformance-downloads.test.ts.
+ * mapping stays.
+ * Duplicates of one book: review-conformance-duplicates.test.ts; active downloads from a held
+ * source: review-conformance-downloads.test.ts.
  */
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { cbz, expectJson, expectProblem, scanLibrary, type RestUnits } from "./fixtures.ts";
-import { drawnCbz, reviewClient, type Mapping, type Preview, type Retired } from "./review-harness.ts";
+import { cbz, expectJson, expectProblem, scanLibrary } from "./fixtures.ts";
+import { chapterName, drawnCbz, reviewClient, type Mapping, type Preview, type Retired } from "./review-harness.ts";
 import { createTestApp, shareTestApp, type TestApp } from "./utils.ts";
 import { FAST_ENV } from "./downloads-fixtures.ts";
 
@@ -23,17 +24,9 @@ let seq = 0;
 shareTestApp((a) => (app = a), { env: FAST_ENV });
 const c = () => reviewClient(app);
 
-const chapter = (title: string, n: number) => `${title} - c${String(n).padStart(3, "0")}.cbz`;
-
-/** A running series fed by drop-folder work `title` with chapters `numbers` (8 pages each). */
-async function fedSeries(numbers: number[], fields: Record<string, unknown> = {}) {
-  const title = `Reef ${++seq}`;
-  const s = await c().createSeries(title, fields);
-  for (const n of numbers) await c().drop(title, chapter(title, n), 8, seq * 100 + n);
-  await c().link(s.id, title);
-  const file = async (n: number) => c().fileNamed(s.id, chapter(title, n));
-  return { ...s, title, file };
-}
+const chapter = chapterName;
+const fedSeries = (numbers: number[], fields: Record<string, unknown> = {}) =>
+  c().fedSeries(`Reef ${++seq}`, numbers, fields, seq * 100);
 
 const retirePreview = async (id: number, fileIds: number[]) =>
   expectJson<Preview>(await c().post(`/api/manga/${id}/audit/retire/preview`, { file_ids: fileIds }), 200);
@@ -130,7 +123,7 @@ describe("thumbnails", () => {
     // New pages in the same file: shown at once, never the cached pictures of the old bytes, and
     // not cached until a scan records them; then a new fingerprint, new thumbnails.
     await writeFile(c().abs(f.path), await drawnCbz(8, 4242));
-    for (const headers of [{}, { "if-none-match": etag }]) {
+    for (const headers of [{}, { "if-none-match": etag }] as Record<string, string>[]) {
       const unscanned = await app.api(f.thumbnails!.first, { headers });
       expect(unscanned.status).toBe(200);
       expect(unscanned.headers.get("etag")).toBeNull();
@@ -375,131 +368,5 @@ describe("source rejection", () => {
       expect((await c().mappings(s.id)).map((m) => m.source_id).sort(), what).toEqual([s.a, s.b].sort());
       await scanLibrary(app);
     }
-  });
-});
-
-describe("duplicate retirement of one book", () => {
-  /** Chapters 1–5 fetched, then book 1 from the same work; the map as given. */
-  async function withBook(entries: { volume: string; chapters: string[] }[] | null) {
-    const s = await fedSeries([1, 2, 3, 4, 5]);
-    await c().drop(s.title, `${s.title} v01.cbz`, 32, 9500 + seq);
-    await c().refresh(s.id);
-    if (entries)
-      await expectJson(
-        await app.api(`/api/manga/${s.id}/chapter-map`, { method: "PUT", json: { revision: 0, entries } }),
-        200,
-      );
-    const units = await expectJson<RestUnits>(await app.api(`/api/manga/${s.id}/units`), 200);
-    return { ...s, units };
-  }
-  const previewUrl = (id: number) => `/api/manga/${id}/volumes/1/duplicates/preview`;
-  const retireUrl = (id: number) => `/api/manga/${id}/volumes/1/duplicates/retire`;
-
-  it("under the exact map: previews ids and paths of that book's chapter files, re-checks them, moves them to the bin", async () => {
-    const s = await withBook([
-      { volume: "1", chapters: ["1", "2", "3", "4"] },
-      { volume: "2", chapters: ["5"] },
-    ]);
-    expect(s.units.map).toBe("exact");
-    const inside = (await Promise.all([1, 2, 3, 4].map(s.file))).sort((x, y) => x.id - y.id);
-    const book = s.units.units.find((u) => u.kind === "book" && u.number === "1")!;
-    expect(book.duplicate_file_ids).toEqual(inside.map((f) => f.id));
-    const p = await expectJson<Preview & { volume: string }>(await c().post(previewUrl(s.id)), 200);
-    expect(p.files.map((f) => [f.id, f.path])).toEqual(inside.map((f) => [f.id, f.path]));
-    expect(p.files.every((f) => f.flags.includes("duplicate"))).toBe(true);
-
-    // One reviewed file changes on disk: the set is no longer the reviewed one.
-    const original = await readFile(c().abs(inside[2]!.path));
-    await writeFile(c().abs(inside[2]!.path), Buffer.concat([original, Buffer.from("x")]));
-    await expectProblem(await c().post(retireUrl(s.id), { confirmation: p.confirmation }), 409, "snapshot_stale");
-    await writeFile(c().abs(inside[2]!.path), original);
-    // The map changes and changes back: another revision, another review.
-    const p2 = await expectJson<Preview>(await c().post(previewUrl(s.id)), 200);
-    const map = await expectJson<{ revision: number }>(await app.api(`/api/manga/${s.id}/chapter-map`), 200);
-    await expectJson(
-      await app.api(`/api/manga/${s.id}/chapter-map`, {
-        method: "PUT",
-        json: {
-          revision: map.revision,
-          entries: [
-            { volume: "1", chapters: ["1", "2", "3", "4"] },
-            { volume: "2", chapters: ["5"] },
-          ],
-        },
-      }),
-      200,
-    );
-    await expectProblem(await c().post(retireUrl(s.id), { confirmation: p2.confirmation }), 409, "snapshot_stale");
-
-    const p3 = await expectJson<Preview>(await c().post(previewUrl(s.id)), 200);
-    const done = await expectJson<Retired>(await c().post(retireUrl(s.id), { confirmation: p3.confirmation }), 200);
-    expect(done.retired.map((r) => [r.file_id, r.from])).toEqual(inside.map((f) => [f.id, f.path]));
-    const left = await c().auditAll(s.id);
-    expect(left.map((f) => `${f.kind} ${f.number}`)).toEqual(["book 1", "chapter 5"]);
-    // The book covers them: a refresh and the Wanted pass fetch none of them again.
-    await c().refresh(s.id);
-    expect((await c().downloads(s.id)).filter((d) => d.state !== "published")).toEqual([]);
-    expect((await c().downloads(s.id)).length).toBe(6);
-    expect((await c().auditAll(s.id)).length).toBe(2);
-    expect(
-      (await c().bin())
-        .filter((e) => e.series_id === s.id)
-        .map((e) => e.file_id)
-        .sort(),
-    ).toEqual(inside.map((f) => f.id).sort());
-  });
-
-  it("a series of books finds them directly from the map's rows: only the owned book's chapters, one book at a time", async () => {
-    const title = `Reef ${++seq}`;
-    const s = await c().createSeries(title, { status: "finished", known_book_count: 2 });
-    await expectJson(
-      await app.api(`/api/manga/${s.id}/chapter-map`, {
-        method: "PUT",
-        json: {
-          revision: 0,
-          entries: [
-            { volume: "1", chapters: ["1", "2"] },
-            { volume: "2", chapters: ["3", "4"] },
-          ],
-        },
-      }),
-      200,
-    );
-    for (const n of [1, 2, 3, 4]) await c().drop(title, chapter(title, n), 8, 9700 + n);
-    await c().drop(title, `${title} v01.cbz`, 16, 9709);
-    await c().link(s.id, title);
-    const units = await expectJson<RestUnits>(await app.api(`/api/manga/${s.id}/units`), 200);
-    expect(units).toMatchObject({ form: "books", map: "exact" });
-    const files = await c().auditAll(s.id);
-    const id = (name: string) => files.find((f) => f.path.endsWith(`/${name}`))!.id;
-    expect(files.map((f) => `${f.kind} ${f.number}`)).toEqual([
-      "book 1",
-      "chapter 1",
-      "chapter 2",
-      "chapter 3",
-      "chapter 4",
-    ]);
-    const p = await expectJson<Preview>(await c().post(`/api/manga/${s.id}/volumes/1/duplicates/preview`), 200);
-    expect(p.files.map((f) => f.id)).toEqual([id(chapter(title, 1)), id(chapter(title, 2))].sort((a, b) => a - b));
-    expect(files.filter((f) => f.flags.includes("duplicate")).map((f) => f.number)).toEqual(["1", "2"]);
-    await expectProblem(await c().post(`/api/manga/${s.id}/volumes/2/duplicates/preview`), 409, "nothing_to_retire");
-  });
-
-  it("without a map, or with a partial one, no file is a duplicate", async () => {
-    const none = await withBook(null);
-    expect(none.units.map).toBe("none");
-    expect(none.units.units.every((u) => u.duplicate_file_ids.length === 0)).toBe(true);
-    expect((await c().auditAll(none.id)).some((f) => f.flags.includes("duplicate"))).toBe(false);
-    expect((await expectProblem(await c().post(previewUrl(none.id)), 409, "nothing_to_retire")).map).toBe("none");
-
-    // Chapter 5 lies between book 1 and book 2: owned outside every book, so the map is partial.
-    const partial = await withBook([
-      { volume: "1", chapters: ["1", "2", "3", "4"] },
-      { volume: "2", chapters: ["7", "8"] },
-    ]);
-    expect(partial.units.map).toBe("partial");
-    expect((await c().auditAll(partial.id)).some((f) => f.flags.includes("duplicate"))).toBe(false);
-    await expectProblem(await c().post(previewUrl(partial.id)), 409, "nothing_to_retire");
-    expect((await c().bin()).filter((e) => [none.id, partial.id].includes(e.series_id))).toEqual([]);
   });
 });

@@ -63,6 +63,9 @@ export async function drawnCbz(pages: number, seed: number): Promise<Buffer> {
   return zipBuffer(images.map((data, i) => ({ name: `${String(i + 1).padStart(3, "0")}.jpg`, data })));
 }
 
+/** The file name the scan and the drop folder read as chapter `n` of `title`. */
+export const chapterName = (title: string, n: number) => `${title} - c${String(n).padStart(3, "0")}.cbz`;
+
 export function reviewClient(app: TestApp) {
   const post = (url: string, json?: unknown) => app.api(url, { method: "POST", json: json ?? {} });
   const get = async <T>(url: string) => expectJson<T>(await app.api(url), 200);
@@ -123,6 +126,17 @@ export function reviewClient(app: TestApp) {
       const f = (await client.auditAll(id)).find((x) => x.path.endsWith(`/${name}`));
       expect(f, name).toBeDefined();
       return f!;
+    },
+    /**
+     * A running series (unless `fields` say otherwise) fed by drop-folder work `title` with
+     * chapters `numbers` (8 pages each), linked and fetched; `file(n)` reads chapter n's audit entry.
+     */
+    async fedSeries(title: string, numbers: number[], fields: Record<string, unknown> = {}, seed = 0) {
+      const s = await client.createSeries(title, fields);
+      for (const n of numbers) await client.drop(title, chapterName(title, n), 8, seed + n);
+      await client.link(s.id, title);
+      const file = async (n: number) => client.fileNamed(s.id, chapterName(title, n));
+      return { ...s, title, file };
     },
     mappings: (id: number) => get<Mapping[]>(`/api/manga/${id}/sources`),
     bin: () => get<BinEntry[]>("/api/recycle-bin"),
