@@ -89,12 +89,17 @@ export function reviewClient(app: TestApp) {
     async createSeries(title: string, fields: Record<string, unknown> = {}): Promise<{ id: number; folder: string }> {
       return expectJson<{ id: number; folder: string }>(await post("/api/manga", { title, ...fields }), 201);
     },
-    /** Links a drop-folder work and waits until every download of the series has ended. */
+    /**
+     * Links a drop-folder work and waits until every download of the series has ended. The link
+     * asks for a Wanted pass of its own; the explicit one runs after it, so once it answers every
+     * download the link brings is queued (on a slower database too).
+     */
     async link(id: number, work: string, priority = 0): Promise<void> {
       await expectJson(
         await post(`/api/manga/${id}/sources`, { provider: "drop-folder", source_id: work, language: "en", priority }),
         201,
       );
+      await expectJson(await post(`/api/manga/${id}/wanted/run`), 200);
       await client.settle(id);
     },
     /** Refreshes the series' sources, runs the Wanted pass, and waits until every download has ended. */
