@@ -178,7 +178,7 @@ describe("duplicate retirement", () => {
     }
   });
 
-  it("an active download: 409 download_active; a token for another book or operation: 400 confirmation_invalid", async () => {
+  it("an active download: 409 download_active, and once it ended the preview is stale; a token for another book or operation: 400 confirmation_invalid", async () => {
     const s = await series([1, 2, 3, 4], book1);
     const p = await expectJson<RestPreview>(await post(previewUrl(s.id)), 200);
     const d = await addDownload(app, s.id, { state: "publishing" });
@@ -195,8 +195,11 @@ describe("duplicate retirement", () => {
       "confirmation_invalid",
     );
     await expectProblem(await post(retireUrl(s.id), { confirmation: "c1.e30.AAAA" }), 400, "confirmation_invalid");
+    // The download started after the preview: ended or not, what was reviewed is no longer the state.
+    await expectProblem(await post(retireUrl(s.id), { confirmation: p.confirmation }), 409, "snapshot_stale");
+    const fresh = await expectJson<RestPreview>(await post(previewUrl(s.id)), 200);
     expect(
-      (await expectJson<RestRetired>(await post(retireUrl(s.id), { confirmation: p.confirmation }), 200)).retired,
+      (await expectJson<RestRetired>(await post(retireUrl(s.id), { confirmation: fresh.confirmation }), 200)).retired,
     ).toHaveLength(4);
   });
 

@@ -123,7 +123,7 @@ describe("reviewed retirement", () => {
     expect((await fileRow(s.file(2))).state).toBe("active");
   });
 
-  it("an active download of the series: 409 download_active for preview and confirm; once it ends the token works", async () => {
+  it("an active download of the series: 409 download_active for preview and confirm; once it ended the preview is stale", async () => {
     const s = await series(2);
     const p = await preview(s.id, [s.file(1)]);
     const d = await addDownload(app, s.id, { state: "fetching" });
@@ -142,7 +142,10 @@ describe("reviewed retirement", () => {
       await expectProblem(await confirm(s.id, p.confirmation), 409, "download_active");
     }
     await app.ctx.db.download.update({ where: { id: d.id }, data: { state: "published" } });
-    expect((await expectJson<RestRetired>(await confirm(s.id, p.confirmation), 200)).retired).toHaveLength(1);
+    // It started after the preview: ended or not, a fresh preview is needed.
+    await expectProblem(await confirm(s.id, p.confirmation), 409, "snapshot_stale");
+    const fresh = await preview(s.id, [s.file(1)]);
+    expect((await expectJson<RestRetired>(await confirm(s.id, fresh.confirmation), 200)).retired).toHaveLength(1);
   });
 
   it("a forged, malformed or misdirected token: 400 confirmation_invalid, in REST and GraphQL", async () => {

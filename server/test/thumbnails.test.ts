@@ -99,8 +99,12 @@ describe("thumbnail worker", () => {
     expect(fresh.fingerprint).not.toBe(first.fingerprint);
     expect((await look(fresh.data)).colour).toBe("green");
     expect((await look((await thumbs.get(file, changed, "last")).data)).colour).toBe("red");
-    expect((await thumbs.get(file, fp, "first")).data).toEqual(first.data);
     expect(thumbs.stats().renders).toBe(2);
+    expect(await readFile(path.join(dir, "cache", key.slice(0, 2), `${key}-first.webp`))).toEqual(first.data);
+    // Asked for under the old record, the changed file is rendered as it is now, never from the old cache.
+    const stale = await thumbs.get(file, fp, "first");
+    expect(stale).toMatchObject({ cached: false, fingerprint: null });
+    expect((await look(stale.data)).colour).toBe("green");
   });
 
   it("bytes on disk that differ from the record are rendered but never cached; small pages are not enlarged", async () => {

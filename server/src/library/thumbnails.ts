@@ -13,7 +13,8 @@
  *   (new hash or mtime after a scan) gets new thumbnails. Writes go to a temporary name and are
  *   renamed, so a reader never sees half a picture.
  * - A file whose bytes on disk no longer match its record (changed since the last scan) is rendered
- *   but not cached, and answered without a fingerprint (the record would name other bytes).
+ *   but not cached, and answered without a fingerprint (the record would name other bytes); the
+ *   cached pictures of its record are not served for it either (one stat per request decides).
  * - 192 px wide WebP, never enlarged (docs/rules.md, "The audit").
  */
 import { createHash, randomBytes } from "node:crypto";
@@ -105,6 +106,15 @@ async function statOrNull(file: string): Promise<{ size: number; mtimeMs: number
   }
 }
 
+/**
+ * Whether the bytes on disk are still the recorded ones (size and whole-millisecond mtime, as the
+ * scan records them): a cached thumbnail, or a client's copy of it, shows them only then.
+ */
+export async function onDiskAsRecorded(absPath: string, fp: FileFingerprint): Promise<boolean> {
+  const s = await statOrNull(absPath);
+  return s !== null && s.size === fp.size && s.mtimeMs === fp.mtimeMs;
+}
+
 export function createThumbnails(options: ThumbnailOptions) {
   const width = options.width ?? THUMBNAIL_WIDTH;
   const maxWaiting = options.maxWaiting ?? DEFAULT_MAX_WAITING;
@@ -194,7 +204,8 @@ export function createThumbnails(options: ThumbnailOptions) {
     /** The thumbnail of one side of the file at `absPath`, whose record says `fp`. */
     async get(absPath: string, fp: FileFingerprint, side: ThumbnailSide): Promise<Thumbnail> {
       const key = fingerprintOf(fp);
-      const hit = await readOrNull(cachePath(key, side));
+      // A file changed since the last scan is not what the cached pictures show.
+      const hit = (await onDiskAsRecorded(absPath, fp)) ? await readOrNull(cachePath(key, side)) : null;
       if (hit) return { data: hit, contentType: THUMBNAIL_CONTENT_TYPE, fingerprint: key, cached: true };
       let job = inFlight.get(key);
       if (!job) {

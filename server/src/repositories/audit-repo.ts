@@ -3,6 +3,7 @@
  * bulk selects per request, whatever the size of the series; no archive is opened (the list
  * never reads a file, the previews only stat the selected ones).
  */
+import { createHash } from "node:crypto";
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import type { Db } from "../db/client.ts";
@@ -188,7 +189,27 @@ export async function releasesAndMappings(db: Db, fileIds: readonly number[]) {
   return { releases, mappings };
 }
 
-/** Mappings as previews bind them: identity, state, and their offers (count and newest id). */
+/** What of an offer a refresh may change in place (offer-repo.ts `replaceForMapping`). */
+const OFFER_FIELDS = {
+  id: true,
+  sourceMappingId: true,
+  kind: true,
+  volume: true,
+  chapter: true,
+  part: true,
+  language: true,
+  scanlator: true,
+  externalId: true,
+  title: true,
+  pageCount: true,
+  uploadedAt: true,
+  overridden: true,
+} as const;
+
+/**
+ * Mappings as previews bind them: identity, state, and their offers (count, newest id, and a digest
+ * of what each offer says, so that a refresh changing a release in place changes the binding too).
+ */
 export async function mappingStates(db: Db, ids: readonly number[]) {
   if (ids.length === 0) return [];
   const rows = (
@@ -207,16 +228,37 @@ export async function mappingStates(db: Db, ids: readonly number[]) {
       }),
     )
   ).sort((a, b) => a.id - b.id);
-  const offers = await inChunks(ids, (chunk) =>
-    db.offer.groupBy({
-      by: ["sourceMappingId"],
-      where: { sourceMappingId: { in: chunk } },
-      _count: { _all: true },
-      _max: { id: true },
-    }),
-  );
-  const byMapping = new Map(offers.map((o) => [o.sourceMappingId, { count: o._count._all, newest: o._max.id }]));
-  return rows.map((r) => ({ ...r, offers: byMapping.get(r.id) ?? { count: 0, newest: null } }));
+  const offers = (
+    await inChunks(ids, (chunk) =>
+      db.offer.findMany({ where: { sourceMappingId: { in: chunk } }, select: OFFER_FIELDS }),
+    )
+  ).sort((a, b) => a.id - b.id);
+  const byMapping = new Map<number, { count: number; newest: number | null; digest: ReturnType<typeof createHash> }>();
+  for (const o of offers) {
+    const m = byMapping.get(o.sourceMappingId) ?? { count: 0, newest: null, digest: createHash("sha256") };
+    m.count++;
+    m.newest = o.id;
+    m.digest.update(`${JSON.stringify({ ...o, uploadedAt: o.uploadedAt?.getTime() ?? null })}\n`);
+    byMapping.set(o.sourceMappingId, m);
+  }
+  return rows.map((r) => {
+    const m = byMapping.get(r.id);
+    return { ...r, offers: m ? { count: m.count, newest: m.newest, digest: m.digest.digest("hex") } : NO_OFFERS };
+  });
+}
+
+const NO_OFFERS = { count: 0, newest: null, digest: null };
+
+/**
+ * The newest download row of the series, and the newest torrent job: a preview binds them, so a
+ * download started after it (even one that has ended by the confirm) invalidates the review.
+ */
+export async function downloadMarks(db: Db, seriesId: number) {
+  const [downloads, torrents] = await Promise.all([
+    db.download.aggregate({ where: { seriesId }, _max: { id: true } }),
+    db.torrentJob.aggregate({ where: { seriesId }, _max: { id: true } }),
+  ]);
+  return { download: downloads._max.id, torrent: torrents._max.id };
 }
 
 /** Files a preview may move: active and on disk. */

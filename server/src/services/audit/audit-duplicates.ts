@@ -11,7 +11,7 @@
 import { AppError } from "../../errors.ts";
 import type { Label } from "../../domain/labels.ts";
 import type { CoverageIndex, SeriesSnapshot } from "../../domain/types.ts";
-import { fileIdentities, releasesAndMappings, requireMovable } from "../../repositories/audit-repo.ts";
+import { downloadMarks, fileIdentities, releasesAndMappings, requireMovable } from "../../repositories/audit-repo.ts";
 import type { AuditFileView, Preview, RetiredFile } from "./audit-service.ts";
 import type { ConfirmationInput, Confirmations } from "../confirmation.ts";
 import { requireSameSnapshot } from "../confirmation.ts";
@@ -45,8 +45,11 @@ function bookState(index: CoverageIndex, volume: Label) {
 export function duplicateRetirement(deps: Deps) {
   const { ctx, confirmations } = deps;
 
-  /** Everything the confirm re-checks: the map's verdict on the book, the book's files, the duplicates. */
-  async function bind(volume: Label, index: CoverageIndex, state: ReturnType<typeof bookState>) {
+  /**
+   * Everything the confirm re-checks: the map's verdict on the book, the book's files, the
+   * duplicates, and the series' newest downloads (one started since the preview invalidates it).
+   */
+  async function bind(seriesId: number, volume: Label, index: CoverageIndex, state: ReturnType<typeof bookState>) {
     const root = ctx.config.libraryRoot;
     return {
       volume,
@@ -56,6 +59,7 @@ export function duplicateRetirement(deps: Deps) {
       book: await fileIdentities(ctx.db, root, state.book?.fileIds ?? []),
       duplicates: await fileIdentities(ctx.db, root, state.duplicates),
       ...(await releasesAndMappings(ctx.db, state.duplicates)),
+      downloads: await downloadMarks(ctx.db, seriesId),
     };
   }
 
@@ -84,7 +88,7 @@ export function duplicateRetirement(deps: Deps) {
         throw new AppError("nothing_to_retire", `book ${volume}: ${why}`, { map: index.map.state });
       }
       await deps.requireNoDownload(seriesId);
-      const bound = await bind(volume, index, state);
+      const bound = await bind(seriesId, volume, index, state);
       requireMovable(bound.duplicates);
       const { token, expiresAt } = confirmations.sign(DUPLICATES_KIND, seriesId, bound);
       return {
@@ -111,7 +115,7 @@ export function duplicateRetirement(deps: Deps) {
         const { index } = await deps.coverage(seriesId);
         requireSameSnapshot(
           signed,
-          await bind(volume, index, bookState(index, volume)),
+          await bind(seriesId, volume, index, bookState(index, volume)),
           "the book, its map entry or its duplicates",
         );
         const ids = signed.duplicates.map((f) => f.id);

@@ -23,12 +23,14 @@ import {
 } from "../../domain/audit.ts";
 import { seriesForm } from "../../domain/series-form.ts";
 import type { CoverageIndex, SeriesSnapshot } from "../../domain/types.ts";
-import { createThumbnails, fingerprintOf, type Thumbnails } from "../../library/thumbnails.ts";
+import { createThumbnails, fingerprintOf, onDiskAsRecorded, type Thumbnails } from "../../library/thumbnails.ts";
+import { suwayomiProviderName } from "../../providers/suwayomi.ts";
 import { pageSignatureRepo } from "../../repositories/page-signature-repo.ts";
 import type { PageSignatureWorker } from "./page-signature-worker.ts";
 import { loadSnapshot } from "../../repositories/snapshot-repo.ts";
 import {
   auditSeries,
+  downloadMarks,
   fileIdentities,
   loadAuditFacts,
   mappingByProviderName,
@@ -201,7 +203,12 @@ export function auditService(
   async function retirementSnapshot(seriesId: number, ids: readonly number[]) {
     const files = await fileIdentities(db, ctx.config.libraryRoot, ids);
     const known = new Set(files.filter((f) => f.seriesId === seriesId && f.state !== "recycled").map((f) => f.id));
-    return { files, ...(await releasesAndMappings(db, ids)), unknown: ids.filter((id) => !known.has(id)) };
+    return {
+      files,
+      ...(await releasesAndMappings(db, ids)),
+      downloads: await downloadMarks(db, seriesId),
+      unknown: ids.filter((id) => !known.has(id)),
+    };
   }
 
   /* ---- rejection of one exact provider/source mapping ---- */
@@ -217,13 +224,16 @@ export function auditService(
     return row.id;
   }
 
-  /** The mapping, its releases and the files they published: what a rejection changes. */
-  async function rejectionSnapshot(mappingId: number) {
+  /**
+   * The mapping, its releases and the files they published: what a rejection changes; and the
+   * series' newest downloads, so that one started since the preview invalidates it.
+   */
+  async function rejectionSnapshot(seriesId: number, mappingId: number) {
     const [mapping] = await mappingStates(db, [mappingId]);
     const releases = await releaseRepo(db).ofMapping(mappingId);
     const fileIds = [...new Set(releases.map((r) => r.fileId).filter((id): id is number => id !== null))];
     const files = (await fileIdentities(db, ctx.config.libraryRoot, fileIds)).filter((f) => f.state !== "recycled");
-    return { mapping: mapping ?? null, releases, files };
+    return { mapping: mapping ?? null, releases, files, downloads: await downloadMarks(db, seriesId) };
   }
 
   const duplicates = duplicateRetirement({ ctx, coverage, pick, requireNoDownload, exclusive, retire, confirmations });
@@ -287,13 +297,15 @@ export function auditService(
       const reason =
         checkString(input.reason ?? undefined, "reason", 500, { multiline: true })?.trim() ||
         "rejected in the file audit";
-      const mappingId = await findMapping(seriesId, provider, sourceId);
+      // The provider as the link took it: its name, or a bare Suwayomi source id.
+      const providerRow = /^\d{1,25}$/.test(provider) ? suwayomiProviderName(provider) : provider;
+      const mappingId = await findMapping(seriesId, providerRow, sourceId);
       await requireNoDownload(seriesId);
-      const snapshot = { ...(await rejectionSnapshot(mappingId)), reason };
+      const snapshot = { ...(await rejectionSnapshot(seriesId, mappingId)), reason };
       requireMovable(snapshot.files.filter((f) => f.state === "active"));
       const { token, expiresAt } = confirmations.sign(CONFIRM_KINDS.rejectSource, seriesId, snapshot);
       return {
-        provider,
+        provider: providerRow,
         sourceId,
         language: snapshot.mapping?.language ?? "",
         offers: snapshot.mapping?.offers.count ?? 0,
@@ -316,7 +328,7 @@ export function auditService(
         await requireNoDownload(seriesId);
         requireSameSnapshot(
           signed,
-          { ...(await rejectionSnapshot(mapping.id)), reason: signed.reason },
+          { ...(await rejectionSnapshot(seriesId, mapping.id)), reason: signed.reason },
           "the mapping, its offers or its files",
         );
         const provider = await providerName(db, mapping.providerId);
@@ -346,9 +358,11 @@ export function auditService(
       if (!row || row.state !== "active") throw new AppError("file_not_found", `no library file ${fileId} on disk`);
       const fp = { sha256: row.sha256, size: Number(row.size), mtimeMs: Number(row.mtimeMs) };
       const etag = `"${fingerprintOf(fp)}-${s}"`;
-      if (ifNoneMatch && ifNoneMatch.split(",").some((t) => t.trim() === etag))
+      const abs = path.join(ctx.config.libraryRoot, ...row.path.split("/"));
+      // The client's copy stands only while the bytes on disk are the recorded ones.
+      if (ifNoneMatch && ifNoneMatch.split(",").some((t) => t.trim() === etag) && (await onDiskAsRecorded(abs, fp)))
         return { notModified: true as const, etag };
-      const t = await thumbnails.get(path.join(ctx.config.libraryRoot, ...row.path.split("/")), fp, s);
+      const t = await thumbnails.get(abs, fp, s);
       return {
         notModified: false as const,
         etag: t.fingerprint ? etag : null,
