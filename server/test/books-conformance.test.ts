@@ -101,6 +101,12 @@ describe("the assembled archive", () => {
     expect(book.comicInfo).toContain("<LanguageISO>fr</LanguageISO>");
     expect(book.comicInfo).toContain("<PageCount>6</PageCount>");
     expect(book.comicInfo).not.toContain("<Number>");
+    // Provenance a reader of the archive sees: the book, its chapters, the chapter files, sources, languages.
+    const notes = /<Notes>([^<]*)<\/Notes>/.exec(book.comicInfo)?.[1] ?? "";
+    expect(notes).toContain("book 12 from chapters 9, 10, 10.5");
+    expect(notes).toContain("Chapter files: c009.cbz, c010.cbz, c010.5.cbz.");
+    expect(notes).toMatch(/Sources: local files\./);
+    expect(notes).toMatch(/Languages: /);
     // The folder holds the book; the chapter files went to the recycle bin as duplicates.
     expect(await folderOf(s)).toEqual([`${s.title} - v012 [fr].cbz`]);
     expect((await binOf(s.id)).map((e) => e.reason)).toEqual(Array(3).fill("assembled into v012"));
