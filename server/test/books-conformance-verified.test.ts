@@ -6,7 +6,7 @@
  */
 import { writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { cbz, expectJson, expectProblem, scanLibrary, unitOf } from "./fixtures.ts";
+import { cbz, expectJson, expectProblem, scanLibrary, stageCbz, unitOf } from "./fixtures.ts";
 import {
   app,
   assembleBook,
@@ -301,5 +301,36 @@ describe("an external volume and an assembly", () => {
     expect(bin.find((e) => e.file_id === r.file_id)?.reason).toBe("replaced by an external volume");
     // One book per volume.
     expect(u.units.filter((x) => x.kind === "book" && x.number === "1")).toHaveLength(1);
+  });
+
+  it("a downloaded copy (prepared through the publication, as a download publishes) is the book at once", async () => {
+    const s = await seriesWith(finished(1), chapterFiles(3, 1, 2));
+    await saveMap(s.id, [{ volume: "1", chapters: ["1", "2"] }]);
+    const r = await assembleBook(s.id, "1");
+    const staged = await stageCbz(app.config, "external-v01.cbz", 6);
+    const published = await app.services.publication.publish({
+      seriesId: s.id,
+      stagedPath: staged.path,
+      targetRelPath: `${s.folder}/${s.title} v01.cbz`,
+      file: {
+        kind: "book",
+        volume: "1",
+        chapter: null,
+        chapterEnd: null,
+        part: null,
+        pageCount: 6,
+        language: "en",
+        origin: "download",
+        tagSource: "filename",
+      },
+      release: { kind: "volume", volume: "1", chapter: null, part: null, language: "en", assembledFrom: null },
+    });
+    const u = await units(s.id);
+    expect(unitOf(u, "book", "1")).toMatchObject({ owned: true, file_ids: [published.fileId] });
+    for (const n of ["1", "2"]) expect(unitOf(u, "chapter", n).coverage).toBe("covered_by_volume");
+    expect((await binOf(s.id)).find((e) => e.file_id === r.file_id)?.reason).toBe("replaced by an external volume");
+    expect((await verifiedBooks(s.id)).map((b) => [b.volume, b.file_id, b.suspect_reason])).toEqual([
+      ["1", published.fileId, null],
+    ]);
   });
 });

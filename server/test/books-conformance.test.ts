@@ -60,6 +60,13 @@ describe("assembly dry runs", () => {
       `{ series(id: ${s.id}) { assembleBooksAutomatically } }`,
     );
     expect(g.data?.series.assembleBooksAutomatically).toBe(false);
+    const patch = (value: unknown) =>
+      app.api(`/api/manga/${s.id}`, { method: "PATCH", json: { assemble_books_automatically: value } });
+    for (const bad of ["yes", 1, null]) expect((await patch(bad)).status, String(bad)).toBe(400);
+    expect(
+      (await expectJson<{ assemble_books_automatically: boolean }>(await patch(true), 200))
+        .assemble_books_automatically,
+    ).toBe(true);
   });
 });
 
@@ -180,6 +187,26 @@ describe("preview and confirmation are bound to the book's boundaries and files"
     expect(stale.status).toBe(409);
     expect(await observe(s)).toEqual(before);
     await expectJson(await post(bookUrl(s.id, "1", false), { confirmation: p1.confirmation }), 200);
+  });
+
+  it("the same preview confirmed twice at once, and beside the series action: one book, the other calls 409", async () => {
+    const s = await seriesWith(finished(1), chapterFiles(40, 1, 2, 3));
+    await saveMap(s.id, [{ volume: "1", chapters: ["1", "2", "3"] }]);
+    const p = await expectJson<AssemblyPreview>(await post(bookUrl(s.id, "1", true)), 200);
+    const sp = await expectJson<{ confirmation: string }>(await post(seriesUrl(s.id, true)), 200);
+    const [a, b, c] = await Promise.all([
+      post(bookUrl(s.id, "1", false), { confirmation: p.confirmation }),
+      post(bookUrl(s.id, "1", false), { confirmation: p.confirmation }),
+      post(seriesUrl(s.id, false), { confirmation: sp.confirmation }),
+    ]);
+    const series = c.status === 200 ? ((await c.json()) as { books: BookOutcome[] }).books : [];
+    const assembled =
+      [a.status, b.status].filter((x) => x === 200).length + series.filter((x) => x.status === "assembled").length;
+    expect(assembled).toBe(1);
+    for (const r of [a, b])
+      if (r.status !== 200) expect(((await r.json()) as { code: string }).code).toBe("assembly_book_owned");
+    expect(await folderOf(s)).toEqual([`${s.title} - v001 [en].cbz`]);
+    expect(await binOf(s.id)).toHaveLength(3);
   });
 
   it("a confirmation that is not the preview's answers 400 confirmation_invalid and changes nothing", async () => {
