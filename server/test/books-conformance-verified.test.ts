@@ -197,7 +197,12 @@ describe("recording a proof", () => {
     }
     expect(unitOf(u, "book", "1").duplicate_file_ids).toEqual([]);
     expect(await binOf(s.id)).toEqual([]);
-    // Duplicate detection still refuses it.
+    // Duplicate detection still refuses it, and the audit flags no chapter file as a duplicate.
+    const audit = await expectJson<{ files: { kind: string; flags: string[] }[] }>(
+      await app.api(`/api/manga/${s.id}/audit?page=1`),
+      200,
+    );
+    expect(audit.files.filter((f) => f.kind === "chapter" && f.flags.includes("duplicate"))).toEqual([]);
     await expectProblem(await post(`/api/manga/${s.id}/volumes/1/duplicates/preview`), 409, "book_suspect");
     // The chapter files stay, also after a scan.
     await scanLibrary(app);

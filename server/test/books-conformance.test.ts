@@ -141,6 +141,64 @@ describe("the assembled archive", () => {
   });
 });
 
+describe("an assembled book and its boundaries", () => {
+  it("a map that is not exact refuses it: chapters on disk outside every book leave it covering nothing", async () => {
+    // Finished, two books; chapter 3 is on disk but in no book: the map is partial.
+    const s = await seriesWith(finished(2), chapterFiles(3, 1, 2, 3));
+    await saveMap(s.id, [{ volume: "1", chapters: ["1", "2"] }]);
+    const u = await units(s.id);
+    expect(u.map).toBe("partial");
+    expect(unitOf(u, "book", "1").plan).toBe("in part");
+    const before = await observe(s);
+    await expectProblem(await post(bookUrl(s.id, "1", true)), 409, "assembly_map_not_exact");
+    const series = await expectProblem(await post(seriesUrl(s.id, true)), 409, "assembly_nothing_to_do");
+    expect(series.books).toEqual([
+      { volume: "1", code: "assembly_map_not_exact", detail: expect.any(String) },
+      { volume: "2", code: "assembly_map_not_exact", detail: expect.any(String) },
+    ]);
+    const g = await app.gql(`mutation { previewBookAssembly(seriesId: ${s.id}, volume: "1") { fileName } }`);
+    expect(g.errors?.[0]?.extensions?.code).toBe("assembly_map_not_exact");
+    expect(await observe(s)).toEqual(before);
+  });
+
+  it("another book's entry changing leaves its coverage; its own boundaries changing disable it, also for a proof", async () => {
+    const s = await seriesWith(finished(2), chapterFiles(3, 1, 2, 3));
+    await saveMap(s.id, [
+      { volume: "1", chapters: ["1", "2"] },
+      { volume: "2", chapters: ["3"] },
+    ]);
+    const r = await assembleBook(s.id, "1");
+    const covered = async () => ["1", "2", "3"].map((n) => unitOf(u, "chapter", n).coverage).join(",") || "";
+    let u = await units(s.id);
+    expect(await covered()).toBe("covered_by_volume,covered_by_volume,");
+    // Book 2's entry changes, book 1's is written another way: book 1 still covers.
+    await saveMap(s.id, [
+      { volume: "1", chapters: ["2.0", "01"] },
+      { volume: "2", chapters: ["3", "4"] },
+    ]);
+    u = await units(s.id);
+    expect(await covered()).toBe("covered_by_volume,covered_by_volume,");
+    // Book 1 takes chapter 3 too: it no longer is what was assembled, it covers nothing.
+    await saveMap(s.id, [
+      { volume: "1", chapters: ["1", "2", "3"] },
+      { volume: "2", chapters: ["4"] },
+    ]);
+    u = await units(s.id);
+    expect(await covered()).toBe(",,");
+    expect(unitOf(u, "book", "1")).toMatchObject({ owned: true, file_ids: [r.file_id] });
+    // A proof of the new boundaries does not give the coverage back: only a new assembly would.
+    await expectJson(
+      await app.api(`/api/manga/${s.id}/volumes/1/verification`, {
+        method: "PUT",
+        json: { digest: `sha256:${r.sha256}`, chapters: ["1", "2", "3"], note: "looked at it" },
+      }),
+      200,
+    );
+    u = await units(s.id);
+    expect(await covered()).toBe(",,");
+  });
+});
+
 describe("preview and confirmation are bound to the book's boundaries and files", () => {
   it("a chapter file rewritten, touched or deleted on disk after the preview refuses the confirm and changes nothing", async () => {
     for (const change of ["rewritten", "deleted", "replaced by the same size"] as const) {
@@ -170,10 +228,11 @@ describe("preview and confirmation are bound to the book's boundaries and files"
   });
 
   it("the book's boundaries changed after the preview: 409, nothing changes; another book's entry changing does not touch it", async () => {
-    const s = await seriesWith(finished(2), chapterFiles(2, 1, 2, 3, 4, 5));
+    const s = await seriesWith(finished(3), chapterFiles(2, 1, 2, 3, 4, 5));
     await saveMap(s.id, [
       { volume: "1", chapters: ["1", "2"] },
       { volume: "2", chapters: ["3", "4"] },
+      { volume: "3", chapters: ["5"] },
     ]);
     const p1 = await expectJson<AssemblyPreview>(await post(bookUrl(s.id, "1", true)), 200);
     const p2 = await expectJson<AssemblyPreview>(await post(bookUrl(s.id, "2", true)), 200);
@@ -181,6 +240,7 @@ describe("preview and confirmation are bound to the book's boundaries and files"
     await saveMap(s.id, [
       { volume: "1", chapters: ["1", "2"] },
       { volume: "2", chapters: ["3", "4", "5"] },
+      { volume: "3", chapters: ["6"] },
     ]);
     const before = await observe(s);
     const stale = await post(bookUrl(s.id, "2", false), { confirmation: p2.confirmation });

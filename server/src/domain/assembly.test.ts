@@ -72,6 +72,13 @@ describe("assembly planner", () => {
     ).toBe("assembly_missing_part");
   });
 
+  it("refuses under a map that is not exact: a chapter on disk outside every book", () => {
+    const files = [chapterFile("1"), chapterFile("2"), chapterFile("3")];
+    const partial = decide({ volumes: "1-2", chapters: "1-3", operator: { "1": "1-2" }, files });
+    expect(refusal(partial)).toBe("assembly_map_not_exact");
+    expect(refusal(decide({ volumes: "1-2", chapters: "1-3", operator: { "1": "1-2", "2": "3" }, files }))).toBe("ok");
+  });
+
   it("takes complete parts from one source only, in part order", () => {
     const slots = [chapterSlot("1", { parts: 2 })];
     const a1 = partFile("1", 1);

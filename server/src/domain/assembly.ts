@@ -128,6 +128,15 @@ export function planAssembly(
       detail: `book ${volume} has no exact operator or reading map entry`,
     };
   }
+  // Only an exact map makes a book cover its chapters (coverage.ts): an assembly under any other
+  // would retire chapter files that nothing covers.
+  if (index.map.state !== "exact") {
+    return {
+      ok: false,
+      code: "assembly_map_not_exact",
+      detail: `the map is not exact: chapters on disk belong to no book, so book ${volume} would cover none`,
+    };
+  }
   const states = new Map<Label, ChapterState>(index.chapters.map((c) => [c.number, c]));
   const ambiguous = entry.filter(
     (c) => states.get(c)?.ambiguous || sameLabel(states.get(c)?.book ?? null, volume) === false,
