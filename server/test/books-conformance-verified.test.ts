@@ -286,6 +286,10 @@ describe("a proof stops applying by itself", () => {
     expect((await app.api(verificationUrl(s.id, "1"), { method: "DELETE" })).status).toBe(204);
     expect((await verifiedBooks(s.id))[0]?.proof).toBeNull();
     await expectProblem(await app.api(verificationUrl(s.id, "1"), { method: "DELETE" }), 404, "verification_not_found");
+    await expectProblem(await app.api(verificationUrl(999999, "1"), { method: "DELETE" }), 404, "series_not_found");
+    expect((await app.api(verificationUrl(s.id, "one"), { method: "DELETE" })).status).toBe(400);
+    const g = await app.gql(`mutation { withdrawVerification(seriesId: ${s.id}, volume: "1") }`);
+    expect(g.errors?.[0]?.extensions?.code).toBe("verification_not_found");
   });
 });
 
