@@ -204,6 +204,23 @@ describe("the moves between queued, running and completed", () => {
     expect(moved(transition(c, { type: "cancel" })).effects).toEqual([]);
   });
 
+  it("a DELETE answered `cancelling` leaves the job cancelling (outstanding) until the processor says it ended", () => {
+    const c = job("cancelling", { cancelPending: true });
+    const accepted = moved(transition(c, { type: "cancel_accepted" }));
+    expect(accepted.next).toEqual(job("cancelling", { cancelPending: false }));
+    expect(accepted.effects).toEqual([]);
+    expect(refused(transition(accepted.next, { type: "cancel_accepted" }))).toBe("translation_invalid_move");
+    expect(refused(transition(job("running"), { type: "cancel_accepted" }))).toBe("translation_invalid_move");
+    expect(refused(transition(accepted.next, { type: "processor_status", status: "running" }))).toBe(
+      "translation_cancelling",
+    );
+    for (const status of ["cancelled", "failed", "completed"] as const) {
+      const m = moved(transition(accepted.next, { type: "processor_status", status }));
+      expect(m.next).toEqual(job("cancelled"));
+      expect(types(m)).not.toContain("publish");
+    }
+  });
+
   it("cancel of a finished job is refused", () => {
     for (const s of ["imported", "failed", "cancelled"] as const)
       expect(refused(transition(job(s), { type: "cancel" }))).toBe("translation_not_cancellable");
@@ -288,6 +305,7 @@ const answerArb: fc.Arbitrary<TranslationEvent> = fc.oneof(
   fc.record({ type: fc.constant("uploaded" as const), sha256: fc.constant("ab") }),
   fc.constant({ type: "submitted" as const }),
   fc.constant({ type: "cancel_acknowledged" as const }),
+  fc.constant({ type: "cancel_accepted" as const }),
 );
 // Consistent facts, as the runner stores them: only a paused job has pausedFrom/pausedReason.
 const facts: fc.Arbitrary<JobFacts> = fc

@@ -11,6 +11,9 @@
  *   submitted | running ─status failed→ failed;  importing ─import_failed→ failed (output kept outside the library)
  *   failed | cancelled ─retry→ queued, attempt + 1 (new_attempt)
  *   active | paused ─cancel→ cancelling (send_delete, durable) ─cancel_acknowledged→ cancelled
+ *     (the processor answers the DELETE with its job still stopping: ─cancel_accepted→ cancelling without
+ *     a pending DELETE, until it reports the job cancelled — or failed or completed — in its status; the job
+ *     stays outstanding meanwhile)
  *     (queued was never sent to anyone: straight to cancelled)
  *   active | paused ─destination_changed (old language)→ like cancel
  *   active ─toggle_off→ paused (toggle_off);  active | paused(toggle_off) ─native_release→ paused (native_release)
@@ -83,6 +86,7 @@ export type TranslationEvent =
   | { type: "retry" }
   | { type: "cancel" }
   | ({ type: "cancel_acknowledged" } & Fenced)
+  | ({ type: "cancel_accepted" } & Fenced)
   | { type: "destination_changed"; newLanguage: string }
   | { type: "toggle_off" }
   | { type: "toggle_on" }
@@ -177,7 +181,10 @@ function onProcessorStatus(
   const progress = { pagesDone: e.pagesDone ?? null, pagesTotal: e.pagesTotal ?? null };
   if (job.state === "cancelling") {
     // Only the processor's own "cancelled" settles a pending cancel; anything else is ignored (never published).
-    return e.status === "cancelled"
+    // Once the DELETE was accepted, any end of the processor's job settles it (a result is never fetched).
+    const settles =
+      e.status === "cancelled" || (!job.cancelPending && (e.status === "failed" || e.status === "completed"));
+    return settles
       ? move(job, { state: "cancelled", cancelPending: false }, [{ type: "stop_polling" }, { type: "remove_output" }])
       : refuse("translation_cancelling");
   }
@@ -298,6 +305,10 @@ export function transition(job: JobFacts, event: TranslationEvent): TransitionRe
       if (s === "cancelling") return move(job, {}); // idempotent: the DELETE is already pending
       if (isActive(s) || s === "paused") return cancelMove(job);
       return refuse("translation_not_cancellable");
+    case "cancel_accepted":
+      return s === "cancelling" && job.cancelPending
+        ? move(job, { cancelPending: false })
+        : refuse("translation_invalid_move");
     case "cancel_acknowledged":
       return s === "cancelling"
         ? move(job, { state: "cancelled", cancelPending: false }, [{ type: "stop_polling" }, { type: "remove_output" }])

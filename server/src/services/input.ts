@@ -93,6 +93,9 @@ export function asEntries(v: unknown, field = "entries"): MapEntryFacts[] {
 }
 
 export function asId(v: string | number | undefined, what = "id"): number {
+  // A path or query id is plain digits: Number() would also read "1e3", "0x10", "+1" or " 7 ".
+  if (typeof v === "string" && !/^[0-9]{1,10}$/.test(v))
+    throw new AppError("bad_request", `${what} must be a positive integer`);
   const n = typeof v === "number" ? v : Number(v);
   if (!Number.isInteger(n) || n <= 0 || n > 2 ** 31 - 1)
     throw new AppError("bad_request", `${what} must be a positive integer`);

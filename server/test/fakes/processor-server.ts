@@ -76,6 +76,11 @@ export interface ProcessorFaults {
   receiptShape: ReceiptShape | null;
   /** Status answers of these ids are held this long (a late answer). */
   delayStatusMs: Map<string, number>;
+  /**
+   * A DELETE of a queued or running job answers `cancelling` and the job stays so this long before
+   * it is `cancelled` (the reference processor's engine stops between pages); 0: cancelled at once.
+   */
+  cancelMs: number;
 }
 
 interface FakeJob {
@@ -196,6 +201,7 @@ export async function startFakeProcessor(options: FakeProcessorOptions = {}): Pr
     badReceipt: null,
     receiptShape: null,
     delayStatusMs: new Map(),
+    cancelMs: 0,
     ...options.faults,
   };
   const maxSourceBytes = options.maxSourceBytes ?? 64 * 1024 * 1024;
@@ -207,9 +213,12 @@ export async function startFakeProcessor(options: FakeProcessorOptions = {}): Pr
   const aiKeysSeen: string[] = [];
   const state = { maxOutstanding: 0 };
 
+  // A job is outstanding until it is terminal (cancelling is not) and, when completed, its result fetched.
   const outstanding = () =>
     [...jobs.values()].filter(
-      (j) => !cancelled.has(j.id) && !(j.status === "failed" || (j.status === "completed" && fetched.has(j.id))),
+      (j) =>
+        j.status === "cancelling" ||
+        (!cancelled.has(j.id) && !(j.status === "failed" || (j.status === "completed" && fetched.has(j.id)))),
     ).length;
   const noteOutstanding = () => (state.maxOutstanding = Math.max(state.maxOutstanding, outstanding()));
 
@@ -377,6 +386,7 @@ export async function startFakeProcessor(options: FakeProcessorOptions = {}): Pr
     if (req.method === "GET" && sub === "") {
       const delay = faults.delayStatusMs.get(id);
       if (delay) await new Promise((r) => setTimeout(r, delay));
+      if (job?.status === "cancelling") return send(200, statusBody(job));
       if (cancelled.has(id)) return send(200, { id, status: "cancelled", progress: null, error: null });
       if (!job) return send(404, { code: "not_found", message: "submission needed" });
       return send(200, statusBody(job));
@@ -396,8 +406,17 @@ export async function startFakeProcessor(options: FakeProcessorOptions = {}): Pr
         return drop();
       }
       cancelled.add(id);
+      if (job?.status === "cancelling") return send(202, statusBody(job));
       if (job) {
         if (job.timer) clearTimeout(job.timer);
+        job.timer = null;
+        if (faults.cancelMs > 0 && (job.status === "queued" || job.status === "running")) {
+          job.status = "cancelling";
+          setTimeout(() => {
+            job.status = "cancelled";
+          }, faults.cancelMs).unref();
+          return send(202, statusBody(job));
+        }
         job.status = "cancelled";
       }
       return send(202, { id, status: "cancelled", progress: null, error: null });

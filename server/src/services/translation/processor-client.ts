@@ -239,13 +239,17 @@ export function processorClient(cfg: ProcessorConfig) {
       return dest;
     },
 
-    /** DELETE /jobs/{id}: resolves once the processor acknowledged (202 or any 2xx). */
-    async cancel(id: string): Promise<void> {
+    /**
+     * DELETE /jobs/{id}: resolves once the processor acknowledged (202 or any 2xx), with `cancelling`
+     * when its status body says the job is still stopping, `cancelled` otherwise (also without a body).
+     */
+    async cancel(id: string): Promise<"cancelling" | "cancelled"> {
       checkId(id);
       const what = `DELETE /jobs/${id}`;
       const res = await send({ method: "DELETE", sub: id });
       if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) >= 300) return fail(res, what);
-      res.resume();
+      const body: unknown = await readJson(res, what).catch(() => null);
+      return (body as { status?: unknown } | null)?.status === "cancelling" ? "cancelling" : "cancelled";
     },
   };
 }

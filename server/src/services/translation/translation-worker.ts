@@ -5,10 +5,12 @@
  * wins and a late answer of an older attempt moves nothing. One cycle every `pollMs`:
  *
  * - cancelling + cancelPending: DELETE until the processor acknowledges, with back-off, even while
- *   fallback is disabled, and after a restart (the row is the durable record);
+ *   fallback is disabled, and after a restart (the row is the durable record); a DELETE answered
+ *   `cancelling` leaves the row cancelling without a pending DELETE, polled (while enabled) until the
+ *   processor reports the job ended;
  * - with either toggle off, active rows are paused and nothing is sent; back on, they resume;
- * - queued rows start only while fewer than 2 jobs are outstanding (uploading … importing, and paused
- *   ones that had been submitted), then upload the source (it stays in staging) and submit;
+ * - queued rows start only while fewer than 2 jobs are outstanding (uploading … importing, cancelling,
+ *   and paused ones that had been submitted), then upload the source (it stays in staging) and submit;
  * - submitted/running rows are polled (404 → submit again with the same id); progress is written
  *   and published; completed → the result is fetched into the attempt's staging dir and imported.
  * Connection failures keep the same processor id and wait retryDelayMs(n) (× retryScale).
@@ -56,7 +58,8 @@ const WORKING: readonly string[] = [
   "paused",
   "cancelling",
 ];
-const OUTSTANDING: readonly string[] = ["uploading", "submitted", "running", "completed", "importing"];
+/** Outstanding at the processor: submitted and not yet ended there (a cancelled job until it stopped). */
+const OUTSTANDING: readonly string[] = ["uploading", "submitted", "running", "completed", "importing", "cancelling"];
 const STEPS: readonly string[] = ["uploading", "submitted", "running", "completed", "importing"];
 export const RESULT_FILE = "result.zip";
 export const OUTPUT_FILE = "translated.cbz";
@@ -240,13 +243,20 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
     const client = processorClient(s.processor);
     const id = jobId(row);
     try {
-      if (row.state === "cancelling") {
-        await client.cancel(id);
+      if (row.state === "cancelling" && row.cancelPending) {
+        const answer = await client.cancel(id);
         await apply(
           row,
-          { type: "cancel_acknowledged", attempt: row.attempt },
+          { type: answer === "cancelling" ? "cancel_accepted" : "cancel_acknowledged", attempt: row.attempt },
           { transientFailures: 0, nextAttemptAt: null },
         );
+        return;
+      }
+      if (row.state === "cancelling") {
+        // The processor accepted the cancel and is stopping the job: it is outstanding until it ended there.
+        const st = await client.status(id);
+        if (st) await onStatus(row, st);
+        else await apply(row, { type: "cancel_acknowledged", attempt: row.attempt }, okAgain(row));
         return;
       }
       let cur: TranslationJob | null = row;
@@ -391,7 +401,7 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
         if (outstanding >= MAX_OUTSTANDING || !s.processor) continue;
         outstanding += 1;
       }
-      if (!cancel && !STEPS.includes(row.state) && row.state !== "queued") continue;
+      if (!cancel && !STEPS.includes(row.state) && row.state !== "queued" && row.state !== "cancelling") continue;
       const p = step(row, s)
         .catch((e: unknown) => ctx.log(`translation ${jobId(row)}: ${(e as Error).message}`))
         .finally(() => busy.delete(row.id));
