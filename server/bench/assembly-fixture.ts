@@ -96,7 +96,12 @@ export function benchComicInfo(plan: AssemblyPlan) {
     Title: `${SERIES_TITLE} v001`,
     Series: SERIES_TITLE,
     Volume: 1,
-    Notes: `Assembled by the library service from chapters ${plan.chapters.map((c) => c.number).join(", ")} (files ${plan.fileIds.join(", ")}).`,
+    Notes: [
+      `Assembled by the library service as book 1 from chapters ${plan.chapters.map((c) => c.number).join(", ")}.`,
+      `Chapter files: ${plan.chapters.flatMap((c) => c.sources.map((s) => s.path.slice(s.path.lastIndexOf("/") + 1))).join(", ")}.`,
+      "Sources: local files.",
+      "Languages: unknown.",
+    ].join("\n"),
     Manga: "YesAndRightToLeft" as const,
   };
 }

@@ -101,6 +101,26 @@ describe("assembly monitor, run now", () => {
     const g = await app.gql<{ runAssemblyMonitor: { lastOutcome: { assembled: number } } }>(RUN);
     expect(g.data!.runAssemblyMonitor.lastOutcome.assembled).toBe(2);
   });
+
+  it("defers while a torrent of the series is being imported (prepared state: the job's row)", async () => {
+    const id = await series(app, 1, true);
+    const job = await app.ctx.db.torrentJob.create({
+      data: { seriesId: id, infoHash: "a".repeat(40), title: "Monitor v01-02", books: '["1","2"]', state: "importing" },
+    });
+    const r = await expectJson<{
+      last_outcome: {
+        attempted: number;
+        deferred: number;
+        books: { series_id: number; outcome: string; code: string }[];
+      };
+    }>(await app.api("/api/monitor/assembly/run", { method: "POST", json: {} }), 200);
+    expect(r.last_outcome).toMatchObject({ attempted: 0, deferred: 1 });
+    expect(r.last_outcome.books).toEqual([{ series_id: id, volume: "1", outcome: "deferred", code: "import_active" }]);
+    expect(await owned(app, id)).toBe(0);
+    await app.ctx.db.torrentJob.update({ where: { id: job.id }, data: { state: "imported" } });
+    const g = await app.gql<{ runAssemblyMonitor: { lastOutcome: { assembled: number } } }>(RUN);
+    expect(g.data!.runAssemblyMonitor.lastOutcome.assembled).toBe(1);
+  });
 });
 
 describe("assembly monitor, scheduled", () => {

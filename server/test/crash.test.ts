@@ -36,7 +36,7 @@ import { buildCoverageIndex } from "../src/domain/coverage.ts";
 import { label } from "../src/domain/labels.ts";
 import { buildBook } from "../src/library/assembler.ts";
 import { loadSnapshot } from "../src/repositories/snapshot-repo.ts";
-import { assemblyComicInfo } from "../src/services/assembly/assembly-service.ts";
+import { assemblyComicInfo, releasesOf, sourceNotes } from "../src/services/assembly/assembly-service.ts";
 
 const CHILD = path.join(import.meta.dirname, "crash", "child.ts");
 const sha = (b: Buffer) => createHash("sha256").update(b).digest("hex");
@@ -170,7 +170,11 @@ async function prepare(app: App, kind: Kind): Promise<Prepared> {
         plan: decision.plan,
         libraryRoot: config.libraryRoot,
         staging: stateDirs(config).staging,
-        comicInfo: assemblyComicInfo(snap, decision.plan),
+        comicInfo: assemblyComicInfo(
+          snap,
+          decision.plan,
+          sourceNotes(snap, decision.plan, await releasesOf(app.ctx.db, seriesId)),
+        ),
       });
       const book = sha(await readFile(trial.stagedPath));
       await rm(trial.stagedPath);

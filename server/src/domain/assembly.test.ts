@@ -72,6 +72,13 @@ describe("assembly planner", () => {
     ).toBe("assembly_missing_part");
   });
 
+  it("refuses under a map that is not exact: a chapter on disk outside every book", () => {
+    const files = [chapterFile("1"), chapterFile("2"), chapterFile("3")];
+    const partial = decide({ volumes: "1-2", chapters: "1-3", operator: { "1": "1-2" }, files });
+    expect(refusal(partial)).toBe("assembly_map_not_exact");
+    expect(refusal(decide({ volumes: "1-2", chapters: "1-3", operator: { "1": "1-2", "2": "3" }, files }))).toBe("ok");
+  });
+
   it("takes complete parts from one source only, in part order", () => {
     const slots = [chapterSlot("1", { parts: 2 })];
     const a1 = partFile("1", 1);
@@ -95,6 +102,31 @@ describe("assembly planner", () => {
       [a1.id, 1],
       [a2.id, 2],
     ]);
+  });
+
+  it("parts placed by hand belong to the release group their names carry: two groups are two sources", () => {
+    const slots = [chapterSlot("1", { parts: 2 })];
+    const part = (p: number, name: string) => partFile("1", p, { path: `Test Series/${name}` });
+    const alpha1 = part(1, "c001 (part 1) [Alpha Scans].cbz");
+    const beta2 = part(2, "c001 (part 2) [Beta Team].cbz");
+    expect(refusal(decide({ chapters: slots, operator: { "1": "1" }, files: [alpha1, beta2] }))).toBe(
+      "assembly_missing_part",
+    );
+    // The same group written in another case is one source; names without a group are one local source.
+    const alpha2 = part(2, "c001 (part 2) [ALPHA SCANS].cbz");
+    const d = decide({ chapters: slots, operator: { "1": "1" }, files: [alpha1, beta2, alpha2] });
+    if (!d.ok) throw new Error(d.detail);
+    expect(d.plan.chapters[0]?.sources.map((s) => s.fileId)).toEqual([alpha1.id, alpha2.id]);
+    const plain = [part(1, "c001 (part 1).cbz"), part(2, "c001 (part 2).cbz")];
+    expect(refusal(decide({ chapters: slots, operator: { "1": "1" }, files: plain }))).toBe("ok");
+    // A provider's source mapping names the source whatever the name says.
+    const mapped = new Map([
+      [alpha1.id, "mapping:1"],
+      [beta2.id, "mapping:1"],
+    ]);
+    expect(refusal(decide({ chapters: slots, operator: { "1": "1" }, files: [alpha1, beta2] }, "1", mapped))).toBe(
+      "ok",
+    );
   });
 
   it("uses a range file inside the book once, and never one reaching outside it", () => {

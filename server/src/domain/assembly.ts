@@ -8,8 +8,11 @@
  * - a whole copy of exactly that chapter (the series language and non-translations first, then the
  *   lowest file id), or a range file whose every chapter belongs to this book;
  * - otherwise the complete parts 1..n from ONE source (parts of different sources may cut or
- *   repeat pages, so they are never mixed); a chapter with a known missing part refuses.
+ *   repeat pages, so they are never mixed); a chapter with a known missing part refuses. A file
+ *   of a provider's source belongs to that source; a file placed by hand, to the release group its
+ *   name carries ("c012 (part 1) [Group]"), and the files naming none to one local source.
  */
+import { parseLibraryPath } from "./filename.ts";
 import { compareLabels, type Label } from "./labels.ts";
 import { safeNameWithTail } from "./safe-names.ts";
 import type { ChapterState, CoverageIndex, FileFacts, SeriesSnapshot } from "./types.ts";
@@ -88,8 +91,17 @@ function byPreference(language: string) {
 }
 
 /**
- * The plan, or the refusal that says why not. `sourceOf` names each file's source (provider
- * mapping or local); files without one are one "local" source.
+ * The source of a file no provider's source mapping names: the release group of its name
+ * (compared without case), or the one local source when the name carries none.
+ */
+export function localSourceOf(file: Pick<FileFacts, "path">): string {
+  const group = parseLibraryPath(file.path).group?.trim().toLowerCase();
+  return group ? `group:${group}` : "local";
+}
+
+/**
+ * The plan, or the refusal that says why not. `sourceOf` names each file's provider source
+ * mapping; the other files belong to their release group or the local source (localSourceOf).
  */
 export function planAssembly(
   snapshot: SeriesSnapshot,
@@ -114,6 +126,15 @@ export function planAssembly(
       ok: false,
       code: "assembly_map_not_exact",
       detail: `book ${volume} has no exact operator or reading map entry`,
+    };
+  }
+  // Only an exact map makes a book cover its chapters (coverage.ts): an assembly under any other
+  // would retire chapter files that nothing covers.
+  if (index.map.state !== "exact") {
+    return {
+      ok: false,
+      code: "assembly_map_not_exact",
+      detail: `the map is not exact: chapters on disk belong to no book, so book ${volume} would cover none`,
     };
   }
   const states = new Map<Label, ChapterState>(index.chapters.map((c) => [c.number, c]));
@@ -223,7 +244,7 @@ function partsFromOneSource(
   const bySource = new Map<string, Map<number, FileFacts>>();
   for (const f of candidates) {
     if (f.part === null || !sameLabel(f.chapter, number)) continue;
-    const key = sourceOf.get(f.id) ?? "local";
+    const key = sourceOf.get(f.id) ?? localSourceOf(f);
     const got = bySource.get(key) ?? new Map<number, FileFacts>();
     // candidates are sorted by preference: the first file of a part wins.
     if (!got.has(f.part)) got.set(f.part, f);

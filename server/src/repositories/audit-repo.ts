@@ -123,6 +123,21 @@ export async function activeDownloads(db: Db, seriesId: number): Promise<number>
   return db.download.count({ where: { seriesId, state: { in: [...ACTIVE_DOWNLOAD_STATES] } } });
 }
 
+/** Torrent job states in which its files are being brought into the series (book channel). */
+export const IMPORTING_TORRENT_STATES = ["completed", "importing", "assigning"] as const;
+
+/**
+ * Imports of the series under way besides its downloads: a torrent whose books are being imported
+ * and a translation whose result is being published.
+ */
+export async function activeImports(db: Db, seriesId: number): Promise<number> {
+  const [torrents, translations] = await Promise.all([
+    db.torrentJob.count({ where: { seriesId, state: { in: [...IMPORTING_TORRENT_STATES] } } }),
+    db.translationJob.count({ where: { seriesId, state: "importing" } }),
+  ]);
+  return torrents + translations;
+}
+
 /** A file as a preview binds it: its record, and what is on disk now (null when nothing is). */
 export interface FileIdentity {
   id: number;

@@ -1,12 +1,13 @@
 /**
  * The automatic-assembly monitor (docs/rules.md, "Assembly"): a scheduled loop that, for
  * series with `assemble_books_automatically` on, previews and assembles ready books — at most
- * MAX_BOOKS_PER_CYCLE per cycle across the library — and defers a series (no attempt) while a
- * download of it is active or a library scan is running. Observable: last run, next run, outcome.
+ * MAX_BOOKS_PER_CYCLE per cycle across the library — and defers a series (no attempt) while an
+ * import is active: a download of it, a torrent or translation of it being imported, or a library
+ * scan. Observable: last run, next run, outcome.
  */
 import { isAppError } from "../../errors.ts";
 import type { Label } from "../../domain/labels.ts";
-import { activeDownloads } from "../../repositories/audit-repo.ts";
+import { activeDownloads, activeImports } from "../../repositories/audit-repo.ts";
 import type { AssemblyService } from "./assembly-service.ts";
 import type { AppContext } from "../context.ts";
 import { scheduledLoop, type LoopStatus } from "../../scheduled-loop.ts";
@@ -41,9 +42,14 @@ export function assemblyMonitor(
       if (out.attempted >= MAX_BOOKS_PER_CYCLE) break;
       const ready = (await deps.assembly.readiness(id)).filter((b) => b.status === "ready").map((b) => b.volume);
       // An import under way could change these books' files: try again next cycle.
-      if (deps.scanning() || (await activeDownloads(ctx.db, id)) > 0) {
-        for (const volume of ready)
-          out.books.push({ seriesId: id, volume, outcome: "deferred", code: "download_active" });
+      const busy =
+        deps.scanning() || (await activeDownloads(ctx.db, id)) > 0
+          ? "download_active"
+          : (await activeImports(ctx.db, id)) > 0
+            ? "import_active"
+            : null;
+      if (busy) {
+        for (const volume of ready) out.books.push({ seriesId: id, volume, outcome: "deferred", code: busy });
         out.deferred += ready.length;
         continue;
       }

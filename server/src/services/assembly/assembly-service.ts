@@ -116,9 +116,7 @@ export function assemblyService(ctx: AppContext, publication: Publisher) {
     const snapshot = await loadSnapshot(db, seriesId);
     if (!snapshot) throw new AppError("series_not_found", `series ${seriesId} does not exist`);
     const index = buildCoverageIndex(snapshot, { form: seriesForm(snapshot.series), estimates: false });
-    const releases = await releaseRepo(db).filedOfSeries(seriesId);
-    const releaseOf = new Map<number, (typeof releases)[number]>();
-    for (const r of releases) if (r.fileId !== null && !releaseOf.has(r.fileId)) releaseOf.set(r.fileId, r);
+    const { releaseOf } = await releasesOf(db, seriesId);
     const sourceOf = new Map<number, string>();
     for (const [fileId, r] of releaseOf)
       if (r.sourceMappingId !== null) sourceOf.set(fileId, `mapping:${r.sourceMappingId}`);
@@ -208,7 +206,7 @@ export function assemblyService(ctx: AppContext, publication: Publisher) {
         libraryRoot: ctx.config.libraryRoot,
         staging: stateDirs(ctx.config).staging,
         limits: ctx.config.archiveLimits,
-        comicInfo: assemblyComicInfo(snapshot, p),
+        comicInfo: assemblyComicInfo(snapshot, p, sourceNotes(snapshot, p, loaded)),
         onProgress: progress,
       });
       const provenance = provenanceOf(snapshot, p, built, loaded);
@@ -375,7 +373,7 @@ function fileChanges(signed: FileIdentity[], now: FileIdentity[]): number[] {
 }
 
 /** The volume-level ComicInfo fields of a planned book (the builder adds PageCount, LanguageISO, Pages). */
-export function assemblyComicInfo(snapshot: SeriesSnapshot, p: AssemblyPlan) {
+export function assemblyComicInfo(snapshot: SeriesSnapshot, p: AssemblyPlan, notes?: SourceNotes) {
   const s = snapshot.series;
   const whole = /^\d+$/.test(p.volume) && Number(p.volume) <= 2147483647;
   const count = s.editionBookCount ?? s.knownBookCount;
@@ -386,24 +384,35 @@ export function assemblyComicInfo(snapshot: SeriesSnapshot, p: AssemblyPlan) {
     // decimal volume keeps its number in Title and Notes).
     ...(count !== null ? { Count: count } : {}),
     ...(whole ? { Volume: Number(p.volume) } : {}),
-    Notes: `Assembled by the library service from chapters ${p.chapters.map((c) => c.number).join(", ")} (files ${p.fileIds.join(", ")}).`,
+    // The provenance a reader of the archive alone can see: chapters, chapter files, sources, languages.
+    Notes: [
+      `Assembled by the library service as book ${p.volume} from chapters ${p.chapters.map((c) => c.number).join(", ")}.`,
+      `Chapter files: ${p.chapters.flatMap((c) => c.sources.map((s) => s.path.slice(s.path.lastIndexOf("/") + 1))).join(", ")}.`,
+      ...(notes ? [`Sources: ${notes.providers.join("; ")}.`, `Languages: ${notes.languages.join(", ")}.`] : []),
+    ].join("\n"),
     Manga: s.webtoon ? ("Yes" as const) : ("YesAndRightToLeft" as const),
   };
 }
 
-function provenanceOf(
-  snapshot: SeriesSnapshot,
-  p: AssemblyPlan,
-  built: { pageCount: number; chapters: { number: Label; firstPage: number; pages: number }[] },
-  loaded: {
-    releaseOf: Map<
-      number,
-      { id: number; language: string; provider: { name: string } | null; sourceMapping: { sourceId: string } | null }
-    >;
-  },
-): AssemblyProvenance {
+type FiledRelease = Awaited<ReturnType<ReturnType<typeof releaseRepo>["filedOfSeries"]>>[number];
+
+export interface ReleasesOf {
+  /** The first release recorded for each file of the series. */
+  releaseOf: Map<number, FiledRelease>;
+}
+
+/** The releases of the series' files, as the assembly reads their sources. */
+export async function releasesOf(db: AppContext["db"], seriesId: number): Promise<ReleasesOf> {
+  const releases = await releaseRepo(db).filedOfSeries(seriesId);
+  const releaseOf = new Map<number, FiledRelease>();
+  for (const r of releases) if (r.fileId !== null && !releaseOf.has(r.fileId)) releaseOf.set(r.fileId, r);
+  return { releaseOf };
+}
+
+/** Each source file's release, provider and language. */
+function sourcesOf(snapshot: SeriesSnapshot, p: AssemblyPlan, loaded: ReleasesOf) {
   const files = new Map(snapshot.files.map((f) => [f.id, f]));
-  const sources = p.chapters.flatMap((c) =>
+  return p.chapters.flatMap((c) =>
     c.sources.map((s) => {
       const r = loaded.releaseOf.get(s.fileId);
       return {
@@ -417,10 +426,35 @@ function provenanceOf(
       };
     }),
   );
-  const providers = [
-    ...new Set(sources.map((s) => (s.provider ? `${s.provider}${s.sourceId ? ` ${s.sourceId}` : ""}` : "local files"))),
-  ];
-  const languages = [...new Set(sources.map((s) => s.language ?? "unknown"))];
+}
+
+export interface SourceNotes {
+  /** "<provider> <source id>" of each source, or "local files". */
+  providers: string[];
+  languages: string[];
+}
+
+/** The source and language notes of a book, for its provenance and its ComicInfo. */
+export function sourceNotes(snapshot: SeriesSnapshot, p: AssemblyPlan, loaded: ReleasesOf): SourceNotes {
+  const sources = sourcesOf(snapshot, p, loaded);
+  return {
+    providers: [
+      ...new Set(
+        sources.map((s) => (s.provider ? `${s.provider}${s.sourceId ? ` ${s.sourceId}` : ""}` : "local files")),
+      ),
+    ],
+    languages: [...new Set(sources.map((s) => s.language ?? "unknown"))],
+  };
+}
+
+function provenanceOf(
+  snapshot: SeriesSnapshot,
+  p: AssemblyPlan,
+  built: { pageCount: number; chapters: { number: Label; firstPage: number; pages: number }[] },
+  loaded: ReleasesOf,
+): AssemblyProvenance {
+  const sources = sourcesOf(snapshot, p, loaded);
+  const { providers, languages } = sourceNotes(snapshot, p, loaded);
   return {
     version: 1,
     volume: p.volume,
