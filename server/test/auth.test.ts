@@ -430,6 +430,30 @@ describe("error bodies", () => {
           code: "not_found",
         },
       ],
+      [
+        { method: "DELETE" },
+        "/api/manga/1/units",
+        {
+          type: "about:blank#method_not_allowed",
+          title: "The path does not take that method",
+          status: 405,
+          detail: "DELETE is not allowed on /api/manga/1/units",
+          code: "method_not_allowed",
+          allow: ["GET", "HEAD"],
+        },
+      ],
+      [
+        { method: "GET" },
+        "/api/library/scan",
+        {
+          type: "about:blank#method_not_allowed",
+          title: "The path does not take that method",
+          status: 405,
+          detail: "GET is not allowed on /api/library/scan",
+          code: "method_not_allowed",
+          allow: ["POST"],
+        },
+      ],
     ];
     for (const [init, url, body] of cases) {
       expect({ url, ...(await problemOf(await app.api(url, init))) }).toEqual({
@@ -439,6 +463,20 @@ describe("error bodies", () => {
         body,
       });
     }
+  });
+
+  it("name the methods a path takes in Allow (405), after the credential check", async () => {
+    const res = await app.api("/api/manga/1/chapter-map", { method: "POST", json: {} });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("GET, HEAD, PUT, DELETE");
+    // Paths with parameters, and ones no method takes.
+    expect((await app.api("/api/manga/7/volumes/2/verification", { method: "POST" })).headers.get("allow")).toBe(
+      "PUT, DELETE",
+    );
+    expect((await app.api("/api/manga/1/nothing-here", { method: "POST" })).status).toBe(404);
+    const anonymous = await fetch(`${app.baseUrl}/api/manga/1/chapter-map`, { method: "POST" });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get("allow")).toBeNull();
   });
 
   it("never leak the message of an internal error (REST and GraphQL); it goes to the log only", async () => {

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { seriesPatchBody } from "./bodies/series.ts";
 import { mapRevisionBody, mapSaveBody, readingBody, suggestionBody } from "./bodies/maps.ts";
 import { AppError } from "../errors.ts";
+import { allowedMethods } from "./allowed-methods.ts";
 import type { AppContext } from "../services/context.ts";
 import type { Services } from "../services/index.ts";
 import { principalOf, requireAuth, type Authenticator, type Principal } from "./auth.ts";
@@ -42,11 +43,20 @@ export function restApp(
 ) {
   const app = new Hono();
   app.onError((e) => problemResponse(e, ctx.log));
-  app.notFound((c) =>
-    c.req.path.startsWith("/api/")
-      ? problemResponse(new AppError("not_found", `no route for ${c.req.method} ${c.req.path}`))
-      : c.text("Not found", 404),
-  );
+  const allowed = allowedMethods(app);
+  app.notFound((c) => {
+    if (!c.req.path.startsWith("/api/")) return c.text("Not found", 404);
+    // A path that exists for other methods: 405 with the methods it takes, as HTTP asks.
+    const methods = allowed(c.req.path);
+    if (methods.length > 0) {
+      const res = problemResponse(
+        new AppError("method_not_allowed", `${c.req.method} is not allowed on ${c.req.path}`, { allow: methods }),
+      );
+      res.headers.set("allow", methods.join(", "));
+      return res;
+    }
+    return problemResponse(new AppError("not_found", `no route for ${c.req.method} ${c.req.path}`));
+  });
 
   // Bodies are bounded while they stream, for every route (uploads have their own limit).
   app.use("*", limitBodies());
