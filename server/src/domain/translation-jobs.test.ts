@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   ACTIVE_STATES,
+  MAX_PROVIDER_FAILURES,
   MAX_TRANSIENT_FAILURES,
   RETRY_CAP_MS,
   TERMINAL_STATES,
@@ -195,6 +196,23 @@ describe("the moves between queued, running and completed", () => {
     const m = moved(transition(job("running"), { type: "connection_failed", failures: MAX_TRANSIENT_FAILURES }));
     expect(m.next.state).toBe("failed");
     expect(m.error?.code).toBe("processor_unreachable");
+  });
+
+  it(`an AI provider's temporary refusal is shown while the job waits and fails it at the ${MAX_PROVIDER_FAILURES}rd, with the provider's error`, () => {
+    const cause = { code: "ai_request_failed", message: "The AI provider refused the request: HTTP 429: slow down" };
+    const waiting = moved(transition(job("running"), { type: "connection_failed", failures: 1, cause }));
+    expect(waiting.next.state).toBe("running");
+    expect(types(waiting)).toEqual(["retry_later"]);
+    expect(waiting.error).toEqual({ code: "ai_request_failed", message: `${cause.message}; trying again` });
+    const last = moved(
+      transition(job("running"), { type: "connection_failed", failures: MAX_PROVIDER_FAILURES, cause }),
+    );
+    expect(last.next.state).toBe("failed");
+    expect(last.error).toEqual({ code: "ai_request_failed", message: `${cause.message} (3 attempts)` });
+    // Without a cause (the processor unreachable) the job keeps waiting and shows nothing new.
+    const plain = moved(transition(job("running"), { type: "connection_failed", failures: MAX_PROVIDER_FAILURES }));
+    expect(plain.next.state).toBe("running");
+    expect(plain.error).toBeUndefined();
   });
 
   it("the processor's own cancelled status settles a pending cancel; other answers while cancelling are ignored", () => {

@@ -7,7 +7,7 @@
  *   queued ─upload_started→ uploading ─submitted→ submitted ─status running→ running ─status completed→
  *   completed ─result_fetched→ importing (publish) ─import_succeeded→ imported (remove sources/output)
  *   (local engine: queued ─submitted→ submitted directly)
- *   any active ─connection_failed→ same state, retry_later (same processor id); the 8th → failed
+ *   any active ─connection_failed→ same state, retry_later (same processor id); the 8th → failed (an AI provider's refusal on the local path: the 3rd, with its error)
  *   submitted | running ─status failed→ failed;  importing ─import_failed→ failed (output kept outside the library)
  *   failed | cancelled ─retry→ queued, attempt + 1 (new_attempt)
  *   active | paused ─cancel→ cancelling (send_delete, durable) ─cancel_acknowledged→ cancelled
@@ -79,7 +79,11 @@ export type TranslationEvent =
       pagesTotal?: number | null;
       error?: JobError | null;
     } & Fenced)
-  | ({ type: "connection_failed"; failures: number } & Fenced)
+  /**
+   * A temporary failure: the processor unreachable, or (`cause`) the AI provider's temporary refusal
+   * on the local path, which the job shows while it waits and fails with after MAX_PROVIDER_FAILURES.
+   */
+  | ({ type: "connection_failed"; failures: number; cause?: JobError } & Fenced)
   | ({ type: "result_fetched" } & Fenced)
   | ({ type: "import_succeeded"; fileId: number } & Fenced)
   | ({ type: "import_failed"; code: string; message: string } & Fenced)
@@ -130,10 +134,38 @@ export interface Moved {
 }
 export type TransitionResult = Moved | { refused: string };
 
+export type TranslationEngineKind = "external" | "local";
+
+/** States of a job no engine has taken yet: queued, or its source being uploaded (never submitted). */
+const NOT_SUBMITTED: readonly TranslationState[] = ["queued", "uploading"];
+
+/**
+ * A job that was never submitted anywhere (queued, uploading its source, or paused in one of those)
+ * follows the settings: a non-empty processor URL selects the processor, clearing it returns to local
+ * processing. It starts over queued with the selected engine. A job already submitted keeps its
+ * engine (the processor holds its id; the local path holds its run and checkpoints). Null: no change.
+ */
+export function engineSwitch(
+  job: Pick<JobFacts, "state" | "pausedFrom">,
+  current: TranslationEngineKind,
+  selected: TranslationEngineKind,
+): { engine: TranslationEngineKind; state: TranslationState; pausedFrom: TranslationState | null } | null {
+  if (current === selected) return null;
+  if (NOT_SUBMITTED.includes(job.state)) return { engine: selected, state: "queued", pausedFrom: null };
+  if (job.state === "paused" && job.pausedFrom !== null && NOT_SUBMITTED.includes(job.pausedFrom))
+    return { engine: selected, state: "paused", pausedFrom: "queued" };
+  return null;
+}
+
 export const RETRY_BASE_MS = 5_000;
 export const RETRY_CAP_MS = 300_000;
 /** The 8th consecutive connection failure of an attempt fails it (processor_unreachable); a pending DELETE never gives up. */
 export const MAX_TRANSIENT_FAILURES = 8;
+/**
+ * The 3rd consecutive temporary refusal of the AI provider (429, 5xx, a timeout) fails a local job
+ * with the provider's own error: a rate limit or an outage is the operator's to see, not to wait for.
+ */
+export const MAX_PROVIDER_FAILURES = 3;
 
 /** Delay after the n-th consecutive connection failure (n ≥ 1): 5 s, 10 s, 20 s … capped at 5 min. */
 export function retryDelayMs(failures: number): number {
@@ -216,15 +248,26 @@ function onProcessorStatus(
   return move(job, { state: target }, [], { progress });
 }
 
-function onConnectionFailed(job: JobFacts, failures: number): TransitionResult {
+function onConnectionFailed(job: JobFacts, failures: number, cause?: JobError): TransitionResult {
   if (job.state === "cancelling") return move(job, {}, [{ type: "retry_later", delayMs: retryDelayMs(failures) }]);
   if (!isActive(job.state)) return refuse("translation_invalid_move");
+  if (cause && failures >= MAX_PROVIDER_FAILURES) {
+    return move(job, { state: "failed" }, [{ type: "stop_polling" }], {
+      error: { code: cause.code, message: `${cause.message} (${failures} attempts)` },
+    });
+  }
   if (failures >= MAX_TRANSIENT_FAILURES) {
     return move(job, { state: "failed" }, [{ type: "stop_polling" }], {
       error: { code: "processor_unreachable", message: `The processor could not be reached (${failures} attempts)` },
     });
   }
-  return move(job, {}, [{ type: "retry_later", delayMs: retryDelayMs(failures) }]);
+  // The provider's refusal is shown while the job waits for its next try.
+  return move(
+    job,
+    {},
+    [{ type: "retry_later", delayMs: retryDelayMs(failures) }],
+    cause ? { error: { code: cause.code, message: `${cause.message}; trying again` } } : {},
+  );
 }
 
 function onPause(job: JobFacts, reason: PausedReason): TransitionResult {
@@ -271,7 +314,7 @@ export function transition(job: JobFacts, event: TranslationEvent): TransitionRe
     case "processor_status":
       return onProcessorStatus(job, event);
     case "connection_failed":
-      return onConnectionFailed(job, event.failures);
+      return onConnectionFailed(job, event.failures, event.cause);
     case "result_fetched":
       return s === "completed"
         ? move(job, { state: "importing" }, [{ type: "stop_polling" }, { type: "publish" }])

@@ -175,6 +175,18 @@ export function languageScripts(lang: string): readonly Script[] | undefined {
   return LANGUAGE_SCRIPTS[baseCode(lang)];
 }
 
+/** The scripts the service's own (local) lettering writes: the spec's Latin, Greek and Cyrillic. */
+export const LOCAL_LETTERING_SCRIPTS: ReadonlySet<Script> = new Set<Script>(["latin", "greek", "cyrillic"]);
+
+/**
+ * Whether the local path may translate into `lang`: its checks know the language's scripts and
+ * every one of them is Latin, Greek or Cyrillic. Any other destination needs an external processor.
+ */
+export function localDestinationSupported(lang: string): boolean {
+  const scripts = languageScripts(lang);
+  return scripts !== undefined && scripts.length > 0 && scripts.every((s) => LOCAL_LETTERING_SCRIPTS.has(s));
+}
+
 /** Scripts whose letters are dense (one character a syllable or a word): pools need fewer of them. */
 export const DENSE_SCRIPTS: ReadonlySet<Script> = new Set<Script>(["japanese", "han", "hangul"]);
 

@@ -14,6 +14,7 @@
 import path from "node:path";
 import { stateDirs, type Config } from "../../config.ts";
 import { formatJobId, type TranslationEvent } from "../../domain/translation-jobs.ts";
+import { localDestinationSupported } from "../../domain/translation-scripts.ts";
 import type { TranslationJobRow as TranslationJob } from "../../repositories/translation-repo.ts";
 import { createLocalEngine } from "../../translation/local-engine.ts";
 import { LocalTranslationError, type LocalEngine } from "../../translation/types.ts";
@@ -55,20 +56,26 @@ export function localRunner(
     const progress = (done: number, total: number) => {
       chain = chain.then(async () => {
         if (!cur || abort.signal.aborted) return;
-        if (cur.pagesDone === done && cur.pagesTotal === total && cur.state === "running") return;
-        const moved = await host.apply(cur, {
-          type: "processor_status",
-          status: "running",
-          pagesDone: done,
-          pagesTotal: total,
-          attempt: cur.attempt,
-        });
+        const recovered = cur.errorCode !== null || cur.transientFailures > 0;
+        if (cur.pagesDone === done && cur.pagesTotal === total && cur.state === "running" && !recovered) return;
+        const moved = await host.apply(
+          cur,
+          { type: "processor_status", status: "running", pagesDone: done, pagesTotal: total, attempt: cur.attempt },
+          // A page got through: the provider's earlier temporary refusal is over.
+          recovered && done > 0 ? { errorCode: null, errorMessage: null, transientFailures: 0 } : {},
+        );
         if (moved) cur = moved;
         else abort.abort(); // the row moved meanwhile (paused, cancelled, retried): stop between pages
       });
     };
     try {
       engine ??= makeEngine();
+      // The service letters Latin, Greek and Cyrillic only; the processor's engine may do more.
+      if (!localDestinationSupported(cur.targetLanguage))
+        throw new LocalTranslationError(
+          "target_script_unsupported",
+          `Local processing letters Latin, Greek and Cyrillic destinations only; ${cur.targetLanguage} needs an external processor (Settings → Translation → processor URL)`,
+        );
       if (!s.ai)
         throw new LocalTranslationError(
           "ai_not_configured",
@@ -101,7 +108,12 @@ export function localRunner(
         ctx.log(`translation ${jobId(fresh)}: ${e.message} (will retry)`);
         await host.apply(
           fresh,
-          { type: "connection_failed", failures: n, attempt: fresh.attempt },
+          {
+            type: "connection_failed",
+            failures: n,
+            attempt: fresh.attempt,
+            cause: { code: e.code, message: e.message },
+          },
           { transientFailures: n },
         );
         return;
@@ -120,6 +132,8 @@ export function localRunner(
   return {
     /** True while a local job runs in this process. */
     busy: () => current !== null,
+    /** True while this row's run is going on in this process. */
+    holds: (rowId: number) => current?.rowId === rowId,
     /**
      * Called by the worker's cycle for every local row (in id order). Starts at most one run, aborts
      * the run of a row that left submitted/running, acknowledges cancels, imports a finished result.

@@ -28,6 +28,7 @@
 import { readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import {
+  engineSwitch,
   formatJobId,
   transition,
   type JobFacts,
@@ -365,6 +366,25 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
     return claimed;
   }
 
+  const selectedEngine = (s: WorkerSettings) => (s.processor ? "external" : "local");
+  const switchOf = (row: TranslationJob, s: WorkerSettings) =>
+    engineSwitch(facts(row), row.engine === "local" ? "local" : "external", selectedEngine(s));
+
+  /**
+   * A job never submitted anywhere follows the settings' engine (a processor URL set or cleared
+   * since it was queued); null when the row moved meanwhile (looked at again next cycle).
+   */
+  async function followEngine(row: TranslationJob, s: WorkerSettings): Promise<TranslationJob | null> {
+    const next = switchOf(row, s);
+    if (!next || local.holds(row.id)) return row;
+    const data = { ...next, transientFailures: 0, nextAttemptAt: null };
+    if (!(await repo.move(row.id, { state: row.state, attempt: row.attempt, epoch: row.epoch }, data))) return null;
+    ctx.log(
+      `translation ${jobId(row)}: ${next.engine === "local" ? "local processing" : "the processor"} takes the job`,
+    );
+    return { ...row, ...data };
+  }
+
   /** One cycle; false when there is nothing to work on (the worker then sleeps until kicked). */
   async function tick(): Promise<boolean> {
     const rows = await translationRepo(ctx.db).working(["external", "local"], WORKING);
@@ -385,9 +405,13 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
       ).length;
     for (const { series, ...read } of rows) {
       if (!started) return true;
-      if (busy.has(read.id) || (read.nextAttemptAt && read.nextAttemptAt.getTime() > now)) continue;
+      // A job waiting to retry its upload may meanwhile have been handed to the other engine.
+      const waiting = read.nextAttemptAt && read.nextAttemptAt.getTime() > now && !switchOf(read, s);
+      if (busy.has(read.id) || waiting) continue;
       // With several instances a job is worked by the one that claimed it, until it ends or that instance dies.
-      const row = await claimRow(read);
+      const claimed = await claimRow(read);
+      if (!claimed) continue;
+      const row = await followEngine(claimed, s);
       if (!row) continue;
       if (row.engine === "local") {
         const open = row.state === "cancelling" || (await gate(row, s.enabled && series.translationFallbackEnabled));
