@@ -238,13 +238,14 @@ describe("the local path (OCR, chat AI, lettering in the service)", { timeout: O
 });
 
 describe(
-  "a destination in another script (Japanese, lettered with the CJK font)",
+  "a destination in another script (Japanese, lettered with the CJK font by the processor's built-in engine)",
   { timeout: OCR_TEST_TIMEOUT },
   () => {
+    // The service's own local path letters Latin, Greek and Cyrillic only (local-translation-conformance.test.ts).
     beforeAll(async () => {
-      await settings("");
+      await settings(processor.url);
     });
-    it("translates the short French book into Japanese on the local path and letters it legibly", async () => {
+    it("translates the short French book into Japanese through the processor and letters it legibly", async () => {
       const book = books.fr!;
       const { job } = await translate(book.cbz, "fr", "ja");
       expect(job.error, JSON.stringify(job.error)).toBeNull();

@@ -33,6 +33,8 @@ export type ChatFault =
   | "source_script"
   | "http_500"
   | "http_401"
+  | "http_429"
+  | "garbage"
   | "hang";
 
 export interface FakeChatOptions {
@@ -47,6 +49,8 @@ export interface FakeChat {
   /** Base URL including `/v1`, as the settings take it. */
   baseUrl: string;
   requests: ChatRequestRecord[];
+  /** Requests left hanging (fault "hang") whose connection the client closed. */
+  aborted(): number;
   /** Switches the injected fault for the following requests (undefined: none). */
   setFault(fault: ChatFault | undefined): void;
   close(): Promise<void>;
@@ -121,6 +125,7 @@ export async function startFakeChat(options: FakeChatOptions = {}): Promise<Fake
   const requests: ChatRequestRecord[] = [];
   let fault = options.fault;
   const hanging = new Set<ServerResponse>();
+  let aborted = 0;
   const server: Server = createServer((req, res) => {
     void (async () => {
       const raw = await body(req);
@@ -153,7 +158,9 @@ export async function startFakeChat(options: FakeChatOptions = {}): Promise<Fake
       if (!parsed.model) return send(400, { error: { message: "model is required" } });
       if (fault === "hang") {
         hanging.add(res);
-        res.on("close", () => hanging.delete(res));
+        res.on("close", () => {
+          if (hanging.delete(res)) aborted += 1;
+        });
         return;
       }
       // The provider's message echoes the key it was given, as some do: the client must redact it.
@@ -164,6 +171,12 @@ export async function startFakeChat(options: FakeChatOptions = {}): Promise<Fake
             type: "invalid_request_error",
           },
         });
+      if (fault === "http_429")
+        return send(429, { error: { message: "Rate limit reached for requests", type: "requests" } });
+      if (fault === "garbage") {
+        res.writeHead(200, { "content-type": "text/html" });
+        return res.end("<html><body>502 Bad Gateway</body></html>");
+      }
       if (fault === "http_500")
         return send(500, { error: { message: "the model is overloaded", type: "server_error" } });
       // The destination the system prompt asks for ("… from French to Japanese."), else English.
@@ -200,12 +213,16 @@ export async function startFakeChat(options: FakeChatOptions = {}): Promise<Fake
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    aborted: () => aborted,
     setFault: (f) => {
       fault = f;
     },
     close: () =>
       new Promise<void>((resolve) => {
-        for (const res of hanging) res.destroy();
+        for (const res of [...hanging]) {
+          hanging.delete(res);
+          res.destroy();
+        }
         server.close(() => resolve());
         server.closeAllConnections();
       }),
