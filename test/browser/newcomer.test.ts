@@ -59,7 +59,8 @@ afterAll(() => fake.close());
 
 async function cbz(pages: number, seed: number): Promise<Buffer> {
   const entries = [];
-  for (let i = 1; i <= pages; i++) entries.push({ name: `${String(i).padStart(3, "0")}.jpg`, data: await jpeg(seed + i) });
+  for (let i = 1; i <= pages; i++)
+    entries.push({ name: `${String(i).padStart(3, "0")}.jpg`, data: await jpeg(seed + i) });
   return zip(entries);
 }
 
