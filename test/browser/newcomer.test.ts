@@ -4,9 +4,11 @@
  * series made in the web client names its folder, files put there show after a rescan, linking a
  * source brings chapters to the series page and the downloads page live. Pages that subscribe to
  * live events show a change made before their subscription reached the server (the WebSocket is
- * held back here): they ask again once it is connected. The map editor fits a phone's width.
+ * held back here): they ask again once it is connected. The map editor fits a phone's width, and
+ * Settings says why Suwayomi did not answer in words.
  */
 import { mkdir, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
@@ -94,6 +96,15 @@ async function holdLiveConnection(page: Page): Promise<() => void> {
   return release;
 }
 
+/** A loopback port nothing listens on (taken from the system, then let go). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
 /** Elements of the main area that scroll sideways or stick out of the screen (phone layouts). */
 const sideways = (page: Page) =>
   page.evaluate(() => {
@@ -171,6 +182,24 @@ describe("a newcomer's first session", () => {
     await putChapter("Amber Tide", "Amber Tide c001.cbz", 40);
     expect((await service.api("POST", "/api/library/scan")).status).toBe(200);
     await page.getByRole("link", { name: /Amber Tide/ }).waitFor({ timeout: 15_000 });
+    expect(errors).toEqual([]);
+    await ctx.close();
+  });
+
+  it("Settings says in words why Suwayomi did not answer, never fetch's bare `fetch failed`", async () => {
+    const ctx = await loggedInContext(browser, service, PHONE);
+    const page = await ctx.newPage();
+    const errors = watchErrors(page);
+    await page.goto("/settings");
+    const form = page.getByRole("form", { name: "Suwayomi" });
+    await form.getByLabel("Use Suwayomi").check();
+    await form.getByLabel("URL").fill(`http://127.0.0.1:${await closedPort()}`);
+    await form.getByRole("button", { name: "Save Suwayomi settings" }).click();
+    const alert = form.getByRole("alert");
+    await alert.waitFor();
+    expect(await alert.innerText()).toContain("nothing answers at that address (connection refused)");
+    expect(await alert.innerText()).not.toContain("fetch failed");
+    expect(await sideways(page)).toEqual([]);
     expect(errors).toEqual([]);
     await ctx.close();
   });
