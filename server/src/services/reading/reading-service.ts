@@ -259,6 +259,9 @@ export function readingService(ctx: AppContext, units: UnitsService) {
      */
     async continueReading(user: string, options: { seriesId?: number; limit?: number } = {}): Promise<ContinueEntry[]> {
       await settled();
+      // A series filter names a series, as every other one does: an unknown one is 404, not an empty list.
+      if (options.seriesId !== undefined && !(await repo.series(options.seriesId)))
+        throw new AppError("series_not_found", `series ${options.seriesId} does not exist`);
       const limit = Math.min(Math.max(options.limit ?? 20, 1), 200);
       const recent = await repo.recentProgress(user, { seriesId: options.seriesId, take: 400 });
       const titles = new Map<number, string>();
