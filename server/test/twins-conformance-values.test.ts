@@ -1,5 +1,5 @@
 /**
- * REST and GraphQL agree on wrong values (docs/api.md, "Ids" and "Wrong values"): the same
+ * REST and GraphQL agree on wrong values (docs/api.md, the paragraph on ids and wrong values under "REST"): the same
  * operation asked both ways with a required field missing, a value of the wrong type, or a value
  * out of range is refused with the same status, the same code and the same `field`, and changes
  * nothing. An empty service, a library folder written here, the public API only.
@@ -79,7 +79,10 @@ const OUT_OF_RANGE: ValueRow[] = [
   {
     name: "submitReading volume x",
     rest: (c) => post(`/api/manga/${c.seriesId}/chapter-map/readings`, { volume: "x", chapters: ["1"] }),
-    gql: (c) => q(`mutation ($id: Int!) { submitReading(seriesId: $id, volume: "x", chapters: ["1"]) { revision } }`, { id: c.seriesId }),
+    gql: (c) =>
+      q(`mutation ($id: Int!) { submitReading(seriesId: $id, volume: "x", chapters: ["1"]) { revision } }`, {
+        id: c.seriesId,
+      }),
   },
   {
     name: "importMapSuggestion from an operator source",
@@ -97,69 +100,74 @@ const OUT_OF_RANGE: ValueRow[] = [
         id: c.seriesId,
       }),
   },
-  ...[0, -1].map(
-    (page): ValueRow => ({
-      name: `audit page ${page}`,
-      rest: (c) => ({ path: `/api/manga/${c.seriesId}/audit?page=${page}` }),
-      gql: (c) => q(`query ($id: Int!, $p: Int) { audit(seriesId: $id, page: $p) { total } }`, { id: c.seriesId, p: page }),
-    }),
-  ),
+  ...[0, -1].map((page): ValueRow => ({
+    name: `audit page ${page}`,
+    rest: (c) => ({ path: `/api/manga/${c.seriesId}/audit?page=${page}` }),
+    gql: (c) =>
+      q(`query ($id: Int!, $p: Int) { audit(seriesId: $id, page: $p) { total } }`, { id: c.seriesId, p: page }),
+  })),
   {
     name: "audit sort bogus",
     rest: (c) => ({ path: `/api/manga/${c.seriesId}/audit?sort=bogus` }),
     gql: (c) => q(`query ($id: Int!) { audit(seriesId: $id, sort: "bogus") { total } }`, { id: c.seriesId }),
   },
-  ...[[], [0], [-3], Array.from({ length: 1001 }, (_, i) => i + 1)].map(
-    (ids): ValueRow => ({
-      name: `previewRetirement fileIds ${JSON.stringify(ids).slice(0, 20)}`,
-      rest: (c) => post(`/api/manga/${c.seriesId}/audit/retire/preview`, { file_ids: ids }),
-      gql: (c) =>
-        q(`mutation ($id: Int!, $f: [Int!]!) { previewRetirement(seriesId: $id, fileIds: $f) { confirmation } }`, {
-          id: c.seriesId,
-          f: ids,
-        }),
-    }),
-  ),
-  ...[5000, -5000].map(
-    (priority): ValueRow => ({
-      name: `setSourcePriority ${priority}`,
-      rest: (c) => patch(`/api/manga/${c.seriesId}/sources/${c.mappingId}`, { priority }),
-      gql: (c) =>
-        q(`mutation ($s: Int!, $m: Int!, $p: Int!) { setSourcePriority(seriesId: $s, mappingId: $m, priority: $p) { id } }`, {
+  ...[[], [0], [-3], Array.from({ length: 1001 }, (_, i) => i + 1)].map((ids): ValueRow => ({
+    name: `previewRetirement fileIds ${JSON.stringify(ids).slice(0, 20)}`,
+    rest: (c) => post(`/api/manga/${c.seriesId}/audit/retire/preview`, { file_ids: ids }),
+    gql: (c) =>
+      q(`mutation ($id: Int!, $f: [Int!]!) { previewRetirement(seriesId: $id, fileIds: $f) { confirmation } }`, {
+        id: c.seriesId,
+        f: ids,
+      }),
+  })),
+  ...[5000, -5000].map((priority): ValueRow => ({
+    name: `setSourcePriority ${priority}`,
+    rest: (c) => patch(`/api/manga/${c.seriesId}/sources/${c.mappingId}`, { priority }),
+    gql: (c) =>
+      q(
+        `mutation ($s: Int!, $m: Int!, $p: Int!) { setSourcePriority(seriesId: $s, mappingId: $m, priority: $p) { id } }`,
+        {
           s: c.seriesId,
           m: c.mappingId,
           p: priority,
-        }),
-    }),
-  ),
+        },
+      ),
+  })),
   {
     name: "linkSource language !!",
-    rest: (c) => post(`/api/manga/${c.seriesId}/sources`, { provider: "drop-folder", source_id: "Work", language: "!!" }),
+    rest: (c) =>
+      post(`/api/manga/${c.seriesId}/sources`, { provider: "drop-folder", source_id: "Work", language: "!!" }),
     gql: (c) =>
-      q(`mutation ($id: Int!) { linkSource(seriesId: $id, provider: "drop-folder", sourceId: "Work", language: "!!") { __typename } }`, {
-        id: c.seriesId,
-      }),
+      q(
+        `mutation ($id: Int!) { linkSource(seriesId: $id, provider: "drop-folder", sourceId: "Work", language: "!!") { __typename } }`,
+        {
+          id: c.seriesId,
+        },
+      ),
   },
   {
     name: "searchSources with an unknown provider",
     rest: (c) => post(`/api/manga/${c.seriesId}/sources/search`, { provider: "nope" }),
-    gql: (c) => q(`mutation ($id: Int!) { searchSources(seriesId: $id, provider: "nope") { __typename } }`, { id: c.seriesId }),
+    gql: (c) =>
+      q(`mutation ($id: Int!) { searchSources(seriesId: $id, provider: "nope") { __typename } }`, { id: c.seriesId }),
   },
   {
     name: "previewSourceRejection of a mapping the series does not have",
-    rest: (c) => post(`/api/manga/${c.seriesId}/audit/reject-source/preview`, { provider: "drop-folder", source_id: "Other" }),
+    rest: (c) =>
+      post(`/api/manga/${c.seriesId}/audit/reject-source/preview`, { provider: "drop-folder", source_id: "Other" }),
     gql: (c) =>
-      q(`mutation ($id: Int!) { previewSourceRejection(seriesId: $id, provider: "drop-folder", sourceId: "Other") { __typename } }`, {
-        id: c.seriesId,
-      }),
+      q(
+        `mutation ($id: Int!) { previewSourceRejection(seriesId: $id, provider: "drop-folder", sourceId: "Other") { __typename } }`,
+        {
+          id: c.seriesId,
+        },
+      ),
   },
-  ...[["!!"], Array.from({ length: 21 }, (_, i) => `l${String.fromCharCode(97 + i)}`)].map(
-    (languages): ValueRow => ({
-      name: `updateDownloadSettings ${languages.length} languages`,
-      rest: () => put(`/api/settings/downloads`, { languages }),
-      gql: () => q(`mutation ($l: [String!]!) { updateDownloadSettings(languages: $l) { languages } }`, { l: languages }),
-    }),
-  ),
+  ...[["!!"], Array.from({ length: 21 }, (_, i) => `l${String.fromCharCode(97 + i)}`)].map((languages): ValueRow => ({
+    name: `updateDownloadSettings ${languages.length} languages`,
+    rest: () => put(`/api/settings/downloads`, { languages }),
+    gql: () => q(`mutation ($l: [String!]!) { updateDownloadSettings(languages: $l) { languages } }`, { l: languages }),
+  })),
   {
     name: "updateTranslationSettings source language !!",
     rest: () => put(`/api/settings/translation`, { source_languages: ["!!"] }),
@@ -179,7 +187,9 @@ const OUT_OF_RANGE: ValueRow[] = [
     name: "updateSourceSettings basic auth without a user",
     rest: () => put(`/api/settings/sources`, { suwayomi: { enabled: true, url: "http://127.0.0.1:9", auth: "basic" } }),
     gql: () =>
-      q(`mutation { updateSourceSettings(input: { suwayomi: { enabled: true, url: "http://127.0.0.1:9", auth: BASIC } }) { __typename } }`),
+      q(
+        `mutation { updateSourceSettings(input: { suwayomi: { enabled: true, url: "http://127.0.0.1:9", auth: BASIC } }) { __typename } }`,
+      ),
   },
   {
     name: "updateCatalogueSettings url ftp",
@@ -196,20 +206,16 @@ const OUT_OF_RANGE: ValueRow[] = [
     ["2021-01-10", "2021-01-01"],
     ["2021-01-01", "2022-06-01"],
     ["yesterday", undefined],
-  ].map(
-    ([from, to]): ValueRow => ({
-      name: `calendar ${from}..${to}`,
-      rest: () => ({ path: `/api/calendar?from=${from}${to ? `&to=${to}` : ""}` }),
-      gql: () => q(`query ($f: String, $t: String) { calendar(from: $f, to: $t) { from } }`, { f: from, t: to }),
-    }),
-  ),
-  ...[0, -1].map(
-    (limit): ValueRow => ({
-      name: `continueReading limit ${limit}`,
-      rest: () => ({ path: `/api/reading/continue?limit=${limit}` }),
-      gql: () => q(`query ($l: Int) { continueReading(limit: $l) { fileId } }`, { l: limit }),
-    }),
-  ),
+  ].map(([from, to]): ValueRow => ({
+    name: `calendar ${from}..${to}`,
+    rest: () => ({ path: `/api/calendar?from=${from}${to ? `&to=${to}` : ""}` }),
+    gql: () => q(`query ($f: String, $t: String) { calendar(from: $f, to: $t) { from } }`, { f: from, t: to }),
+  })),
+  ...[0, -1].map((limit): ValueRow => ({
+    name: `continueReading limit ${limit}`,
+    rest: () => ({ path: `/api/reading/continue?limit=${limit}` }),
+    gql: () => q(`query ($l: Int) { continueReading(limit: $l) { fileId } }`, { l: limit }),
+  })),
   {
     name: "labelOrder over 5000 labels",
     rest: () => post(`/api/labels/order`, { labels: Array.from({ length: 5001 }, (_, i) => String(i)) }),
@@ -222,14 +228,20 @@ const OUT_OF_RANGE: ValueRow[] = [
     name: "setMonitored number abc",
     rest: (c) => put(`/api/manga/${c.seriesId}/monitoring`, { kind: "chapter", number: "abc", monitored: true }),
     gql: (c) =>
-      q(`mutation ($id: Int!) { setMonitored(seriesId: $id, kind: CHAPTER, number: "abc", monitored: true) { number } }`, {
-        id: c.seriesId,
-      }),
+      q(
+        `mutation ($id: Int!) { setMonitored(seriesId: $id, kind: CHAPTER, number: "abc", monitored: true) { number } }`,
+        {
+          id: c.seriesId,
+        },
+      ),
   },
   {
     name: "slotOffers kind bogus",
     rest: (c) => ({ path: `/api/manga/${c.seriesId}/slots/bogus/1/offers` }),
-    gql: (c) => q(`query ($id: Int!) { slotOffers(seriesId: $id, kind: "bogus", number: "1") { __typename } }`, { id: c.seriesId }),
+    gql: (c) =>
+      q(`query ($id: Int!) { slotOffers(seriesId: $id, kind: "bogus", number: "1") { __typename } }`, {
+        id: c.seriesId,
+      }),
   },
   ...["abc", `${"0".repeat(32)}-0`].flatMap((job): ValueRow[] => [
     {
@@ -246,26 +258,36 @@ const OUT_OF_RANGE: ValueRow[] = [
   {
     name: "acceptCatalogueOffer known_book_count -1",
     rest: (c) => post(`/api/manga/${c.seriesId}/catalogue-counts/accept`, { known_book_count: -1 }),
-    gql: (c) => q(`mutation ($id: Int!) { acceptCatalogueOffer(seriesId: $id, knownBookCount: -1) { __typename } }`, { id: c.seriesId }),
+    gql: (c) =>
+      q(`mutation ($id: Int!) { acceptCatalogueOffer(seriesId: $id, knownBookCount: -1) { __typename } }`, {
+        id: c.seriesId,
+      }),
   },
   {
     name: "verifyBook digest malformed",
     rest: (c) =>
       put(`/api/manga/${c.seriesId}/volumes/1/verification`, { digest: "md5:1", chapters: ["1"], note: "n" }),
     gql: (c) =>
-      q(`mutation ($id: Int!) { verifyBook(seriesId: $id, volume: "1", input: { digest: "md5:1", chapters: ["1"], note: "n" }) { volume } }`, {
-        id: c.seriesId,
-      }),
+      q(
+        `mutation ($id: Int!) { verifyBook(seriesId: $id, volume: "1", input: { digest: "md5:1", chapters: ["1"], note: "n" }) { volume } }`,
+        {
+          id: c.seriesId,
+        },
+      ),
   },
   {
     name: "previewBookAssembly volume x",
     rest: (c) => post(`/api/manga/${c.seriesId}/volumes/x/assemble?dry_run=true`),
-    gql: (c) => q(`mutation ($id: Int!) { previewBookAssembly(seriesId: $id, volume: "x") { __typename } }`, { id: c.seriesId }),
+    gql: (c) =>
+      q(`mutation ($id: Int!) { previewBookAssembly(seriesId: $id, volume: "x") { __typename } }`, { id: c.seriesId }),
   },
   {
     name: "assembleSeries with a forged confirmation",
     rest: (c) => post(`/api/manga/${c.seriesId}/assemble?dry_run=false`, { confirmation: "c1.forged" }),
-    gql: (c) => q(`mutation ($id: Int!) { assembleSeries(seriesId: $id, confirmation: "c1.forged") { __typename } }`, { id: c.seriesId }),
+    gql: (c) =>
+      q(`mutation ($id: Int!) { assembleSeries(seriesId: $id, confirmation: "c1.forged") { __typename } }`, {
+        id: c.seriesId,
+      }),
   },
 ];
 
@@ -282,12 +304,14 @@ const BY_TYPE: ValueRow[] = [
   {
     name: "saveChapterMap without a revision",
     rest: (c) => put(`/api/manga/${c.seriesId}/chapter-map`, { entries: [] }),
-    gql: (c) => q(`mutation ($id: Int!) { saveChapterMap(seriesId: $id, entries: []) { revision } }`, { id: c.seriesId }),
+    gql: (c) =>
+      q(`mutation ($id: Int!) { saveChapterMap(seriesId: $id, entries: []) { revision } }`, { id: c.seriesId }),
   },
   {
     name: "submitReading without chapters",
     rest: (c) => post(`/api/manga/${c.seriesId}/chapter-map/readings`, { volume: "1" }),
-    gql: (c) => q(`mutation ($id: Int!) { submitReading(seriesId: $id, volume: "1") { revision } }`, { id: c.seriesId }),
+    gql: (c) =>
+      q(`mutation ($id: Int!) { submitReading(seriesId: $id, volume: "1") { revision } }`, { id: c.seriesId }),
   },
   {
     name: "previewRetirement without fileIds",
@@ -298,10 +322,13 @@ const BY_TYPE: ValueRow[] = [
     name: "setMonitored monitored yes",
     rest: (c) => put(`/api/manga/${c.seriesId}/monitoring`, { kind: "chapter", number: "1", monitored: "yes" }),
     gql: (c) =>
-      q(`mutation ($id: Int!, $m: Boolean!) { setMonitored(seriesId: $id, kind: CHAPTER, number: "1", monitored: $m) { number } }`, {
-        id: c.seriesId,
-        m: "yes",
-      }),
+      q(
+        `mutation ($id: Int!, $m: Boolean!) { setMonitored(seriesId: $id, kind: CHAPTER, number: "1", monitored: $m) { number } }`,
+        {
+          id: c.seriesId,
+          m: "yes",
+        },
+      ),
   },
   {
     name: "updateDownloadSettings languages not a list of text",
@@ -331,7 +358,10 @@ describe("REST and GraphQL agree on wrong values", () => {
       201,
     );
     ctx.seriesId = s.id;
-    for (const [name, pages] of [["Values v01.cbz", 10], ["Values - c001.cbz", 4]] as const) {
+    for (const [name, pages] of [
+      ["Values v01.cbz", 10],
+      ["Values - c001.cbz", 4],
+    ] as const) {
       const file = path.join(app.config.libraryRoot, s.folder, name);
       await mkdir(path.dirname(file), { recursive: true });
       await writeFile(file, await cbz(pages));

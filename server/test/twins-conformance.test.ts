@@ -1,5 +1,5 @@
 /**
- * REST and GraphQL agree, endpoint by endpoint (docs/api.md, "Ids"): the same operation asked both
+ * REST and GraphQL agree, endpoint by endpoint (docs/api.md, the paragraph on ids under "REST"): the same operation asked both
  * ways with an unknown id and with malformed ones answers the same status and code. The rule: an id
  * that is a positive integer up to 2³¹−1 but names nothing is 404 with the kind's code; anything else
  * (0, −1, a fraction, text, a number past 2³¹−1) is 400 `bad_request` — in GraphQL too, where the
@@ -87,7 +87,10 @@ const SERIES_ROWS: IdRow[] = [
   {
     name: "previewSuggestedBooks",
     rest: (id) =>
-      post(`/api/manga/${id}/chapter-map/suggestions/adopt?dry_run=true`, { source: "catalogue:mangadex", revision: 0 }),
+      post(`/api/manga/${id}/chapter-map/suggestions/adopt?dry_run=true`, {
+        source: "catalogue:mangadex",
+        revision: 0,
+      }),
     gql: M(`previewSuggestedBooks(seriesId: $id, source: "catalogue:mangadex", revision: 0)`),
   },
   {
@@ -107,7 +110,9 @@ const SERIES_ROWS: IdRow[] = [
       path: `/api/manga/${id}/volumes/1/verification`,
       json: { digest: `sha256:${"0".repeat(64)}`, chapters: ["1"], note: "n" },
     }),
-    gql: M(`verifyBook(seriesId: $id, volume: "1", input: { digest: "sha256:${"0".repeat(64)}", chapters: ["1"], note: "n" })`),
+    gql: M(
+      `verifyBook(seriesId: $id, volume: "1", input: { digest: "sha256:${"0".repeat(64)}", chapters: ["1"], note: "n" })`,
+    ),
   },
   {
     name: "withdrawVerification",
@@ -165,7 +170,11 @@ const SERIES_ROWS: IdRow[] = [
     rest: (id) => post(`/api/manga/${id}/volumes/1/duplicates/retire`, { confirmation: "x" }),
     gql: M(`retireDuplicates(seriesId: $id, volume: "1", confirmation: "x")`),
   },
-  { name: "sourceMappings", rest: (id) => ({ path: `/api/manga/${id}/sources` }), gql: S("sourceMappings(seriesId: $id)") },
+  {
+    name: "sourceMappings",
+    rest: (id) => ({ path: `/api/manga/${id}/sources` }),
+    gql: S("sourceMappings(seriesId: $id)"),
+  },
   {
     name: "searchSources",
     rest: (id) => post(`/api/manga/${id}/sources/search`, { provider: "drop-folder" }),

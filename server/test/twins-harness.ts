@@ -63,8 +63,7 @@ const snake = (k: string) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 /** GraphQL's answer spelled as REST spells it: keys snake_case, enum values lowercase. */
 export function asRest(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(asRest);
-  if (v && typeof v === "object")
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [snake(k), asRest(x)]));
+  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [snake(k), asRest(x)]));
   if (typeof v === "string" && /^[A-Z][A-Z0-9_]*$/.test(v)) return v.toLowerCase();
   return v;
 }
@@ -96,8 +95,10 @@ export function expectSameData(name: string, rest: unknown, gql: unknown): void 
       }
       return;
     }
-    const rv = typeof r === "string" && typeof x === "string" ? r.toLowerCase() : r;
-    const xv = typeof x === "string" ? x.toLowerCase() : x;
+    // Enum values: `BOOK_ON_DISK` is REST's "book on disk".
+    const word = (v: unknown) => (typeof v === "string" ? v.toLowerCase().replaceAll(" ", "_") : v);
+    const rv = typeof x === "string" ? word(r) : r;
+    const xv = word(x);
     if (rv !== xv) missing.push(`${at}: REST ${JSON.stringify(r)} vs GraphQL ${JSON.stringify(x)}`);
   };
   walk(rest, g, name);

@@ -1,4 +1,11 @@
-import { defaultFieldResolver, getNullableType, GraphQLInt, isObjectType, type GraphQLFieldResolver, type GraphQLSchema } from "graphql";
+import {
+  defaultFieldResolver,
+  getNullableType,
+  GraphQLInt,
+  isObjectType,
+  type GraphQLFieldResolver,
+  type GraphQLSchema,
+} from "graphql";
 import { asId } from "../services/input.ts";
 
 /** `id`, `seriesId`, `fileId`, `downloadId`, `mappingId`: an argument that names a row. */
