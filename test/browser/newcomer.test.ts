@@ -204,7 +204,7 @@ describe("a newcomer's first session", () => {
     await ctx.close();
   });
 
-  it("Suwayomi set up, a source linked on the Sources page: the downloads page shows progress in words and the series page gains the chapters live", async () => {
+  it("Suwayomi set up, a source linked on the Sources page: the downloads page and the series page show progress in words and the series page gains the chapters live", async () => {
     await service.gql(
       `mutation($url: String!) { updateSourceSettings(input: { suwayomi: { enabled: true, url: $url, auth: NONE } }) { suwayomi { configured } } }`,
       { url: fake.url },
@@ -240,9 +240,14 @@ describe("a newcomer's first session", () => {
 
     // Chapter 4 waits on its last page: three of four pages, in words a person reads.
     await downloads.getByText("Chapter 4: 3 of 4 pages · 75 %").waitFor({ timeout: 20_000 });
+    // The series page says what is under way for it, with the same progress, until it is published.
+    const underWay = series.getByTestId("series-downloads");
+    await underWay.getByText("Chapter 4: 3 of 4 pages · 75 %").waitFor({ timeout: 20_000 });
+    expect(await underWay.getByRole("link", { name: "See the downloads" }).getAttribute("href")).toBe("/downloads");
     await series.locator('[data-row="chapter:3"]').getByText("Owned", { exact: true }).waitFor({ timeout: 20_000 });
     await series.locator('[data-row="chapter:4"]').getByText("Owned", { exact: true }).waitFor({ timeout: 20_000 });
     await downloads.getByText("Under way (0)").waitFor({ timeout: 20_000 });
+    await underWay.waitFor({ state: "detached", timeout: 20_000 });
     for (const p of [series, downloads]) expect(await sideways(p)).toEqual([]);
     expect([...seriesErrors, ...downloadErrors, ...sourceErrors]).toEqual([]);
     await ctx.close();
