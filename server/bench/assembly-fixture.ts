@@ -100,7 +100,7 @@ export function benchComicInfo(plan: AssemblyPlan) {
       `Assembled by the library service as book 1 from chapters ${plan.chapters.map((c) => c.number).join(", ")}.`,
       `Chapter files: ${plan.chapters.flatMap((c) => c.sources.map((s) => s.path.slice(s.path.lastIndexOf("/") + 1))).join(", ")}.`,
       "Sources: local files.",
-      "Languages: unknown.",
+      "Languages: en.",
     ].join("\n"),
     Manga: "YesAndRightToLeft" as const,
   };

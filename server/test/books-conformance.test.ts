@@ -113,7 +113,8 @@ describe("the assembled archive", () => {
     expect(notes).toContain("book 12 from chapters 9, 10, 10.5");
     expect(notes).toContain("Chapter files: c009.cbz, c010.cbz, c010.5.cbz.");
     expect(notes).toMatch(/Sources: local files\./);
-    expect(notes).toMatch(/Languages: /);
+    // Files with no language of their own are in the series language.
+    expect(notes).toContain("Languages: fr.");
     // The folder holds the book; the chapter files went to the recycle bin as duplicates.
     expect(await folderOf(s)).toEqual([`${s.title} - v012 [fr].cbz`]);
     expect((await binOf(s.id)).map((e) => e.reason)).toEqual(Array(3).fill("assembled into v012"));

@@ -612,8 +612,9 @@ describe("units, maps and series over REST and GraphQL", () => {
         404,
         "series_not_found",
       );
-      // The nullable `series` query answers null rather than an error.
-      expect(await h.gqlData(`{ series(id: ${missing}) { id } }`)).toEqual({ series: null });
+      // The `series` query answers the same 404 as GET /api/manga/{id} (its field stays nullable).
+      const one = await h.gqlError(`{ series(id: ${missing}) { id } }`);
+      expect([one.extensions?.code, one.extensions?.status]).toEqual(["series_not_found", 404]);
     });
 
     it("stale map revision → map_revision_stale with the current revision", async () => {

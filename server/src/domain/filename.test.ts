@@ -407,6 +407,12 @@ const table: Row[] = [
   ["Title c003 [1080p].cbz", "Title", _, _, "3", _, _, C, _, false, false],
   ["[1080p] Title c001.cbz", "Title", _, _, "1", _, _, C, _, false, false],
   ["Title c001 [English] [Group].cbz", "Title", _, _, "1", _, _, C, "Group", false, false],
+  // Language tags, as the service names its own books, are never the group
+  ["Night Garden - v001 [en].cbz", "Night Garden", "1", _, _, _, _, B, _, false, false],
+  ["Title - c012 [pt-BR].cbz", "Title", _, _, "12", _, _, C, _, false, false],
+  ["Title c002 (part 1) [FR] [Alpha Scans].cbz", "Title", _, _, "2", _, 1, C, "Alpha Scans", false, false],
+  ["Title v03 (2021) (Digital) (jpn).cbz", "Title", "3", _, _, _, _, B, _, false, false],
+  ["Title c004 [TL].cbz", "Title", _, _, "4", _, _, C, "TL", false, false],
   ["Title c01 [v2] [Group].cbz", "Title", _, _, "1", _, _, C, "Group", false, false],
   [
     "Kedouin Makoto - Corpse Party Musume, Chapter 12 [Dametrans][v2]",

@@ -20,6 +20,7 @@
  *   chapter named only inside a special's parentheses is where it sits, not its number.
  */
 import { compareLabels, isWhole, parseLabel, type Label } from "./labels.ts";
+import { isLanguageTag } from "./language-markers.ts";
 import {
   BARE_BEFORE_INITIALS_RE,
   BARE_NUMBER_OWNER_RE,
@@ -206,7 +207,8 @@ function readBrackets(s: string): Brackets {
     const content = (m[1] ?? m[2] ?? m[3] ?? m[4] ?? "").trim();
     if (content === "" || m[3] !== undefined) continue; // {Special Edition}: an edition, never a group
     if (!isRound) {
-      if (NOISE_RE.test(content) || RELEASE_TAG_RE.test(content) || YEAR_RE.test(content)) continue;
+      if (NOISE_RE.test(content) || isLanguageTag(content) || RELEASE_TAG_RE.test(content) || YEAR_RE.test(content))
+        continue;
       if (DUPLICATE_RE.test(content)) continue;
       if (volumeHits(content).length > 0)
         numbered.push(content); // "[Volume 11]"
@@ -233,7 +235,7 @@ function readBrackets(s: string): Brackets {
       continue;
     }
     // Scene convention: "(2019) (Digital) (danke-Empire)" — the bracket after the tags is the group.
-    if (afterTag && round === null && !NOISE_RE.test(content)) round = content;
+    if (afterTag && round === null && !NOISE_RE.test(content) && !isLanguageTag(content)) round = content;
     else text.push(content);
   }
   const rest = s.replace(BRACKET_RE, " ").replace(/\s+/gu, " ").trim();

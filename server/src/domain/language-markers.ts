@@ -18,6 +18,17 @@ const TABLE: Readonly<Record<string, { codes: readonly string[]; names: readonly
   pt: { codes: ["pt", "por", "br"], names: ["portuguese"] },
 };
 
+/**
+ * A bracket that holds only a language code ("[en]", "[FR]", "[pt-BR]", "[jpn]"): a language tag,
+ * never a release group. The service's own books are named "<Series> - v001 [en].cbz".
+ */
+export function isLanguageTag(bracketContent: string): boolean {
+  const m = /^\s*([a-z]{2,3})(?:[-_][a-z]{2,4})?\s*$/iu.exec(bracketContent);
+  if (!m) return false;
+  const code = m[1]!.toLowerCase();
+  return Object.entries(TABLE).some(([base, t]) => base === code || t.codes.includes(code));
+}
+
 /** Case- and accent-folded words of letters and digits. */
 const tokens = (s: string) =>
   s

@@ -1,4 +1,5 @@
 import { builder } from "./builder.ts";
+import { readIdsAsRest } from "./ids.ts";
 import "./types/enums.ts";
 import "./types/units.ts";
 import "./types/series-page.ts";
@@ -32,4 +33,4 @@ import "./types/blocklist.ts";
 import "./types/rules.ts";
 
 /** The schema: every type file registers itself on the builder; this only assembles them. */
-export const schema = builder.toSchema({ sortSchema: true });
+export const schema = readIdsAsRest(builder.toSchema({ sortSchema: true }));

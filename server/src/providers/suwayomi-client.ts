@@ -299,7 +299,7 @@ export class SuwayomiClient {
   private fetchFailure(e: unknown, signal: AbortSignal | undefined, timeout: AbortSignal): unknown {
     if (signal?.aborted) return signal.reason;
     if (timeout.aborted) return new ProviderError(`Suwayomi did not answer within ${this.timeoutMs} ms`, true);
-    return new ProviderError(`Suwayomi unreachable: ${(e as Error).message}`, true);
+    return new ProviderError(`Suwayomi unreachable: ${networkReason(e)}`, true);
   }
 
   /** A GraphQL call with the session; an "Unauthorized" answer logs in again and retries once. */
@@ -398,5 +398,24 @@ export class SuwayomiClient {
       throw new ProviderError(`page transfer cut: ${(e as Error).message}`, true);
     }
     return Buffer.concat(chunks, total);
+  }
+}
+
+/** fetch says only "fetch failed"; the operator needs its cause, in words. */
+function networkReason(e: unknown): string {
+  const cause = (e as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+  switch (cause?.code) {
+    case "ECONNREFUSED":
+      return "nothing answers at that address (connection refused)";
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return "the host name is not known";
+    case "ECONNRESET":
+      return "the connection was cut";
+    case "EHOSTUNREACH":
+    case "ENETUNREACH":
+      return "the host cannot be reached";
+    default:
+      return typeof cause?.message === "string" && cause.message ? cause.message : (e as Error).message;
   }
 }

@@ -6,6 +6,10 @@
  * - Subscriptions go over WebSocket to `/graphql` (graphql-ws, protocol `graphql-transport-ws`).
  *   The graphql-ws client is loaded and created lazily, in the browser only, on the first
  *   subscription; the cookie travels with the WebSocket upgrade request.
+ * - Each time the WebSocket connection is (re)established, `onLiveConnection` listeners run, once
+ *   the waiting subscriptions are on the new socket: a change made before a subscription was live
+ *   (between a page's first query and its subscription, or while the socket was down) was never
+ *   pushed, so the pages ask again then (one query per connection, not per event).
  * - An answer with HTTP 401, or an error with `extensions.code === "unauthenticated"`, or a
  *   WebSocket closed with 4401/4403, calls the unauthenticated handler (the root layout installs
  *   one that navigates to `/login?next=…`).
@@ -35,6 +39,8 @@ export interface GraphqlClientOptions {
   fetch?: typeof fetch;
   /** WebSocket endpoint; derived from `location` by default. */
   wsUrl?: () => string;
+  /** Called after each (re)connection of the WebSocket, once the waiting subscriptions are sent. */
+  onConnected?: () => void;
 }
 
 /** `ws://host/graphql` or `wss://host/graphql` for the page's own origin. */
@@ -69,6 +75,11 @@ export function createGraphqlClient(options: GraphqlClientOptions): Client {
         retryAttempts: 8,
         shouldRetry: (event) => !isAuthClose(event),
         on: {
+          // graphql-ws sends the waiting subscriptions right after this event (a few microtasks
+          // later): a task queued now runs once they are on the socket.
+          connected: () => {
+            if (options.onConnected) setTimeout(options.onConnected, 0);
+          },
           closed: (event) => {
             if (isAuthClose(event)) notify();
           },
@@ -146,6 +157,7 @@ function isAuthClose(event: unknown): boolean {
 /* ----------------------------------------------------------------------------------------- */
 
 let handler: () => void = defaultUnauthenticated;
+const connectionListeners = new Set<() => void>();
 let redirecting = false;
 let client: Client | null = null;
 
@@ -179,8 +191,22 @@ function onUnauthenticated(): void {
   });
 }
 
+/**
+ * Runs `listener` each time the live connection is (re)established, until the returned function is
+ * called. A subscription's owner refetches what it shows then: events sent before the
+ * subscription reached the server are lost.
+ */
+export function onLiveConnection(listener: () => void): () => void {
+  connectionListeners.add(listener);
+  return () => connectionListeners.delete(listener);
+}
+
+function onConnected(): void {
+  for (const listener of [...connectionListeners]) listener();
+}
+
 /** The shared client (created on first use). */
 export function getClient(): Client {
-  client ??= createGraphqlClient({ onUnauthenticated });
+  client ??= createGraphqlClient({ onUnauthenticated, onConnected });
   return client;
 }

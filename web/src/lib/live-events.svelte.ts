@@ -1,10 +1,11 @@
 /**
  * A subscription of progress events kept as the newest event per key (a download, a translation
  * job). Call during component initialisation; it stops with the component. `onStateChange` runs
- * (debounced) when an event brings a state the caller may not list yet, so the list refetches.
+ * (debounced) when an event brings a state the caller may not list yet, so the list refetches, and
+ * each time the live connection is (re)established (events sent before it was live are lost).
  */
 import type { AnyVariables, DocumentInput } from "@urql/core";
-import { getClient } from "./graphql";
+import { getClient, onLiveConnection } from "./graphql";
 
 export interface LiveEvents<K, E> {
   readonly events: ReadonlyMap<K, E>;
@@ -26,6 +27,10 @@ export function liveEvents<Data, Variables extends AnyVariables, K, E extends { 
     const vars = variables();
     if (vars === null) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    const stopListening = onLiveConnection(() => {
+      clearTimeout(timer);
+      timer = setTimeout(onStateChange, debounceMs);
+    });
     const { unsubscribe } = getClient()
       .subscription(subscription, vars)
       .subscribe((result) => {
@@ -45,6 +50,7 @@ export function liveEvents<Data, Variables extends AnyVariables, K, E extends { 
       });
     return () => {
       clearTimeout(timer);
+      stopListening();
       unsubscribe();
     };
   });

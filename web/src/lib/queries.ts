@@ -78,6 +78,7 @@ export const SERIES_PAGE_QUERY = graphql(
     query SeriesPage($id: Int!, $filter: UnitFilter!, $reversed: Boolean!, $problemsOnly: Boolean!) {
       series(id: $id) {
         ...SeriesFields
+        folder
         planWording
       }
       seriesPage(seriesId: $id, filter: $filter, reversed: $reversed, problemsOnly: $problemsOnly) {

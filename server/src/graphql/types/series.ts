@@ -1,3 +1,4 @@
+import { AppError } from "../../errors.ts";
 import { seriesView } from "../../services/series/series-service.ts";
 import { builder } from "../builder.ts";
 import { PlanWordingEnum, SeriesFormEnum, SeriesStatusEnum } from "./enums.ts";
@@ -64,7 +65,13 @@ builder.queryFields((t) => ({
     type: "Series",
     nullable: true,
     args: { id: t.arg.int({ required: true }) },
-    resolve: (query, _root, { id }, { rows }) => rows.series(query, id),
+    // An unknown series is 404 `series_not_found` as in GET /api/manga/{id}; the field stays
+    // nullable so the other root fields of the same document still answer.
+    resolve: async (query, _root, { id }, { rows }) => {
+      const series = await rows.series(query, id);
+      if (!series) throw new AppError("series_not_found", `series ${id} does not exist`);
+      return series;
+    },
   }),
 }));
 

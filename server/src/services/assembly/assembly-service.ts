@@ -422,7 +422,8 @@ function sourcesOf(snapshot: SeriesSnapshot, p: AssemblyPlan, loaded: ReleasesOf
         releaseId: r?.id ?? null,
         provider: r?.provider?.name ?? null,
         sourceId: r?.sourceMapping?.sourceId ?? null,
-        language: files.get(s.fileId)?.language ?? r?.language ?? null,
+        // A file without a language of its own (no LanguageISO) is in the series' language, as the scan reads it.
+        language: files.get(s.fileId)?.language ?? r?.language ?? snapshot.series.language,
       };
     }),
   );
@@ -443,7 +444,7 @@ export function sourceNotes(snapshot: SeriesSnapshot, p: AssemblyPlan, loaded: R
         sources.map((s) => (s.provider ? `${s.provider}${s.sourceId ? ` ${s.sourceId}` : ""}` : "local files")),
       ),
     ],
-    languages: [...new Set(sources.map((s) => s.language ?? "unknown"))],
+    languages: [...new Set(sources.map((s) => s.language))],
   };
 }
 

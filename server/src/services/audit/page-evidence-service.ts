@@ -267,6 +267,9 @@ export function pageEvidenceService(
      * (snapshot_stale) changed since the preview.
      */
     async adopt(seriesId: number, volumeText: string, input: ConfirmationInput): Promise<AdoptionResult> {
+      // The series first, as every other confirm: an unknown one is 404 whatever the token says.
+      if (!(await ctx.repos.series.get(seriesId)))
+        throw new AppError("series_not_found", `series ${seriesId} does not exist`);
       const volume = asLabel(volumeText, "volume");
       const signed = confirmations.verify<AdoptionBinding>(input.confirmation, ADOPT_KIND, seriesId);
       if (!labelEquals(signed.volume, volume))

@@ -12,6 +12,7 @@
  * for it. The store is keyed by user name so more users can come without a migration.
  */
 import { AppError } from "../../errors.ts";
+import { asId } from "../input.ts";
 import { label, parseLabel } from "../../domain/labels.ts";
 import {
   clampPage,
@@ -259,7 +260,11 @@ export function readingService(ctx: AppContext, units: UnitsService) {
      */
     async continueReading(user: string, options: { seriesId?: number; limit?: number } = {}): Promise<ContinueEntry[]> {
       await settled();
-      const limit = Math.min(Math.max(options.limit ?? 20, 1), 200);
+      // A series filter names a series, as every other one does: an unknown one is 404, not an empty list.
+      if (options.seriesId !== undefined && !(await repo.series(options.seriesId)))
+        throw new AppError("series_not_found", `series ${options.seriesId} does not exist`);
+      // A limit is a positive integer, as REST reads it (asId); past 200 it is 200.
+      const limit = Math.min(options.limit === undefined ? 20 : asId(options.limit, "limit"), 200);
       const recent = await repo.recentProgress(user, { seriesId: options.seriesId, take: 400 });
       const titles = new Map<number, string>();
       const title = async (seriesId: number) => {

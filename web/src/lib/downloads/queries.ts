@@ -135,3 +135,15 @@ export const DOWNLOAD_EVENTS = graphql(`
     }
   }
 `);
+
+/** One series' downloads (the series page shows those under way). */
+export const SERIES_DOWNLOADS = graphql(
+  `
+    query SeriesDownloads($seriesId: Int!) {
+      downloads(seriesId: $seriesId) {
+        ...DownloadFields
+      }
+    }
+  `,
+  [DOWNLOAD_FIELDS],
+);

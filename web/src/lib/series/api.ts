@@ -4,7 +4,7 @@
  */
 import { graphql, type ResultOf } from "$lib/gql";
 import type { AnyVariables, TypedDocumentNode } from "@urql/core";
-import { getClient } from "$lib/graphql";
+import { getClient, onLiveConnection } from "$lib/graphql";
 
 /** One mutation: its data, or the CombinedError thrown. */
 export async function mutate<Data, Variables extends AnyVariables>(
@@ -20,20 +20,27 @@ export async function mutate<Data, Variables extends AnyVariables>(
 /**
  * Runs `onValue` for every value of a subscription until the returned function is called (use it
  * as an $effect's cleanup). Errors of the live connection are passed on, never thrown.
+ * `onConnected` runs each time the live connection is (re)established: what changed before the
+ * subscription was live is never pushed, so its owner refetches then.
  */
 export function subscribe<Data, Variables extends AnyVariables>(
   doc: TypedDocumentNode<Data, Variables>,
   variables: Variables,
   onValue: (data: Data) => void,
   onError?: (error: unknown) => void,
+  onConnected?: () => void,
 ): () => void {
+  const stopListening = onConnected ? onLiveConnection(onConnected) : () => undefined;
   const { unsubscribe } = getClient()
     .subscription(doc, variables)
     .subscribe((result) => {
       if (result.error) onError?.(result.error);
       else if (result.data) onValue(result.data);
     });
-  return unsubscribe;
+  return () => {
+    stopListening();
+    unsubscribe();
+  };
 }
 
 export const LIBRARY_EVENTS = graphql(`
