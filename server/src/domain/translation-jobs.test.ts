@@ -198,7 +198,7 @@ describe("the moves between queued, running and completed", () => {
     expect(m.error?.code).toBe("processor_unreachable");
   });
 
-  it(`an AI provider's temporary refusal is shown while the job waits and fails it at the ${MAX_PROVIDER_FAILURES}rd, with the provider's error`, () => {
+  it(`an AI provider's temporary refusal is shown while the job waits and fails it at the ${MAX_PROVIDER_FAILURES}th, with the provider's error`, () => {
     const cause = { code: "ai_request_failed", message: "The AI provider refused the request: HTTP 429: slow down" };
     const waiting = moved(transition(job("running"), { type: "connection_failed", failures: 1, cause }));
     expect(waiting.next.state).toBe("running");
@@ -208,9 +208,18 @@ describe("the moves between queued, running and completed", () => {
       transition(job("running"), { type: "connection_failed", failures: MAX_PROVIDER_FAILURES, cause }),
     );
     expect(last.next.state).toBe("failed");
-    expect(last.error).toEqual({ code: "ai_request_failed", message: `${cause.message} (3 attempts)` });
+    expect(last.error).toEqual({
+      code: "ai_request_failed",
+      message: `${cause.message} (${MAX_PROVIDER_FAILURES} attempts)`,
+    });
+    // The one before the last still waits, showing the provider's words.
+    const before = moved(
+      transition(job("running"), { type: "connection_failed", failures: MAX_PROVIDER_FAILURES - 1, cause }),
+    );
+    expect(before.next.state).toBe("running");
+    expect(before.error?.code).toBe("ai_request_failed");
     // Without a cause (the processor unreachable) the job keeps waiting and shows nothing new.
-    const plain = moved(transition(job("running"), { type: "connection_failed", failures: MAX_PROVIDER_FAILURES }));
+    const plain = moved(transition(job("running"), { type: "connection_failed", failures: 2 }));
     expect(plain.next.state).toBe("running");
     expect(plain.error).toBeUndefined();
   });

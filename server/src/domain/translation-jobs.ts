@@ -7,7 +7,7 @@
  *   queued ─upload_started→ uploading ─submitted→ submitted ─status running→ running ─status completed→
  *   completed ─result_fetched→ importing (publish) ─import_succeeded→ imported (remove sources/output)
  *   (local engine: queued ─submitted→ submitted directly)
- *   any active ─connection_failed→ same state, retry_later (same processor id); the 8th → failed (an AI provider's refusal on the local path: the 3rd, with its error)
+ *   any active ─connection_failed→ same state, retry_later (same processor id); the 8th → failed (an AI provider's refusal on the local path: with its error)
  *   submitted | running ─status failed→ failed;  importing ─import_failed→ failed (output kept outside the library)
  *   failed | cancelled ─retry→ queued, attempt + 1 (new_attempt)
  *   active | paused ─cancel→ cancelling (send_delete, durable) ─cancel_acknowledged→ cancelled
@@ -162,10 +162,11 @@ export const RETRY_CAP_MS = 300_000;
 /** The 8th consecutive connection failure of an attempt fails it (processor_unreachable); a pending DELETE never gives up. */
 export const MAX_TRANSIENT_FAILURES = 8;
 /**
- * The 3rd consecutive temporary refusal of the AI provider (429, 5xx, a timeout) fails a local job
- * with the provider's own error: a rate limit or an outage is the operator's to see, not to wait for.
+ * The AI provider's temporary refusals (429, 5xx, a timeout) are retried as long as a processor's
+ * connection failures (a rate limit or a short outage passes by itself, and a failed job waits for
+ * the operator); the job shows the provider's error while it waits, and fails with it at the last.
  */
-export const MAX_PROVIDER_FAILURES = 3;
+export const MAX_PROVIDER_FAILURES = MAX_TRANSIENT_FAILURES;
 
 /** Delay after the n-th consecutive connection failure (n ≥ 1): 5 s, 10 s, 20 s … capped at 5 min. */
 export function retryDelayMs(failures: number): number {
