@@ -2,7 +2,10 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   ACTIVE_STATES,
+  ENGINE_STEPS,
   MAX_PROVIDER_FAILURES,
+  OUTSTANDING_STATES,
+  WORKING_STATES,
   MAX_TRANSIENT_FAILURES,
   RETRY_CAP_MS,
   TERMINAL_STATES,
@@ -196,6 +199,21 @@ describe("the moves between queued, running and completed", () => {
     const m = moved(transition(job("running"), { type: "connection_failed", failures: MAX_TRANSIENT_FAILURES }));
     expect(m.next.state).toBe("failed");
     expect(m.error?.code).toBe("processor_unreachable");
+  });
+
+  it("names the states a worker follows, the steps an engine holds and what counts against the processor's two", () => {
+    expect(WORKING_STATES).toEqual([
+      "queued",
+      "uploading",
+      "submitted",
+      "running",
+      "completed",
+      "importing",
+      "cancelling",
+      "paused",
+    ]);
+    expect(ENGINE_STEPS).toEqual(["uploading", "submitted", "running", "completed", "importing"]);
+    expect(OUTSTANDING_STATES).toEqual(["uploading", "submitted", "running", "completed", "importing", "cancelling"]);
   });
 
   it(`an AI provider's temporary refusal is shown while the job waits and fails it at the ${MAX_PROVIDER_FAILURES}th, with the provider's error`, () => {

@@ -55,6 +55,14 @@ export const ACTIVE_STATES: readonly TranslationState[] = [
 ];
 /** States a job never leaves by itself (failed and cancelled leave only by an explicit retry). */
 export const TERMINAL_STATES: readonly TranslationState[] = ["imported", "failed", "cancelled"];
+/** States a worker follows: every one but the terminal ones. */
+export const WORKING_STATES: readonly TranslationState[] = TRANSLATION_STATES.filter(
+  (s) => !TERMINAL_STATES.includes(s),
+);
+/** A job sent on its way (an engine holds it): active and no longer queued. */
+export const ENGINE_STEPS: readonly TranslationState[] = ACTIVE_STATES.filter((s) => s !== "queued");
+/** Outstanding at the processor: sent and not yet ended there (a cancelled job until it stopped). */
+export const OUTSTANDING_STATES: readonly TranslationState[] = [...ENGINE_STEPS, "cancelling"];
 
 export function isActive(state: TranslationState): boolean {
   return ACTIVE_STATES.includes(state);

@@ -28,9 +28,13 @@
 import { readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import {
+  ENGINE_STEPS,
   engineSwitch,
   formatJobId,
+  OUTSTANDING_STATES,
+  retryDelayMs,
   transition,
+  WORKING_STATES,
   type JobFacts,
   type PausedReason,
   type TranslationEvent,
@@ -46,22 +50,11 @@ import { importTranslation, ImportRefused } from "./translation-import.ts";
 import { translationStagingDir } from "./translation-upload.ts";
 import { readWorkerSettings, type WorkerSettings } from "./translation-worker-settings.ts";
 import { localCheckpointDir, localRunner } from "./translation-local-runner.ts";
-import { retryDelayMs } from "../../domain/translation-jobs.ts";
 
 export const MAX_OUTSTANDING = 2;
-const WORKING: readonly string[] = [
-  "queued",
-  "uploading",
-  "submitted",
-  "running",
-  "completed",
-  "importing",
-  "paused",
-  "cancelling",
-];
-/** Outstanding at the processor: submitted and not yet ended there (a cancelled job until it stopped). */
-const OUTSTANDING: readonly string[] = ["uploading", "submitted", "running", "completed", "importing", "cancelling"];
-const STEPS: readonly string[] = ["uploading", "submitted", "running", "completed", "importing"];
+const WORKING: readonly string[] = WORKING_STATES;
+const OUTSTANDING: readonly string[] = OUTSTANDING_STATES;
+const STEPS: readonly string[] = ENGINE_STEPS;
 export const RESULT_FILE = "result.zip";
 export const OUTPUT_FILE = "translated.cbz";
 
