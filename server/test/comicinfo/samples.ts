@@ -140,9 +140,13 @@ async function main(out: string): Promise<void> {
     } as unknown as Args<typeof assemblyComicInfo>[0],
     {
       volume: "3",
-      chapters: [{ number: "10" }, { number: "11" }, { number: "12" }],
+      chapters: ["10", "11", "12"].map((number) => ({
+        number,
+        sources: [{ path: `Tide & Stone/Tide & Stone - c0${number}.cbz` }],
+      })),
       fileIds: [4, 5, 6],
     } as unknown as Args<typeof assemblyComicInfo>[1],
+    { providers: ["local files"], languages: ["en"] },
   );
   await sample(
     "assembled-book",
