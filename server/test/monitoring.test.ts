@@ -14,30 +14,13 @@ import {
   type RestUnit,
   type RestUnits,
 } from "./fixtures.ts";
-import { gqlEnum } from "./web-support-helpers.ts";
+import { gqlUnit } from "./web-support-helpers.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 
 const UNIT =
   "kind number book owned monitored coverage plan estimatedBook pageCount fileIds duplicateFileIds problems extra";
 const SET = `mutation($id: Int!, $kind: UnitKind!, $number: String!, $monitored: Boolean!) {
   setMonitored(seriesId: $id, kind: $kind, number: $number, monitored: $monitored) { ${UNIT} } }`;
-
-/** A REST unit as GraphQL spells it. */
-const gqlUnit = (u: RestUnit) => ({
-  kind: gqlEnum(u.kind),
-  number: u.number,
-  book: u.book,
-  owned: u.owned,
-  monitored: u.monitored,
-  coverage: gqlEnum(u.coverage),
-  plan: gqlEnum(u.plan),
-  estimatedBook: u.estimated_book,
-  pageCount: u.page_count,
-  fileIds: u.file_ids,
-  duplicateFileIds: u.duplicate_file_ids,
-  problems: u.problems,
-  extra: u.extra,
-});
 
 describe("setMonitored over REST and GraphQL", () => {
   let app: TestApp;

@@ -8,6 +8,7 @@ import path from "node:path";
 import { expect } from "vitest";
 import { cbz, expectJson, scanLibrary, type RestUnits } from "./fixtures.ts";
 import type { TestApp } from "./utils.ts";
+import { gqlEnum, gqlUnit } from "./web-support-helpers.ts";
 
 const ROW = `key kind number title owned ownedText monitored pageCount plan planText coverage fileIds problems problem
   estimateHint primary { id label } menu { id label }`;
@@ -62,15 +63,6 @@ export interface Page {
   sections: { key: string; title: string; rows: Row[] }[];
   loose: { key: string; title: string; children: Row[] } | null;
 }
-
-/** GraphQL's enum spelling of a REST value ("all books" → ALL_BOOKS). */
-const PLAN_ENUM: Record<string, string> = {
-  "book on disk": "BOOK_ON_DISK",
-  "assemble when its chapters are complete": "ASSEMBLE_WHEN_CHAPTERS_COMPLETE",
-  "in part": "IN_PART",
-  missing: "MISSING",
-};
-export const gqlEnum = (v: string | null) => (v === null ? null : (PLAN_ENUM[v] ?? v.replace(/ /g, "_").toUpperCase()));
 
 /** The page's rows in display order, as `key` strings (groups with their children, sections, the trailing group). */
 export function keys(p: Page): string[] {
@@ -130,21 +122,7 @@ export function pageProbes(get: () => TestApp) {
       map: gqlEnum(rest.map),
       status: gqlEnum(rest.status),
       planWording: gqlEnum(rest.plan_wording),
-      units: rest.units.map((u) => ({
-        kind: gqlEnum(u.kind),
-        number: u.number,
-        book: u.book,
-        owned: u.owned,
-        monitored: u.monitored,
-        coverage: gqlEnum(u.coverage),
-        plan: gqlEnum(u.plan),
-        estimatedBook: u.estimated_book,
-        pageCount: u.page_count,
-        fileIds: u.file_ids,
-        duplicateFileIds: u.duplicate_file_ids,
-        problems: u.problems,
-        extra: u.extra,
-      })),
+      units: rest.units.map(gqlUnit),
     });
     return rest;
   }

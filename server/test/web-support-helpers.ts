@@ -52,6 +52,23 @@ export function gqlEnum(v: string | null): string | null {
   return v.replace(/ /g, "_").toUpperCase();
 }
 
+/** A REST unit as GraphQL spells it (camelCase fields, enum values). */
+export const gqlUnit = (u: RestUnit) => ({
+  kind: gqlEnum(u.kind),
+  number: u.number,
+  book: u.book,
+  owned: u.owned,
+  monitored: u.monitored,
+  coverage: gqlEnum(u.coverage),
+  plan: gqlEnum(u.plan),
+  estimatedBook: u.estimated_book,
+  pageCount: u.page_count,
+  fileIds: u.file_ids,
+  duplicateFileIds: u.duplicate_file_ids,
+  problems: u.problems,
+  extra: u.extra,
+});
+
 export interface SeriesRef {
   id: number;
   title: string;
