@@ -197,6 +197,36 @@ describe("two sources, one degraded chapter", () => {
   });
 });
 
+describe("progress while a slow page is fetched", () => {
+  it("the downloads list shows every page done, not the count of the first write", async () => {
+    const app = await pipelineApp();
+    try {
+      await configureSuwayomi(app);
+      const pages = await drawnChapter(4, 91);
+      const work = fakeWork({
+        id: 501,
+        title: "Quay",
+        source: A,
+        // Three pages at once (inside one write interval), then a last one that takes its time.
+        chapters: [fakeChapter({ chapterNumber: 1, pages: [...pages.slice(0, -1), slowPage(pages.at(-1)!, 3_000)] })],
+      });
+      fake.works.push(work);
+      const seriesId = await seriesWithSlots(app, "Quay", ["1"]);
+      await linkWork(app, seriesId, work, { providerName: `suwayomi:${A.id}` });
+      await app.services.wanted.runPass(seriesId, { force: true });
+      const [row] = await until(
+        "three pages done while the fourth is fetched",
+        async () => expectJson<{ state: string; pages_done: number }[]>(await app.api("/api/downloads"), 200),
+        (r) => r[0]?.state === "fetching" && r[0].pages_done === 3,
+      );
+      expect(row).toMatchObject({ pages_total: 4 });
+      await until("settled", () => downloadsOf(app, seriesId), settled);
+    } finally {
+      await app.dispose();
+    }
+  });
+});
+
 describe("restart in the middle of a download", () => {
   it("nothing partial reaches the library; the job resumes and publishes on the next start", async () => {
     const first = await pipelineApp();

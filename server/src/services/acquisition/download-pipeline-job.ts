@@ -67,6 +67,38 @@ export class JobStopped extends Error {
 
 const PROGRESS_WRITE_MS = 250;
 
+/**
+ * Throttled writes with a trailing one: `poke()` writes now when the last write is `everyMs` old (or
+ * `now` is set), else once that time is up; `stop()` drops a pending write. One write at a time.
+ */
+export function trailingWrites(everyMs: number, write: () => Promise<void>) {
+  let last = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let running: Promise<void> = Promise.resolve();
+  let stopped = false;
+  const run = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    last = Date.now();
+    running = running.then(write);
+    return running;
+  };
+  return {
+    poke(now = false): Promise<void> {
+      if (stopped) return Promise.resolve();
+      if (now || Date.now() - last >= everyMs) return run();
+      timer ??= setTimeout(() => void run(), last + everyMs - Date.now());
+      return Promise.resolve();
+    },
+    stop(): Promise<void> {
+      stopped = true;
+      clearTimeout(timer);
+      timer = undefined;
+      return running;
+    },
+  };
+}
+
 /** The lease (library/cluster.ts) an instance holds on a download while a job of it runs. */
 export const downloadClaimKey = (id: number) => `download:${id}`;
 
@@ -197,7 +229,14 @@ export async function runJob(deps: JobDeps, claimed: Download, signal: AbortSign
     let verdict: Awaited<ReturnType<JobDeps["downloads"]["judgeStats"]>>;
     const metas: PageMeta[] = new Array<PageMeta>(chapter.count);
     try {
-      let lastWrite = 0;
+      // The row's count is written at most every PROGRESS_WRITE_MS, and a skipped count later on
+      // (trailing): a list read while a slow page is fetched shows the pages done, not an old count.
+      const progressWrites = trailingWrites(PROGRESS_WRITE_MS, () =>
+        deps.queue.progress(claimed.id, attempt, progress.pagesDone).then(
+          () => undefined,
+          (err: unknown) => ctx.log(`download ${claimed.id}: progress not written: ${(err as Error).message}`),
+        ),
+      );
       const indexes = Array.from({ length: chapter.count }, (_, i) => i + 1);
       // At most `pageConcurrency` pages are being fetched; a fetched page leaves its fetch place for
       // the next one while it is measured and written, and at most twice that many pages are held.
@@ -214,13 +253,10 @@ export async function runJob(deps: JobDeps, claimed: Download, signal: AbortSign
         metas[index - 1] = pageMeta(page.bytes);
         await cbz.put(index, page.bytes, type);
         progress.pagesDone += 1;
-        if (Date.now() - lastWrite >= PROGRESS_WRITE_MS || progress.pagesDone === chapter.count) {
-          lastWrite = Date.now();
-          await deps.queue.progress(claimed.id, attempt, progress.pagesDone);
-        }
+        await progressWrites.poke(progress.pagesDone === chapter.count);
         publishEvent(ctx, progress);
         return measured;
-      });
+      }).finally(() => progressWrites.stop());
       // The provider is not used any more: its place goes to the next download while this one ends.
       deps.fetchDone?.(claimed.id);
       const s = stopped();
