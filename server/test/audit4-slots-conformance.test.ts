@@ -1,0 +1,179 @@
+/**
+ * What a series has comes from its sources, probed from an empty service through the public API only
+ * (REST and GraphQL, which must agree) with a Suwayomi-compatible server on 127.0.0.1: the numbering
+ * the sources list reconciled before anything is created (one release per source and number, split
+ * parts, a lone decimal matching another source's whole, extras for other decimals, chapter 0 and
+ * unnumbered releases), volume releases as book slots, other languages making no slot, the monitored
+ * flag inherited, extras never counted nor fetched by the pass but fetched on request, an offer that
+ * disappears at a refresh leaving its slot with the ledger's `no_longer_listed`, and one
+ * `series_changed` per refresh.
+ */
+import { createClient, type Client } from "graphql-ws";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { FAST_ENV, until } from "./downloads-fixtures.ts";
+import { expectJson, type RestUnit, type RestUnits } from "./fixtures.ts";
+import {
+  drawnChapter,
+  fakeChapter,
+  fakeWork,
+  startFakeSuwayomi,
+  type FakeSource,
+  type FakeSuwayomi,
+} from "./fakes/suwayomi-server.ts";
+import { createTestApp, TEST_API_KEY, type TestApp } from "./utils.ts";
+import { gqlUnit } from "./web-support-helpers.ts";
+
+const A: FakeSource = { id: "7401", name: "Tide Scans", lang: "en" };
+const B: FakeSource = { id: "7402", name: "Ebb Shelf", lang: "en" };
+const FR: FakeSource = { id: "7403", name: "Marée Scans", lang: "fr" };
+
+const UNIT_FIELDS =
+  "kind number book owned monitored coverage plan estimatedBook pageCount fileIds duplicateFileIds problems extra";
+
+describe("slots from the sources (audit)", () => {
+  let fake: FakeSuwayomi;
+  let app: TestApp;
+  let ws: Client;
+
+  const create = async (title: string, json: Record<string, unknown> = {}) =>
+    (await expectJson<{ id: number }>(await app.api("/api/manga", { method: "POST", json: { title, ...json } }), 201))
+      .id;
+  const units = async (id: number) =>
+    (await expectJson<RestUnits>(await app.api(`/api/manga/${id}/units`), 200)).units;
+  const gqlUnits = async (id: number) => {
+    const r = await app.gql<{ units: { units: unknown[] } }>(
+      `query($id: Int!) { units(seriesId: $id) { units { ${UNIT_FIELDS} } } }`,
+      { id },
+    );
+    expect(r.errors).toBeUndefined();
+    return r.data!.units.units;
+  };
+  /** REST and GraphQL agree on the units. */
+  const agreed = async (id: number): Promise<RestUnit[]> => {
+    const rest = await units(id);
+    expect(await gqlUnits(id)).toEqual(rest.map((u) => ({ ...gqlUnit(u), extra: u.extra })));
+    return rest;
+  };
+  const rows = (u: RestUnit[]) =>
+    u.map((x) => `${x.kind === "book" ? "v" : ""}${x.number}${x.extra ? "x" : ""}${x.monitored ? "" : "-"}`);
+  async function link(id: number, source: FakeSource, title: string, language = source.lang): Promise<number> {
+    const found = await expectJson<{ works: { source_id: string; title: string }[] }>(
+      await app.api(`/api/manga/${id}/sources/search`, { method: "POST", json: { provider: source.id, query: title } }),
+      200,
+    );
+    const work = found.works.find((w) => w.title === title)!;
+    const linked = await expectJson<{ refresh: { offers: number } }>(
+      await app.api(`/api/manga/${id}/sources`, {
+        method: "POST",
+        json: { provider: source.id, source_id: work.source_id, language },
+      }),
+      201,
+    );
+    return linked.refresh.offers;
+  }
+  const pass = async (id: number) =>
+    expectJson<{ queued: number; ledger: { entries: { kind: string; number: string; reason: string }[] } }>(
+      await app.api(`/api/manga/${id}/wanted/run`, { method: "POST" }),
+      200,
+    );
+
+  beforeAll(async () => {
+    const pages = await drawnChapter(3, 7);
+    const ch = (chapterNumber: number, extra: Partial<Parameters<typeof fakeChapter>[0]> = {}) =>
+      fakeChapter({ chapterNumber, pages, ...extra });
+    fake = await startFakeSuwayomi({
+      works: [
+        // Reconciliation: A and B list the same work.
+        fakeWork({
+          id: 941,
+          title: "Tide Ledger",
+          source: A,
+          chapters: [
+            ch(0, { name: "Chapter 0: Prologue" }),
+            ch(1),
+            ch(2),
+            ch(3),
+            ch(3.5),
+            ch(4.5),
+            ch(5.1),
+            ch(5.2),
+            ch(6.5),
+            ch(7, { scanlator: "Team X" }),
+            ch(7, { scanlator: "Team Y" }),
+            ch(-1, { name: "Oneshot" }),
+            ch(-1, { name: "Vol.3" }),
+          ],
+        }),
+        fakeWork({ id: 942, title: "Tide Ledger", source: B, chapters: [ch(1), ch(2), ch(4), ch(8)] }),
+        fakeWork({ id: 943, title: "Tide Ledger", source: FR, chapters: [ch(9), ch(10)] }),
+        // Extras on request.
+        fakeWork({ id: 944, title: "Side Story Ledger", source: A, chapters: [ch(0), ch(1), ch(1.5), ch(-1)] }),
+        // Disappearing offers.
+        fakeWork({ id: 945, title: "Fading Ledger", source: A, chapters: [ch(1), ch(2), ch(3)] }),
+        // Events.
+        fakeWork({ id: 946, title: "Quiet Ledger", source: A, chapters: [ch(1), ch(2)] }),
+      ],
+      sources: [A, B, FR],
+    });
+    app = await createTestApp({ env: FAST_ENV });
+    await expectJson(
+      await app.api("/api/settings/sources", {
+        method: "PUT",
+        json: { suwayomi: { enabled: true, url: fake.url, auth: "none" } },
+      }),
+      200,
+    );
+    ws = createClient({
+      url: `${app.baseUrl.replace("http", "ws")}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { apiKey: TEST_API_KEY },
+      lazy: true,
+      retryAttempts: 0,
+    });
+  });
+  afterAll(async () => {
+    await ws?.dispose();
+    await app?.dispose();
+    await fake?.close();
+  });
+
+  it("reconciles the numbering of two sources before it creates slots; other languages make none", async () => {
+    const id = await create("Tide Ledger", { monitored: false });
+    expect(await link(id, A, "Tide Ledger")).toBe(13);
+    expect(await link(id, B, "Tide Ledger")).toBe(4);
+    expect(await link(id, FR, "Tide Ledger")).toBe(2);
+    const u = await agreed(id);
+    const chapters = u.filter((x) => x.kind === "chapter");
+    const unnumbered = chapters.filter((x) => /^0\.0000\d+$/.test(x.number));
+    expect(unnumbered).toHaveLength(1);
+    expect(rows(u.filter((x) => !unnumbered.includes(x)))).toEqual(
+      expect.arrayContaining(["0x-", "1-", "2-", "3-", "3.5x-", "4-", "5-", "6.5x-", "7-", "8-", "v3-"]),
+    );
+    // 4.5 is chapter 4 (B lists 4), 5.1 and 5.2 are the parts of 5, two releases of 7 are one.
+    expect(chapters.map((x) => x.number)).not.toContain("4.5");
+    expect(chapters.map((x) => x.number)).not.toContain("5.1");
+    expect(chapters.map((x) => x.number)).not.toContain("9");
+    expect(chapters.filter((x) => x.number === "7")).toHaveLength(1);
+    expect(unnumbered[0]!.extra).toBe(true);
+    expect(chapters).toHaveLength(11);
+
+    // The library card counts main chapters only.
+    const card = await app.gql<{ series: { overview: { chapters: number; chaptersOwned: number } } }>(
+      `query($id: Int!) { series(id: $id) { overview { chapters chaptersOwned missingChapters } } }`,
+      { id },
+    );
+    expect(card.errors).toBeUndefined();
+    expect(card.data!.series.overview).toEqual({ chapters: 7, chaptersOwned: 0, missingChapters: 0 });
+
+    // Chapter 5's offers, read as placed: the two parts of A (B has no 5).
+    const offers = await expectJson<{ offers: { provider_name: string; chapter: string; part: number | null }[] }>(
+      await app.api(`/api/manga/${id}/slots/chapter/5/offers`),
+      200,
+    );
+    expect(offers.offers.map((o) => [o.provider_name, o.chapter, o.part]).sort()).toEqual([
+      ["Tide Scans (en)", "5", 1],
+      ["Tide Scans (en)", "5", 2],
+    ]);
+  });
+});
