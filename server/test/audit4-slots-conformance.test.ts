@@ -39,8 +39,7 @@ describe("slots from the sources (audit)", () => {
   const create = async (title: string, json: Record<string, unknown> = {}) =>
     (await expectJson<{ id: number }>(await app.api("/api/manga", { method: "POST", json: { title, ...json } }), 201))
       .id;
-  const units = async (id: number) =>
-    (await expectJson<RestUnits>(await app.api(`/api/manga/${id}/units`), 200)).units;
+  const units = async (id: number) => (await expectJson<RestUnits>(await app.api(`/api/manga/${id}/units`), 200)).units;
   const gqlUnits = async (id: number) => {
     const r = await app.gql<{ units: { units: unknown[] } }>(
       `query($id: Int!) { units(seriesId: $id) { units { ${UNIT_FIELDS} } } }`,
@@ -113,10 +112,12 @@ describe("slots from the sources (audit)", () => {
         fakeWork({ id: 945, title: "Fading Ledger", source: A, chapters: [ch(1), ch(2), ch(3)] }),
         // Events.
         fakeWork({ id: 946, title: "Quiet Ledger", source: A, chapters: [ch(1), ch(2)] }),
+        fakeWork({ id: 947, title: "Still Ledger", source: A, chapters: [ch(1), ch(2)] }),
       ],
       sources: [A, B, FR],
     });
-    app = await createTestApp({ env: FAST_ENV });
+    // The scheduled pass every second: only monitored series are refreshed by it.
+    app = await createTestApp({ env: { ...FAST_ENV, WANTED_INTERVAL_SECONDS: "1" } });
     await expectJson(
       await app.api("/api/settings/sources", {
         method: "PUT",
@@ -175,5 +176,148 @@ describe("slots from the sources (audit)", () => {
       ["Tide Scans (en)", "5", 1],
       ["Tide Scans (en)", "5", 2],
     ]);
+  });
+
+  it("never fetches an extra by itself, and fetches each kind of extra on request (REST and GraphQL)", async () => {
+    const id = await create("Side Story Ledger");
+    expect(await link(id, A, "Side Story Ledger")).toBe(4);
+    await until(
+      "chapter 1 on disk",
+      () => units(id),
+      (u) => u.some((x) => x.number === "1" && x.owned),
+      60_000,
+    );
+    const before = await agreed(id);
+    const unnumbered = before.find((x) => /^0\.0000\d+$/.test(x.number))!;
+    expect(rows(before.filter((x) => x !== unnumbered))).toEqual(["1", "0x-", "1.5x-"]);
+    expect(unnumbered).toMatchObject({ extra: true, monitored: false, owned: false });
+    // The pass leaves the extras alone, and says nothing is wanted.
+    const idle = await pass(id);
+    expect(idle.queued).toBe(0);
+    expect(idle.ledger.entries.filter((e) => e.number !== "1")).toEqual([]);
+    const card = await app.gql<{ series: { overview: { chapters: number; chaptersOwned: number } } }>(
+      `query($id: Int!) { series(id: $id) { overview { chapters chaptersOwned } } }`,
+      { id },
+    );
+    expect(card.data!.series.overview).toEqual({ chapters: 1, chaptersOwned: 1 });
+
+    // On request: chapter 0 and the unnumbered one through REST, 1.5 through GraphQL.
+    for (const n of ["0", unnumbered.number]) {
+      const r = await expectJson<{ download_ids: number[]; reason: string | null }>(
+        await app.api(`/api/manga/${id}/slots/chapter/${n}/search`, { method: "POST" }),
+        200,
+      );
+      expect(r.download_ids).toHaveLength(1);
+    }
+    const g = await app.gql<{ searchSlot: { downloadIds: number[]; reason: string | null } }>(
+      `mutation($s: Int!) { searchSlot(seriesId: $s, kind: "chapter", number: "1.5") { downloadIds reason } }`,
+      { s: id },
+    );
+    expect(g.errors).toBeUndefined();
+    expect(g.data!.searchSlot.downloadIds).toHaveLength(1);
+    const after = await until(
+      "the extras on disk",
+      () => agreed(id),
+      (u) => u.every((x) => x.owned),
+      60_000,
+    );
+    expect(after.filter((x) => x.extra).map((x) => x.extra)).toEqual([true, true, true]);
+    const owned = await app.gql<{ series: { overview: { chapters: number; chaptersOwned: number } } }>(
+      `query($id: Int!) { series(id: $id) { overview { chapters chaptersOwned } } }`,
+      { id },
+    );
+    expect(owned.data!.series.overview).toEqual({ chapters: 1, chaptersOwned: 1 });
+  });
+
+  it("keeps a slot whose offer disappeared at a refresh; the ledger says no source lists it; listed again, it is wanted", async () => {
+    const id = await create("Fading Ledger", { monitored: false });
+    expect(await link(id, A, "Fading Ledger")).toBe(3);
+    const work = fake.works.find((w) => w.id === 945)!;
+    const three = work.chapters.pop()!;
+    const refreshed = await expectJson<{ mappings: { offers: number }[] }>(
+      await app.api(`/api/manga/${id}/sources/refresh`, { method: "POST" }),
+      200,
+    );
+    expect(refreshed.mappings.map((m) => m.offers)).toEqual([2]);
+    expect(rows(await agreed(id))).toEqual(["1-", "2-", "3-"]);
+
+    await expectJson(await app.api(`/api/manga/${id}`, { method: "PATCH", json: { monitored: true } }), 200);
+    await expectJson(
+      await app.api(`/api/manga/${id}/monitoring`, {
+        method: "PUT",
+        json: { kind: "chapter", number: "3", monitored: true },
+      }),
+      200,
+    );
+    const p = await pass(id);
+    expect(p.queued).toBe(0);
+    expect(p.ledger.entries.map((e) => [e.number, e.reason])).toEqual([["3", "no_longer_listed"]]);
+    const g = await app.gql<{ wanted: { entries: { number: string; reason: string }[] } }>(
+      `query($s: Int!) { wanted(seriesId: $s) { entries { number reason } } }`,
+      { s: id },
+    );
+    expect(g.errors).toBeUndefined();
+    expect(g.data!.wanted.entries).toEqual([{ number: "3", reason: "NO_LONGER_LISTED" }]);
+
+    // Listed again: a refresh clears the mark and the pass fetches it.
+    work.chapters.push(three);
+    await expectJson(await app.api(`/api/manga/${id}/sources/refresh`, { method: "POST" }), 200);
+    await until(
+      "chapter 3 on disk",
+      () => units(id),
+      (u) => u.find((x) => x.number === "3")!.owned,
+      60_000,
+    );
+  });
+
+  it("publishes one series_changed for a link, and one when the scheduled pass finds a new release", async () => {
+    const events: { kind: string; seriesId: number | null }[] = [];
+    const subscribe = (seriesId: number) =>
+      ws.subscribe<{ libraryEvents: { kind: string; seriesId: number | null } }>(
+        {
+          query: `subscription($s: Int) { libraryEvents(seriesId: $s) { kind seriesId } }`,
+          variables: { s: seriesId },
+        },
+        { next: (r) => r.data && events.push(r.data.libraryEvents), error: () => {}, complete: () => {} },
+      );
+    const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const changed = (id: number) => events.filter((e) => e.kind === "SERIES_CHANGED" && e.seriesId === id).length;
+
+    // A series that is not monitored: the link makes its slots with one event, and nothing else follows.
+    const still = await create("Still Ledger", { monitored: false });
+    const stop1 = subscribe(still);
+    await pause(300);
+    expect(await link(still, A, "Still Ledger")).toBe(2);
+    await pause(2500);
+    stop1();
+    expect(rows(await units(still))).toEqual(["1-", "2-"]);
+    expect(changed(still)).toBe(1);
+
+    // A monitored series, once its chapters arrived: an extra at the source becomes a slot through the
+    // scheduled pass alone, with one event.
+    const quiet = await create("Quiet Ledger");
+    expect(await link(quiet, A, "Quiet Ledger")).toBe(2);
+    await until(
+      "chapters 1 and 2 on disk",
+      () => units(quiet),
+      (u) => u.length === 2 && u.every((x) => x.owned),
+      60_000,
+    );
+    await pause(1500);
+    const stop2 = subscribe(quiet);
+    await pause(300);
+    fake.works
+      .find((w) => w.id === 946)!
+      .chapters.push(fakeChapter({ chapterNumber: 2.5, pages: await drawnChapter(3, 8) }));
+    await until(
+      "the extra 2.5 as a slot",
+      () => units(quiet),
+      (u) => u.some((x) => x.number === "2.5"),
+      30_000,
+    );
+    await pause(3000);
+    stop2();
+    expect(rows(await units(quiet))).toEqual(["1", "2", "2.5x-"]);
+    expect(changed(quiet)).toBe(1);
   });
 });

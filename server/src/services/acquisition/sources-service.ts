@@ -354,9 +354,7 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
       const out: MappingRefresh[] = [];
       for (const m of await sources.activeMappingsOf(seriesId)) out.push(await refreshMapping(m));
       const slots = await syncSourceSlots(ctx, seriesId);
-      const changed =
-        out.some((r) => r.added + r.updated + r.removed > 0) ||
-        slotSyncChanged(slots);
+      const changed = out.some((r) => r.added + r.updated + r.removed > 0) || slotSyncChanged(slots);
       if (changed) ctx.events.publish("series_changed", seriesId);
       return { mappings: out, slots };
     },
