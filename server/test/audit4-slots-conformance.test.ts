@@ -110,6 +110,8 @@ describe("slots from the sources (audit)", () => {
         fakeWork({ id: 944, title: "Side Story Ledger", source: A, chapters: [ch(0), ch(1), ch(1.5), ch(-1)] }),
         // Disappearing offers.
         fakeWork({ id: 945, title: "Fading Ledger", source: A, chapters: [ch(1), ch(2), ch(3)] }),
+        // A split that shows itself over time.
+        fakeWork({ id: 948, title: "Split Ledger", source: A, chapters: [ch(1), ch(2.1)] }),
         // Events.
         fakeWork({ id: 946, title: "Quiet Ledger", source: A, chapters: [ch(1), ch(2)] }),
         fakeWork({ id: 947, title: "Still Ledger", source: A, chapters: [ch(1), ch(2)] }),
@@ -158,6 +160,27 @@ describe("slots from the sources (audit)", () => {
     expect(chapters.filter((x) => x.number === "7")).toHaveLength(1);
     expect(unnumbered[0]!.extra).toBe(true);
     expect(chapters).toHaveLength(11);
+
+    // The series page shows the same slots.
+    const row = "kind number monitored";
+    const page = await app.gql<{
+      seriesPage: {
+        sections: { rows: { kind: string; number: string; monitored: boolean }[] }[];
+        groups: { book: { kind: string; number: string }; children: { kind: string; number: string }[] }[];
+        loose: { children: { kind: string; number: string }[] } | null;
+      };
+    }>(
+      `query($id: Int!) { seriesPage(seriesId: $id) { sections { rows { ${row} } } groups { book { ${row} } children { ${row} } } loose { children { ${row} } } } }`,
+      { id },
+    );
+    expect(page.errors).toBeUndefined();
+    const sp = page.data!.seriesPage;
+    const shown = [
+      ...sp.sections.flatMap((x) => x.rows),
+      ...sp.groups.flatMap((g) => [g.book, ...g.children]),
+      ...(sp.loose?.children ?? []),
+    ].map((r) => `${r.kind}:${r.number}`);
+    expect(new Set(shown)).toEqual(new Set(u.map((x) => `${x.kind.toUpperCase()}:${x.number}`)));
 
     // The library card counts main chapters only.
     const card = await app.gql<{ series: { overview: { chapters: number; chaptersOwned: number } } }>(
@@ -268,6 +291,25 @@ describe("slots from the sources (audit)", () => {
       (u) => u.find((x) => x.number === "3")!.owned,
       60_000,
     );
+  });
+
+  it("reads a lone decimal as an extra until its other parts arrive; then it is a split chapter and the extra goes", async () => {
+    const id = await create("Split Ledger", { monitored: false });
+    expect(await link(id, A, "Split Ledger")).toBe(2);
+    expect(rows(await agreed(id))).toEqual(["1-", "2.1x-"]);
+    fake.works
+      .find((w) => w.id === 948)!
+      .chapters.push(fakeChapter({ chapterNumber: 2.2, pages: await drawnChapter(3, 9) }));
+    await expectJson(await app.api(`/api/manga/${id}/sources/refresh`, { method: "POST" }), 200);
+    expect(rows(await agreed(id))).toEqual(["1-", "2-"]);
+    const offers = await expectJson<{ offers: { chapter: string; part: number | null }[] }>(
+      await app.api(`/api/manga/${id}/slots/chapter/2/offers`),
+      200,
+    );
+    expect(offers.offers.map((o) => [o.chapter, o.part]).sort()).toEqual([
+      ["2", 1],
+      ["2", 2],
+    ]);
   });
 
   it("publishes one series_changed for a link, and one when the scheduled pass finds a new release", async () => {
