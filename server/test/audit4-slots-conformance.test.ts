@@ -297,6 +297,15 @@ describe("slots from the sources (audit)", () => {
     const id = await create("Split Ledger", { monitored: false });
     expect(await link(id, A, "Split Ledger")).toBe(2);
     expect(rows(await agreed(id))).toEqual(["1-", "2.1x-"]);
+    // Monitoring an extra changes nothing (the Wanted pass never takes one), so it does not keep it.
+    await expectJson(
+      await app.api(`/api/manga/${id}/monitoring`, {
+        method: "PUT",
+        json: { kind: "chapter", number: "2.1", monitored: true },
+      }),
+      200,
+    );
+    expect(rows(await agreed(id))).toEqual(["1-", "2.1x"]);
     fake.works
       .find((w) => w.id === 948)!
       .chapters.push(fakeChapter({ chapterNumber: 2.2, pages: await drawnChapter(3, 9) }));

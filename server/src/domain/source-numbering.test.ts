@@ -331,7 +331,7 @@ describe("slotChanges", () => {
     expect(held.clearUnlisted).toEqual([{ kind: "chapter", number: "2" }]);
   });
 
-  it("retires an unheld, unmonitored source extra whose release now reads as another chapter; keeps the rest", () => {
+  it("retires an unheld source extra whose release now reads as another chapter; keeps the rest", () => {
     // A listed 4.5 alone (an extra); then B listed 4, so A's 4.5 reads as chapter 4.
     const both = reconcileSourceNumbering(
       [
@@ -341,15 +341,14 @@ describe("slotChanges", () => {
       ["en"],
     );
     expect(both.reinterpreted).toEqual(["4.5"]);
-    const extra = slot("4.5", { extra: true, monitored: false });
+    const extra = slot("4.5", { extra: true });
     const none = { chapters: [], volumes: [] };
     const out = slotChanges([extra], both, none);
     expect(out.retireChapters).toEqual(["4.5"]);
     expect(out.markUnlisted).toEqual([]);
     expect(out.addChapters.map((c) => c.number)).toEqual(["4"]);
-    // A file, a monitored flag set by the operator, or a slot not made by a source keeps it (marked).
+    // A file or a slot not made by a source keeps it (marked).
     expect(slotChanges([extra], both, { chapters: ["4.5"], volumes: [] }).retireChapters).toEqual([]);
-    expect(slotChanges([{ ...extra, monitored: true }], both, none).retireChapters).toEqual([]);
     expect(slotChanges([{ ...extra, origin: null }], both, none).retireChapters).toEqual([]);
     // An offer that went away is history: marked, never retired.
     expect(slotChanges([extra], listed("4"), none)).toMatchObject({

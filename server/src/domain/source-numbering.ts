@@ -31,7 +31,8 @@
  * holds (no file, no map entry, no download) is kept and marked unlisted, so the ledger can say so;
  * a listed slot loses the mark. An extra a decimal made while it looked like a side chapter, whose
  * release now reads as (part of) another chapter because another source or another part arrived,
- * was never a chapter of the work: when nothing holds it and nobody monitored it, it is retired.
+ * was never a chapter of the work: when nothing holds it, it is retired (its monitored flag holds
+ * nothing: the Wanted pass never takes an extra).
  */
 import { compareLabels, isWhole, labelEquals, parseLabel, wholePart, type Label } from "./labels.ts";
 
@@ -240,8 +241,6 @@ export interface ExistingSlot {
   /** "source" when a source refresh created it. */
   origin: string | null;
   unlisted: boolean;
-  /** Whether the slot is monitored (an operator's choice keeps a slot). */
-  monitored?: boolean;
 }
 
 export interface SlotHolds {
@@ -258,7 +257,7 @@ export interface SlotChanges {
   raiseChapters: SlotClaim[];
   markUnlisted: { kind: "chapter" | "volume"; number: Label }[];
   clearUnlisted: { kind: "chapter" | "volume"; number: Label }[];
-  /** Unheld, unmonitored source extras whose release now reads as another chapter (removed). */
+  /** Unheld source extras whose release now reads as another chapter (removed). */
   retireChapters: Label[];
 }
 
@@ -287,7 +286,6 @@ export function slotChanges(
     s.kind === "chapter" &&
     s.origin === "source" &&
     s.extra &&
-    s.monitored === false &&
     (listed.reinterpreted ?? []).some((n) => labelEquals(n, s.number));
   for (const c of listed.chapters) {
     const s = have.get(key("chapter", c.number));

@@ -29,7 +29,7 @@ export function sourceSlotRepo(db: Db) {
     },
 
     async existing(seriesId: number): Promise<ExistingSlot[]> {
-      const select = { number: true, origin: true, unlistedAt: true, monitored: true } as const;
+      const select = { number: true, origin: true, unlistedAt: true } as const;
       const [chapters, volumes] = await Promise.all([
         db.chapterSlot.findMany({ where: { seriesId }, select: { ...select, parts: true, extra: true } }),
         db.volumeSlot.findMany({ where: { seriesId }, select }),
@@ -42,7 +42,6 @@ export function sourceSlotRepo(db: Db) {
           extra: c.extra,
           origin: c.origin,
           unlisted: c.unlistedAt !== null,
-          monitored: c.monitored,
         })),
         ...volumes.map((v) => ({
           kind: "volume" as const,
@@ -51,7 +50,6 @@ export function sourceSlotRepo(db: Db) {
           extra: false,
           origin: v.origin,
           unlisted: v.unlistedAt !== null,
-          monitored: v.monitored,
         })),
       ];
     },
