@@ -8,7 +8,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectJson, expectProblem } from "./fixtures.ts";
-import { fakeChapter, fakeWork, startFakeSuwayomi, type FakeSource, type FakeSuwayomi } from "./fakes/suwayomi-server.ts";
+import {
+  fakeChapter,
+  fakeWork,
+  startFakeSuwayomi,
+  type FakeSource,
+  type FakeSuwayomi,
+} from "./fakes/suwayomi-server.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 
 const A: FakeSource = { id: "7401", name: "Dated Scans", lang: "en" };
@@ -100,7 +106,10 @@ let app: TestApp;
 /** The calendar through both transports; they must agree. */
 async function calendar(from?: string, to?: string): Promise<RestCalendar> {
   const qs = [from === undefined ? null : `from=${from}`, to === undefined ? null : `to=${to}`].filter(Boolean);
-  const rest = await expectJson<RestCalendar>(await app.api(`/api/calendar${qs.length ? `?${qs.join("&")}` : ""}`), 200);
+  const rest = await expectJson<RestCalendar>(
+    await app.api(`/api/calendar${qs.length ? `?${qs.join("&")}` : ""}`),
+    200,
+  );
   const g = await app.gql<{ calendar: { from: string; to: string; entries: GqlEntry[]; overdue: GqlEntry[] } }>(
     `query($f: String, $t: String) { calendar(from: $f, to: $t) { from to entries { ${GQL_FIELDS} } overdue { ${GQL_FIELDS} } } }`,
     { f: from ?? null, t: to ?? null },
@@ -155,7 +164,9 @@ describe("the calendar's rules, from outside", () => {
     const all = byTitle(await calendar(day(-30), day(90)));
     const fig = (t: string) => {
       const e = all.get(t);
-      return e && [e.status, e.expected_on, e.median_interval_days, e.intervals, e.releases, e.last_release_at.slice(0, 10)];
+      return (
+        e && [e.status, e.expected_on, e.median_interval_days, e.intervals, e.releases, e.last_release_at.slice(0, 10)]
+      );
     };
     expect(fig("Four Dates")).toEqual(["expected", day(5), 7, [7, 7, 7], 4, day(-2)]);
     expect(fig("Three Dates")).toBeUndefined();
@@ -190,7 +201,10 @@ describe("the calendar's rules, from outside", () => {
       median_interval_days: 7,
     });
     expect(c.entries.some((e) => e.title === "Three Intervals")).toBe(false);
-    expect(c.entries.find((e) => e.title === "Almost Three")).toMatchObject({ status: "expected", expected_on: day(-13) });
+    expect(c.entries.find((e) => e.title === "Almost Three")).toMatchObject({
+      status: "expected",
+      expected_on: day(-13),
+    });
     expect(c.overdue.some((e) => e.title === "Almost Three")).toBe(false);
     // Overdue series are listed whatever the window.
     const later = await calendar(day(100), day(120));

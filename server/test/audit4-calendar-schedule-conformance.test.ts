@@ -113,20 +113,40 @@ afterAll(async () => {
 describe("the scheduled pass, from outside", () => {
   it("a chapter added at the source after linking arrives with no request; a finished monitored series too", async () => {
     const id = ids["Tick Line"]!;
-    await until("chapter 1 on disk", () => units(id), (u) => owned(u).includes("1"), 30_000);
+    await until(
+      "chapter 1 on disk",
+      () => units(id),
+      (u) => owned(u).includes("1"),
+      30_000,
+    );
     active.chapters.push(fakeChapter({ chapterNumber: 2, pages: await drawnChapter(4, 12) }));
     ended.chapters.push(fakeChapter({ chapterNumber: 2, pages: await drawnChapter(4, 14) }));
     quiet.chapters.push(fakeChapter({ chapterNumber: 2, pages: await drawnChapter(4, 13) }));
     // Only reads from here on.
-    await until("chapter 2 on disk", () => units(id), (u) => owned(u).includes("2"), 30_000);
-    await until("the finished series' chapter 2", () => units(ids["Ended Line"]!), (u) => owned(u).includes("2"), 30_000);
+    await until(
+      "chapter 2 on disk",
+      () => units(id),
+      (u) => owned(u).includes("2"),
+      30_000,
+    );
+    await until(
+      "the finished series' chapter 2",
+      () => units(ids["Ended Line"]!),
+      (u) => owned(u).includes("2"),
+      30_000,
+    );
   });
 
   it("leaves an unmonitored series alone: its source's new chapter is not listed until an operator refreshes", async () => {
     const id = ids["Quiet Line"]!;
     // A few more passes over the monitored series.
     const seen = (await ledger(ids["Tick Line"]!)).last_pass_at!;
-    await until("two later passes", () => ledger(ids["Tick Line"]!), (l) => l.last_pass_at! > seen, 10_000);
+    await until(
+      "two later passes",
+      () => ledger(ids["Tick Line"]!),
+      (l) => l.last_pass_at! > seen,
+      10_000,
+    );
     await new Promise((r) => setTimeout(r, 2_500));
     const u = await units(id);
     expect(listed(u)).toEqual(["1"]);
@@ -141,7 +161,12 @@ describe("the scheduled pass, from outside", () => {
     const id = ids["Broken Line"]!;
     // The link's pass queues chapter 1; it fails; the next scheduled pass tries it once more (the
     // only release) and backs off an hour instead of queueing it again every second.
-    const l = await until("backing off", () => ledger(id), (x) => x.next_pass_at !== null, 30_000);
+    const l = await until(
+      "backing off",
+      () => ledger(id),
+      (x) => x.next_pass_at !== null,
+      30_000,
+    );
     expect(l.empty_passes).toBe(1);
     const wait = Date.parse(l.next_pass_at!) - Date.now();
     expect(wait).toBeGreaterThan(HOUR - 60_000);
@@ -150,24 +175,32 @@ describe("the scheduled pass, from outside", () => {
     const later = await ledger(id);
     expect([later.empty_passes, later.next_pass_at]).toEqual([1, l.next_pass_at]);
     expect(later.entries.map((e) => [e.number, e.reason])).toEqual([["1", "backing_off"]]);
-    const tries = await expectJson<{ chapter: string; state: string }[]>(await app.api(`/api/manga/${id}/downloads`), 200);
+    const tries = await expectJson<{ chapter: string; state: string }[]>(
+      await app.api(`/api/manga/${id}/downloads`),
+      200,
+    );
     expect(tries.map((d) => [d.chapter, d.state])).toEqual([
       ["1", "failed"],
       ["1", "failed"],
     ]);
     const g = await app.gql<{
-      wanted: { lastPassAt: string; nextPassAt: string; emptyPasses: number; entries: { number: string; reason: string }[] };
+      wanted: {
+        lastPassAt: string;
+        nextPassAt: string;
+        emptyPasses: number;
+        entries: { number: string; reason: string }[];
+      };
     }>(`query($id: Int!) { wanted(seriesId: $id) { lastPassAt nextPassAt emptyPasses entries { number reason } } }`, {
       id,
     });
     expect(g.errors).toBeUndefined();
     const w = g.data!.wanted;
     const now = await ledger(id);
-    expect([w.lastPassAt, w.nextPassAt, w.emptyPasses, w.entries.map((e) => [e.number, e.reason.toLowerCase()])]).toEqual([
-      now.last_pass_at,
-      now.next_pass_at,
-      now.empty_passes,
-      now.entries.map((e) => [e.number, e.reason]),
-    ]);
+    expect([
+      w.lastPassAt,
+      w.nextPassAt,
+      w.emptyPasses,
+      w.entries.map((e) => [e.number, e.reason.toLowerCase()]),
+    ]).toEqual([now.last_pass_at, now.next_pass_at, now.empty_passes, now.entries.map((e) => [e.number, e.reason])]);
   });
 });
