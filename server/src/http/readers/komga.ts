@@ -19,7 +19,6 @@ import type { Context, Hono } from "hono";
 import { AppError } from "../../errors.ts";
 import type { Services } from "../../services/index.ts";
 import type { SeriesSummary } from "../../services/reading/reader-apps.ts";
-import { asId } from "../../services/input.ts";
 import { jsonBody } from "../request.ts";
 import { readerUser, sendFile, sendPage, sendThumbnail } from "./common.ts";
 import {
@@ -27,6 +26,7 @@ import {
   LIBRARY_ID,
   springPage,
   pageQuery,
+  komgaId,
   libraryDto,
   seriesDto,
   bookDto,
@@ -149,17 +149,17 @@ export function komgaRoutes(app: Hono, services: Services): void {
   app.get(`${V1}/series/latest`, (c) => seriesList(c, null, { key: "modified", descending: true }));
   app.get(`${V1}/series/updated`, (c) => seriesList(c, null, { key: "modified", descending: true }));
   app.get(`${V1}/series/:id`, async (c) => {
-    const s = await apps.seriesSummary(asId(c.req.param("id"), "series id"));
+    const s = await apps.seriesSummary(komgaId(c.req.param("id"), "series_not_found"));
     return c.json(seriesDto(s, (await countsFor(readerUser(c), [s])).get(s.series.id)!));
   });
   app.get(`${V1}/series/:id/thumbnail`, async (c) => {
-    const s = await apps.seriesSummary(asId(c.req.param("id"), "series id"));
+    const s = await apps.seriesSummary(komgaId(c.req.param("id"), "series_not_found"));
     if (s.coverFileId === null) throw new AppError("file_not_found", "the series has no file to show");
     return sendThumbnail(c, await apps.thumbnail(s.coverFileId, c.req.header("if-none-match")));
   });
   app.get(`${V1}/series/:id/books`, async (c) => {
     const user = readerUser(c);
-    const { series, books } = await seriesBooks(user, asId(c.req.param("id"), "series id"));
+    const { series, books } = await seriesBooks(user, komgaId(c.req.param("id"), "series_not_found"));
     const dtos = books.map((b) => bookDto(b.file, series, b.position, b.progress));
     const direction = (c.req.query("sort") ?? "").toLowerCase().includes("desc") ? -1 : 1;
     return c.json(springPage(direction < 0 ? dtos.reverse() : dtos, pageQuery(c)));
@@ -167,20 +167,20 @@ export function komgaRoutes(app: Hono, services: Services): void {
   app.get(`${V1}/series/:id/collections`, (c) => c.json([]));
   app.post(`${V1}/series/:id/read-progress`, async (c) => {
     const user = readerUser(c);
-    const { books } = await seriesBooks(user, asId(c.req.param("id"), "series id"));
+    const { books } = await seriesBooks(user, komgaId(c.req.param("id"), "series_not_found"));
     for (const b of books) await reading.set(user, b.file.id, { completed: true }, "komga");
     return c.body(null, 204);
   });
   app.delete(`${V1}/series/:id/read-progress`, async (c) => {
     const user = readerUser(c);
-    const { books } = await seriesBooks(user, asId(c.req.param("id"), "series id"));
+    const { books } = await seriesBooks(user, komgaId(c.req.param("id"), "series_not_found"));
     for (const b of books) await reading.clear(user, b.file.id);
     return c.body(null, 204);
   });
 
   // Mihon's Komga tracker (Komga's TachiyomiReadProgressV2Dto and its update).
   app.get(`${KOMGA}/api/v2/series/:id/read-progress/tachiyomi`, async (c) => {
-    const { books } = await seriesBooks(readerUser(c), asId(c.req.param("id"), "series id"));
+    const { books } = await seriesBooks(readerUser(c), komgaId(c.req.param("id"), "series_not_found"));
     const read = books.filter((b) => b.progress.completed).length;
     const inProgress = books.filter((b) => !b.progress.completed && b.progress.updatedAt).length;
     const leading = books.findIndex((b) => !b.progress.completed);
@@ -202,7 +202,7 @@ export function komgaRoutes(app: Hono, services: Services): void {
       throw new AppError("invalid_field", "lastBookNumberSortRead is a number from 0", {
         field: "lastBookNumberSortRead",
       });
-    const { books } = await seriesBooks(user, asId(c.req.param("id"), "series id"));
+    const { books } = await seriesBooks(user, komgaId(c.req.param("id"), "series_not_found"));
     for (const b of books)
       if (b.position <= upTo && !b.progress.completed) await reading.set(user, b.file.id, { completed: true }, "komga");
     return c.body(null, 204);
@@ -247,7 +247,7 @@ export function komgaRoutes(app: Hono, services: Services): void {
     return c.json(springPage(dtos, q));
   });
   app.get(`${V1}/books/:id`, async (c) => {
-    const { series, books, at } = await book(readerUser(c), asId(c.req.param("id"), "book id"));
+    const { series, books, at } = await book(readerUser(c), komgaId(c.req.param("id"), "file_not_found"));
     return c.json(bookDto(books[at]!.file, series, at + 1, books[at]!.progress));
   });
   for (const [p, step] of [
@@ -255,20 +255,24 @@ export function komgaRoutes(app: Hono, services: Services): void {
     ["previous", -1],
   ] as const) {
     app.get(`${V1}/books/:id/${p}`, async (c) => {
-      const { series, books, at } = await book(readerUser(c), asId(c.req.param("id"), "book id"));
+      const { series, books, at } = await book(readerUser(c), komgaId(c.req.param("id"), "file_not_found"));
       const other = books[at + step];
       if (!other) throw new AppError("file_not_found", `no ${p} book in the series`);
       return c.json(bookDto(other.file, series, other.position, other.progress));
     });
   }
   app.get(`${V1}/books/:id/thumbnail`, async (c) =>
-    sendThumbnail(c, await apps.thumbnail(asId(c.req.param("id"), "book id"), c.req.header("if-none-match"))),
+    sendThumbnail(c, await apps.thumbnail(komgaId(c.req.param("id"), "file_not_found"), c.req.header("if-none-match"))),
   );
-  app.get(`${V1}/books/:id/file`, async (c) => sendFile(c, await apps.download(asId(c.req.param("id"), "book id"))));
-  app.get(`${V1}/books/:id/file/*`, async (c) => sendFile(c, await apps.download(asId(c.req.param("id"), "book id"))));
+  app.get(`${V1}/books/:id/file`, async (c) =>
+    sendFile(c, await apps.download(komgaId(c.req.param("id"), "file_not_found"))),
+  );
+  app.get(`${V1}/books/:id/file/*`, async (c) =>
+    sendFile(c, await apps.download(komgaId(c.req.param("id"), "file_not_found"))),
+  );
   app.get(`${V1}/books/:id/readlists`, (c) => c.json([]));
   app.get(`${V1}/books/:id/pages`, async (c) => {
-    const p = await apps.pages(asId(c.req.param("id"), "book id"));
+    const p = await apps.pages(komgaId(c.req.param("id"), "file_not_found"));
     return c.json(
       p.pages.map((x) => ({
         number: x.index,
@@ -287,7 +291,7 @@ export function komgaRoutes(app: Hono, services: Services): void {
     const n = Number(raw) + (c.req.query("zero_based") === "true" ? 1 : 0);
     return sendPage(
       c,
-      await apps.page(readerUser(c), asId(c.req.param("id"), "book id"), n, {
+      await apps.page(readerUser(c), komgaId(c.req.param("id"), "file_not_found"), n, {
         ifNoneMatch: c.req.header("if-none-match"),
       }),
     );
@@ -296,7 +300,7 @@ export function komgaRoutes(app: Hono, services: Services): void {
   app.get(`${V1}/books/:id/pages/:n/thumbnail`, pageRoute);
   app.patch(`${V1}/books/:id/read-progress`, async (c) => {
     const user = readerUser(c);
-    const { file } = await apps.file(user, asId(c.req.param("id"), "book id"));
+    const { file } = await apps.file(user, komgaId(c.req.param("id"), "file_not_found"));
     const body = (await jsonBody(c)) as { page?: unknown; completed?: unknown } | null;
     // Komga's rule: a book whose last page is the page read is completed, whatever `completed` says.
     const input =
@@ -307,7 +311,7 @@ export function komgaRoutes(app: Hono, services: Services): void {
     return c.body(null, 204);
   });
   app.delete(`${V1}/books/:id/read-progress`, async (c) => {
-    await reading.clear(readerUser(c), asId(c.req.param("id"), "book id"));
+    await reading.clear(readerUser(c), komgaId(c.req.param("id"), "file_not_found"));
     return c.body(null, 204);
   });
 }
