@@ -63,7 +63,7 @@ let mixed: { id: number };
 let chapterFile: number;
 
 beforeAll(async () => {
-  // Three series for paging; one mixed series (a book and chapters after it) for numbering and tracking.
+  // Four series for paging; one mixed series (a book and chapters after it) for numbering and tracking.
   for (const t of ["Audit Alpha", "Audit Beta"]) await readerSeries(app, t, [{ name: `${t} c001.cbz`, pages: 2 }]);
   mixed = await readerSeries(app, "Audit Mixed", [
     { name: "Audit Mixed v01.cbz", pages: 3 },
@@ -72,18 +72,23 @@ beforeAll(async () => {
     { name: "Audit Mixed c012.cbz", pages: 2 },
   ]);
   chapterFile = (await unitFileIds(app, mixed.id, "chapter", "11"))[0]!;
+  await readerSeries(app, "Audit Beta Two", [
+    { name: "Audit Beta Two c001.cbz", pages: 1 },
+    { name: "Audit Beta Two c002.cbz", pages: 1 },
+    { name: "Audit Beta Two c003.cbz", pages: 1 },
+  ]);
 });
 
 describe("Komga-compatible paging as Spring answers it", () => {
   it("a page past the end is empty with the real totals; last and not first", async () => {
     const p = await getJson<SpringPage>("/api/v1/series?page=50&size=2");
-    expect(p).toMatchObject({ content: [], number: 50, size: 2, totalElements: 3, totalPages: 2 });
+    expect(p).toMatchObject({ content: [], number: 50, size: 2, totalElements: 4, totalPages: 2 });
     expect(p).toMatchObject({ first: false, last: true, empty: true, numberOfElements: 0 });
   });
 
   it("size 0 is the default 20, a huge size is capped at 2000, a negative page is the first", async () => {
     expect(await getJson<SpringPage>("/api/v1/series?size=0")).toMatchObject({ size: 20, totalPages: 1 });
-    expect((await getJson<SpringPage>("/api/v1/series?size=0")).content).toHaveLength(3);
+    expect((await getJson<SpringPage>("/api/v1/series?size=0")).content).toHaveLength(4);
     expect(await getJson<SpringPage>("/api/v1/series?size=999999")).toMatchObject({ size: 2000, totalPages: 1 });
     expect(await getJson<SpringPage>("/api/v1/series?page=-1&size=2")).toMatchObject({ number: 0, first: true });
     // Not a number: Spring ignores it and takes the default.
@@ -171,6 +176,26 @@ describe("Mihon's Komga tracker (read-progress/tachiyomi)", () => {
   });
 });
 
+describe("the older tracker call (read-progress/tachiyomi v1)", () => {
+  it("counts by book index (lastReadContinuousIndex) and marks the first lastBookRead books", async () => {
+    const id = (await seriesId("Audit Beta Two"))!;
+    const url = `/api/v1/series/${id}/read-progress/tachiyomi`;
+    expect(await getJson(url)).toEqual({
+      booksCount: 3,
+      booksReadCount: 0,
+      booksUnreadCount: 3,
+      booksInProgressCount: 0,
+      lastReadContinuousIndex: 0,
+    });
+    expect((await komga(url, { method: "PUT", json: { lastBookRead: 2 } })).status).toBe(204);
+    expect(await getJson(url)).toMatchObject({ booksReadCount: 2, booksUnreadCount: 1, lastReadContinuousIndex: 2 });
+    expect(await getJson(`/api/v2/series/${id}/read-progress/tachiyomi`)).toMatchObject({
+      lastReadContinuousNumberSort: 2,
+    });
+    await expectProblem(await komga(url, { method: "PUT", json: { lastBookRead: "2" } }), 400, "invalid_field");
+  });
+});
+
 describe("KOReader sync as the plugin reads it", () => {
   it("bad credentials: 401 with the sync server's code 2001 and message", async () => {
     for (const h of [{ ...koAdmin, "x-auth-key": md5("wrong") }, { accept: KOSYNC }]) {
@@ -232,5 +257,6 @@ describe("KOReader sync as the plugin reads it", () => {
 
 async function seriesId(title: string): Promise<number | undefined> {
   const p = await getJson<SpringPage>(`/api/v1/series?search=${encodeURIComponent(title)}`);
-  return p.content[0] ? Number(p.content[0].id) : undefined;
+  const hit = p.content.find((s) => s.name === title);
+  return hit ? Number(hit.id) : undefined;
 }

@@ -10,7 +10,7 @@
  *   file is ("Volume 3", "Chapter 12").
  * - Pages are 1-based as in Komga (`?zero_based=true` accepted). Reading: `PATCH
  *   /books/{id}/read-progress` `{ page?, completed? }` and Mihon's tracker `GET/PUT
- *   /api/v2/series/{id}/read-progress/tachiyomi` share the one progress store.
+ *   /api/v2/series/{id}/read-progress/tachiyomi` (and v1's, by book index) share the one progress store.
  * - Read-only for library content: no metadata edits, deletions, scans or uploads.
  * - Lists the apps ask for at start-up that this library has no notion of (collections, read
  *   lists, genres, tags, publishers, authors) answer empty.
@@ -178,35 +178,43 @@ export function komgaRoutes(app: Hono, services: Services): void {
     return c.body(null, 204);
   });
 
-  // Mihon's Komga tracker (Komga's TachiyomiReadProgressV2Dto and its update).
-  app.get(`${KOMGA}/api/v2/series/:id/read-progress/tachiyomi`, async (c) => {
+  // Mihon's Komga tracker: Komga's TachiyomiReadProgressV2Dto and its update, and the older v1
+  // (TachiyomiReadProgressDto, `lastBookRead` counting books from 1) that earlier trackers call.
+  // Books are numbered 1…n in reading order, so a book's index and its numberSort are the same.
+  async function tachiyomiCounts(c: Context) {
     const { books } = await seriesBooks(readerUser(c), komgaId(c.req.param("id"), "series_not_found"));
     const read = books.filter((b) => b.progress.completed).length;
     const inProgress = books.filter((b) => !b.progress.completed && b.progress.updatedAt).length;
     const leading = books.findIndex((b) => !b.progress.completed);
-    const lastContinuous = leading === -1 ? books.length : leading;
-    return c.json({
+    return {
       booksCount: books.length,
       booksReadCount: read,
       booksUnreadCount: books.length - read - inProgress,
       booksInProgressCount: inProgress,
-      lastReadContinuousNumberSort: lastContinuous,
-      maxNumberSort: books.length,
-    });
-  });
-  app.put(`${KOMGA}/api/v2/series/:id/read-progress/tachiyomi`, async (c) => {
+      lastRead: leading === -1 ? books.length : leading,
+    };
+  }
+  async function markUpTo(c: Context, field: "lastBookNumberSortRead" | "lastBookRead") {
     const user = readerUser(c);
-    const body = (await jsonBody(c)) as { lastBookNumberSortRead?: unknown };
-    const upTo = body.lastBookNumberSortRead;
+    const body = (await jsonBody(c)) as Record<string, unknown> | null;
+    const upTo = body && typeof body === "object" ? body[field] : undefined;
     if (typeof upTo !== "number" || !Number.isFinite(upTo) || upTo < 0)
-      throw new AppError("invalid_field", "lastBookNumberSortRead is a number from 0", {
-        field: "lastBookNumberSortRead",
-      });
+      throw new AppError("invalid_field", `${field} is a number from 0`, { field });
     const { books } = await seriesBooks(user, komgaId(c.req.param("id"), "series_not_found"));
     for (const b of books)
       if (b.position <= upTo && !b.progress.completed) await reading.set(user, b.file.id, { completed: true }, "komga");
     return c.body(null, 204);
+  }
+  app.get(`${KOMGA}/api/v2/series/:id/read-progress/tachiyomi`, async (c) => {
+    const { lastRead, ...counts } = await tachiyomiCounts(c);
+    return c.json({ ...counts, lastReadContinuousNumberSort: lastRead, maxNumberSort: counts.booksCount });
   });
+  app.put(`${KOMGA}/api/v2/series/:id/read-progress/tachiyomi`, (c) => markUpTo(c, "lastBookNumberSortRead"));
+  app.get(`${V1}/series/:id/read-progress/tachiyomi`, async (c) => {
+    const { lastRead, ...counts } = await tachiyomiCounts(c);
+    return c.json({ ...counts, lastReadContinuousIndex: lastRead });
+  });
+  app.put(`${V1}/series/:id/read-progress/tachiyomi`, (c) => markUpTo(c, "lastBookRead"));
 
   // ---- books ----
   const allBooks = async (c: Context, search: string | null) => {
