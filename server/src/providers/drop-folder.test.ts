@@ -28,6 +28,13 @@ describe("DropFolderProvider on a real folder", () => {
     await writeFile(path.join(work, "Blue Harbor - c000.cbz"), await cbz(1));
     await writeFile(path.join(work, "Blue Harbor - c013.cbz"), Buffer.from("PK\x03\x04 still copying"));
     await writeFile(path.join(work, "notes.txt"), "hello");
+    await writeFile(
+      path.join(work, "Blue Harbor - c015.cbz"),
+      await zipBuffer([
+        { name: "001.jpg", data: pages[0]! },
+        { name: "002.jpg", data: Buffer.from("#!/bin/sh\n") },
+      ]),
+    );
     await writeFile(path.join(work, ".hidden - c099.cbz"), await cbz(1));
     // A chapter as a folder of images, in natural order (page2 before page10), with a link that must be skipped.
     const folder = path.join(work, "Chapter 14 part 2");
@@ -62,6 +69,7 @@ describe("DropFolderProvider on a real folder", () => {
       ["[Team A] Blue Harbor v02 c010.5.cbz", "10.5", "2", null, "Team A", 2],
       ["Blue Harbor - c000.cbz", "0", null, null, null, 1],
       ["Blue Harbor - c012.cbz", "12", null, null, null, 3],
+      ["Blue Harbor - c015.cbz", "15", null, null, null, 2],
       ["Chapter 14 part 2", "14", null, 2, null, 2],
     ]);
     expect(chapters[0]?.uploadedAt).toBeInstanceOf(Date);
@@ -74,6 +82,12 @@ describe("DropFolderProvider on a real folder", () => {
     expect(p.bytes.equals(pages[2]!)).toBe(true);
     expect(p.contentType).toBe("image/jpeg");
     await expect(ch.fetch(4)).rejects.toMatchObject({ name: "ProviderError", transient: false });
+  });
+
+  it("a CBZ page that is no image fails with the image check's code, as in a folder of images", async () => {
+    const ch = await provider.pages("Blue Harbor", "Blue Harbor - c015.cbz");
+    expect((await ch.fetch(1)).bytes.equals(pages[0]!)).toBe(true);
+    await expect(ch.fetch(2)).rejects.toMatchObject({ code: "image_unreadable" });
   });
 
   it("reads a folder of images in natural order without following links", async () => {

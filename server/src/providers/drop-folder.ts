@@ -15,6 +15,8 @@
 import { lstat, readdir, readFile, realpath } from "node:fs/promises";
 import path from "node:path";
 import { parseFileName } from "../domain/filename.ts";
+import { AppError } from "../errors.ts";
+import { ArchiveError } from "../library/archive/archive-error.ts";
 import type { Label } from "../domain/labels.ts";
 import { naturalCompare, openArchive, withArchive, type ArchiveOpenOptions } from "../library/archive-reader.ts";
 import {
@@ -207,7 +209,12 @@ export class DropFolderProvider implements SourceProvider {
           const ext = (entry ? path.extname(entry.name).slice(1) : "").toLowerCase();
           return { index, bytes, contentType: CONTENT_TYPES[ext] ?? null };
         } catch (e) {
-          throw e instanceof ProviderError ? e : refuse(`page ${index} unreadable: ${(e as Error).message}`);
+          if (e instanceof ProviderError) throw e;
+          // A page that is no image, or over the pixel limit, keeps the image check's code, as the
+          // same page in a folder of images would: the download fails with it, never retried.
+          if (e instanceof ArchiveError && (e.code === "image_unreadable" || e.code === "image_too_large"))
+            throw new AppError(e.code, `page ${index}: ${e.message}`, { page: index });
+          throw refuse(`page ${index} unreadable: ${(e as Error).message}`);
         } finally {
           await a.close();
         }
