@@ -301,6 +301,15 @@ export interface SlotChoice {
 }
 
 /**
+ * A slot a sound file owns takes no download, neither from Search nor picked by hand: another copy
+ * of what the library holds is a duplicate, never an improvement. A slot whose file was judged
+ * degraded still may (its replacement), and so may a split chapter with parts missing (not owned).
+ */
+export function ownedSound(slot: WantedSlot, degradedFiles: readonly DegradedFile[] = []): boolean {
+  return slot.owned && !degradedFiles.some((f) => f.slot.kind === slot.kind && labelEquals(f.slot.number, slot.number));
+}
+
+/**
  * The best release for one slot, or why there is none. Also used by recovery (a degraded library
  * file): `excludeMappings` are the sources that must not deliver this slot again.
  */
