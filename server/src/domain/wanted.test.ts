@@ -7,7 +7,6 @@ import {
   backoffDelay,
   chooseForSlot,
   isWanted,
-  ownedSound,
   planWanted,
   type PlanInput,
   type PlanOffer,
@@ -413,27 +412,6 @@ describe("properties", () => {
         }
       }),
       { numRuns: 300 },
-    );
-  });
-});
-
-describe("a slot a sound file owns", () => {
-  const degraded = (n: string) => ({ fileId: 1, slot: ch(n, { owned: true }), mappingId: 1, replacing: false });
-  it.each<[string, Partial<WantedSlot>, string[], boolean]>([
-    ["owned, no degraded file", { owned: true }, [], true],
-    ["owned, its file degraded", { owned: true }, ["1"], false],
-    ["owned, another slot's file degraded", { owned: true }, ["2"], true],
-    ["owned, the same number written otherwise is degraded", { owned: true }, ["1.0"], false],
-    ["missing", {}, [], false],
-    ["a split chapter with a part missing", { parts: 2, partsOnDisk: [1] }, [], false],
-  ])("%s → %s", (_name, over, bad, expected) => {
-    expect(ownedSound(ch("1", over), bad.map(degraded))).toBe(expected);
-  });
-  it("is never true for a slot that is not owned, whatever is degraded", () => {
-    fc.assert(
-      fc.property(fc.array(fc.constantFrom("1", "2", "3")), (bad) => {
-        expect(ownedSound(ch("1"), bad.map(degraded))).toBe(false);
-      }),
     );
   });
 });

@@ -27,6 +27,7 @@
  *   and the wanted slots say `backing_off`.
  */
 import { compareLabels, labelEquals, type Label } from "./labels.ts";
+import { fillsIn, partsReplacement } from "./slot-holdings.ts";
 import type { Coverage } from "./types.ts";
 
 export const WANTED_REASONS = [
@@ -64,6 +65,11 @@ export interface WantedSlot {
   partsOnDisk: number[];
   /** Only a source created it and no source lists it any more. */
   unlisted?: boolean;
+  /**
+   * A chapter partly on disk whose part files all came from one source's downloads: only that source
+   * fills in the missing parts; another brings every part and replaces these files (`partsReplacement`).
+   */
+  partsFrom?: { mappingId: number; scanlator: string | null; fileIds: number[] };
 }
 
 export interface PlanOffer {
@@ -264,7 +270,7 @@ function candidatesOf(slot: WantedSlot, offers: readonly PlanOffer[]): Candidate
     const byPart = new Map<number, PlanOffer>();
     for (const o of [...group].sort(byNewest)) if (!byPart.has(o.part!)) byPart.set(o.part!, o);
     const needed = Math.max(knownParts, ...byPart.keys());
-    const onDisk = new Set(slot.partsOnDisk);
+    const onDisk = new Set(fillsIn(slot, first.mappingId, first.scanlator) ? slot.partsOnDisk : []);
     const missing: number[] = [];
     const queue: PlanOffer[] = [];
     for (let p = 1; p <= needed; p++) {
@@ -298,15 +304,6 @@ export interface SlotChoice {
   pick: PlanOffer[] | null;
   reason: Exclude<WantedReason, "queued" | "already_queued" | "limit_reached" | "backing_off"> | null;
   detail: LedgerDetail;
-}
-
-/**
- * A slot a sound file owns takes no download, neither from Search nor picked by hand: another copy
- * of what the library holds is a duplicate, never an improvement. A slot whose file was judged
- * degraded still may (its replacement), and so may a split chapter with parts missing (not owned).
- */
-export function ownedSound(slot: WantedSlot, degradedFiles: readonly DegradedFile[] = []): boolean {
-  return slot.owned && !degradedFiles.some((f) => f.slot.kind === slot.kind && labelEquals(f.slot.number, slot.number));
 }
 
 /**
@@ -428,7 +425,8 @@ export function planWanted(input: PlanInput): PlanOutput {
       ledger.push({ kind: slot.kind, number: slot.number, reason: "limit_reached", detail: choice.detail });
       continue;
     }
-    downloads.push(...choice.pick.map((o) => toDownload(slot, o)));
+    const replacing = partsReplacement(slot, choice.pick);
+    downloads.push(...choice.pick.map((o) => ({ ...toDownload(slot, o), ...replacing })));
     const parts = choice.pick.map((o) => o.part).filter((p): p is number => p !== null);
     ledger.push({
       kind: slot.kind,

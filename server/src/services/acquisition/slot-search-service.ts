@@ -7,13 +7,8 @@
  */
 import { rowTitle } from "../../domain/grouping.ts";
 import { labelEquals, parseLabel, type Label } from "../../domain/labels.ts";
-import {
-  chooseForSlot,
-  ownedSound,
-  type PlanOffer,
-  type PlannedDownload,
-  type WantedSlot,
-} from "../../domain/wanted.ts";
+import { fillsIn, ownedSound, partsReplacement } from "../../domain/slot-holdings.ts";
+import { chooseForSlot, type PlanOffer, type PlannedDownload, type WantedSlot } from "../../domain/wanted.ts";
 import { AppError } from "../../errors.ts";
 import type { AppContext } from "../context.ts";
 import type { SourcesService } from "./sources-service.ts";
@@ -226,8 +221,10 @@ export function slotSearchService(ctx: AppContext, wanted: WantedService, source
                 x.mappingId === offer.mappingId &&
                 x.scanlator === offer.scanlator &&
                 x.part !== null &&
-                !slot.partsOnDisk.includes(x.part),
+                !(fillsIn(slot, x.mappingId, x.scanlator) && slot.partsOnDisk.includes(x.part)),
             );
+      // From another source than the parts on disk: every part, replacing those files together.
+      const replacing = partsReplacement(slot, batch);
       const planned: PlannedDownload[] = batch.map((x) => ({
         slot: { kind, number },
         mappingId: x.mappingId,
@@ -239,6 +236,7 @@ export function slotSearchService(ctx: AppContext, wanted: WantedService, source
         language: x.language,
         scanlator: x.scanlator,
         pageCount: x.pageCount,
+        ...replacing,
       }));
       return { downloadIds: await wanted.queueByHand(seriesId, planned) };
     },
