@@ -65,7 +65,7 @@ describe("KOReader sync", () => {
       const res = await ko("/users/auth", h);
       expect(res.status).toBe(401);
       expect(res.headers.get("www-authenticate")).toMatch(/^Basic /);
-      expect(await res.json()).toEqual({ message: "Unauthorized" });
+      expect(await res.json()).toEqual({ code: 2001, message: "Unauthorized" });
     }
     expect(
       (await ko("/users/create", admin, { method: "POST", body: JSON.stringify({ username: "x", password: "y" }) }))

@@ -330,4 +330,30 @@ describe("slotChanges", () => {
     const held = slotChanges([slot("2", { unlisted: true })], listed(), { chapters: ["2"], volumes: [] });
     expect(held.clearUnlisted).toEqual([{ kind: "chapter", number: "2" }]);
   });
+
+  it("retires an unheld source extra whose release now reads as another chapter; keeps the rest", () => {
+    // A listed 4.5 alone (an extra); then B listed 4, so A's 4.5 reads as chapter 4.
+    const both = reconcileSourceNumbering(
+      [
+        { mappingId: 1, externalId: "a", kind: "chapter", chapter: "4.5", volume: null, part: null, language: "en" },
+        { mappingId: 2, externalId: "b", kind: "chapter", chapter: "4", volume: null, part: null, language: "en" },
+      ],
+      ["en"],
+    );
+    expect(both.reinterpreted).toEqual(["4.5"]);
+    const extra = slot("4.5", { extra: true });
+    const none = { chapters: [], volumes: [] };
+    const out = slotChanges([extra], both, none);
+    expect(out.retireChapters).toEqual(["4.5"]);
+    expect(out.markUnlisted).toEqual([]);
+    expect(out.addChapters.map((c) => c.number)).toEqual(["4"]);
+    // A file or a slot not made by a source keeps it (marked).
+    expect(slotChanges([extra], both, { chapters: ["4.5"], volumes: [] }).retireChapters).toEqual([]);
+    expect(slotChanges([{ ...extra, origin: null }], both, none).retireChapters).toEqual([]);
+    // An offer that went away is history: marked, never retired.
+    expect(slotChanges([extra], listed("4"), none)).toMatchObject({
+      retireChapters: [],
+      markUnlisted: [{ kind: "chapter", number: "4.5" }],
+    });
+  });
 });

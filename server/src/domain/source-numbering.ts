@@ -29,7 +29,10 @@
  *
  * Unlisted: a slot that only a source created, that no source lists any more and that nothing else
  * holds (no file, no map entry, no download) is kept and marked unlisted, so the ledger can say so;
- * a listed slot loses the mark.
+ * a listed slot loses the mark. An extra a decimal made while it looked like a side chapter, whose
+ * release now reads as (part of) another chapter because another source or another part arrived,
+ * was never a chapter of the work: when nothing holds it, it is retired (its monitored flag holds
+ * nothing: the Wanted pass never takes an extra).
  */
 import { compareLabels, isWhole, labelEquals, parseLabel, wholePart, type Label } from "./labels.ts";
 
@@ -79,6 +82,8 @@ export interface Reconciled<T extends SourceRelease> {
   chapters: SlotClaim[];
   /** Volume slots, by number. */
   volumes: Label[];
+  /** Numbers of releases in the series' languages now read as (part of) another chapter (4.5 → 4). */
+  reinterpreted: Label[];
 }
 
 /**
@@ -200,11 +205,13 @@ export function reconcileSourceNumbering<T extends SourceRelease>(
 
   const chapters = new Map<string, SlotClaim>();
   const volumes = new Set<Label>();
+  const reinterpreted = new Set<Label>();
   for (const r of placed) {
     if (!languages.includes(r.language)) continue;
     const p = r.placement;
     if (p.kind === "volume") volumes.add(p.number);
     if (p.kind !== "chapter") continue;
+    if (r.chapter !== null && !labelEquals(r.chapter, p.number)) reinterpreted.add(r.chapter);
     const prev = chapters.get(p.number);
     chapters.set(p.number, {
       number: p.number,
@@ -218,6 +225,7 @@ export function reconcileSourceNumbering<T extends SourceRelease>(
     releases: placed,
     chapters: [...chapters.values()].sort(byNumber),
     volumes: [...volumes].sort(compareLabels),
+    reinterpreted: [...reinterpreted].sort(compareLabels),
   };
 }
 
@@ -249,6 +257,8 @@ export interface SlotChanges {
   raiseChapters: SlotClaim[];
   markUnlisted: { kind: "chapter" | "volume"; number: Label }[];
   clearUnlisted: { kind: "chapter" | "volume"; number: Label }[];
+  /** Unheld source extras whose release now reads as another chapter (removed). */
+  retireChapters: Label[];
 }
 
 /**
@@ -258,12 +268,25 @@ export interface SlotChanges {
  */
 export function slotChanges(
   existing: readonly ExistingSlot[],
-  listed: Pick<Reconciled<SourceRelease>, "chapters" | "volumes">,
+  listed: Pick<Reconciled<SourceRelease>, "chapters" | "volumes"> &
+    Partial<Pick<Reconciled<SourceRelease>, "reinterpreted">>,
   holds: SlotHolds,
 ): SlotChanges {
   const key = (kind: string, n: Label) => `${kind}:${parseLabel(n) ?? n}`;
   const have = new Map(existing.map((s) => [key(s.kind, s.number), s]));
-  const out: SlotChanges = { addChapters: [], addVolumes: [], raiseChapters: [], markUnlisted: [], clearUnlisted: [] };
+  const out: SlotChanges = {
+    addChapters: [],
+    addVolumes: [],
+    raiseChapters: [],
+    markUnlisted: [],
+    clearUnlisted: [],
+    retireChapters: [],
+  };
+  const reread = (s: ExistingSlot) =>
+    s.kind === "chapter" &&
+    s.origin === "source" &&
+    s.extra &&
+    (listed.reinterpreted ?? []).some((n) => labelEquals(n, s.number));
   for (const c of listed.chapters) {
     const s = have.get(key("chapter", c.number));
     if (!s) out.addChapters.push(c);
@@ -282,6 +305,8 @@ export function slotChanges(
     const k = key(s.kind, s.number);
     if (listedKeys.has(k)) {
       if (s.unlisted) out.clearUnlisted.push({ kind: s.kind, number: s.number });
+    } else if (reread(s) && !held(s)) {
+      out.retireChapters.push(s.number);
     } else if (s.origin === "source" && !s.unlisted && !held(s)) {
       out.markUnlisted.push({ kind: s.kind, number: s.number });
     } else if (s.unlisted && held(s)) {

@@ -238,6 +238,34 @@ describe("limit and back-off", () => {
     );
   });
 
+  it("a pass that only tries again a release whose download failed queues it but backs off; another release resets it", () => {
+    const failed = [{ mappingId: 1, externalId: "1" }];
+    const retry = planWanted(input({ slots: [ch("1")], offers: [offer("1", { externalId: "1" })], failed }));
+    expect(retry.downloads.map((d) => d.externalId)).toEqual(["1"]);
+    expect(retry.backoff).toEqual({ emptyPasses: 1, nextPassAt: NOW + H });
+    const second = planWanted(
+      input({
+        slots: [ch("1")],
+        offers: [offer("1", { externalId: "1" })],
+        failed,
+        now: NOW + H,
+        backoff: retry.backoff,
+      }),
+    );
+    expect(second.backoff).toEqual({ emptyPasses: 2, nextPassAt: NOW + 3 * H });
+    const fresh = planWanted(
+      input({
+        slots: [ch("1"), ch("2")],
+        offers: [offer("1", { externalId: "1" }), offer("2", { externalId: "2" })],
+        failed,
+        now: NOW + 3 * H,
+        backoff: second.backoff,
+      }),
+    );
+    expect(fresh.downloads).toHaveLength(2);
+    expect(fresh.backoff).toEqual({ emptyPasses: 0, nextPassAt: null });
+  });
+
   it("in-flight downloads and nothing wanted reset the back-off", () => {
     const backoff = { emptyPasses: 3, nextPassAt: NOW - 1 };
     const active = [{ kind: "chapter" as const, chapter: label("1"), volume: null, part: null }];
@@ -402,7 +430,10 @@ describe("properties", () => {
     fc.assert(
       fc.property(arbInput, (inp) => {
         const out = planWanted(inp);
-        if (out.downloads.length > 0) expect(out.backoff).toEqual({ emptyPasses: 0, nextPassAt: null });
+        // Only a retry of a release whose download failed lately leaves the back-off growing.
+        const failed = new Set((inp.failed ?? []).map((f) => `${f.mappingId}:${f.externalId}`));
+        if (out.downloads.some((d) => !failed.has(`${d.mappingId}:${d.externalId}`)))
+          expect(out.backoff).toEqual({ emptyPasses: 0, nextPassAt: null });
         if (out.backoff.nextPassAt !== null && out.backoff !== inp.backoff && out.backoff.emptyPasses > 0) {
           const delay = out.backoff.nextPassAt - inp.now;
           if (out.backoff.emptyPasses === inp.backoff.emptyPasses + 1) {

@@ -22,9 +22,10 @@
  *   priority (higher first: the provider's, then the mapping's, as the sources list orders them), then health (degraded × 2 + failed, recent), then newest upload, then ids (stable).
  * - At most `maxDownloads` rows per pass; a split chapter's parts are never split by the limit.
  * - Back-off, per series: a pass where something is wanted but nothing is queued, in flight or held back
- *   by the limit grows the back-off (1 h × 2^n, n = earlier empty passes, capped at 24 h); any queued or
- *   in-flight download, or nothing wanted, resets it. While backing off (and not forced) nothing is queued
- *   and the wanted slots say `backing_off`.
+ *   by the limit grows the back-off (1 h × 2^n, n = earlier empty passes, capped at 24 h); so does a pass
+ *   that only queues again releases whose download failed lately (a failing source is retried at the
+ *   back-off's pace). Any other queued or in-flight download, or nothing wanted, resets it. While backing
+ *   off (and not forced) nothing is queued and the wanted slots say `backing_off`.
  */
 import { compareLabels, labelEquals, type Label } from "./labels.ts";
 import { fillsIn, partsReplacement } from "./slot-holdings.ts";
@@ -394,6 +395,10 @@ export function planWanted(input: PlanInput): PlanOutput {
   const ledger: LedgerEntry[] = [];
   let inFlight = 0;
   let heldBack = 0;
+  // Picks that only try again a release whose download failed lately: queued, but the pass counts
+  // as empty for the back-off, so a series whose only source keeps failing is not asked every pass.
+  const failedKeys = new Set((input.failed ?? []).map((d) => `${d.mappingId}\u0000${d.externalId}`));
+  let retries = 0;
 
   for (const slot of wanted) {
     if (activeFor(slot, input.active)) {
@@ -427,6 +432,7 @@ export function planWanted(input: PlanInput): PlanOutput {
     }
     const replacing = partsReplacement(slot, choice.pick);
     downloads.push(...choice.pick.map((o) => ({ ...toDownload(slot, o), ...replacing })));
+    if (choice.pick.every((o) => failedKeys.has(`${o.mappingId}\u0000${o.externalId}`))) retries += choice.pick.length;
     const parts = choice.pick.map((o) => o.part).filter((p): p is number => p !== null);
     ledger.push({
       kind: slot.kind,
@@ -472,7 +478,7 @@ export function planWanted(input: PlanInput): PlanOutput {
 
   let backoff = input.backoff;
   if (!backingOff) {
-    const obtainable = downloads.length > 0 || inFlight > 0 || heldBack > 0;
+    const obtainable = downloads.length > retries || inFlight > 0 || heldBack > 0;
     backoff =
       wanted.length === 0 || obtainable
         ? { emptyPasses: 0, nextPassAt: null }

@@ -138,6 +138,10 @@ export function sourceSlotRepo(db: Db) {
           }
         }
       };
+      for (const chunk of chunksOf(changes.retireChapters))
+        ops.push(
+          db.chapterSlot.deleteMany({ where: { seriesId, number: { in: chunk }, origin: "source", extra: true } }),
+        );
       mark(changes.markUnlisted, at);
       mark(changes.clearUnlisted, null);
       if (ops.length > 0) await db.$transaction(ops);

@@ -45,9 +45,12 @@ export function installReaderAuth(app: Hono, auth: ReaderAuth): void {
   const hook = async (c: Context, next: Next) => {
     const user = await auth.authenticate({ get: (n: string) => c.req.header(n) }, remoteAddress(c));
     if (!user) {
-      // KOReader reads a JSON message; every other client waits for the Basic challenge.
+      // KOReader shows the sync server's JSON message (code 2001); every other client waits for the Basic challenge.
       if (c.req.path.startsWith("/koreader/"))
-        return c.json({ message: "Unauthorized" }, 401, { "www-authenticate": BASIC_REALM });
+        return c.body(JSON.stringify({ code: 2001, message: "Unauthorized" }), 401, {
+          "content-type": "application/vnd.koreader.v1+json; charset=utf-8",
+          "www-authenticate": BASIC_REALM,
+        });
       return challenge();
     }
     users.set(c.req.raw, user);

@@ -59,18 +59,33 @@ export function springPage<T>(all: T[], q: { page: number; size: number; unpaged
   };
 }
 
+/**
+ * `page`, `size` and `unpaged` as Spring's pageable resolver reads them behind Komga: a value that
+ * is not a whole number is ignored (the default), a negative page is the first, a size below 1 is
+ * the default and a size above 2000 is 2000.
+ */
 export function pageQuery(c: Context, defaults = { size: 20 }) {
-  const int = (name: string, fallback: number, max: number) => {
-    const v = c.req.query(name);
-    if (v === undefined || v === "") return fallback;
-    if (!/^\d{1,9}$/.test(v)) throw new AppError("bad_request", `${name} is a whole number`);
-    return Math.min(Number(v), max);
+  const int = (name: string): number | null => {
+    const v = c.req.query(name)?.trim();
+    return v !== undefined && /^-?\d{1,9}$/.test(v) ? Number(v) : null;
   };
+  const page = int("page");
+  const size = int("size");
   return {
-    page: int("page", 0, 1_000_000),
-    size: Math.max(1, int("size", defaults.size, 2000)),
+    page: page === null || page < 0 ? 0 : Math.min(page, 1_000_000),
+    size: size === null || size < 1 ? defaults.size : Math.min(size, 2000),
     unpaged: c.req.query("unpaged") === "true",
   };
+}
+
+/**
+ * A Komga id in a path: Komga's ids are strings, so one this library cannot have is unknown (404
+ * with `code`), never a malformed request.
+ */
+export function komgaId(raw: string | undefined, code: "series_not_found" | "file_not_found"): number {
+  const n = raw !== undefined && /^[0-9]{1,10}$/.test(raw) ? Number(raw) : 0;
+  if (n <= 0 || n > 2 ** 31 - 1) throw new AppError(code, `no such ${code === "series_not_found" ? "series" : "book"}`);
+  return n;
 }
 
 export type SeriesOrder = { key: "title" | "created" | "modified"; descending: boolean };

@@ -10,7 +10,7 @@
  *   file is ("Volume 3", "Chapter 12").
  * - Pages are 1-based as in Komga (`?zero_based=true` accepted). Reading: `PATCH
  *   /books/{id}/read-progress` `{ page?, completed? }` and Mihon's tracker `GET/PUT
- *   /api/v2/series/{id}/read-progress/tachiyomi` share the one progress store.
+ *   /api/v2/series/{id}/read-progress/tachiyomi` (and v1's, by book index) share the one progress store.
  * - Read-only for library content: no metadata edits, deletions, scans or uploads.
  * - Lists the apps ask for at start-up that this library has no notion of (collections, read
  *   lists, genres, tags, publishers, authors) answer empty.
@@ -19,7 +19,6 @@ import type { Context, Hono } from "hono";
 import { AppError } from "../../errors.ts";
 import type { Services } from "../../services/index.ts";
 import type { SeriesSummary } from "../../services/reading/reader-apps.ts";
-import { asId } from "../../services/input.ts";
 import { jsonBody } from "../request.ts";
 import { readerUser, sendFile, sendPage, sendThumbnail } from "./common.ts";
 import {
@@ -27,6 +26,7 @@ import {
   LIBRARY_ID,
   springPage,
   pageQuery,
+  komgaId,
   libraryDto,
   seriesDto,
   bookDto,
@@ -149,17 +149,17 @@ export function komgaRoutes(app: Hono, services: Services): void {
   app.get(`${V1}/series/latest`, (c) => seriesList(c, null, { key: "modified", descending: true }));
   app.get(`${V1}/series/updated`, (c) => seriesList(c, null, { key: "modified", descending: true }));
   app.get(`${V1}/series/:id`, async (c) => {
-    const s = await apps.seriesSummary(asId(c.req.param("id"), "series id"));
+    const s = await apps.seriesSummary(komgaId(c.req.param("id"), "series_not_found"));
     return c.json(seriesDto(s, (await countsFor(readerUser(c), [s])).get(s.series.id)!));
   });
   app.get(`${V1}/series/:id/thumbnail`, async (c) => {
-    const s = await apps.seriesSummary(asId(c.req.param("id"), "series id"));
+    const s = await apps.seriesSummary(komgaId(c.req.param("id"), "series_not_found"));
     if (s.coverFileId === null) throw new AppError("file_not_found", "the series has no file to show");
     return sendThumbnail(c, await apps.thumbnail(s.coverFileId, c.req.header("if-none-match")));
   });
   app.get(`${V1}/series/:id/books`, async (c) => {
     const user = readerUser(c);
-    const { series, books } = await seriesBooks(user, asId(c.req.param("id"), "series id"));
+    const { series, books } = await seriesBooks(user, komgaId(c.req.param("id"), "series_not_found"));
     const dtos = books.map((b) => bookDto(b.file, series, b.position, b.progress));
     const direction = (c.req.query("sort") ?? "").toLowerCase().includes("desc") ? -1 : 1;
     return c.json(springPage(direction < 0 ? dtos.reverse() : dtos, pageQuery(c)));
@@ -167,46 +167,54 @@ export function komgaRoutes(app: Hono, services: Services): void {
   app.get(`${V1}/series/:id/collections`, (c) => c.json([]));
   app.post(`${V1}/series/:id/read-progress`, async (c) => {
     const user = readerUser(c);
-    const { books } = await seriesBooks(user, asId(c.req.param("id"), "series id"));
+    const { books } = await seriesBooks(user, komgaId(c.req.param("id"), "series_not_found"));
     for (const b of books) await reading.set(user, b.file.id, { completed: true }, "komga");
     return c.body(null, 204);
   });
   app.delete(`${V1}/series/:id/read-progress`, async (c) => {
     const user = readerUser(c);
-    const { books } = await seriesBooks(user, asId(c.req.param("id"), "series id"));
+    const { books } = await seriesBooks(user, komgaId(c.req.param("id"), "series_not_found"));
     for (const b of books) await reading.clear(user, b.file.id);
     return c.body(null, 204);
   });
 
-  // Mihon's Komga tracker (Komga's TachiyomiReadProgressV2Dto and its update).
-  app.get(`${KOMGA}/api/v2/series/:id/read-progress/tachiyomi`, async (c) => {
-    const { books } = await seriesBooks(readerUser(c), asId(c.req.param("id"), "series id"));
+  // Mihon's Komga tracker: Komga's TachiyomiReadProgressV2Dto and its update, and the older v1
+  // (TachiyomiReadProgressDto, `lastBookRead` counting books from 1) that earlier trackers call.
+  // Books are numbered 1…n in reading order, so a book's index and its numberSort are the same.
+  async function tachiyomiCounts(c: Context) {
+    const { books } = await seriesBooks(readerUser(c), komgaId(c.req.param("id"), "series_not_found"));
     const read = books.filter((b) => b.progress.completed).length;
     const inProgress = books.filter((b) => !b.progress.completed && b.progress.updatedAt).length;
     const leading = books.findIndex((b) => !b.progress.completed);
-    const lastContinuous = leading === -1 ? books.length : leading;
-    return c.json({
+    return {
       booksCount: books.length,
       booksReadCount: read,
       booksUnreadCount: books.length - read - inProgress,
       booksInProgressCount: inProgress,
-      lastReadContinuousNumberSort: lastContinuous,
-      maxNumberSort: books.length,
-    });
-  });
-  app.put(`${KOMGA}/api/v2/series/:id/read-progress/tachiyomi`, async (c) => {
+      lastRead: leading === -1 ? books.length : leading,
+    };
+  }
+  async function markUpTo(c: Context, field: "lastBookNumberSortRead" | "lastBookRead") {
     const user = readerUser(c);
-    const body = (await jsonBody(c)) as { lastBookNumberSortRead?: unknown };
-    const upTo = body.lastBookNumberSortRead;
+    const body = (await jsonBody(c)) as Record<string, unknown> | null;
+    const upTo = body && typeof body === "object" ? body[field] : undefined;
     if (typeof upTo !== "number" || !Number.isFinite(upTo) || upTo < 0)
-      throw new AppError("invalid_field", "lastBookNumberSortRead is a number from 0", {
-        field: "lastBookNumberSortRead",
-      });
-    const { books } = await seriesBooks(user, asId(c.req.param("id"), "series id"));
+      throw new AppError("invalid_field", `${field} is a number from 0`, { field });
+    const { books } = await seriesBooks(user, komgaId(c.req.param("id"), "series_not_found"));
     for (const b of books)
       if (b.position <= upTo && !b.progress.completed) await reading.set(user, b.file.id, { completed: true }, "komga");
     return c.body(null, 204);
+  }
+  app.get(`${KOMGA}/api/v2/series/:id/read-progress/tachiyomi`, async (c) => {
+    const { lastRead, ...counts } = await tachiyomiCounts(c);
+    return c.json({ ...counts, lastReadContinuousNumberSort: lastRead, maxNumberSort: counts.booksCount });
   });
+  app.put(`${KOMGA}/api/v2/series/:id/read-progress/tachiyomi`, (c) => markUpTo(c, "lastBookNumberSortRead"));
+  app.get(`${V1}/series/:id/read-progress/tachiyomi`, async (c) => {
+    const { lastRead, ...counts } = await tachiyomiCounts(c);
+    return c.json({ ...counts, lastReadContinuousIndex: lastRead });
+  });
+  app.put(`${V1}/series/:id/read-progress/tachiyomi`, (c) => markUpTo(c, "lastBookRead"));
 
   // ---- books ----
   const allBooks = async (c: Context, search: string | null) => {
@@ -247,7 +255,7 @@ export function komgaRoutes(app: Hono, services: Services): void {
     return c.json(springPage(dtos, q));
   });
   app.get(`${V1}/books/:id`, async (c) => {
-    const { series, books, at } = await book(readerUser(c), asId(c.req.param("id"), "book id"));
+    const { series, books, at } = await book(readerUser(c), komgaId(c.req.param("id"), "file_not_found"));
     return c.json(bookDto(books[at]!.file, series, at + 1, books[at]!.progress));
   });
   for (const [p, step] of [
@@ -255,20 +263,24 @@ export function komgaRoutes(app: Hono, services: Services): void {
     ["previous", -1],
   ] as const) {
     app.get(`${V1}/books/:id/${p}`, async (c) => {
-      const { series, books, at } = await book(readerUser(c), asId(c.req.param("id"), "book id"));
+      const { series, books, at } = await book(readerUser(c), komgaId(c.req.param("id"), "file_not_found"));
       const other = books[at + step];
       if (!other) throw new AppError("file_not_found", `no ${p} book in the series`);
       return c.json(bookDto(other.file, series, other.position, other.progress));
     });
   }
   app.get(`${V1}/books/:id/thumbnail`, async (c) =>
-    sendThumbnail(c, await apps.thumbnail(asId(c.req.param("id"), "book id"), c.req.header("if-none-match"))),
+    sendThumbnail(c, await apps.thumbnail(komgaId(c.req.param("id"), "file_not_found"), c.req.header("if-none-match"))),
   );
-  app.get(`${V1}/books/:id/file`, async (c) => sendFile(c, await apps.download(asId(c.req.param("id"), "book id"))));
-  app.get(`${V1}/books/:id/file/*`, async (c) => sendFile(c, await apps.download(asId(c.req.param("id"), "book id"))));
+  app.get(`${V1}/books/:id/file`, async (c) =>
+    sendFile(c, await apps.download(komgaId(c.req.param("id"), "file_not_found"))),
+  );
+  app.get(`${V1}/books/:id/file/*`, async (c) =>
+    sendFile(c, await apps.download(komgaId(c.req.param("id"), "file_not_found"))),
+  );
   app.get(`${V1}/books/:id/readlists`, (c) => c.json([]));
   app.get(`${V1}/books/:id/pages`, async (c) => {
-    const p = await apps.pages(asId(c.req.param("id"), "book id"));
+    const p = await apps.pages(komgaId(c.req.param("id"), "file_not_found"));
     return c.json(
       p.pages.map((x) => ({
         number: x.index,
@@ -287,7 +299,7 @@ export function komgaRoutes(app: Hono, services: Services): void {
     const n = Number(raw) + (c.req.query("zero_based") === "true" ? 1 : 0);
     return sendPage(
       c,
-      await apps.page(readerUser(c), asId(c.req.param("id"), "book id"), n, {
+      await apps.page(readerUser(c), komgaId(c.req.param("id"), "file_not_found"), n, {
         ifNoneMatch: c.req.header("if-none-match"),
       }),
     );
@@ -296,7 +308,7 @@ export function komgaRoutes(app: Hono, services: Services): void {
   app.get(`${V1}/books/:id/pages/:n/thumbnail`, pageRoute);
   app.patch(`${V1}/books/:id/read-progress`, async (c) => {
     const user = readerUser(c);
-    const { file } = await apps.file(user, asId(c.req.param("id"), "book id"));
+    const { file } = await apps.file(user, komgaId(c.req.param("id"), "file_not_found"));
     const body = (await jsonBody(c)) as { page?: unknown; completed?: unknown } | null;
     // Komga's rule: a book whose last page is the page read is completed, whatever `completed` says.
     const input =
@@ -307,7 +319,7 @@ export function komgaRoutes(app: Hono, services: Services): void {
     return c.body(null, 204);
   });
   app.delete(`${V1}/books/:id/read-progress`, async (c) => {
-    await reading.clear(readerUser(c), asId(c.req.param("id"), "book id"));
+    await reading.clear(readerUser(c), komgaId(c.req.param("id"), "file_not_found"));
     return c.body(null, 204);
   });
 }

@@ -14,7 +14,9 @@
  *   progress, percentage, device and device_id are the ones it sent (KOReader recognises its own
  *   device by them); after another app's, they describe the stored page.
  *
- * Answers are `application/vnd.koreader.v1+json`. An unknown document is 404 `{ "message" }`.
+ * Answers are `application/vnd.koreader.v1+json`. An unknown document is 404 `{ "message" }`; bad
+ * credentials are 401 `{ "code": 2001, "message": "Unauthorized" }` and invalid bodies 400 with the
+ * reference sync server's codes (2004 without `document`, 2003 otherwise) for KOReader to show.
  */
 import type { Context, Hono } from "hono";
 import { isAppError } from "../../errors.ts";
@@ -72,8 +74,11 @@ export function koreaderRoutes(app: Hono, services: Services): void {
       device?: unknown;
       device_id?: unknown;
     };
-    if (typeof body.document !== "string" || (typeof body.progress !== "string" && typeof body.progress !== "number"))
-      return answer(c, { message: "Send document and progress." }, 400);
+    // The sync server's codes: 2004 without a document, 2003 for any other invalid field.
+    if (typeof body.document !== "string" || body.document === "")
+      return answer(c, { code: 2004, message: "Field 'document' not provided." }, 400);
+    if (typeof body.progress !== "string" && typeof body.progress !== "number")
+      return answer(c, { code: 2003, message: "Invalid request: send progress." }, 400);
     const file = await findDocument(body.document);
     if (!file) return answer(c, { message: "No library file has this document hash." }, 404);
     const pages = Math.max(1, file.pageCount);
@@ -82,7 +87,8 @@ export function koreaderRoutes(app: Hono, services: Services): void {
     if (/^\d+$/.test(raw)) page = Number(raw);
     else if (typeof body.percentage === "number" && Number.isFinite(body.percentage))
       page = Math.floor(body.percentage * pages) + 1;
-    else return answer(c, { message: "progress is the page number of an image book." }, 400);
+    else
+      return answer(c, { code: 2003, message: "Invalid request: progress is the page number of an image book." }, 400);
     page = Math.min(pages, Math.max(1, page));
     const percentage =
       typeof body.percentage === "number" && body.percentage >= 0 && body.percentage <= 1 ? body.percentage : null;

@@ -26,6 +26,8 @@ export interface SlotSync {
   raised: number;
   unlisted: number;
   relisted: number;
+  /** Source extras whose release now reads as another chapter, removed (nothing held them). */
+  retired: number;
 }
 
 export type PlacedOffer = SourceRelease & {
@@ -85,7 +87,7 @@ export async function reconciledOffers(
 export async function syncSourceSlots(ctx: AppContext, seriesId: number): Promise<SlotSync> {
   return lockOf(ctx).run([`source-slots:${seriesId}`], async () => {
     const series = await ctx.repos.series.get(seriesId);
-    if (!series) return { added: 0, raised: 0, unlisted: 0, relisted: 0 };
+    if (!series) return { added: 0, raised: 0, unlisted: 0, relisted: 0, retired: 0 };
     const repo = sourceSlotRepo(ctx.db);
     const languages = await downloadLanguages(ctx, series.language);
     const listed = await reconciledOffers(ctx, seriesId, languages);
@@ -96,13 +98,14 @@ export async function syncSourceSlots(ctx: AppContext, seriesId: number): Promis
       raised: changes.raiseChapters.length,
       unlisted: changes.markUnlisted.length,
       relisted: changes.clearUnlisted.length,
+      retired: changes.retireChapters.length,
     };
-    if (out.added + out.raised + out.unlisted + out.relisted > 0)
+    if (slotSyncChanged(out))
       ctx.log(
-        `series ${seriesId}: slots from sources: ${out.added} new, ${out.raised} learnt parts or extras, ${out.unlisted} no longer listed, ${out.relisted} listed again`,
+        `series ${seriesId}: slots from sources: ${out.added} new, ${out.raised} learnt parts or extras, ${out.unlisted} no longer listed, ${out.relisted} listed again, ${out.retired} extras read as another chapter`,
       );
     return out;
   });
 }
 
-export const slotSyncChanged = (s: SlotSync) => s.added + s.raised + s.unlisted + s.relisted > 0;
+export const slotSyncChanged = (s: SlotSync) => s.added + s.raised + s.unlisted + s.relisted + s.retired > 0;

@@ -21,7 +21,7 @@ import { offerRepo, type OfferInput } from "../../repositories/offer-repo.ts";
 import { sourceRepo } from "../../repositories/source-repo.ts";
 import type { AppContext } from "../context.ts";
 import { checkString } from "../input.ts";
-import { syncSourceSlots, type SlotSync } from "./source-slots.ts";
+import { slotSyncChanged, syncSourceSlots, type SlotSync } from "./source-slots.ts";
 
 export type MappingHealthStatus = "unknown" | "ok" | "degraded" | "failing";
 
@@ -354,9 +354,7 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
       const out: MappingRefresh[] = [];
       for (const m of await sources.activeMappingsOf(seriesId)) out.push(await refreshMapping(m));
       const slots = await syncSourceSlots(ctx, seriesId);
-      const changed =
-        out.some((r) => r.added + r.updated + r.removed > 0) ||
-        slots.added + slots.raised + slots.unlisted + slots.relisted > 0;
+      const changed = out.some((r) => r.added + r.updated + r.removed > 0) || slotSyncChanged(slots);
       if (changed) ctx.events.publish("series_changed", seriesId);
       return { mappings: out, slots };
     },
