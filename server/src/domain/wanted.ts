@@ -28,6 +28,7 @@
  *   off (and not forced) nothing is queued and the wanted slots say `backing_off`.
  */
 import { compareLabels, labelEquals, type Label } from "./labels.ts";
+import { fillsIn, partsReplacement } from "./slot-holdings.ts";
 import type { Coverage } from "./types.ts";
 
 export const WANTED_REASONS = [
@@ -65,6 +66,11 @@ export interface WantedSlot {
   partsOnDisk: number[];
   /** Only a source created it and no source lists it any more. */
   unlisted?: boolean;
+  /**
+   * A chapter partly on disk whose part files all came from one source's downloads: only that source
+   * fills in the missing parts; another brings every part and replaces these files (`partsReplacement`).
+   */
+  partsFrom?: { mappingId: number; scanlator: string | null; fileIds: number[] };
 }
 
 export interface PlanOffer {
@@ -265,7 +271,7 @@ function candidatesOf(slot: WantedSlot, offers: readonly PlanOffer[]): Candidate
     const byPart = new Map<number, PlanOffer>();
     for (const o of [...group].sort(byNewest)) if (!byPart.has(o.part!)) byPart.set(o.part!, o);
     const needed = Math.max(knownParts, ...byPart.keys());
-    const onDisk = new Set(slot.partsOnDisk);
+    const onDisk = new Set(fillsIn(slot, first.mappingId, first.scanlator) ? slot.partsOnDisk : []);
     const missing: number[] = [];
     const queue: PlanOffer[] = [];
     for (let p = 1; p <= needed; p++) {
@@ -424,7 +430,8 @@ export function planWanted(input: PlanInput): PlanOutput {
       ledger.push({ kind: slot.kind, number: slot.number, reason: "limit_reached", detail: choice.detail });
       continue;
     }
-    downloads.push(...choice.pick.map((o) => toDownload(slot, o)));
+    const replacing = partsReplacement(slot, choice.pick);
+    downloads.push(...choice.pick.map((o) => ({ ...toDownload(slot, o), ...replacing })));
     if (choice.pick.every((o) => failedKeys.has(`${o.mappingId}\u0000${o.externalId}`))) retries += choice.pick.length;
     const parts = choice.pick.map((o) => o.part).filter((p): p is number => p !== null);
     ledger.push({

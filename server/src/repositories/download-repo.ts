@@ -37,6 +37,7 @@ export function downloadRepo(db: Db) {
           part: true,
           sourceMappingId: true,
           externalId: true,
+          scanlator: true,
           fileId: true,
           needsReplacement: true,
           replacesFileId: true,

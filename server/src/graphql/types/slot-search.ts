@@ -50,7 +50,7 @@ const OffersRef = builder.objectRef<SlotOffersView>("SlotOffers").implement({
     number: t.exposeString("number"),
     reason: t.string({
       nullable: true,
-      description: "Why nothing would be chosen (a Wanted reason code).",
+      description: "Why nothing would be chosen (a Wanted reason code, or owned: the slot is owned).",
       resolve: (v) => v.reason,
     }),
     offers: t.field({ type: [OfferRef], resolve: (v) => v.offers }),

@@ -7,6 +7,7 @@
  */
 import { rowTitle } from "../../domain/grouping.ts";
 import { labelEquals, parseLabel, type Label } from "../../domain/labels.ts";
+import { fillsIn, ownedSound, partsReplacement } from "../../domain/slot-holdings.ts";
 import { chooseForSlot, type PlanOffer, type PlannedDownload, type WantedSlot } from "../../domain/wanted.ts";
 import { AppError } from "../../errors.ts";
 import type { AppContext } from "../context.ts";
@@ -70,6 +71,8 @@ const WHY: Record<OfferVerdict, string> = {
   parts_incomplete: "A split chapter: this source does not offer every part.",
   provider_unavailable: "The source is disabled or not configured.",
 };
+
+const OWNED_WHY = "Ranks first, but the slot is owned: nothing is fetched for it.";
 
 function asKind(v: string): "chapter" | "book" {
   if (v === "chapter" || v === "book") return v;
@@ -178,6 +181,11 @@ export function slotSearchService(ctx: AppContext, wanted: WantedService, source
           a.mappingId - b.mappingId ||
           (a.part ?? 0) - (b.part ?? 0),
       );
+      // Owned by a sound file: the ranking stands, but nothing is fetched for the slot.
+      if (ownedSound(slot, input.degradedFiles)) {
+        for (const o of out) if (o.verdict === "chosen") o.why = OWNED_WHY;
+        return { seriesId, kind, number, reason: "owned", offers: out };
+      }
       return { seriesId, kind, number, reason: choice.pick ? null : choice.reason, offers: out };
     },
 
@@ -196,6 +204,11 @@ export function slotSearchService(ctx: AppContext, wanted: WantedService, source
           field: "external_id",
         });
       const { input, slot } = await slotOf(seriesId, kind, number);
+      if (ownedSound(slot, input.degradedFiles))
+        throw new AppError("slot_owned", `${kind} ${number} is owned: another copy would be a duplicate`, {
+          kind,
+          number,
+        });
       const mine = input.offers.filter(offerOf(kind, number));
       const offer = mine.find((x) => x.mappingId === mappingId && x.externalId === externalId);
       if (!offer)
@@ -208,8 +221,10 @@ export function slotSearchService(ctx: AppContext, wanted: WantedService, source
                 x.mappingId === offer.mappingId &&
                 x.scanlator === offer.scanlator &&
                 x.part !== null &&
-                !slot.partsOnDisk.includes(x.part),
+                !(fillsIn(slot, x.mappingId, x.scanlator) && slot.partsOnDisk.includes(x.part)),
             );
+      // From another source than the parts on disk: every part, replacing those files together.
+      const replacing = partsReplacement(slot, batch);
       const planned: PlannedDownload[] = batch.map((x) => ({
         slot: { kind, number },
         mappingId: x.mappingId,
@@ -221,6 +236,7 @@ export function slotSearchService(ctx: AppContext, wanted: WantedService, source
         language: x.language,
         scanlator: x.scanlator,
         pageCount: x.pageCount,
+        ...replacing,
       }));
       return { downloadIds: await wanted.queueByHand(seriesId, planned) };
     },
@@ -235,6 +251,7 @@ export function slotSearchService(ctx: AppContext, wanted: WantedService, source
       const number = asNumber(numberText);
       await sources.refreshForPass(seriesId);
       const { input, slot } = await slotOf(seriesId, kind, number);
+      if (ownedSound(slot, input.degradedFiles)) return { downloadIds: [], reason: "owned" };
       if (
         input.active.some((a) =>
           kind === "chapter"

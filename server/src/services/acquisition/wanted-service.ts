@@ -8,7 +8,7 @@
 import { parseStoredVerdict, verdictCondemns } from "../../domain/conformity.ts";
 import { buildCoverageIndex } from "../../domain/coverage.ts";
 import { LIVE_JOB_STATES } from "../../domain/download-jobs.ts";
-import { parseLabel, type Label } from "../../domain/labels.ts";
+import { labelEquals, parseLabel, type Label } from "../../domain/labels.ts";
 import { seriesForm } from "../../domain/series-form.ts";
 import {
   planWanted,
@@ -134,6 +134,25 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
         partsOnDisk: [],
       })),
     ];
+    // A chapter partly on disk: the source of its part files, when they all came from one source.
+    const byFile = new Map(downloads.filter((d) => d.fileId !== null).map((d) => [d.fileId!, d]));
+    for (const slot of slots) {
+      if (slot.kind !== "chapter" || slot.owned || slot.partsOnDisk.length === 0) continue;
+      const files = snapshot.files.filter(
+        (x) => x.kind === "chapter" && x.part !== null && x.chapter !== null && labelEquals(x.chapter, slot.number),
+      );
+      const sources = files.map((x) => byFile.get(x.id));
+      const first = sources[0];
+      if (
+        first?.sourceMappingId != null &&
+        sources.every((d) => d?.sourceMappingId === first.sourceMappingId && d.scanlator === first.scanlator)
+      )
+        slot.partsFrom = {
+          mappingId: first.sourceMappingId,
+          scanlator: first.scanlator,
+          fileIds: files.map((x) => x.id),
+        };
+    }
     const languages = await downloadLanguages(ctx, snapshot.series.language);
     const unlisted = await sourceSlotRepo(ctx.db).unlistedKeys(seriesId);
     for (const slot of slots) if (unlisted.has(`${slot.kind}:${slot.number}`)) slot.unlisted = true;

@@ -37,6 +37,11 @@ const NONE = {
 };
 
 describe("wanted reasons in words", () => {
+  it("says in words that an owned slot takes nothing (Search and Interactive search)", () => {
+    expect(reasonLabel("OWNED")).toBe("Owned");
+    expect(reasonSentence("OWNED")).toMatch(/holds it already/);
+    expect(reasonTone("OWNED")).toBe("good");
+  });
   it("has a label and a full sentence for every reason of the schema", () => {
     expect(Object.keys(WANTED_REASONS).sort()).toEqual([...REASONS].sort());
     for (const r of REASONS) {

@@ -66,20 +66,26 @@ export const WANTED_REASONS: Record<WantedReason, ReasonWords> = {
   },
 };
 
-function isReason(code: string): code is WantedReason {
-  return Object.hasOwn(WANTED_REASONS, code);
+/** Reasons only a slot's Search or Interactive search gives (the Wanted pass never plans an owned slot). */
+const SLOT_REASONS: Record<string, ReasonWords> = {
+  OWNED: { label: "Owned", sentence: "The library holds it already: nothing is fetched for it.", tone: "good" },
+};
+
+function wordsOf(code: string): ReasonWords | null {
+  if (Object.hasOwn(WANTED_REASONS, code)) return WANTED_REASONS[code as WantedReason];
+  return Object.hasOwn(SLOT_REASONS, code) ? SLOT_REASONS[code]! : null;
 }
 
 export function reasonLabel(code: string): string {
-  return isReason(code) ? WANTED_REASONS[code].label : code.toLowerCase().replace(/_/g, " ");
+  return wordsOf(code)?.label ?? code.toLowerCase().replace(/_/g, " ");
 }
 
 export function reasonSentence(code: string): string {
-  return isReason(code) ? WANTED_REASONS[code].sentence : `Still wanted (${code.toLowerCase().replace(/_/g, " ")}).`;
+  return wordsOf(code)?.sentence ?? `Still wanted (${code.toLowerCase().replace(/_/g, " ")}).`;
 }
 
 export function reasonTone(code: string): Tone {
-  return isReason(code) ? WANTED_REASONS[code].tone : "";
+  return wordsOf(code)?.tone ?? "";
 }
 
 /** "Chapter 12.5", "Book 3". */
