@@ -7,7 +7,7 @@
  * exactly three intervals after the last release.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectJson, expectProblem } from "./fixtures.ts";
+import { expectJson, expectProblem, useSuwayomi } from "./fixtures.ts";
 import {
   fakeChapter,
   fakeWork,
@@ -129,10 +129,7 @@ beforeAll(async () => {
   ]);
   fake = await startFakeSuwayomi({ sources: [A, B], works });
   app = await createTestApp();
-  await expectJson(
-    await app.api("/api/settings/sources", { method: "PUT", json: { suwayomi: { enabled: true, url: fake.url } } }),
-    200,
-  );
+  await useSuwayomi(app, fake.url);
   for (const [i, c] of CASES.entries()) {
     // Created unmonitored so the link fetches nothing (the fake serves no pages): the calendar
     // needs the dates only. Monitored afterwards unless the case says otherwise.

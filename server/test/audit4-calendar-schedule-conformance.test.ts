@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAST_ENV, until } from "./downloads-fixtures.ts";
-import { expectJson, type RestUnits } from "./fixtures.ts";
+import { expectJson, type RestUnits, useSuwayomi } from "./fixtures.ts";
 import {
   drawnChapter,
   fakeChapter,
@@ -81,10 +81,7 @@ beforeAll(async () => {
   });
   fake = await startFakeSuwayomi({ sources: [SRC], works: [active, quiet, broken, ended] });
   app = await createTestApp({ env: { ...FAST_ENV, WANTED_INTERVAL_SECONDS: "1" } });
-  await expectJson(
-    await app.api("/api/settings/sources", { method: "PUT", json: { suwayomi: { enabled: true, url: fake.url } } }),
-    200,
-  );
+  await useSuwayomi(app, fake.url);
   for (const [w, extra] of [
     [active, {}],
     [quiet, { monitored: false }],

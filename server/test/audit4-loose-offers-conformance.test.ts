@@ -5,7 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAST_ENV, until } from "./downloads-fixtures.ts";
-import { expectJson, expectProblem, unitOf, type RestUnits } from "./fixtures.ts";
+import {
+  expectJson,
+  expectProblem,
+  unitOf,
+  type RestUnits,
+  useSuwayomi,
+  createSeries,
+  linkSources,
+} from "./fixtures.ts";
 import {
   drawnChapter,
   fakeChapter,
@@ -76,26 +84,13 @@ beforeAll(async () => {
     ],
   });
   app = await createTestApp({ env: FAST_ENV });
-  await expectJson(
-    await app.api("/api/settings/sources", { method: "PUT", json: { suwayomi: { enabled: true, url: fake.url } } }),
-    200,
-  );
-  id = (
-    await expectJson<{ id: number }>(await app.api("/api/manga", { method: "POST", json: { title: "Harbor" } }), 201)
-  ).id;
-  await expectJson(await app.api(`/api/manga/${id}`, { method: "PATCH", json: { monitored: false } }), 200);
-  for (const [src, work, priority, language] of [
-    [A, 31, 10, "en"],
-    [B, 32, 0, "en"],
-    [F, 33, 0, "fr"],
-  ] as const)
-    await expectJson(
-      await app.api(`/api/manga/${id}/sources`, {
-        method: "POST",
-        json: { provider: src.id, source_id: String(work), language, priority },
-      }),
-      201,
-    );
+  await useSuwayomi(app, fake.url);
+  id = await createSeries(app, "Harbor", { monitored: false });
+  await linkSources(app, id, [
+    [A.id, 31, 10, "en"],
+    [B.id, 32, 0, "en"],
+    [F.id, 33, 0, "fr"],
+  ]);
 });
 afterAll(async () => {
   await app?.dispose();

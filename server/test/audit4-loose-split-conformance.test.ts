@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAST_ENV, until } from "./downloads-fixtures.ts";
-import { expectJson } from "./fixtures.ts";
+import { expectJson, useSuwayomi } from "./fixtures.ts";
 import {
   chapterWithBlackCards,
   drawnChapter,
@@ -55,10 +55,7 @@ beforeAll(async () => {
     ],
   });
   app = await createTestApp({ env: FAST_ENV });
-  await expectJson(
-    await app.api("/api/settings/sources", { method: "PUT", json: { suwayomi: { enabled: true, url: fake.url } } }),
-    200,
-  );
+  await useSuwayomi(app, fake.url);
 });
 afterAll(async () => {
   await app?.dispose();

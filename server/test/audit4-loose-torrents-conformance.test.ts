@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeProwlarr, type FakeProwlarr } from "./fakes/prowlarr-server.ts";
 import { makeTorrent, startFakeQbittorrent, type FakeQbt } from "./fakes/qbittorrent-server.ts";
-import { expectJson, expectProblem } from "./fixtures.ts";
+import { expectJson, expectProblem, useIndexer } from "./fixtures.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 
 const KEY = "prowlarr-key-loose";
@@ -86,24 +86,14 @@ describe("torrent jobs: retry, dismiss and explicit assignment from outside", ()
       catalogue: [saltPack, waitPack],
       completeAfterMs: 100,
     });
-    await expectJson(
-      await app.api("/api/settings/indexer", {
-        method: "PUT",
-        json: {
-          prowlarr: { enabled: true, url: prowlarr.url, api_key: KEY },
-          qbittorrent: {
-            enabled: true,
-            url: qbt.url,
-            username: "admin",
-            password: PASSWORD,
-            save_path: "/downloads/manga",
-            mount: { client_path: "/downloads", local_path: diskRoot },
-            retention: "keep_seeding",
-          },
-        },
-      }),
-      200,
-    );
+    await useIndexer(app, {
+      prowlarrUrl: prowlarr.url,
+      apiKey: KEY,
+      qbittorrentUrl: qbt.url,
+      password: PASSWORD,
+      diskRoot,
+      retention: "keep_seeding",
+    });
   });
   afterAll(async () => {
     await app?.dispose();

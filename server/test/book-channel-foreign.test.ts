@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { putSetting } from "../src/services/acquisition/source-settings.ts";
 import { startFakeProwlarr, type FakeProwlarr } from "./fakes/prowlarr-server.ts";
 import { makeTorrent, startFakeQbittorrent, type FakeQbt } from "./fakes/qbittorrent-server.ts";
-import { expectJson } from "./fixtures.ts";
+import { expectJson, useIndexer } from "./fixtures.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 
 const KEY = "prowlarr-key-foreign-never-logged";
@@ -72,25 +72,15 @@ describe("foreign books from the indexer for translation", () => {
       catalogue: [reefJp, reefEn, bayJp, poolPack, pdfBook],
       completeAfterMs: 20,
     });
-    await expectJson(
-      await app.api("/api/settings/indexer", {
-        method: "PUT",
-        json: {
-          prowlarr: { enabled: true, url: prowlarr.url, api_key: KEY },
-          qbittorrent: {
-            enabled: true,
-            url: qbt.url,
-            username: "admin",
-            password: PASSWORD,
-            tag: "mls-test",
-            save_path: "/downloads/manga",
-            mount: { client_path: "/downloads", local_path: diskRoot },
-            retention: "remove_after_import",
-          },
-        },
-      }),
-      200,
-    );
+    await useIndexer(app, {
+      prowlarrUrl: prowlarr.url,
+      apiKey: KEY,
+      qbittorrentUrl: qbt.url,
+      password: PASSWORD,
+      diskRoot,
+      retention: "remove_after_import",
+      qbittorrent: { tag: "mls-test" },
+    });
     await putSetting(app.ctx, "translation", { enabled: true, source_languages: ["ja"] });
   });
   afterAll(async () => {

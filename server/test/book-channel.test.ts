@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCountingServer, startFakeProwlarr, type FakeProwlarr } from "./fakes/prowlarr-server.ts";
 import { makeTorrent, startFakeQbittorrent, type FakeQbt, type FakeTorrent } from "./fakes/qbittorrent-server.ts";
-import { expectJson, expectProblem, scanLibrary, unitOf, type RestUnits } from "./fixtures.ts";
+import { expectJson, expectProblem, scanLibrary, unitOf, useIndexer, type RestUnits } from "./fixtures.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 
 const KEY = "prowlarr-key-never-logged-7f3a";
@@ -51,27 +51,16 @@ describe("book channel end to end", () => {
   }
   const units = async (id: number) => expectJson<RestUnits>(await app.api(`/api/manga/${id}/units`), 200);
   const jobs = async (id: number) => expectJson<Job[]>(await app.api(`/api/torrents?series_id=${id}`), 200);
-  const configure = async (qbittorrent: Record<string, unknown> = {}) =>
-    expectJson<unknown>(
-      await app.api("/api/settings/indexer", {
-        method: "PUT",
-        json: {
-          prowlarr: { enabled: true, url: prowlarr.url, api_key: KEY },
-          qbittorrent: {
-            enabled: true,
-            url: qbt.url,
-            username: "admin",
-            password: PASSWORD,
-            tag: "mls-test",
-            save_path: "/downloads/manga",
-            mount: { client_path: "/downloads", local_path: diskRoot },
-            retention: "remove_after_import",
-            ...qbittorrent,
-          },
-        },
-      }),
-      200,
-    );
+  const configure = (qbittorrent: Record<string, unknown> = {}) =>
+    useIndexer(app, {
+      prowlarrUrl: prowlarr.url,
+      apiKey: KEY,
+      qbittorrentUrl: qbt.url,
+      password: PASSWORD,
+      diskRoot,
+      retention: "remove_after_import",
+      qbittorrent: { tag: "mls-test", ...qbittorrent },
+    });
 
   beforeAll(async () => {
     app = await createTestApp();

@@ -4,7 +4,7 @@
  * tell); the two transports agree; a bad window is a coded 400.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectJson, expectProblem } from "./fixtures.ts";
+import { expectJson, expectProblem, useSuwayomi } from "./fixtures.ts";
 import {
   fakeChapter,
   fakeWork,
@@ -43,10 +43,7 @@ beforeAll(async () => {
     ],
   });
   app = await createTestApp();
-  await expectJson(
-    await app.api("/api/settings/sources", { method: "PUT", json: { suwayomi: { enabled: true, url: fake.url } } }),
-    200,
-  );
+  await useSuwayomi(app, fake.url);
   for (const [id, title] of [
     [1, "Weekly Wave"],
     [2, "Stopped Stream"],

@@ -236,3 +236,79 @@ export const downloadedChapter = (chapter: string, pageCount: number): PublishIn
   origin: "download",
   tagSource: "filename",
 });
+
+/** Suwayomi enabled through the public settings API, pointing at a fake server. */
+export async function useSuwayomi(app: Pick<TestApp, "api">, url: string): Promise<void> {
+  await expectJson(
+    await app.api("/api/settings/sources", { method: "PUT", json: { suwayomi: { enabled: true, url } } }),
+    200,
+  );
+}
+
+/** A series made through the public API (`monitored: false` for one that fetches only on request). */
+export async function createSeries(
+  app: Pick<TestApp, "api">,
+  title: string,
+  opts: { monitored?: boolean } = {},
+): Promise<number> {
+  const { id } = await expectJson<{ id: number }>(
+    await app.api("/api/manga", { method: "POST", json: { title } }),
+    201,
+  );
+  if (opts.monitored === false)
+    await expectJson(await app.api(`/api/manga/${id}`, { method: "PATCH", json: { monitored: false } }), 200);
+  return id;
+}
+
+/** Source works linked to a series through the public API: [provider, work id, priority, language]. */
+export async function linkSources(
+  app: Pick<TestApp, "api">,
+  seriesId: number,
+  links: readonly (readonly [provider: string, sourceId: number | string, priority: number, language: string])[],
+): Promise<void> {
+  for (const [provider, work, priority, language] of links)
+    await expectJson(
+      await app.api(`/api/manga/${seriesId}/sources`, {
+        method: "POST",
+        json: { provider, source_id: String(work), language, priority },
+      }),
+      201,
+    );
+}
+
+/**
+ * Prowlarr and qBittorrent enabled through the public settings API, pointing at fakes: qBittorrent
+ * saves under /downloads/manga, which this machine reads at `diskRoot`.
+ */
+export async function useIndexer(
+  app: Pick<TestApp, "api">,
+  opts: {
+    prowlarrUrl: string;
+    apiKey: string;
+    qbittorrentUrl: string;
+    password: string;
+    diskRoot: string;
+    retention: "keep_seeding" | "remove_after_import";
+    qbittorrent?: Record<string, unknown>;
+  },
+): Promise<void> {
+  await expectJson(
+    await app.api("/api/settings/indexer", {
+      method: "PUT",
+      json: {
+        prowlarr: { enabled: true, url: opts.prowlarrUrl, api_key: opts.apiKey },
+        qbittorrent: {
+          enabled: true,
+          url: opts.qbittorrentUrl,
+          username: "admin",
+          password: opts.password,
+          save_path: "/downloads/manga",
+          mount: { client_path: "/downloads", local_path: opts.diskRoot },
+          retention: opts.retention,
+          ...opts.qbittorrent,
+        },
+      },
+    }),
+    200,
+  );
+}

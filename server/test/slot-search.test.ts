@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { downloadsOf, FAST_ENV, settled, until } from "./downloads-fixtures.ts";
-import { expectJson, expectProblem } from "./fixtures.ts";
+import { expectJson, expectProblem, useSuwayomi, createSeries, linkSources } from "./fixtures.ts";
 import {
   drawnChapter,
   fakeChapter,
@@ -52,27 +52,14 @@ beforeAll(async () => {
     ],
   });
   app = await createTestApp({ env: FAST_ENV });
-  await expectJson(
-    await app.api("/api/settings/sources", { method: "PUT", json: { suwayomi: { enabled: true, url: fake.url } } }),
-    200,
-  );
-  id = (
-    await expectJson<{ id: number }>(await app.api("/api/manga", { method: "POST", json: { title: "Lantern" } }), 201)
-  ).id;
+  await useSuwayomi(app, fake.url);
   // Unmonitored: nothing is fetched by itself, only on request.
-  await expectJson(await app.api(`/api/manga/${id}`, { method: "PATCH", json: { monitored: false } }), 200);
-  for (const [src, work, priority, language] of [
-    [A, 1, 10, "en"],
-    [B, 2, 0, "en"],
-    [F, 3, 0, "fr"],
-  ] as const)
-    await expectJson(
-      await app.api(`/api/manga/${id}/sources`, {
-        method: "POST",
-        json: { provider: src.id, source_id: String(work), language, priority },
-      }),
-      201,
-    );
+  id = await createSeries(app, "Lantern", { monitored: false });
+  await linkSources(app, id, [
+    [A.id, 1, 10, "en"],
+    [B.id, 2, 0, "en"],
+    [F.id, 3, 0, "fr"],
+  ]);
 });
 afterAll(async () => {
   await app?.dispose();

@@ -11,7 +11,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeProwlarr, type FakeProwlarr } from "./fakes/prowlarr-server.ts";
 import { makeTorrent, startFakeQbittorrent, type FakeQbt } from "./fakes/qbittorrent-server.ts";
-import { expectJson, expectProblem, unitOf, type RestUnits } from "./fixtures.ts";
+import { expectJson, expectProblem, unitOf, type RestUnits, useIndexer } from "./fixtures.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 
 const KEY = "prowlarr-key-assignment";
@@ -89,24 +89,14 @@ describe("explicit assignment of a torrent's files to books", () => {
       catalogue: [pack],
       completeAfterMs: 20,
     });
-    await expectJson(
-      await app.api("/api/settings/indexer", {
-        method: "PUT",
-        json: {
-          prowlarr: { enabled: true, url: prowlarr.url, api_key: KEY },
-          qbittorrent: {
-            enabled: true,
-            url: qbt.url,
-            username: "admin",
-            password: PASSWORD,
-            save_path: "/downloads/manga",
-            mount: { client_path: "/downloads", local_path: diskRoot },
-            retention: "remove_after_import",
-          },
-        },
-      }),
-      200,
-    );
+    await useIndexer(app, {
+      prowlarrUrl: prowlarr.url,
+      apiKey: KEY,
+      qbittorrentUrl: qbt.url,
+      password: PASSWORD,
+      diskRoot,
+      retention: "remove_after_import",
+    });
   });
   afterAll(async () => {
     await app.dispose();

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAST_ENV, until } from "./downloads-fixtures.ts";
-import { expectJson, type RestUnits } from "./fixtures.ts";
+import { expectJson, type RestUnits, useSuwayomi } from "./fixtures.ts";
 import {
   drawnChapter,
   fakeChapter,
@@ -66,10 +66,7 @@ beforeAll(async () => {
     ],
   });
   app = await createTestApp({ env: FAST_ENV });
-  await expectJson(
-    await app.api("/api/settings/sources", { method: "PUT", json: { suwayomi: { enabled: true, url: fake.url } } }),
-    200,
-  );
+  await useSuwayomi(app, fake.url);
   id = (
     await expectJson<{ id: number }>(
       await app.api("/api/manga", { method: "POST", json: { title: "Paper Lantern" } }),
