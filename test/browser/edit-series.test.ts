@@ -177,6 +177,29 @@ describe("edit series", () => {
     await ctx.close();
   });
 
+  it("opens again when its opener is pressed right after Escape, before the browser reports the close", async () => {
+    const id = await seriesId(service, "Harbor of Paper Cranes");
+    const ctx = await loggedInContext(browser, service);
+    const page = await openSeries(ctx, id);
+    const errors = watchErrors(page);
+    const dialog = await openDialog(page);
+    // One task: the close request (as Escape sends it) and the opener's click, before `close` arrives.
+    await page.evaluate(() => {
+      const open = document.querySelector<HTMLDialogElement & { requestClose(): void }>("dialog[open]")!;
+      open.requestClose();
+      [...document.querySelectorAll("button")].find((b) => b.textContent?.trim() === "Edit series…")!.click();
+    });
+    await dialog.getByRole("textbox", { name: "Title" }).waitFor();
+    // Still open once the earlier close has been reported.
+    await page.evaluate(() => new Promise((r) => setTimeout(r, 300)));
+    expect(await dialog.isVisible()).toBe(true);
+    expect(await dialog.getByRole("textbox", { name: "Title" }).inputValue()).toBe("Harbor of Paper Cranes");
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "hidden" });
+    expect(errors).toEqual([]);
+    await ctx.close();
+  });
+
   it("works by keyboard and at phone size: Escape drops the draft, focus returns, axe clean, nothing sideways", async () => {
     const id = await seriesId(service, "Harbor of Paper Cranes");
     const ctx = await loggedInContext(browser, service, PHONE);
