@@ -220,6 +220,20 @@ describe("torrent jobs: retry, dismiss and explicit assignment from outside", ()
     expect(after).toEqual([done]);
     // Imported and kept seeding: not retryable, dismissable (REST), then neither.
     await expectProblem(await post(`/api/torrents/${waiting.id}/retry`), 409, "torrent_job_not_retryable");
+    // A dismissal with a body it cannot read is refused and changes nothing.
+    await expectProblem(
+      await post(`/api/torrents/${waiting.id}/dismiss`, { remove_from_client: "yes" }),
+      400,
+      "invalid_field",
+    );
+    await expectProblem(await post(`/api/torrents/${waiting.id}/dismiss`, ["remove"]), 400, "bad_request");
+    const malformed = await app.api(`/api/torrents/${waiting.id}/dismiss`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{remove_from_client",
+    });
+    await expectProblem(malformed, 400, "bad_request");
+    expect(await jobsOf(series.kite!)).toEqual([done]);
     expect(await expectJson<Job>(await post(`/api/torrents/${waiting.id}/dismiss`), 200)).toMatchObject({
       state: "dismissed",
     });

@@ -76,6 +76,9 @@ describe("REST bodies as typed inputs", () => {
       monitored: false,
     });
     expect(dismissBody({ remove_from_client: true })).toEqual({ removeFromClient: true });
+    expect(dismissBody({})).toEqual({ removeFromClient: false });
+    expect(() => dismissBody([1])).toThrow(/must be a JSON object/);
+    expect(() => dismissBody({ remove_from_client: "yes" })).toThrow(/remove_from_client must be true or false/);
     expect(assignBody({ file: "a.cbz", book: "1" })).toEqual({ assignments: [{ file: "a.cbz", book: "1" }] });
     expect(verificationBody({ digest: "d", chapters: ["1"], source_url: null, note: "n" })).toEqual({
       digest: "d",

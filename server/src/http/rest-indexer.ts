@@ -84,9 +84,7 @@ export function indexerRoutes(app: Hono, services: Services): void {
   app.get("/api/settings/indexer/check", async (c) => c.json(restIndexerCheck(await services.bookChannel.check())));
   app.post("/api/torrents/:id/retry", async (c) => c.json(restTorrentJob(await services.bookChannel.retry(pathId(c)))));
   app.post("/api/torrents/:id/dismiss", async (c) =>
-    c.json(
-      restTorrentJob(await services.bookChannel.dismiss(pathId(c), dismissBody(await jsonBody(c).catch(() => ({}))))),
-    ),
+    c.json(restTorrentJob(await services.bookChannel.dismiss(pathId(c), dismissBody(await jsonBody(c))))),
   );
   app.get("/api/torrents/:id/files", async (c) =>
     c.json(restTorrentFiles(await services.bookChannel.files(pathId(c)))),

@@ -10,7 +10,7 @@ import {
   type QbittorrentSettingsInput,
 } from "../../services/acquisition/book-channel-settings.ts";
 import type { AssignInput, DismissInput } from "../../services/acquisition/book-channel.ts";
-import { asLabel, asObject, invalidField, optionalHttpUrl } from "../../services/input.ts";
+import { asLabel, asObject, invalidField, optionalBoolean, optionalHttpUrl } from "../../services/input.ts";
 
 /** PUT /api/settings/indexer: `{ prowlarr?: { enabled?, url?, api_key? }, qbittorrent?: { …, save_path?, mount? } }` */
 export function indexerSettingsBody(body: unknown): IndexerSettingsInput {
@@ -56,10 +56,9 @@ export function indexerSettingsBody(body: unknown): IndexerSettingsInput {
   return input;
 }
 
-/** POST /api/torrents/{id}/dismiss: `{ remove_from_client? }` (the camelCase spelling is accepted too). */
+/** POST /api/torrents/{id}/dismiss: an empty body, or `{ remove_from_client?: boolean }`. */
 export function dismissBody(body: unknown): DismissInput {
-  const o = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
-  return { removeFromClient: o.remove_from_client === true || o.removeFromClient === true };
+  return { removeFromClient: optionalBoolean(asObject(body), "remove_from_client") ?? false };
 }
 
 /** POST /api/torrents/{id}/assign: `{ assignments: [{ file, book }] }`, or one `{ file, book }`. */
