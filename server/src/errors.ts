@@ -82,6 +82,10 @@ export const ERRORS = {
   proof_chapters_mismatch: { status: 422, title: "The proof's chapters differ from the map's chapters for the volume" },
   assembly_book_owned: { status: 409, title: "The book is already owned" },
   slot_owned: { status: 409, title: "The slot is already owned: another copy would be a duplicate" },
+  slot_download_active: {
+    status: 409,
+    title: "A download of the slot is under way: cancel it before fetching another release",
+  },
   assembly_map_not_exact: { status: 409, title: "The book has no exact map entry" },
   assembly_ambiguous_map: { status: 409, title: "The book's map entry is ambiguous" },
   assembly_missing_chapters: { status: 409, title: "Some of the book's chapters are not on disk" },

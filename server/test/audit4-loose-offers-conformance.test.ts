@@ -1,7 +1,8 @@
 /**
  * Interactive search and Search probed from an empty service through REST and GraphQL against a
  * Suwayomi-compatible server on 127.0.0.1: the reason words of each offer, an owned slot, a pick of
- * another language's offer, of a rejected mapping's offer, and for an owned slot.
+ * another language's offer, of a rejected mapping's offer, for an owned slot, and a second pick while
+ * the first one's download is still under way.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAST_ENV, until } from "./downloads-fixtures.ts";
@@ -16,6 +17,7 @@ import {
 } from "./fixtures.ts";
 import {
   drawnChapter,
+  heldPage,
   fakeChapter,
   fakeWork,
   startFakeSuwayomi,
@@ -30,6 +32,9 @@ const F: FakeSource = { id: "7803", name: "Gamma", lang: "fr" };
 let fake: FakeSuwayomi;
 let app: TestApp;
 let id: number;
+/** Alpha's chapter 2 keeps its last page until the test lets go: its download stays under way. */
+let letGo!: () => void;
+const held = new Promise<void>((resolve) => (letGo = resolve));
 
 interface Offer {
   mapping_id: number;
@@ -78,7 +83,19 @@ beforeAll(async () => {
   fake = await startFakeSuwayomi({
     sources: [A, B, F],
     works: [
-      fakeWork({ id: 31, title: "Harbor", source: A, chapters: chapters([1, 2]) }),
+      fakeWork({
+        id: 31,
+        title: "Harbor",
+        source: A,
+        chapters: [
+          ...chapters([1]),
+          fakeChapter({
+            chapterNumber: 2,
+            pages: [...pages.slice(0, -1), heldPage(pages.at(-1)!, held)],
+            scanlator: "Crew",
+          }),
+        ],
+      }),
       fakeWork({ id: 32, title: "Harbor", source: B, chapters: chapters([1, 2, 3]) }),
       fakeWork({ id: 33, title: "Harbor", source: F, chapters: chapters([1, 2, 3, 4]) }),
     ],
@@ -93,6 +110,7 @@ beforeAll(async () => {
   ]);
 });
 afterAll(async () => {
+  letGo();
   await app?.dispose();
   await fake?.close();
 });
@@ -204,5 +222,39 @@ describe("interactive search from outside", () => {
       409,
       "source_rejected",
     );
+  });
+
+  it("a second pick while the first one's download is under way is refused; the release is fetched once", async () => {
+    const two = await offers("2");
+    const alpha = byName(two, "Alpha");
+    const first = await expectJson<{ download_ids: number[] }>(await pick("2", alpha), 201);
+    expect(first.download_ids).toHaveLength(1);
+    const during = await downloads();
+    expect(during.filter((d) => d.chapter === "2")).toEqual([
+      expect.objectContaining({ id: first.download_ids[0], chapter: "2" }),
+    ]);
+    // The same offer again, another source's offer, through REST and GraphQL; Search: nothing queued.
+    await expectProblem(await pick("2", alpha), 409, "slot_download_active");
+    await expectProblem(await pick("2", byName(two, "Gamma")), 409, "slot_download_active");
+    const refused = await app.gql(
+      `mutation($s: Int!, $m: Int!, $e: String!) { downloadOffer(seriesId: $s, kind: "chapter", number: "2", mappingId: $m, externalId: $e) { downloadIds } }`,
+      { s: id, m: alpha.mapping_id, e: alpha.external_id },
+    );
+    expect(refused.errors?.[0]?.extensions?.code).toBe("slot_download_active");
+    expect(await expectJson(await search("2"), 200)).toEqual({ download_ids: [], reason: "already_queued" });
+    expect((await downloads()).map((d) => d.id).sort()).toEqual(during.map((d) => d.id).sort());
+
+    letGo();
+    await until(
+      "chapter 2 owned",
+      () => owned("2"),
+      (v) => v,
+    );
+    await until("downloads settled", downloads, settledAll);
+    expect((await downloads()).filter((d) => d.chapter === "2")).toEqual([
+      expect.objectContaining({ id: first.download_ids[0], state: "published" }),
+    ]);
+    // Owned now: the pick is refused for that reason instead.
+    await expectProblem(await pick("2", alpha), 409, "slot_owned");
   });
 });

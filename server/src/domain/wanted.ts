@@ -228,7 +228,8 @@ function offersOf(slot: WantedSlot, offers: readonly PlanOffer[]): PlanOffer[] {
     : offers.filter((o) => o.kind === "volume" && sameLabel(o.volume, slot.number));
 }
 
-function activeFor(slot: WantedSlot, active: readonly PlanActive[]): boolean {
+/** A download of the slot is under way (a pick or a search then queues nothing: it would be a second copy). */
+export function activeFor(slot: Pick<WantedSlot, "kind" | "number">, active: readonly PlanActive[]): boolean {
   return active.some((a) =>
     slot.kind === "chapter"
       ? a.kind === "chapter" && sameLabel(a.chapter, slot.number)

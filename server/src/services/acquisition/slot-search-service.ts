@@ -8,7 +8,13 @@
 import { rowTitle } from "../../domain/grouping.ts";
 import { labelEquals, parseLabel, type Label } from "../../domain/labels.ts";
 import { fillsIn, ownedSound, partsReplacement } from "../../domain/slot-holdings.ts";
-import { chooseForSlot, type PlanOffer, type PlannedDownload, type WantedSlot } from "../../domain/wanted.ts";
+import {
+  activeFor,
+  chooseForSlot,
+  type PlanOffer,
+  type PlannedDownload,
+  type WantedSlot,
+} from "../../domain/wanted.ts";
 import { AppError } from "../../errors.ts";
 import type { AppContext } from "../context.ts";
 import type { SourcesService } from "./sources-service.ts";
@@ -209,6 +215,12 @@ export function slotSearchService(ctx: AppContext, wanted: WantedService, source
           kind,
           number,
         });
+      if (activeFor(slot, input.active))
+        throw new AppError(
+          "slot_download_active",
+          `a download of ${kind} ${number} is under way: cancel it to fetch another release`,
+          { kind, number },
+        );
       const mine = input.offers.filter(offerOf(kind, number));
       const offer = mine.find((x) => x.mappingId === mappingId && x.externalId === externalId);
       if (!offer)
@@ -252,14 +264,7 @@ export function slotSearchService(ctx: AppContext, wanted: WantedService, source
       await sources.refreshForPass(seriesId);
       const { input, slot } = await slotOf(seriesId, kind, number);
       if (ownedSound(slot, input.degradedFiles)) return { downloadIds: [], reason: "owned" };
-      if (
-        input.active.some((a) =>
-          kind === "chapter"
-            ? a.chapter !== null && labelEquals(a.chapter, number)
-            : a.volume !== null && labelEquals(a.volume, number),
-        )
-      )
-        return { downloadIds: [], reason: "already_queued" };
+      if (activeFor(slot, input.active)) return { downloadIds: [], reason: "already_queued" };
       const choice = chooseForSlot({ ...slot, monitored: true }, input);
       if (!choice.pick) return { downloadIds: [], reason: choice.reason };
       const first = choice.pick[0]!;
