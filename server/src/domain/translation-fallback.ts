@@ -123,7 +123,11 @@ export function submitCapacity(engine: "external" | "local", outstanding: number
 
 const ELIGIBLE = new Set<string>(["no_offer", "only_other_languages", "all_offers_blocked"]);
 
-function nativeObtainable(
+/**
+ * Whether a native (preferred-language) release of a slot is still obtainable, as the fallback decides
+ * before it translates: true unless the normal pass's ledger says nothing native can be had.
+ */
+export function nativeObtainable(
   entry: LedgerEntry | undefined,
   slotOffers: readonly PlanOffer[],
   native: ReadonlySet<string>,
@@ -135,7 +139,7 @@ function nativeObtainable(
   return entry.reason !== "all_offers_blocked" && slotOffers.some((o) => native.has(baseLanguage(o.language)));
 }
 
-function offersForSlot(slot: WantedSlot, offers: readonly PlanOffer[]): PlanOffer[] {
+export function offersForSlot(slot: WantedSlot, offers: readonly PlanOffer[]): PlanOffer[] {
   const same = (l: Label | null) => l !== null && labelEquals(l, slot.number);
   return slot.kind === "chapter"
     ? offers.filter((o) => o.kind === "chapter" && same(o.chapter))

@@ -3,9 +3,11 @@
  * series toggle on, monitored missing slots that no native source can deliver get translation jobs
  * from verified foreign sources (at most ten per series per pass, planned by the pure
  * domain/translation-fallback.ts); a native release that became obtainable pauses the job of its
- * slot; a switched-off toggle pauses the series' jobs; a changed destination cancels the old
- * language's jobs. Foreign releases are fetched into staging only, never into the library.
+ * slot, one that is gone again resumes it, one the library now holds ends it
+ * (domain/translation-native.ts); a switched-off toggle pauses the series' jobs; a changed
+ * destination cancels the old language's jobs. Foreign releases are fetched into staging only, never into the library.
  */
+import { nativeSituation } from "../../domain/translation-native.ts";
 import { torrentRepo } from "../../repositories/torrent-repo.ts";
 import type { AppContext } from "../context.ts";
 import type { WantedService } from "../acquisition/wanted-service.ts";
@@ -17,9 +19,6 @@ import {
 } from "./translation-service.ts";
 import { readWorkerSettings } from "./translation-worker-settings.ts";
 import { FALLBACK_PER_PASS, planFallbackFor, type PassFacts } from "./translation-fallback-plan.ts";
-
-/** Ledger reasons of a slot a native source delivers (or is delivering): a job of it pauses. */
-const NATIVE_OBTAINABLE = new Set(["queued", "already_queued", "limit_reached", "replacing"]);
 
 /** The indexer channel's search for foreign books (book-channel.ts registers it when wired). */
 type ForeignBooksFetch = (
@@ -71,7 +70,14 @@ export function translationFallback(ctx: AppContext, translations: TranslationSe
     if (!series) return out;
     await translations.onDestinationChanged(seriesId, series.language);
     const settings = await readWorkerSettings(ctx);
-    if (!settings.enabled || !series.translationFallbackEnabled) {
+    const enabled = settings.enabled && series.translationFallbackEnabled;
+    // The native release of each job's slot, before the toggles: a job it outranks is never resumed
+    // (and published) in between, one a native file superseded is cancelled even while a toggle is
+    // off (the processor's cancellation is durable), and one whose native release is gone while a
+    // toggle is off is handed to the toggle.
+    const facts = { ...pass, destination: series.language };
+    await translations.followNative(seriesId, (kind, number) => nativeSituation(facts, kind, number), enabled);
+    if (!enabled) {
       await translations.pauseAll("toggle_off", seriesId);
       out.skipped.push({
         kind: "series",
@@ -81,22 +87,6 @@ export function translationFallback(ctx: AppContext, translations: TranslationSe
       lastResult.set(seriesId, out);
       return out;
     }
-    // Native releases first, so that a job they outrank is never resumed (and published) in between.
-    const target = (kind: "book" | "chapter", number: string) => ({
-      kind: kind === "book" ? ("volume" as const) : ("chapter" as const),
-      number,
-    });
-    await translations.nativeRelease(
-      seriesId,
-      pass.entries.filter((e) => NATIVE_OBTAINABLE.has(e.reason)).map((e) => target(e.kind, e.number)),
-    );
-    // A slot a native file or book now holds (a scan, an import, a download of the last pass): the
-    // fallback's job of it would only add a machine translation beside it. The operator's uploads stay.
-    await translations.nativeRelease(
-      seriesId,
-      pass.slots.filter((s) => !s.wanted && (s.owned || s.coverage !== null)).map((s) => target(s.kind, s.number)),
-      { held: true },
-    );
     await translations.resumeAll(seriesId);
     const planned = await planFallbackFor(ctx, translations, series, pass);
     out.skipped.push(...planned.skipped);

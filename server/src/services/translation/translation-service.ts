@@ -1,6 +1,7 @@
 /**
  * Translation jobs as use cases: list, upload a source for one book or chapter, explicit retry,
- * cancel, the destination-language change, pause/resume on the toggles and on a native release, and
+ * cancel, the destination-language change, pause/resume on the toggles, a native release's pause,
+ * resume and supersession, and
  * the search (a normal Wanted pass, then the fallback: translation-fallback-service.ts). Every change
  * of a row is decided by the pure machine (domain/translation-jobs.ts) and stored with a guarded
  * update (same state, same attempt); the worker (translation-worker*.ts) does the network.
@@ -17,6 +18,7 @@ import {
   type TranslationEvent,
   type TranslationState,
 } from "../../domain/translation-jobs.ts";
+import { nativeEvent, type NativeSituation } from "../../domain/translation-native.ts";
 import { acceptsArchiveBody, mediaTypeOf } from "../../domain/archive-media-type.ts";
 import { parseLabel, type Label } from "../../domain/labels.ts";
 import { AppError } from "../../errors.ts";
@@ -458,25 +460,29 @@ export function translationService(ctx: AppContext, deps: TranslationServiceDeps
     },
 
     /**
-     * A native release of these targets appeared (obtainable from a source, or already in the
-     * library): their jobs pause, the native release has priority. One read of the series' jobs for
-     * every target. `held` (the library already holds the slot): the operator's own uploads stay,
-     * and so does a job already importing, whose own file may be what holds it.
+     * The native release of each job's slot after a Wanted pass (domain/translation-native.ts): a
+     * job whose native release became obtainable pauses (the native release has priority); a job a
+     * native release paused resumes once none is obtainable and no sound native file holds the slot
+     * (or stays paused by a switched-off toggle), and ends, cancelled as `superseded_by_native` with
+     * the processor's durable cancellation, once a sound native file holds it — as do the fallback's
+     * own jobs of a slot the library gained another way. One read of the series' jobs.
      */
-    async nativeRelease(
+    async followNative(
       seriesId: number,
-      targets: readonly { kind: "volume" | "chapter"; number: string }[],
-      opts: { held?: boolean } = {},
-    ): Promise<number> {
-      if (targets.length === 0) return 0;
-      const keys = new Set(targets.map((t) => `${t.kind}:${parseLabel(t.number)}`));
-      let n = 0;
+      situationOf: (kind: "volume" | "chapter", number: string) => NativeSituation,
+      enabled: boolean,
+    ): Promise<{ paused: number; resumed: number; superseded: number }> {
+      const out = { paused: 0, resumed: 0, superseded: 0 };
       for (const row of await repo.inStates([...ACTIVE_STATES, "paused"], { seriesId })) {
-        if (!keys.has(`${row.kind}:${parseLabel(row.number)}`)) continue;
-        if (opts.held && (row.origin === "upload" || row.state === "importing")) continue;
-        if ((await apply(row, { type: "native_release" })).refused === null) n += 1;
+        const kind = row.kind === "chapter" ? "chapter" : "volume";
+        const event = nativeEvent({ ...factsOf(row), origin: row.origin }, situationOf(kind, row.number), enabled);
+        if (!event || (await apply(row, event)).refused !== null) continue;
+        if (event.type === "native_release") out.paused += 1;
+        else if (event.type === "native_published") out.superseded += 1;
+        else out.resumed += 1;
       }
-      return n;
+      if (out.resumed + out.superseded > 0) kick();
+      return out;
     },
 
     /** Creates a job whose source archive is already staged (the fallback's foreign releases). */
