@@ -5,8 +5,9 @@
  * on 127.0.0.1. The jobs run at the processor; an English chapter appears and pauses them. Where the
  * English download is judged degraded (nothing replaces it) or is cancelled and blocked, the pass
  * that follows resumes the job, which completes by itself; where it is published, the next pass
- * cancels the job as superseded_by_native and the processor gets its cancellation. REST and GraphQL
- * agree on every job.
+ * cancels the job as superseded_by_native and the processor gets its cancellation. A toggle switched
+ * off never takes a native release's pause over; a native release gone while a toggle is off hands
+ * the job to the toggle. REST and GraphQL agree on every job.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "./downloads-fixtures.ts";
@@ -41,9 +42,7 @@ interface Download {
 
 /** Long Japanese chapters: their jobs are still at the processor when the English ones appear. */
 const longChapters = (seed: number): Promise<FakeChapter[]> =>
-  Promise.all(
-    [1, 2, 3].map(async (n) => fakeChapter({ chapterNumber: n, pages: await drawnChapter(16, seed + n) })),
-  );
+  Promise.all([1, 2, 3].map(async (n) => fakeChapter({ chapterNumber: n, pages: await drawnChapter(16, seed + n) })));
 
 beforeAll(async () => {
   suwayomi = await startFakeSuwayomi({
@@ -194,17 +193,35 @@ describe("a translation job a native release paused", () => {
     expect((await w.job(seriesId, ended.id)).state).toBe("cancelled");
   }, 120_000);
 
-  it("the operator cancels the held English download with block: the pass it runs resumes the job", async () => {
+  it("a toggle switched off keeps it paused by the native release; the release blocked meanwhile hands it to the toggle, which resumes it", async () => {
     const dl = (await downloads()).find((d) => d.chapter === "3" && d.language === "en");
     expect(dl).toBeDefined();
-    expect((await w.job(seriesId, jobs["3"]!.id)).paused_reason).toBe("native_release");
+    const id = jobs["3"]!.id;
+    expect((await w.job(seriesId, id)).paused_reason).toBe("native_release");
+    // Off and a pass: the native release still outranks the toggle (switching it on alone resumes nothing).
+    await w.patch(seriesId, { translation_fallback_enabled: false });
+    await w.search(seriesId);
+    expect(await w.job(seriesId, id)).toMatchObject({ state: "paused", paused_reason: "native_release" });
+    await w.patch(seriesId, { translation_fallback_enabled: true });
+    expect(await w.job(seriesId, id)).toMatchObject({ state: "paused", paused_reason: "native_release" });
+    // Off again; the operator cancels the held English download with block: the pass it runs finds
+    // no native release any more, and the job waits for the toggle.
+    await w.patch(seriesId, { translation_fallback_enabled: false });
     const cancel = w.app.api(`/api/downloads/${dl!.id}/cancel?blocklist=true`, { method: "POST" });
     await new Promise((r) => setTimeout(r, 300));
     release();
     await expectJson(await cancel, 200);
+    await until(
+      "job 3 paused by the toggle",
+      () => w.job(seriesId, id),
+      (j) => j.paused_reason === "toggle_off",
+      30_000,
+    );
+    expect(await agree(seriesId)).toContainEqual(expect.objectContaining({ id, state: "paused" }));
+    await w.patch(seriesId, { translation_fallback_enabled: true });
     const done = await until(
       "job 3 imported",
-      () => w.job(seriesId, jobs["3"]!.id),
+      () => w.job(seriesId, id),
       (j) => j.status === "completed",
       90_000,
     );
