@@ -112,7 +112,7 @@ describe("hostile input in the drop folder", () => {
     const before = await snapshot(app.config.dropFolder);
 
     const s = await expectJson<{ id: number }>(await app.api("/api/manga", { method: "POST", json: { title } }), 201);
-    const linked = await expectJson<{ refresh: { status: string; offers: number } }>(
+    const linked = await expectJson<{ mapping: { id: number }; refresh: { status: string; offers: number } }>(
       await app.api(`/api/manga/${s.id}/sources`, {
         method: "POST",
         json: { provider: "drop-folder", source_id: title, language: "en" },
@@ -120,6 +120,16 @@ describe("hostile input in the drop folder", () => {
       201,
     );
     expect(linked.refresh.status).toBe("ok");
+    // What never opens is named with the reader's code, never silently dropped.
+    const problems = await expectJson<{ problems: { name: string; code: string }[] }>(
+      await app.api(`/api/manga/${s.id}/sources/${linked.mapping.id}/problems`),
+      200,
+    );
+    expect(problems.problems.map((p) => [p.name, p.code])).toEqual([
+      [`${title} c002.cbz`, "archive_ratio_exceeded"],
+      [`${title} c003.cbz`, "archive_entry_unsafe"],
+      [`${title} c004.cbz`, "symbolic_link"],
+    ]);
     const rows = await until(
       "downloads settled",
       async () => expectJson<RestDownload[]>(await app.api(`/api/manga/${s.id}/downloads`), 200),

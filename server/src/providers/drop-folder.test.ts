@@ -93,7 +93,9 @@ describe("DropFolderProvider on a real folder", () => {
 
   it("reports what it leaves out by name and code, never a path or file content", async () => {
     const { chapters, problems } = await provider.listWithProblems("Blue Harbor", { language: "de" });
-    expect(chapters.map((c) => c.externalId)).toEqual((await provider.listChapters("Blue Harbor")).map((c) => c.externalId));
+    expect(chapters.map((c) => c.externalId)).toEqual(
+      (await provider.listChapters("Blue Harbor")).map((c) => c.externalId),
+    );
     expect(problems.map((p) => [p.name, p.code])).toEqual([
       ["Blue Harbor - c013.cbz", "archive_truncated"],
       ["Blue Harbor - c050.cbz", "symbolic_link"],

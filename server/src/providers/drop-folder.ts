@@ -205,7 +205,11 @@ export class DropFolderProvider implements SourceProvider {
       const volume = single(parsed.volume, parsed.volumeEnd);
       if (number === null && volume === null) {
         if (parsed.chapter !== null || parsed.volume !== null) {
-          skip(e.name, "number_range", "Names a range of chapters or volumes; one file per chapter or volume is offered.");
+          skip(
+            e.name,
+            "number_range",
+            "Names a range of chapters or volumes; one file per chapter or volume is offered.",
+          );
           continue;
         }
         // A one-shot or an extra that says so is offered as an unnumbered extra; any other name is a guess.

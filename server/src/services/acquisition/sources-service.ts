@@ -234,7 +234,8 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
       // The mapping's language is the operator's statement; a provider that knows better (a
       // chapter's own language, a "[fr]" in a dropped file's name) says so per chapter.
       const options = { signal, language: m.language };
-      if (provider.listWithProblems) ({ chapters: listed, problems } = await provider.listWithProblems(m.sourceId, options));
+      if (provider.listWithProblems)
+        ({ chapters: listed, problems } = await provider.listWithProblems(m.sourceId, options));
       else listed = await provider.listChapters(m.sourceId, options);
     } catch (e) {
       if (!(e instanceof ProviderError)) throw e;
