@@ -57,6 +57,9 @@ describe("DropFolderProvider on a real folder", () => {
       "Grey Pier - notes.cbz",
       "Grey Pier c001-003.cbz",
       "Grey Pier - Oneshot.cbz",
+      "Grey Pier - Omake.cbz",
+      "Grey Pier - Prologue.cbz",
+      "Grey Pier v01 c001-005.cbz",
       "Grey Pier [fr] - c012.cbz",
       "Grey Pier - c013 (English).cbz",
       "Grey Pier - c014.cbz",
@@ -111,9 +114,13 @@ describe("DropFolderProvider on a real folder", () => {
       ["Grey Pier - c004", "4", "en"],
       ["Grey Pier - c013 (English).cbz", "13", "en"],
       ["Grey Pier - c014.cbz", "14", "en"],
+      ["Grey Pier - Omake.cbz", null, "en"],
       ["Grey Pier - Oneshot.cbz", null, "en"],
+      ["Grey Pier - Prologue.cbz", null, "en"],
       ["Grey Pier [fr] - c012.cbz", "12", "fr"],
+      ["Grey Pier v01 c001-005.cbz", null, "en"],
     ]);
+    expect(chapters.at(-1)?.volume).toBe("1");
     expect(problems.map((p) => [p.name, p.code])).toEqual([
       ["extras", "no_pages"],
       ["Grey Pier - c015.cbr", "unsupported_format"],
