@@ -2,7 +2,8 @@
  * Hostile input in the drop folder, probed from outside (an empty service, the public REST API): a
  * zip bomb, an entry leaving the archive, a chapter that is a symbolic link, an archive or folder
  * holding a page that is no image, a folder holding an image over the pixel limit. None of them
- * reaches the library; each that is listed fails with a stable code; the good chapter beside them
+ * reaches the library; each that never opens is named in the work's problems with the reader's code,
+ * each that is listed fails with a stable code; the good chapter beside them
  * arrives; the drop folder is left as it was (nothing moved, changed or deleted, nothing extracted).
  */
 import { createHash } from "node:crypto";
