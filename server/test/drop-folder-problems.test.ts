@@ -1,7 +1,7 @@
 /**
  * What the drop folder could not offer, and the language a dropped file's name states, probed from
  * outside: an empty service whose DROP_FOLDER is a folder written here, and only the public REST and
- * GraphQL API. A corrupt archive, an archive with an entry leaving it and a name without a number are
+ * GraphQL API. A corrupt archive, an archive with an entry leaving it and a name naming a range are
  * listed as problems with stable codes (REST and GraphQL agree), never offered; the good chapters
  * arrive; a "[fr]" chapter in a work linked as English creates no English slot and is never fetched;
  * the drop folder is left byte-identical; a corrupt archive replaced by a good one leaves the problems
@@ -76,7 +76,7 @@ describe("drop folder problems and name languages, from an empty service", () =>
       path.join(work, `${title} c004.cbz`),
       Buffer.from(escaping.toString("latin1").replaceAll("QQ/QQ/", "../../"), "latin1"),
     );
-    await writeFile(path.join(work, `${title} - bonus scans.cbz`), await drawnCbz(3, 6));
+    await writeFile(path.join(work, `${title} c006-008.cbz`), await drawnCbz(3, 6));
     await writeFile(path.join(work, `${title} [fr] - c005.cbz`), await drawnCbz(4, 5));
   });
   afterAll(async () => {
@@ -114,9 +114,9 @@ describe("drop folder problems and name languages, from an empty service", () =>
     // c001, Chapter 2 and the French c005 are offered; the rest is reported.
     expect(linked.refresh).toMatchObject({ status: "ok", offers: 3 });
     const expected = [
-      [`${title} - bonus scans.cbz`, "no_number"],
       [`${title} c003.cbz`, "archive_truncated"],
       [`${title} c004.cbz`, "archive_entry_unsafe"],
+      [`${title} c006-008.cbz`, "number_range"],
     ];
     expect(linked.refresh.problems.map((p) => [p.name, p.code])).toEqual(expected);
 
@@ -161,18 +161,15 @@ describe("drop folder problems and name languages, from an empty service", () =>
   it("a corrupt archive replaced by a good one leaves the problems at once and is offered on the next refresh", async () => {
     await writeFile(path.join(work, `${title} c003.cbz`), await drawnCbz(4, 3));
     const after = await snapshot(app.config.dropFolder);
-    expect((await problemsRest()).problems.map((p) => p.name)).toEqual([
-      `${title} - bonus scans.cbz`,
-      `${title} c004.cbz`,
-    ]);
-    expect((await problemsGql()).problems.map((p) => p.code)).toEqual(["no_number", "archive_entry_unsafe"]);
+    expect((await problemsRest()).problems.map((p) => p.name)).toEqual([`${title} c004.cbz`, `${title} c006-008.cbz`]);
+    expect((await problemsGql()).problems.map((p) => p.code)).toEqual(["archive_entry_unsafe", "number_range"]);
 
     const r = await expectJson<{ mappings: RestRefresh[] }>(
       await app.api(`/api/manga/${seriesId}/sources/refresh`, { method: "POST" }),
       200,
     );
     expect(r.mappings[0]).toMatchObject({ status: "ok", offers: 4 });
-    expect(r.mappings[0]!.problems.map((p) => p.code)).toEqual(["no_number", "archive_entry_unsafe"]);
+    expect(r.mappings[0]!.problems.map((p) => p.code)).toEqual(["archive_entry_unsafe", "number_range"]);
     await expectJson(await app.api(`/api/manga/${seriesId}/wanted/run`, { method: "POST" }), 200);
     const rows = await until(
       "chapter 3 published",

@@ -108,12 +108,13 @@ describe("DropFolderProvider on a real folder", () => {
     expect(new Set(chapters.map((c) => c.language))).toEqual(new Set(["de"]));
   });
 
-  it("a name without a number, or naming a range, is reported; a one-shot is an unnumbered extra; a stated language wins", async () => {
+  it("a name naming a range is reported; a name without a number is an unnumbered extra; a stated language wins", async () => {
     const { chapters, problems } = await provider.listWithProblems("Grey Pier", { language: "en" });
     expect(chapters.map((c) => [c.externalId, c.number, c.language])).toEqual([
       ["Grey Pier - c004", "4", "en"],
       ["Grey Pier - c013 (English).cbz", "13", "en"],
       ["Grey Pier - c014.cbz", "14", "en"],
+      ["Grey Pier - notes.cbz", null, "en"],
       ["Grey Pier - Omake.cbz", null, "en"],
       ["Grey Pier - Oneshot.cbz", null, "en"],
       ["Grey Pier - Prologue.cbz", null, "en"],
@@ -124,7 +125,6 @@ describe("DropFolderProvider on a real folder", () => {
     expect(problems.map((p) => [p.name, p.code])).toEqual([
       ["extras", "no_pages"],
       ["Grey Pier - c015.cbr", "unsupported_format"],
-      ["Grey Pier - notes.cbz", "no_number"],
       ["Grey Pier c001-003.cbz", "number_range"],
     ]);
     const fr = await provider.listWithProblems("Grey Pier", { language: "fr" });

@@ -14,9 +14,8 @@
  * being copied, or refused) is left out of the listing until it does.
  *
  * What the listing leaves out it reports (listWithProblems): a link, an archive the reader refuses
- * (its archive_* code), an unreadable entry, a folder without images, a name without a number (one
- * that calls itself a one-shot or an extra is offered as an unnumbered extra), a range, a format the
- * service does not read. Names are the entry's own segment; details are fixed sentences.
+ * (its archive_* code), an unreadable entry, a folder without images, a name naming a range, a
+ * format the service does not read. A name without a number is offered as an unnumbered extra. Names are the entry's own segment; details are fixed sentences.
  */
 import { lstat, readdir, readFile, realpath } from "node:fs/promises";
 import path from "node:path";
@@ -212,11 +211,8 @@ export class DropFolderProvider implements SourceProvider {
           );
           continue;
         }
-        // A one-shot or an extra that says so is offered as an unnumbered extra; any other name is a guess.
-        if (!parsed.special && !parsed.extra) {
-          skip(e.name, "no_number", "The name gives no chapter or volume number.");
-          continue;
-        }
+        // No number at all: an unnumbered release, offered as an extra (fetched on request), as a
+        // source's unnumbered chapter is.
       }
       const st = await lstat(abs);
       chapters.push({

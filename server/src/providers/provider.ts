@@ -42,7 +42,7 @@ export interface ProviderChapter {
 
 /** Why an entry of a work was left out of its listing (the drop folder says so; Suwayomi leaves nothing out). */
 export type ListingProblemCode =
-  ArchiveErrorCode | "unreadable" | "symbolic_link" | "no_pages" | "no_number" | "number_range" | "unsupported_format";
+  ArchiveErrorCode | "unreadable" | "symbolic_link" | "no_pages" | "number_range" | "unsupported_format";
 
 export interface ListingProblem {
   /** The entry's name: one path segment inside the work, never a path. */

@@ -81,7 +81,7 @@ const ProblemRef = builder.objectRef<ListingProblem>("SourceListingProblem").imp
     name: t.exposeString("name", { description: "The entry's own name (one path segment, never a path)." }),
     code: t.exposeString("code", {
       description:
-        "archive_* (the archive reader refused it), unreadable, symbolic_link, no_pages, no_number, number_range, unsupported_format.",
+        "archive_* (the archive reader refused it), unreadable, symbolic_link, no_pages, number_range, unsupported_format.",
     }),
     detail: t.exposeString("detail", { description: "A short sentence; never file content." }),
   }),

@@ -54,9 +54,7 @@ describe("sources helpers", () => {
     expect(problemReason({ code: "archive_truncated", detail: "The archive is truncated." })).toBe(
       "The archive is truncated (still being copied?).",
     );
-    expect(problemReason({ code: "no_number", detail: "The name gives no chapter or volume number." })).toBe(
-      'The name gives no chapter or volume number: add one, e.g. "c012".',
-    );
+    expect(problemReason({ code: "number_range", detail: "Names a range." })).toBe("Names a range.");
     expect(problemReason({ code: "archive_entry_unsafe", detail: "An entry name points outside the archive." })).toBe(
       "An entry name points outside the archive.",
     );

@@ -76,6 +76,5 @@ export function problemsHeadline(count: number): string {
 /** A problem's reason in words: the server's sentence, with a hint where the code calls for one. */
 export function problemReason(p: { code: string; detail: string }): string {
   if (p.code === "archive_truncated") return `${p.detail.replace(/\.$/, "")} (still being copied?).`;
-  if (p.code === "no_number") return `${p.detail.replace(/\.$/, "")}: add one, e.g. "c012".`;
   return p.detail;
 }
