@@ -132,7 +132,7 @@ describe("drop folder from an empty service (REST and GraphQL)", () => {
   });
 
   it("a file added later arrives through the scheduled pass alone; a refresh lists it too", async () => {
-    await writeFile(path.join(work, `${title} - Chapter 8 [fr].cbz`), await drawnCbz(5, 8));
+    await writeFile(path.join(work, `${title} - Chapter 8 [en].cbz`), await drawnCbz(5, 8));
     const u = await until(
       "chapter 8 on disk",
       () => units(),

@@ -2,7 +2,8 @@
  * Hostile input in the drop folder, probed from outside (an empty service, the public REST API): a
  * zip bomb, an entry leaving the archive, a chapter that is a symbolic link, an archive or folder
  * holding a page that is no image, a folder holding an image over the pixel limit. None of them
- * reaches the library; each that is listed fails with a stable code; the good chapter beside them
+ * reaches the library; each that never opens is named in the work's problems with the reader's code,
+ * each that is listed fails with a stable code; the good chapter beside them
  * arrives; the drop folder is left as it was (nothing moved, changed or deleted, nothing extracted).
  */
 import { createHash } from "node:crypto";
@@ -112,7 +113,7 @@ describe("hostile input in the drop folder", () => {
     const before = await snapshot(app.config.dropFolder);
 
     const s = await expectJson<{ id: number }>(await app.api("/api/manga", { method: "POST", json: { title } }), 201);
-    const linked = await expectJson<{ refresh: { status: string; offers: number } }>(
+    const linked = await expectJson<{ mapping: { id: number }; refresh: { status: string; offers: number } }>(
       await app.api(`/api/manga/${s.id}/sources`, {
         method: "POST",
         json: { provider: "drop-folder", source_id: title, language: "en" },
@@ -120,6 +121,16 @@ describe("hostile input in the drop folder", () => {
       201,
     );
     expect(linked.refresh.status).toBe("ok");
+    // What never opens is named with the reader's code, never silently dropped.
+    const problems = await expectJson<{ problems: { name: string; code: string }[] }>(
+      await app.api(`/api/manga/${s.id}/sources/${linked.mapping.id}/problems`),
+      200,
+    );
+    expect(problems.problems.map((p) => [p.name, p.code])).toEqual([
+      [`${title} c002.cbz`, "archive_ratio_exceeded"],
+      [`${title} c003.cbz`, "archive_entry_unsafe"],
+      [`${title} c004.cbz`, "symbolic_link"],
+    ]);
     const rows = await until(
       "downloads settled",
       async () => expectJson<RestDownload[]>(await app.api(`/api/manga/${s.id}/downloads`), 200),

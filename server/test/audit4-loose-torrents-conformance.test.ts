@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeProwlarr, type FakeProwlarr } from "./fakes/prowlarr-server.ts";
 import { makeTorrent, startFakeQbittorrent, type FakeQbt } from "./fakes/qbittorrent-server.ts";
 import { expectJson, expectProblem, useIndexer } from "./fixtures.ts";
+import { untilFound } from "./downloads-fixtures.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 
 const KEY = "prowlarr-key-loose";
@@ -43,15 +44,6 @@ describe("torrent jobs: retry, dismiss and explicit assignment from outside", ()
 
   const jobsOf = async (id: number) => expectJson<Job[]>(await app.api(`/api/torrents?series_id=${id}`), 200);
   const all = async () => expectJson<Job[]>(await app.api(`/api/torrents`), 200);
-  async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-    const end = Date.now() + ms;
-    for (;;) {
-      const v = await probe();
-      if (v !== undefined) return v;
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
   const post = (p: string, json?: unknown) => app.api(p, { method: "POST", ...(json === undefined ? {} : { json }) });
   const gqlCode = async (query: string, variables: Record<string, unknown>) =>
     (await app.gql(query, variables)).errors?.[0]?.extensions?.code;
@@ -134,14 +126,14 @@ describe("torrent jobs: retry, dismiss and explicit assignment from outside", ()
     }, 2);
     try {
       series.salt = await newSeries("Salt Road");
-      const failed = await until("the job to fail", async () => {
+      const failed = await untilFound("the job to fail", async () => {
         const [j] = await jobsOf(series.salt!);
         return j?.state === "failed" ? j : undefined;
       });
       expect(failed.error).toMatch(/missingFiles/);
       const retried = await expectJson<Job>(await post(`/api/torrents/${failed.id}/retry`), 200);
       expect(retried).toMatchObject({ id: failed.id, state: "added", error: null });
-      const again = await until("the retried job to fail again", async () => {
+      const again = await untilFound("the retried job to fail again", async () => {
         const [j] = await jobsOf(series.salt!);
         return j?.state === "failed" ? j : undefined;
       });
@@ -150,7 +142,7 @@ describe("torrent jobs: retry, dismiss and explicit assignment from outside", ()
       const viaGql = await app.gql<{ retryTorrentJob: { id: number; state: string } }>(RETRY, { id: failed.id });
       expect(viaGql.errors).toBeUndefined();
       expect(viaGql.data?.retryTorrentJob).toEqual({ id: failed.id, state: "added" });
-      const imported = await until("the retried job to import", async () => {
+      const imported = await untilFound("the retried job to import", async () => {
         const [j] = await jobsOf(series.salt!);
         return j?.state === "imported" ? j : undefined;
       });
@@ -175,7 +167,7 @@ describe("torrent jobs: retry, dismiss and explicit assignment from outside", ()
 
   it("a job awaiting an assignment: not retryable; a wrong book, a foreign file, then the right one, twice", async () => {
     series.kite = await newSeries("Kite Hill");
-    const waiting = await until("the pack to await an assignment", async () => {
+    const waiting = await untilFound("the pack to await an assignment", async () => {
       const [j] = await jobsOf(series.kite!);
       return j?.state === "awaiting_assignment" ? j : undefined;
     });

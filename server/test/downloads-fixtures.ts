@@ -148,6 +148,10 @@ export async function until<T>(
   }
 }
 
+/** `until` for a probe that answers `undefined` until what it waits for is there, then that value. */
+export const untilFound = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> =>
+  until(what, probe, (v) => v !== undefined, timeoutMs) as Promise<T>;
+
 export const downloadsOf = (app: TestApp, seriesId: number) =>
   app.ctx.db.download.findMany({ where: { seriesId }, orderBy: { id: "asc" } });
 export const settled = (rows: { state: string }[]) =>

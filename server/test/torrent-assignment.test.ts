@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeProwlarr, type FakeProwlarr } from "./fakes/prowlarr-server.ts";
 import { makeTorrent, startFakeQbittorrent, type FakeQbt } from "./fakes/qbittorrent-server.ts";
 import { expectJson, expectProblem, unitOf, type RestUnits, useIndexer } from "./fixtures.ts";
+import { untilFound } from "./downloads-fixtures.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 
 const KEY = "prowlarr-key-assignment";
@@ -61,16 +62,6 @@ describe("explicit assignment of a torrent's files to books", () => {
     const u = await expectJson<RestUnits>(await app.api(`/api/manga/${seriesId}/units`), 200);
     return ["1", "2", "3"].map((n) => unitOf(u, "book", n).owned);
   };
-  /** Waits for a condition the scheduled pass brings about (no fixed sleep). */
-  async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-    const end = Date.now() + ms;
-    for (;;) {
-      const v = await probe();
-      if (v !== undefined) return v;
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
   const assign = (id: number, json: unknown) => app.api(`/api/torrents/${id}/assign`, { method: "POST", json });
 
   beforeAll(async () => {
@@ -119,7 +110,7 @@ describe("explicit assignment of a torrent's files to books", () => {
     expect(job).toMatchObject({ books: ["1", "2", "3"], state: "added" });
     jobId = job!.id;
 
-    const waiting = await until("the job to await an assignment", async () => {
+    const waiting = await untilFound("the job to await an assignment", async () => {
       const [j] = await jobs();
       return j?.state === "awaiting_assignment" ? j : undefined;
     });
@@ -254,7 +245,9 @@ describe("explicit assignment of a torrent's files to books", () => {
       ["3", 4, "download"],
     ]);
     // Retention runs as after an automatic import.
-    await until("the torrent to be removed", async () => ((await jobs())[0]?.state === "removed" ? true : undefined));
+    await untilFound("the torrent to be removed", async () =>
+      (await jobs())[0]?.state === "removed" ? true : undefined,
+    );
     expect(qbt.deleted).toEqual([{ hashes: [pack.infoHash], deleteFiles: true }]);
     await expectProblem(
       await assign(jobId, { file: name("Reef Line v03.cbz"), book: "3" }),

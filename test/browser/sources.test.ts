@@ -4,6 +4,8 @@
  * is linked, a work is linked only by search and the operator's confirmation, its priority is set,
  * and the Wanted pass run from the page queues the offered chapters and words the others' reasons.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import {
@@ -24,6 +26,7 @@ import {
   type FakeSource,
   type FakeSuwayomi,
 } from "../../server/test/fakes/suwayomi-server.ts";
+import { zip } from "../corpus/zip-bytes.ts";
 
 let service: Service;
 let browser: Browser;
@@ -167,6 +170,47 @@ describe("sources page", () => {
     } finally {
       await fake.close();
     }
+  });
+
+  it("names the drop folder's files it could not offer, with the reason in words, until they are fixed", async () => {
+    const id = await seriesId(service, "The Clockmaker's Apprentice");
+    const settings = (await (await service.api("GET", "/api/settings/sources")).json()) as {
+      drop_folder: { path: string };
+    };
+    const work = path.join(settings.drop_folder.path, "Clockmaker Drop");
+    mkdirSync(work, { recursive: true });
+    const pages = await drawnChapter(3, 9);
+    const good = await zip(pages.map((p, i) => ({ name: `00${i + 1}.jpg`, data: p.bytes })));
+    writeFileSync(path.join(work, "Clockmaker c090.cbz"), good);
+    // Cut short, as a copy still under way leaves it.
+    writeFileSync(path.join(work, "Clockmaker c091.cbz"), good.subarray(0, 600));
+    const linked = await service.api("POST", `/api/manga/${id}/sources`, {
+      provider: "drop-folder",
+      source_id: "Clockmaker Drop",
+      language: "en",
+    });
+    expect(linked.status).toBe(201);
+
+    const ctx = await loggedInContext(browser, service);
+    const page = await ctx.newPage();
+    const errors = watchErrors(page);
+    await openSources(page, id);
+    const problems = page.getByTestId("drop-problems");
+    await problems.waitFor();
+    await problems.getByText("1 file could not be offered").click();
+    await problems.getByText("Clockmaker c091.cbz").waitFor();
+    expect(await problems.innerText()).toContain("The archive is truncated (still being copied?).");
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // The copy finished: a refresh from the page offers it and the problem is gone.
+    writeFileSync(path.join(work, "Clockmaker c091.cbz"), good);
+    await page.getByRole("button", { name: "Refresh from sources" }).click();
+    await expect.poll(() => problems.count(), { timeout: 10_000 }).toBe(0);
+    await expect
+      .poll(async () => (await mappings(id)).find((m) => m.sourceId === "Clockmaker Drop")?.offers, { timeout: 10_000 })
+      .toBe(2);
+    expect(errors).toEqual([]);
+    await ctx.close();
   });
 
   it("has no serious axe violations at phone size and fits the screen", async () => {

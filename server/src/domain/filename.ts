@@ -20,7 +20,7 @@
  *   chapter named only inside a special's parentheses is where it sits, not its number.
  */
 import { compareLabels, isWhole, parseLabel, type Label } from "./labels.ts";
-import { isLanguageTag } from "./language-markers.ts";
+import { bracketLanguage, isLanguageTag } from "./language-markers.ts";
 import {
   BARE_BEFORE_INITIALS_RE,
   BARE_NUMBER_OWNER_RE,
@@ -379,4 +379,23 @@ export function parseLibraryPath(relativePath: string): ParsedName {
     }
   }
   return out;
+}
+
+/**
+ * The language a name states in a bracket of its own ("Harbor [fr] - c012.cbz", "(French)", "[ENG]",
+ * "[pt-BR]"): the base code; null when no bracket names one, or two brackets name different ones. A
+ * language word outside brackets ("The French Chef - c001") or inside a longer bracket ("[French
+ * Scans]") states nothing: it may be the title or a group. With `series` (the work's folder name), a
+ * name that starts with it reads only what follows: the work's own name states the work's language,
+ * which the operator already gave when linking it.
+ */
+export function nameLanguage(name: string, options: ParseNameOptions = {}): string | null {
+  const series = options.series?.trim() ?? "";
+  const own = series !== "" && name.toLowerCase().startsWith(series.toLowerCase()) ? name.slice(series.length) : name;
+  const found = new Set<string>();
+  for (const m of own.matchAll(BRACKET_RE)) {
+    const language = bracketLanguage(m[1] ?? m[2] ?? m[3] ?? m[4] ?? "");
+    if (language !== null) found.add(language);
+  }
+  return found.size === 1 ? ([...found][0] ?? null) : null;
 }

@@ -29,6 +29,20 @@ export function isLanguageTag(bracketContent: string): boolean {
   return Object.entries(TABLE).some(([base, t]) => base === code || t.codes.includes(code));
 }
 
+/**
+ * The base code a bracket's whole content names as a language: a code ("fr", "ENG", "pt-BR", "vf")
+ * or a language name ("French", "Français"); null for anything else ("Team A", "French Scans").
+ */
+export function bracketLanguage(bracketContent: string): string | null {
+  const code = /^\s*([a-z]{2,3})(?:[-_][a-z]{2,4})?\s*$/iu.exec(bracketContent)?.[1]?.toLowerCase();
+  const words = tokens(bracketContent);
+  for (const [base, t] of Object.entries(TABLE)) {
+    if (code !== undefined && (base === code || t.codes.includes(code))) return base;
+    if (words.length === 1 && t.names.includes(words[0]!)) return base;
+  }
+  return null;
+}
+
 /** Case- and accent-folded words of letters and digits. */
 const tokens = (s: string) =>
   s

@@ -1,6 +1,6 @@
 /** REST of providers, source mappings and source settings: translation to the services, nothing else. */
 import type { Hono } from "hono";
-import type { ProviderWork } from "../providers/provider.ts";
+import type { ListingProblem, ProviderWork } from "../providers/provider.ts";
 import type { SourceSettingsView } from "../services/acquisition/source-settings.ts";
 import type {
   MappingHealth,
@@ -61,8 +61,11 @@ export function restRefresh(r: MappingRefresh) {
       observed_number: o.observedNumber,
       source_number: o.sourceNumber,
     })),
+    problems: r.problems.map(restProblem),
   };
 }
+
+export const restProblem = (p: ListingProblem) => ({ name: p.name, code: p.code, detail: p.detail });
 
 const restWork = (w: ProviderWork & { linked: boolean; rejected: boolean }) => ({
   source_id: w.sourceId,
@@ -109,6 +112,10 @@ export function sourceRoutes(app: Hono, services: Services): void {
   app.post("/api/manga/:id/sources", async (c) => {
     const r = await s.link(pathId(c), sourceLinkBody(await jsonBody(c)), c.req.raw.signal);
     return c.json({ mapping: restMapping(r.mapping), refresh: restRefresh(r.refresh) }, 201);
+  });
+  app.get("/api/manga/:id/sources/:mapping_id/problems", async (c) => {
+    const r = await s.problems(pathId(c), pathId(c, "mapping_id"), c.req.raw.signal);
+    return c.json({ mapping_id: r.mappingId, problems: r.problems.map(restProblem) });
   });
   app.patch("/api/manga/:id/sources/:mapping_id", async (c) =>
     c.json(restMapping(await s.setPriority(pathId(c), pathId(c, "mapping_id"), priorityBody(await jsonBody(c))))),

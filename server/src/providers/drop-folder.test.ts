@@ -48,6 +48,25 @@ describe("DropFolderProvider on a real folder", () => {
     await writeFile(path.join(outside, "Blue Harbor - c050.cbz"), await cbz(1));
     await symlink(path.join(outside, "Blue Harbor - c050.cbz"), path.join(work, "Blue Harbor - c050.cbz"));
     await mkdir(path.join(root, "Red Cliff"));
+    // Names without a number, a range, a one-shot, an empty folder, a format not read, languages.
+    const pier = path.join(root, "Grey Pier");
+    await mkdir(path.join(pier, "extras"), { recursive: true });
+    await mkdir(path.join(pier, "Grey Pier - c004"));
+    await writeFile(path.join(pier, "Grey Pier - c004", "001.jpg"), pages[0]!);
+    for (const name of [
+      "Grey Pier - notes.cbz",
+      "Grey Pier c001-003.cbz",
+      "Grey Pier - Oneshot.cbz",
+      "Grey Pier - Omake.cbz",
+      "Grey Pier - Prologue.cbz",
+      "Grey Pier v01 c001-005.cbz",
+      "Grey Pier [fr] - c012.cbz",
+      "Grey Pier - c013 (English).cbz",
+      "Grey Pier - c014.cbz",
+    ])
+      await writeFile(path.join(pier, name), await cbz(1));
+    await writeFile(path.join(pier, "Grey Pier - c015.cbr"), "Rar!");
+    await writeFile(path.join(pier, "cover.jpg"), pages[0]!);
     await writeFile(path.join(root, "Loose - c001.cbz"), await cbz(1));
     provider = new DropFolderProvider({ root, language: "en" });
   });
@@ -56,7 +75,7 @@ describe("DropFolderProvider on a real folder", () => {
   });
 
   it("finds works by folder name, never a link or a top-level file", async () => {
-    expect((await provider.search("")).map((w) => w.sourceId)).toEqual(["Blue Harbor", "Red Cliff"]);
+    expect((await provider.search("")).map((w) => w.sourceId)).toEqual(["Blue Harbor", "Grey Pier", "Red Cliff"]);
     expect(await provider.search("harbor")).toEqual([
       { sourceId: "Blue Harbor", title: "Blue Harbor", language: "en", sourceName: "Drop folder", thumbnailUrl: null },
     ]);
@@ -73,6 +92,43 @@ describe("DropFolderProvider on a real folder", () => {
       ["Chapter 14 part 2", "14", null, 2, null, 2],
     ]);
     expect(chapters[0]?.uploadedAt).toBeInstanceOf(Date);
+  });
+
+  it("reports what it leaves out by name and code, never a path or file content", async () => {
+    const { chapters, problems } = await provider.listWithProblems("Blue Harbor", { language: "de" });
+    expect(chapters.map((c) => c.externalId)).toEqual(
+      (await provider.listChapters("Blue Harbor")).map((c) => c.externalId),
+    );
+    expect(problems.map((p) => [p.name, p.code])).toEqual([
+      ["Blue Harbor - c013.cbz", "archive_truncated"],
+      ["Blue Harbor - c050.cbz", "symbolic_link"],
+    ]);
+    for (const p of problems) expect(p.detail).not.toMatch(/[/\\]|still copying/);
+    // The mapping's language when the name states none.
+    expect(new Set(chapters.map((c) => c.language))).toEqual(new Set(["de"]));
+  });
+
+  it("a name naming a range is reported; a name without a number is an unnumbered extra; a stated language wins", async () => {
+    const { chapters, problems } = await provider.listWithProblems("Grey Pier", { language: "en" });
+    expect(chapters.map((c) => [c.externalId, c.number, c.language])).toEqual([
+      ["Grey Pier - c004", "4", "en"],
+      ["Grey Pier - c013 (English).cbz", "13", "en"],
+      ["Grey Pier - c014.cbz", "14", "en"],
+      ["Grey Pier - notes.cbz", null, "en"],
+      ["Grey Pier - Omake.cbz", null, "en"],
+      ["Grey Pier - Oneshot.cbz", null, "en"],
+      ["Grey Pier - Prologue.cbz", null, "en"],
+      ["Grey Pier [fr] - c012.cbz", "12", "fr"],
+      ["Grey Pier v01 c001-005.cbz", null, "en"],
+    ]);
+    expect(chapters.at(-1)?.volume).toBe("1");
+    expect(problems.map((p) => [p.name, p.code])).toEqual([
+      ["extras", "no_pages"],
+      ["Grey Pier - c015.cbr", "unsupported_format"],
+      ["Grey Pier c001-003.cbz", "number_range"],
+    ]);
+    const fr = await provider.listWithProblems("Grey Pier", { language: "fr" });
+    expect(fr.chapters.find((c) => c.number === "13")?.language).toBe("en");
   });
 
   it("reads pages from a CBZ without extracting, 1-based", async () => {

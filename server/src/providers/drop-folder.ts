@@ -5,17 +5,22 @@
  *   <drop>/<Work title>/                 a work; sourceId = the folder name
  *   <drop>/<Work title>/<name>.cbz|.zip  a chapter (externalId = the file name)
  *   <drop>/<Work title>/<name>/*.jpg…    a chapter as a folder of images (externalId = the folder name)
- * Numbers come from the name parser (domain/filename.ts, with the work title as the known series).
+ * Numbers come from the name parser (domain/filename.ts, with the work title as the known series); a
+ * language the name states in a bracket ("[fr]", "(French)") is the release's, else the mapping's.
  *
  * Safety: ids are single path segments (no separators, no "..", no dot-names); symbolic links are
  * refused at every level; every path is checked to stay inside the drop folder's real path. Archives
  * are read through the hardened reader only (never extracted); an archive that does not open (still
  * being copied, or refused) is left out of the listing until it does.
+ *
+ * What the listing leaves out it reports (listWithProblems): a link, an archive the reader refuses
+ * (its archive_* code), an unreadable entry, a folder without images, a name naming a range, a
+ * format the service does not read. A name without a number is offered as an unnumbered extra. Names are the entry's own segment; details are fixed sentences.
  */
 import { lstat, readdir, readFile, realpath } from "node:fs/promises";
 import path from "node:path";
-import { parseFileName } from "../domain/filename.ts";
-import { AppError } from "../errors.ts";
+import { nameLanguage, parseFileName } from "../domain/filename.ts";
+import { AppError, ERRORS } from "../errors.ts";
 import { ArchiveError } from "../library/archive/archive-error.ts";
 import type { Label } from "../domain/labels.ts";
 import { naturalCompare, openArchive, withArchive, type ArchiveOpenOptions } from "../library/archive-reader.ts";
@@ -23,6 +28,9 @@ import {
   ProviderError,
   type ChapterPages,
   type FetchedPage,
+  type ListingProblem,
+  type ListingProblemCode,
+  type ListOptions,
   type ProviderChapter,
   type ProviderWork,
   type SourceProvider,
@@ -31,6 +39,8 @@ import {
 export const DROP_FOLDER_PROVIDER_NAME = "drop-folder";
 
 const ARCHIVE_RE = /\.(cbz|zip)$/i;
+/** Formats a person may drop that the service does not read: worth a word, unlike a cover or a note. */
+const UNSUPPORTED_RE = /\.(cbr|rar|cb7|7z|cbt|tar|pdf|epub)$/i;
 const IMAGE_RE = /\.(jpe?g|png|webp|gif|avif)$/i;
 const CONTENT_TYPES: Record<string, string> = {
   jpg: "image/jpeg",
@@ -51,6 +61,12 @@ export interface DropFolderOptions {
 /** A name usable as one path segment inside the drop folder. */
 export function safeSegment(name: string): boolean {
   return name.length > 0 && name.length <= 255 && !name.startsWith(".") && !/[/\\\0]/.test(name);
+}
+
+/** An unreadable entry in words: the system's error code only (a message may hold an absolute path). */
+function unreadable(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  return `Could not be read${typeof code === "string" && /^E[A-Z]+$/.test(code) ? ` (${code})` : ""}.`;
 }
 
 function refuse(message: string): ProviderError {
@@ -127,39 +143,95 @@ export class DropFolderProvider implements SourceProvider {
       }));
   }
 
-  async listChapters(sourceId: string): Promise<ProviderChapter[]> {
+  async listChapters(sourceId: string, options: ListOptions = {}): Promise<ProviderChapter[]> {
+    return (await this.listWithProblems(sourceId, options)).chapters;
+  }
+
+  /**
+   * The work's releases and, for every entry left out, why (names only: the entry's own segment,
+   * never a path; details from fixed sentences, never file content). Nothing is changed on disk.
+   */
+  async listWithProblems(
+    sourceId: string,
+    options: ListOptions = {},
+  ): Promise<{ chapters: ProviderChapter[]; problems: ListingProblem[] }> {
     const work = await this.inside([sourceId]);
     if (!work.dir) throw refuse(`not a work folder: ${sourceId}`);
-    const out: ProviderChapter[] = [];
-    for (const e of await this.entries(work.abs)) {
+    const chapters: ProviderChapter[] = [];
+    const problems: ListingProblem[] = [];
+    const skip = (name: string, code: ListingProblemCode, detail: string) => problems.push({ name, code, detail });
+    let all;
+    try {
+      all = await readdir(work.abs, { withFileTypes: true });
+    } catch (e) {
+      throw refuse(`work folder unreadable: ${(e as NodeJS.ErrnoException).code ?? "error"}`);
+    }
+    // Dot-names (".DS_Store", a copy tool's temporary file) are hidden on purpose: never offered, never reported.
+    for (const e of all.filter((x) => safeSegment(x.name))) {
       const abs = path.join(work.abs, e.name);
       let pageCount: number;
-      if (e.isFile() && ARCHIVE_RE.test(e.name)) {
+      if (e.isSymbolicLink()) {
+        skip(e.name, "symbolic_link", "A symbolic link: links are never followed in the drop folder.");
+        continue;
+      } else if (e.isFile() && ARCHIVE_RE.test(e.name)) {
         try {
           pageCount = await withArchive(abs, this.limits, async (a) => a.pages.length);
-        } catch {
-          continue; // still being copied, or refused by the reader: listed once it opens
+        } catch (err) {
+          // Still being copied, or refused by the reader: reported now, listed once it opens.
+          if (err instanceof ArchiveError) skip(e.name, err.code, `${ERRORS[err.code].title}.`);
+          else skip(e.name, "unreadable", unreadable(err));
+          continue;
         }
       } else if (e.isDirectory()) {
-        pageCount = (await this.images(abs)).length;
-        if (pageCount === 0) continue;
-      } else continue;
+        try {
+          pageCount = (await this.images(abs)).length;
+        } catch (err) {
+          skip(e.name, "unreadable", unreadable(err));
+          continue;
+        }
+        if (pageCount === 0) {
+          skip(e.name, "no_pages", "A folder without images (.jpg, .png, .webp, .gif, .avif).");
+          continue;
+        }
+      } else {
+        if (e.isFile() && UNSUPPORTED_RE.test(e.name))
+          skip(e.name, "unsupported_format", "Only .cbz and .zip archives and folders of images are read.");
+        continue; // covers, notes, ComicInfo beside the chapters: not releases, nothing to say
+      }
       const parsed = parseFileName(e.name, { series: sourceId });
       const single = (l: Label | null, end: Label | null) => (end === null ? l : null);
+      const number = single(parsed.chapter, parsed.chapterEnd);
+      const volume = single(parsed.volume, parsed.volumeEnd);
+      if (number === null && volume === null) {
+        if (parsed.chapter !== null || parsed.volume !== null) {
+          skip(
+            e.name,
+            "number_range",
+            "Names a range of chapters or volumes; one file per chapter or volume is offered.",
+          );
+          continue;
+        }
+        // No number at all: an unnumbered release, offered as an extra (fetched on request), as a
+        // source's unnumbered chapter is.
+      }
       const st = await lstat(abs);
-      out.push({
+      chapters.push({
         externalId: e.name,
-        number: single(parsed.chapter, parsed.chapterEnd),
-        volume: single(parsed.volume, parsed.volumeEnd),
+        number,
+        volume,
         part: parsed.part,
         name: e.name,
         scanlator: parsed.group,
-        language: this.language,
+        // A language the name states ("[fr]", "(French)") wins over the mapping's.
+        language: nameLanguage(e.name, { series: sourceId }) ?? options.language ?? this.language,
         uploadedAt: st.mtime,
         pageCount,
       });
     }
-    return out.sort((a, b) => naturalCompare(a.externalId, b.externalId));
+    return {
+      chapters: chapters.sort((a, b) => naturalCompare(a.externalId, b.externalId)),
+      problems: problems.sort((a, b) => naturalCompare(a.name, b.name)),
+    };
   }
 
   /** Image files of a chapter folder in natural order; symbolic links and sub-folders are left out. */

@@ -9,6 +9,7 @@
  */
 import { AppError } from "../errors.ts";
 import type { Label } from "../domain/labels.ts";
+import type { ArchiveErrorCode } from "../library/archive/archive-error.ts";
 
 export type ProviderKind = "suwayomi" | "drop_folder";
 
@@ -39,6 +40,24 @@ export interface ProviderChapter {
   pageCount: number | null;
 }
 
+/** Why an entry of a work was left out of its listing (the drop folder says so; Suwayomi leaves nothing out). */
+export type ListingProblemCode =
+  ArchiveErrorCode | "unreadable" | "symbolic_link" | "no_pages" | "number_range" | "unsupported_format";
+
+export interface ListingProblem {
+  /** The entry's name: one path segment inside the work, never a path. */
+  name: string;
+  code: ListingProblemCode;
+  /** A short sentence for a person; never file content, never a path. */
+  detail: string;
+}
+
+export interface ListOptions {
+  signal?: AbortSignal;
+  /** The language a chapter is offered in when nothing about it says otherwise (the mapping's). */
+  language?: string;
+}
+
 export interface FetchedPage {
   /** 1-based, reading order. */
   index: number;
@@ -58,7 +77,12 @@ export interface SourceProvider {
   /** The Provider row's name. */
   readonly name: string;
   search(title: string, options?: { language?: string; signal?: AbortSignal }): Promise<ProviderWork[]>;
-  listChapters(sourceId: string, options?: { signal?: AbortSignal }): Promise<ProviderChapter[]>;
+  listChapters(sourceId: string, options?: ListOptions): Promise<ProviderChapter[]>;
+  /** The listing with every entry the provider saw but could not offer; absent: it leaves nothing out. */
+  listWithProblems?(
+    sourceId: string,
+    options?: ListOptions,
+  ): Promise<{ chapters: ProviderChapter[]; problems: ListingProblem[] }>;
   pages(sourceId: string, externalId: string, options?: { signal?: AbortSignal }): Promise<ChapterPages>;
 }
 

@@ -1,8 +1,9 @@
 /** GraphQL of providers and source mappings: the same services as REST (rest-sources.ts). */
-import type { ProviderWork } from "../../providers/provider.ts";
+import type { ListingProblem, ProviderWork } from "../../providers/provider.ts";
 import type { SuwayomiSource } from "../../providers/suwayomi-client.ts";
 import type {
   MappingHealth,
+  MappingProblems,
   MappingRefresh,
   MappingView,
   SearchResultView,
@@ -74,6 +75,25 @@ const InvalidatedRef = builder.objectRef<InvalidatedOverride>("InvalidatedNumber
   }),
 });
 
+const ProblemRef = builder.objectRef<ListingProblem>("SourceListingProblem").implement({
+  description: "An entry of the work the provider saw but could not offer (the drop folder), and why.",
+  fields: (t) => ({
+    name: t.exposeString("name", { description: "The entry's own name (one path segment, never a path)." }),
+    code: t.exposeString("code", {
+      description:
+        "archive_* (the archive reader refused it), unreadable, symbolic_link, no_pages, number_range, unsupported_format.",
+    }),
+    detail: t.exposeString("detail", { description: "A short sentence; never file content." }),
+  }),
+});
+
+const ProblemsRef = builder.objectRef<MappingProblems>("SourceProblems").implement({
+  fields: (t) => ({
+    mappingId: t.exposeInt("mappingId"),
+    problems: t.field({ type: [ProblemRef], resolve: (r) => r.problems }),
+  }),
+});
+
 const RefreshRef = builder.objectRef<MappingRefresh>("SourceRefresh").implement({
   fields: (t) => ({
     mappingId: t.exposeInt("mappingId"),
@@ -87,6 +107,11 @@ const RefreshRef = builder.objectRef<MappingRefresh>("SourceRefresh").implement(
     removed: t.exposeInt("removed"),
     overridesApplied: t.exposeInt("overridesApplied"),
     overridesInvalidated: t.field({ type: [InvalidatedRef], resolve: (r) => r.overridesInvalidated }),
+    problems: t.field({
+      type: [ProblemRef],
+      description: "What the listing left out, and why (the drop folder).",
+      resolve: (r) => r.problems,
+    }),
   }),
 });
 
@@ -155,6 +180,13 @@ builder.queryFields((t) => ({
     description: "The series' source mappings, by priority.",
     args: { seriesId: t.arg.int({ required: true }) },
     resolve: (_r, { seriesId }, { services }) => services.sources.list(seriesId),
+  }),
+  sourceProblems: t.field({
+    type: ProblemsRef,
+    description:
+      "What the mapping's provider leaves out of the work's listing, read afresh (the drop folder: files it cannot offer).",
+    args: { seriesId: t.arg.int({ required: true }), mappingId: t.arg.int({ required: true }) },
+    resolve: (_r, { seriesId, mappingId }, { services }) => services.sources.problems(seriesId, mappingId),
   }),
   providers: t.field({
     type: [ProviderRef],

@@ -15,7 +15,7 @@
 import { SOURCE_PRIORITY_MAX, SOURCE_PRIORITY_MIN } from "../../domain/rules.ts";
 import { applyNumberingOverrides, parseCorrection, type InvalidatedOverride } from "../../domain/numbering-override.ts";
 import { AppError } from "../../errors.ts";
-import { ProviderError, type ProviderWork } from "../../providers/provider.ts";
+import { ProviderError, type ListingProblem, type ProviderWork } from "../../providers/provider.ts";
 import type { ProviderRegistry, ProviderRow } from "../../providers/registry.ts";
 import { offerRepo, type OfferInput } from "../../repositories/offer-repo.ts";
 import { sourceRepo } from "../../repositories/source-repo.ts";
@@ -69,6 +69,14 @@ export interface MappingRefresh {
   removed: number;
   overridesApplied: number;
   overridesInvalidated: InvalidatedOverride[];
+  /** What the provider saw but could not offer (the drop folder); empty when the listing failed. */
+  problems: ListingProblem[];
+}
+
+/** A mapping's left-out entries, listed afresh (the drop folder is read again; nothing is stored). */
+export interface MappingProblems {
+  mappingId: number;
+  problems: ListingProblem[];
 }
 
 const RECENT_DOWNLOADS = 10;
@@ -209,6 +217,7 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
       removed: 0,
       overridesApplied: 0,
       overridesInvalidated: [] as InvalidatedOverride[],
+      problems: [] as ListingProblem[],
     };
     const provider = await registry.forProviderId(m.providerId);
     const count = async () => (await offers.ofMapping(m.id)).length;
@@ -220,8 +229,14 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
         offers: await count(),
       };
     let listed;
+    let problems: ListingProblem[] = [];
     try {
-      listed = await provider.listChapters(m.sourceId, { signal });
+      // The mapping's language is the operator's statement; a provider that knows better (a
+      // chapter's own language, a "[fr]" in a dropped file's name) says so per chapter.
+      const options = { signal, language: m.language };
+      if (provider.listWithProblems)
+        ({ chapters: listed, problems } = await provider.listWithProblems(m.sourceId, options));
+      else listed = await provider.listChapters(m.sourceId, options);
     } catch (e) {
       if (!(e instanceof ProviderError)) throw e;
       ctx.log(`refresh of mapping ${m.id} (${m.provider.name}) failed: ${e.message}`);
@@ -243,8 +258,7 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
       volume: c.volume,
       chapter: c.number,
       part: c.part,
-      // The drop folder knows no language: the mapping's language is the operator's statement.
-      language: provider.kind === "drop_folder" ? m.language : c.language,
+      language: c.language,
       scanlator: c.scanlator,
       externalId: c.externalId,
       title: c.name.trim() === "" ? null : c.name,
@@ -263,6 +277,7 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
       offers: rows.length,
       overridesApplied: numbered.applied.length,
       overridesInvalidated: numbered.invalidated,
+      problems,
     };
   }
 
@@ -372,6 +387,23 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
       await syncSourceSlots(ctx, seriesId);
       ctx.events.publish("series_changed", seriesId);
       return r;
+    },
+
+    /**
+     * What the mapping's provider leaves out of the work's listing, read afresh: a file fixed since
+     * the last refresh is gone from it at once (and offered on the next refresh).
+     */
+    async problems(seriesId: number, mappingId: number, signal?: AbortSignal): Promise<MappingProblems> {
+      await requireSeries(seriesId);
+      const m = (await sources.mappingsOf(seriesId)).find((x) => x.id === mappingId);
+      if (!m) throw new AppError("mapping_not_found", `series ${seriesId} has no source mapping ${mappingId}`);
+      const provider = await registry.forProviderId(m.providerId);
+      if (!provider) throw new AppError("provider_unavailable", `${m.provider.name} is disabled or not configured`);
+      if (!provider.listWithProblems) return { mappingId, problems: [] };
+      const listing = await provider
+        .listWithProblems(m.sourceId, { signal, language: m.language })
+        .catch((e: unknown) => providerFailure(e));
+      return { mappingId, problems: listing.problems };
     },
 
     /** Provider rows with their display names and availability. */

@@ -209,3 +209,19 @@ export const RUN_WANTED_PASS = graphql(
   `,
   [LEDGER_FIELDS],
 );
+
+export type SourceProblem = ResultOf<typeof SOURCE_PROBLEMS>["sourceProblems"]["problems"][number];
+
+/** What the drop folder could not offer of a work (read afresh by the server on every request). */
+export const SOURCE_PROBLEMS = graphql(`
+  query SourceProblems($seriesId: Int!, $mappingId: Int!) {
+    sourceProblems(seriesId: $seriesId, mappingId: $mappingId) {
+      mappingId
+      problems {
+        name
+        code
+        detail
+      }
+    }
+  }
+`);

@@ -4,6 +4,8 @@ import {
   healthWords,
   mappingStateWords,
   movedPriority,
+  problemReason,
+  problemsHeadline,
   providerLabel,
   refreshSentence,
 } from "./sources";
@@ -44,5 +46,17 @@ describe("sources helpers", () => {
       /failed \(provider_failed\)/,
     );
     expect(refreshSentence({ ...ok, status: "UNAVAILABLE" }, "A")).toMatch(/not available/);
+  });
+
+  it("words what the drop folder could not offer", () => {
+    expect(problemsHeadline(1)).toBe("1 file could not be offered");
+    expect(problemsHeadline(2)).toBe("2 files could not be offered");
+    expect(problemReason({ code: "archive_truncated", detail: "The archive is truncated." })).toBe(
+      "The archive is truncated (still being copied?).",
+    );
+    expect(problemReason({ code: "number_range", detail: "Names a range." })).toBe("Names a range.");
+    expect(problemReason({ code: "archive_entry_unsafe", detail: "An entry name points outside the archive." })).toBe(
+      "An entry name points outside the archive.",
+    );
   });
 });

@@ -67,3 +67,14 @@ export function refreshSentence(
     return `${name}: the refresh failed${r.error ? ` (${r.error})` : ""}; its offers stay as they were.`;
   return `${name}: ${r.offers} offers (${r.added} new, ${r.updated} changed, ${r.removed} gone).`;
 }
+
+/** The headline of a drop-folder work's problems: "1 file could not be offered", "2 files …". */
+export function problemsHeadline(count: number): string {
+  return count === 1 ? "1 file could not be offered" : `${count} files could not be offered`;
+}
+
+/** A problem's reason in words: the server's sentence, with a hint where the code calls for one. */
+export function problemReason(p: { code: string; detail: string }): string {
+  if (p.code === "archive_truncated") return `${p.detail.replace(/\.$/, "")} (still being copied?).`;
+  return p.detail;
+}
