@@ -459,14 +459,7 @@ export function translationService(ctx: AppContext, deps: TranslationServiceDeps
       return n;
     },
 
-    /**
-     * The native release of each job's slot after a Wanted pass (domain/translation-native.ts): a
-     * job whose native release became obtainable pauses (the native release has priority); a job a
-     * native release paused resumes once none is obtainable and no sound native file holds the slot
-     * (or stays paused by a switched-off toggle), and ends, cancelled as `superseded_by_native` with
-     * the processor's durable cancellation, once a sound native file holds it — as do the fallback's
-     * own jobs of a slot the library gained another way. One read of the series' jobs.
-     */
+    /** After a Wanted pass: each job meets its slot's native situation (domain/translation-native.ts). */
     async followNative(
       seriesId: number,
       situationOf: (kind: "volume" | "chapter", number: string) => NativeSituation,
