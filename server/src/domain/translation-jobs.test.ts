@@ -402,7 +402,6 @@ describe("properties", () => {
         { type: "native_release" },
         { type: "native_cleared", enabled: true },
         { type: "native_cleared", enabled: false },
-        { type: "native_published" },
         { type: "submit_again" },
         { type: "upload_started" },
         { type: "destination_changed", newLanguage: "de" },

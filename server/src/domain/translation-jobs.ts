@@ -20,7 +20,6 @@
  *   paused(toggle_off) ─toggle_on→ pausedFrom (resume)
  *   paused(native_release) ─native_cleared (both toggles on)→ pausedFrom (resume)
  *   paused(native_release) ─native_cleared (a toggle off)→ paused (toggle_off): the toggle now holds it
- *   active | paused, not importing ─native_published→ like cancel, with the error superseded_by_native
  *   (which job meets which native event: domain/translation-native.ts)
  *   cancelled ─submit_again→ refused translation_cancelled (a retry uses the next number)
  *
@@ -109,8 +108,6 @@ export type TranslationEvent =
   | { type: "native_release" }
   /** The slot has no obtainable native release any more and no sound native file holds it. */
   | { type: "native_cleared"; enabled: boolean }
-  /** A sound native file holds the slot: the translation is no longer needed. */
-  | { type: "native_published" }
   | { type: "submit_again" };
 
 export type PausedReason = "toggle_off" | "native_release";
@@ -201,12 +198,6 @@ const move = (job: JobFacts, patch: Partial<JobFacts>, effects: Effect[] = [], e
 export function baseLanguage(code: string): string {
   return code.trim().toLowerCase().split(/[-_]/)[0] ?? "";
 }
-
-/** The error a job cancelled because a native file now holds its slot shows (the API's `error`). */
-export const SUPERSEDED_BY_NATIVE: JobError = {
-  code: "superseded_by_native",
-  message: "Cancelled: a release in the series language is in the library, so the translation is no longer needed",
-};
 
 function cancelMove(job: JobFacts): Moved {
   const from = job.state === "paused" ? job.pausedFrom : job.state;
@@ -406,13 +397,6 @@ export function transition(job: JobFacts, event: TranslationEvent): TransitionRe
       // A switched-off toggle still holds the job: it resumes when both are on again (toggle_on).
       if (!event.enabled) return move(job, { pausedReason: "toggle_off" });
       return resumeMove(job, job.pausedFrom);
-    }
-    case "native_published": {
-      const from = s === "paused" ? job.pausedFrom : s;
-      // A publication under way may be what holds the slot (it is atomic): it ends by itself.
-      if (from === null || from === "importing" || !(isActive(s) || s === "paused"))
-        return refuse("translation_not_affected");
-      return { ...cancelMove(job), error: SUPERSEDED_BY_NATIVE };
     }
     case "submit_again":
       if (s === "cancelled" || s === "cancelling") return refuse("translation_cancelled");

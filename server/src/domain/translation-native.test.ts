@@ -3,7 +3,6 @@ import { describe, expect, it } from "vitest";
 import type { Label } from "./labels.ts";
 import {
   ACTIVE_STATES,
-  SUPERSEDED_BY_NATIVE,
   TRANSLATION_STATES,
   transition,
   type JobFacts,
@@ -162,33 +161,20 @@ describe("which native event a job meets", () => {
     expect(moved(transition(byToggle("running"), { type: "native_release" })).next).toEqual(byNative("running"));
   });
 
-  it.each(["uploading", "submitted", "running", "completed"] as const)(
-    "published: a job the native release paused from %s is cancelled as superseded; the processor's cancel is durable",
-    (state) => {
-      const e = nativeEvent({ ...byNative(state), origin: "upload" }, "published", true)!;
-      expect(e).toEqual({ type: "native_published" });
-      const m = moved(transition(byNative(state), e));
-      expect(m.next).toEqual(job("cancelling", { cancelPending: true }));
-      expect(m.effects).toEqual([{ type: "stop_polling" }, { type: "send_delete" }]);
-      expect(m.error).toEqual(SUPERSEDED_BY_NATIVE);
-      expect(moved(transition(m.next, { type: "cancel_acknowledged" })).next.state).toBe("cancelled");
-    },
-  );
-
-  it("published: a queued job was never sent anywhere and is cancelled at once; the fallback's active job ends too", () => {
-    const q = moved(transition(byNative("queued"), { type: "native_published" }));
-    expect(q.next).toEqual(job("cancelled"));
-    expect(q.effects).toEqual([{ type: "remove_output" }]);
-    expect(q.error?.code).toBe("superseded_by_native");
-    expect(nativeEvent(source(job("running")), "published", true)).toEqual({ type: "native_published" });
-    expect(nativeEvent(source(byToggle("running")), "published", false)).toEqual({ type: "native_published" });
+  it("published: the job pauses as for an obtainable release, or stays paused; nothing cancels it", () => {
+    for (const state of ["queued", "uploading", "submitted", "running", "completed"] as const) {
+      expect(nativeEvent(source(job(state)), "published", true)).toEqual({ type: "native_release" });
+      expect(nativeEvent(source(byNative(state)), "published", true)).toBeNull();
+      expect(nativeEvent(source(byNative(state)), "published", false)).toBeNull();
+    }
+    // A native release takes over a toggle's pause, whatever the toggles.
+    expect(nativeEvent(source(byToggle("running")), "published", false)).toEqual({ type: "native_release" });
   });
 
-  it("published: an operator's upload no native release paused, and a publication under way, are left alone", () => {
+  it("published: an operator's upload, and a publication under way, are left alone", () => {
     expect(nativeEvent({ ...job("running"), origin: "upload" }, "published", true)).toBeNull();
+    expect(nativeEvent({ ...byToggle("running"), origin: "upload" }, "published", false)).toBeNull();
     expect(nativeEvent(source(job("importing")), "published", true)).toBeNull();
-    expect(nativeEvent(source(byNative("importing")), "published", true)).toBeNull();
-    expect("refused" in transition(job("importing"), { type: "native_published" })).toBe(true);
   });
 
   it("unknown moves nothing", () => {
@@ -222,7 +208,7 @@ describe("properties", () => {
         const r = transition(j, e);
         if ("refused" in r) return;
         if (j.state === "paused" && j.pausedReason === "native_release" && situation !== "absent")
-          expect(r.next.state === "paused" || r.next.state === "cancelling" || r.next.state === "cancelled").toBe(true);
+          expect(r.next.state).toBe("paused");
         // Nothing resumes with a toggle off; nothing is published by a native event.
         if (!enabled) expect(r.effects.map((x) => x.type)).not.toContain("resume");
         if (situation !== "absent") expect(r.effects.map((x) => x.type)).not.toContain("resume");
@@ -231,7 +217,7 @@ describe("properties", () => {
     );
   });
 
-  it("after the pass's native event a job is paused by the native release exactly while one is obtainable", () => {
+  it("after the pass's native event a job is paused by the native release while one is obtainable, never once none is", () => {
     fc.assert(
       fc.property(facts, fc.constantFrom(...situations), fc.boolean(), (j, situation, enabled) => {
         const e = nativeEvent(j, situation, enabled);
@@ -241,11 +227,8 @@ describe("properties", () => {
         if (situation === "obtainable" && (ACTIVE_STATES.includes(j.state) || j.state === "paused"))
           expect(pausedByNative).toBe(true);
         if (situation === "absent") expect(pausedByNative).toBe(false);
-        // A job superseded by a native file carries the reason, and its cancel is durable.
-        if (r && !("refused" in r) && e?.type === "native_published") {
-          expect(r.error).toEqual(SUPERSEDED_BY_NATIVE);
-          expect(["cancelling", "cancelled"]).toContain(r.next.state);
-        }
+        // No native situation ends a job: it is paused, resumed or left as it was.
+        if (r && !("refused" in r)) expect(["cancelling", "cancelled", "failed"]).not.toContain(r.next.state);
       }),
       { numRuns: 1000 },
     );

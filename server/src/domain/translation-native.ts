@@ -18,9 +18,10 @@
  * Which event a job meets (precedence: a native release outranks a switched-off toggle):
  * - obtainable → `native_release` for an active job or one a toggle paused (pauses it, or takes
  *   over the pause so that switching the toggle on alone does not resume it).
- * - published → `native_published` (cancelled, `superseded_by_native`) for a job a native release
- *   paused, and for the fallback's own jobs; an operator's upload a native release never paused is
- *   left alone, and so is a job whose publication is under way (its own file may hold the slot).
+ * - published → `native_release` as well: a native release that appeared is one the library holds
+ *   (a download published, a scan, an import). The job stays paused, as the translation job table
+ *   says; nothing cancels it by itself (the operator may). An operator's upload is left alone, and
+ *   so is a job whose publication is under way (its own file may be what holds the slot).
  * - absent → `native_cleared` for a job a native release paused: it resumes where it was, or, with
  *   a toggle off, stays paused by the toggle.
  */
@@ -75,17 +76,14 @@ export function nativeEvent(
   enabled: boolean,
 ): TranslationEvent | null {
   const pausedByNative = job.state === "paused" && job.pausedReason === "native_release";
+  // Pauses an active job, or takes over a toggle's pause (a native release outranks it).
+  const pause: TranslationEvent | null =
+    isActive(job.state) || (job.state === "paused" && !pausedByNative) ? { type: "native_release" } : null;
   switch (situation) {
     case "obtainable":
-      return isActive(job.state) || (job.state === "paused" && job.pausedReason !== "native_release")
-        ? { type: "native_release" }
-        : null;
-    case "published": {
-      if (!pausedByNative && job.origin === "upload") return null;
-      const from = job.state === "paused" ? job.pausedFrom : job.state;
-      if (from === null || from === "importing") return null;
-      return isActive(job.state) || job.state === "paused" ? { type: "native_published" } : null;
-    }
+      return pause;
+    case "published":
+      return job.origin === "upload" || job.state === "importing" ? null : pause;
     case "absent":
       return pausedByNative ? { type: "native_cleared", enabled } : null;
     case "unknown":

@@ -3,7 +3,7 @@
  * series toggle on, monitored missing slots that no native source can deliver get translation jobs
  * from verified foreign sources (at most ten per series per pass, planned by the pure
  * domain/translation-fallback.ts); a native release that became obtainable pauses the job of its
- * slot, one that is gone again resumes it, one the library now holds ends it
+ * slot (one the library gains another way too), one that is gone again resumes it
  * (domain/translation-native.ts); a switched-off toggle pauses the series' jobs; a changed
  * destination cancels the old language's jobs. Foreign releases are fetched into staging only, never into the library.
  */
@@ -72,9 +72,8 @@ export function translationFallback(ctx: AppContext, translations: TranslationSe
     const settings = await readWorkerSettings(ctx);
     const enabled = settings.enabled && series.translationFallbackEnabled;
     // The native release of each job's slot, before the toggles: a job it outranks is never resumed
-    // (and published) in between, one a native file superseded is cancelled even while a toggle is
-    // off (the processor's cancellation is durable), and one whose native release is gone while a
-    // toggle is off is handed to the toggle.
+    // (and published) in between, and one whose native release is gone while a toggle is off is
+    // handed to the toggle.
     const facts = { ...pass, destination: series.language };
     await translations.followNative(seriesId, (kind, number) => nativeSituation(facts, kind, number), enabled);
     if (!enabled) {

@@ -1,7 +1,7 @@
 /**
  * Translation jobs as use cases: list, upload a source for one book or chapter, explicit retry,
- * cancel, the destination-language change, pause/resume on the toggles, a native release's pause,
- * resume and supersession, and
+ * cancel, the destination-language change, pause/resume on the toggles, a native release's pause
+ * and resume, and
  * the search (a normal Wanted pass, then the fallback: translation-fallback-service.ts). Every change
  * of a row is decided by the pure machine (domain/translation-jobs.ts) and stored with a guarded
  * update (same state, same attempt); the worker (translation-worker*.ts) does the network.
@@ -464,17 +464,16 @@ export function translationService(ctx: AppContext, deps: TranslationServiceDeps
       seriesId: number,
       situationOf: (kind: "volume" | "chapter", number: string) => NativeSituation,
       enabled: boolean,
-    ): Promise<{ paused: number; resumed: number; superseded: number }> {
-      const out = { paused: 0, resumed: 0, superseded: 0 };
+    ): Promise<{ paused: number; resumed: number }> {
+      const out = { paused: 0, resumed: 0 };
       for (const row of await repo.inStates([...ACTIVE_STATES, "paused"], { seriesId })) {
         const kind = row.kind === "chapter" ? "chapter" : "volume";
         const event = nativeEvent({ ...factsOf(row), origin: row.origin }, situationOf(kind, row.number), enabled);
         if (!event || (await apply(row, event)).refused !== null) continue;
         if (event.type === "native_release") out.paused += 1;
-        else if (event.type === "native_published") out.superseded += 1;
         else out.resumed += 1;
       }
-      if (out.resumed + out.superseded > 0) kick();
+      if (out.resumed > 0) kick();
       return out;
     },
 

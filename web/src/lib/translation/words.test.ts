@@ -70,7 +70,6 @@ describe("translation words", () => {
     expect(jobErrorAdvice("validation_failed")).toContain("not sent again");
     expect(jobErrorAdvice("source_language_unsupported")).toContain("external processor");
     expect(jobErrorAdvice("translation_pack_refused")).toContain("Split the pack");
-    expect(jobErrorAdvice("superseded_by_native")).toContain("in the library now");
   });
 
   it("builds the upload address with exactly one target", () => {

@@ -45,7 +45,7 @@ export function pausedWords(reason: string | null): string {
   if (reason === "toggle_off")
     return "Paused because translation fallback is switched off (globally or for this series). It resumes when both are on.";
   if (reason === "native_release")
-    return "Paused because a release in the series language appeared; that release has priority. It resumes by itself if that release cannot be had after all, and ends once it is in the library.";
+    return "Paused because a release in the series language appeared; that release has priority. It resumes by itself if that release cannot be had after all; once it is in the library, cancel this job if you no longer want the translation.";
   return reason ? `Paused (${reason}).` : "Paused.";
 }
 
@@ -68,8 +68,6 @@ const LOCAL_ADVICE: Record<string, string> = {
   no_text_found:
     "No readable text was found in the source pages. Check that the source language is right, or use an external processor.",
   source_unreadable: "The source archive could not be read. Upload another copy of the book.",
-  superseded_by_native:
-    "Nothing to do: the release in the series language is in the library now, so no machine translation is made.",
 };
 
 export function jobErrorAdvice(code: string): string {
