@@ -16,6 +16,14 @@ export const ERRORS = {
   map_revision_stale: { status: 409, title: "The map changed since it was read" },
   series_folder_taken: { status: 409, title: "A series already uses that folder" },
   scan_in_progress: { status: 409, title: "A library scan is already running" },
+  series_has_files: {
+    status: 409,
+    title: "The library still holds files of the series: only a series whose files are all gone can be removed",
+  },
+  series_busy: {
+    status: 409,
+    title: "Work for the series is under way (downloads, torrents, translations, file moves): wait for it or cancel it",
+  },
   reading_conflicts_with_map: { status: 422, title: "The reading contradicts the registered map" },
   suggestion_source_invalid: { status: 422, title: "Suggestions come only from catalogue or official sources" },
   // Archives (the hardened reader refuses before touching any file).

@@ -7,6 +7,7 @@ import "./types/file-pages.ts";
 import "./types/monitoring.ts";
 import "./types/series.ts";
 import "./types/series-overview.ts";
+import "./types/series-removal.ts";
 import "./types/map.ts";
 import "./types/book-starts.ts";
 import "./types/scan.ts";

@@ -1,6 +1,7 @@
 /** camelCase service results → the REST JSON in snake_case (docs/api.md). Presentation only, no rules. */
 import type { Unit, UnitsView } from "../domain/types.ts";
 import type { SeriesView } from "../services/series/series-service.ts";
+import type { RemovedSeriesView, SeriesRemovalView } from "../services/series/series-removal-service.ts";
 
 export function restSeries(s: SeriesView) {
   return {
@@ -49,5 +50,25 @@ export function restUnits(v: UnitsView) {
     status: v.status,
     plan_wording: v.planWording,
     units: v.units.map(restUnit),
+  };
+}
+
+/** A removed series: what it was, and how many of its recycle-bin entries stay restorable. */
+export function restRemovedSeries(r: RemovedSeriesView) {
+  return { id: r.id, title: r.title, folder: r.folder, removed: true, recycle_entries_kept: r.recycleEntriesKept };
+}
+
+/** Whether a series can be removed now (the removal rule's answer; the web never decides it itself). */
+export function restSeriesRemoval(r: SeriesRemovalView) {
+  return {
+    allowed: r.allowed,
+    refusal: r.refusal,
+    active_files: r.activeFiles,
+    busy: {
+      downloads: r.busy.downloads ?? 0,
+      torrent_jobs: r.busy.torrentJobs ?? 0,
+      translation_jobs: r.busy.translationJobs ?? 0,
+      publications: r.busy.publications ?? 0,
+    },
   };
 }

@@ -11,7 +11,7 @@ import { refuseCrossSite } from "./csrf.ts";
 import { problemResponse } from "./problem.ts";
 import { openSessionRoutes, sessionRoutes } from "./rest-session.ts";
 import { restMap, restMapChange, restScan } from "./present-map.ts";
-import { restSeries, restUnits } from "./present.ts";
+import { restRemovedSeries, restSeries, restSeriesRemoval, restUnits } from "./present.ts";
 import { jsonBytes } from "./respond.ts";
 import { recycleRoutes } from "./rest-recycle.ts";
 import { downloadRoutes } from "./rest-downloads.ts";
@@ -79,6 +79,12 @@ export function restApp(
   app.get("/api/manga/:id", async (c) => c.json(restSeries(await services.series.get(pathId(c)))));
   app.patch("/api/manga/:id", async (c) =>
     c.json(restSeries(await services.series.update(pathId(c), seriesPatchBody(await jsonBody(c))))),
+  );
+
+  // Only the records go (nothing on disk is touched): 409 `series_has_files` / `series_busy` otherwise.
+  app.delete("/api/manga/:id", async (c) => c.json(restRemovedSeries(await services.seriesRemoval.remove(pathId(c)))));
+  app.get("/api/manga/:id/removal", async (c) =>
+    c.json(restSeriesRemoval(await services.seriesRemoval.removal(pathId(c)))),
   );
 
   app.get("/api/manga/:id/units", async (c) => jsonBytes(c, restUnits(await services.units.units(pathId(c)))));

@@ -39,7 +39,7 @@ export interface Publication {
   /** Moves active files into the recycle bin, all or nothing; rows become `recycled` with `recycledAt`. */
   retire(fileIds: number[], reason: string): Promise<RetiredFile[]>;
   /** Moves a recycled file back to its original path (409 `restore_target_taken` when occupied). */
-  restore(recycleEntryId: number): Promise<{ fileId: number; path: string }>;
+  restore(recycleEntryId: number): Promise<{ fileId: number | null; path: string }>;
   /** Finishes or undoes what a crash interrupted; run at start-up before serving. */
   recover(): Promise<{ replayed: number; rolledBack: number }>;
   /** With several instances: finishes or undoes the entries of instances that died (library/recovery.ts). */

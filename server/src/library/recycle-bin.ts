@@ -40,7 +40,12 @@ export async function listBin(engine: Engine): Promise<RecycleListEntry[]> {
 }
 
 /** Moves a recycled file back to its original path; 409 `restore_target_taken` when that path is occupied. */
-export async function restore(engine: Engine, entryId: number): Promise<{ fileId: number; path: string }> {
+/**
+ * An entry of a removed series has neither a file row nor a series any more: its bytes go back to
+ * their library path all the same, and the next scan records them (and a series of their folder).
+ * `fileId` is then null.
+ */
+export async function restore(engine: Engine, entryId: number): Promise<{ fileId: number | null; path: string }> {
   const { store } = engine;
   const first = await store.recycleEntry(entryId);
   if (!first) throw new AppError("recycle_entry_not_found", `recycle-bin entry ${entryId} does not exist`);
@@ -49,7 +54,7 @@ export async function restore(engine: Engine, entryId: number): Promise<{ fileId
     if (!e || e.state !== "recycled")
       throw new AppError("recycle_entry_not_found", `recycle-bin entry ${entryId} was ${e?.state ?? "removed"}`);
     const row = e.fileId === null ? null : await store.file(e.fileId);
-    if (!row || row.state !== "recycled")
+    if (e.fileId !== null && (!row || row.state !== "recycled"))
       throw new AppError("file_not_found", `the library record of recycle-bin entry ${entryId} no longer exists`);
     const from = binAbs(engine, e.binPath);
     const st = await statOrNull(from);
@@ -72,7 +77,7 @@ export async function restore(engine: Engine, entryId: number): Promise<{ fileId
     const p: RestorePayload = {
       v: 1,
       entryId,
-      fileId: row.id,
+      fileId: row?.id ?? null,
       seriesId: e.seriesId,
       bin: e.binPath,
       to: e.originalPath,
@@ -103,12 +108,12 @@ async function finishRestore(
   engine: Engine,
   journalId: number,
   p: RestorePayload,
-): Promise<{ fileId: number; path: string }> {
+): Promise<{ fileId: number | null; path: string }> {
   const st = await stat(libraryAbs(engine.root, p.to));
   const fileId = await engine.store.commitRestore(journalId, p, st.mtimeMs, new Date());
   await removeEmptyDirs(path.dirname(binAbs(engine, p.bin)), engine.bin);
   __crashAt("restore:committed");
-  if (p.seriesId !== null) engine.ctx.events.publish("series_changed", p.seriesId);
+  engine.ctx.events.publish("series_changed", p.seriesId);
   return { fileId, path: p.to };
 }
 

@@ -99,7 +99,8 @@ export interface RetirePayload {
 export interface RestorePayload {
   v: 1;
   entryId: number;
-  fileId: number;
+  /** null: the entry's series was removed (no file row; the next scan records the restored file). */
+  fileId: number | null;
   seriesId: number | null;
   bin: string;
   to: string;

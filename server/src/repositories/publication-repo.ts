@@ -169,7 +169,10 @@ async function commitRetire(
   });
 }
 
-/** Reactivates the restored file at its original path and closes its bin entry. Returns the live row's id. */
+/**
+ * Reactivates the restored file at its original path and closes its bin entry. Returns the live
+ * row's id; null when the file has no row (its series was removed: the next scan records it).
+ */
 async function commitRestore(
   db: Db,
   lease: JournalLease,
@@ -177,20 +180,22 @@ async function commitRestore(
   p: RestorePayload,
   mtimeMs: number,
   now: Date,
-): Promise<number> {
+): Promise<number | null> {
   return db.$transaction(async (tx) => {
     await holdEntry(tx, lease, journalId);
     await tx.recycleEntry.update({ where: { id: p.entryId }, data: { state: "restored", restoredAt: now } });
     // A scan running meanwhile may have recorded the restored bytes as a new file: that row is then
     // the live one, and the old row stays recycled (two active rows for one file would double it).
     const scanned = await tx.libraryFile.findFirst({
-      where: { path: p.to, state: "active", sha256: p.sha256, id: { not: p.fileId } },
+      where: { path: p.to, state: "active", sha256: p.sha256, ...(p.fileId === null ? {} : { id: { not: p.fileId } }) },
     });
-    let liveId = p.fileId;
+    // The series was removed while the bytes moved (or before): no row to reactivate.
+    const own = p.fileId === null ? null : await tx.libraryFile.findUnique({ where: { id: p.fileId }, select: { id: true } });
+    let liveId: number | null = own?.id ?? null;
     if (scanned) liveId = scanned.id;
-    else {
+    else if (own) {
       await tx.libraryFile.update({
-        where: { id: p.fileId },
+        where: { id: own.id },
         data: {
           state: "active",
           recycledAt: null,

@@ -5,6 +5,7 @@ import { mapService } from "./maps/map-service.ts";
 import { scanService } from "./series/scan-service.ts";
 import { scanSchedule } from "./series/scan-schedule.ts";
 import { seriesService, type SeriesService } from "./series/series-service.ts";
+import { seriesRemovalService } from "./series/series-removal-service.ts";
 import { unitsService } from "./series/units-service.ts";
 import { viewCache } from "./series/view-cache.ts";
 import { seriesPageService } from "./series/series-page-service.ts";
@@ -97,6 +98,7 @@ export function createServices(ctx: AppContext) {
   return {
     views,
     series,
+    seriesRemoval: seriesRemovalService(ctx, scan),
     maps,
     ...catalogueServices(ctx, { series, maps }),
     units,

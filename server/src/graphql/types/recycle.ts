@@ -23,8 +23,15 @@ const RecycleEntryRef = builder.objectRef<RecycleListEntry>("RecycleBinEntry").i
   }),
 });
 
-const RestoredFileRef = builder.objectRef<{ fileId: number; path: string }>("RestoredFile").implement({
-  fields: (t) => ({ fileId: t.exposeInt("fileId"), path: t.exposeString("path") }),
+const RestoredFileRef = builder.objectRef<{ fileId: number | null; path: string }>("RestoredFile").implement({
+  fields: (t) => ({
+    fileId: t.int({
+      nullable: true,
+      description: "null when the file's series was removed: the next scan records the restored file.",
+      resolve: (r) => r.fileId,
+    }),
+    path: t.exposeString("path"),
+  }),
 });
 
 builder.queryField("recycleBin", (t) =>

@@ -311,19 +311,27 @@ export function scanService(ctx: AppContext) {
     return result;
   }
 
+  /** Runs `fn` in the scan's turn (409 `scan_in_progress` while a scan runs here or on another instance). */
+  async function inScanTurn<T>(fn: () => Promise<T>): Promise<T> {
+    if (running) throw new AppError("scan_in_progress");
+    running = true;
+    try {
+      // One scan at a time across instances too: two would record the same new file twice.
+      const turn = await ctx.cluster.turn("scan", fn, false);
+      if (!turn.ran) throw new AppError("scan_in_progress");
+      return turn.value;
+    } finally {
+      running = false;
+    }
+  }
+
   return {
-    async scan(): Promise<ScanResult> {
-      if (running) throw new AppError("scan_in_progress");
-      running = true;
-      try {
-        // One scan at a time across instances too: two would record the same new file twice.
-        const turn = await ctx.cluster.turn("scan", run, false);
-        if (!turn.ran) throw new AppError("scan_in_progress");
-        return turn.value;
-      } finally {
-        running = false;
-      }
-    },
+    scan: (): Promise<ScanResult> => inScanTurn(run),
+    /**
+     * Runs `fn` while no scan runs, e.g. removing a series: a scan lists the series once and then
+     * records files under them, so no series may go away under it.
+     */
+    whileNotScanning: <T>(fn: () => Promise<T>): Promise<T> => inScanTurn(fn),
   };
 }
 

@@ -1,0 +1,75 @@
+/**
+ * Removing a series whose files are gone from the library (docs/rules.md, "Removing a series"):
+ * only the service's records of it go — its slots, map, links, offers, downloads, reading progress
+ * and the rest — and nothing on disk is touched. The rule (domain/series-removal.ts) decides on the
+ * facts read in the transaction that deletes the rows; the removal runs while no scan does (a scan
+ * records files under the series it listed) and after an assembly of the series under way ended.
+ */
+import { decideSeriesRemoval, type SeriesBusy } from "../../domain/series-removal.ts";
+import { AppError } from "../../errors.ts";
+import { seriesRemovalRepo, type SeriesRemoved } from "../../repositories/series-removal-repo.ts";
+import type { AppContext } from "../context.ts";
+import { boundariesLock } from "./boundaries-lock.ts";
+
+/** Whether the series can be removed now, and why not (GraphQL `Series.removal`). */
+export interface SeriesRemovalView {
+  allowed: boolean;
+  /** `series_has_files` | `series_busy`; null when allowed. */
+  refusal: "series_has_files" | "series_busy" | null;
+  activeFiles: number;
+  busy: SeriesBusy;
+}
+
+export interface RemovedSeriesView extends SeriesRemoved {
+  id: number;
+}
+
+const BUSY_WORDS: Record<keyof SeriesBusy, string> = {
+  downloads: "download(s)",
+  torrentJobs: "torrent job(s)",
+  translationJobs: "translation job(s)",
+  publications: "file move(s)",
+};
+
+export function seriesRemovalService(ctx: AppContext, scan: { whileNotScanning<T>(fn: () => Promise<T>): Promise<T> }) {
+  const repo = seriesRemovalRepo(ctx.db);
+  const exclusive = boundariesLock(ctx);
+
+  return {
+    async removal(seriesId: number): Promise<SeriesRemovalView> {
+      if (!(await ctx.repos.series.exists(seriesId)))
+        throw new AppError("series_not_found", `series ${seriesId} does not exist`);
+      const d = decideSeriesRemoval(await repo.facts(seriesId));
+      if (d.ok) return { allowed: true, refusal: null, activeFiles: 0, busy: {} };
+      return d.code === "series_has_files"
+        ? { allowed: false, refusal: d.code, activeFiles: d.activeFiles, busy: {} }
+        : { allowed: false, refusal: d.code, activeFiles: 0, busy: d.busy };
+    },
+
+    async remove(seriesId: number): Promise<RemovedSeriesView> {
+      const outcome = await scan.whileNotScanning(() =>
+        exclusive(seriesId, () => repo.remove(seriesId, decideSeriesRemoval)),
+      );
+      if (!outcome) throw new AppError("series_not_found", `series ${seriesId} does not exist`);
+      const d = outcome.decision;
+      if (!d.ok && d.code === "series_has_files")
+        throw new AppError(
+          "series_has_files",
+          `the library still holds ${d.activeFiles} file(s) of series ${seriesId}: delete or move its folder first, then rescan`,
+          { activeFiles: d.activeFiles },
+        );
+      if (!d.ok) {
+        const what = Object.entries(d.busy).map(([k, n]) => `${n} ${BUSY_WORDS[k as keyof SeriesBusy]}`);
+        throw new AppError("series_busy", `under way for series ${seriesId}: ${what.join(", ")}`, { busy: d.busy });
+      }
+      const removed = outcome.removed as SeriesRemoved;
+      ctx.log(
+        `series ${seriesId} (${removed.folder}) removed from the library records; ${removed.recycleEntriesKept} recycle-bin entries kept`,
+      );
+      ctx.events.publish("series_changed", seriesId);
+      return { id: seriesId, ...removed };
+    },
+  };
+}
+
+export type SeriesRemovalService = ReturnType<typeof seriesRemovalService>;
