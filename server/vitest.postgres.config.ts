@@ -40,6 +40,8 @@ export const POSTGRES_SUITES = [
   "test/readers-opds.test.ts",
   "test/book-channel.test.ts",
   "test/blocklist.test.ts",
+  "test/series-removal-rows.test.ts",
+  "test/series-removal.test.ts",
 ];
 
 export default defineConfig({
