@@ -9,6 +9,7 @@ import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stateDirs } from "../src/config.ts";
+import { violations } from "./crash/invariants.ts";
 import { cbz, chapterFileName, expectJson, expectProblem, scanLibrary } from "./fixtures.ts";
 import { asReader } from "./readers-fixtures.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
@@ -160,6 +161,7 @@ describe("removing a series whose folder is gone", () => {
   it("keeps the recycled file of the removed series listed and restorable; the next scan makes a new series of it", async () => {
     const bin = await expectJson<RestEntry[]>(await app.api("/api/recycle-bin"), 200);
     expect(bin).toEqual([{ ...recycled, file_id: null, series_id: null }]);
+    expect(await violations(app.ctx.db, app.config)).toEqual([]);
     const restored = await expectJson<{ file_id: number | null; path: string }>(
       await app.api(`/api/recycle-bin/${recycled.id}/restore`, { method: "POST" }),
       200,
@@ -168,6 +170,7 @@ describe("removing a series whose folder is gone", () => {
     expect(sha(await readFile(lib(recycled.original_path)))).toBe(recycled.sha256);
     expect(await expectJson<RestEntry[]>(await app.api("/api/recycle-bin"), 200)).toEqual([]);
     expect(await scanLibrary(app)).toMatchObject({ added: 1, series_created: 1, errors: [] });
+    expect(await violations(app.ctx.db, app.config)).toEqual([]);
     const again = await byFolder("Gone");
     expect(again.id).not.toBe(gone.id);
     const units = await expectJson<{ units: { kind: string; number: string; owned: boolean }[] }>(

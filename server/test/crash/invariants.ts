@@ -96,6 +96,8 @@ export async function violations(db: Db, config: Pick<Config, "libraryRoot" | "d
     if (!d) out.push(`recycle entry ${e.id} has no bytes at ${e.binPath}`);
     else if (d.size !== Number(e.size) || d.sha256 !== e.sha256)
       out.push(`recycle entry ${e.id} differs from its bytes`);
+    // An entry of a removed series has no file row any more (nor a series): only its bytes count.
+    if (e.fileId === null && e.seriesId === null) continue;
     const row = files.find((f) => f.id === e.fileId);
     if (!row || row.state !== "recycled" || row.recycledAt === null)
       out.push(`recycle entry ${e.id}: its file row is ${row?.state ?? "gone"}`);
