@@ -24,6 +24,7 @@ interface RestSeries {
 }
 interface RestRemoval {
   allowed: boolean;
+  folder_present: boolean;
   refusal: string | null;
   active_files: number;
   busy: Record<string, number>;
@@ -118,7 +119,9 @@ describe("removing a series whose folder is gone", () => {
       refusal: "series_has_files",
       active_files: 2,
       busy: { downloads: 0, torrent_jobs: 0, translation_jobs: 0, publications: 0 },
+      folder_present: true,
     });
+    expect(await removal(gone.id)).toMatchObject({ refusal: "series_has_files", folder_present: false });
     expect((await list()).map((s) => s.folder).sort()).toEqual(["Gone", "Kept"]);
     expect(await disk()).toEqual(before);
   });
@@ -131,7 +134,7 @@ describe("removing a series whose folder is gone", () => {
       200,
     );
     expect(units.units.filter((u) => u.owned)).toEqual([]);
-    expect(await removal(gone.id)).toMatchObject({ allowed: true, refusal: null, active_files: 0 });
+    expect(await removal(gone.id)).toMatchObject({ allowed: true, refusal: null, active_files: 0, folder_present: false });
     // The reader apps still list it (an empty series).
     const opds = await (await asReader(app, "/opds/v1.2/series")).text();
     expect(opds).toContain(`/opds/v1.2/series/${gone.id}`);

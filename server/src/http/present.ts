@@ -70,5 +70,6 @@ export function restSeriesRemoval(r: SeriesRemovalView) {
       translation_jobs: r.busy.translationJobs ?? 0,
       publications: r.busy.publications ?? 0,
     },
+    folder_present: r.folderPresent,
   };
 }

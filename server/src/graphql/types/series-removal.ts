@@ -24,6 +24,9 @@ const SeriesRemovalRef = builder.objectRef<SeriesRemovalView>("SeriesRemoval").i
     }),
     activeFiles: t.exposeInt("activeFiles"),
     busy: t.field({ type: SeriesBusyRef, resolve: (r) => r.busy }),
+    folderPresent: t.exposeBoolean("folderPresent", {
+      description: "Whether the series' folder is on disk (a removal never touches it either way).",
+    }),
   }),
 });
 

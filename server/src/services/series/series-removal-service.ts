@@ -5,6 +5,8 @@
  * facts read in the transaction that deletes the rows; the removal runs while no scan does (a scan
  * records files under the series it listed) and after an assembly of the series under way ended.
  */
+import { stat } from "node:fs/promises";
+import path from "node:path";
 import { decideSeriesRemoval, type SeriesBusy } from "../../domain/series-removal.ts";
 import { AppError } from "../../errors.ts";
 import { seriesRemovalRepo, type SeriesRemoved } from "../../repositories/series-removal-repo.ts";
@@ -18,6 +20,8 @@ export interface SeriesRemovalView {
   refusal: "series_has_files" | "series_busy" | null;
   activeFiles: number;
   busy: SeriesBusy;
+  /** Whether the series' folder is on disk (read only; a removal never looks at it or touches it). */
+  folderPresent: boolean;
 }
 
 export interface RemovedSeriesView extends SeriesRemoved {
@@ -31,19 +35,29 @@ const BUSY_WORDS: Record<keyof SeriesBusy, string> = {
   publications: "file move(s)",
 };
 
+async function folderExists(abs: string): Promise<boolean> {
+  try {
+    return (await stat(abs)).isDirectory();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw e;
+  }
+}
+
 export function seriesRemovalService(ctx: AppContext, scan: { whileNotScanning<T>(fn: () => Promise<T>): Promise<T> }) {
   const repo = seriesRemovalRepo(ctx.db);
   const exclusive = boundariesLock(ctx);
 
   return {
     async removal(seriesId: number): Promise<SeriesRemovalView> {
-      if (!(await ctx.repos.series.exists(seriesId)))
-        throw new AppError("series_not_found", `series ${seriesId} does not exist`);
+      const series = await ctx.repos.series.get(seriesId);
+      if (!series) throw new AppError("series_not_found", `series ${seriesId} does not exist`);
+      const folderPresent = await folderExists(path.join(ctx.config.libraryRoot, series.folder));
       const d = decideSeriesRemoval(await repo.facts(seriesId));
-      if (d.ok) return { allowed: true, refusal: null, activeFiles: 0, busy: {} };
+      if (d.ok) return { allowed: true, refusal: null, activeFiles: 0, busy: {}, folderPresent };
       return d.code === "series_has_files"
-        ? { allowed: false, refusal: d.code, activeFiles: d.activeFiles, busy: {} }
-        : { allowed: false, refusal: d.code, activeFiles: 0, busy: d.busy };
+        ? { allowed: false, refusal: d.code, activeFiles: d.activeFiles, busy: {}, folderPresent }
+        : { allowed: false, refusal: d.code, activeFiles: 0, busy: d.busy, folderPresent };
     },
 
     async remove(seriesId: number): Promise<RemovedSeriesView> {
