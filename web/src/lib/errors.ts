@@ -44,6 +44,10 @@ const NEXT: Record<string, string> = {
   recycle_entry_not_found: "The entry was already restored or purged. Reload the list.",
   thumbnails_busy: "Thumbnails are being made. Try again in a moment.",
   scan_in_progress: "A scan is running. Wait for it to finish.",
+  series_has_files:
+    "The library still holds files of this series. Delete or move its folder first, then scan the library and try again.",
+  series_busy:
+    "Something is still under way for this series (downloads, torrents, translations or file moves). Cancel it or wait for it to end, then try again.",
   secret_is_service_login:
     "Never enter this service's own API key or login password here: use the key of the AI provider or the processor's own token.",
   length_required: "The upload needs its size up front. Choose the file again and upload it as a whole.",

@@ -80,6 +80,12 @@ export const SERIES_PAGE_QUERY = graphql(
         ...SeriesFields
         folder
         planWording
+        removal {
+          allowed
+          refusal
+          activeFiles
+          folderPresent
+        }
       }
       seriesPage(seriesId: $id, filter: $filter, reversed: $reversed, problemsOnly: $problemsOnly) {
         seriesId

@@ -53,6 +53,17 @@ export const LIBRARY_EVENTS = graphql(`
   }
 `);
 
+/** Removes a series whose folder is gone (only its records; nothing on disk is touched). */
+export const REMOVE_SERIES = graphql(`
+  mutation RemoveSeries($seriesId: Int!) {
+    removeSeries(seriesId: $seriesId) {
+      id
+      folder
+      recycleEntriesKept
+    }
+  }
+`);
+
 export const SET_MONITORED = graphql(`
   mutation SetMonitored($seriesId: Int!, $kind: UnitKind!, $number: String!, $monitored: Boolean!) {
     setMonitored(seriesId: $seriesId, kind: $kind, number: $number, monitored: $monitored) {
