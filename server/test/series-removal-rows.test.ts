@@ -47,7 +47,9 @@ describe("work under way refuses the removal", () => {
 
   it("a torrent job downloading, a translation running and a publication under way", async () => {
     const db = app.ctx.db;
-    await db.torrentJob.create({ data: { seriesId: goneId, infoHash: "a".repeat(40), title: "t", books: "[]", state: "downloading" } });
+    await db.torrentJob.create({
+      data: { seriesId: goneId, infoHash: "a".repeat(40), title: "t", books: "[]", state: "downloading" },
+    });
     await db.translationJob.create({
       data: {
         jobKey: "b".repeat(32),
@@ -65,7 +67,16 @@ describe("work under way refuses the removal", () => {
       data: {
         op: "restore",
         step: "moving",
-        payload: JSON.stringify({ v: 1, entryId: 1, fileId: null, seriesId: goneId, bin: "x", to: "Gone/x.cbz", size: 1, sha256: "0" }),
+        payload: JSON.stringify({
+          v: 1,
+          entryId: 1,
+          fileId: null,
+          seriesId: goneId,
+          bin: "x",
+          to: "Gone/x.cbz",
+          size: 1,
+          sha256: "0",
+        }),
       },
     });
     const p = await expectProblem(await app.api(`/api/manga/${goneId}`, { method: "DELETE" }), 409, "series_busy");
@@ -89,7 +100,9 @@ describe("a removal takes the series' rows along", () => {
     const now = new Date();
     for (const f of [...mine, ...other]) {
       await db.readProgress.create({ data: { userName: "admin", fileId: f.id, page: 1, updatedAt: now } });
-      await db.readerDocument.create({ data: { fileId: f.id, sha256: f.sha256, partialMd5: `p${f.id}`, nameMd5: `n${f.id}` } });
+      await db.readerDocument.create({
+        data: { fileId: f.id, sha256: f.sha256, partialMd5: `p${f.id}`, nameMd5: `n${f.id}` },
+      });
     }
     await db.sourceRejection.create({ data: { seriesId: goneId, providerId: 1, sourceId: "x", reason: "r" } });
     await db.wantedState.create({ data: { seriesId: goneId, emptyPasses: 1 } });

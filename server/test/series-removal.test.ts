@@ -94,13 +94,20 @@ beforeAll(async () => {
     200,
   );
   await expectJson(
-    await app.api(`/api/manga/${gone.id}/audit/retire`, { method: "POST", json: { confirmation: preview.confirmation } }),
+    await app.api(`/api/manga/${gone.id}/audit/retire`, {
+      method: "POST",
+      json: { confirmation: preview.confirmation },
+    }),
     200,
   );
   const bin = await expectJson<RestEntry[]>(await app.api("/api/recycle-bin"), 200);
   expect(bin).toHaveLength(1);
   recycled = bin[0]!;
-  expect(recycled).toMatchObject({ file_id: fileId, series_id: gone.id, original_path: `Gone/${chapterFileName("Gone", 3)}` });
+  expect(recycled).toMatchObject({
+    file_id: fileId,
+    series_id: gone.id,
+    original_path: `Gone/${chapterFileName("Gone", 3)}`,
+  });
 });
 afterAll(async () => {
   await app.dispose();
@@ -134,13 +141,16 @@ describe("removing a series whose folder is gone", () => {
       200,
     );
     expect(units.units.filter((u) => u.owned)).toEqual([]);
-    expect(await removal(gone.id)).toMatchObject({ allowed: true, refusal: null, active_files: 0, folder_present: false });
+    expect(await removal(gone.id)).toMatchObject({
+      allowed: true,
+      refusal: null,
+      active_files: 0,
+      folder_present: false,
+    });
     // The reader apps still list it (an empty series).
     const opds = await (await asReader(app, "/opds/v1.2/series")).text();
     expect(opds).toContain(`/opds/v1.2/series/${gone.id}`);
-    expect(await komgaSeries()).toEqual(
-      expect.arrayContaining([{ id: String(gone.id), name: "Gone", booksCount: 0 }]),
-    );
+    expect(await komgaSeries()).toEqual(expect.arrayContaining([{ id: String(gone.id), name: "Gone", booksCount: 0 }]));
   });
 
   it("removes it through REST: gone from the list, the API and the reader apps; nothing on disk changes", async () => {

@@ -190,7 +190,8 @@ async function commitRestore(
       where: { path: p.to, state: "active", sha256: p.sha256, ...(p.fileId === null ? {} : { id: { not: p.fileId } }) },
     });
     // The series was removed while the bytes moved (or before): no row to reactivate.
-    const own = p.fileId === null ? null : await tx.libraryFile.findUnique({ where: { id: p.fileId }, select: { id: true } });
+    const own =
+      p.fileId === null ? null : await tx.libraryFile.findUnique({ where: { id: p.fileId }, select: { id: true } });
     let liveId: number | null = own?.id ?? null;
     if (scanned) liveId = scanned.id;
     else if (own) {

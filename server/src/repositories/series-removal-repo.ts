@@ -54,8 +54,7 @@ export interface SeriesRemoved {
 export function seriesRemovalRepo(db: Db) {
   return {
     /** The removal rule's facts of a series (for showing whether it can be removed). */
-    facts: (seriesId: number): Promise<SeriesRemovalFacts> =>
-      db.$transaction((tx) => loadFacts(tx, seriesId)),
+    facts: (seriesId: number): Promise<SeriesRemovalFacts> => db.$transaction((tx) => loadFacts(tx, seriesId)),
 
     /**
      * Decides with `decide` on the facts read in the same transaction, and deletes the series'
