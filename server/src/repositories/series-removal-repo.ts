@@ -71,10 +71,8 @@ export function seriesRemovalRepo(db: Db) {
         const decision = decide(facts);
         if (!decision.ok) return { decision, removed: null };
 
-        const kept = await tx.recycleEntry.updateMany({
-          where: { seriesId },
-          data: { seriesId: null, fileId: null },
-        });
+        const kept = await tx.recycleEntry.count({ where: { seriesId, state: "recycled" } });
+        await tx.recycleEntry.updateMany({ where: { seriesId }, data: { seriesId: null, fileId: null } });
         for (const chunk of chunksOf(facts.fileIds)) {
           await tx.recycleEntry.updateMany({ where: { fileId: { in: chunk } }, data: { fileId: null } });
           await tx.readProgress.deleteMany({ where: { fileId: { in: chunk } } });
@@ -100,7 +98,7 @@ export function seriesRemovalRepo(db: Db) {
         await tx.sourceRejection.deleteMany(bySeries);
         await tx.sourceMapping.deleteMany(bySeries);
         await tx.series.delete({ where: { id: seriesId } });
-        return { decision, removed: { ...series, recycleEntriesKept: kept.count } };
+        return { decision, removed: { ...series, recycleEntriesKept: kept } };
       });
     },
   };
