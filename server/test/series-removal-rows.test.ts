@@ -80,7 +80,7 @@ describe("work under way refuses the removal", () => {
       },
     });
     const p = await expectProblem(await app.api(`/api/manga/${goneId}`, { method: "DELETE" }), 409, "series_busy");
-    expect(p).toMatchObject({ busy: { torrentJobs: 1, translationJobs: 1, publications: 1 } });
+    expect(p).toMatchObject({ busy: { downloads: 0, torrent_jobs: 1, translation_jobs: 1, publications: 1 } });
     expect(await app.services.seriesRemoval.removal(goneId)).toMatchObject({ allowed: false, refusal: "series_busy" });
     // Finished work no longer counts.
     await db.torrentJob.updateMany({ data: { state: "imported" } });

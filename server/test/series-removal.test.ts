@@ -119,7 +119,7 @@ describe("removing a series whose folder is gone", () => {
     const before = await disk();
     // Not scanned yet: the service still knows two active files of "Gone".
     const p = await expectProblem(await remove(gone.id), 409, "series_has_files");
-    expect(p).toMatchObject({ activeFiles: 2 });
+    expect(p).toMatchObject({ active_files: 2 });
     await expectProblem(await remove(kept.id), 409, "series_has_files");
     expect(await removal(kept.id)).toEqual({
       allowed: false,
@@ -204,7 +204,7 @@ describe("removing a series whose folder is gone", () => {
       ).data?.series.removal;
     expect(await removalOf(again.id)).toMatchObject({ allowed: false, refusal: "series_has_files", activeFiles: 1 });
     const refused = await app.gql(`mutation($id: Int!) { removeSeries(seriesId: $id) { id } }`, { id: kept.id });
-    expect(refused.errors?.[0]?.extensions).toMatchObject({ code: "series_has_files", activeFiles: 2 });
+    expect(refused.errors?.[0]?.extensions).toMatchObject({ code: "series_has_files", active_files: 2 });
 
     await rm(lib("Gone"), { recursive: true });
     await scanLibrary(app);

@@ -70,11 +70,18 @@ export function seriesRemovalService(ctx: AppContext, scan: { whileNotScanning<T
         throw new AppError(
           "series_has_files",
           `the library still holds ${d.activeFiles} file(s) of series ${seriesId}: delete or move its folder first, then rescan`,
-          { activeFiles: d.activeFiles },
+          { active_files: d.activeFiles },
         );
       if (!d.ok) {
         const what = Object.entries(d.busy).map(([k, n]) => `${n} ${BUSY_WORDS[k as keyof SeriesBusy]}`);
-        throw new AppError("series_busy", `under way for series ${seriesId}: ${what.join(", ")}`, { busy: d.busy });
+        // Problem details are snake_case in both APIs, as every other problem's.
+        const busy = {
+          downloads: d.busy.downloads ?? 0,
+          torrent_jobs: d.busy.torrentJobs ?? 0,
+          translation_jobs: d.busy.translationJobs ?? 0,
+          publications: d.busy.publications ?? 0,
+        };
+        throw new AppError("series_busy", `under way for series ${seriesId}: ${what.join(", ")}`, { busy });
       }
       const removed = outcome.removed as SeriesRemoved;
       ctx.log(
