@@ -13,7 +13,7 @@
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from "vitest";
 import {
   drawnChapter,
   fakeChapter,
@@ -128,6 +128,14 @@ afterAll(async () => {
 });
 
 describe("downloads across instances (PostgreSQL + Redis)", () => {
+  // A failure (a timeout included) prints what the instances said: they run as child processes.
+  beforeEach(() => {
+    onTestFailed(() => {
+      for (const i of [x, y, ...workers])
+        if (i) console.error(`--- output of ${i.name} (last 6000 characters)\n${i.output().slice(-6000)}`);
+    });
+  });
+
   it("Wanted passes on two api instances at once queue each chapter once; the api instances fetch nothing", async () => {
     await json(
       await x.api("/api/settings/sources", {
