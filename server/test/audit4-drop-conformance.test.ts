@@ -6,13 +6,13 @@
  * removed later are picked up by a refresh and by the scheduled pass; the files in the drop folder
  * are never moved, changed or deleted. No database seeding, no internal call.
  */
-import { createHash } from "node:crypto";
-import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAST_ENV, until } from "./downloads-fixtures.ts";
-import { expectJson, zipBuffer, type RestUnits } from "./fixtures.ts";
+import { expectJson, type RestUnits } from "./fixtures.ts";
 import { drawnChapter } from "./fakes/suwayomi-server.ts";
+import { drawnCbz, folderSnapshot } from "./drop-folder-fixtures.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 
 interface RestDownload {
@@ -27,26 +27,6 @@ interface RestDownload {
 }
 
 const settledStates = ["published", "degraded", "failed", "cancelled"];
-
-/** A CBZ of drawn pages (real JPEGs the image check accepts). */
-async function drawnCbz(count: number, seed: number): Promise<Buffer> {
-  const pages = await drawnChapter(count, seed);
-  return zipBuffer(pages.map((p, i) => ({ name: `${String(i + 1).padStart(3, "0")}.jpg`, data: p.bytes })));
-}
-
-/** Every file under a folder with its SHA-256 and mtime, to prove nothing was moved, changed or deleted. */
-async function snapshot(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
-    if (!e.isFile()) continue;
-    const abs = path.join(e.parentPath, e.name);
-    const st = await stat(abs);
-    out[path.relative(dir, abs)] = `${createHash("sha256")
-      .update(await readFile(abs))
-      .digest("hex")} ${st.mtimeMs}`;
-  }
-  return out;
-}
 
 describe("drop folder from an empty service (REST and GraphQL)", () => {
   let app: TestApp;
@@ -84,7 +64,7 @@ describe("drop folder from an empty service (REST and GraphQL)", () => {
       201,
     );
     seriesId = created.id;
-    const before = await snapshot(app.config.dropFolder);
+    const before = await folderSnapshot(app.config.dropFolder);
 
     const rest = await expectJson<{ works: { source_id: string; title: string; linked: boolean }[] }>(
       await app.api(`/api/manga/${seriesId}/sources/search`, { method: "POST", json: { provider: "drop-folder" } }),
@@ -128,7 +108,7 @@ describe("drop folder from an empty service (REST and GraphQL)", () => {
       "4/2 published",
       "7 published",
     ]);
-    expect(await snapshot(app.config.dropFolder)).toEqual(before);
+    expect(await folderSnapshot(app.config.dropFolder)).toEqual(before);
   });
 
   it("a file added later arrives through the scheduled pass alone; a refresh lists it too", async () => {

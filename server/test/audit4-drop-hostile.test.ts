@@ -6,8 +6,7 @@
  * each that is listed fails with a stable code; the good chapter beside them
  * arrives; the drop folder is left as it was (nothing moved, changed or deleted, nothing extracted).
  */
-import { createHash } from "node:crypto";
-import { mkdir, readdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { crc32 } from "node:zlib";
 import { ZipFile } from "yazl";
@@ -15,26 +14,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAST_ENV, until } from "./downloads-fixtures.ts";
 import { expectJson, zipBuffer, type RestUnits } from "./fixtures.ts";
 import { drawnChapter } from "./fakes/suwayomi-server.ts";
+import { folderSnapshot } from "./drop-folder-fixtures.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 
 interface RestDownload {
   chapter: string | null;
   state: string;
   error: string | null;
-}
-
-async function snapshot(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
-    const abs = path.join(e.parentPath, e.name);
-    if (e.isSymbolicLink()) out[path.relative(dir, abs)] = "link";
-    if (!e.isFile()) continue;
-    const st = await stat(abs);
-    out[path.relative(dir, abs)] = `${createHash("sha256")
-      .update(await readFile(abs))
-      .digest("hex")} ${st.mtimeMs}`;
-  }
-  return out;
 }
 
 /** A deflated zip (one entry of zeros: a ratio far over the reader's limit). */
@@ -110,7 +96,7 @@ describe("hostile input in the drop folder", () => {
     await mkdir(huge);
     for (const [i, p] of pages.slice(0, 3).entries()) await writeFile(path.join(huge, `00${i + 1}.jpg`), p);
     await writeFile(path.join(huge, "004.png"), hugePng());
-    const before = await snapshot(app.config.dropFolder);
+    const before = await folderSnapshot(app.config.dropFolder);
 
     const s = await expectJson<{ id: number }>(await app.api("/api/manga", { method: "POST", json: { title } }), 201);
     const linked = await expectJson<{ mapping: { id: number }; refresh: { status: string; offers: number } }>(
@@ -151,7 +137,7 @@ describe("hostile input in the drop folder", () => {
     });
     const u = await expectJson<RestUnits>(await app.api(`/api/manga/${s.id}/units`), 200);
     expect(u.units.filter((x) => x.owned).map((x) => x.number)).toEqual(["1"]);
-    expect(await snapshot(app.config.dropFolder)).toEqual(before);
+    expect(await folderSnapshot(app.config.dropFolder)).toEqual(before);
     expect(await readdir(app.dir)).not.toContain("escape.jpg");
   });
 });

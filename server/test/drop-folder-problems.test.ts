@@ -7,13 +7,12 @@
  * the drop folder is left byte-identical; a corrupt archive replaced by a good one leaves the problems
  * and is offered on the next refresh.
  */
-import { createHash } from "node:crypto";
-import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAST_ENV, until } from "./downloads-fixtures.ts";
-import { expectJson, zipBuffer, type RestUnits } from "./fixtures.ts";
-import { drawnChapter } from "./fakes/suwayomi-server.ts";
+import { expectJson, type RestUnits } from "./fixtures.ts";
+import { drawnCbz, folderSnapshot } from "./drop-folder-fixtures.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 
 interface RestDownload {
@@ -32,28 +31,6 @@ interface RestRefresh {
 }
 
 const settled = ["published", "degraded", "failed", "cancelled"];
-
-async function drawnCbz(count: number, seed: number, extra: { name: string; data: Buffer }[] = []): Promise<Buffer> {
-  const pages = await drawnChapter(count, seed);
-  return zipBuffer([
-    ...pages.map((p, i) => ({ name: `${String(i + 1).padStart(3, "0")}.jpg`, data: p.bytes })),
-    ...extra,
-  ]);
-}
-
-/** Every file under a folder with its SHA-256 and mtime: nothing moved, changed or deleted. */
-async function snapshot(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
-    if (!e.isFile()) continue;
-    const abs = path.join(e.parentPath, e.name);
-    const st = await stat(abs);
-    out[path.relative(dir, abs)] = `${createHash("sha256")
-      .update(await readFile(abs))
-      .digest("hex")} ${st.mtimeMs}`;
-  }
-  return out;
-}
 
 describe("drop folder problems and name languages, from an empty service", () => {
   let app: TestApp;
@@ -100,7 +77,7 @@ describe("drop folder problems and name languages, from an empty service", () =>
   const units = async () => expectJson<RestUnits>(await app.api(`/api/manga/${seriesId}/units`), 200);
 
   it("lists what it left out with codes (REST and GraphQL agree); the good chapters arrive, the French one is no English chapter", async () => {
-    const before = await snapshot(app.config.dropFolder);
+    const before = await folderSnapshot(app.config.dropFolder);
     const s = await expectJson<{ id: number }>(await app.api("/api/manga", { method: "POST", json: { title } }), 201);
     seriesId = s.id;
     const linked = await expectJson<{ mapping: { id: number }; refresh: RestRefresh }>(
@@ -155,12 +132,12 @@ describe("drop folder problems and name languages, from an empty service", () =>
       "1",
       "2",
     ]);
-    expect(await snapshot(app.config.dropFolder)).toEqual(before);
+    expect(await folderSnapshot(app.config.dropFolder)).toEqual(before);
   });
 
   it("a corrupt archive replaced by a good one leaves the problems at once and is offered on the next refresh", async () => {
     await writeFile(path.join(work, `${title} c003.cbz`), await drawnCbz(4, 3));
-    const after = await snapshot(app.config.dropFolder);
+    const after = await folderSnapshot(app.config.dropFolder);
     expect((await problemsRest()).problems.map((p) => p.name)).toEqual([`${title} c004.cbz`, `${title} c006-008.cbz`]);
     expect((await problemsGql()).problems.map((p) => p.code)).toEqual(["archive_entry_unsafe", "number_range"]);
 
@@ -178,7 +155,7 @@ describe("drop folder problems and name languages, from an empty service", () =>
       60_000,
     );
     expect(rows.map((x) => `${x.chapter} ${x.state}`).sort()).toEqual(["1 published", "2 published", "3 published"]);
-    expect(await snapshot(app.config.dropFolder)).toEqual(after);
+    expect(await folderSnapshot(app.config.dropFolder)).toEqual(after);
   });
 
   it("answers 404 for a mapping the series does not have, in both APIs", async () => {

@@ -12,6 +12,7 @@
  */
 import { buildCoverageIndex, type CoverageOptions } from "./coverage.ts";
 import { expandRange, label, sortLabels, type Label } from "./labels.ts";
+import type { JobFacts, Moved, TranslationState, transition } from "./translation-jobs.ts";
 import type {
   AssembledFromV1,
   BookState,
@@ -255,3 +256,20 @@ export const bookOf = (idx: CoverageIndex, n: string): BookState => {
   if (!b) throw new Error(`no book ${n}`);
   return b;
 };
+
+/** A translation job's facts in `state` (attempt 0, destination en, not paused), with `patch` over them. */
+export const jobFacts = (state: TranslationState, patch: Partial<JobFacts> = {}): JobFacts => ({
+  state,
+  attempt: 0,
+  targetLanguage: "en",
+  pausedFrom: null,
+  pausedReason: null,
+  cancelPending: false,
+  ...patch,
+});
+
+/** The move a translation-job transition made; throws when it was refused. */
+export function movedJob(r: ReturnType<typeof transition>): Moved {
+  if ("refused" in r) throw new Error(`refused: ${r.refused}`);
+  return r;
+}

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { jobFacts, movedJob } from "./test-fixtures.ts";
 import {
   ACTIVE_STATES,
   ENGINE_STEPS,
@@ -18,23 +19,11 @@ import {
   type JobFacts,
   type Moved,
   type TranslationEvent,
-  type TranslationState,
 } from "./translation-jobs.ts";
 import { sha256Hex } from "./translation-sha256.ts";
 
-const job = (state: TranslationState, patch: Partial<JobFacts> = {}): JobFacts => ({
-  state,
-  attempt: 0,
-  targetLanguage: "en",
-  pausedFrom: null,
-  pausedReason: null,
-  cancelPending: false,
-  ...patch,
-});
-function moved(r: ReturnType<typeof transition>): Moved {
-  if ("refused" in r) throw new Error(`refused: ${r.refused}`);
-  return r;
-}
+const job = jobFacts;
+const moved = movedJob;
 const refused = (r: ReturnType<typeof transition>): string | null => ("refused" in r ? r.refused : null);
 const types = (m: Moved) => m.effects.map((e) => e.type);
 

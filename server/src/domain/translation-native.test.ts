@@ -1,33 +1,22 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { jobFacts, movedJob } from "./test-fixtures.ts";
 import type { Label } from "./labels.ts";
 import {
   ACTIVE_STATES,
   TRANSLATION_STATES,
   transition,
   type JobFacts,
-  type Moved,
   type TranslationState,
 } from "./translation-jobs.ts";
 import { nativeEvent, nativeSituation, type NativePass, type NativeSituation } from "./translation-native.ts";
 import { WANTED_REASONS, type LedgerEntry, type PlanOffer, type WantedReason, type WantedSlot } from "./wanted.ts";
 
 const L = (s: string) => s as Label;
-const job = (state: TranslationState, patch: Partial<JobFacts> = {}): JobFacts => ({
-  state,
-  attempt: 0,
-  targetLanguage: "en",
-  pausedFrom: null,
-  pausedReason: null,
-  cancelPending: false,
-  ...patch,
-});
+const job = jobFacts;
 const byNative = (from: TranslationState) => job("paused", { pausedFrom: from, pausedReason: "native_release" });
 const byToggle = (from: TranslationState) => job("paused", { pausedFrom: from, pausedReason: "toggle_off" });
-function moved(r: ReturnType<typeof transition>): Moved {
-  if ("refused" in r) throw new Error(`refused: ${r.refused}`);
-  return r;
-}
+const moved = movedJob;
 const slot = (patch: Partial<WantedSlot> = {}): WantedSlot => ({
   kind: "chapter",
   number: L("14"),
