@@ -45,6 +45,8 @@ export const ERRORS = {
   // Files, previews and the recycle bin.
   file_not_found: { status: 404, title: "No such library file" },
   page_not_found: { status: 404, title: "No such page in the file" },
+  // The Komga-compatible API answers a page outside the book as Komga does (400).
+  page_number_invalid: { status: 400, title: "Page number does not exist" },
   range_not_satisfiable: { status: 416, title: "The requested byte range is outside the file" },
   recycle_entry_not_found: { status: 404, title: "No such recycle-bin entry" },
   mapping_not_found: { status: 404, title: "No such provider/source mapping" },

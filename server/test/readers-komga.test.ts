@@ -346,7 +346,10 @@ describe("Komga-compatible API", () => {
     expect((await sharp(first).metadata()).format).toBe("jpeg");
     const zero = Buffer.from(await (await komga(`/api/v1/books/${fileIds[1]}/pages/0?zero_based=true`)).arrayBuffer());
     expect(zero.equals(first)).toBe(true);
-    await expectProblem(await komga(`/api/v1/books/${fileIds[1]}/pages/5`), 404, "page_not_found");
+    // Komga's answer for a page outside the book: 400 "Page number does not exist".
+    await expectProblem(await komga(`/api/v1/books/${fileIds[1]}/pages/5`), 400, "page_number_invalid");
+    await expectProblem(await komga(`/api/v1/books/${fileIds[1]}/pages/0`), 400, "page_number_invalid");
+    await expectProblem(await komga(`/api/v1/books/${fileIds[1]}/pages/4?zero_based=true`), 400, "page_number_invalid");
     for (const url of [`/api/v1/books/${fileIds[0]}/thumbnail`, `/api/v1/series/${seriesId}/thumbnail`]) {
       const res = await komga(url);
       expect(res.status).toBe(200);

@@ -295,14 +295,18 @@ export function komgaRoutes(app: Hono, services: Services): void {
   });
   const pageRoute = async (c: Context) => {
     const raw = c.req.param("n") ?? "";
-    if (!/^\d{1,6}$/.test(raw)) throw new AppError("page_not_found", "pages count from 1");
+    if (!/^\d{1,6}$/.test(raw)) throw new AppError("page_number_invalid", "pages count from 1");
     const n = Number(raw) + (c.req.query("zero_based") === "true" ? 1 : 0);
-    return sendPage(
-      c,
-      await apps.page(readerUser(c), komgaId(c.req.param("id"), "file_not_found"), n, {
-        ifNoneMatch: c.req.header("if-none-match"),
-      }),
-    );
+    const user = readerUser(c);
+    const id = komgaId(c.req.param("id"), "file_not_found");
+    try {
+      return sendPage(c, await apps.page(user, id, n, { ifNoneMatch: c.req.header("if-none-match") }));
+    } catch (e) {
+      // Komga answers 400 "Page number does not exist" for a page outside a book it has; an unknown
+      // book stays 404.
+      if (e instanceof AppError && e.code === "page_not_found") throw new AppError("page_number_invalid", e.message);
+      throw e;
+    }
   };
   app.get(`${V1}/books/:id/pages/:n`, pageRoute);
   app.get(`${V1}/books/:id/pages/:n/thumbnail`, pageRoute);
