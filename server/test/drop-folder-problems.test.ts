@@ -158,6 +158,42 @@ describe("drop folder problems and name languages, from an empty service", () =>
     expect(await folderSnapshot(app.config.dropFolder)).toEqual(after);
   });
 
+  it('a Brazilian work\'s "[pt-BR]" chapters are its own (the series\' regional code), an "[en]" one is not', async () => {
+    const br = "Porto Azul";
+    const folder = path.join(app.config.dropFolder, br);
+    await mkdir(folder, { recursive: true });
+    await writeFile(path.join(folder, `${br} [pt-BR] - c001.cbz`), await drawnCbz(4, 11));
+    await writeFile(path.join(folder, `${br} (Portuguese) - c002.cbz`), await drawnCbz(4, 12));
+    await writeFile(path.join(folder, `${br} - c003.cbz`), await drawnCbz(4, 13));
+    await writeFile(path.join(folder, `${br} [en] - c004.cbz`), await drawnCbz(4, 14));
+    const s = await expectJson<{ id: number }>(
+      await app.api("/api/manga", { method: "POST", json: { title: br, language: "pt-BR" } }),
+      201,
+    );
+    const linked = await expectJson<{ refresh: RestRefresh }>(
+      await app.api(`/api/manga/${s.id}/sources`, {
+        method: "POST",
+        json: { provider: "drop-folder", source_id: br, language: "pt-BR" },
+      }),
+      201,
+    );
+    expect(linked.refresh).toMatchObject({ status: "ok", offers: 4, problems: [] });
+    await expectJson(await app.api(`/api/manga/${s.id}/wanted/run`, { method: "POST" }), 200);
+    const rows = await until(
+      "chapters 1–3 published",
+      async () => expectJson<RestDownload[]>(await app.api(`/api/manga/${s.id}/downloads`), 200),
+      (r) => r.length >= 3 && r.every((d) => settled.includes(d.state)),
+      60_000,
+    );
+    expect(rows.map((r) => `${r.chapter} ${r.state}`).sort()).toEqual(["1 published", "2 published", "3 published"]);
+    const u = await expectJson<RestUnits>(await app.api(`/api/manga/${s.id}/units`), 200);
+    expect(u.units.filter((x) => x.kind === "chapter").map((x) => `${x.number}${x.owned ? "" : "?"}`)).toEqual([
+      "1",
+      "2",
+      "3",
+    ]);
+  });
+
   it("answers 404 for a mapping the series does not have, in both APIs", async () => {
     const res = await app.api(`/api/manga/${seriesId}/sources/999999/problems`);
     expect(res.status).toBe(404);

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { nameLanguage, parseFileName } from "./filename.ts";
+import { nameLanguage, parseFileName, releaseLanguage } from "./filename.ts";
 
 /** [file or folder name, the language its name states (base code) or null]. */
 const table: [string, string | null][] = [
@@ -44,6 +44,24 @@ const table: [string, string | null][] = [
 describe("nameLanguage: the language a file or folder name states in a bracket", () => {
   it.each(table)("%s → %s", (name, expected) => {
     expect(nameLanguage(name)).toBe(expected);
+  });
+
+  it("a release's language: the stated one, else the mapping's; a stated base code keeps the mapping's region", () => {
+    const cases: [string, string, string][] = [
+      ["Harbor c004 [pt-BR].cbz", "pt-BR", "pt-BR"],
+      ["Harbor c004 [br].cbz", "pt-BR", "pt-BR"],
+      ["Harbor c004 (Portuguese).cbz", "pt-BR", "pt-BR"],
+      ["Harbor c004 [pt-BR].cbz", "pt", "pt"],
+      ["Harbor c004.cbz", "pt-BR", "pt-BR"],
+      ["Harbor c004 [en].cbz", "pt-BR", "en"],
+      ["Harbor c004 [fr].cbz", "en", "fr"],
+      ["Harbor c004 [ENG].cbz", "en", "en"],
+      ["Harbor c004 [es].cbz", "es-419", "es-419"],
+      ["Harbor c004 [zh].cbz", "zh-Hans", "zh-Hans"],
+      ["Harbor c004 [en] [fr].cbz", "de", "de"],
+    ];
+    expect(cases.map(([name, mapping]) => [name, mapping, releaseLanguage(name, mapping)])).toEqual(cases);
+    expect(releaseLanguage("Harbor [fr] c001.cbz", "en", { series: "Harbor [fr]" })).toBe("en");
   });
 
   it("the work's own name (the folder the operator linked) states nothing", () => {

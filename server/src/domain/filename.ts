@@ -399,3 +399,15 @@ export function nameLanguage(name: string, options: ParseNameOptions = {}): stri
   }
   return found.size === 1 ? ([...found][0] ?? null) : null;
 }
+
+/**
+ * The language of the release a drop-folder name describes: the one the name states, else the
+ * mapping's. A name states a base code ("[pt-BR]" and "[br]" read "pt"), so a name stating the
+ * mapping's own language keeps the mapping's code ("pt-BR" stays "pt-BR"): slots match languages
+ * exactly, and a Brazilian work's "[pt-BR]" file is one of its chapters, not another language's.
+ */
+export function releaseLanguage(name: string, mappingLanguage: string, options: ParseNameOptions = {}): string {
+  const stated = nameLanguage(name, options);
+  const base = mappingLanguage.trim().toLowerCase().split(/[-_]/)[0] ?? "";
+  return stated === null || stated === base ? mappingLanguage : stated;
+}

@@ -19,7 +19,7 @@
  */
 import { lstat, readdir, readFile, realpath } from "node:fs/promises";
 import path from "node:path";
-import { nameLanguage, parseFileName } from "../domain/filename.ts";
+import { parseFileName, releaseLanguage } from "../domain/filename.ts";
 import { AppError, ERRORS } from "../errors.ts";
 import { ArchiveError } from "../library/archive/archive-error.ts";
 import type { Label } from "../domain/labels.ts";
@@ -223,7 +223,7 @@ export class DropFolderProvider implements SourceProvider {
         name: e.name,
         scanlator: parsed.group,
         // A language the name states ("[fr]", "(French)") wins over the mapping's.
-        language: nameLanguage(e.name, { series: sourceId }) ?? options.language ?? this.language,
+        language: releaseLanguage(e.name, options.language ?? this.language, { series: sourceId }),
         uploadedAt: st.mtime,
         pageCount,
       });
