@@ -146,13 +146,16 @@ describe("drop folder from an empty service (REST and GraphQL)", () => {
       60_000,
     );
     const before = await downloads();
+    const changed = await drawnCbz(6, 90);
     await rm(path.join(work, `${title} v01 c003.cbz`));
-    await writeFile(path.join(work, `${title} v02 c009.cbz`), await drawnCbz(6, 90));
+    await writeFile(path.join(work, `${title} v02 c009.cbz`), changed);
     const rest = await expectJson<{ mappings: { offers: number; added: number; removed: number; updated: number }[] }>(
       await app.api(`/api/manga/${seriesId}/sources/refresh`, { method: "POST" }),
       200,
     );
-    expect(rest.mappings[0]).toMatchObject({ offers: 6, removed: 1 });
+    // The scheduled pass (every second here) may have refreshed first and removed the offer itself.
+    expect(rest.mappings[0]?.offers).toBe(6);
+    expect([0, 1]).toContain(rest.mappings[0]?.removed);
     const after = await units();
     expect(after.units.find((c) => c.kind === "chapter" && c.number === "3")).toMatchObject({ owned: true });
     await expectJson(await app.api(`/api/manga/${seriesId}/wanted/run`, { method: "POST" }), 200);
