@@ -148,6 +148,43 @@ describe("reviewed retirement", () => {
     expect((await expectJson<RestRetired>(await confirm(s.id, fresh.confirmation), 200)).retired).toHaveLength(1);
   });
 
+  it("an import into the series under way (a torrent's books, a translation's result): 409 download_active, then a fresh preview works", async () => {
+    const s = await series(2);
+    const p = await preview(s.id, [s.file(1)]);
+    const torrent = await app.ctx.db.torrentJob.create({
+      data: { seriesId: s.id, infoHash: "c".repeat(40), title: "t", books: "[]", state: "importing" },
+    });
+    const refused = await expectProblem(await confirm(s.id, p.confirmation), 409, "download_active");
+    expect(refused).toMatchObject({ active_imports: 1 });
+    await expectProblem(
+      await post(`/api/manga/${s.id}/audit/retire/preview`, { file_ids: [s.file(2)] }),
+      409,
+      "download_active",
+    );
+    await app.ctx.db.torrentJob.update({ where: { id: torrent.id }, data: { state: "done" } });
+    const translation = await app.ctx.db.translationJob.create({
+      data: {
+        jobKey: "d".repeat(32),
+        seriesId: s.id,
+        kind: "chapter",
+        number: "9",
+        sourceLanguage: "ja",
+        targetLanguage: "en",
+        engine: "external",
+        origin: "upload",
+        state: "importing",
+      },
+    });
+    const g = await app.gql(
+      `mutation { retireFiles(seriesId: ${s.id}, confirmation: "${p.confirmation}") { retired { fileId } } }`,
+    );
+    expect(g.errors?.[0]?.extensions?.code).toBe("download_active");
+    expect((await fileRow(s.file(1))).state).toBe("active");
+    await app.ctx.db.translationJob.update({ where: { id: translation.id }, data: { state: "completed" } });
+    const fresh = await preview(s.id, [s.file(1)]);
+    expect((await expectJson<RestRetired>(await confirm(s.id, fresh.confirmation), 200)).retired).toHaveLength(1);
+  });
+
   it("a forged, malformed or misdirected token: 400 confirmation_invalid, in REST and GraphQL", async () => {
     const s = await series(2);
     const other = await series(1);

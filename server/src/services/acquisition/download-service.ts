@@ -30,7 +30,7 @@ import { AppError, isAppError } from "../../errors.ts";
 import type { DownloadRow as Download } from "../../repositories/download-repo.ts";
 import { statsOfPages, type PageStats } from "../../library/page-stats.ts";
 import type { AppContext } from "../context.ts";
-import { activeDownloads } from "../../repositories/audit-repo.ts";
+import { activeDownloads, activeImports } from "../../repositories/audit-repo.ts";
 import { downloadClaimKey } from "./download-pipeline-job.ts";
 
 /** The download states are the job machine's (domain/download-jobs.ts). */
@@ -251,15 +251,26 @@ export function downloadService(ctx: AppContext) {
 
 export type DownloadService = ReturnType<typeof downloadService>;
 
-/** Moving a series' files waits for its downloads: they may publish into the same series. */
+/**
+ * Moving a series' files waits for its downloads and imports (a torrent's books being imported, a
+ * translation being published): they may publish into the same series.
+ */
 export async function requireNoActiveDownload(ctx: AppContext, seriesId: number): Promise<void> {
-  const active = await activeDownloads(ctx.db, seriesId);
+  const [active, imports] = await Promise.all([activeDownloads(ctx.db, seriesId), activeImports(ctx.db, seriesId)]);
   if (active > 0)
     throw new AppError(
       "download_active",
       `${active} download(s) of this series are under way: try again when they end`,
       {
         active_downloads: active,
+      },
+    );
+  if (imports > 0)
+    throw new AppError(
+      "download_active",
+      `${imports} import(s) into this series are under way: try again when they end`,
+      {
+        active_imports: imports,
       },
     );
 }
