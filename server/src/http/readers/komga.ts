@@ -18,6 +18,7 @@
 import type { Context, Hono } from "hono";
 import { AppError } from "../../errors.ts";
 import type { Services } from "../../services/index.ts";
+import { asObject } from "../../services/input.ts";
 import type { SeriesSummary } from "../../services/reading/reader-apps.ts";
 import { jsonBody } from "../request.ts";
 import { readerUser, sendFile, sendPage, sendThumbnail } from "./common.ts";
@@ -142,7 +143,8 @@ export function komgaRoutes(app: Hono, services: Services): void {
   // ---- series ----
   app.get(`${V1}/series`, (c) => seriesList(c, c.req.query("search") ?? null));
   app.post(`${V1}/series/list`, async (c) => {
-    const body = (await jsonBody(c)) as { fullTextSearch?: unknown };
+    // Komga reads the body as its search object: anything but a JSON object is 400.
+    const body = asObject(await jsonBody(c));
     return seriesList(c, typeof body.fullTextSearch === "string" ? body.fullTextSearch : null);
   });
   app.get(`${V1}/series/new`, (c) => seriesList(c, null, { key: "created", descending: true }));
@@ -230,7 +232,7 @@ export function komgaRoutes(app: Hono, services: Services): void {
   };
   app.get(`${V1}/books`, (c) => allBooks(c, c.req.query("search") ?? null));
   app.post(`${V1}/books/list`, async (c) => {
-    const body = (await jsonBody(c)) as { fullTextSearch?: unknown };
+    const body = asObject(await jsonBody(c));
     return allBooks(c, typeof body.fullTextSearch === "string" ? body.fullTextSearch : null);
   });
   app.get(`${V1}/books/ondeck`, async (c) => {

@@ -67,7 +67,9 @@ export function koreaderRoutes(app: Hono, services: Services): void {
   });
 
   app.put("/koreader/syncs/progress", async (c) => {
-    const body = (await jsonBody(c)) as {
+    const sent = await jsonBody(c);
+    // A body that is no JSON object carries no document, as the sync server reads it (2004 below).
+    const body = (typeof sent === "object" && sent !== null && !Array.isArray(sent) ? sent : {}) as {
       document?: unknown;
       progress?: unknown;
       percentage?: unknown;
