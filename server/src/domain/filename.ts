@@ -21,6 +21,7 @@
  */
 import { compareLabels, isWhole, parseLabel, type Label } from "./labels.ts";
 import { bracketLanguage, isLanguageTag } from "./language-markers.ts";
+import { baseLanguage } from "./translation-jobs.ts";
 import {
   BARE_BEFORE_INITIALS_RE,
   BARE_NUMBER_OWNER_RE,
@@ -408,6 +409,5 @@ export function nameLanguage(name: string, options: ParseNameOptions = {}): stri
  */
 export function releaseLanguage(name: string, mappingLanguage: string, options: ParseNameOptions = {}): string {
   const stated = nameLanguage(name, options);
-  const base = mappingLanguage.trim().toLowerCase().split(/[-_]/)[0] ?? "";
-  return stated === null || stated === base ? mappingLanguage : stated;
+  return stated === null || stated === baseLanguage(mappingLanguage) ? mappingLanguage : stated;
 }
