@@ -159,6 +159,21 @@ describe("first start over an existing collection", () => {
     };
     const headers = { "x-api-key": apiKey };
     expect(await (await fetch(`${url}/api/manga`, { headers })).json()).toEqual([]);
+    // Where to put series folders, through both APIs.
+    const library = path.join(home, "library");
+    expect(await (await fetch(`${url}/api/library`, { headers })).json()).toEqual({
+      root: library,
+      recycle_bin: path.join(library, ".recycle-bin"),
+      scan_interval_seconds: 21_600,
+    });
+    const g = await fetch(`${url}/graphql`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify({ query: "{ library { root recycleBin scanIntervalSeconds } }" }),
+    });
+    expect(await g.json()).toEqual({
+      data: { library: { root: library, recycleBin: path.join(library, ".recycle-bin"), scanIntervalSeconds: 21_600 } },
+    });
     const scan = await fetch(`${url}/api/library/scan`, { method: "POST", headers });
     expect(scan.status).toBe(200);
     expect(await scan.json()).toMatchObject({ added: 2, series_created: 2 });

@@ -171,9 +171,12 @@ describe("empty library", () => {
     const errors = watchErrors(page);
     await page.goto("/");
     await page.getByRole("heading", { name: "Your library is empty" }).waitFor();
+    // The sentence names where the library root is on the server.
     expect(
       await page
-        .getByText("Put your CBZ files under the library root, one folder per series, then scan the library.")
+        .getByText(
+          `Put your CBZ files under the library root, ${empty.libraryRoot}, one folder per series, then scan the library.`,
+        )
         .isVisible(),
     ).toBe(true);
     expect(await seriousViolations(page)).toEqual([]);

@@ -1,7 +1,7 @@
 /** Map, map-preview and scan results in REST's snake_case (docs/api.md). Presentation only. */
 import type { BookCoverageSide, ChapterCoverageSide, MapChangePreview } from "../domain/coverage.ts";
 import type { MapView } from "../services/maps/map-service.ts";
-import type { ScanResult } from "../services/series/scan-service.ts";
+import type { LibraryInfo, ScanResult } from "../services/series/scan-service.ts";
 
 export function restMap(m: MapView) {
   return {
@@ -69,4 +69,8 @@ export function restScan(r: ScanResult) {
     series_created: r.seriesCreated,
     errors: r.errors,
   };
+}
+
+export function restLibraryInfo(l: LibraryInfo) {
+  return { root: l.root, recycle_bin: l.recycleBin, scan_interval_seconds: l.scanIntervalSeconds };
 }

@@ -10,7 +10,7 @@ import { limitBodies } from "./body-limits.ts";
 import { refuseCrossSite } from "./csrf.ts";
 import { problemResponse } from "./problem.ts";
 import { openSessionRoutes, sessionRoutes } from "./rest-session.ts";
-import { restMap, restMapChange, restScan } from "./present-map.ts";
+import { restLibraryInfo, restMap, restMapChange, restScan } from "./present-map.ts";
 import { restRemovedSeries, restSeries, restSeriesRemoval, restUnits } from "./present.ts";
 import { jsonBytes } from "./respond.ts";
 import { recycleRoutes } from "./rest-recycle.ts";
@@ -105,6 +105,7 @@ export function restApp(
     c.json(restMap(await services.maps.addSuggestion(pathId(c), suggestionBody(await jsonBody(c)))), 201),
   );
 
+  app.get("/api/library", (c) => c.json(restLibraryInfo(services.scan.info())));
   app.post("/api/library/scan", async (c) => c.json(restScan(await services.scan.scan())));
   recycleRoutes(app, services);
   downloadRoutes(app, services);

@@ -42,6 +42,9 @@ export const LIBRARY_QUERY = graphql(
       seriesList {
         ...SeriesFields
       }
+      library {
+        root
+      }
     }
   `,
   [SERIES_FIELDS],

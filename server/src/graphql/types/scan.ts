@@ -1,4 +1,4 @@
-import type { ScanResult } from "../../services/series/scan-service.ts";
+import type { LibraryInfo, ScanResult } from "../../services/series/scan-service.ts";
 import { builder } from "../builder.ts";
 
 const ScanErrorRef = builder.objectRef<ScanResult["errors"][number]>("ScanError").implement({
@@ -19,4 +19,19 @@ const ScanResultRef = builder.objectRef<ScanResult>("ScanResult").implement({
 
 builder.mutationField("scanLibrary", (t) =>
   t.field({ type: ScanResultRef, resolve: (_r, _a, { services }) => services.scan.scan() }),
+);
+
+const LibraryInfoRef = builder.objectRef<LibraryInfo>("LibraryInfo").implement({
+  description: "Where the library is on the server.",
+  fields: (t) => ({
+    root: t.exposeString("root", { description: "LIBRARY_ROOT: one folder per series, holding its CBZ files." }),
+    recycleBin: t.exposeString("recycleBin", { description: "Where retired files go, restorable." }),
+    scanIntervalSeconds: t.exposeInt("scanIntervalSeconds", {
+      description: "Seconds between scheduled library scans; 0 scans only when asked.",
+    }),
+  }),
+});
+
+builder.queryField("library", (t) =>
+  t.field({ type: LibraryInfoRef, resolve: (_r, _a, { services }) => services.scan.info() }),
 );

@@ -8,6 +8,7 @@ import { expandRange, type Label } from "../../domain/labels.ts";
 import { diffScan, needsHash, seriesFolderOf } from "../../domain/scan-diff.ts";
 import { readArchiveIndex, sha256File } from "../../library/archive-index.ts";
 import type { ScannedFile } from "../../repositories/file-repo.ts";
+import { stateDirs } from "../../config.ts";
 import type { AppContext } from "../context.ts";
 
 export interface ScanResult {
@@ -327,6 +328,12 @@ export function scanService(ctx: AppContext) {
 
   return {
     scan: (): Promise<ScanResult> => inScanTurn(run),
+    /** Where the library is on the server, so a person knows where to put series folders. */
+    info: (): LibraryInfo => ({
+      root: ctx.config.libraryRoot,
+      recycleBin: stateDirs(ctx.config).recycleBin,
+      scanIntervalSeconds: ctx.config.libraryScanIntervalSeconds,
+    }),
     /**
      * Runs `fn` while no scan runs, e.g. removing a series: a scan lists the series once and then
      * records files under them, so no series may go away under it.
@@ -336,3 +343,12 @@ export function scanService(ctx: AppContext) {
 }
 
 export type ScanService = ReturnType<typeof scanService>;
+
+export interface LibraryInfo {
+  /** LIBRARY_ROOT: one folder per series. */
+  root: string;
+  /** Where retired files go (restorable). */
+  recycleBin: string;
+  /** LIBRARY_SCAN_INTERVAL_SECONDS; 0 scans only when asked. */
+  scanIntervalSeconds: number;
+}
