@@ -359,6 +359,43 @@ describe("9. audit flags, LanguageISO, nothing to assemble, no book starts", () 
     ]);
   });
 
+  it("a scanned file's LanguageISO is read at the series' precision: pt-BR in a pt-BR series, en-US in an en one", async () => {
+    const regional = await series({ status: "running", language: "pt-BR" });
+    const stated = ["pt-BR", "pt_br", "pt-PT", "pt"];
+    for (const [i, LanguageISO] of stated.entries()) {
+      const n = i + 1;
+      await writeFile(
+        path.join(regional.dir, chapterFileName(regional.title, n)),
+        await cbz(8, { comicInfo: { Series: regional.title, Number: String(n), LanguageISO } }),
+      );
+    }
+    const plain = await series({ status: "running", language: "en" });
+    await writeFile(
+      path.join(plain.dir, chapterFileName(plain.title, 1)),
+      await cbz(8, { comicInfo: { Series: plain.title, Number: "1", LanguageISO: "en-US" } }),
+    );
+    expect((await scanLibrary(app)).errors).toEqual([]);
+    const languages = async (id: number) =>
+      (
+        await expectJson<{ files: { number: string; language: string }[] }>(
+          await app.api(`/api/manga/${id}/audit`),
+          200,
+        )
+      ).files.map((f) => [f.number, f.language]);
+    // Another region of the language stays apart; the series' own region, in any case, or none, is the series'.
+    expect(await languages(regional.id)).toEqual([
+      ["1", "pt-BR"],
+      ["2", "pt-BR"],
+      ["3", "pt-PT"],
+      ["4", "pt-BR"],
+    ]);
+    expect(await languages(plain.id)).toEqual([["1", "en"]]);
+    const g = await app.gql<{ audit: { files: { number: string; language: string }[] } }>(
+      `{ audit(seriesId: ${regional.id}) { files { number language } } }`,
+    );
+    expect(g.data?.audit.files.map((f) => f.language)).toEqual(["pt-BR", "pt-BR", "pt-PT", "pt-BR"]);
+  });
+
   it("a series assembly dry run with nothing to assemble is 409 assembly_nothing_to_do (REST and GraphQL)", async () => {
     const s = await series({ status: "finished", known_book_count: 1 }, { books: [1] });
     const p = await expectProblem(

@@ -36,6 +36,24 @@ describe("assembly planner", () => {
     expect(d.plan.fileName).toBe("Test Series - v001 [en].cbz");
   });
 
+  it("prefers a copy in the series' language read at its precision, then a human one, then the lowest id", () => {
+    // In a pt-BR series: another region first (lowest id), then a bare "pt" (older scans), a "pt-BR" translation.
+    const other = chapterFile("1", { language: "pt-PT" });
+    const bare = chapterFile("1", { language: "pt" });
+    const translated = chapterFile("1", { language: "pt-BR", origin: "translation" });
+    const pick = (files: (typeof other)[], language: string) => {
+      const d = decide({ series: { language }, volumes: "1", chapters: "1", operator: { "1": "1" }, files });
+      if (!d.ok) throw new Error(d.detail);
+      return d.plan.chapters[0]?.sources.map((s) => s.fileId);
+    };
+    expect(pick([other, bare, translated], "pt-BR")).toEqual([bare.id]);
+    expect(pick([other, translated], "pt-BR")).toEqual([translated.id]);
+    // In an en series, an en-US copy is the series' language; a French one is not.
+    const french = chapterFile("1", { language: "fr" });
+    const american = chapterFile("1", { language: "en-US" });
+    expect(pick([french, american], "en")).toEqual([american.id]);
+  });
+
   it("refuses an owned book, no exact entry, an ambiguous map, a missing chapter and a missing part", () => {
     expect(
       refusal(

@@ -14,6 +14,7 @@
  */
 import { parseLibraryPath } from "./filename.ts";
 import { compareLabels, type Label } from "./labels.ts";
+import { languageInSeries } from "./file-language.ts";
 import { safeNameWithTail } from "./safe-names.ts";
 import type { ChapterState, CoverageIndex, FileFacts, SeriesSnapshot } from "./types.ts";
 
@@ -81,9 +82,13 @@ export function pageName(index: number, total: number, originalName: string): st
 
 const sameLabel = (a: Label | null, b: Label) => a !== null && compareLabels(a, b) === 0;
 
-/** Lower is better: the series language, then not a machine translation, then the lowest id. */
+/**
+ * Lower is better: the series language (read at the series' precision: `languageInSeries`), then
+ * not a machine translation, then the lowest id.
+ */
 function rank(f: FileFacts, language: string): number {
-  return (f.language === null || f.language === language ? 0 : 2) + (f.origin === "translation" ? 1 : 0);
+  const own = f.language === null || languageInSeries(f.language, language) === language;
+  return (own ? 0 : 2) + (f.origin === "translation" ? 1 : 0);
 }
 
 function byPreference(language: string) {

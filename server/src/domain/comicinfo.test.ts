@@ -373,8 +373,8 @@ describe("comicInfoLanguage", () => {
   it.each<[string | null, string | null]>([
     ["en", "en"],
     ["EN", "en"],
-    ["en-US", "en"],
-    ["pt_BR", "pt"],
+    ["en-US", "en-US"],
+    ["pt_BR", "pt-BR"],
     ["jpn", "jpn"],
     [" fr ", "fr"],
     ["und", null],

@@ -10,6 +10,7 @@
  */
 import { compareLabels, isWhole, labelEquals, parseLabel, type Label } from "./labels.ts";
 import type { ParsedName } from "./filename.ts";
+import { normalizeLanguageTag } from "./file-language.ts";
 
 export type MangaFlag = "Unknown" | "No" | "Yes" | "YesAndRightToLeft";
 
@@ -294,12 +295,10 @@ export function numberingFromSources(ci: ComicInfoFields | null, name: ParsedNam
 }
 
 /**
- * The language a ComicInfo `LanguageISO` names, as the service stores languages: the lowercase base
- * code ("en-US" → "en", "PT_br" → "pt"); null when it names none (absent, "unknown", not a code).
+ * The language a ComicInfo `LanguageISO` names, as the service stores languages
+ * (`normalizeLanguageTag`: "en-us" → "en-US", "PT_br" → "pt-BR"); null when it names none (absent,
+ * "unknown", not a code). A series reads it at its own precision (`languageInSeries`).
  */
 export function comicInfoLanguage(ci: Pick<ComicInfoFields, "languageISO"> | null): string | null {
-  const m = /^([a-z]{2,3})(?:[-_][a-z0-9]{1,8})*$/i.exec(ci?.languageISO?.trim() ?? "");
-  if (!m) return null;
-  const base = (m[1] as string).toLowerCase();
-  return base === "und" || base === "mul" || base === "zxx" ? null : base;
+  return normalizeLanguageTag(ci?.languageISO);
 }

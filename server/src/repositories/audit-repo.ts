@@ -11,6 +11,7 @@ import { Prisma } from "../generated/prisma/client.ts";
 import { intOrNull, jsonRows, str } from "./json-rows.ts";
 import { AppError } from "../errors.ts";
 import type { AuditFileFacts, AuditSource, AuditVerdict } from "../domain/audit.ts";
+import { languageInSeries } from "../domain/file-language.ts";
 import { FILE_FACT_COLUMNS, fileFacts } from "./mappers.ts";
 import { inChunks } from "./in-chunks.ts";
 
@@ -112,7 +113,7 @@ export async function loadAuditFacts(db: Db, seriesId: number, seriesLanguage: s
       state: str(r[SIZE_AT + 1]) === "missing" ? "missing" : "active",
       mtimeMs: Number(r[SIZE_AT + 2]),
       origin: f.origin,
-      language: f.language ?? release?.language ?? seriesLanguage,
+      language: languageInSeries(f.language ?? release?.language ?? seriesLanguage, seriesLanguage),
       source: release?.source ?? null,
       verdict: verdictByFile.get(f.id) ?? null,
     };

@@ -12,6 +12,7 @@ import { requireNoActiveDownload } from "../acquisition/download-service.ts";
 import { stateDirs } from "../../config.ts";
 import { planAssembly, volumeTag, type AssemblyPlan, type AssemblyRefusal } from "../../domain/assembly.ts";
 import { buildCoverageIndex } from "../../domain/coverage.ts";
+import { languageInSeries } from "../../domain/file-language.ts";
 import { parseLabel, type Label } from "../../domain/labels.ts";
 import { seriesForm } from "../../domain/series-form.ts";
 import type { AssembledFromV1, SeriesSnapshot } from "../../domain/types.ts";
@@ -423,7 +424,10 @@ function sourcesOf(snapshot: SeriesSnapshot, p: AssemblyPlan, loaded: ReleasesOf
         provider: r?.provider?.name ?? null,
         sourceId: r?.sourceMapping?.sourceId ?? null,
         // A file without a language of its own (no LanguageISO) is in the series' language, as the scan reads it.
-        language: files.get(s.fileId)?.language ?? r?.language ?? snapshot.series.language,
+        language: languageInSeries(
+          files.get(s.fileId)?.language ?? r?.language ?? snapshot.series.language,
+          snapshot.series.language,
+        ),
       };
     }),
   );
