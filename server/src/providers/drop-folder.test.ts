@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { zipBuffer } from "../../test/fixtures.ts";
+import { archiveOpenCount } from "../library/archive-reader.ts";
 import { drawnPages } from "../library/test-pages.ts";
 import { DropFolderProvider, safeSegment } from "./drop-folder.ts";
 
@@ -151,6 +152,49 @@ describe("DropFolderProvider on a real folder", () => {
     expect(ch.count).toBe(2);
     expect((await ch.fetch(1)).bytes.equals(pages[1]!)).toBe(true);
     expect((await ch.fetch(2)).bytes.equals(pages[2]!)).toBe(true);
+  });
+
+  it("opens an archive again only when it changed: a refresh of an unchanged work opens none", async () => {
+    const work = path.join(root, "Quiet Bay");
+    await mkdir(work);
+    const cbz = (n: number) =>
+      zipBuffer(pages.slice(0, n).map((data, i) => ({ name: `${String(i + 1).padStart(3, "0")}.jpg`, data })));
+    for (const n of [1, 2, 3]) await writeFile(path.join(work, `Quiet Bay - c00${n}.cbz`), await cbz(n));
+    await writeFile(path.join(work, "Quiet Bay - c004.cbz"), Buffer.from("PK\x03\x04 still copying"));
+    const fresh = new DropFolderProvider({ root });
+    const list = async () => {
+      const before = archiveOpenCount();
+      const { chapters, problems } = await fresh.listWithProblems("Quiet Bay");
+      return {
+        opened: archiveOpenCount() - before,
+        pages: chapters.map((c) => [c.externalId, c.pageCount]),
+        problems: problems.map((p) => p.name),
+      };
+    };
+    const first = await list();
+    expect(first.opened).toBe(4);
+    expect(first.pages).toEqual([
+      ["Quiet Bay - c001.cbz", 1],
+      ["Quiet Bay - c002.cbz", 2],
+      ["Quiet Bay - c003.cbz", 3],
+    ]);
+    expect(first.problems).toEqual(["Quiet Bay - c004.cbz"]);
+    // Unchanged: only the file that failed is read again (it may have finished copying).
+    expect(await list()).toEqual({ ...first, opened: 1 });
+    // Replaced by a shorter one, and the copy finished: both are read again, and say so.
+    await writeFile(path.join(work, "Quiet Bay - c002.cbz"), await cbz(1));
+    await writeFile(path.join(work, "Quiet Bay - c004.cbz"), await cbz(2));
+    const third = await list();
+    expect(third.opened).toBe(2);
+    expect(third.pages).toEqual([
+      ["Quiet Bay - c001.cbz", 1],
+      ["Quiet Bay - c002.cbz", 1],
+      ["Quiet Bay - c003.cbz", 3],
+      ["Quiet Bay - c004.cbz", 2],
+    ]);
+    expect(third.problems).toEqual([]);
+    expect((await list()).opened).toBe(0);
+    await rm(work, { recursive: true });
   });
 
   it("refuses links, traversal and unsafe names", async () => {

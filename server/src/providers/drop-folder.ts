@@ -73,12 +73,22 @@ function refuse(message: string): ProviderError {
   return new ProviderError(message, false);
 }
 
+/** Archives whose page counts the drop folder keeps (a few hundred bytes each). */
+const PAGE_COUNT_CACHE_SIZE = 20_000;
+
 export class DropFolderProvider implements SourceProvider {
   readonly kind = "drop_folder" as const;
   readonly name = DROP_FOLDER_PROVIDER_NAME;
   readonly root: string;
   private readonly language: string;
   private readonly limits: ArchiveOpenOptions | undefined;
+  /**
+   * Page counts of archives already read, by path and the file's identity (inode, size, mtime):
+   * every refresh (the scheduled pass's too) lists the whole work, and an unchanged archive need
+   * not be opened again. A changed or replaced file misses; a file that failed is not kept, so one
+   * still being copied is read again next time.
+   */
+  private readonly pageCounts = new Map<string, { identity: string; pages: number }>();
 
   constructor(options: DropFolderOptions) {
     this.root = path.resolve(options.root);
@@ -175,7 +185,7 @@ export class DropFolderProvider implements SourceProvider {
         continue;
       } else if (e.isFile() && ARCHIVE_RE.test(e.name)) {
         try {
-          pageCount = await withArchive(abs, this.limits, async (a) => a.pages.length);
+          pageCount = await this.archivePageCount(abs);
         } catch (err) {
           // Still being copied, or refused by the reader: reported now, listed once it opens.
           if (err instanceof ArchiveError) skip(e.name, err.code, `${ERRORS[err.code].title}.`);
@@ -232,6 +242,20 @@ export class DropFolderProvider implements SourceProvider {
       chapters: chapters.sort((a, b) => naturalCompare(a.externalId, b.externalId)),
       problems: problems.sort((a, b) => naturalCompare(a.name, b.name)),
     };
+  }
+
+  private async archivePageCount(abs: string): Promise<number> {
+    const st = await lstat(abs);
+    const identity = `${st.ino}:${st.size}:${st.mtimeMs}`;
+    const known = this.pageCounts.get(abs);
+    if (known?.identity === identity) return known.pages;
+    const pages = await withArchive(abs, this.limits, async (a) => a.pages.length);
+    this.pageCounts.delete(abs);
+    // Bounded: the oldest entry goes first (a Map iterates in insertion order).
+    if (this.pageCounts.size >= PAGE_COUNT_CACHE_SIZE)
+      this.pageCounts.delete(this.pageCounts.keys().next().value as string);
+    this.pageCounts.set(abs, { identity, pages });
+    return pages;
   }
 
   /** Image files of a chapter folder in natural order; symbolic links and sub-folders are left out. */
