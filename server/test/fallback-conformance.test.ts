@@ -190,6 +190,14 @@ describe("translation fallback rules from an empty service", () => {
       w.app.api(`/api/manga/${beacon}/downloads`),
     );
     expect(downloads.some((d) => d.chapter === "14" && d.language === "en")).toBe(true);
+    // The native chapter is published before the next test scans the library (else that scan may
+    // meet its file between the move into place and the record, and count it as its own).
+    await until(
+      "the native chapter 14's download to end",
+      () => w.json<{ chapter: string | null; state: string }[]>(w.app.api(`/api/manga/${beacon}/downloads`)),
+      (ds) => ds.some((d) => d.chapter === "14" && ["published", "degraded", "failed", "cancelled"].includes(d.state)),
+      60_000,
+    );
   });
 
   it("a native file the library gains meanwhile (a scan) pauses the fallback's job of its slot", async () => {
