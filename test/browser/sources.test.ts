@@ -213,6 +213,38 @@ describe("sources page", () => {
     await ctx.close();
   });
 
+  it("says where the drop folder is when a search there finds nothing, and finds the work once it is there", async () => {
+    const id = await seriesId(service, "Lanterns of the Salt Road");
+    const settings = (await (await service.api("GET", "/api/settings/sources")).json()) as {
+      drop_folder: { path: string };
+    };
+    const ctx = await loggedInContext(browser, service);
+    const page = await ctx.newPage();
+    const errors = watchErrors(page);
+    await openSources(page, id);
+    await page.getByLabel("Provider").selectOption({ label: "Drop folder" });
+    await page.getByLabel("Title").fill("Salt Road Drop");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    const status = page.getByRole("status").filter({ hasText: "Nothing found in the drop folder" });
+    await status.waitFor();
+    expect(await status.innerText()).toContain(`in a folder named as its title in ${settings.drop_folder.path}`);
+    expect(await seriousViolations(page)).toEqual([]);
+
+    const work = path.join(settings.drop_folder.path, "Salt Road Drop");
+    mkdirSync(work, { recursive: true });
+    const pages = await drawnChapter(2, 11);
+    writeFileSync(
+      path.join(work, "Salt Road c001.cbz"),
+      await zip(pages.map((p, i) => ({ name: `00${i + 1}.jpg`, data: p.bytes }))),
+    );
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    const results = page.getByRole("list", { name: "Search results" }).getByRole("listitem");
+    await results.first().waitFor();
+    expect(await results.first().innerText()).toContain("Salt Road Drop");
+    expect(errors).toEqual([]);
+    await ctx.close();
+  });
+
   it("has no serious axe violations at phone size and fits the screen", async () => {
     const id = await seriesId(service, "Moss & Meteor");
     const ctx = await loggedInContext(browser, service, PHONE);
