@@ -32,6 +32,8 @@ const hasSubtag = (tag: string) => /[-_]/.test(tag.trim());
 
 /** A file's stored language read in a series of `seriesLanguage` (see above). */
 export function languageInSeries(language: string, seriesLanguage: string): string {
+  // Most files are in the series' language exactly (the audit reads every file of the series).
+  if (language === seriesLanguage) return seriesLanguage;
   if (language.trim().toLowerCase() === seriesLanguage.trim().toLowerCase()) return seriesLanguage;
   if (baseLanguage(language) !== baseLanguage(seriesLanguage)) return language;
   return hasSubtag(language) && hasSubtag(seriesLanguage) ? language : seriesLanguage;

@@ -13,6 +13,9 @@ describe("DropFolderProvider on a real folder", () => {
   let outside: string;
   let pages: Buffer[];
   let provider: DropFolderProvider;
+  /** A CBZ of the first `n` drawn pages. */
+  const cbz = (n: number) =>
+    zipBuffer(pages.slice(0, n).map((data, i) => ({ name: `${String(i + 1).padStart(3, "0")}.jpg`, data })));
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), "drop-test-"));
@@ -22,8 +25,6 @@ describe("DropFolderProvider on a real folder", () => {
     pages = await drawnPages(3, 5, { width: 200, height: 290 });
     const work = path.join(root, "Blue Harbor");
     await mkdir(work, { recursive: true });
-    const cbz = (n: number) =>
-      zipBuffer(pages.slice(0, n).map((data, i) => ({ name: `${String(i + 1).padStart(3, "0")}.jpg`, data })));
     await writeFile(path.join(work, "Blue Harbor - c012.cbz"), await cbz(3));
     await writeFile(path.join(work, "[Team A] Blue Harbor v02 c010.5.cbz"), await cbz(2));
     await writeFile(path.join(work, "Blue Harbor - c000.cbz"), await cbz(1));
@@ -157,8 +158,6 @@ describe("DropFolderProvider on a real folder", () => {
   it("opens an archive again only when it changed: a refresh of an unchanged work opens none", async () => {
     const work = path.join(root, "Quiet Bay");
     await mkdir(work);
-    const cbz = (n: number) =>
-      zipBuffer(pages.slice(0, n).map((data, i) => ({ name: `${String(i + 1).padStart(3, "0")}.jpg`, data })));
     for (const n of [1, 2, 3]) await writeFile(path.join(work, `Quiet Bay - c00${n}.cbz`), await cbz(n));
     await writeFile(path.join(work, "Quiet Bay - c004.cbz"), Buffer.from("PK\x03\x04 still copying"));
     const fresh = new DropFolderProvider({ root });

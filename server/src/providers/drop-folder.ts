@@ -18,6 +18,7 @@
  * format the service does not read. A name without a number is offered as an unnumbered extra. Names are the entry's own segment; details are fixed sentences.
  */
 import { lstat, readdir, readFile, realpath } from "node:fs/promises";
+import type { Stats } from "node:fs";
 import path from "node:path";
 import { parseFileName, releaseLanguage } from "../domain/filename.ts";
 import { AppError, ERRORS } from "../errors.ts";
@@ -180,12 +181,15 @@ export class DropFolderProvider implements SourceProvider {
     for (const e of all.filter((x) => safeSegment(x.name))) {
       const abs = path.join(work.abs, e.name);
       let pageCount: number;
+      // An archive's stat is taken once: it keys its page count and dates the release.
+      let stat: Stats | undefined;
       if (e.isSymbolicLink()) {
         skip(e.name, "symbolic_link", "A symbolic link: links are never followed in the drop folder.");
         continue;
       } else if (e.isFile() && ARCHIVE_RE.test(e.name)) {
         try {
-          pageCount = await this.archivePageCount(abs);
+          stat = await lstat(abs);
+          pageCount = await this.archivePageCount(abs, stat);
         } catch (err) {
           // Still being copied, or refused by the reader: reported now, listed once it opens.
           if (err instanceof ArchiveError) skip(e.name, err.code, `${ERRORS[err.code].title}.`);
@@ -224,7 +228,7 @@ export class DropFolderProvider implements SourceProvider {
         // No number at all: an unnumbered release, offered as an extra (fetched on request), as a
         // source's unnumbered chapter is.
       }
-      const st = await lstat(abs);
+      stat ??= await lstat(abs);
       chapters.push({
         externalId: e.name,
         number,
@@ -234,7 +238,7 @@ export class DropFolderProvider implements SourceProvider {
         scanlator: parsed.group,
         // A language the name states ("[fr]", "(French)") wins over the mapping's.
         language: releaseLanguage(e.name, options.language ?? this.language, { series: sourceId }),
-        uploadedAt: st.mtime,
+        uploadedAt: stat.mtime,
         pageCount,
       });
     }
@@ -244,8 +248,7 @@ export class DropFolderProvider implements SourceProvider {
     };
   }
 
-  private async archivePageCount(abs: string): Promise<number> {
-    const st = await lstat(abs);
+  private async archivePageCount(abs: string, st: Stats): Promise<number> {
     const identity = `${st.ino}:${st.size}:${st.mtimeMs}`;
     const known = this.pageCounts.get(abs);
     if (known?.identity === identity) return known.pages;
