@@ -93,10 +93,17 @@ export function torrentRepo(db: Db) {
         row,
       );
     },
-    /** The books of a series' native torrents still on their way into the library. */
+    /**
+     * The books of a series' native torrents still on their way into the library (an operator's
+     * assignment being imported included; a book waiting for one is not on its way).
+     */
     async nativeBooksInFlight(seriesId: number): Promise<string[]> {
       const rows = await db.torrentJob.findMany({
-        where: { seriesId, purpose: "native", state: { in: ["added", "downloading", "completed", "importing"] } },
+        where: {
+          seriesId,
+          purpose: "native",
+          state: { in: ["added", "downloading", "completed", "importing", "assigning"] },
+        },
         select: { books: true },
       });
       return rows.flatMap((j) => JSON.parse(j.books) as string[]);

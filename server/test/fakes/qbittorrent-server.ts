@@ -129,6 +129,8 @@ export interface FakeQbtOptions {
   /** Torrents the fake can "download": by info-hash. */
   catalogue: FakeTorrent[];
   completeAfterMs?: number;
+  /** The torrents complete only when `finish(hash)` is called (a download that takes as long as the test needs). */
+  manualCompletion?: boolean;
   defaultSavePath?: string;
   /** ≤ 5.1 lets the operator rename the session cookie (WebAPISessionCookieName; default `SID`). */
   cookieName?: string;
@@ -144,6 +146,8 @@ export interface FakeQbt {
   expireSessions(): void;
   /** Resolves once the torrent's files are written. */
   completed(hash: string): Promise<void>;
+  /** With `manualCompletion`: lets the torrent complete (its files are written, its state is a finished one). */
+  finish(hash: string): void;
   close(): Promise<void>;
 }
 
@@ -181,8 +185,21 @@ export async function startFakeQbittorrent(options: FakeQbtOptions): Promise<Fak
   const toDisk = (clientPath: string) =>
     path.join(options.diskRoot, path.posix.relative(options.clientRoot, clientPath));
 
+  const gates = new Map<string, { open: () => void; opened: Promise<void> }>();
+  const gate = (hash: string) => {
+    let g = gates.get(hash);
+    if (!g) {
+      let open = () => {};
+      const opened = new Promise<void>((r) => (open = r));
+      g = { open, opened };
+      gates.set(hash, g);
+    }
+    return g;
+  };
+
   async function complete(t: FakeTorrent, entry: FakeQbtTorrent): Promise<void> {
-    await new Promise((r) => setTimeout(r, options.completeAfterMs ?? 30));
+    if (options.manualCompletion) await gate(t.infoHash).opened;
+    else await new Promise((r) => setTimeout(r, options.completeAfterMs ?? 30));
     let seed = 1;
     for (const f of t.files) {
       const abs = toDisk(path.posix.join(entry.save_path, t.name, f.path));
@@ -318,7 +335,9 @@ export async function startFakeQbittorrent(options: FakeQbtOptions): Promise<Fak
     deleted,
     expireSessions: () => sessions.clear(),
     completed: (hash) => done.get(hash) ?? Promise.reject(new Error(`no torrent ${hash}`)),
+    finish: (hash) => gate(hash).open(),
     async close() {
+      for (const g of gates.values()) g.open();
       await Promise.allSettled(done.values());
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

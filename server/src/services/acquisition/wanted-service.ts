@@ -25,6 +25,7 @@ import type { BookChannel } from "../../providers/provider.ts";
 import { blocklistRepo } from "../../repositories/blocklist-repo.ts";
 import { loadSnapshot } from "../../repositories/snapshot-repo.ts";
 import { sourceSlotRepo } from "../../repositories/source-slot-repo.ts";
+import { torrentRepo } from "../../repositories/torrent-repo.ts";
 import { wantedRepo } from "../../repositories/wanted-repo.ts";
 import { sourceRepo } from "../../repositories/source-repo.ts";
 import type { AppContext } from "../context.ts";
@@ -157,10 +158,11 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
     const unlisted = await sourceSlotRepo(ctx.db).unlistedKeys(seriesId);
     for (const slot of slots) if (unlisted.has(`${slot.kind}:${slot.number}`)) slot.unlisted = true;
     const placed = (await reconciledOffers(ctx, seriesId, languages)).releases.filter((o) => o.providerEnabled);
-    const [mappings, state, blocked] = await Promise.all([
+    const [mappings, state, blocked, torrentBooks] = await Promise.all([
       sourceRepo(ctx.db).mappingsWithPriority(seriesId, true),
       repo.state(seriesId),
       blocklistRepo(ctx.db).keysOf(seriesId),
+      torrentRepo(ctx.db).nativeBooksInFlight(seriesId),
     ]);
     const since = Date.now() - HEALTH_WINDOW_MS;
     // A release degraded for strips alone condemns nothing once the series is marked a webtoon.
@@ -260,7 +262,11 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
             d.updatedAt.getTime() >= since,
         )
         .map((d) => ({ mappingId: d.sourceMappingId!, externalId: d.externalId! })),
-      active: live.map((d) => ({ kind: kindOf(d.kind), chapter: lab(d.chapter), volume: lab(d.volume), part: d.part })),
+      active: [
+        ...live.map((d) => ({ kind: kindOf(d.kind), chapter: lab(d.chapter), volume: lab(d.volume), part: d.part })),
+        // A book a torrent is bringing in is on its way too: a source's copy of it would be a second one.
+        ...torrentBooks.map((b) => ({ kind: "volume" as const, chapter: null, volume: lab(b), part: null })),
+      ],
       languages,
       maxDownloads: ctx.config.downloads.maxPerPass,
       backoff: { emptyPasses: state?.emptyPasses ?? 0, nextPassAt: state?.nextPassAt?.getTime() ?? null },

@@ -1,0 +1,15 @@
+import * as pages from "../src/library/demo-pages.ts";
+import sharp from "sharp";
+const spec = { title: "Moss & Meteor", heading: "Ch. 1", page: 2, pages: 20, width: 600, height: 900, palette: { bg: "#cfe1b9", paper: "#fbfdf7", ink: "#283618", accent: "#bc6c25", accent2: "#606c38" }, strip: false };
+const time = async (name: string, f: (i: number) => Promise<unknown>) => { const t = performance.now(); const c0 = process.cpuUsage(); for (let i = 0; i < 40; i++) await f(i); const c = process.cpuUsage(c0); console.log(name, ((performance.now() - t) / 40).toFixed(2), "ms wall", ((c.user + c.system) / 40000).toFixed(2), "ms cpu"); };
+await time("render", (i) => pages.renderPage({ ...spec, page: i + 2, pages: 60 }));
+const svg = pages.pageSvg({ ...spec, page: 3 });
+await time("raster raw", () => sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer());
+const noText = svg.replace(/<text[^>]*>[^<]*<\/text>/g, "");
+await time("raster no text", () => sharp(Buffer.from(noText)).removeAlpha().raw().toBuffer());
+const raw = await sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+await time("jpeg only", () => sharp(raw.data, { raw: raw.info }).jpeg({ quality: 70, optimiseCoding: false }).toBuffer());
+console.log((svg.match(/<text/g) ?? []).length, "texts", svg.length, "chars");
+const trivial = `<svg xmlns="http://www.w3.org/2000/svg" width="600" height="900"><rect width="600" height="900" fill="#fff"/></svg>`;
+await time("raster trivial", () => sharp(Buffer.from(trivial)).removeAlpha().raw().toBuffer());
+await time("create blank", () => sharp({ create: { width: 600, height: 900, channels: 3, background: "#fff" } }).raw().toBuffer());

@@ -1,0 +1,11 @@
+import * as pages from "../src/library/demo-pages.ts";
+import sharp from "sharp";
+const c = Number(process.argv[2]); if (c) sharp.concurrency(c);
+console.log("concurrency", sharp.concurrency(), "cache", JSON.stringify(sharp.cache()));
+const spec = { title: "Moss & Meteor", heading: "Ch. 1", page: 2, pages: 20, width: 600, height: 900, palette: { bg: "#cfe1b9", paper: "#fbfdf7", ink: "#283618", accent: "#bc6c25", accent2: "#606c38" }, strip: false };
+const time = async (name: string, f: (i: number) => Promise<unknown>) => { const t = performance.now(); const c0 = process.cpuUsage(); for (let i = 0; i < 40; i++) await f(i); const c = process.cpuUsage(c0); console.log(name, ((performance.now() - t) / 40).toFixed(2), "ms wall", ((c.user + c.system) / 40000).toFixed(2), "ms cpu"); };
+await time("render", (i) => pages.renderPage({ ...spec, page: i + 2, pages: 60 }));
+await time("render strip", (i) => pages.renderPage({ ...spec, width: 800, height: 2400, strip: true, page: i + 2, pages: 60 }));
+const svg = pages.pageSvg({ ...spec, page: 3 });
+await time("raster raw", () => sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer());
+await time("create blank", () => sharp({ create: { width: 600, height: 900, channels: 3, background: "#fff" } }).raw().toBuffer());
