@@ -72,6 +72,10 @@ async function setUp(): Promise<void> {
   );
 }
 
+/** The label of the provider the search form has chosen. */
+const selectedProvider = (page: Page) =>
+  page.getByLabel("Provider").evaluate((s: HTMLSelectElement) => s.selectedOptions[0]?.textContent?.trim() ?? null);
+
 async function openSources(page: Page, id: number): Promise<void> {
   await page.goto(`/series/${id}/sources`);
   await page.getByRole("heading", { level: 1, name: "Sources" }).waitFor();
@@ -120,8 +124,10 @@ describe("sources page", () => {
       expect(await chapter28.getByText("No source", { exact: true }).count()).toBe(1);
       expect(await entries.filter({ hasText: "Book 4" }).count()).toBe(1);
 
-      // Search: the box starts with the series title; nothing is linked by the search itself.
-      await page.getByLabel("Provider").selectOption({ label: "MangaDex (en)" });
+      // Search: Suwayomi is set up, so the search starts on its source in the series' language
+      // (not the drop folder); the box starts with the series title; nothing is linked by the search itself.
+      await page.getByLabel("Provider").locator("option", { hasText: "MangaDex (en)" }).waitFor({ state: "attached" });
+      expect(await selectedProvider(page)).toBe("MangaDex (en)");
       expect(await page.getByLabel("Title").inputValue()).toBe("Harbor of Paper Cranes");
       await page.getByRole("button", { name: "Search", exact: true }).click();
       const results = page.getByRole("list", { name: "Search results" }).getByRole("listitem");
@@ -165,6 +171,16 @@ describe("sources page", () => {
       expect(await page.getByRole("link", { name: "See the downloads" }).count()).toBe(1);
 
       expect(await seriousViolations(page)).toEqual([]);
+
+      // A Spanish series starts on the Spanish source.
+      const created = await service.api("POST", "/api/manga", { title: "Puerto de Grullas", language: "es" });
+      expect(created.status).toBe(201);
+      await openSources(page, ((await created.json()) as { id: number }).id);
+      await page
+        .getByLabel("Provider")
+        .locator("option", { hasText: "LectorManga (es)" })
+        .waitFor({ state: "attached" });
+      expect(await selectedProvider(page)).toBe("LectorManga (es)");
       expect(errors).toEqual([]);
       await ctx.close();
     } finally {
