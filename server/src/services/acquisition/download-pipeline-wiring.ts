@@ -9,9 +9,11 @@ import type { BookChannel } from "../../providers/provider.ts";
 import type { AppContext } from "../context.ts";
 import { downloadPipeline, type ProviderLookup } from "./download-pipeline.ts";
 import { downloadService } from "./download-service.ts";
+import { activeDownloads } from "../../repositories/audit-repo.ts";
 import { providerRepo } from "../../repositories/provider-repo.ts";
 import { settingsRepo } from "../../repositories/settings-repo.ts";
 import { sourceRepo } from "../../repositories/source-repo.ts";
+import { wantedRepo } from "../../repositories/wanted-repo.ts";
 import { sourceSettingsService } from "./source-settings.ts";
 import { wantedService, type WantedService } from "./wanted-service.ts";
 import { scheduledLoop, type LoopStatus } from "../../scheduled-loop.ts";
@@ -98,6 +100,13 @@ export function downloadServices(ctx: AppContext, publication: Publication) {
   });
   // A degraded download: the next candidate from another source, at once (the back-off does not apply).
   pipeline.onDegraded(async (row) => void (await wanted.runPass(row.seriesId, { force: true })));
+  // A pass that reached its download limit left slots for the next pass: that pass runs once the
+  // series' queue is empty, not at the next scheduled interval (a long series arrives in one go).
+  const ledger = wantedRepo(ctx.db);
+  pipeline.onJobEnded(async (row) => {
+    if (!(await ledger.heldBack(row.seriesId)) || (await activeDownloads(ctx.db, row.seriesId)) > 0) return;
+    if (pipeline.isStarted()) await wanted.runPass(row.seriesId);
+  });
   return { downloads, downloadPipeline: pipeline, wanted, wantedMonitor: wantedMonitor(ctx, wanted) };
 }
 
@@ -111,7 +120,8 @@ export async function startDownloads(
   services.wantedMonitor.start(ctx.config.downloads.wantedIntervalSeconds * 1000);
   return async () => {
     await services.wantedMonitor.stop();
-    await services.wanted.settle();
+    // The workers first: a download that ends asks for no pass once they stop; then the passes.
     await services.downloadPipeline.stop();
+    await services.wanted.settle();
   };
 }

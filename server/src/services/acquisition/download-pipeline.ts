@@ -69,6 +69,7 @@ export function downloadPipeline(
   const running = new Map<number, Running>();
   let lookup = deps.lookup;
   let afterDegraded: (row: Download) => Promise<void> = async () => {};
+  let afterEnded: (row: Download) => Promise<void> = async () => {};
   let started = false;
   let timer: NodeJS.Timeout | null = null;
   let ticking: Promise<void> | null = null;
@@ -201,6 +202,11 @@ export function downloadPipeline(
           running.delete(row.id);
           await ctx.cluster.release([claimKey(row.id)]).catch(() => undefined);
           kick();
+          // Not awaited: whoever waits for this job (a cancel, the stop) does not wait for a pass.
+          if (started)
+            void afterEnded(claimed).catch((e: unknown) =>
+              ctx.log(`download ${row.id}: after its end: ${(e as Error).message}`),
+            );
         });
       running.set(row.id, { controller, providerId, fetching: true, done });
     }
@@ -259,6 +265,12 @@ export function downloadPipeline(
     onDegraded(fn: (row: Download) => Promise<void>): void {
       afterDegraded = fn;
     },
+    /** A job of this instance stopped running (whatever its state: it may be waiting for a retry). */
+    onJobEnded(fn: (row: Download) => Promise<void>): void {
+      afterEnded = fn;
+    },
+    /** Started and not stopping. */
+    isStarted: (): boolean => started,
     /** Jobs running in this process. */
     runningIds: (): number[] => [...running.keys()],
 

@@ -25,7 +25,8 @@ export const WANTED_REASONS: Record<WantedReason, ReasonWords> = {
   },
   LIMIT_REACHED: {
     label: "Next pass",
-    sentence: "A source offers it; it waits for the next pass because this pass reached its download limit.",
+    sentence:
+      "A source offers it; this pass reached its download limit, so the next pass queues it once this series' downloads end.",
     tone: "",
   },
   NO_OFFER: {

@@ -1,0 +1,102 @@
+/**
+ * A long series arrives in one go: the Wanted pass queues at most WANTED_MAX_DOWNLOADS downloads and
+ * leaves the rest to "the next pass"; that pass runs as soon as the series' queue is empty, not at
+ * the next scheduled interval (an hour by default). From an empty service, through the public REST
+ * API and a Suwayomi-compatible server on 127.0.0.1; no scheduled pass runs during the test.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FAST_ENV, until } from "./downloads-fixtures.ts";
+import { expectJson, type RestUnits } from "./fixtures.ts";
+import { drawnChapter, fakeChapter, fakeWork, startFakeSuwayomi, type FakeSuwayomi } from "./fakes/suwayomi-server.ts";
+import { createTestApp, type TestApp } from "./utils.ts";
+
+const SOURCE = { id: "7401", name: "Long Shelf", lang: "en" };
+const TITLE = "Salt Ledger";
+const CHAPTERS = ["1", "2", "3", "4", "5", "6", "7"];
+
+interface Download {
+  chapter: string | null;
+  state: string;
+}
+interface Ledger {
+  entries: { number: string; reason: string }[];
+}
+
+describe("the next pass after a pass that reached its download limit", () => {
+  let fake: FakeSuwayomi;
+  let app: TestApp;
+  beforeAll(async () => {
+    fake = await startFakeSuwayomi({
+      sources: [SOURCE],
+      works: [
+        fakeWork({
+          id: 41,
+          title: TITLE,
+          source: SOURCE,
+          chapters: await Promise.all(
+            CHAPTERS.map(async (n) =>
+              fakeChapter({ chapterNumber: Number(n), pages: await drawnChapter(3, Number(n)) }),
+            ),
+          ),
+        }),
+      ],
+    });
+    // Three downloads a pass; the scheduled pass stays an hour away.
+    app = await createTestApp({ env: { ...FAST_ENV, WANTED_MAX_DOWNLOADS: "3" } });
+  });
+  afterAll(async () => {
+    await app?.dispose();
+    await fake?.close();
+  });
+
+  it("runs once the series' queue is empty, until every chapter the source lists is fetched", async () => {
+    await expectJson(
+      await app.api("/api/settings/sources", {
+        method: "PUT",
+        json: { suwayomi: { enabled: true, url: fake.url, auth: "none" } },
+      }),
+      200,
+    );
+    const { id } = await expectJson<{ id: number }>(
+      await app.api("/api/manga", { method: "POST", json: { title: TITLE } }),
+      201,
+    );
+    // Linking runs the first pass: three chapters queued, the other four left for the next pass.
+    await expectJson(
+      await app.api(`/api/manga/${id}/sources`, {
+        method: "POST",
+        json: { provider: SOURCE.id, source_id: "41", language: "en" },
+      }),
+      201,
+    );
+    const first = await expectJson<Ledger>(await app.api(`/api/manga/${id}/wanted`), 200);
+    expect(first.entries.filter((e) => e.reason === "limit_reached").map((e) => e.number)).toEqual([
+      "4",
+      "5",
+      "6",
+      "7",
+    ]);
+
+    // No other request: the next passes run as the queue empties.
+    const units = await until(
+      "every chapter owned",
+      async () => expectJson<RestUnits>(await app.api(`/api/manga/${id}/units`), 200),
+      (u) => CHAPTERS.every((n) => u.units.some((x) => x.kind === "chapter" && x.number === n && x.owned)),
+      60_000,
+    );
+    expect(units.units.filter((x) => x.kind === "chapter").map((x) => x.number)).toEqual(CHAPTERS);
+    const rows = await until(
+      "every download ended",
+      async () => expectJson<Download[]>(await app.api(`/api/manga/${id}/downloads`), 200),
+      (d) => d.every((x) => x.state === "published"),
+    );
+    // Each chapter fetched once.
+    expect(rows.map((r) => r.chapter).sort((a, b) => Number(a) - Number(b))).toEqual(CHAPTERS);
+    // The last pass saw nothing left to hold back.
+    await until(
+      "a ledger with nothing held back",
+      async () => expectJson<Ledger>(await app.api(`/api/manga/${id}/wanted`), 200),
+      (l) => l.entries.every((e) => e.reason !== "limit_reached"),
+    );
+  });
+});
