@@ -6,14 +6,9 @@ export function wantedRepo(db: Db) {
   return {
     state: (seriesId: number) => db.wantedState.findUnique({ where: { seriesId } }),
     entries: (seriesId: number) => db.wantedEntry.findMany({ where: { seriesId } }),
-    /**
-     * The last pass's ledger waits for downloads: it queued some, found some under way or replacing a
-     * file, or held slots back for the next pass (its download limit was reached).
-     */
-    awaitsDownloads: async (seriesId: number) =>
-      (await db.wantedEntry.count({
-        where: { seriesId, reason: { in: ["queued", "already_queued", "replacing", "limit_reached"] } },
-      })) > 0,
+    /** The last pass held slots back for the next one (its download limit was reached). */
+    heldBack: async (seriesId: number) =>
+      (await db.wantedEntry.count({ where: { seriesId, reason: "limit_reached" } })) > 0,
     /** Replaces the series' ledger and back-off in one transaction. */
     async write(
       seriesId: number,

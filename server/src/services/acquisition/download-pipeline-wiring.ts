@@ -100,13 +100,11 @@ export function downloadServices(ctx: AppContext, publication: Publication) {
   });
   // A degraded download: the next candidate from another source, at once (the back-off does not apply).
   pipeline.onDegraded(async (row) => void (await wanted.runPass(row.seriesId, { force: true })));
-  // Once the series' queue is empty, the downloads the last pass counted on have ended: the next
-  // pass runs now, not at the next scheduled interval. It queues what that pass held back at its
-  // download limit (a long series arrives in one go) and its ledger says what became of the rest
-  // (a published chapter is no longer listed as queued). It keeps the back-off.
+  // A pass that reached its download limit left slots for the next pass: that pass runs once the
+  // series' queue is empty, not at the next scheduled interval (a long series arrives in one go).
   const ledger = wantedRepo(ctx.db);
   pipeline.onJobEnded(async (row) => {
-    if (!(await ledger.awaitsDownloads(row.seriesId)) || (await activeDownloads(ctx.db, row.seriesId)) > 0) return;
+    if (!(await ledger.heldBack(row.seriesId)) || (await activeDownloads(ctx.db, row.seriesId)) > 0) return;
     if (pipeline.isStarted()) await wanted.runPass(row.seriesId);
   });
   return { downloads, downloadPipeline: pipeline, wanted, wantedMonitor: wantedMonitor(ctx, wanted) };
