@@ -7,7 +7,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAST_ENV, until } from "./downloads-fixtures.ts";
 import { expectJson, type RestUnits } from "./fixtures.ts";
-import { drawnChapter, fakeChapter, fakeWork, startFakeSuwayomi, type FakeSuwayomi } from "./fakes/suwayomi-server.ts";
+import {
+  drawnChapter,
+  fakeChapter,
+  fakeWork,
+  flakyPage,
+  startFakeSuwayomi,
+  type FakeSuwayomi,
+} from "./fakes/suwayomi-server.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 
 const SOURCE = { id: "7401", name: "Long Shelf", lang: "en" };
@@ -43,13 +50,6 @@ describe("the next pass after a pass that reached its download limit", () => {
     });
     // Three downloads a pass; the scheduled pass stays an hour away.
     app = await createTestApp({ env: { ...FAST_ENV, WANTED_MAX_DOWNLOADS: "3" } });
-  });
-  afterAll(async () => {
-    await app?.dispose();
-    await fake?.close();
-  });
-
-  it("runs once the series' queue is empty, until every chapter the source lists is fetched", async () => {
     await expectJson(
       await app.api("/api/settings/sources", {
         method: "PUT",
@@ -57,6 +57,13 @@ describe("the next pass after a pass that reached its download limit", () => {
       }),
       200,
     );
+  });
+  afterAll(async () => {
+    await app?.dispose();
+    await fake?.close();
+  });
+
+  it("runs once the series' queue is empty, until every chapter the source lists is fetched", async () => {
     const { id } = await expectJson<{ id: number }>(
       await app.api("/api/manga", { method: "POST", json: { title: TITLE } }),
       201,
@@ -98,5 +105,45 @@ describe("the next pass after a pass that reached its download limit", () => {
       async () => expectJson<Ledger>(await app.api(`/api/manga/${id}/wanted`), 200),
       (l) => l.entries.every((e) => e.reason !== "limit_reached"),
     );
+  });
+  it("stops once only chapters that keep failing are left: they wait for the back-off", async () => {
+    // Every page of these four chapters answers 500, retry after retry (three a pass).
+    const failing = await Promise.all(
+      ["1", "2", "3", "4"].map(async (n) =>
+        fakeChapter({
+          chapterNumber: Number(n),
+          pages: (await drawnChapter(2, 80 + Number(n))).map((p) => flakyPage(p, 1_000_000)),
+        }),
+      ),
+    );
+    fake.works.push(fakeWork({ id: 43, title: "Broken Ledger", source: SOURCE, chapters: failing }));
+    const { id } = await expectJson<{ id: number }>(
+      await app.api("/api/manga", { method: "POST", json: { title: "Broken Ledger" } }),
+      201,
+    );
+    await expectJson(
+      await app.api(`/api/manga/${id}/sources`, {
+        method: "POST",
+        json: { provider: SOURCE.id, source_id: "43", language: "en" },
+      }),
+      201,
+    );
+    const downloads = async () => expectJson<Download[]>(await app.api(`/api/manga/${id}/downloads`), 200);
+    const ledger = async () => expectJson<Ledger>(await app.api(`/api/manga/${id}/wanted`), 200);
+    // Passes follow one another while a chapter never tried is held back (the fourth, queued before
+    // the retries of the others), until a pass queues only retries: then the back-off holds.
+    const final = await until(
+      "the series backing off",
+      ledger,
+      (l) => l.entries.length === 4 && l.entries.every((e) => e.reason === "backing_off"),
+      30_000,
+    );
+    expect(final.entries.map((e) => e.number)).toEqual(["1", "2", "3", "4"]);
+    const rows = await until("every download ended", downloads, (d) => d.every((x) => x.state === "failed"));
+    // Each chapter was tried, none more than three times, and nothing more is queued afterwards.
+    const tries = (n: string) => rows.filter((r) => r.chapter === n).length;
+    expect(["1", "2", "3", "4"].map(tries)).toEqual([3, 3, 2, 1]);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await downloads()).length).toBe(rows.length);
   });
 });

@@ -396,15 +396,22 @@ export function planWanted(input: PlanInput): PlanOutput {
   const ledger: LedgerEntry[] = [];
   let inFlight = 0;
   let heldBack = 0;
-  // Picks that only try again a release whose download failed lately: queued, but the pass counts
-  // as empty for the back-off, so a series whose only source keeps failing is not asked every pass.
+  // Picks that try again a release whose download failed lately (for a split chapter: any of its
+  // parts): queued, but the pass counts as empty for the back-off, so a series whose only source
+  // keeps failing is not asked every pass. Under the download limit they come after the picks that
+  // were never tried, so chapters that keep failing never hold back the rest of the series.
   const failedKeys = new Set((input.failed ?? []).map((d) => `${d.mappingId}\u0000${d.externalId}`));
+  const isRetry = (pick: readonly PlanOffer[]) =>
+    pick.some((o) => failedKeys.has(`${o.mappingId}\u0000${o.externalId}`));
   let retries = 0;
+  /** The main entries by slot, in reading order once every slot is decided. */
+  const entries = new Map<WantedSlot, LedgerEntry>();
+  const picks: { slot: WantedSlot; choice: SlotChoice & { pick: PlanOffer[] }; retry: boolean }[] = [];
 
   for (const slot of wanted) {
     if (activeFor(slot, input.active)) {
       inFlight += 1;
-      ledger.push({
+      entries.set(slot, {
         kind: slot.kind,
         number: slot.number,
         reason: "already_queued",
@@ -414,7 +421,7 @@ export function planWanted(input: PlanInput): PlanOutput {
     }
     const choice = chooseForSlot(slot, input);
     if (backingOff) {
-      ledger.push({
+      entries.set(slot, {
         kind: slot.kind,
         number: slot.number,
         reason: "backing_off",
@@ -423,24 +430,32 @@ export function planWanted(input: PlanInput): PlanOutput {
       continue;
     }
     if (choice.pick === null) {
-      ledger.push({ kind: slot.kind, number: slot.number, reason: choice.reason!, detail: choice.detail });
+      entries.set(slot, { kind: slot.kind, number: slot.number, reason: choice.reason!, detail: choice.detail });
       continue;
     }
+    picks.push({ slot, choice: { ...choice, pick: choice.pick }, retry: isRetry(choice.pick) });
+  }
+  for (const { slot, choice, retry } of [...picks.filter((p) => !p.retry), ...picks.filter((p) => p.retry)]) {
     if (downloads.length + choice.pick.length > limit) {
-      heldBack += 1;
-      ledger.push({ kind: slot.kind, number: slot.number, reason: "limit_reached", detail: choice.detail });
+      // Held back for the next pass; only a pick never tried keeps the series out of the back-off.
+      if (!retry) heldBack += 1;
+      entries.set(slot, { kind: slot.kind, number: slot.number, reason: "limit_reached", detail: choice.detail });
       continue;
     }
     const replacing = partsReplacement(slot, choice.pick);
     downloads.push(...choice.pick.map((o) => ({ ...toDownload(slot, o), ...replacing })));
-    if (choice.pick.every((o) => failedKeys.has(`${o.mappingId}\u0000${o.externalId}`))) retries += choice.pick.length;
+    if (retry) retries += choice.pick.length;
     const parts = choice.pick.map((o) => o.part).filter((p): p is number => p !== null);
-    ledger.push({
+    entries.set(slot, {
       kind: slot.kind,
       number: slot.number,
       reason: "queued",
       detail: parts.length > 0 ? { ...choice.detail, parts } : choice.detail,
     });
+  }
+  for (const slot of wanted) {
+    const e = entries.get(slot);
+    if (e) ledger.push(e);
   }
 
   // Recovery after the wanted slots, within the same limit: a degraded file is still readable. The
