@@ -143,6 +143,9 @@ describe("sources page", () => {
       expect(await dialog.innerText()).toContain("Harbor of Paper Cranes");
       await dialog.getByRole("button", { name: "Link this work", exact: true }).click();
       await page.getByText("Linked “Harbor of Paper Cranes”.").waitFor();
+      // The result itself reads as linked at once: no second link is offered.
+      expect(await work.getByText("Linked", { exact: true }).count()).toBe(1);
+      expect(await work.getByRole("button", { name: "Link this work…" }).count()).toBe(0);
       expect(await page.getByText(/3 offers \(3 new, 0 changed, 0 gone\)/).count()).toBe(1);
       const card = page.getByTestId("source-mapping");
       await card.waitFor();
