@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAST_ENV, until } from "./downloads-fixtures.ts";
-import { expectJson, type RestUnits } from "./fixtures.ts";
+import { createSeries, expectJson, linkSources, useSuwayomi, type RestUnits } from "./fixtures.ts";
 import {
   drawnChapter,
   fakeChapter,
@@ -50,13 +50,7 @@ describe("the next pass after a pass that reached its download limit", () => {
     });
     // Three downloads a pass; the scheduled pass stays an hour away.
     app = await createTestApp({ env: { ...FAST_ENV, WANTED_MAX_DOWNLOADS: "3" } });
-    await expectJson(
-      await app.api("/api/settings/sources", {
-        method: "PUT",
-        json: { suwayomi: { enabled: true, url: fake.url, auth: "none" } },
-      }),
-      200,
-    );
+    await useSuwayomi(app, fake.url);
   });
   afterAll(async () => {
     await app?.dispose();
@@ -64,18 +58,9 @@ describe("the next pass after a pass that reached its download limit", () => {
   });
 
   it("runs once the series' queue is empty, until every chapter the source lists is fetched", async () => {
-    const { id } = await expectJson<{ id: number }>(
-      await app.api("/api/manga", { method: "POST", json: { title: TITLE } }),
-      201,
-    );
+    const id = await createSeries(app, TITLE);
     // Linking runs the first pass: three chapters queued, the other four left for the next pass.
-    await expectJson(
-      await app.api(`/api/manga/${id}/sources`, {
-        method: "POST",
-        json: { provider: SOURCE.id, source_id: "41", language: "en" },
-      }),
-      201,
-    );
+    await linkSources(app, id, [[SOURCE.id, 41, 0, "en"]]);
     const first = await expectJson<Ledger>(await app.api(`/api/manga/${id}/wanted`), 200);
     expect(first.entries.filter((e) => e.reason === "limit_reached").map((e) => e.number)).toEqual([
       "4",
@@ -117,17 +102,8 @@ describe("the next pass after a pass that reached its download limit", () => {
       ),
     );
     fake.works.push(fakeWork({ id: 43, title: "Broken Ledger", source: SOURCE, chapters: failing }));
-    const { id } = await expectJson<{ id: number }>(
-      await app.api("/api/manga", { method: "POST", json: { title: "Broken Ledger" } }),
-      201,
-    );
-    await expectJson(
-      await app.api(`/api/manga/${id}/sources`, {
-        method: "POST",
-        json: { provider: SOURCE.id, source_id: "43", language: "en" },
-      }),
-      201,
-    );
+    const id = await createSeries(app, "Broken Ledger");
+    await linkSources(app, id, [[SOURCE.id, 43, 0, "en"]]);
     const downloads = async () => expectJson<Download[]>(await app.api(`/api/manga/${id}/downloads`), 200);
     const ledger = async () => expectJson<Ledger>(await app.api(`/api/manga/${id}/wanted`), 200);
     // Passes follow one another while a chapter never tried is held back (the fourth, queued before
