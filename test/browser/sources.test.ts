@@ -21,7 +21,7 @@ import {
   drawnChapter,
   fakeChapter,
   fakeWork,
-  slowPage,
+  heldPage,
   startFakeSuwayomi,
   type FakeSource,
   type FakeSuwayomi,
@@ -32,6 +32,8 @@ let service: Service;
 let browser: Browser;
 let fake: FakeSuwayomi;
 const SOURCE: FakeSource = { id: "8801", name: "MangaDex", lang: "en" };
+/** Lets chapter 28's last page go. */
+let releaseChapter28: () => void = () => undefined;
 
 browserSuite((s, b) => {
   service = s;
@@ -40,6 +42,7 @@ browserSuite((s, b) => {
 
 async function setUp(): Promise<void> {
   const pages = await drawnChapter(4, 5);
+  const hold = new Promise<void>((r) => (releaseChapter28 = r));
   fake = await startFakeSuwayomi({
     sources: [SOURCE, { id: "8802", name: "LectorManga", lang: "es" }],
     works: [
@@ -47,12 +50,12 @@ async function setUp(): Promise<void> {
         id: 501,
         title: "Harbor of Paper Cranes",
         source: SOURCE,
-        // Chapter 28's last page takes its time: its download stays under way while the page is
-        // checked (a quick download would leave the list before the test looks at it).
+        // Chapter 28's last page waits for the test: its download stays under way while the page is
+        // checked (a quick download would read "Fetched" before the test looks at it).
         chapters: [27, 28, 29].map((n) =>
           fakeChapter({
             chapterNumber: n,
-            pages: n === 28 ? [...pages.slice(0, -1), slowPage(pages.at(-1)!, 600_000)] : pages,
+            pages: n === 28 ? [...pages.slice(0, -1), heldPage(pages.at(-1)!, hold)] : pages,
           }),
         ),
       }),
@@ -170,7 +173,15 @@ describe("sources page", () => {
       expect(await chapter28.innerText()).toMatch(
         /A download (was queued by the last Wanted pass|of it is already under way)\./,
       );
+      expect(await seriousViolations(page)).toEqual([]);
+      // Once its download is published, the same ledger says so: not "Queued" until the next pass.
+      releaseChapter28();
+      await chapter28.getByText("Fetched", { exact: true }).waitFor({ timeout: 20_000 });
+      expect(await chapter28.innerText()).toContain(
+        "Downloaded since the last Wanted pass; the next pass takes it off this list.",
+      );
       expect(await chapter28.innerText()).toContain("1 offer, 1 in a chosen language");
+      expect(await page.getByText(/1 slot fetched since the last pass\./).count()).toBe(1);
       expect(await page.getByRole("link", { name: "See the downloads" }).count()).toBe(1);
 
       expect(await seriousViolations(page)).toEqual([]);
@@ -187,6 +198,7 @@ describe("sources page", () => {
       expect(errors).toEqual([]);
       await ctx.close();
     } finally {
+      releaseChapter28();
       await fake.close();
     }
   });
@@ -276,5 +288,61 @@ describe("sources page", () => {
     );
     expect(overflow).toBeLessThanOrEqual(0);
     await ctx.close();
+  });
+
+  it("lists what is wanted across the library on the Wanted page, filtered by reason, at desktop and phone size", async () => {
+    // A series no source offers anything for: its map makes chapters 1–2 and book 1 wanted.
+    const created = await service.api("POST", "/api/manga", { title: "Quiet Orchard" });
+    expect(created.status).toBe(201);
+    const id = ((await created.json()) as { id: number }).id;
+    const mapped = await service.api("PUT", `/api/manga/${id}/chapter-map`, {
+      revision: 0,
+      entries: [{ volume: "1", chapters: ["1", "2"] }],
+    });
+    expect(mapped.status).toBe(200);
+    expect((await service.api("POST", `/api/manga/${id}/wanted/run`)).status).toBe(200);
+
+    const ctx = await loggedInContext(browser, service);
+    const page = await ctx.newPage();
+    const errors = watchErrors(page);
+    await page.goto("/");
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Wanted" }).click();
+    await page.waitForURL("**/wanted");
+    await page.getByRole("heading", { level: 1, name: "Wanted" }).waitFor();
+    const group = page.getByRole("region", { name: "Quiet Orchard" });
+    await group.waitFor();
+    const entries = group.getByTestId("wanted-entry");
+    expect(await entries.count()).toBe(3);
+    const chapter1 = entries.filter({ hasText: "Chapter 1" });
+    expect(await chapter1.getByText("No source", { exact: true }).count()).toBe(1);
+    expect(await chapter1.innerText()).toContain("No linked source offers it.");
+    expect(await entries.filter({ hasText: "Book 1" }).count()).toBe(1);
+    expect(await group.getByRole("link", { name: "Sources and Wanted pass" }).getAttribute("href")).toBe(
+      `/series/${id}/sources`,
+    );
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // "On the way" asks the server for those reasons only: this series has none.
+    await page.getByRole("button", { name: "On the way" }).click();
+    await page.waitForURL("**/wanted?show=on-the-way");
+    await expect.poll(() => group.count(), { timeout: 10_000 }).toBe(0);
+    expect(await page.getByRole("button", { name: "On the way" }).getAttribute("aria-pressed")).toBe("true");
+    await page.getByRole("button", { name: "Needs a source" }).click();
+    await page.waitForURL("**/wanted?show=needs-source");
+    await group.waitFor();
+    expect(await group.getByTestId("wanted-entry").count()).toBe(3);
+    expect(errors).toEqual([]);
+    await ctx.close();
+
+    const phone = await loggedInContext(browser, service, PHONE);
+    const small = await phone.newPage();
+    await small.goto("/wanted");
+    await small.getByRole("region", { name: "Quiet Orchard" }).waitFor();
+    expect(await seriousViolations(small)).toEqual([]);
+    const overflow = await small.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
+    expect(overflow).toBeLessThanOrEqual(0);
+    await phone.close();
   });
 });

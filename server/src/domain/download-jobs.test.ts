@@ -4,6 +4,7 @@ import {
   FINAL_JOB_STATES,
   isBlockable,
   JOB_STATES,
+  ledgerDownloads,
   LIVE_JOB_STATES,
   retryDelay,
   transition,
@@ -142,5 +143,35 @@ describe("which release the operator may block by itself", () => {
     // Never without a release of a linked source, never twice.
     expect(isBlockable(state, false, false)).toBe(false);
     expect(isBlockable(state, true, true)).toBe(false);
+  });
+});
+
+describe("what became of a ledger entry's downloads", () => {
+  it.each<[JobState[], string | null]>([
+    [[], null],
+    [["queued"], "under_way"],
+    [["waiting"], "under_way"],
+    [["publishing"], "under_way"],
+    [["published"], "published"],
+    [["failed"], "failed"],
+    [["cancelled"], "failed"],
+    [["degraded"], "failed"],
+    // A split chapter: published only once every part is, under way while any part is.
+    [["published", "fetching"], "under_way"],
+    [["published", "published"], "published"],
+    [["published", "failed"], "failed"],
+    [["failed", "queued"], "under_way"],
+  ])("%j → %s", (states, expected) => {
+    expect(ledgerDownloads(states)).toBe(expected);
+  });
+
+  it("is published exactly when every download is, and under way exactly when one is live", () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...JOB_STATES), { minLength: 1, maxLength: 6 }), (states) => {
+        const r = ledgerDownloads(states);
+        expect(r === "under_way").toBe(states.some((s) => LIVE_JOB_STATES.includes(s)));
+        expect(r === "published").toBe(states.every((s) => s === "published"));
+      }),
+    );
   });
 });

@@ -33,6 +33,20 @@ export type JobState = (typeof JOB_STATES)[number];
 export const LIVE_JOB_STATES: readonly JobState[] = ["queued", "waiting", "fetching", "judging", "publishing"];
 export const FINAL_JOB_STATES: readonly JobState[] = ["degraded", "published", "failed", "cancelled"];
 
+/**
+ * What became of the downloads a Wanted ledger entry queued or found under way, read when the ledger
+ * is read: the ledger is written by a pass, and a chapter fetched since must not still read "Queued".
+ * `under_way` while any is live; `published` once all are (every part of a split chapter);
+ * otherwise `failed` (failed, cancelled or degraded: the next pass decides again). Null with none.
+ */
+export type LedgerDownloads = "under_way" | "published" | "failed";
+
+export function ledgerDownloads(states: readonly string[]): LedgerDownloads | null {
+  if (states.length === 0) return null;
+  if (states.some((s) => (LIVE_JOB_STATES as readonly string[]).includes(s))) return "under_way";
+  return states.every((s) => s === "published") ? "published" : "failed";
+}
+
 export const MAX_RETRIES = 3;
 export const RETRY_BASE_MS = 30_000;
 export const RETRY_CAP_MS = 600_000;

@@ -78,6 +78,8 @@ export interface PlanActive {
   chapter: Label | null;
   volume: Label | null;
   part: number | null;
+  /** The download's id (absent for a torrent's book in flight). */
+  downloadId?: number;
 }
 
 /** A degraded download: its release is blocked, its mapping is not asked again for that slot. */

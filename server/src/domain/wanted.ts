@@ -67,13 +67,18 @@ function offersOf(slot: WantedSlot, offers: readonly PlanOffer[]): PlanOffer[] {
     : offers.filter((o) => o.kind === "volume" && sameLabel(o.volume, slot.number));
 }
 
-/** A download of the slot is under way (a pick or a search then queues nothing: it would be a second copy). */
-export function activeFor(slot: Pick<WantedSlot, "kind" | "number">, active: readonly PlanActive[]): boolean {
-  return active.some((a) =>
+/** The downloads of the slot under way (every part of a split chapter). */
+export function activeOf(slot: Pick<WantedSlot, "kind" | "number">, active: readonly PlanActive[]): PlanActive[] {
+  return active.filter((a) =>
     slot.kind === "chapter"
       ? a.kind === "chapter" && sameLabel(a.chapter, slot.number)
       : a.kind === "volume" && sameLabel(a.volume, slot.number),
   );
+}
+
+/** A download of the slot is under way (a pick or a search then queues nothing: it would be a second copy). */
+export function activeFor(slot: Pick<WantedSlot, "kind" | "number">, active: readonly PlanActive[]): boolean {
+  return activeOf(slot, active).length > 0;
 }
 
 interface Candidate {

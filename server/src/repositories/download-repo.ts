@@ -30,6 +30,7 @@ export function downloadRepo(db: Db) {
       db.download.findMany({
         where: { seriesId },
         select: {
+          id: true,
           state: true,
           kind: true,
           chapter: true,
@@ -46,6 +47,15 @@ export function downloadRepo(db: Db) {
           verdict: true,
         },
       }),
+    /** The states of these downloads by id (one statement; none for no ids). */
+    async statesOf(ids: readonly number[]): Promise<Map<number, string>> {
+      if (ids.length === 0) return new Map();
+      const rows = await db.download.findMany({
+        where: { id: { in: [...new Set(ids)] } },
+        select: { id: true, state: true },
+      });
+      return new Map(rows.map((r) => [r.id, r.state]));
+    },
     /** Creates the downloads in one transaction. */
     createAll: (rows: readonly DownloadCreate[]) => db.$transaction(rows.map((data) => db.download.create({ data }))),
     get: (id: number) => db.download.findUnique({ where: { id } }),

@@ -6,6 +6,12 @@ export function wantedRepo(db: Db) {
   return {
     state: (seriesId: number) => db.wantedState.findUnique({ where: { seriesId } }),
     entries: (seriesId: number) => db.wantedEntry.findMany({ where: { seriesId } }),
+    /** Every series' ledger entries (with the series' title), those with one of `reasons` when given. */
+    entriesOfLibrary: (reasons: readonly string[] | null) =>
+      db.wantedEntry.findMany({
+        where: reasons === null ? {} : { reason: { in: [...reasons] } },
+        include: { series: { select: { title: true } } },
+      }),
     /** The last pass held slots back for the next one (its download limit was reached). */
     heldBack: async (seriesId: number) =>
       (await db.wantedEntry.count({ where: { seriesId, reason: "limit_reached" } })) > 0,

@@ -1,6 +1,12 @@
 import type { DownloadEvent } from "../../services/acquisition/download-pipeline-events.ts";
 import type { DownloadState } from "../../services/acquisition/download-service.ts";
-import type { WantedEntryView, WantedLedgerView, WantedPassResult } from "../../services/acquisition/wanted-service.ts";
+import type {
+  WantedEntryView,
+  WantedLedgerView,
+  WantedOfLibrary,
+  WantedOfSeries,
+  WantedPassResult,
+} from "../../services/acquisition/wanted-service.ts";
 import { asId } from "../../services/input.ts";
 import { builder } from "../builder.ts";
 import { DownloadRef, DownloadStateEnum } from "./downloads.ts";
@@ -36,6 +42,18 @@ const WantedReasonEnum = builder.enumType("WantedReason", {
   } as const,
 });
 
+const WantedDownloadsEnum = builder.enumType("WantedDownloads", {
+  description: "What became of the downloads a ledger entry names, read when the ledger is read.",
+  values: {
+    UNDER_WAY: {
+      value: "under_way",
+      description: "At least one is still queued, waiting, fetching, judging or publishing.",
+    },
+    PUBLISHED: { value: "published", description: "All are published: the next pass takes the slot off the ledger." },
+    FAILED: { value: "failed", description: "All ended and not every one was published: the next pass decides again." },
+  } as const,
+});
+
 const WantedDetailRef = builder.objectRef<WantedEntryView["detail"]>("WantedDetail").implement({
   fields: (t) => ({
     offers: t.exposeInt("offers", { description: "Offers of the slot in any language." }),
@@ -59,6 +77,12 @@ const WantedEntryRef = builder.objectRef<WantedEntryView>("WantedEntry").impleme
     number: t.exposeString("number", { description: "Exact decimal label." }),
     reason: t.field({ type: WantedReasonEnum, resolve: (e) => e.reason }),
     detail: t.field({ type: WantedDetailRef, resolve: (e) => e.detail }),
+    downloads: t.field({
+      type: WantedDownloadsEnum,
+      nullable: true,
+      description: "What became of detail.downloadIds since the pass; null when the entry names none.",
+      resolve: (e) => e.downloads,
+    }),
     updatedAt: t.string({ resolve: (e) => e.updatedAt.toISOString() }),
   }),
 });
@@ -74,6 +98,22 @@ const WantedLedgerRef = builder.objectRef<WantedLedgerView>("WantedLedger").impl
     }),
     emptyPasses: t.exposeInt("emptyPasses"),
     entries: t.field({ type: [WantedEntryRef], resolve: (l) => l.entries }),
+  }),
+});
+
+const WantedOfSeriesRef = builder.objectRef<WantedOfSeries>("WantedOfSeries").implement({
+  description: "A ledger entry of one series, in the library's Wanted list.",
+  fields: (t) => ({
+    seriesId: t.exposeInt("seriesId"),
+    seriesTitle: t.exposeString("seriesTitle"),
+    entry: t.field({ type: WantedEntryRef, resolve: (x) => x.entry }),
+  }),
+});
+
+const WantedOfLibraryRef = builder.objectRef<WantedOfLibrary>("WantedOfLibrary").implement({
+  fields: (t) => ({
+    total: t.exposeInt("total", { description: "Entries matching the filter, before the limit." }),
+    entries: t.field({ type: [WantedOfSeriesRef], resolve: (w) => w.entries }),
   }),
 });
 
@@ -103,6 +143,17 @@ builder.queryField("wanted", (t) =>
     description: "The Wanted ledger of a series: one entry per wanted slot (and degraded file) with its reason.",
     args: { seriesId: t.arg.int({ required: true }) },
     resolve: (_r, { seriesId }, { services }) => services.wanted.ledger(asId(seriesId)),
+  }),
+);
+
+builder.queryField("wantedOfLibrary", (t) =>
+  t.field({
+    type: WantedOfLibraryRef,
+    description:
+      "Every series' Wanted ledger entries, by series title then reading order; only these reasons when given; at most `limit` (1–5000, 500 by default).",
+    args: { reasons: t.arg({ type: [WantedReasonEnum] }), limit: t.arg.int() },
+    resolve: (_r, { reasons, limit }, { services }) =>
+      services.wanted.ofLibrary({ reasons: reasons ?? undefined, limit: limit ?? undefined }),
   }),
 );
 

@@ -7,10 +7,11 @@
  */
 import { parseStoredVerdict, verdictCondemns } from "../../domain/conformity.ts";
 import { buildCoverageIndex } from "../../domain/coverage.ts";
-import { LIVE_JOB_STATES } from "../../domain/download-jobs.ts";
+import { ledgerDownloads, LIVE_JOB_STATES, type LedgerDownloads } from "../../domain/download-jobs.ts";
 import { labelEquals, parseLabel, type Label } from "../../domain/labels.ts";
 import { seriesForm } from "../../domain/series-form.ts";
 import {
+  activeOf,
   planWanted,
   type DegradedFile,
   type LedgerDetail,
@@ -19,6 +20,7 @@ import {
   type PlannedDownload,
   type WantedReason,
   type WantedSlot,
+  WANTED_REASONS,
 } from "../../domain/wanted.ts";
 import { AppError } from "../../errors.ts";
 import type { BookChannel } from "../../providers/provider.ts";
@@ -39,6 +41,8 @@ export interface WantedEntryView {
   number: string;
   reason: WantedReason;
   detail: LedgerDetail & { downloadIds?: number[]; bookChannel?: { outcome: string; detail: string } };
+  /** What became of the entry's downloads since the pass (read now, not stored). */
+  downloads: LedgerDownloads | null;
   updatedAt: Date;
 }
 
@@ -53,6 +57,22 @@ export interface WantedLedgerView {
 export interface WantedPassResult extends WantedLedgerView {
   queued: number;
 }
+
+/** A ledger entry among every series' (the library's Wanted list). */
+export interface WantedOfSeries {
+  seriesId: number;
+  seriesTitle: string;
+  entry: WantedEntryView;
+}
+
+export interface WantedOfLibrary {
+  /** Entries matching the filter, before the limit. */
+  total: number;
+  entries: WantedOfSeries[];
+}
+
+/** At most this many entries answer the library's Wanted list (the default, and the bound of `limit`). */
+export const WANTED_LIST_LIMIT = { default: 500, max: 5000 } as const;
 
 const lab = (v: string | null): Label | null => (v === null ? null : parseLabel(v));
 
@@ -263,7 +283,13 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
         )
         .map((d) => ({ mappingId: d.sourceMappingId!, externalId: d.externalId! })),
       active: [
-        ...live.map((d) => ({ kind: kindOf(d.kind), chapter: lab(d.chapter), volume: lab(d.volume), part: d.part })),
+        ...live.map((d) => ({
+          kind: kindOf(d.kind),
+          chapter: lab(d.chapter),
+          volume: lab(d.volume),
+          part: d.part,
+          downloadId: d.id,
+        })),
         // A book a torrent is bringing in is on its way too: a source's copy of it would be a second one.
         ...torrentBooks.map((b) => ({ kind: "volume" as const, chapter: null, volume: lab(b), part: null })),
       ],
@@ -315,10 +341,14 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
       ]),
     );
     const ledger = plan.ledger.map((e) => {
-      const ids = idsBySlot.get(`${e.kind}:${e.number}`);
-      return ids && (e.reason === "queued" || e.reason === "replacing")
-        ? { ...e, detail: { ...e.detail, downloadIds: ids } }
-        : e;
+      // The downloads this pass queued, or those it found under way: the ledger's reader says what became of them.
+      const ids =
+        e.reason === "queued" || e.reason === "replacing"
+          ? idsBySlot.get(`${e.kind}:${e.number}`)
+          : e.reason === "already_queued"
+            ? activeOf(e, input.active).flatMap((a) => (a.downloadId === undefined ? [] : [a.downloadId]))
+            : undefined;
+      return ids && ids.length > 0 ? { ...e, detail: { ...e.detail, downloadIds: ids } } : e;
     });
     await repo.write(
       seriesId,
@@ -371,10 +401,10 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
     }
   }
 
-  async function ledgerOf(seriesId: number): Promise<WantedLedgerView> {
-    if (!(await ctx.repos.series.get(seriesId)))
-      throw new AppError("series_not_found", `series ${seriesId} does not exist`);
-    const [state, rows] = await Promise.all([repo.state(seriesId), repo.entries(seriesId)]);
+  /** Stored ledger rows as their view, with what became of their downloads (one statement for all). */
+  async function entryViews<
+    R extends { kind: string; number: string; reason: string; detail: string; updatedAt: Date },
+  >(rows: readonly R[]): Promise<{ row: R; entry: WantedEntryView }[]> {
     const parse = (text: string) => {
       try {
         return JSON.parse(text) as WantedEntryView["detail"];
@@ -382,21 +412,34 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
         return { offers: 0, usable: 0, blocked: 0, languages: [] };
       }
     };
-    const entries = rows
-      .map((r) => ({
+    const parsed = rows.map((r) => ({ row: r, detail: parse(r.detail) }));
+    const states = await ctx.repos.downloads.statesOf(parsed.flatMap((p) => p.detail.downloadIds ?? []));
+    return parsed.map(({ row: r, detail }) => ({
+      row: r,
+      entry: {
         kind: r.kind === "book" ? ("book" as const) : ("chapter" as const),
         number: r.number,
         reason: r.reason as WantedReason,
-        detail: parse(r.detail),
+        detail,
+        downloads: ledgerDownloads((detail.downloadIds ?? []).flatMap((id) => states.get(id) ?? [])),
         updatedAt: r.updatedAt,
-      }))
-      .sort((a, b) =>
-        a.kind === b.kind
-          ? parseFloat(a.number) - parseFloat(b.number) || a.number.localeCompare(b.number)
-          : a.kind === "chapter"
-            ? -1
-            : 1,
-      );
+      },
+    }));
+  }
+
+  /** Reading order within a series: chapters, then books, each by number. */
+  const readingOrder = (a: WantedEntryView, b: WantedEntryView) =>
+    a.kind === b.kind
+      ? parseFloat(a.number) - parseFloat(b.number) || a.number.localeCompare(b.number)
+      : a.kind === "chapter"
+        ? -1
+        : 1;
+
+  async function ledgerOf(seriesId: number): Promise<WantedLedgerView> {
+    if (!(await ctx.repos.series.get(seriesId)))
+      throw new AppError("series_not_found", `series ${seriesId} does not exist`);
+    const [state, rows] = await Promise.all([repo.state(seriesId), repo.entries(seriesId)]);
+    const entries = (await entryViews(rows)).map((v) => v.entry).sort(readingOrder);
     return {
       seriesId,
       lastPassAt: state?.lastPassAt ?? null,
@@ -433,6 +476,29 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
       return startPass(seriesId, slot, force);
     },
     ledger: ledgerOf,
+    /**
+     * Every series' ledger entries (those with one of `reasons` when given), by series title and then
+     * reading order, at most `limit` of them; `total` counts them all.
+     */
+    async ofLibrary(filter: { reasons?: readonly string[]; limit?: number } = {}): Promise<WantedOfLibrary> {
+      const reasons = filter.reasons && filter.reasons.length > 0 ? [...new Set(filter.reasons)] : null;
+      for (const r of reasons ?? [])
+        if (!(WANTED_REASONS as readonly string[]).includes(r))
+          throw new AppError("invalid_field", `unknown Wanted reason ${JSON.stringify(r)}`, { field: "reason" });
+      const limit = filter.limit ?? WANTED_LIST_LIMIT.default;
+      if (!Number.isInteger(limit) || limit < 1 || limit > WANTED_LIST_LIMIT.max)
+        throw new AppError("invalid_field", `limit must be an integer from 1 to ${WANTED_LIST_LIMIT.max}`, {
+          field: "limit",
+        });
+      const rows = await repo.entriesOfLibrary(reasons);
+      const all = (await entryViews(rows))
+        .map(({ row, entry }) => ({ seriesId: row.seriesId, seriesTitle: row.series.title, entry }))
+        .sort(
+          (a, b) =>
+            a.seriesTitle.localeCompare(b.seriesTitle) || a.seriesId - b.seriesId || readingOrder(a.entry, b.entry),
+        );
+      return { total: all.length, entries: all.slice(0, limit) };
+    },
     /** The facts a pass plans from (the operator's view of one slot's offers reads them). */
     planFacts: (seriesId: number) => planInput(seriesId, true),
     /** Queues downloads the operator chose by hand, and wakes the workers. */

@@ -34,33 +34,64 @@ export const MAPPING_FIELDS = graphql(`
   }
 `);
 
-export const LEDGER_FIELDS = graphql(`
-  fragment WantedLedgerFields on WantedLedger {
-    seriesId
-    emptyPasses
-    lastPassAt
-    nextPassAt
-    entries {
-      kind
-      number
-      reason
-      updatedAt
-      detail {
-        blocked
-        bookChannelOutcome
-        candidateExternalId
-        candidateMappingId
-        downloadIds
-        languages
-        nextPassAt
-        offers
-        parts
-        replacesFileId
-        usable
-      }
+export const ENTRY_FIELDS = graphql(`
+  fragment WantedEntryFields on WantedEntry {
+    kind
+    number
+    reason
+    downloads
+    updatedAt
+    detail {
+      blocked
+      bookChannelOutcome
+      candidateExternalId
+      candidateMappingId
+      downloadIds
+      languages
+      nextPassAt
+      offers
+      parts
+      replacesFileId
+      usable
     }
   }
 `);
+
+export const LEDGER_FIELDS = graphql(
+  `
+    fragment WantedLedgerFields on WantedLedger {
+      seriesId
+      emptyPasses
+      lastPassAt
+      nextPassAt
+      entries {
+        ...WantedEntryFields
+      }
+    }
+  `,
+  [ENTRY_FIELDS],
+);
+
+export type WantedOfLibrary = ResultOf<typeof WANTED_OF_LIBRARY_QUERY>["wantedOfLibrary"];
+
+/** Every series' Wanted ledger entries (the Wanted page), only these reasons when given. */
+export const WANTED_OF_LIBRARY_QUERY = graphql(
+  `
+    query WantedOfLibrary($reasons: [WantedReason!]) {
+      wantedOfLibrary(reasons: $reasons) {
+        total
+        entries {
+          seriesId
+          seriesTitle
+          entry {
+            ...WantedEntryFields
+          }
+        }
+      }
+    }
+  `,
+  [ENTRY_FIELDS],
+);
 
 export type SourcesData = ResultOf<typeof SOURCES_QUERY>;
 

@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import {
   WANTED_REASONS,
   detailFacts,
+  entryLabel,
+  entrySentence,
+  entryTone,
+  bySeries,
   ledgerSummary,
+  WANTED_FILTERS,
   reasonLabel,
   reasonSentence,
   reasonTone,
@@ -112,5 +117,47 @@ describe("details", () => {
       "3 slots wanted: 2 on the way, 1 waiting for a source.",
     );
     expect(ledgerSummary([{ reason: "NO_OFFER" }])).toBe("1 slot wanted: 0 on the way, 1 waiting for a source.");
+  });
+
+  it("says what became of an entry's downloads once they ended, instead of the pass's reason", () => {
+    expect(entryLabel({ reason: "QUEUED", downloads: "PUBLISHED" })).toBe("Fetched");
+    expect(entryTone({ reason: "ALREADY_QUEUED", downloads: "PUBLISHED" })).toBe("good");
+    expect(entryLabel({ reason: "QUEUED", downloads: "FAILED" })).toBe("Download failed");
+    expect(entrySentence({ reason: "REPLACING", downloads: "FAILED" })).toMatch(/^Its download ended without a file/);
+    // Under way or naming no download, the reason stands.
+    expect(entryLabel({ reason: "QUEUED", downloads: "UNDER_WAY" })).toBe("Queued");
+    expect(entryLabel({ reason: "NO_OFFER", downloads: null })).toBe("No source");
+    expect(entrySentence({ reason: "NO_OFFER" })).toBe(reasonSentence("NO_OFFER"));
+  });
+
+  it("does not count a slot fetched since the pass as wanted", () => {
+    expect(
+      ledgerSummary([
+        { reason: "QUEUED", downloads: "PUBLISHED" },
+        { reason: "QUEUED", downloads: "UNDER_WAY" },
+        { reason: "QUEUED", downloads: "FAILED" },
+      ]),
+    ).toBe("2 slots wanted: 1 on the way, 1 waiting for a source. 1 slot fetched since the last pass.");
+    expect(ledgerSummary([{ reason: "ALREADY_QUEUED", downloads: "PUBLISHED" }])).toBe(
+      "Nothing else is wanted: 1 slot fetched since the last pass.",
+    );
+  });
+
+  it("filters the Wanted page by every reason exactly once, besides All", () => {
+    const named = WANTED_FILTERS.flatMap((f) => f.reasons ?? []);
+    expect([...named].sort()).toEqual([...REASONS].sort());
+    expect(WANTED_FILTERS[0]).toEqual({ key: "all", label: "All", reasons: null });
+  });
+
+  it("groups the library's entries by series, keeping their order", () => {
+    const rows = [
+      { seriesId: 2, seriesTitle: "A", n: 1 },
+      { seriesId: 2, seriesTitle: "A", n: 2 },
+      { seriesId: 1, seriesTitle: "B", n: 3 },
+    ];
+    expect(bySeries(rows).map((g) => [g.seriesId, g.title, g.rows.map((r) => r.n)])).toEqual([
+      [2, "A", [1, 2]],
+      [1, "B", [3]],
+    ]);
   });
 });

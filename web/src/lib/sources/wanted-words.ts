@@ -6,6 +6,7 @@ import type { Schema } from "$lib/gql";
 import type { WantedDetail } from "./queries";
 
 export type WantedReason = Schema<"WantedReason">;
+export type WantedDownloads = Schema<"WantedDownloads">;
 
 export type Tone = "good" | "info" | "warn" | "bad" | "";
 
@@ -77,6 +78,43 @@ function wordsOf(code: string): ReasonWords | null {
   return Object.hasOwn(SLOT_REASONS, code) ? SLOT_REASONS[code]! : null;
 }
 
+/**
+ * An entry's downloads ended since the pass that wrote it: that outcome is said instead of the pass's
+ * reason (a chapter fetched since must not read "Queued"). Under way, the reason stands.
+ */
+const ENDED: Record<Exclude<WantedDownloads, "UNDER_WAY">, ReasonWords> = {
+  PUBLISHED: {
+    label: "Fetched",
+    sentence: "Downloaded since the last Wanted pass; the next pass takes it off this list.",
+    tone: "good",
+  },
+  FAILED: {
+    label: "Download failed",
+    sentence:
+      "Its download ended without a file (failed, cancelled or judged degraded); the next Wanted pass decides again. The Downloads page says why.",
+    tone: "warn",
+  },
+};
+
+type LedgerEntryWords = { reason: string; downloads?: WantedDownloads | null };
+
+function entryWords(e: LedgerEntryWords): ReasonWords | null {
+  return e.downloads === "PUBLISHED" || e.downloads === "FAILED" ? ENDED[e.downloads] : wordsOf(e.reason);
+}
+
+/** The label of a ledger entry: what became of its downloads once they ended, else its reason. */
+export function entryLabel(e: LedgerEntryWords): string {
+  return entryWords(e)?.label ?? reasonLabel(e.reason);
+}
+
+export function entrySentence(e: LedgerEntryWords): string {
+  return entryWords(e)?.sentence ?? reasonSentence(e.reason);
+}
+
+export function entryTone(e: LedgerEntryWords): Tone {
+  return entryWords(e)?.tone ?? "";
+}
+
 export function reasonLabel(code: string): string {
   return wordsOf(code)?.label ?? code.toLowerCase().replace(/_/g, " ");
 }
@@ -125,12 +163,51 @@ export function detailFacts(d: DetailFacts, when: (iso: string) => string = (iso
   return facts;
 }
 
-/** A summary line over the ledger. */
-export function ledgerSummary(entries: { reason: string }[]): string {
-  if (entries.length === 0) return "Nothing is wanted: every monitored book and chapter is on disk or covered.";
+/** A summary line over the ledger; slots fetched since the pass are no longer counted as wanted. */
+export function ledgerSummary(all: LedgerEntryWords[]): string {
+  const entries = all.filter((e) => e.downloads !== "PUBLISHED");
+  const fetched = all.length - entries.length;
+  const since = fetched > 0 ? ` ${plural(fetched, "slot")} fetched since the last pass.` : "";
+  if (entries.length === 0)
+    return fetched > 0
+      ? `Nothing else is wanted:${since}`
+      : "Nothing is wanted: every monitored book and chapter is on disk or covered.";
   const active = entries.filter(
-    (e) => e.reason === "QUEUED" || e.reason === "ALREADY_QUEUED" || e.reason === "REPLACING",
+    (e) =>
+      e.downloads !== "FAILED" && (e.reason === "QUEUED" || e.reason === "ALREADY_QUEUED" || e.reason === "REPLACING"),
   ).length;
   const stuck = entries.length - active;
-  return `${plural(entries.length, "slot")} wanted: ${active} on the way, ${stuck} waiting for a source.`;
+  return `${plural(entries.length, "slot")} wanted: ${active} on the way, ${stuck} waiting for a source.${since}`;
+}
+
+/** The Wanted page's filters: which reasons each one asks the server for (null: all of them). */
+export const WANTED_FILTERS: { key: string; label: string; reasons: WantedReason[] | null }[] = [
+  { key: "all", label: "All", reasons: null },
+  {
+    key: "needs-source",
+    label: "Needs a source",
+    reasons: [
+      "NO_OFFER",
+      "NO_LONGER_LISTED",
+      "ONLY_OTHER_LANGUAGES",
+      "PARTS_INCOMPLETE",
+      "ALL_OFFERS_BLOCKED",
+      "NO_OTHER_SOURCE",
+    ],
+  },
+  { key: "on-the-way", label: "On the way", reasons: ["QUEUED", "ALREADY_QUEUED", "REPLACING", "LIMIT_REACHED"] },
+  { key: "waiting", label: "Waiting", reasons: ["BACKING_OFF"] },
+];
+
+/** Entries of the library's list, one group per series in the order given. */
+export function bySeries<T extends { seriesId: number; seriesTitle: string }>(
+  rows: readonly T[],
+): { seriesId: number; title: string; rows: T[] }[] {
+  const groups: { seriesId: number; title: string; rows: T[] }[] = [];
+  for (const r of rows) {
+    const last = groups.at(-1);
+    if (last && last.seriesId === r.seriesId) last.rows.push(r);
+    else groups.push({ seriesId: r.seriesId, title: r.seriesTitle, rows: [r] });
+  }
+  return groups;
 }
