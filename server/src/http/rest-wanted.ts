@@ -1,7 +1,12 @@
 /** REST of the Wanted pass: translation between HTTP and the wanted service, nothing else. */
 import type { Hono } from "hono";
 import type { Services } from "../services/index.ts";
-import type { WantedEntryView, WantedLedgerView, WantedOfLibrary } from "../services/acquisition/wanted-service.ts";
+import {
+  WANTED_LIST_LIMIT,
+  type WantedEntryView,
+  type WantedLedgerView,
+  type WantedOfLibrary,
+} from "../services/acquisition/wanted-service.ts";
 import { AppError } from "../errors.ts";
 import { pathId } from "./request.ts";
 
@@ -56,7 +61,9 @@ export function wantedRoutes(app: Hono, services: Services): void {
     const reasons = (c.req.queries("reason") ?? []).flatMap((s) => s.split(",")).filter((s) => s !== "");
     const limitText = c.req.query("limit");
     if (limitText !== undefined && !/^\d{1,9}$/.test(limitText))
-      throw new AppError("invalid_field", "limit must be an integer from 1 to 5000", { field: "limit" });
+      throw new AppError("invalid_field", `limit must be an integer from 1 to ${WANTED_LIST_LIMIT.max}`, {
+        field: "limit",
+      });
     const limit = limitText === undefined ? undefined : Number(limitText);
     return c.json(restWantedOfLibrary(await services.wanted.ofLibrary({ reasons, limit })));
   });

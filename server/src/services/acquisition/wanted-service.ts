@@ -428,7 +428,7 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
   }
 
   /** Reading order within a series: chapters, then books, each by number. */
-  const readingOrder = (a: WantedEntryView, b: WantedEntryView) =>
+  const readingOrder = (a: { kind: string; number: string }, b: { kind: string; number: string }) =>
     a.kind === b.kind
       ? parseFloat(a.number) - parseFloat(b.number) || a.number.localeCompare(b.number)
       : a.kind === "chapter"
@@ -490,14 +490,15 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
         throw new AppError("invalid_field", `limit must be an integer from 1 to ${WANTED_LIST_LIMIT.max}`, {
           field: "limit",
         });
-      const rows = await repo.entriesOfLibrary(reasons);
-      const all = (await entryViews(rows))
-        .map(({ row, entry }) => ({ seriesId: row.seriesId, seriesTitle: row.series.title, entry }))
-        .sort(
-          (a, b) =>
-            a.seriesTitle.localeCompare(b.seriesTitle) || a.seriesId - b.seriesId || readingOrder(a.entry, b.entry),
-        );
-      return { total: all.length, entries: all.slice(0, limit) };
+      const rows = (await repo.entriesOfLibrary(reasons)).sort(
+        (a, b) => a.series.title.localeCompare(b.series.title) || a.seriesId - b.seriesId || readingOrder(a, b),
+      );
+      // Only the entries answered read their downloads' states.
+      const shown = await entryViews(rows.slice(0, limit));
+      return {
+        total: rows.length,
+        entries: shown.map(({ row, entry }) => ({ seriesId: row.seriesId, seriesTitle: row.series.title, entry })),
+      };
     },
     /** The facts a pass plans from (the operator's view of one slot's offers reads them). */
     planFacts: (seriesId: number) => planInput(seriesId, true),
