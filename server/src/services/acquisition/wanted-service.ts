@@ -7,7 +7,7 @@
  */
 import { parseStoredVerdict, verdictCondemns } from "../../domain/conformity.ts";
 import { buildCoverageIndex } from "../../domain/coverage.ts";
-import { ledgerDownloads, LIVE_JOB_STATES, type LedgerDownloads } from "../../domain/download-jobs.ts";
+import { LIVE_JOB_STATES } from "../../domain/download-jobs.ts";
 import { labelEquals, parseLabel, type Label } from "../../domain/labels.ts";
 import { seriesForm } from "../../domain/series-form.ts";
 import {
@@ -18,9 +18,7 @@ import {
   type LedgerEntry,
   type PlanInput,
   type PlannedDownload,
-  type WantedReason,
   type WantedSlot,
-  WANTED_REASONS,
 } from "../../domain/wanted.ts";
 import { AppError } from "../../errors.ts";
 import type { BookChannel } from "../../providers/provider.ts";
@@ -31,53 +29,24 @@ import { torrentRepo } from "../../repositories/torrent-repo.ts";
 import { wantedRepo } from "../../repositories/wanted-repo.ts";
 import { sourceRepo } from "../../repositories/source-repo.ts";
 import type { AppContext } from "../context.ts";
+import { wantedLedgerViews, type WantedLedgerView } from "./wanted-ledger-views.ts";
 import { downloadLanguages, reconciledOffers, slotSyncChanged, syncSourceSlots } from "./source-slots.ts";
 
 /** Degraded and failed downloads of a mapping in this window count against its health. */
 const HEALTH_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
 
-export interface WantedEntryView {
-  kind: "chapter" | "book";
-  number: string;
-  reason: WantedReason;
-  detail: LedgerDetail & { downloadIds?: number[]; bookChannel?: { outcome: string; detail: string } };
-  /** What became of the entry's downloads since the pass (read now, not stored). */
-  downloads: LedgerDownloads | null;
-  updatedAt: Date;
-}
-
-export interface WantedLedgerView {
-  seriesId: number;
-  lastPassAt: Date | null;
-  nextPassAt: Date | null;
-  emptyPasses: number;
-  entries: WantedEntryView[];
-}
+export type { WantedEntryView, WantedLedgerView, WantedOfLibrary, WantedOfSeries } from "./wanted-ledger-views.ts";
+export { WANTED_LIST_LIMIT } from "./wanted-ledger-views.ts";
 
 export interface WantedPassResult extends WantedLedgerView {
   queued: number;
 }
 
-/** A ledger entry among every series' (the library's Wanted list). */
-export interface WantedOfSeries {
-  seriesId: number;
-  seriesTitle: string;
-  entry: WantedEntryView;
-}
-
-export interface WantedOfLibrary {
-  /** Entries matching the filter, before the limit. */
-  total: number;
-  entries: WantedOfSeries[];
-}
-
-/** At most this many entries answer the library's Wanted list (the default, and the bound of `limit`). */
-export const WANTED_LIST_LIMIT = { default: 500, max: 5000 } as const;
-
 const lab = (v: string | null): Label | null => (v === null ? null : parseLabel(v));
 
 export function wantedService(ctx: AppContext, deps: { kick(): void }) {
   const repo = wantedRepo(ctx.db);
+  const views = wantedLedgerViews(ctx);
   let bookChannel: BookChannel | undefined;
   let translationFallback:
     | ((
@@ -374,7 +343,7 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
     }).catch((e: unknown) =>
       ctx.log(`wanted: translation fallback for series ${seriesId} failed: ${(e as Error).message}`),
     );
-    return { ...(await ledgerOf(seriesId)), queued: created.length };
+    return { ...(await views.ledgerOf(seriesId)), queued: created.length };
   }
 
   async function handToBookChannel(
@@ -399,54 +368,6 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
     } catch (e) {
       ctx.log(`wanted: book channel for series ${seriesId} failed: ${(e as Error).message}`);
     }
-  }
-
-  /** Stored ledger rows as their view, with what became of their downloads (one statement for all). */
-  async function entryViews<
-    R extends { kind: string; number: string; reason: string; detail: string; updatedAt: Date },
-  >(rows: readonly R[]): Promise<{ row: R; entry: WantedEntryView }[]> {
-    const parse = (text: string) => {
-      try {
-        return JSON.parse(text) as WantedEntryView["detail"];
-      } catch {
-        return { offers: 0, usable: 0, blocked: 0, languages: [] };
-      }
-    };
-    const parsed = rows.map((r) => ({ row: r, detail: parse(r.detail) }));
-    const states = await ctx.repos.downloads.statesOf(parsed.flatMap((p) => p.detail.downloadIds ?? []));
-    return parsed.map(({ row: r, detail }) => ({
-      row: r,
-      entry: {
-        kind: r.kind === "book" ? ("book" as const) : ("chapter" as const),
-        number: r.number,
-        reason: r.reason as WantedReason,
-        detail,
-        downloads: ledgerDownloads((detail.downloadIds ?? []).flatMap((id) => states.get(id) ?? [])),
-        updatedAt: r.updatedAt,
-      },
-    }));
-  }
-
-  /** Reading order within a series: chapters, then books, each by number. */
-  const readingOrder = (a: { kind: string; number: string }, b: { kind: string; number: string }) =>
-    a.kind === b.kind
-      ? parseFloat(a.number) - parseFloat(b.number) || a.number.localeCompare(b.number)
-      : a.kind === "chapter"
-        ? -1
-        : 1;
-
-  async function ledgerOf(seriesId: number): Promise<WantedLedgerView> {
-    if (!(await ctx.repos.series.get(seriesId)))
-      throw new AppError("series_not_found", `series ${seriesId} does not exist`);
-    const [state, rows] = await Promise.all([repo.state(seriesId), repo.entries(seriesId)]);
-    const entries = (await entryViews(rows)).map((v) => v.entry).sort(readingOrder);
-    return {
-      seriesId,
-      lastPassAt: state?.lastPassAt ?? null,
-      nextPassAt: state?.nextPassAt ?? null,
-      emptyPasses: state?.emptyPasses ?? 0,
-      entries,
-    };
   }
 
   return {
@@ -475,31 +396,8 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
       running.set(seriesId, slot);
       return startPass(seriesId, slot, force);
     },
-    ledger: ledgerOf,
-    /**
-     * Every series' ledger entries (those with one of `reasons` when given), by series title and then
-     * reading order, at most `limit` of them; `total` counts them all.
-     */
-    async ofLibrary(filter: { reasons?: readonly string[]; limit?: number } = {}): Promise<WantedOfLibrary> {
-      const reasons = filter.reasons && filter.reasons.length > 0 ? [...new Set(filter.reasons)] : null;
-      for (const r of reasons ?? [])
-        if (!(WANTED_REASONS as readonly string[]).includes(r))
-          throw new AppError("invalid_field", `unknown Wanted reason ${JSON.stringify(r)}`, { field: "reason" });
-      const limit = filter.limit ?? WANTED_LIST_LIMIT.default;
-      if (!Number.isInteger(limit) || limit < 1 || limit > WANTED_LIST_LIMIT.max)
-        throw new AppError("invalid_field", `limit must be an integer from 1 to ${WANTED_LIST_LIMIT.max}`, {
-          field: "limit",
-        });
-      const rows = (await repo.entriesOfLibrary(reasons)).sort(
-        (a, b) => a.series.title.localeCompare(b.series.title) || a.seriesId - b.seriesId || readingOrder(a, b),
-      );
-      // Only the entries answered read their downloads' states.
-      const shown = await entryViews(rows.slice(0, limit));
-      return {
-        total: rows.length,
-        entries: shown.map(({ row, entry }) => ({ seriesId: row.seriesId, seriesTitle: row.series.title, entry })),
-      };
-    },
+    ledger: views.ledgerOf,
+    ofLibrary: views.ofLibrary,
     /** The facts a pass plans from (the operator's view of one slot's offers reads them). */
     planFacts: (seriesId: number) => planInput(seriesId, true),
     /** Queues downloads the operator chose by hand, and wakes the workers. */
