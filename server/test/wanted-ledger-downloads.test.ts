@@ -1,7 +1,8 @@
 /**
  * The Wanted ledger is written by a pass; a chapter fetched (or failed) since must not still read
  * "Queued". Each entry names its downloads (queued by the pass or found under way by it) and says,
- * when read, what became of them. Every series' entries are also one list (the Wanted page). From
+ * when read, what became of them. Every series' entries are also one list (the Wanted page), and
+ * the scheduled pass over every series runs on request. From
  * an empty service, through REST and GraphQL, with a Suwayomi-compatible server on 127.0.0.1; no
  * scheduled pass runs during the test.
  */
@@ -235,5 +236,47 @@ describe("what became of the downloads a Wanted ledger entry names", () => {
     await expectProblem(await app.api("/api/wanted?limit=ten"), 400, "invalid_field");
     const bad = await app.gql(`{ wantedOfLibrary(limit: 0) { total } }`);
     expect(bad.errors?.[0]?.extensions?.code).toBe("invalid_field");
+  });
+
+  it("runs the scheduled pass over every series on request (search all missing), through REST and GraphQL", async () => {
+    // A series with wanted slots and no pass yet: the library's list does not know it.
+    const id = await createSeries(app, "Still Meadow");
+    await expectJson(
+      await app.api(`/api/manga/${id}/chapter-map`, {
+        method: "PUT",
+        json: { revision: 0, entries: [{ volume: "1", chapters: ["1"] }] },
+      }),
+      200,
+    );
+    interface Status {
+      last_run: string | null;
+      next_run: string | null;
+      running: boolean;
+      last_outcome: { series: number; queued: number; failed: number } | null;
+    }
+    const listed = async () =>
+      (await expectJson<{ entries: { series_id: number }[] }>(await app.api("/api/wanted"), 200)).entries.filter(
+        (e) => e.series_id === id,
+      ).length;
+    expect(await listed()).toBe(0);
+    const before = await expectJson<Status>(await app.api("/api/monitor/wanted"), 200);
+    expect([before.last_run, before.running, before.last_outcome]).toEqual([null, false, null]);
+    // The schedule's next cycle is an interval away (an hour by default).
+    expect(Date.parse(before.next_run!) - Date.now()).toBeGreaterThan(50 * 60_000);
+
+    const after = await expectJson<Status>(await app.api("/api/monitor/wanted/run", { method: "POST" }), 200);
+    // Every monitored series was planned: the two of the tests above and this one.
+    expect(after.last_outcome).toMatchObject({ series: 3, failed: 0 });
+    expect(after.last_run).not.toBeNull();
+    expect(await listed()).toBe(2);
+
+    const gql = await app.gql<{ wantedMonitor: { lastRun: string; lastOutcome: { series: number; failed: number } } }>(
+      "{ wantedMonitor { lastRun lastOutcome { series failed } } }",
+    );
+    expect(gql.data!.wantedMonitor).toEqual({ lastRun: after.last_run, lastOutcome: { series: 3, failed: 0 } });
+    const ran = await app.gql<{ runWantedMonitor: { lastOutcome: { series: number }; running: boolean } }>(
+      "mutation { runWantedMonitor { running lastOutcome { series } } }",
+    );
+    expect(ran.data!.runWantedMonitor).toEqual({ running: false, lastOutcome: { series: 3 } });
   });
 });

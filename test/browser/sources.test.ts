@@ -300,7 +300,6 @@ describe("sources page", () => {
       entries: [{ volume: "1", chapters: ["1", "2"] }],
     });
     expect(mapped.status).toBe(200);
-    expect((await service.api("POST", `/api/manga/${id}/wanted/run`)).status).toBe(200);
 
     const ctx = await loggedInContext(browser, service);
     const page = await ctx.newPage();
@@ -309,8 +308,14 @@ describe("sources page", () => {
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Wanted" }).click();
     await page.waitForURL("**/wanted");
     await page.getByRole("heading", { level: 1, name: "Wanted" }).waitFor();
+    // No pass has run for it yet: the page runs the scheduled pass over every series on request.
     const group = page.getByRole("region", { name: "Quiet Orchard" });
+    await page.getByText(/The next one runs/).waitFor();
+    expect(await group.count()).toBe(0);
+    await page.getByRole("button", { name: "Run the Wanted pass for every series" }).click();
+    await page.getByText(/^The Wanted pass ran for \d+ series/).waitFor({ timeout: 30_000 });
     await group.waitFor();
+    expect(await page.getByText(/^Last pass over every series/).count()).toBe(1);
     const entries = group.getByTestId("wanted-entry");
     expect(await entries.count()).toBe(3);
     const chapter1 = entries.filter({ hasText: "Chapter 1" });

@@ -1,5 +1,7 @@
-/** REST route of the automatic-assembly monitor: its status (last run, next run, outcome). */
+/** REST routes of the scheduled monitors (automatic assembly, the Wanted pass): status and a run now. */
 import type { Hono } from "hono";
+import type { LoopStatus } from "../scheduled-loop.ts";
+import type { WantedCycleOutcome } from "../services/acquisition/download-pipeline-wiring.ts";
 import type { MonitorOutcome, MonitorStatus } from "../services/assembly/assembly-monitor.ts";
 import type { Services } from "../services/index.ts";
 
@@ -18,7 +20,25 @@ const restStatus = (s: MonitorStatus) => ({
   last_outcome: s.lastOutcome && restOutcome(s.lastOutcome),
 });
 
+const restWantedStatus = (s: LoopStatus<WantedCycleOutcome>) => ({
+  last_run: s.lastRun,
+  next_run: s.nextRun,
+  running: s.running,
+  last_outcome: s.lastOutcome && {
+    series: s.lastOutcome.series,
+    queued: s.lastOutcome.queued,
+    failed: s.lastOutcome.failed,
+  },
+});
+
 export function monitorRoutes(app: Hono, services: Services): void {
+  // The scheduled Wanted pass: every monitored series' sources refreshed, then its pass (the *arr
+  // apps' "search all missing"). A run joins the cycle under way.
+  app.get("/api/monitor/wanted", (c) => c.json(restWantedStatus(services.wantedMonitor.status())));
+  app.post("/api/monitor/wanted/run", async (c) => {
+    await services.wantedMonitor.runNow();
+    return c.json(restWantedStatus(services.wantedMonitor.status()));
+  });
   app.get("/api/monitor/assembly", (c) => c.json(restStatus(services.assemblyMonitor.status())));
   app.post("/api/monitor/assembly/run", async (c) => {
     await services.assemblyMonitor.runNow();

@@ -51,10 +51,17 @@ export type WantedMonitorStatus = LoopStatus<{ series: number; queued: number; f
 /** What the scheduled pass asks of the sources before it plans: refresh the series' mappings. */
 export type PassRefresh = (seriesId: number) => Promise<{ mappings: { added: number }[] }>;
 
+/** One scheduled cycle of the Wanted pass: series planned, downloads queued, series whose pass failed. */
+export interface WantedCycleOutcome {
+  series: number;
+  queued: number;
+  failed: number;
+}
+
 function wantedMonitor(ctx: AppContext, wanted: WantedService) {
   let refresh: PassRefresh | null = null;
 
-  async function cycle() {
+  async function cycle(): Promise<WantedCycleOutcome> {
     const out = { series: 0, queued: 0, failed: 0 };
     const series = await ctx.repos.series.idsWhere({ monitored: true });
     for (const id of series) {

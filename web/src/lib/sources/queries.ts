@@ -256,3 +256,33 @@ export const SOURCE_PROBLEMS = graphql(`
     }
   }
 `);
+
+export const WANTED_MONITOR_QUERY = graphql(`
+  query WantedMonitor {
+    wantedMonitor {
+      lastRun
+      nextRun
+      running
+      lastOutcome {
+        series
+        queued
+        failed
+      }
+    }
+  }
+`);
+
+export const RUN_WANTED_MONITOR = graphql(`
+  mutation RunWantedMonitor {
+    runWantedMonitor {
+      lastRun
+      nextRun
+      running
+      lastOutcome {
+        series
+        queued
+        failed
+      }
+    }
+  }
+`);
