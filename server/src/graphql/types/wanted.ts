@@ -1,3 +1,5 @@
+import type { LoopStatus } from "../../scheduled-loop.ts";
+import type { WantedCycleOutcome } from "../../services/acquisition/download-pipeline-wiring.ts";
 import type { DownloadEvent } from "../../services/acquisition/download-pipeline-events.ts";
 import type { DownloadState } from "../../services/acquisition/download-service.ts";
 import type {
@@ -197,3 +199,41 @@ builder.subscriptionField("downloadEvents", (t) =>
     resolve: (e) => e,
   }),
 );
+
+/** The scheduled Wanted pass (REST GET /api/monitor/wanted, POST …/run). */
+const WantedCycleOutcomeRef = builder.objectRef<WantedCycleOutcome>("WantedMonitorOutcome").implement({
+  fields: (t) => ({
+    series: t.exposeInt("series", { description: "Monitored series planned." }),
+    queued: t.exposeInt("queued", { description: "Downloads queued." }),
+    failed: t.exposeInt("failed", { description: "Series whose pass failed (logged)." }),
+  }),
+});
+
+const WantedMonitorRef = builder.objectRef<LoopStatus<WantedCycleOutcome>>("WantedMonitor").implement({
+  description:
+    "The scheduled Wanted pass: each monitored series' sources are refreshed, then its pass runs (with its back-off).",
+  fields: (t) => ({
+    lastRun: t.exposeString("lastRun", { nullable: true, description: "ISO 8601." }),
+    nextRun: t.exposeString("nextRun", { nullable: true, description: "ISO 8601." }),
+    running: t.exposeBoolean("running"),
+    lastOutcome: t.field({ type: WantedCycleOutcomeRef, nullable: true, resolve: (s) => s.lastOutcome }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  wantedMonitor: t.field({
+    type: WantedMonitorRef,
+    resolve: (_r, _a, { services }) => services.wantedMonitor.status(),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  runWantedMonitor: t.field({
+    type: WantedMonitorRef,
+    description: "Runs the scheduled Wanted pass over every monitored series now and answers the status after it.",
+    resolve: async (_r, _a, { services }) => {
+      await services.wantedMonitor.runNow();
+      return services.wantedMonitor.status();
+    },
+  }),
+}));
