@@ -1,7 +1,6 @@
 /** REST routes of the scheduled monitors (automatic assembly, the Wanted pass): status and a run now. */
 import type { Hono } from "hono";
-import type { LoopStatus } from "../scheduled-loop.ts";
-import type { WantedCycleOutcome } from "../services/acquisition/download-pipeline-wiring.ts";
+import type { WantedMonitorStatus } from "../services/acquisition/download-pipeline-wiring.ts";
 import type { MonitorOutcome, MonitorStatus } from "../services/assembly/assembly-monitor.ts";
 import type { Services } from "../services/index.ts";
 
@@ -20,7 +19,7 @@ const restStatus = (s: MonitorStatus) => ({
   last_outcome: s.lastOutcome && restOutcome(s.lastOutcome),
 });
 
-const restWantedStatus = (s: LoopStatus<WantedCycleOutcome>) => ({
+const restWantedStatus = (s: WantedMonitorStatus) => ({
   last_run: s.lastRun,
   next_run: s.nextRun,
   running: s.running,

@@ -1,5 +1,4 @@
-import type { LoopStatus } from "../../scheduled-loop.ts";
-import type { WantedCycleOutcome } from "../../services/acquisition/download-pipeline-wiring.ts";
+import type { WantedCycleOutcome, WantedMonitorStatus } from "../../services/acquisition/download-pipeline-wiring.ts";
 import type { DownloadEvent } from "../../services/acquisition/download-pipeline-events.ts";
 import type { DownloadState } from "../../services/acquisition/download-service.ts";
 import type {
@@ -209,7 +208,7 @@ const WantedCycleOutcomeRef = builder.objectRef<WantedCycleOutcome>("WantedMonit
   }),
 });
 
-const WantedMonitorRef = builder.objectRef<LoopStatus<WantedCycleOutcome>>("WantedMonitor").implement({
+const WantedMonitorRef = builder.objectRef<WantedMonitorStatus>("WantedMonitor").implement({
   description:
     "The scheduled Wanted pass: each monitored series' sources are refreshed, then its pass runs (with its back-off).",
   fields: (t) => ({

@@ -46,17 +46,17 @@ export function registryLookup(ctx: AppContext): ProviderLookup {
   };
 }
 
-export type WantedMonitorStatus = LoopStatus<{ series: number; queued: number; failed: number }>;
-
-/** What the scheduled pass asks of the sources before it plans: refresh the series' mappings. */
-export type PassRefresh = (seriesId: number) => Promise<{ mappings: { added: number }[] }>;
-
 /** One scheduled cycle of the Wanted pass: series planned, downloads queued, series whose pass failed. */
 export interface WantedCycleOutcome {
   series: number;
   queued: number;
   failed: number;
 }
+
+export type WantedMonitorStatus = LoopStatus<WantedCycleOutcome>;
+
+/** What the scheduled pass asks of the sources before it plans: refresh the series' mappings. */
+export type PassRefresh = (seriesId: number) => Promise<{ mappings: { added: number }[] }>;
 
 function wantedMonitor(ctx: AppContext, wanted: WantedService) {
   let refresh: PassRefresh | null = null;
