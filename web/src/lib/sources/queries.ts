@@ -257,32 +257,37 @@ export const SOURCE_PROBLEMS = graphql(`
   }
 `);
 
-export const WANTED_MONITOR_QUERY = graphql(`
-  query WantedMonitor {
-    wantedMonitor {
-      lastRun
-      nextRun
-      running
-      lastOutcome {
-        series
-        queued
-        failed
-      }
+const MONITOR_FIELDS = graphql(`
+  fragment WantedMonitorFields on WantedMonitor {
+    lastRun
+    nextRun
+    running
+    lastOutcome {
+      series
+      queued
+      failed
     }
   }
 `);
 
-export const RUN_WANTED_MONITOR = graphql(`
-  mutation RunWantedMonitor {
-    runWantedMonitor {
-      lastRun
-      nextRun
-      running
-      lastOutcome {
-        series
-        queued
-        failed
+export const WANTED_MONITOR_QUERY = graphql(
+  `
+    query WantedMonitor {
+      wantedMonitor {
+        ...WantedMonitorFields
       }
     }
-  }
-`);
+  `,
+  [MONITOR_FIELDS],
+);
+
+export const RUN_WANTED_MONITOR = graphql(
+  `
+    mutation RunWantedMonitor {
+      runWantedMonitor {
+        ...WantedMonitorFields
+      }
+    }
+  `,
+  [MONITOR_FIELDS],
+);
