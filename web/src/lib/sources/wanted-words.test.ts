@@ -7,6 +7,7 @@ import {
   entryTone,
   bySeries,
   ledgerSummary,
+  monitorRunMessage,
   WANTED_FILTERS,
   reasonLabel,
   reasonSentence,
@@ -159,5 +160,15 @@ describe("details", () => {
       [2, "A", [1, 2]],
       [1, "B", [3]],
     ]);
+  });
+
+  it("says what the pass over every series did", () => {
+    expect(monitorRunMessage({ series: 5, queued: 0, failed: 0 })).toBe(
+      "The Wanted pass ran for 5 series: nothing new was queued.",
+    );
+    expect(monitorRunMessage({ series: 1, queued: 1, failed: 1 })).toBe(
+      "The Wanted pass ran for 1 series: 1 download queued; it failed for 1 series (see the service's log).",
+    );
+    expect(monitorRunMessage(null)).toBe("The Wanted pass ran.");
   });
 });

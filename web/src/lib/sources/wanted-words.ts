@@ -211,3 +211,11 @@ export function bySeries<T extends { seriesId: number; seriesTitle: string }>(
   }
   return groups;
 }
+
+/** What the scheduled pass over every series did, in words (the Wanted page's run). */
+export function monitorRunMessage(o: { series: number; queued: number; failed: number } | null): string {
+  if (!o) return "The Wanted pass ran.";
+  const queued = o.queued === 0 ? "nothing new was queued" : `${plural(o.queued, "download")} queued`;
+  const failed = o.failed > 0 ? `; it failed for ${plural(o.failed, "series", "series")} (see the service's log)` : "";
+  return `The Wanted pass ran for ${plural(o.series, "series", "series")}: ${queued}${failed}.`;
+}
