@@ -7,7 +7,8 @@ import server from "./vitest.config.ts";
  * on two shared cores, too long for the test command (these take 5 to 9), so these are the API
  * suites that cover the repositories' reads and writes: the chapter map and units (bulk JSON
  * selects, revision triggers), downloads, sources, publication, assembly, duplicates, retirement
- * and the recycle bin, the blocklist, sessions, reading apps and progress, translation jobs. POSTGRES_SUITES
+ * and the recycle bin, the blocklist, sessions, reading apps and progress, translation jobs, the
+ * scheduled passes' kept times. POSTGRES_SUITES
  * (comma-separated paths) runs others.
  */
 export const POSTGRES_SUITES = [
@@ -42,6 +43,7 @@ export const POSTGRES_SUITES = [
   "test/blocklist.test.ts",
   "test/series-removal-rows.test.ts",
   "test/series-removal.test.ts",
+  "test/scheduled-runs.test.ts",
 ];
 
 export default defineConfig({

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { scheduledLoop } from "./scheduled-loop.ts";
+import { scheduledLoop, type LoopGuard, type RunRecord } from "./scheduled-loop.ts";
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -23,7 +23,7 @@ describe("scheduledLoop", () => {
   it("runs a cycle every interval, the next one only after the last ended", async () => {
     const c = controlledCycle();
     const loop = scheduledLoop("test", c.cycle, () => undefined);
-    loop.start(1000);
+    await loop.start(1000);
     expect(loop.status().nextRun).not.toBeNull();
     await vi.advanceTimersByTimeAsync(1000);
     expect(c.calls()).toBe(1);
@@ -59,7 +59,7 @@ describe("scheduledLoop", () => {
     const c = controlledCycle();
     const log = vi.fn();
     const loop = scheduledLoop("purge", c.cycle, log);
-    loop.start(100);
+    await loop.start(100);
     await vi.advanceTimersByTimeAsync(100);
     c.pending[0]!.reject(new Error("disk full"));
     await vi.advanceTimersByTimeAsync(0);
@@ -73,7 +73,7 @@ describe("scheduledLoop", () => {
   it("stop waits for the cycle under way", async () => {
     const c = controlledCycle();
     const loop = scheduledLoop("test", c.cycle, () => undefined);
-    loop.start(10);
+    await loop.start(10);
     await vi.advanceTimersByTimeAsync(10);
     let stopped = false;
     const stopping = loop.stop().then(() => (stopped = true));
@@ -82,5 +82,119 @@ describe("scheduledLoop", () => {
     c.pending[0]!.resolve(1);
     await stopping;
     expect(stopped).toBe(true);
+  });
+
+  describe("with a record of runs", () => {
+    /** The table as a map; `writes` lists what was recorded. */
+    function memoryRecord(initial: Record<string, Date> = {}) {
+      const rows = new Map(Object.entries(initial));
+      const writes: [string, string][] = [];
+      const record: RunRecord = {
+        last: async (name) => rows.get(name) ?? null,
+        record: async (name, at) => {
+          rows.set(name, at);
+          writes.push([name, at.toISOString()]);
+        },
+      };
+      return { record, rows, writes };
+    }
+
+    it("without a recorded cycle, the first comes one interval after the start, and each cycle is recorded", async () => {
+      vi.setSystemTime(new Date("2026-11-30T10:00:00Z"));
+      const c = controlledCycle();
+      const m = memoryRecord();
+      const loop = scheduledLoop("wanted", c.cycle, () => undefined, undefined, m.record);
+      await loop.start(60_000);
+      expect(loop.status()).toMatchObject({ lastRun: null, nextRun: "2026-11-30T10:01:00.000Z" });
+      await vi.advanceTimersByTimeAsync(59_999);
+      expect(c.calls()).toBe(0);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(c.calls()).toBe(1);
+      c.pending[0]!.resolve(1);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(m.writes).toEqual([["wanted", "2026-11-30T10:01:00.000Z"]]);
+      await loop.stop();
+    });
+
+    it("after a restart the first cycle is one interval after the recorded one, and the status shows it", async () => {
+      vi.setSystemTime(new Date("2026-11-30T10:00:00Z"));
+      const c = controlledCycle();
+      const m = memoryRecord({ wanted: new Date("2026-11-30T09:45:00Z") });
+      const loop = scheduledLoop("wanted", c.cycle, () => undefined, undefined, m.record);
+      await loop.start(3_600_000);
+      expect(loop.status()).toMatchObject({ lastRun: "2026-11-30T09:45:00.000Z", nextRun: "2026-11-30T10:45:00.000Z" });
+      await vi.advanceTimersByTimeAsync(45 * 60_000 - 1);
+      expect(c.calls()).toBe(0);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(c.calls()).toBe(1);
+      c.pending[0]!.resolve(1);
+      await loop.stop();
+    });
+
+    it("an overdue pass runs at once after the start, then every interval", async () => {
+      vi.setSystemTime(new Date("2026-11-30T10:00:00Z"));
+      const c = controlledCycle();
+      const m = memoryRecord({ scan: new Date("2026-11-29T10:00:00Z") });
+      const loop = scheduledLoop("scan", c.cycle, () => undefined, undefined, m.record);
+      await loop.start(3_600_000);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(c.calls()).toBe(1);
+      c.pending[0]!.resolve(5);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(m.rows.get("scan")?.toISOString()).toBe("2026-11-30T10:00:00.000Z");
+      expect(loop.status().nextRun).toBe("2026-11-30T11:00:00.000Z");
+      await loop.stop();
+    });
+
+    it("a cycle another instance had the turn for is not recorded here; a failed one is", async () => {
+      const c = controlledCycle();
+      const m = memoryRecord();
+      let turn = false;
+      const guard: LoopGuard = async (_name, fn) => (turn ? { ran: true, value: await fn() } : { ran: false });
+      const loop = scheduledLoop("refresh", c.cycle, () => undefined, guard, m.record);
+      await loop.start(100);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(c.calls()).toBe(0);
+      expect(m.writes).toEqual([]);
+      turn = true;
+      await vi.advanceTimersByTimeAsync(100);
+      c.pending[0]!.reject(new Error("catalogue down"));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(m.writes).toHaveLength(1);
+      await loop.stop();
+    });
+
+    it("a record that cannot be read or written is logged and the schedule goes on", async () => {
+      const c = controlledCycle();
+      const log = vi.fn();
+      const broken: RunRecord = {
+        last: () => Promise.reject(new Error("no such table")),
+        record: () => Promise.reject(new Error("database closed")),
+      };
+      const loop = scheduledLoop("wanted", c.cycle, log, undefined, broken);
+      await loop.start(100);
+      expect(log).toHaveBeenCalledWith("wanted: the time of its last cycle could not be read: no such table");
+      await vi.advanceTimersByTimeAsync(100);
+      c.pending[0]!.resolve(1);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(log).toHaveBeenCalledWith("wanted: the time of its last cycle was not kept: database closed");
+      expect(loop.status().lastRun).not.toBeNull();
+      await vi.advanceTimersByTimeAsync(100);
+      expect(c.calls()).toBe(2);
+      c.pending[1]!.resolve(2);
+      await loop.stop();
+    });
+
+    it("stop before the record is read times nothing", async () => {
+      const c = controlledCycle();
+      const m = memoryRecord({ wanted: new Date(0) });
+      const loop = scheduledLoop("wanted", c.cycle, () => undefined, undefined, m.record);
+      const starting = loop.start(100);
+      await loop.stop();
+      await starting;
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(c.calls()).toBe(0);
+      expect(loop.status().nextRun).toBeNull();
+    });
   });
 });

@@ -8,7 +8,13 @@
  * With several instances on one database, a guard (library/cluster.ts `turn`) lets one instance at a
  * time run a cycle: a timed cycle is skipped when another instance has the turn, a requested one
  * waits for it.
+ *
+ * With a record of runs (repositories/scheduled-run-repo.ts), the time of each cycle that ran is
+ * kept across restarts: the first cycle after a start comes one interval after the last recorded
+ * one, at once when it is overdue (domain/schedule.ts).
  */
+import { firstRunDelay } from "./domain/schedule.ts";
+
 export interface LoopStatus<T> {
   lastRun: string | null;
   nextRun: string | null;
@@ -20,8 +26,11 @@ export interface ScheduledLoop<T> {
   /** Runs one cycle now, or joins the one under way. */
   runNow(): Promise<T>;
   status(): LoopStatus<T>;
-  /** Starts the schedule (a no-op when it is already started). */
-  start(intervalMs: number): void;
+  /**
+   * Starts the schedule (a no-op when it is already started); resolves once the first cycle is
+   * timed (the last recorded run read).
+   */
+  start(intervalMs: number): Promise<void>;
   /** Stops the schedule and waits for the cycle under way, if any. */
   stop(): Promise<void>;
 }
@@ -33,25 +42,48 @@ export type LoopGuard = <T>(
   wait: boolean,
 ) => Promise<{ ran: true; value: T } | { ran: false }>;
 
+/** Where the time of each pass's last cycle is kept across restarts. */
+export interface RunRecord {
+  last(name: string): Promise<Date | null>;
+  record(name: string, at: Date): Promise<void>;
+}
+
 export function scheduledLoop<T>(
   name: string,
   cycle: () => Promise<T>,
   log: (message: string) => void,
   guard?: LoopGuard,
+  runs?: RunRecord,
 ): ScheduledLoop<T> {
   let lastRun: Date | null = null;
   let nextRun: Date | null = null;
   let lastOutcome: T | null = null;
   let current: Promise<T> | null = null;
   let timer: NodeJS.Timeout | null = null;
+  let started = false;
+  let timing: Promise<void> | null = null;
 
-  const run = (wait: boolean): Promise<T | undefined> =>
-    (current ??= (guard ? guard(name, cycle, wait) : cycle().then((value) => ({ ran: true as const, value })))
-      .then((o) => (o.ran ? (lastOutcome = o.value) : lastOutcome))
-      .finally(() => {
+  const run = (wait: boolean): Promise<T | undefined> => {
+    if (current) return current;
+    // A cycle skipped because another instance had the turn is that instance's to record.
+    let ran = true;
+    const cycled = guard ? guard(name, cycle, wait) : cycle().then((value) => ({ ran: true as const, value }));
+    current = cycled
+      .then((o) => {
+        ran = o.ran;
+        return o.ran ? (lastOutcome = o.value) : lastOutcome;
+      })
+      .finally(async () => {
         lastRun = new Date();
+        if (ran && runs) {
+          await runs
+            .record(name, lastRun)
+            .catch((e: unknown) => log(`${name}: the time of its last cycle was not kept: ${(e as Error).message}`));
+        }
         current = null;
-      }) as Promise<T>);
+      }) as Promise<T>;
+    return current;
+  };
   // A requested run waits for the turn, so it always runs a cycle and has its outcome.
   const runNow = () => run(true) as Promise<T>;
 
@@ -63,22 +95,40 @@ export function scheduledLoop<T>(
       running: current !== null,
       lastOutcome,
     }),
-    start(intervalMs: number): void {
-      const schedule = () => {
-        nextRun = new Date(Date.now() + intervalMs);
+    start(intervalMs: number): Promise<void> {
+      if (started) return timing ?? Promise.resolve();
+      started = true;
+      const schedule = (delayMs: number) => {
+        nextRun = new Date(Date.now() + delayMs);
         timer = setTimeout(() => {
           run(false)
             .catch((e: unknown) => log(`${name}: cycle failed: ${(e as Error).message}`))
-            .finally(() => timer !== null && schedule());
-        }, intervalMs);
+            .finally(() => started && schedule(intervalMs));
+        }, delayMs);
         timer.unref();
       };
-      if (timer === null) schedule();
+      if (!runs) {
+        schedule(intervalMs);
+        return Promise.resolve();
+      }
+      timing = runs
+        .last(name)
+        .catch((e: unknown) => {
+          log(`${name}: the time of its last cycle could not be read: ${(e as Error).message}`);
+          return null;
+        })
+        .then((last) => {
+          if (last && lastRun === null) lastRun = last;
+          if (started && timer === null) schedule(firstRunDelay(last, intervalMs, new Date()));
+        });
+      return timing;
     },
     async stop(): Promise<void> {
+      started = false;
       if (timer) clearTimeout(timer);
       timer = null;
       nextRun = null;
+      await timing;
       await current?.catch(() => undefined);
     },
   };

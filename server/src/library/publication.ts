@@ -66,8 +66,9 @@ export function createPublication(ctx: AppContext): Publication {
     purge: (id) => purgeEntry(engine, id),
     list: () => listBin(engine),
     schedulePurge(intervalMs = PURGE_INTERVAL_MS) {
+      // No record of runs: every start purges what expired (app.ts), so a restart never skips it.
       const loop = scheduledLoop("recycle bin purge", () => purgeExpired(engine), ctx.log, ctx.cluster.turn);
-      loop.start(intervalMs);
+      void loop.start(intervalMs);
       return () => loop.stop();
     },
   };

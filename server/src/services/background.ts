@@ -14,11 +14,12 @@ import { startDownloads } from "./acquisition/download-pipeline-wiring.ts";
 export async function startBackground(ctx: AppContext, services: Services): Promise<() => Promise<void>> {
   const { config, cluster } = ctx;
   const stopPurge = services.publication.schedulePurge();
-  services.assemblyMonitor.start(config.assemblyMonitorIntervalSeconds * 1000);
+  await services.assemblyMonitor.start(config.assemblyMonitorIntervalSeconds * 1000);
   const stopDownloads = await startDownloads(ctx, services);
   services.translationWorker.start();
-  services.catalogueRefresh.start(config.catalogues.refreshIntervalSeconds * 1000);
-  if (config.libraryScanIntervalSeconds > 0) services.scanSchedule.start(config.libraryScanIntervalSeconds * 1000);
+  await services.catalogueRefresh.start(config.catalogues.refreshIntervalSeconds * 1000);
+  if (config.libraryScanIntervalSeconds > 0)
+    await services.scanSchedule.start(config.libraryScanIntervalSeconds * 1000);
 
   const work = ctx.events.subscribeWork();
   const listening = (async () => {

@@ -7,6 +7,7 @@ import { mapRepo } from "../repositories/map-repo.ts";
 import { seriesRepo } from "../repositories/series-repo.ts";
 import { slotRepo } from "../repositories/slot-repo.ts";
 import { verificationRepo } from "../repositories/verification-repo.ts";
+import { scheduledRunRepo } from "../repositories/scheduled-run-repo.ts";
 import type { Secrets } from "../secrets.ts";
 import type { EventBus } from "../events.ts";
 import type { RequestActivity } from "../request-activity.ts";
@@ -20,6 +21,8 @@ export function createRepos(db: Db) {
     files: fileRepo(db),
     downloads: downloadRepo(db),
     verifications: verificationRepo(db),
+    /** The last cycle of each scheduled pass, kept across restarts (scheduled-loop.ts). */
+    scheduledRuns: scheduledRunRepo(db),
     /** Rows of the GraphQL types backed by Prisma, with the selection the query asks for. */
     graph: graphRepo(db),
   };

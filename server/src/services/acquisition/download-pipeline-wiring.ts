@@ -86,7 +86,7 @@ function wantedMonitor(ctx: AppContext, wanted: WantedService) {
   }
 
   return {
-    ...scheduledLoop("wanted", cycle, ctx.log, ctx.cluster.turn),
+    ...scheduledLoop("wanted", cycle, ctx.log, ctx.cluster.turn, ctx.repos.scheduledRuns),
     /** The sources' refresh the cycle runs before each series' pass (wired by createServices). */
     useRefresh(fn: PassRefresh): void {
       refresh = fn;
@@ -124,7 +124,7 @@ export async function startDownloads(
 ): Promise<() => Promise<void>> {
   services.wanted.useBookChannel(services.bookChannel);
   await services.downloadPipeline.start();
-  services.wantedMonitor.start(ctx.config.downloads.wantedIntervalSeconds * 1000);
+  await services.wantedMonitor.start(ctx.config.downloads.wantedIntervalSeconds * 1000);
   return async () => {
     await services.wantedMonitor.stop();
     // The workers first: a download that ends asks for no pass once they stop; then the passes.

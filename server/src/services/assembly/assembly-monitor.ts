@@ -71,7 +71,7 @@ export function assemblyMonitor(
     return out;
   }
 
-  return scheduledLoop("assembly monitor", cycle, ctx.log, ctx.cluster.turn);
+  return scheduledLoop("assembly monitor", cycle, ctx.log, ctx.cluster.turn, ctx.repos.scheduledRuns);
 }
 
 export type AssemblyMonitor = ReturnType<typeof assemblyMonitor>;

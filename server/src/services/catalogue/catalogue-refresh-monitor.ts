@@ -17,5 +17,11 @@ export interface CatalogueRefreshOutcome {
 export type CatalogueRefreshStatus = LoopStatus<CatalogueRefreshOutcome>;
 
 export function catalogueRefreshMonitor(ctx: AppContext, catalogues: Pick<CatalogueService, "refreshAll">) {
-  return scheduledLoop("catalogue refresh", () => catalogues.refreshAll(), ctx.log, ctx.cluster.turn);
+  return scheduledLoop(
+    "catalogue refresh",
+    () => catalogues.refreshAll(),
+    ctx.log,
+    ctx.cluster.turn,
+    ctx.repos.scheduledRuns,
+  );
 }

@@ -36,6 +36,8 @@ export function scanSchedule(ctx: AppContext, scan: { scan(): Promise<ScanResult
       }
     },
     ctx.log,
+    undefined,
+    ctx.repos.scheduledRuns,
   );
   /** The configured interval (0: off), for what readers' APIs say of the library. */
   return { ...loop, intervalSeconds: ctx.config.libraryScanIntervalSeconds };

@@ -1,0 +1,18 @@
+/**
+ * The last cycle of each scheduled pass (table `scheduled_run`), read once at start and written
+ * after each cycle this instance ran (scheduled-loop.ts).
+ */
+import type { Db } from "../db/client.ts";
+
+export function scheduledRunRepo(db: Db) {
+  return {
+    async last(name: string): Promise<Date | null> {
+      return (await db.scheduledRun.findUnique({ where: { name }, select: { lastRun: true } }))?.lastRun ?? null;
+    },
+    async record(name: string, at: Date): Promise<void> {
+      await db.scheduledRun.upsert({ where: { name }, create: { name, lastRun: at }, update: { lastRun: at } });
+    },
+  };
+}
+
+export type ScheduledRunRepo = ReturnType<typeof scheduledRunRepo>;
