@@ -11,6 +11,7 @@ export const ERRORS = {
   bad_credentials: { status: 401, title: "Wrong user name or password" },
   series_not_found: { status: 404, title: "No such series" },
   not_found: { status: 404, title: "Not found" },
+  task_not_found: { status: 404, title: "No such scheduled task" },
   method_not_allowed: { status: 405, title: "The path does not take that method" },
   unit_not_found: { status: 404, title: "The series has no such book or chapter" },
   map_revision_stale: { status: 409, title: "The map changed since it was read" },

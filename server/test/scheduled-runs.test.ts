@@ -2,15 +2,16 @@
  * The scheduled passes keep the time of their last cycle across restarts, as the *arr apps keep
  * their scheduled tasks: after a restart the Wanted pass and the assembly monitor say when they
  * last ran, their next cycle is one interval after that one, and a pass overdue at start runs at
- * once, with no request. From an empty service, through REST only; the restarts start the service
- * again on the same data folder.
+ * once, with no request. The passes are also one list with a run now (the *arr apps' System →
+ * Tasks). From an empty service, through REST and GraphQL; the restarts start the service again on
+ * the same data folder.
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { createApp, type App } from "../src/app.ts";
 import type { Config } from "../src/config.ts";
 import { until } from "./downloads-fixtures.ts";
-import { expectJson } from "./fixtures.ts";
-import { createTestApp, TEST_API_KEY } from "./utils.ts";
+import { expectJson, expectProblem } from "./fixtures.ts";
+import { createTestApp, shareTestApp, TEST_API_KEY, type TestApp } from "./utils.ts";
 
 interface Status {
   last_run: string | null;
@@ -95,5 +96,84 @@ describe("scheduled passes across restarts", () => {
     } finally {
       await third.app.close();
     }
+  });
+});
+
+interface Task extends Status {
+  name: string;
+  interval_seconds: number;
+}
+
+const TASK_FIELDS = "name intervalSeconds lastRun nextRun running";
+/** A REST task as GraphQL spells it. */
+const asGraphql = (t: Task) => ({
+  name: t.name.toUpperCase(),
+  intervalSeconds: t.interval_seconds,
+  lastRun: t.last_run,
+  nextRun: t.next_run,
+  running: t.running,
+});
+
+describe("the scheduled tasks, one list", () => {
+  let app: TestApp;
+  shareTestApp((a) => (app = a), {
+    env: {
+      WANTED_INTERVAL_SECONDS: "1800",
+      CATALOGUE_REFRESH_INTERVAL_SECONDS: "43200",
+      LIBRARY_SCAN_INTERVAL_SECONDS: "0",
+    },
+  });
+
+  const tasks = async () => (await expectJson<{ tasks: Task[] }>(await app.api("/api/system/tasks"), 200)).tasks;
+
+  it("lists every pass with its interval; the scan switched off has no next run", async () => {
+    const list = await tasks();
+    expect(list.map((t) => [t.name, t.interval_seconds, t.last_run, t.running])).toEqual([
+      ["wanted", 1800, null, false],
+      ["assembly", 900, null, false],
+      ["catalogue_refresh", 43200, null, false],
+      ["library_scan", 0, null, false],
+    ]);
+    expect(list.find((t) => t.name === "library_scan")?.next_run).toBeNull();
+    for (const t of list.filter((t) => t.name !== "library_scan")) expect(t.next_run).not.toBeNull();
+    const gql = await app.gql<{ scheduledTasks: unknown[] }>(`{ scheduledTasks { ${TASK_FIELDS} } }`);
+    expect(gql.data?.scheduledTasks).toEqual(list.map(asGraphql));
+  });
+
+  it("runs a pass on request and answers its status after it; the list and each monitor agree", async () => {
+    const wanted = await expectJson<Task>(await app.api("/api/system/tasks/wanted/run", { method: "POST" }), 200);
+    expect(wanted).toMatchObject({ name: "wanted", interval_seconds: 1800, running: false });
+    expect(wanted.last_run).not.toBeNull();
+    expect(await expectJson<Status>(await app.api("/api/monitor/wanted"), 200)).toMatchObject({
+      last_run: wanted.last_run,
+      next_run: wanted.next_run,
+    });
+    // The scan switched off still runs on request (the library root is empty: nothing to record).
+    const scan = await expectJson<Task>(await app.api("/api/system/tasks/library_scan/run", { method: "POST" }), 200);
+    expect(scan.last_run).not.toBeNull();
+    expect(scan.next_run).toBeNull();
+
+    const gql = await app.gql<{ runScheduledTask: { name: string; lastRun: string } }>(
+      `mutation { runScheduledTask(name: CATALOGUE_REFRESH) { ${TASK_FIELDS} } }`,
+    );
+    expect(gql.errors).toBeUndefined();
+    expect(gql.data?.runScheduledTask.name).toBe("CATALOGUE_REFRESH");
+    const list = await tasks();
+    expect(list.find((t) => t.name === "catalogue_refresh")?.last_run).toBe(gql.data?.runScheduledTask.lastRun);
+    expect(list.find((t) => t.name === "wanted")?.last_run).toBe(wanted.last_run);
+    expect(list.find((t) => t.name === "assembly")?.last_run).toBeNull();
+  });
+
+  it("an unknown task is 404 task_not_found and runs nothing; GraphQL refuses the name", async () => {
+    const before = await tasks();
+    const problem = await expectProblem(
+      await app.api("/api/system/tasks/housekeeping/run", { method: "POST" }),
+      404,
+      "task_not_found",
+    );
+    expect(problem).toMatchObject({ names: ["wanted", "assembly", "catalogue_refresh", "library_scan"] });
+    expect(await tasks()).toEqual(before);
+    const gql = await app.gql(`mutation { runScheduledTask(name: HOUSEKEEPING) { name } }`);
+    expect(gql.errors?.[0]?.extensions?.code).toBe("bad_request");
   });
 });

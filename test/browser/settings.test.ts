@@ -1,7 +1,8 @@
 /**
  * The settings page against the real service: Suwayomi, Prowlarr and qBittorrent round trip through
  * the page; secrets say "set" / "not set", are never echoed into the page or its inputs, are kept
- * when left empty and cleared on request; a refused value is explained and nothing is written.
+ * when left empty and cleared on request; a refused value is explained and nothing is written. The
+ * scheduled tasks are listed with their intervals and times, and one runs on request.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
@@ -280,10 +281,50 @@ describe("settings", () => {
     await ctx.close();
   });
 
+  it("lists the scheduled tasks and runs one now", async () => {
+    const ctx = await loggedInContext(browser, service);
+    const page = await ctx.newPage();
+    const errors = watchErrors(page);
+    await openSettings(page);
+    const panel = page.getByRole("region", { name: "Scheduled tasks" });
+    const list = panel.getByTestId("scheduled-tasks");
+    await list.waitFor();
+    const rows = list.locator("li");
+    expect(await rows.count()).toBe(4);
+    const texts = await rows.allInnerTexts();
+    expect(texts.map((t) => t.split("\n")[0])).toEqual([
+      "Wanted pass",
+      "Automatic assembly",
+      "Catalogue refresh",
+      "Library scan",
+    ]);
+    // The service's defaults (README): hourly Wanted pass, assembly every 15 minutes, a daily refresh.
+    expect(texts[0]).toContain("Runs every hour");
+    expect(texts[1]).toContain("Runs every 15 minutes");
+    expect(texts[2]).toContain("Runs every day");
+
+    const tasks = async () =>
+      (
+        (await (await service.api("GET", "/api/system/tasks")).json()) as {
+          tasks: { name: string; last_run: string | null }[];
+        }
+      ).tasks;
+    const before = (await tasks()).find((t) => t.name === "catalogue_refresh")!.last_run;
+    await panel.getByRole("button", { name: "Run now: Catalogue refresh" }).click();
+    await panel.getByText("Catalogue refresh ran.").waitFor();
+    const after = (await tasks()).find((t) => t.name === "catalogue_refresh")!.last_run;
+    expect(after).not.toBeNull();
+    expect(after).not.toBe(before);
+    await list.locator('li[data-task="CATALOGUE_REFRESH"]').getByText("just now").waitFor();
+    expect(errors).toEqual([]);
+    await ctx.close();
+  });
+
   it("has no serious axe violations at phone size and fits the screen", async () => {
     const ctx = await loggedInContext(browser, service, PHONE);
     const page = await ctx.newPage();
     await openSettings(page);
+    await page.getByTestId("scheduled-tasks").waitFor();
     expect(await seriousViolations(page)).toEqual([]);
     const overflow = await page.evaluate(
       () => document.documentElement.scrollWidth - document.documentElement.clientWidth,

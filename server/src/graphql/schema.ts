@@ -32,6 +32,7 @@ import "./types/calendar.ts";
 import "./types/slot-search.ts";
 import "./types/blocklist.ts";
 import "./types/rules.ts";
+import "./types/scheduled-tasks.ts";
 
 /** The schema: every type file registers itself on the builder; this only assembles them. */
 export const schema = readIdsAsRest(builder.toSchema({ sortSchema: true }));

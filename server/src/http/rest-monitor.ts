@@ -1,8 +1,9 @@
-/** REST routes of the scheduled monitors (automatic assembly, the Wanted pass): status and a run now. */
+/** REST routes of the scheduled passes: each monitor's status and a run now, and the list of them all. */
 import type { Hono } from "hono";
 import type { WantedMonitorStatus } from "../services/acquisition/download-pipeline-wiring.ts";
 import type { MonitorOutcome, MonitorStatus } from "../services/assembly/assembly-monitor.ts";
 import type { Services } from "../services/index.ts";
+import type { ScheduledTaskStatus } from "../services/scheduled-tasks.ts";
 
 export const restOutcome = (o: MonitorOutcome) => ({
   attempted: o.attempted,
@@ -30,7 +31,20 @@ const restWantedStatus = (s: WantedMonitorStatus) => ({
   },
 });
 
+const restTask = (t: ScheduledTaskStatus) => ({
+  name: t.name,
+  interval_seconds: t.intervalSeconds,
+  last_run: t.lastRun,
+  next_run: t.nextRun,
+  running: t.running,
+});
+
 export function monitorRoutes(app: Hono, services: Services): void {
+  // Every scheduled pass in one list, with a run now (the *arr apps' System → Tasks).
+  app.get("/api/system/tasks", (c) => c.json({ tasks: services.scheduledTasks.list().map(restTask) }));
+  app.post("/api/system/tasks/:name/run", async (c) =>
+    c.json(restTask(await services.scheduledTasks.run(c.req.param("name")))),
+  );
   // The scheduled Wanted pass: every monitored series' sources refreshed, then its pass (the *arr
   // apps' "search all missing"). A run joins the cycle under way.
   app.get("/api/monitor/wanted", (c) => c.json(restWantedStatus(services.wantedMonitor.status())));

@@ -46,6 +46,7 @@ import { calendarService } from "./acquisition/calendar-service.ts";
 import { calendarFeedService } from "./acquisition/calendar-feed-service.ts";
 import { slotSearchService } from "./acquisition/slot-search-service.ts";
 import { blocklistService } from "./acquisition/blocklist-service.ts";
+import { scheduledTasks } from "./scheduled-tasks.ts";
 
 /** The use cases. REST routes and GraphQL resolvers both call these and nothing else. */
 export function createServices(ctx: AppContext) {
@@ -95,18 +96,21 @@ export function createServices(ctx: AppContext) {
   const verification = verificationWithPriority(ctx, verificationService(ctx), priority);
   const maps = mapService(ctx);
   const calendar = calendarService(ctx);
+  const catalogue = catalogueServices(ctx, { series, maps });
+  const scheduledScan = scanSchedule(ctx, scan);
+  const assemblyPass = assemblyMonitor(ctx, { assembly, scanning: scan.running });
   return {
     views,
     series,
     seriesRemoval: seriesRemovalService(ctx, scan),
     maps,
-    ...catalogueServices(ctx, { series, maps }),
+    ...catalogue,
     units,
     seriesPage: seriesPageService(ctx, units, views),
     filePages,
     monitoring: monitoringService(ctx, units),
     scan,
-    scanSchedule: scanSchedule(ctx, scan),
+    scanSchedule: scheduledScan,
     ...dl,
     ...translations,
     publication,
@@ -115,7 +119,13 @@ export function createServices(ctx: AppContext) {
     pageSignatures,
     pageEvidence: pageEvidenceService(ctx, { worker: pageSignatures, verification, priority }),
     assembly,
-    assemblyMonitor: assemblyMonitor(ctx, { assembly, scanning: scan.running }),
+    assemblyMonitor: assemblyPass,
+    scheduledTasks: scheduledTasks(ctx, {
+      wanted: dl.wantedMonitor,
+      assembly: assemblyPass,
+      catalogue_refresh: catalogue.catalogueRefresh,
+      library_scan: scheduledScan,
+    }),
     sourceSettings,
     translationSettings,
     providers,

@@ -1,0 +1,57 @@
+/**
+ * The scheduled passes as one list, as the *arr apps' System → Tasks: each pass's interval, last
+ * and next cycle, whether it runs now, and a run on request (joining a cycle under way). The
+ * passes themselves are the services' own loops (scheduled-loop.ts); this only names them.
+ */
+import { AppError } from "../errors.ts";
+import type { LoopStatus } from "../scheduled-loop.ts";
+import type { AppContext } from "./context.ts";
+
+export const SCHEDULED_TASK_NAMES = ["wanted", "assembly", "catalogue_refresh", "library_scan"] as const;
+export type ScheduledTaskName = (typeof SCHEDULED_TASK_NAMES)[number];
+
+export interface ScheduledTaskStatus {
+  name: ScheduledTaskName;
+  /** Seconds between cycles; 0 when the pass runs only on request (the library scan switched off). */
+  intervalSeconds: number;
+  lastRun: string | null;
+  nextRun: string | null;
+  running: boolean;
+}
+
+/** What the list needs of a pass: its status and a run now. */
+interface Pass {
+  status(): Pick<LoopStatus<unknown>, "lastRun" | "nextRun" | "running">;
+  runNow(): Promise<unknown>;
+}
+
+export function scheduledTasks(ctx: AppContext, passes: Record<ScheduledTaskName, Pass>) {
+  const { config } = ctx;
+  const intervals: Record<ScheduledTaskName, number> = {
+    wanted: config.downloads.wantedIntervalSeconds,
+    assembly: config.assemblyMonitorIntervalSeconds,
+    catalogue_refresh: config.catalogues.refreshIntervalSeconds,
+    library_scan: config.libraryScanIntervalSeconds,
+  };
+  const statusOf = (name: ScheduledTaskName): ScheduledTaskStatus => {
+    const s = passes[name].status();
+    return { name, intervalSeconds: intervals[name], lastRun: s.lastRun, nextRun: s.nextRun, running: s.running };
+  };
+  const isName = (name: string): name is ScheduledTaskName =>
+    (SCHEDULED_TASK_NAMES as readonly string[]).includes(name);
+  return {
+    list: (): ScheduledTaskStatus[] => SCHEDULED_TASK_NAMES.map(statusOf),
+    /** Runs the pass now (or joins its cycle under way) and answers its status after it; 404 `task_not_found`. */
+    async run(name: string): Promise<ScheduledTaskStatus> {
+      if (!isName(name)) {
+        throw new AppError("task_not_found", `no scheduled task is named "${name}"`, {
+          names: [...SCHEDULED_TASK_NAMES],
+        });
+      }
+      await passes[name].runNow();
+      return statusOf(name);
+    },
+  };
+}
+
+export type ScheduledTasks = ReturnType<typeof scheduledTasks>;
