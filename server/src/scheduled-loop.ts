@@ -23,6 +23,8 @@ export interface LoopStatus<T> {
 }
 
 export interface ScheduledLoop<T> {
+  /** The pass's name: its turn with several instances, its kept time (scheduled_run.name), its log lines. */
+  readonly name: string;
   /** Runs one cycle now, or joins the one under way. */
   runNow(): Promise<T>;
   status(): LoopStatus<T>;
@@ -88,6 +90,7 @@ export function scheduledLoop<T>(
   const runNow = () => run(true) as Promise<T>;
 
   return {
+    name,
     runNow,
     status: () => ({
       lastRun: lastRun?.toISOString() ?? null,

@@ -96,6 +96,21 @@ describe("scheduled passes across restarts", () => {
     } finally {
       await third.app.close();
     }
+
+    // An instance that runs no schedules (INSTANCE_ROLE api) still says when each pass last ran.
+    const apiOnly = await startAgain({ ...first.config, instanceRole: "api" });
+    try {
+      const tasks = ((await apiOnly.get("/api/system/tasks")) as unknown as { tasks: (Status & { name: string })[] })
+        .tasks;
+      const wantedTask = tasks.find((t) => t.name === "wanted");
+      expect(wantedTask?.last_run).not.toBeNull();
+      expect(wantedTask!.last_run! > wanted.last_run!).toBe(true);
+      expect(wantedTask?.next_run).toBeNull();
+      expect(tasks.find((t) => t.name === "assembly")).toMatchObject({ last_run: assembly.last_run, next_run: null });
+      expect(await apiOnly.get("/api/monitor/wanted")).toMatchObject({ last_run: null, next_run: null });
+    } finally {
+      await apiOnly.app.close();
+    }
   });
 });
 

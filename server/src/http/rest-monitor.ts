@@ -41,7 +41,7 @@ const restTask = (t: ScheduledTaskStatus) => ({
 
 export function monitorRoutes(app: Hono, services: Services): void {
   // Every scheduled pass in one list, with a run now (the *arr apps' System → Tasks).
-  app.get("/api/system/tasks", (c) => c.json({ tasks: services.scheduledTasks.list().map(restTask) }));
+  app.get("/api/system/tasks", async (c) => c.json({ tasks: (await services.scheduledTasks.list()).map(restTask) }));
   app.post("/api/system/tasks/:name/run", async (c) =>
     c.json(restTask(await services.scheduledTasks.run(c.req.param("name")))),
   );

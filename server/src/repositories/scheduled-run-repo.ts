@@ -9,6 +9,11 @@ export function scheduledRunRepo(db: Db) {
     async last(name: string): Promise<Date | null> {
       return (await db.scheduledRun.findUnique({ where: { name }, select: { lastRun: true } }))?.lastRun ?? null;
     },
+    /** Every kept time, by pass name (the list of scheduled tasks: one statement). */
+    async all(): Promise<Map<string, Date>> {
+      const rows = await db.scheduledRun.findMany({ select: { name: true, lastRun: true } });
+      return new Map(rows.map((r) => [r.name, r.lastRun]));
+    },
     async record(name: string, at: Date): Promise<void> {
       await db.scheduledRun.upsert({ where: { name }, create: { name, lastRun: at }, update: { lastRun: at } });
     },

@@ -1,7 +1,9 @@
 /**
  * The scheduled passes as one list, as the *arr apps' System → Tasks: each pass's interval, last
  * and next cycle, whether it runs now, and a run on request (joining a cycle under way). The
- * passes themselves are the services' own loops (scheduled-loop.ts); this only names them.
+ * passes themselves are the services' own loops (scheduled-loop.ts); this only names them. The last
+ * run is also read from the kept times, so an instance that runs no schedules (INSTANCE_ROLE `api`)
+ * still says when a worker last ran each pass.
  */
 import { AppError } from "../errors.ts";
 import type { LoopStatus } from "../scheduled-loop.ts";
@@ -19,8 +21,9 @@ export interface ScheduledTaskStatus {
   running: boolean;
 }
 
-/** What the list needs of a pass: its status and a run now. */
+/** What the list needs of a pass: its loop's name (its kept time's key), its status and a run now. */
 interface Pass {
+  readonly name: string;
   status(): Pick<LoopStatus<unknown>, "lastRun" | "nextRun" | "running">;
   runNow(): Promise<unknown>;
 }
@@ -33,14 +36,20 @@ export function scheduledTasks(ctx: AppContext, passes: Record<ScheduledTaskName
     catalogue_refresh: config.catalogues.refreshIntervalSeconds,
     library_scan: config.libraryScanIntervalSeconds,
   };
-  const statusOf = (name: ScheduledTaskName): ScheduledTaskStatus => {
+  const statusOf = (name: ScheduledTaskName, kept: Map<string, Date>): ScheduledTaskStatus => {
     const s = passes[name].status();
-    return { name, intervalSeconds: intervals[name], lastRun: s.lastRun, nextRun: s.nextRun, running: s.running };
+    // The later of this instance's last cycle and the kept one (another instance's, or before a restart).
+    const stored = kept.get(passes[name].name)?.toISOString() ?? null;
+    const lastRun = s.lastRun && stored ? (s.lastRun > stored ? s.lastRun : stored) : (s.lastRun ?? stored);
+    return { name, intervalSeconds: intervals[name], lastRun, nextRun: s.nextRun, running: s.running };
   };
   const isName = (name: string): name is ScheduledTaskName =>
     (SCHEDULED_TASK_NAMES as readonly string[]).includes(name);
   return {
-    list: (): ScheduledTaskStatus[] => SCHEDULED_TASK_NAMES.map(statusOf),
+    async list(): Promise<ScheduledTaskStatus[]> {
+      const kept = await ctx.repos.scheduledRuns.all();
+      return SCHEDULED_TASK_NAMES.map((name) => statusOf(name, kept));
+    },
     /** Runs the pass now (or joins its cycle under way) and answers its status after it; 404 `task_not_found`. */
     async run(name: string): Promise<ScheduledTaskStatus> {
       if (!isName(name)) {
@@ -49,7 +58,7 @@ export function scheduledTasks(ctx: AppContext, passes: Record<ScheduledTaskName
         });
       }
       await passes[name].runNow();
-      return statusOf(name);
+      return statusOf(name, await ctx.repos.scheduledRuns.all());
     },
   };
 }
