@@ -1,6 +1,7 @@
 /**
- * The last cycle of each scheduled pass (table `scheduled_run`), read once at start and written
- * after each cycle this instance ran (scheduled-loop.ts).
+ * The last cycle of each scheduled pass (table `scheduled_run`): written after each cycle an
+ * instance ran and read once at its start (scheduled-loop.ts); the list of scheduled tasks reads them
+ * all (services/scheduled-tasks.ts).
  */
 import type { Db } from "../db/client.ts";
 
@@ -19,5 +20,3 @@ export function scheduledRunRepo(db: Db) {
     },
   };
 }
-
-export type ScheduledRunRepo = ReturnType<typeof scheduledRunRepo>;
