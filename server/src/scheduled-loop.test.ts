@@ -55,6 +55,35 @@ describe("scheduledLoop", () => {
     expect(await b).toBe(3);
   });
 
+  it("a run on request times the next cycle one interval after it", async () => {
+    vi.setSystemTime(new Date("2026-11-30T10:00:00Z"));
+    const c = controlledCycle();
+    const loop = scheduledLoop("test", c.cycle, () => undefined);
+    await loop.start(100_000);
+    await vi.advanceTimersByTimeAsync(30_000);
+    const asked = loop.runNow();
+    c.pending[0]!.resolve(1);
+    await asked;
+    expect(loop.status().nextRun).toBe("2026-11-30T10:02:10.000Z");
+    // Not at the first timing (100 s after the start), but 100 s after the run.
+    await vi.advanceTimersByTimeAsync(70_000);
+    expect(c.calls()).toBe(1);
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(c.calls()).toBe(2);
+    c.pending[1]!.resolve(2);
+    await vi.advanceTimersByTimeAsync(0);
+    // A request joining a timed cycle under way leaves the timing to that cycle: one timer.
+    await vi.advanceTimersByTimeAsync(100_000);
+    expect(c.calls()).toBe(3);
+    const joined = loop.runNow();
+    c.pending[2]!.resolve(3);
+    expect(await joined).toBe(3);
+    await vi.advanceTimersByTimeAsync(100_000);
+    expect(c.calls()).toBe(4);
+    c.pending[3]!.resolve(4);
+    await loop.stop();
+  });
+
   it("logs a failed cycle and keeps the schedule", async () => {
     const c = controlledCycle();
     const log = vi.fn();

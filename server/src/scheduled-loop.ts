@@ -1,8 +1,9 @@
 /**
  * The one helper behind every scheduled job (the Wanted schedule, the assembly monitor, the recycle
  * bin's purge): a cycle every `intervalMs`, the next one scheduled only after the last has ended (a
- * slow cycle never overlaps itself), a run on request that joins the cycle under way, a status for
- * the API, and a stop that waits for the cycle under way. A failed cycle is logged and the schedule
+ * slow cycle never overlaps itself), a run on request that joins the cycle under way (or runs one,
+ * and the next cycle comes one interval after it), a status for the API, and a stop that waits for
+ * the cycle under way. A failed cycle is logged and the schedule
  * goes on. Timers never keep the process alive.
  *
  * With several instances on one database, a guard (library/cluster.ts `turn`) lets one instance at a
@@ -64,6 +65,19 @@ export function scheduledLoop<T>(
   let timer: NodeJS.Timeout | null = null;
   let started = false;
   let timing: Promise<void> | null = null;
+  let interval = 0;
+
+  // The one timer: scheduling again replaces it (a run on request times the next cycle from itself).
+  const schedule = (delayMs: number) => {
+    if (timer) clearTimeout(timer);
+    nextRun = new Date(Date.now() + delayMs);
+    timer = setTimeout(() => {
+      run(false)
+        .catch((e: unknown) => log(`${name}: cycle failed: ${(e as Error).message}`))
+        .finally(() => started && schedule(interval));
+    }, delayMs);
+    timer.unref();
+  };
 
   const run = (wait: boolean): Promise<T | undefined> => {
     if (current) return current;
@@ -83,6 +97,8 @@ export function scheduledLoop<T>(
             .catch((e: unknown) => log(`${name}: the time of its last cycle was not kept: ${(e as Error).message}`));
         }
         current = null;
+        // After a run on request the next cycle is one interval after it, as after a restart.
+        if (wait && started && timer !== null) schedule(firstRunDelay(lastRun, interval, new Date()));
       }) as Promise<T>;
     return current;
   };
@@ -101,15 +117,7 @@ export function scheduledLoop<T>(
     start(intervalMs: number): Promise<void> {
       if (started) return timing ?? Promise.resolve();
       started = true;
-      const schedule = (delayMs: number) => {
-        nextRun = new Date(Date.now() + delayMs);
-        timer = setTimeout(() => {
-          run(false)
-            .catch((e: unknown) => log(`${name}: cycle failed: ${(e as Error).message}`))
-            .finally(() => started && schedule(intervalMs));
-        }, delayMs);
-        timer.unref();
-      };
+      interval = intervalMs;
       if (!runs) {
         schedule(intervalMs);
         return Promise.resolve();

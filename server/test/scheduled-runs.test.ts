@@ -159,6 +159,8 @@ describe("the scheduled tasks, one list", () => {
     const wanted = await expectJson<Task>(await app.api("/api/system/tasks/wanted/run", { method: "POST" }), 200);
     expect(wanted).toMatchObject({ name: "wanted", interval_seconds: 1800, running: false });
     expect(wanted.last_run).not.toBeNull();
+    // The next cycle is one interval after the run on request, not after the start.
+    expect(wanted.next_run).toBe(plus(wanted.last_run!, 1800_000));
     expect(await expectJson<Status>(await app.api("/api/monitor/wanted"), 200)).toMatchObject({
       last_run: wanted.last_run,
       next_run: wanted.next_run,
