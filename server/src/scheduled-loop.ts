@@ -3,8 +3,8 @@
  * bin's purge): a cycle every `intervalMs`, the next one scheduled only after the last has ended (a
  * slow cycle never overlaps itself), a run on request that joins the cycle under way (or runs one,
  * and the next cycle comes one interval after it), a status for the API, and a stop that waits for
- * the cycle under way. A failed cycle is logged and the schedule
- * goes on. Timers never keep the process alive.
+ * the cycle under way. A failed cycle is logged and the schedule goes on. Timers never keep the
+ * process alive.
  *
  * With several instances on one database, a guard (library/cluster.ts `turn`) lets one instance at a
  * time run a cycle: a timed cycle is skipped when another instance has the turn, a requested one

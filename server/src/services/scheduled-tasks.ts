@@ -62,5 +62,3 @@ export function scheduledTasks(ctx: AppContext, passes: Record<ScheduledTaskName
     },
   };
 }
-
-export type ScheduledTasks = ReturnType<typeof scheduledTasks>;
