@@ -68,9 +68,11 @@ export function scheduledLoop<T>(
   let interval = 0;
 
   // The one timer: scheduling again replaces it (a run on request times the next cycle from itself).
-  const schedule = (delayMs: number) => {
+  // `from` is the moment the delay was measured from, so that the next run shown is exactly the
+  // kept run plus the interval, not a millisecond later on a busy machine.
+  const schedule = (delayMs: number, from = Date.now()) => {
     if (timer) clearTimeout(timer);
-    nextRun = new Date(Date.now() + delayMs);
+    nextRun = new Date(from + delayMs);
     timer = setTimeout(() => {
       run(false)
         .catch((e: unknown) => log(`${name}: cycle failed: ${(e as Error).message}`))
@@ -98,7 +100,10 @@ export function scheduledLoop<T>(
         }
         current = null;
         // After a run on request the next cycle is one interval after it, as after a restart.
-        if (wait && started && timer !== null) schedule(firstRunDelay(lastRun, interval, new Date()));
+        if (wait && started && timer !== null) {
+          const now = new Date();
+          schedule(firstRunDelay(lastRun, interval, now), now.getTime());
+        }
       }) as Promise<T>;
     return current;
   };
@@ -130,7 +135,8 @@ export function scheduledLoop<T>(
         })
         .then((last) => {
           if (last && lastRun === null) lastRun = last;
-          if (started && timer === null) schedule(firstRunDelay(last, intervalMs, new Date()));
+          const now = new Date();
+          if (started && timer === null) schedule(firstRunDelay(last, intervalMs, now), now.getTime());
         });
       return timing;
     },
