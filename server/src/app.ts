@@ -71,7 +71,8 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
       // several instances the workers' recovery sweep takes only entries whose claim ran out.
       if (cluster.exclusive) await services.publication.recover();
       await services.sessions.sweep();
-      if (workers) await services.publication.purgeExpired();
+      // A cycle of the purge's schedule, so its last run is kept (the schedule then comes 6 hours after).
+      if (workers) await services.publication.purgeSchedule.runNow();
       if (options.seedDemo !== false && config.demoLibrary) await seedDemoLibraryIfEmpty(ctx, services);
       return { ctx, services };
     },

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createApp, type App } from "../src/app.ts";
 import type { Config } from "../src/config.ts";
 import { until } from "./downloads-fixtures.ts";
-import { expectJson, expectProblem } from "./fixtures.ts";
+import { createSeriesWithFiles, expectJson, expectProblem, scanLibrary } from "./fixtures.ts";
 import { createTestApp, shareTestApp, TEST_API_KEY, type TestApp } from "./utils.ts";
 
 interface Status {
@@ -53,6 +53,15 @@ describe("scheduled passes across restarts", () => {
     expect(fresh.last_run).toBeNull();
     expect(Date.parse(fresh.next_run!)).toBeGreaterThanOrEqual(started + HOUR_MS - 60_000);
 
+    // The recycle bin's purge runs at every start: a fresh service has run it once already.
+    const purgeTask = async (get: (p: string) => Promise<unknown>) =>
+      ((await get("/api/system/tasks")) as { tasks: (Status & { name: string })[] }).tasks.find(
+        (t) => t.name === "recycle_bin_purge",
+      )!;
+    const firstPurge = await purgeTask(async (p) => expectJson(await first.api(p), 200));
+    expect(Date.parse(firstPurge.last_run!)).toBeGreaterThanOrEqual(started - 60_000);
+    expect(firstPurge.next_run).toBe(plus(firstPurge.last_run!, 6 * HOUR_MS));
+
     const wanted = await expectJson<Status>(await first.api("/api/monitor/wanted/run", { method: "POST" }), 200);
     const assembly = await expectJson<Status>(await first.api("/api/monitor/assembly/run", { method: "POST" }), 200);
     expect(wanted.last_run).not.toBeNull();
@@ -70,6 +79,10 @@ describe("scheduled passes across restarts", () => {
         last_run: assembly.last_run,
         next_run: plus(assembly.last_run!, HOUR_MS),
       });
+      // The purge ran again at this start; its next cycle is 6 hours after that run.
+      const purge = await purgeTask(second.get);
+      expect(purge.last_run! > firstPurge.last_run!).toBe(true);
+      expect(purge.next_run).toBe(plus(purge.last_run!, 6 * HOUR_MS));
     } finally {
       await second.app.close();
     }
@@ -108,6 +121,9 @@ describe("scheduled passes across restarts", () => {
       expect(wantedTask?.next_run).toBeNull();
       expect(tasks.find((t) => t.name === "assembly")).toMatchObject({ last_run: assembly.last_run, next_run: null });
       expect(await apiOnly.get("/api/monitor/wanted")).toMatchObject({ last_run: null, next_run: null });
+      // An api instance does not purge at start; the list says when a worker last did.
+      expect(tasks.find((t) => t.name === "recycle_bin_purge")).toMatchObject({ next_run: null });
+      expect(tasks.find((t) => t.name === "recycle_bin_purge")!.last_run! > firstPurge.last_run!).toBe(true);
     } finally {
       await apiOnly.app.close();
     }
@@ -148,7 +164,11 @@ describe("the scheduled tasks, one list", () => {
       ["assembly", 900, null, false],
       ["catalogue_refresh", 43200, null, false],
       ["library_scan", 0, null, false],
+      // The purge ran at start.
+      ["recycle_bin_purge", 21600, list[4]!.last_run, false],
     ]);
+    expect(list[4]!.last_run).not.toBeNull();
+    expect(list[4]!.next_run).toBe(plus(list[4]!.last_run!, 6 * HOUR_MS));
     expect(list.find((t) => t.name === "library_scan")?.next_run).toBeNull();
     for (const t of list.filter((t) => t.name !== "library_scan")) expect(t.next_run).not.toBeNull();
     const gql = await app.gql<{ scheduledTasks: unknown[] }>(`{ scheduledTasks { ${TASK_FIELDS} } }`);
@@ -188,9 +208,60 @@ describe("the scheduled tasks, one list", () => {
       404,
       "task_not_found",
     );
-    expect(problem).toMatchObject({ names: ["wanted", "assembly", "catalogue_refresh", "library_scan"] });
+    expect(problem).toMatchObject({
+      names: ["wanted", "assembly", "catalogue_refresh", "library_scan", "recycle_bin_purge"],
+    });
     expect(await tasks()).toEqual(before);
     const gql = await app.gql(`mutation { runScheduledTask(name: HOUSEKEEPING) { name } }`);
     expect(gql.errors?.[0]?.extensions?.code).toBe("bad_request");
   });
+});
+
+describe("the recycle bin's purge as a task", () => {
+  let app: TestApp;
+  shareTestApp((a) => (app = a), { env: { RECYCLE_RETENTION_DAYS: "1" } });
+
+  interface BinEntry {
+    id: number;
+    original_path: string;
+  }
+  const bin = async () => expectJson<BinEntry[]>(await app.api("/api/recycle-bin"), 200);
+
+  it("removes on request what stayed longer than the retention, and keeps the rest", async () => {
+    await createSeriesWithFiles(app, "Alpha", { books: [], chapters: [1, 2] });
+    await scanLibrary(app);
+    const files = await app.ctx.db.libraryFile.findMany({ orderBy: { path: "asc" } });
+    // Prepared state: two files retired, one of them two days ago (longer than the one-day retention).
+    await app.services.publication.retire(
+      files.map((f) => f.id),
+      "test",
+    );
+    const [old, recent] = await bin().then((b) =>
+      [...b].sort((x, y) => x.original_path.localeCompare(y.original_path)),
+    );
+    await app.ctx.db.recycleEntry.update({
+      where: { id: old!.id },
+      data: { recycledAt: new Date(Date.now() - 2 * 24 * HOUR_MS) },
+    });
+
+    const before = (await tasks()).find((t) => t.name === "recycle_bin_purge")!;
+    const ran = await expectJson<Task>(
+      await app.api("/api/system/tasks/recycle_bin_purge/run", { method: "POST" }),
+      200,
+    );
+    expect(ran.last_run! > before.last_run!).toBe(true);
+    expect(ran.next_run).toBe(plus(ran.last_run!, 6 * HOUR_MS));
+    expect((await bin()).map((e) => e.id)).toEqual([recent!.id]);
+
+    // GraphQL runs the same task; nothing else expired, nothing else goes.
+    const gql = await app.gql<{ runScheduledTask: { name: string; lastRun: string } }>(
+      `mutation { runScheduledTask(name: RECYCLE_BIN_PURGE) { ${TASK_FIELDS} } }`,
+    );
+    expect(gql.errors).toBeUndefined();
+    expect(gql.data?.runScheduledTask.name).toBe("RECYCLE_BIN_PURGE");
+    expect(gql.data!.runScheduledTask.lastRun >= ran.last_run!).toBe(true);
+    expect((await bin()).map((e) => e.id)).toEqual([recent!.id]);
+  });
+
+  const tasks = async () => (await expectJson<{ tasks: Task[] }>(await app.api("/api/system/tasks"), 200)).tasks;
 });

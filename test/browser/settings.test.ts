@@ -290,18 +290,22 @@ describe("settings", () => {
     const list = panel.getByTestId("scheduled-tasks");
     await list.waitFor();
     const rows = list.locator("li");
-    expect(await rows.count()).toBe(4);
+    expect(await rows.count()).toBe(5);
     const texts = await rows.allInnerTexts();
     expect(texts.map((t) => t.split("\n")[0])).toEqual([
       "Wanted pass",
       "Automatic assembly",
       "Catalogue refresh",
       "Library scan",
+      "Recycle bin purge",
     ]);
-    // The service's defaults (README): hourly Wanted pass, assembly every 15 minutes, a daily refresh.
+    // The service's defaults (README): hourly Wanted pass, assembly every 15 minutes, a daily refresh,
+    // the purge every 6 hours (and at start: it has run already).
     expect(texts[0]).toContain("Runs every hour");
     expect(texts[1]).toContain("Runs every 15 minutes");
     expect(texts[2]).toContain("Runs every day");
+    expect(texts[4]).toContain("Runs every 6 hours");
+    expect(texts[4]).not.toContain("never");
 
     const tasks = async () =>
       (

@@ -15,7 +15,7 @@ import { publish, type PublishInput, type PublishResult } from "./publish.ts";
 import { listBin, purgeEntry, purgeExpired, restore } from "./recycle-bin.ts";
 import { recover, recoverExpired } from "./recovery.ts";
 import { retire } from "./retirement.ts";
-import { scheduledLoop } from "../scheduled-loop.ts";
+import { scheduledLoop, type ScheduledLoop } from "../scheduled-loop.ts";
 
 export type { PublishInput, PublishResult } from "./publish.ts";
 export type { PublicationClaim, PublishFile, PublishRelease } from "./journal.ts";
@@ -50,8 +50,12 @@ export interface Publication {
   purge(recycleEntryId: number): Promise<void>;
   /** Files in the recycle bin, newest first. */
   list(): Promise<RecycleListEntry[]>;
-  /** Runs `purgeExpired` every `intervalMs`; returns the function that stops it. */
-  schedulePurge(intervalMs?: number): () => Promise<void>;
+  /**
+   * `purgeExpired` as a scheduled pass (every PURGE_INTERVAL_MS once started, the time of its last
+   * cycle kept): the purge at start-up and a run on request are its cycles too, so the task list
+   * says when it last ran.
+   */
+  readonly purgeSchedule: ScheduledLoop<number>;
 }
 
 export function createPublication(ctx: AppContext): Publication {
@@ -65,11 +69,12 @@ export function createPublication(ctx: AppContext): Publication {
     purgeExpired: (now) => purgeExpired(engine, now),
     purge: (id) => purgeEntry(engine, id),
     list: () => listBin(engine),
-    schedulePurge(intervalMs = PURGE_INTERVAL_MS) {
-      // No record of runs: every start purges what expired (app.ts), so a restart never skips it.
-      const loop = scheduledLoop("recycle bin purge", () => purgeExpired(engine), ctx.log, ctx.cluster.turn);
-      void loop.start(intervalMs);
-      return () => loop.stop();
-    },
+    purgeSchedule: scheduledLoop(
+      "recycle bin purge",
+      () => purgeExpired(engine),
+      ctx.log,
+      ctx.cluster.turn,
+      ctx.repos.scheduledRuns,
+    ),
   };
 }

@@ -9,11 +9,12 @@
 import type { AppContext } from "./context.ts";
 import type { Services } from "./index.ts";
 import { startDownloads } from "./acquisition/download-pipeline-wiring.ts";
+import { PURGE_INTERVAL_MS } from "../library/publication.ts";
 
 /** Starts the background work; returns the stop, which waits for the cycles and jobs under way. */
 export async function startBackground(ctx: AppContext, services: Services): Promise<() => Promise<void>> {
   const { config, cluster } = ctx;
-  const stopPurge = services.publication.schedulePurge();
+  await services.publication.purgeSchedule.start(PURGE_INTERVAL_MS);
   await services.assemblyMonitor.start(config.assemblyMonitorIntervalSeconds * 1000);
   const stopDownloads = await startDownloads(ctx, services);
   services.translationWorker.start();
@@ -43,7 +44,7 @@ export async function startBackground(ctx: AppContext, services: Services): Prom
     await work.return();
     await listening;
     const stopped = await Promise.allSettled([
-      stopPurge(),
+      services.publication.purgeSchedule.stop(),
       services.assemblyMonitor.stop(),
       stopDownloads(),
       services.translationWorker.stop(),

@@ -125,6 +125,7 @@ export function createServices(ctx: AppContext) {
       assembly: assemblyPass,
       catalogue_refresh: catalogue.catalogueRefresh,
       library_scan: scheduledScan,
+      recycle_bin_purge: publication.purgeSchedule,
     }),
     sourceSettings,
     translationSettings,

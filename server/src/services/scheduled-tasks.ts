@@ -1,15 +1,23 @@
 /**
- * The scheduled passes as one list, as the *arr apps' System → Tasks: each pass's interval, last
- * and next cycle, whether it runs now, and a run on request (joining a cycle under way). The
- * passes themselves are the services' own loops (scheduled-loop.ts); this only names them. The last
- * run is also read from the kept times, so an instance that runs no schedules (INSTANCE_ROLE `api`)
- * still says when a worker last ran each pass.
+ * The scheduled passes as one list, as the *arr apps' System → Tasks (the recycle bin's purge too,
+ * as their "Clean Up Recycle Bin"): each pass's interval, last and next cycle, whether it runs now,
+ * and a run on request (joining a cycle under way). The passes themselves are the services' own
+ * loops (scheduled-loop.ts); this only names them. The last run is also read from the kept times,
+ * so an instance that runs no schedules (INSTANCE_ROLE `api`) still says when a worker last ran
+ * each pass.
  */
 import { AppError } from "../errors.ts";
+import { PURGE_INTERVAL_MS } from "../library/publication.ts";
 import type { LoopStatus } from "../scheduled-loop.ts";
 import type { AppContext } from "./context.ts";
 
-export const SCHEDULED_TASK_NAMES = ["wanted", "assembly", "catalogue_refresh", "library_scan"] as const;
+export const SCHEDULED_TASK_NAMES = [
+  "wanted",
+  "assembly",
+  "catalogue_refresh",
+  "library_scan",
+  "recycle_bin_purge",
+] as const;
 export type ScheduledTaskName = (typeof SCHEDULED_TASK_NAMES)[number];
 
 export interface ScheduledTaskStatus {
@@ -35,6 +43,7 @@ export function scheduledTasks(ctx: AppContext, passes: Record<ScheduledTaskName
     assembly: config.assemblyMonitorIntervalSeconds,
     catalogue_refresh: config.catalogues.refreshIntervalSeconds,
     library_scan: config.libraryScanIntervalSeconds,
+    recycle_bin_purge: PURGE_INTERVAL_MS / 1000,
   };
   const statusOf = (name: ScheduledTaskName, kept: Map<string, Date>): ScheduledTaskStatus => {
     const s = passes[name].status();

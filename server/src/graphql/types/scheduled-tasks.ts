@@ -21,12 +21,17 @@ const ScheduledTaskNameEnum = builder.enumType("ScheduledTaskName", {
       value: "library_scan",
       description: "The library scan (LIBRARY_SCAN_INTERVAL_SECONDS; 0: on request only).",
     },
+    RECYCLE_BIN_PURGE: {
+      value: "recycle_bin_purge",
+      description:
+        "Removes the recycle bin's copies kept longer than RECYCLE_RETENTION_DAYS (every 6 hours and at start).",
+    },
   } satisfies Record<string, { value: ScheduledTaskName; description: string }>,
 });
 
 const ScheduledTaskRef = builder.objectRef<ScheduledTaskStatus>("ScheduledTask").implement({
   description:
-    "A scheduled pass: the Wanted pass, the automatic assembly, the catalogue refresh or the library scan. Its last cycle is kept across restarts.",
+    "A scheduled pass: the Wanted pass, the automatic assembly, the catalogue refresh, the library scan or the recycle bin's purge. Its last cycle is kept across restarts.",
   fields: (t) => ({
     name: t.field({ type: ScheduledTaskNameEnum, resolve: (s) => s.name }),
     intervalSeconds: t.exposeInt("intervalSeconds", {

@@ -5,8 +5,14 @@ const now = new Date("2026-11-30T12:00:00Z");
 
 describe("scheduled task words", () => {
   it("names every task and says what it does", () => {
-    const names: TaskName[] = ["WANTED", "ASSEMBLY", "CATALOGUE_REFRESH", "LIBRARY_SCAN"];
-    expect(names.map(taskTitle)).toEqual(["Wanted pass", "Automatic assembly", "Catalogue refresh", "Library scan"]);
+    const names: TaskName[] = ["WANTED", "ASSEMBLY", "CATALOGUE_REFRESH", "LIBRARY_SCAN", "RECYCLE_BIN_PURGE"];
+    expect(names.map(taskTitle)).toEqual([
+      "Wanted pass",
+      "Automatic assembly",
+      "Catalogue refresh",
+      "Library scan",
+      "Recycle bin purge",
+    ]);
     for (const n of names) expect(taskDoes(n)).toMatch(/\.$/);
     expect(ranMessage({ name: "WANTED" })).toBe("Wanted pass ran.");
   });

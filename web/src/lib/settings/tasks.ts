@@ -57,6 +57,10 @@ const WORDS: Record<TaskName, { title: string; does: string }> = {
     title: "Library scan",
     does: "Finds files added to or removed from the library folder.",
   },
+  RECYCLE_BIN_PURGE: {
+    title: "Recycle bin purge",
+    does: "Removes for good the files whose time in the recycle bin is up (also at every start).",
+  },
 };
 
 export const taskTitle = (name: TaskName): string => WORDS[name].title;
