@@ -214,6 +214,44 @@ describe("scheduledLoop", () => {
       await loop.stop();
     });
 
+    it("work noted from outside is kept as a cycle and times the next one; a cycle under way keeps its own timing", async () => {
+      vi.setSystemTime(new Date("2026-11-30T10:00:00Z"));
+      const c = controlledCycle();
+      const m = memoryRecord();
+      const loop = scheduledLoop("scan", c.cycle, () => undefined, undefined, m.record);
+      await loop.start(3_600_000);
+      await vi.advanceTimersByTimeAsync(20 * 60_000);
+      await loop.noteRun();
+      expect(c.calls()).toBe(0);
+      expect(m.writes).toEqual([["scan", "2026-11-30T10:20:00.000Z"]]);
+      expect(loop.status()).toMatchObject({ lastRun: "2026-11-30T10:20:00.000Z", nextRun: "2026-11-30T11:20:00.000Z" });
+      // No cycle at the first timing (11:00), one at 11:20.
+      await vi.advanceTimersByTimeAsync(60 * 60_000 - 1);
+      expect(c.calls()).toBe(0);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(c.calls()).toBe(1);
+      // Noted while that cycle runs: kept, but the cycle times the next one when it ends.
+      await vi.advanceTimersByTimeAsync(60_000);
+      await loop.noteRun();
+      expect(loop.status().nextRun).toBe("2026-11-30T11:20:00.000Z");
+      c.pending[0]!.resolve(1);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(loop.status().nextRun).toBe("2026-11-30T12:21:00.000Z");
+      await loop.stop();
+    });
+
+    it("work noted on a loop that is not started is kept and schedules nothing", async () => {
+      vi.setSystemTime(new Date("2026-11-30T10:00:00Z"));
+      const c = controlledCycle();
+      const m = memoryRecord();
+      const loop = scheduledLoop("scan", c.cycle, () => undefined, undefined, m.record);
+      await loop.noteRun();
+      expect(m.writes).toEqual([["scan", "2026-11-30T10:00:00.000Z"]]);
+      expect(loop.status()).toMatchObject({ lastRun: "2026-11-30T10:00:00.000Z", nextRun: null });
+      await vi.advanceTimersByTimeAsync(10 * 3_600_000);
+      expect(c.calls()).toBe(0);
+    });
+
     it("stop before the record is read times nothing", async () => {
       const c = controlledCycle();
       const m = memoryRecord({ wanted: new Date(0) });

@@ -28,6 +28,11 @@ export interface ScheduledLoop<T> {
   readonly name: string;
   /** Runs one cycle now, or joins the one under way. */
   runNow(): Promise<T>;
+  /**
+   * A cycle's work done outside the loop (the operator's library scan): kept as a cycle, and the
+   * next cycle is one interval after it, as after a run on request.
+   */
+  noteRun(): Promise<void>;
   status(): LoopStatus<T>;
   /**
    * Starts the schedule (a no-op when it is already started); resolves once the first cycle is
@@ -110,9 +115,25 @@ export function scheduledLoop<T>(
   // A requested run waits for the turn, so it always runs a cycle and has its outcome.
   const runNow = () => run(true) as Promise<T>;
 
+  const noteRun = async (): Promise<void> => {
+    const at = new Date();
+    lastRun = at;
+    if (runs) {
+      await runs
+        .record(name, at)
+        .catch((e: unknown) => log(`${name}: the time of its last cycle was not kept: ${(e as Error).message}`));
+    }
+    // A cycle under way times the next one itself when it ends.
+    if (started && timer !== null && current === null) {
+      const now = new Date();
+      schedule(firstRunDelay(at, interval, now), now.getTime());
+    }
+  };
+
   return {
     name,
     runNow,
+    noteRun,
     status: () => ({
       lastRun: lastRun?.toISOString() ?? null,
       nextRun: nextRun?.toISOString() ?? null,

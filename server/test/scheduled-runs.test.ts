@@ -62,6 +62,17 @@ describe("scheduled passes across restarts", () => {
     expect(Date.parse(firstPurge.last_run!)).toBeGreaterThanOrEqual(started - 60_000);
     expect(firstPurge.next_run).toBe(plus(firstPurge.last_run!, 6 * HOUR_MS));
 
+    // The operator's scan is a cycle of the scheduled scan: listed, and the next one 6 hours after it.
+    const taskOf = async (get: (p: string) => Promise<unknown>, name: string) =>
+      ((await get("/api/system/tasks")) as { tasks: (Status & { name: string })[] }).tasks.find(
+        (t) => t.name === name,
+      )!;
+    const beforeScan = new Date().toISOString();
+    await expectJson(await first.api("/api/library/scan", { method: "POST" }), 200);
+    const scanned = await taskOf(async (p) => expectJson(await first.api(p), 200), "library_scan");
+    expect(scanned.last_run! >= beforeScan).toBe(true);
+    expect(scanned.next_run).toBe(plus(scanned.last_run!, 6 * HOUR_MS));
+
     const wanted = await expectJson<Status>(await first.api("/api/monitor/wanted/run", { method: "POST" }), 200);
     const assembly = await expectJson<Status>(await first.api("/api/monitor/assembly/run", { method: "POST" }), 200);
     expect(wanted.last_run).not.toBeNull();
@@ -78,6 +89,10 @@ describe("scheduled passes across restarts", () => {
       expect(await second.get("/api/monitor/assembly")).toMatchObject({
         last_run: assembly.last_run,
         next_run: plus(assembly.last_run!, HOUR_MS),
+      });
+      expect(await taskOf(second.get, "library_scan")).toMatchObject({
+        last_run: scanned.last_run,
+        next_run: scanned.next_run,
       });
       // The purge ran again at this start; its next cycle is 6 hours after that run.
       const purge = await purgeTask(second.get);
@@ -199,6 +214,19 @@ describe("the scheduled tasks, one list", () => {
     expect(list.find((t) => t.name === "catalogue_refresh")?.last_run).toBe(gql.data?.runScheduledTask.lastRun);
     expect(list.find((t) => t.name === "wanted")?.last_run).toBe(wanted.last_run);
     expect(list.find((t) => t.name === "assembly")?.last_run).toBeNull();
+  });
+
+  it("counts the operator's scan, REST or GraphQL, as the scan task's run; switched off, none is scheduled", async () => {
+    const before = new Date().toISOString();
+    await expectJson(await app.api("/api/library/scan", { method: "POST" }), 200);
+    const rest = (await tasks()).find((t) => t.name === "library_scan")!;
+    expect(rest.last_run! >= before).toBe(true);
+    expect(rest.next_run).toBeNull();
+    const gql = await app.gql(`mutation { scanLibrary { added } }`);
+    expect(gql.errors).toBeUndefined();
+    const after = (await tasks()).find((t) => t.name === "library_scan")!;
+    expect(after.last_run! >= rest.last_run!).toBe(true);
+    expect(after.next_run).toBeNull();
   });
 
   it("an unknown task is 404 task_not_found and runs nothing; GraphQL refuses the name", async () => {

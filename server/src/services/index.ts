@@ -55,8 +55,13 @@ export function createServices(ctx: AppContext) {
   const publication = publicationWithProgress(ctx, publicationWithPriority(ctx, createPublication(ctx)), () => reading);
   const priority = externalPriority(ctx, publication);
   const pageSignatures = pageSignatureWorker(ctx);
-  const assembly = assemblyService(ctx, publication),
-    scan = scanWithProgress(ctx, scanWithPriority(ctx, scanService(ctx), priority), () => reading);
+  const assembly = assemblyService(ctx, publication);
+  // The schedule scans with the scan itself; everyone else's scan also counts as its cycle.
+  const scheduledScan = scanSchedule(
+    ctx,
+    scanWithProgress(ctx, scanWithPriority(ctx, scanService(ctx), priority), () => reading),
+  );
+  const scan = scheduledScan.scanning;
   const views = viewCache(ctx, {
     maxSeries: ctx.config.viewCacheSeries,
     maxBytes: ctx.config.viewCacheMb * 1024 * 1024,
@@ -97,7 +102,6 @@ export function createServices(ctx: AppContext) {
   const maps = mapService(ctx);
   const calendar = calendarService(ctx);
   const catalogue = catalogueServices(ctx, { series, maps });
-  const scheduledScan = scanSchedule(ctx, scan);
   const assemblyPass = assemblyMonitor(ctx, { assembly, scanning: scan.running });
   return {
     views,

@@ -14,7 +14,7 @@ import type { AppContext } from "../context.ts";
 import { seriesFolders } from "./demo-service.ts";
 import type { ScanResult } from "./scan-service.ts";
 
-export function scanSchedule(ctx: AppContext, scan: { scan(): Promise<ScanResult> }) {
+export function scanSchedule<S extends { scan(): Promise<ScanResult> }>(ctx: AppContext, scan: S) {
   // An unreadable root counts as empty: a share that went away may fail to list at all.
   const looksUnmounted = async () =>
     (await seriesFolders(ctx).catch(() => 0)) === 0 && (await ctx.repos.series.count()) > 0;
@@ -39,6 +39,22 @@ export function scanSchedule(ctx: AppContext, scan: { scan(): Promise<ScanResult
     undefined,
     ctx.repos.scheduledRuns,
   );
-  /** The configured interval (0: off), for what readers' APIs say of the library. */
-  return { ...loop, intervalSeconds: ctx.config.libraryScanIntervalSeconds };
+  return {
+    ...loop,
+    /** The configured interval (0: off), for what readers' APIs say of the library. */
+    intervalSeconds: ctx.config.libraryScanIntervalSeconds,
+    /**
+     * The scan as the operator and the other services ask for it: a whole scan that ended is a
+     * cycle of the schedule too (as the *arr apps count a task run by hand), so the task list says
+     * it ran and the next scheduled scan is one interval after it.
+     */
+    scanning: {
+      ...scan,
+      scan: async (): Promise<ScanResult> => {
+        const result = await scan.scan();
+        await loop.noteRun();
+        return result;
+      },
+    } as S,
+  };
 }
