@@ -2,7 +2,8 @@
  * The settings page against the real service: Suwayomi, Prowlarr and qBittorrent round trip through
  * the page; secrets say "set" / "not set", are never echoed into the page or its inputs, are kept
  * when left empty and cleared on request; a refused value is explained and nothing is written. The
- * scheduled tasks are listed with their intervals and times, and one runs on request.
+ * scheduled tasks are listed with their intervals and times, and one runs on request. The health panel
+ * says what keeps the service from its work.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
@@ -324,11 +325,53 @@ describe("settings", () => {
     await ctx.close();
   });
 
+  it("shows the service's health: a Suwayomi that does not answer once saved, cleared on Check again", async () => {
+    const server = await import("node:http").then((h) => h.createServer());
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const closed = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    await new Promise<void>((r) => server.close(() => r()));
+    await service.api("PUT", "/api/settings/sources", { suwayomi: { enabled: false } });
+
+    const ctx = await loggedInContext(browser, service);
+    const page = await ctx.newPage();
+    const errors = watchErrors(page);
+    await openSettings(page);
+    const panel = page.getByRole("region", { name: "Health" });
+    // The demo service: nothing to report (the free space of the test machine's disk is not this test's).
+    await panel.getByTestId("health-summary").waitFor();
+    const listed = () => panel.locator("li[data-code]:not([data-code=DISK_SPACE_LOW])");
+    expect(await listed().count()).toBe(0);
+
+    const form = page.getByRole("form", { name: "Suwayomi" });
+    await form.getByLabel("Use Suwayomi").check();
+    await form.getByLabel("URL").fill(closed);
+    await form.getByLabel("None").check();
+    await form.getByRole("button", { name: "Save Suwayomi settings" }).click();
+    const item = panel.locator('li[data-code="SUWAYOMI_UNREACHABLE"]');
+    await item.waitFor();
+    expect(await item.innerText()).toContain("Error");
+    expect(await item.innerText()).toContain(`Suwayomi at ${closed} did not answer`);
+    expect(await panel.getByTestId("health-summary").innerText()).toMatch(/^1 error/);
+
+    // Switched off elsewhere; "Check again" reads the health afresh.
+    await service.api("PUT", "/api/settings/sources", { suwayomi: { enabled: false } });
+    await panel.getByRole("button", { name: "Check again" }).click();
+    await item.waitFor({ state: "detached" });
+    expect(await listed().count()).toBe(0);
+    expect(errors).toEqual([]);
+    await ctx.close();
+  });
+
   it("has no serious axe violations at phone size and fits the screen", async () => {
     const ctx = await loggedInContext(browser, service, PHONE);
     const page = await ctx.newPage();
+    // With a health check listed: a Suwayomi that does not answer.
+    await service.api("PUT", "/api/settings/sources", {
+      suwayomi: { enabled: true, url: "http://127.0.0.1:9", auth: "none" },
+    });
     await openSettings(page);
     await page.getByTestId("scheduled-tasks").waitFor();
+    await page.locator('li[data-code="SUWAYOMI_UNREACHABLE"]').waitFor();
     expect(await seriousViolations(page)).toEqual([]);
     const overflow = await page.evaluate(
       () => document.documentElement.scrollWidth - document.documentElement.clientWidth,

@@ -33,6 +33,7 @@ import "./types/slot-search.ts";
 import "./types/blocklist.ts";
 import "./types/rules.ts";
 import "./types/scheduled-tasks.ts";
+import "./types/system-health.ts";
 
 /** The schema: every type file registers itself on the builder; this only assembles them. */
 export const schema = readIdsAsRest(builder.toSchema({ sortSchema: true }));

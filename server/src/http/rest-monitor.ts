@@ -1,4 +1,7 @@
-/** REST routes of the scheduled passes: each monitor's status and a run now, and the list of them all. */
+/**
+ * REST routes of the scheduled passes (each monitor's status and a run now, and the list of them
+ * all) and of the service's health.
+ */
 import type { Hono } from "hono";
 import type { WantedMonitorStatus } from "../services/acquisition/download-pipeline-wiring.ts";
 import type { MonitorOutcome, MonitorStatus } from "../services/assembly/assembly-monitor.ts";
@@ -40,6 +43,9 @@ const restTask = (t: ScheduledTaskStatus) => ({
 });
 
 export function monitorRoutes(app: Hono, services: Services): void {
+  // What keeps the service from its work (the *arr apps' System → Status → Health); the checks'
+  // fields are already the API's words.
+  app.get("/api/system/health", async (c) => c.json(await services.systemHealth.get()));
   // Every scheduled pass in one list, with a run now (the *arr apps' System → Tasks).
   app.get("/api/system/tasks", async (c) => c.json({ tasks: (await services.scheduledTasks.list()).map(restTask) }));
   app.post("/api/system/tasks/:name/run", async (c) =>

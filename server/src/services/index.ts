@@ -47,6 +47,7 @@ import { calendarFeedService } from "./acquisition/calendar-feed-service.ts";
 import { slotSearchService } from "./acquisition/slot-search-service.ts";
 import { blocklistService } from "./acquisition/blocklist-service.ts";
 import { scheduledTasks } from "./scheduled-tasks.ts";
+import { systemHealthService } from "./system-health.ts";
 
 /** The use cases. REST routes and GraphQL resolvers both call these and nothing else. */
 export function createServices(ctx: AppContext) {
@@ -131,6 +132,7 @@ export function createServices(ctx: AppContext) {
       library_scan: scheduledScan,
       recycle_bin_purge: publication.purgeSchedule,
     }),
+    systemHealth: systemHealthService(ctx, { providers, sourceSettings }),
     sourceSettings,
     translationSettings,
     providers,

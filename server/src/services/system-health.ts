@@ -1,0 +1,73 @@
+/**
+ * The service's health (GET /api/system/health, GraphQL `systemHealth`, the Settings page): reads
+ * the facts — the library folder on disk and its free space, the series folders no scan recorded,
+ * whether Suwayomi answers — and lets domain/health.ts decide what to report. Read on request only:
+ * nothing is polled in the background.
+ */
+import { constants } from "node:fs";
+import { access, stat, statfs } from "node:fs/promises";
+import { healthChecks, healthStatus, type HealthCheck, type HealthFacts, type HealthStatus } from "../domain/health.ts";
+import { isAppError } from "../errors.ts";
+import type { ProviderRegistry } from "../providers/registry.ts";
+import type { AppContext } from "./context.ts";
+import { unscannedSeriesFolders } from "./series/demo-service.ts";
+
+export interface SystemHealth {
+  status: HealthStatus;
+  checks: HealthCheck[];
+}
+
+/** How long Suwayomi may take to list its sources before it counts as not answering. */
+const SUWAYOMI_PROBE_MS = 10_000;
+
+export function systemHealthService(
+  ctx: AppContext,
+  deps: {
+    providers: Pick<ProviderRegistry, "suwayomiSources">;
+    sourceSettings: { get(): Promise<{ suwayomi: { configured: boolean; url: string | null } }> };
+  },
+) {
+  async function library(): Promise<HealthFacts["library"]> {
+    const root = ctx.config.libraryRoot;
+    const isFolder = await stat(root).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
+    if (!isFolder) return { path: root, state: "missing", freeBytes: null };
+    const writable = await access(root, constants.W_OK).then(
+      () => true,
+      () => false,
+    );
+    const freeBytes = await statfs(root).then(
+      (s) => s.bavail * s.bsize,
+      () => null,
+    );
+    return { path: root, state: writable ? "ok" : "not_writable", freeBytes };
+  }
+
+  async function suwayomi(): Promise<HealthFacts["suwayomi"]> {
+    const settings = (await deps.sourceSettings.get()).suwayomi;
+    if (!settings.configured || settings.url === null) return { state: "off" };
+    try {
+      await deps.providers.suwayomiSources(undefined, AbortSignal.timeout(SUWAYOMI_PROBE_MS));
+      return { state: "ok" };
+    } catch (e) {
+      // Switched off meanwhile: not a problem of the connection.
+      if (isAppError(e) && e.code === "provider_unavailable") return { state: "off" };
+      const error = e instanceof Error ? e.message : String(e);
+      return { state: "unreachable", url: settings.url, error };
+    }
+  }
+
+  return {
+    async get(): Promise<SystemHealth> {
+      const lib = await library();
+      const [unscannedFolders, suwayomiFacts] = await Promise.all([
+        lib.state === "missing" ? 0 : unscannedSeriesFolders(ctx).catch(() => 0),
+        suwayomi(),
+      ]);
+      const checks = healthChecks({ library: lib, unscannedFolders, suwayomi: suwayomiFacts });
+      return { status: healthStatus(checks), checks };
+    },
+  };
+}

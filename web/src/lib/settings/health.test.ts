@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { healthSummary, levelBadge, type SystemHealth } from "./health";
+
+const check = (level: "ERROR" | "WARNING") => ({ code: "DISK_SPACE_LOW" as const, level, message: "…" });
+
+describe("health words", () => {
+  it("sums the checks up", () => {
+    expect(healthSummary({ status: "OK", checks: [] })).toBe("No problems found.");
+    expect(healthSummary({ status: "WARNING", checks: [check("WARNING")] } as SystemHealth)).toBe(
+      "1 warning to look at.",
+    );
+    expect(
+      healthSummary({
+        status: "ERROR",
+        checks: [check("ERROR"), check("WARNING"), check("ERROR"), check("WARNING")],
+      } as SystemHealth),
+    ).toBe("2 errors and 2 warnings to look at.");
+    expect(healthSummary({ status: "ERROR", checks: [check("ERROR")] } as SystemHealth)).toBe("1 error to look at.");
+  });
+
+  it("badges each level", () => {
+    expect(levelBadge("ERROR")).toEqual({ words: "Error", className: "bad" });
+    expect(levelBadge("WARNING")).toEqual({ words: "Warning", className: "warn" });
+  });
+});
