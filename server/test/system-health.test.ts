@@ -85,7 +85,10 @@ describe("system health", () => {
     const down = await health();
     expect(down.status).toBe("error");
     expect(codes(down)).toEqual([["suwayomi_unreachable", "error"]]);
-    expect(down.checks[0]?.message).toContain(`Suwayomi at ${url} did not answer`);
+    const message = down.checks[0]?.message ?? "";
+    expect(message.startsWith(`Suwayomi (${url}) is in use but could not list its sources: `)).toBe(true);
+    // What failed, as the connection said it.
+    expect(message).toContain("connection refused");
 
     await expectJson(
       await app.api("/api/settings/sources", {

@@ -350,7 +350,7 @@ describe("settings", () => {
     const item = panel.locator('li[data-code="SUWAYOMI_UNREACHABLE"]');
     await item.waitFor();
     expect(await item.innerText()).toContain("Error");
-    expect(await item.innerText()).toContain(`Suwayomi at ${closed} did not answer`);
+    expect(await item.innerText()).toContain(`Suwayomi (${closed}) is in use but could not list its sources`);
     expect(await panel.getByTestId("health-summary").innerText()).toMatch(/^1 error/);
 
     // Switched off elsewhere; "Check again" reads the health afresh.

@@ -95,7 +95,7 @@ export function healthChecks(f: HealthFacts): HealthCheck[] {
     checks.push({
       code: "suwayomi_unreachable",
       level: "error",
-      message: `Suwayomi at ${f.suwayomi.url} did not answer (${f.suwayomi.error}): no chapter list is refreshed and nothing is fetched from it. Check that it runs, and the address and login on the Settings page.`,
+      message: `Suwayomi (${f.suwayomi.url}) is in use but could not list its sources: ${f.suwayomi.error}. No chapter list is refreshed and nothing is fetched from it until it answers: check that it runs, and its address and login on the Settings page.`,
     });
   }
   return checks;
