@@ -44,6 +44,7 @@ export const POSTGRES_SUITES = [
   "test/series-removal-rows.test.ts",
   "test/series-removal.test.ts",
   "test/scheduled-runs.test.ts",
+  "test/system-health.test.ts",
 ];
 
 export default defineConfig({

@@ -1,16 +1,24 @@
 /**
  * The service's health (GET /api/system/health, GraphQL `systemHealth`), as the *arr apps' System →
  * Status → Health, from an empty service through the public API: series folders waiting for their
- * first scan, a Suwayomi that does not answer (a closed port, then a real fake server), and a
- * library folder that went away. REST and GraphQL agree throughout.
+ * first scan, a Suwayomi that does not answer (a closed port, then a real fake server), a library
+ * folder that went away, and a linked source whose downloads fail. REST and GraphQL agree throughout.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { mkdir, rename } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectJson, writeCbz } from "./fixtures.ts";
-import { startFakeSuwayomi, type FakeSuwayomi } from "./fakes/suwayomi-server.ts";
+import { FAST_ENV, until } from "./downloads-fixtures.ts";
+import { createSeries, expectJson, linkSources, useSuwayomi, writeCbz } from "./fixtures.ts";
+import {
+  drawnChapter,
+  fakeChapter,
+  fakeWork,
+  flakyPage,
+  startFakeSuwayomi,
+  type FakeSuwayomi,
+} from "./fakes/suwayomi-server.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 
 interface Health {
@@ -27,6 +35,20 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+/** The health through REST, checked against GraphQL's. The free space of the test machine's disk is not this test's. */
+async function healthOf(app: TestApp): Promise<Health> {
+  const rest = await expectJson<Health>(await app.api("/api/system/health"), 200);
+  const gql = await app.gql<{ systemHealth: Health }>(`{ systemHealth { status checks { code level message } } }`);
+  expect(gql.errors).toBeUndefined();
+  expect(gql.data?.systemHealth).toEqual({
+    status: rest.status.toUpperCase(),
+    checks: rest.checks.map((c) => ({ ...c, code: c.code.toUpperCase(), level: c.level.toUpperCase() })),
+  });
+  return { ...rest, checks: rest.checks.filter((c) => c.code !== "disk_space_low") };
+}
+
+const codes = (h: Health) => h.checks.map((c) => [c.code, c.level]);
+
 describe("system health", () => {
   let app: TestApp;
   let fake: FakeSuwayomi;
@@ -38,20 +60,7 @@ describe("system health", () => {
     await app?.dispose();
     await fake?.close();
   });
-
-  /** The health through REST, checked against GraphQL's. The free space of the test machine's disk is not this test's. */
-  async function health(): Promise<Health> {
-    const rest = await expectJson<Health>(await app.api("/api/system/health"), 200);
-    const gql = await app.gql<{ systemHealth: Health }>(`{ systemHealth { status checks { code level message } } }`);
-    expect(gql.errors).toBeUndefined();
-    expect(gql.data?.systemHealth).toEqual({
-      status: rest.status.toUpperCase(),
-      checks: rest.checks.map((c) => ({ ...c, code: c.code.toUpperCase(), level: c.level.toUpperCase() })),
-    });
-    return { ...rest, checks: rest.checks.filter((c) => c.code !== "disk_space_low") };
-  }
-
-  const codes = (h: Health) => h.checks.map((c) => [c.code, c.level]);
+  const health = () => healthOf(app);
 
   it("a fresh service with an empty library and no Suwayomi: nothing to report", async () => {
     const h = await health();
@@ -123,5 +132,51 @@ describe("system health", () => {
       await rename(aside, root);
     }
     expect(codes(await health())).toEqual([]);
+  });
+});
+
+describe("system health: a linked source whose downloads fail", () => {
+  const SOURCE = { id: "4242", name: "Broken Scans", lang: "en" };
+  let app: TestApp;
+  let fake: FakeSuwayomi;
+  beforeAll(async () => {
+    const pages = await drawnChapter(2, 7);
+    fake = await startFakeSuwayomi({
+      sources: [SOURCE],
+      works: [
+        fakeWork({
+          id: 61,
+          title: "Quiet Lantern",
+          source: SOURCE,
+          // Every page answers 500 for good: each download fails after its retries.
+          chapters: [1, 2].map((n) => fakeChapter({ chapterNumber: n, pages: pages.map((p) => flakyPage(p, 1e6)) })),
+        }),
+      ],
+    });
+    app = await createTestApp({ env: FAST_ENV });
+    await useSuwayomi(app, fake.url);
+  });
+  afterAll(async () => {
+    await app?.dispose();
+    await fake?.close();
+  });
+
+  it("names the source and its series once most of its downloads failed", async () => {
+    const id = await createSeries(app, "Quiet Lantern");
+    expect(codes(await healthOf(app))).toEqual([]);
+    // Linking runs the first pass: both chapters are queued, and both fail.
+    await linkSources(app, id, [[SOURCE.id, 61, 0, "en"]]);
+    await until(
+      "both downloads failed",
+      async () => expectJson<{ state: string }[]>(await app.api(`/api/manga/${id}/downloads`), 200),
+      (d) => d.length === 2 && d.every((x) => x.state === "failed"),
+      30_000,
+    );
+    const h = await healthOf(app);
+    expect(h.status).toBe("warning");
+    expect(codes(h)).toEqual([["sources_failing", "warning"]]);
+    expect(h.checks[0]?.message).toMatch(
+      /^A linked source fails most of its downloads: Broken Scans \(en\) for Quiet Lantern\. /,
+    );
   });
 });

@@ -14,7 +14,10 @@ const fine: HealthFacts = {
   library: { path: "/srv/manga", state: "ok", freeBytes: 50 * GIB },
   unscannedFolders: 0,
   suwayomi: { state: "ok" },
+  failingSources: [],
 };
+const failing = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({ seriesTitle: `Series ${i + 1}`, source: `Source ${i + 1} (en)` }));
 const withLibrary = (l: Partial<HealthFacts["library"]>): HealthFacts => ({
   ...fine,
   library: { ...fine.library, ...l },
@@ -42,6 +45,16 @@ describe("healthChecks", () => {
     ["exactly the error limit", withLibrary({ freeBytes: DISK_ERROR_BYTES }), [["disk_space_low", "warning"]]],
     ["a byte under the error limit", withLibrary({ freeBytes: DISK_ERROR_BYTES - 1 }), [["disk_space_low", "error"]]],
     ["two folders not scanned", { ...fine, unscannedFolders: 2 }, [["library_not_scanned", "warning"]]],
+    ["a failing source", { ...fine, failingSources: failing(1) }, [["sources_failing", "warning"]]],
+    // The sources are not the library folder's: still reported when it is missing.
+    [
+      "a failing source while the library folder is missing",
+      { ...withLibrary({ state: "missing" }), failingSources: failing(2) },
+      [
+        ["library_root_missing", "error"],
+        ["sources_failing", "warning"],
+      ],
+    ],
     [
       "Suwayomi did not answer",
       { ...fine, suwayomi: { state: "unreachable", url: "http://nas:4567", error: "connection refused" } },
@@ -53,12 +66,14 @@ describe("healthChecks", () => {
         library: { path: "/srv/manga", state: "not_writable", freeBytes: 10 },
         unscannedFolders: 1,
         suwayomi: { state: "unreachable", url: "http://nas:4567", error: "HTTP 502" },
+        failingSources: failing(1),
       },
       [
         ["library_root_not_writable", "error"],
         ["disk_space_low", "error"],
         ["library_not_scanned", "warning"],
         ["suwayomi_unreachable", "error"],
+        ["sources_failing", "warning"],
       ],
     ],
   ] as const)("%s", (_, facts, expected) => {
@@ -78,6 +93,15 @@ describe("healthChecks", () => {
     expect(healthChecks({ ...fine, unscannedFolders: 4 })[0]?.message).toMatch(/^4 series folders have not/);
     expect(healthChecks(withLibrary({ freeBytes: 300 * 1024 ** 2 }))[0]?.message).toMatch(/^Only 300 MB free/);
     expect(healthChecks(withLibrary({ state: "missing" }))[0]?.message).toContain("/srv/manga");
+    expect(healthChecks({ ...fine, failingSources: failing(1) })[0]?.message).toMatch(
+      /^A linked source fails most of its downloads: Source 1 \(en\) for Series 1\. /,
+    );
+    expect(healthChecks({ ...fine, failingSources: failing(3) })[0]?.message).toMatch(
+      /^3 linked sources fail most of their downloads: Source 1 \(en\) for Series 1, Source 2 \(en\) for Series 2, Source 3 \(en\) for Series 3\. /,
+    );
+    expect(healthChecks({ ...fine, failingSources: failing(5) })[0]?.message).toContain(
+      "Source 3 (en) for Series 3 and 2 more.",
+    );
   });
 
   it("is ok exactly when no check is raised; otherwise the worst level; codes never repeat", () => {
@@ -93,6 +117,7 @@ describe("healthChecks", () => {
         fc.constant({ state: "ok" as const }),
         fc.constant({ state: "unreachable" as const, url: "http://nas:4567", error: "refused" }),
       ),
+      failingSources: fc.nat(4).map(failing),
     });
     fc.assert(
       fc.property(facts, (f) => {
@@ -106,7 +131,8 @@ describe("healthChecks", () => {
           f.library.state === "ok" &&
           (f.library.freeBytes === null || f.library.freeBytes >= DISK_WARNING_BYTES) &&
           f.unscannedFolders === 0 &&
-          f.suwayomi.state !== "unreachable";
+          f.suwayomi.state !== "unreachable" &&
+          f.failingSources.length === 0;
         expect(status === "ok").toBe(healthy);
       }),
     );

@@ -11,6 +11,8 @@
  *   an existing collection waits for the operator's scan).
  * - `suwayomi_unreachable` (error): Suwayomi is in use but did not answer; no chapter list is
  *   refreshed and nothing is fetched from it. Its own answer is quoted, never passed off as ours.
+ * - `sources_failing` (warning): linked sources whose latest downloads mostly failed or were
+ *   degraded (the health their series' Sources pages show as failing), named with their series.
  */
 
 export type HealthLevel = "warning" | "error";
@@ -22,6 +24,7 @@ export const HEALTH_CODES = [
   "disk_space_low",
   "library_not_scanned",
   "suwayomi_unreachable",
+  "sources_failing",
 ] as const;
 export type HealthCode = (typeof HEALTH_CODES)[number];
 
@@ -47,7 +50,12 @@ export interface HealthFacts {
   /** Series folders no scan recorded yet (first start over an existing collection). */
   unscannedFolders: number;
   suwayomi: { state: "off" | "ok" } | { state: "unreachable"; url: string; error: string };
+  /** Linked sources whose health is failing, with their series' titles. */
+  failingSources: readonly { seriesTitle: string; source: string }[];
 }
+
+/** How many failing sources the message names before "and N more". */
+export const NAMED_FAILING_SOURCES = 3;
 
 const GIB = 1024 ** 3;
 const MIB = 1024 ** 2;
@@ -96,6 +104,17 @@ export function healthChecks(f: HealthFacts): HealthCheck[] {
       code: "suwayomi_unreachable",
       level: "error",
       message: `Suwayomi (${f.suwayomi.url}) is in use but could not list its sources: ${f.suwayomi.error}. No chapter list is refreshed and nothing is fetched from it until it answers: check that it runs, and its address and login on the Settings page.`,
+    });
+  }
+  const failing = f.failingSources;
+  if (failing.length > 0) {
+    const named = failing.slice(0, NAMED_FAILING_SOURCES).map((s) => `${s.source} for ${s.seriesTitle}`);
+    const more = failing.length - named.length;
+    const list = more > 0 ? `${named.join(", ")} and ${more} more` : named.join(", ");
+    checks.push({
+      code: "sources_failing",
+      level: "warning",
+      message: `${failing.length === 1 ? "A linked source fails" : `${failing.length} linked sources fail`} most of ${failing.length === 1 ? "its" : "their"} downloads: ${list}. Each series' Sources page says what failed; give a working source a higher priority, or link another.`,
     });
   }
   return checks;

@@ -75,6 +75,21 @@ export function sourceRepo(db: Db) {
       return (await db.numberingOverride.deleteMany({ where: { sourceMappingId, externalId } })).count > 0;
     },
     /** The latest downloads of each mapping of a series (state and time), newest first. */
+    /** Every active mapping of the library, with its provider and its series' title (the health check). */
+    activeMappingsOfLibrary: () =>
+      db.sourceMapping.findMany({
+        where: { state: "active" },
+        include: { provider: true, series: { select: { title: true } } },
+        orderBy: [{ seriesId: "asc" }, { priority: "desc" }, { id: "asc" }],
+      }),
+    /** The library's latest downloads from a source, newest first. */
+    recentDownloadsOfLibrary: (take: number) =>
+      db.download.findMany({
+        where: { sourceMappingId: { not: null } },
+        select: { sourceMappingId: true, state: true, updatedAt: true },
+        orderBy: { id: "desc" },
+        take,
+      }),
     recentDownloads: (seriesId: number, take: number) =>
       db.download.findMany({
         where: { seriesId, sourceMappingId: { not: null } },

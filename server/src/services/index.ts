@@ -132,7 +132,7 @@ export function createServices(ctx: AppContext) {
       library_scan: scheduledScan,
       recycle_bin_purge: publication.purgeSchedule,
     }),
-    systemHealth: systemHealthService(ctx, { providers, sourceSettings }),
+    systemHealth: systemHealthService(ctx, { providers, sourceSettings, sources }),
     sourceSettings,
     translationSettings,
     providers,

@@ -1,7 +1,7 @@
 /**
  * The service's health (GET /api/system/health, GraphQL `systemHealth`, the Settings page): reads
  * the facts — the library folder on disk and its free space, the series folders no scan recorded,
- * whether Suwayomi answers — and lets domain/health.ts decide what to report. Read on request only:
+ * whether Suwayomi answers, the linked sources whose downloads fail — and lets domain/health.ts decide what to report. Read on request only:
  * nothing is polled in the background.
  */
 import { constants } from "node:fs";
@@ -25,6 +25,7 @@ export function systemHealthService(
   deps: {
     providers: Pick<ProviderRegistry, "suwayomiSources">;
     sourceSettings: { get(): Promise<{ suwayomi: { configured: boolean; url: string | null } }> };
+    sources: { failingSources(): Promise<HealthFacts["failingSources"]> };
   },
 ) {
   async function library(): Promise<HealthFacts["library"]> {
@@ -62,11 +63,12 @@ export function systemHealthService(
   return {
     async get(): Promise<SystemHealth> {
       const lib = await library();
-      const [unscannedFolders, suwayomiFacts] = await Promise.all([
+      const [unscannedFolders, suwayomiFacts, failingSources] = await Promise.all([
         lib.state === "missing" ? 0 : unscannedSeriesFolders(ctx).catch(() => 0),
         suwayomi(),
+        deps.sources.failingSources(),
       ]);
-      const checks = healthChecks({ library: lib, unscannedFolders, suwayomi: suwayomiFacts });
+      const checks = healthChecks({ library: lib, unscannedFolders, suwayomi: suwayomiFacts, failingSources });
       return { status: healthStatus(checks), checks };
     },
   };

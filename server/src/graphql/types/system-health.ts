@@ -29,6 +29,10 @@ const HealthCodeEnum = builder.enumType("HealthCode", {
     DISK_SPACE_LOW: { value: "disk_space_low", description: "Little free space on the library's disk." },
     LIBRARY_NOT_SCANNED: { value: "library_not_scanned", description: "Series folders no scan recorded yet." },
     SUWAYOMI_UNREACHABLE: { value: "suwayomi_unreachable", description: "Suwayomi is in use but did not answer." },
+    SOURCES_FAILING: {
+      value: "sources_failing",
+      description: "Linked sources whose latest downloads mostly failed or were degraded.",
+    },
   } satisfies Record<Uppercase<HealthCode>, { value: HealthCode; description: string }>,
 });
 

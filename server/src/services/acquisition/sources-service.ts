@@ -80,6 +80,8 @@ export interface MappingProblems {
 }
 
 const RECENT_DOWNLOADS = 10;
+/** How many of the library's latest downloads the health check reads. */
+const LIBRARY_DOWNLOADS = 2000;
 const PROBLEM_STATES = new Set(["degraded", "failed"]);
 const LANGUAGE_RE = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/;
 
@@ -188,6 +190,31 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
     return out;
   }
 
+  /**
+   * The library's active sources whose health is "failing" (from their latest downloads, as each
+   * series' Sources page says), for the service's health. Reads the latest LIBRARY_DOWNLOADS
+   * downloads: a source with none among them has not been used lately and is left out.
+   */
+  async function failingSources(): Promise<{ seriesId: number; seriesTitle: string; source: string }[]> {
+    const [mappings, downloads] = await Promise.all([
+      sources.activeMappingsOfLibrary(),
+      sources.recentDownloadsOfLibrary(LIBRARY_DOWNLOADS),
+    ]);
+    const byMapping = new Map<number, { state: string; updatedAt: Date }[]>();
+    for (const d of downloads) {
+      const list = byMapping.get(d.sourceMappingId!) ?? [];
+      if (list.length < RECENT_DOWNLOADS) list.push(d);
+      byMapping.set(d.sourceMappingId!, list);
+    }
+    const out: { seriesId: number; seriesTitle: string; source: string }[] = [];
+    for (const m of mappings) {
+      if (healthOf(byMapping.get(m.id) ?? []).status !== "failing") continue;
+      const { displayName } = await registry.describe(m.provider);
+      out.push({ seriesId: m.seriesId, seriesTitle: m.series.title, source: displayName });
+    }
+    return out;
+  }
+
   async function view(seriesId: number, mappingId: number): Promise<MappingView> {
     const v = (await views(seriesId)).find((m) => m.id === mappingId);
     if (!v) throw new AppError("mapping_not_found", `series ${seriesId} has no source mapping ${mappingId}`);
@@ -282,6 +309,7 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
   }
 
   return {
+    failingSources,
     /** The provider's candidate works for the operator to confirm (query defaults to the series title). */
     async search(seriesId: number, input: SourceSearchInput, signal?: AbortSignal): Promise<SearchResultView> {
       const series = await requireSeries(seriesId);
