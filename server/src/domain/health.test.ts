@@ -126,7 +126,8 @@ describe("healthChecks", () => {
         expect(new Set(checks.map((c) => c.code)).size).toBe(checks.length);
         expect(status === "ok").toBe(checks.length === 0);
         expect(status === "error").toBe(checks.some((c) => c.level === "error"));
-        // A library folder that is there, writable, roomy and scanned, and a Suwayomi that answers or is off: ok.
+        // A library folder that is there, writable, roomy and scanned, a Suwayomi that answers or is
+        // off, and no failing source: ok.
         const healthy =
           f.library.state === "ok" &&
           (f.library.freeBytes === null || f.library.freeBytes >= DISK_WARNING_BYTES) &&

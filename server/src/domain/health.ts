@@ -1,7 +1,8 @@
 /**
  * The service's health, as the *arr apps' System → Status → Health: what keeps it from doing its
  * work, each with a stable code, a level and what to do. Pure: the health service reads the facts
- * (the library folder on disk, the scan, the Suwayomi connection) and this decides.
+ * (the library folder on disk, the scan, the Suwayomi connection, the sources' latest downloads)
+ * and this decides.
  *
  * - `library_root_missing` (error): LIBRARY_ROOT is not a folder; nothing can be scanned or stored.
  * - `library_root_not_writable` (error): downloads, assemblies and retirements cannot write there.

@@ -74,7 +74,6 @@ export function sourceRepo(db: Db) {
     async deleteOverride(sourceMappingId: number, externalId: string): Promise<boolean> {
       return (await db.numberingOverride.deleteMany({ where: { sourceMappingId, externalId } })).count > 0;
     },
-    /** The latest downloads of each mapping of a series (state and time), newest first. */
     /** Every active mapping of the library, with its provider and its series' title (the health check). */
     activeMappingsOfLibrary: () =>
       db.sourceMapping.findMany({
@@ -90,6 +89,7 @@ export function sourceRepo(db: Db) {
         orderBy: { id: "desc" },
         take,
       }),
+    /** The latest downloads of each mapping of a series (state and time), newest first. */
     recentDownloads: (seriesId: number, take: number) =>
       db.download.findMany({
         where: { seriesId, sourceMappingId: { not: null } },
