@@ -86,6 +86,18 @@ export function scheduledLoop<T>(
     timer.unref();
   };
 
+  // A cycle that ran: its time is kept (a record that fails is logged; the schedule goes on).
+  const keep = async (at: Date): Promise<void> => {
+    await runs
+      ?.record(name, at)
+      .catch((e: unknown) => log(`${name}: the time of its last cycle was not kept: ${(e as Error).message}`));
+  };
+  // The next cycle one interval after `from` (a run on request, or work noted from outside).
+  const rescheduleAfter = (from: Date) => {
+    const now = new Date();
+    schedule(firstRunDelay(from, interval, now), now.getTime());
+  };
+
   const run = (wait: boolean): Promise<T | undefined> => {
     if (current) return current;
     // A cycle skipped because another instance had the turn is that instance's to record.
@@ -97,18 +109,11 @@ export function scheduledLoop<T>(
         return o.ran ? (lastOutcome = o.value) : lastOutcome;
       })
       .finally(async () => {
-        lastRun = new Date();
-        if (ran && runs) {
-          await runs
-            .record(name, lastRun)
-            .catch((e: unknown) => log(`${name}: the time of its last cycle was not kept: ${(e as Error).message}`));
-        }
+        const at = (lastRun = new Date());
+        if (ran) await keep(at);
         current = null;
         // After a run on request the next cycle is one interval after it, as after a restart.
-        if (wait && started && timer !== null) {
-          const now = new Date();
-          schedule(firstRunDelay(lastRun, interval, now), now.getTime());
-        }
+        if (wait && started && timer !== null) rescheduleAfter(at);
       }) as Promise<T>;
     return current;
   };
@@ -116,18 +121,10 @@ export function scheduledLoop<T>(
   const runNow = () => run(true) as Promise<T>;
 
   const noteRun = async (): Promise<void> => {
-    const at = new Date();
-    lastRun = at;
-    if (runs) {
-      await runs
-        .record(name, at)
-        .catch((e: unknown) => log(`${name}: the time of its last cycle was not kept: ${(e as Error).message}`));
-    }
+    const at = (lastRun = new Date());
+    await keep(at);
     // A cycle under way times the next one itself when it ends.
-    if (started && timer !== null && current === null) {
-      const now = new Date();
-      schedule(firstRunDelay(at, interval, now), now.getTime());
-    }
+    if (started && timer !== null && current === null) rescheduleAfter(at);
   };
 
   return {
