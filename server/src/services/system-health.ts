@@ -1,8 +1,8 @@
 /**
  * The service's health (GET /api/system/health, GraphQL `systemHealth`, the Settings page): reads
  * the facts — the library folder on disk and its free space, the series folders no scan recorded,
- * whether Suwayomi answers, the linked sources whose downloads fail — and lets domain/health.ts decide what to report. Read on request only:
- * nothing is polled in the background.
+ * whether Suwayomi answers, the linked sources whose downloads fail — and lets domain/health.ts
+ * decide what to report. Read on request only: nothing is polled in the background.
  */
 import { constants } from "node:fs";
 import { access, stat, statfs } from "node:fs/promises";

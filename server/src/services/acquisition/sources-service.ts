@@ -8,11 +8,10 @@
  * what the source no longer lists removed). Rejected mappings (SourceRejection) are never touched nor
  * re-added; an unavailable provider (Suwayomi disabled) leaves its offers as they were.
  *
- * Priority: a whole number, higher first (default 0). Health of a mapping, from its latest 10
- * downloads: "unknown" without any, "failing" when at least half (and two) ended degraded or failed,
- * "degraded" when any did, else "ok".
+ * Priority: a whole number, higher first (default 0). Health of a mapping: domain/source-health.ts.
  */
 import { SOURCE_PRIORITY_MAX, SOURCE_PRIORITY_MIN } from "../../domain/rules.ts";
+import { healthOf, latestBySource, type MappingHealth } from "../../domain/source-health.ts";
 import { applyNumberingOverrides, parseCorrection, type InvalidatedOverride } from "../../domain/numbering-override.ts";
 import { AppError } from "../../errors.ts";
 import { ProviderError, type ListingProblem, type ProviderWork } from "../../providers/provider.ts";
@@ -23,16 +22,7 @@ import type { AppContext } from "../context.ts";
 import { checkString } from "../input.ts";
 import { slotSyncChanged, syncSourceSlots, type SlotSync } from "./source-slots.ts";
 
-export type MappingHealthStatus = "unknown" | "ok" | "degraded" | "failing";
-
-export interface MappingHealth {
-  status: MappingHealthStatus;
-  recent: number;
-  published: number;
-  degraded: number;
-  failed: number;
-  lastProblemAt: Date | null;
-}
+export type { MappingHealth, MappingHealthStatus } from "../../domain/source-health.ts";
 
 export interface MappingView {
   id: number;
@@ -79,35 +69,9 @@ export interface MappingProblems {
   problems: ListingProblem[];
 }
 
-const RECENT_DOWNLOADS = 10;
 /** How many of the library's latest downloads the health check reads. */
 const LIBRARY_DOWNLOADS = 2000;
-const PROBLEM_STATES = new Set(["degraded", "failed"]);
 const LANGUAGE_RE = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/;
-
-export function healthOf(states: readonly { state: string; updatedAt: Date }[]): MappingHealth {
-  const done = states.filter((d) => d.state === "published" || PROBLEM_STATES.has(d.state));
-  const degraded = done.filter((d) => d.state === "degraded").length;
-  const failed = done.filter((d) => d.state === "failed").length;
-  const problems = degraded + failed;
-  const lastProblem = done.find((d) => PROBLEM_STATES.has(d.state));
-  const status: MappingHealthStatus =
-    done.length === 0
-      ? "unknown"
-      : problems >= 2 && problems * 2 >= done.length
-        ? "failing"
-        : problems > 0
-          ? "degraded"
-          : "ok";
-  return {
-    status,
-    recent: done.length,
-    published: done.length - problems,
-    degraded,
-    failed,
-    lastProblemAt: lastProblem?.updatedAt ?? null,
-  };
-}
 
 /** Searching a provider for the series' work (query: the series title when absent or blank). */
 export interface SourceSearchInput {
@@ -164,9 +128,9 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
       sources.offerCounts(seriesId),
       sources.recentDownloads(seriesId, 500),
     ]);
+    const latest = latestBySource(downloads);
     const out: MappingView[] = [];
     for (const m of mappings) {
-      const mine = downloads.filter((d) => d.sourceMappingId === m.id).slice(0, RECENT_DOWNLOADS);
       const [{ displayName }, provider] = await Promise.all([
         registry.describe(m.provider),
         registry.forProviderId(m.providerId),
@@ -183,7 +147,7 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
         priority: m.priority,
         state: m.state,
         offers: counts.get(m.id) ?? 0,
-        health: healthOf(mine),
+        health: healthOf(latest.get(m.id) ?? []),
         available: provider !== null,
       });
     }
@@ -200,15 +164,10 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
       sources.activeMappingsOfLibrary(),
       sources.recentDownloadsOfLibrary(LIBRARY_DOWNLOADS),
     ]);
-    const byMapping = new Map<number, { state: string; updatedAt: Date }[]>();
-    for (const d of downloads) {
-      const list = byMapping.get(d.sourceMappingId!) ?? [];
-      if (list.length < RECENT_DOWNLOADS) list.push(d);
-      byMapping.set(d.sourceMappingId!, list);
-    }
+    const latest = latestBySource(downloads);
     const out: { seriesId: number; seriesTitle: string; source: string }[] = [];
     for (const m of mappings) {
-      if (healthOf(byMapping.get(m.id) ?? []).status !== "failing") continue;
+      if (healthOf(latest.get(m.id) ?? []).status !== "failing") continue;
       const { displayName } = await registry.describe(m.provider);
       out.push({ seriesId: m.seriesId, seriesTitle: m.series.title, source: displayName });
     }
