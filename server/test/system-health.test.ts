@@ -178,5 +178,14 @@ describe("system health: a linked source whose downloads fail", () => {
     expect(h.checks[0]?.message).toMatch(
       /^A linked source fails most of its downloads: Broken Scans \(en\) for Quiet Lantern\. /,
     );
+
+    // Suwayomi switched off: nothing is fetched from its sources, so none is reported as failing.
+    await expectJson(
+      await app.api("/api/settings/sources", { method: "PUT", json: { suwayomi: { enabled: false } } }),
+      200,
+    );
+    expect(codes(await healthOf(app))).toEqual([]);
+    await useSuwayomi(app, fake.url);
+    expect(codes(await healthOf(app))).toEqual([["sources_failing", "warning"]]);
   });
 });

@@ -157,7 +157,8 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
   /**
    * The library's active sources whose health is "failing" (from their latest downloads, as each
    * series' Sources page says), for the service's health. Reads the latest LIBRARY_DOWNLOADS
-   * downloads: a source with none among them has not been used lately and is left out.
+   * downloads: a source with none among them has not been used lately and is left out, and so is a
+   * source whose provider is switched off (nothing is fetched from it; the Sources page says so).
    */
   async function failingSources(): Promise<{ seriesId: number; seriesTitle: string; source: string }[]> {
     const [mappings, downloads] = await Promise.all([
@@ -168,6 +169,7 @@ export function sourcesService(ctx: AppContext, registry: ProviderRegistry) {
     const out: { seriesId: number; seriesTitle: string; source: string }[] = [];
     for (const m of mappings) {
       if (healthOf(latest.get(m.id) ?? []).status !== "failing") continue;
+      if ((await registry.forProviderId(m.providerId)) === null) continue;
       const { displayName } = await registry.describe(m.provider);
       out.push({ seriesId: m.seriesId, seriesTitle: m.series.title, source: displayName });
     }
