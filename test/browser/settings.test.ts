@@ -9,7 +9,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import { PHONE, browserSuite, loggedInContext, seriousViolations, watchErrors, type Service } from "./harness.ts";
 import { startFakeSuwayomi } from "../../server/test/fakes/suwayomi-server.ts";
 import { startFakeProwlarr } from "../../server/test/fakes/prowlarr-server.ts";
@@ -30,6 +30,16 @@ async function openSettings(page: Page): Promise<void> {
   await page.goto("/settings");
   await page.getByRole("heading", { level: 1, name: "Settings" }).waitFor();
   await page.waitForFunction(() => !document.body.innerText.includes("Loading the settings"));
+}
+
+/** The count on the navigation's Settings link, absent when nothing is listed. */
+async function expectBadge(badge: Locator, count: number): Promise<void> {
+  if (count === 0) {
+    await badge.waitFor({ state: "detached" });
+    return;
+  }
+  await badge.waitFor();
+  await expect.poll(() => badge.innerText()).toBe(String(count));
 }
 
 async function inputValues(page: Page): Promise<string> {
@@ -352,12 +362,28 @@ describe("settings", () => {
     expect(await item.innerText()).toContain("Error");
     expect(await item.innerText()).toContain(`Suwayomi (${closed}) is in use but could not list its sources`);
     expect(await panel.getByTestId("health-summary").innerText()).toMatch(/^1 error/);
+    // The navigation's Settings link counts what the panel lists, on every page.
+    const nav = page.getByRole("navigation", { name: "Main" });
+    const badge = nav.getByTestId("health-badge");
+    const listedAll = () => panel.locator("li[data-code]").count();
+    await expectBadge(badge, await listedAll());
+    expect(await badge.getAttribute("class")).toContain("bad");
+    expect(await nav.getByRole("link", { name: "Settings" }).getAttribute("href")).toBe("/settings");
+    expect(await nav.getByRole("link", { name: /Health: 1 error/ }).count()).toBe(1);
+    // A page opened afresh asks the health itself.
+    await page.goto("/wanted");
+    const checks = ((await (await service.api("GET", "/api/system/health")).json()) as { checks: unknown[] }).checks;
+    expect(checks.length).toBeGreaterThan(0);
+    await expectBadge(badge, checks.length);
+    await openSettings(page);
+    await panel.getByTestId("health-summary").waitFor();
 
-    // Switched off elsewhere; "Check again" reads the health afresh.
+    // Switched off elsewhere; "Check again" reads the health afresh, and the badge follows.
     await service.api("PUT", "/api/settings/sources", { suwayomi: { enabled: false } });
     await panel.getByRole("button", { name: "Check again" }).click();
     await item.waitFor({ state: "detached" });
     expect(await listed().count()).toBe(0);
+    await expectBadge(badge, await listedAll());
     expect(errors).toEqual([]);
     await ctx.close();
   });

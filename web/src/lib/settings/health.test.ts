@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { healthSummary, levelBadge, type SystemHealth } from "./health";
+import { healthSummary, levelBadge, navHealthBadge, type SystemHealth } from "./health";
 
 const check = (level: "ERROR" | "WARNING") => ({ code: "DISK_SPACE_LOW" as const, level, message: "…" });
 
@@ -21,5 +21,19 @@ describe("health words", () => {
   it("badges each level", () => {
     expect(levelBadge("ERROR")).toEqual({ words: "Error", className: "bad" });
     expect(levelBadge("WARNING")).toEqual({ words: "Warning", className: "warn" });
+  });
+
+  it("puts a count on the navigation's Settings link, coloured by the server's status", () => {
+    expect(navHealthBadge({ status: "OK", checks: [] })).toBeNull();
+    expect(navHealthBadge({ status: "WARNING", checks: [check("WARNING")] } as SystemHealth)).toEqual({
+      count: 1,
+      className: "warn",
+      label: "Health: 1 warning to look at.",
+    });
+    expect(navHealthBadge({ status: "ERROR", checks: [check("WARNING"), check("ERROR")] } as SystemHealth)).toEqual({
+      count: 2,
+      className: "bad",
+      label: "Health: 1 error and 1 warning to look at.",
+    });
   });
 });

@@ -1,6 +1,7 @@
 /**
- * The Settings page's health panel (the *arr apps' System → Status → Health): the GraphQL document
- * and the words around the checks. The checks, their levels and messages are the server's.
+ * The Settings page's health panel (the *arr apps' System → Status → Health) and the navigation's
+ * badge on "Settings": the GraphQL document and the words around the checks. The checks, their
+ * levels and messages are the server's.
  */
 import { graphql, type ResultOf } from "$lib/gql";
 
@@ -35,4 +36,20 @@ export function healthSummary(health: SystemHealth): string {
     warnings > 0 ? `${warnings} warning${warnings === 1 ? "" : "s"}` : null,
   ].filter((p): p is string => p !== null);
   return `${parts.join(" and ")} to look at.`;
+}
+
+/** How often an open page asks for the health again, for the navigation's badge. */
+export const HEALTH_BADGE_REFRESH_MS = 5 * 60_000;
+
+/**
+ * The navigation's badge (as the *arr apps' count on System): how many checks are listed, coloured
+ * by the server's status, and the words a screen reader hears. None when nothing is listed.
+ */
+export function navHealthBadge(health: SystemHealth): { count: number; className: string; label: string } | null {
+  if (health.status === "OK" || health.checks.length === 0) return null;
+  return {
+    count: health.checks.length,
+    className: health.status === "ERROR" ? "bad" : "warn",
+    label: `Health: ${healthSummary(health)}`,
+  };
 }
