@@ -99,9 +99,12 @@ export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimitsConfig = {
 };
 
 /** Service state inside the library root (same filesystem, so moves are renames); the scan skips dot-folders. */
+/** The staging area's folder name, directly under LIBRARY_ROOT. */
+export const STAGING_FOLDER = ".staging";
+
 export function stateDirs(config: Pick<Config, "libraryRoot" | "dataDir">) {
   return {
-    staging: path.join(config.libraryRoot, ".staging"),
+    staging: path.join(config.libraryRoot, STAGING_FOLDER),
     recycleBin: path.join(config.libraryRoot, ".recycle-bin"),
     thumbnails: path.join(config.dataDir, "thumbnails"),
   };

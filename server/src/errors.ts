@@ -17,6 +17,7 @@ export const ERRORS = {
   map_revision_stale: { status: 409, title: "The map changed since it was read" },
   series_folder_taken: { status: 409, title: "A series already uses that folder" },
   scan_in_progress: { status: 409, title: "A library scan is already running" },
+  library_root_missing: { status: 503, title: "The library folder is missing (is its disk mounted?)" },
   series_has_files: {
     status: 409,
     title: "The library still holds files of the series: only a series whose files are all gone can be removed",

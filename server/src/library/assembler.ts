@@ -11,7 +11,7 @@
  * i.e. a fresh Buffer per page, which V8 frees only after tens of MB pile up).
  */
 import { randomBytes } from "node:crypto";
-import { mkdir, open, rm } from "node:fs/promises";
+import { open, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import zlib from "node:zlib";
@@ -23,6 +23,7 @@ import { ArchiveError, openArchive, type ArchiveHandle, type ArchiveOpenOptions 
 import { sha256File } from "./durable-fs.ts";
 import { libraryAbs } from "./library-paths.ts";
 import { StoredZipWriter } from "./stored-zip-writer.ts";
+import { mkdirStaging } from "./library-root.ts";
 
 /**
  * yazl computes every entry's CRC-32 with the pure-JS `buffer-crc32` (a byte loop, ~250 MB/s),
@@ -164,7 +165,7 @@ export async function buildBook(input: BuildInput): Promise<BuiltBook> {
       Pages: pagesXml,
     });
 
-    await mkdir(path.dirname(stagedPath), { recursive: true });
+    await mkdirStaging(path.dirname(stagedPath));
     const out = await open(stagedPath, "wx");
     try {
       const zip = new StoredZipWriter(out, { mtime: ENTRY_MTIME });

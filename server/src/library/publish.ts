@@ -24,6 +24,7 @@ import {
   type PublishRelease,
 } from "./journal.ts";
 import { checkStagedPath, checkTargetRelPath, freeNameCandidates, libraryAbs } from "./library-paths.ts";
+import { requireLibraryRoot } from "./library-root.ts";
 import { checkFileIds, checkPublishFile, checkPublishRelease, checkReason } from "./publication-input.ts";
 import { __crashAt, type Engine, type RetiredFile } from "./publication-core.ts";
 import { executeRetire, fileLockKeys, planRetire } from "./retirement.ts";
@@ -80,6 +81,8 @@ async function place(engine: Engine, journalId: number, payload: PublishPayload)
   let p = payload;
   for (;;) {
     const target = libraryAbs(engine.root, p.target);
+    // The series folder may be made, LIBRARY_ROOT never (library-root.ts).
+    await requireLibraryRoot(engine.root);
     await ensureDir(path.dirname(target));
     await engine.store.holdJournal(journalId);
     try {

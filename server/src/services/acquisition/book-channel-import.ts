@@ -9,7 +9,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { constants, createWriteStream } from "node:fs";
-import { lstat, mkdir, open, realpath, rm } from "node:fs/promises";
+import { lstat, open, realpath, rm } from "node:fs/promises";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { stateDirs } from "../../config.ts";
@@ -24,6 +24,7 @@ import type { QbtFile, QbtTorrent } from "../../providers/qbittorrent.ts";
 import { torrentRepo, type TorrentJobRow } from "../../repositories/torrent-repo.ts";
 import type { MountMapping } from "./book-channel-settings.ts";
 import type { AppContext } from "../context.ts";
+import { mkdirStaging } from "../../library/library-root.ts";
 
 const outside = (what: string): never => {
   throw new AppError("torrent_path_outside_mount", what);
@@ -65,7 +66,7 @@ export async function copyIntoStaging(src: string, dest: string): Promise<void> 
   });
   try {
     if (!(await fh.stat()).isFile()) outside(`${src} is not a regular file`);
-    await mkdir(path.dirname(dest), { recursive: true });
+    await mkdirStaging(path.dirname(dest));
     await pipeline(fh.createReadStream({ autoClose: false }), createWriteStream(dest, { flags: "wx", mode: 0o644 }));
   } finally {
     await fh.close();

@@ -4,12 +4,13 @@
  * extension comes from the bytes' magic, never from the provider's content type, then a chapter-level
  * ComicInfo.xml (v2.1 draft). Only the publication module moves the result into the library.
  */
-import { mkdir, open, rm } from "node:fs/promises";
+import { open, rm } from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "../../errors.ts";
 import { comicInfoXml, type ComicInfoFields, type ComicInfoPage } from "../../library/comicinfo-writer.ts";
 import { StoredZipWriter } from "../../library/stored-zip-writer.ts";
 import { imageInfo, sniffImageType, type PageImageType } from "../../library/image-header.ts";
+import { mkdirStaging } from "../../library/library-root.ts";
 
 const EXTENSIONS: Record<PageImageType, string> = {
   "image/jpeg": "jpg",
@@ -96,7 +97,7 @@ export class StreamingCbz {
   ) {}
 
   static async create(stagedPath: string, count: number): Promise<StreamingCbz> {
-    await mkdir(path.dirname(stagedPath), { recursive: true });
+    await mkdirStaging(path.dirname(stagedPath));
     const file = await open(stagedPath, "wx");
     return new StreamingCbz(file, new StoredZipWriter(file, { mtime: ENTRY_MTIME }), count);
   }
@@ -139,7 +140,7 @@ export class StreamingCbz {
 
 /** Writes the CBZ at `stagedPath` (created exclusively; removed again when anything fails). */
 export async function writeChapterCbz(stagedPath: string, pages: readonly Buffer[], comicInfo: string): Promise<void> {
-  await mkdir(path.dirname(stagedPath), { recursive: true });
+  await mkdirStaging(path.dirname(stagedPath));
   const out = await open(stagedPath, "wx");
   try {
     const zip = new StoredZipWriter(out, { mtime: ENTRY_MTIME });

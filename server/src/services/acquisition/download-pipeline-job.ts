@@ -339,8 +339,9 @@ export async function runJob(deps: JobDeps, claimed: Download, signal: AbortSign
           : `internal: ${(e as Error).message}`;
     if (!isAppError(e) && !(e instanceof ProviderError))
       ctx.log(`download ${claimed.id}: ${(e as Error).stack ?? String(e)}`);
+    // The library folder gone meanwhile (an unmounted disk) is not the source's failure: retried.
     const event: JobEvent =
-      e instanceof ProviderError && e.transient
+      (e instanceof ProviderError && e.transient) || (isAppError(e) && e.code === "library_root_missing")
         ? { type: "transient", attempts: claimed.attempts, error: text }
         : { type: "permanent", error: text };
     await applyEvent(deps, claimed, current, event);

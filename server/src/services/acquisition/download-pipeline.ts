@@ -28,6 +28,7 @@ import { LIVE_JOB_STATES, type JobState } from "../../domain/download-jobs.ts";
 import { AppError } from "../../errors.ts";
 import type { DownloadRow as Download } from "../../repositories/download-repo.ts";
 import type { Publication } from "../../library/publication.ts";
+import { libraryRootPresent } from "../../library/library-root.ts";
 import { downloadQueueRepo } from "../../repositories/download-queue-repo.ts";
 import type { AppContext } from "../context.ts";
 import {
@@ -72,6 +73,8 @@ export function downloadPipeline(
   let afterEnded: (row: Download) => Promise<void> = async () => {};
   let started = false;
   let timer: NodeJS.Timeout | null = null;
+  // The library folder was missing at the last look (logged once per absence).
+  let rootMissing = false;
   let ticking: Promise<void> | null = null;
   let again = false;
 
@@ -179,6 +182,19 @@ export function downloadPipeline(
     await queue.releaseDue(new Date());
     await scheduleWake();
     if (running.size >= cfg.total) return;
+    // Nothing starts while the library folder is missing (an unmounted disk): the queued downloads
+    // wait for it, looked for again every DOWNLOAD_POLL_MS (library/library-root.ts).
+    if (!(await libraryRootPresent(ctx.config.libraryRoot))) {
+      if (!rootMissing) ctx.log(`downloads: waiting: the library folder ${ctx.config.libraryRoot} is missing`);
+      rootMissing = true;
+      if (!started) return;
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(kick, cfg.pollMs);
+      timer.unref();
+      return;
+    }
+    if (rootMissing) ctx.log("downloads: the library folder is back");
+    rootMissing = false;
     const perProvider = new Map<number, number>();
     for (const r of running.values())
       if (r.fetching) perProvider.set(r.providerId, (perProvider.get(r.providerId) ?? 0) + 1);

@@ -4,7 +4,6 @@
  * per pass, and each chosen release fetched through its provider and packaged as a CBZ in staging
  * (the download pipeline's page checks and packaging) — never published, never a library file.
  */
-import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { stateDirs } from "../../config.ts";
@@ -22,6 +21,7 @@ import { registryLookup } from "../acquisition/download-pipeline-wiring.ts";
 import { getSetting } from "../acquisition/source-settings.ts";
 import type { TranslationService } from "./translation-service.ts";
 import { discardSource } from "./translation-upload.ts";
+import { mkdirStaging } from "../../library/library-root.ts";
 
 /** At most ten translations queued per series per Wanted pass (docs/rules.md, "Translation fallback" 4). */
 export const FALLBACK_PER_PASS = MAX_QUEUED_PER_PASS;
@@ -51,7 +51,7 @@ async function stageForeignRelease(
   }
   if (pages.length === 0) throw new Error("the provider lists no page");
   const file = path.join(stateDirs(ctx.config).staging, "translations", "incoming", `${randomUUID()}.cbz`);
-  await mkdir(path.dirname(file), { recursive: true });
+  await mkdirStaging(path.dirname(file));
   const xml = chapterComicInfo(
     {
       Series: label.title,

@@ -6,7 +6,7 @@
  * a late result of an older attempt can never land in a newer one's files.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { copyFile, mkdir, open as openFile, rename, rm } from "node:fs/promises";
+import { copyFile, open as openFile, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { stateDirs, type Config } from "../../config.ts";
 import { parseComicInfo } from "../../domain/comicinfo.ts";
@@ -15,6 +15,7 @@ import { labelEquals, type Label } from "../../domain/labels.ts";
 import { AppError } from "../../errors.ts";
 import { fsyncDir, fsyncFile } from "../../library/durable-fs.ts";
 import { withArchive } from "../../library/archive-reader.ts";
+import { mkdirStaging } from "../../library/library-root.ts";
 
 export const SOURCE_FILE_NAME = "source.cbz";
 
@@ -52,7 +53,7 @@ export async function receiveBody(
       `the body is ${length} bytes; the archive limit is ${config.archiveLimits.maxTotalBytes}`,
     );
   }
-  await mkdir(incomingDir(config), { recursive: true });
+  await mkdirStaging(incomingDir(config));
   const file = path.join(incomingDir(config), `${randomUUID()}.cbz`);
   const hash = createHash("sha256");
   const out = await openFile(file, "wx", 0o600);
@@ -116,7 +117,7 @@ export async function checkSourceArchive(config: Config, file: string, fileName:
 /** Moves a received archive into the attempt's own directory (durably). */
 export async function placeSource(config: Config, received: string, jobKey: string, attempt: number): Promise<string> {
   const dir = translationStagingDir(config, jobKey, attempt);
-  await mkdir(dir, { recursive: true });
+  await mkdirStaging(dir);
   const target = path.join(dir, SOURCE_FILE_NAME);
   await rename(received, target);
   await fsyncDir(dir);
@@ -126,7 +127,7 @@ export async function placeSource(config: Config, received: string, jobKey: stri
 /** A retry's copy of the previous attempt's source in its own directory. */
 export async function copySource(config: Config, from: string, jobKey: string, attempt: number): Promise<string> {
   const dir = translationStagingDir(config, jobKey, attempt);
-  await mkdir(dir, { recursive: true });
+  await mkdirStaging(dir);
   const target = path.join(dir, SOURCE_FILE_NAME);
   await rm(target, { force: true });
   await copyFile(from, target);

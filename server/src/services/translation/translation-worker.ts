@@ -50,6 +50,7 @@ import { importTranslation, ImportRefused } from "./translation-import.ts";
 import { translationStagingDir } from "./translation-upload.ts";
 import { readWorkerSettings, type WorkerSettings } from "./translation-worker-settings.ts";
 import { localCheckpointDir, localRunner } from "./translation-local-runner.ts";
+import { mkdirStaging } from "../../library/library-root.ts";
 
 export const MAX_OUTSTANDING = 2;
 const WORKING: readonly string[] = WORKING_STATES;
@@ -277,6 +278,7 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
 
   async function fetchAndImport(client: ProcessorClient, row: TranslationJob): Promise<void> {
     const result = path.join(workDir(row), RESULT_FILE);
+    await mkdirStaging(path.dirname(result));
     await rm(result, { force: true });
     await client.result(jobId(row), result);
     await importResult(row);

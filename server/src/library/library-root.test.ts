@@ -1,0 +1,49 @@
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { isAppError } from "../errors.ts";
+import { libraryRootPresent, mkdirStaging, requireLibraryRoot } from "./library-root.ts";
+
+describe("the library folder is never made by a write", () => {
+  let base: string;
+  let root: string;
+  beforeEach(async () => {
+    base = await mkdtemp(path.join(os.tmpdir(), "library-root-"));
+    root = path.join(base, "library");
+  });
+  afterEach(async () => {
+    await rm(base, { recursive: true, force: true });
+  });
+
+  const refusal = (p: Promise<unknown>) =>
+    p.then(
+      () => null,
+      (e: unknown) => (isAppError(e) ? e.code : String(e)),
+    );
+
+  it("makes staging folders below a root that is there", async () => {
+    await mkdir(root);
+    expect(await libraryRootPresent(root)).toBe(true);
+    await mkdirStaging(path.join(root, ".staging", "downloads", "7", "1"));
+    expect(existsSync(path.join(root, ".staging", "downloads", "7", "1"))).toBe(true);
+  });
+
+  it("refuses with library_root_missing, and makes nothing, when the root is gone", async () => {
+    expect(await libraryRootPresent(root)).toBe(false);
+    expect(await refusal(requireLibraryRoot(root))).toBe("library_root_missing");
+    expect(await refusal(mkdirStaging(path.join(root, ".staging", "assembly")))).toBe("library_root_missing");
+    expect(existsSync(root)).toBe(false);
+  });
+
+  it("takes a file where the root should be for a missing root", async () => {
+    await import("node:fs/promises").then((fs) => fs.writeFile(root, "not a folder"));
+    expect(await refusal(requireLibraryRoot(root))).toBe("library_root_missing");
+  });
+
+  it("is only for the staging area", async () => {
+    await mkdir(root);
+    expect(await refusal(mkdirStaging(path.join(root, "Some Series")))).toMatch(/not in the staging area/);
+  });
+});

@@ -1,0 +1,35 @@
+/**
+ * LIBRARY_ROOT is never created by a write. When it is gone (an unmounted disk or share), creating
+ * it again, directly or through a staging folder below it, would put new files on the bare mount
+ * point, hidden once the disk is back, and the next scan would take the library for emptied. So a
+ * folder a write needs below the root is made only while the root is there; otherwise the write
+ * stops with `library_root_missing` and nothing is written until the root is back.
+ */
+import { mkdir, stat } from "node:fs/promises";
+import path from "node:path";
+import { STAGING_FOLDER } from "../config.ts";
+import { AppError } from "../errors.ts";
+
+export async function libraryRootPresent(root: string): Promise<boolean> {
+  return stat(root).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+}
+
+export async function requireLibraryRoot(root: string): Promise<void> {
+  if (!(await libraryRootPresent(root)))
+    throw new AppError(
+      "library_root_missing",
+      `the library folder ${root} is missing (is its disk mounted?): nothing is written until it is back`,
+    );
+}
+
+/** mkdir -p for a folder of the staging area (LIBRARY_ROOT/.staging/…), never creating LIBRARY_ROOT. */
+export async function mkdirStaging(dir: string): Promise<void> {
+  const parts = path.resolve(dir).split(path.sep);
+  const at = parts.lastIndexOf(STAGING_FOLDER);
+  if (at < 1) throw new Error(`${dir} is not in the staging area`);
+  await requireLibraryRoot(parts.slice(0, at).join(path.sep) || path.sep);
+  await mkdir(dir, { recursive: true });
+}

@@ -1,0 +1,83 @@
+/**
+ * A library folder that went away (an unmounted disk or share) is never made again by a write: the
+ * queued downloads wait for it, a new series is refused with `library_root_missing`, the health
+ * says so, and once the folder is back the downloads go on into it. From an empty service, through
+ * the public API and a Suwayomi-compatible server on 127.0.0.1.
+ */
+import { existsSync } from "node:fs";
+import { readdir, rename } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FAST_ENV, until } from "./downloads-fixtures.ts";
+import { createSeries, expectJson, expectProblem, linkSources, useSuwayomi, type RestUnits } from "./fixtures.ts";
+import { drawnChapter, fakeChapter, fakeWork, startFakeSuwayomi, type FakeSuwayomi } from "./fakes/suwayomi-server.ts";
+import { createTestApp, type TestApp } from "./utils.ts";
+
+const SOURCE = { id: "5151", name: "Harbor Scans", lang: "en" };
+
+describe("a library folder that went away", () => {
+  let app: TestApp;
+  let fake: FakeSuwayomi;
+  beforeAll(async () => {
+    const pages = await drawnChapter(6, 11);
+    fake = await startFakeSuwayomi({
+      sources: [SOURCE],
+      works: [
+        fakeWork({
+          id: 71,
+          title: "Lantern Row",
+          source: SOURCE,
+          chapters: [1, 2, 3].map((n) => fakeChapter({ chapterNumber: n, pages })),
+        }),
+      ],
+    });
+    app = await createTestApp({ env: FAST_ENV });
+    await useSuwayomi(app, fake.url);
+  });
+  afterAll(async () => {
+    await app?.dispose();
+    await fake?.close();
+  });
+
+  it("is not made again: downloads wait for it, a new series is refused, and both go on once it is back", async () => {
+    const root = app.config.libraryRoot;
+    const id = await createSeries(app, "Lantern Row");
+    const aside = `${root}-unmounted`;
+    await rename(root, aside);
+
+    // Linking runs the first pass: the three chapters are queued, and stay queued.
+    await linkSources(app, id, [[SOURCE.id, 71, 0, "en"]]);
+    const downloads = async () =>
+      expectJson<{ chapter: string; state: string }[]>(await app.api(`/api/manga/${id}/downloads`), 200);
+    await until("three downloads queued", downloads, (d) => d.length === 3);
+    // Several looks of the pipeline (DOWNLOAD_POLL_MS is 30 ms here).
+    await new Promise((r) => setTimeout(r, 600));
+    expect((await downloads()).map((d) => d.state)).toEqual(["queued", "queued", "queued"]);
+    expect(fake.requests.some((r) => r.includes("/page/"))).toBe(false);
+    expect(existsSync(root)).toBe(false);
+
+    const problem = await expectProblem(
+      await app.api("/api/manga", { method: "POST", json: { title: "Paper Moon" } }),
+      503,
+      "library_root_missing",
+    );
+    expect(problem.detail).toContain(root);
+    expect(existsSync(root)).toBe(false);
+    const gql = await app.gql<unknown>(`mutation { createSeries(input: { title: "Paper Moon" }) { id } }`);
+    expect(gql.errors?.[0]?.extensions?.code).toBe("library_root_missing");
+    expect(existsSync(root)).toBe(false);
+    const list = await expectJson<{ title: string }[]>(await app.api("/api/manga"), 200);
+    expect(list.map((s) => s.title)).toEqual(["Lantern Row"]);
+
+    const health = await expectJson<{ checks: { code: string }[] }>(await app.api("/api/system/health"), 200);
+    expect(health.checks.map((c) => c.code)).toContain("library_root_missing");
+
+    // The disk is back: the queued downloads go on into it.
+    await rename(aside, root);
+    await until("the three chapters published", downloads, (d) => d.every((x) => x.state === "published"), 30_000);
+    const units = await expectJson<RestUnits>(await app.api(`/api/manga/${id}/units`), 200);
+    expect(units.units.filter((u) => u.kind === "chapter" && u.owned).map((u) => u.number)).toEqual(["1", "2", "3"]);
+    expect((await readdir(path.join(root, "Lantern Row"))).filter((f) => f.endsWith(".cbz"))).toHaveLength(3);
+    await expectJson(await app.api("/api/manga", { method: "POST", json: { title: "Paper Moon" } }), 201);
+  });
+});
