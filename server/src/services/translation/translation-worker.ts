@@ -50,7 +50,7 @@ import { importTranslation, ImportRefused } from "./translation-import.ts";
 import { translationStagingDir } from "./translation-upload.ts";
 import { readWorkerSettings, type WorkerSettings } from "./translation-worker-settings.ts";
 import { localCheckpointDir, localRunner } from "./translation-local-runner.ts";
-import { mkdirStaging } from "../../library/library-root.ts";
+import { libraryRootPresent, mkdirStaging } from "../../library/library-root.ts";
 
 export const MAX_OUTSTANDING = 2;
 const WORKING: readonly string[] = WORKING_STATES;
@@ -156,7 +156,8 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
 
   /** A connection failure (same id, back-off), or a refusal that no event of the machine covers. */
   async function failed(row: TranslationJob, e: unknown): Promise<void> {
-    if (e instanceof ProcessorError && e.transient) {
+    // The library folder gone (an unmounted disk) is retried like a lost connection, not the processor's refusal.
+    if ((e instanceof ProcessorError && e.transient) || (isAppError(e) && e.code === "library_root_missing")) {
       const n = row.transientFailures + 1;
       await apply(row, { type: "connection_failed", failures: n, attempt: row.attempt }, { transientFailures: n });
       return;
@@ -389,6 +390,9 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
     for (const id of finished) epochs.delete(id);
     await ctx.cluster.release(finished.map(claimKey));
     if (rows.length === 0) return false;
+    // The staged sources and results are in the library folder: while it is missing (an unmounted
+    // disk) nothing is worked, and the jobs wait for it (library/library-root.ts).
+    if (!(await libraryRootPresent(ctx.config.libraryRoot))) return true;
     const s = await readSettings();
     const now = Date.now();
     let outstanding = rows
