@@ -74,7 +74,7 @@ export function healthChecks(f: HealthFacts): HealthCheck[] {
     checks.push({
       code: "library_root_missing",
       level: "error",
-      message: `The library folder ${library.path} does not exist or is not a folder: create it (or mount its disk), or set LIBRARY_ROOT to the folder that holds your series.`,
+      message: `The library folder ${library.path} does not exist or is not a folder: create it (or mount its disk), or set LIBRARY_ROOT to the folder that holds your series. Downloads and translations wait for it meanwhile.`,
     });
   } else {
     if (library.state === "not_writable") {
