@@ -35,10 +35,7 @@ import {
   retryDelayMs,
   transition,
   WORKING_STATES,
-  type JobFacts,
-  type PausedReason,
   type TranslationEvent,
-  type TranslationState,
 } from "../../domain/translation-jobs.ts";
 import type { TranslationJobRow as TranslationJob } from "../../repositories/translation-repo.ts";
 import type { Publication } from "../../library/publication.ts";
@@ -51,6 +48,7 @@ import { translationStagingDir } from "./translation-upload.ts";
 import { readWorkerSettings, type WorkerSettings } from "./translation-worker-settings.ts";
 import { localCheckpointDir, localRunner } from "./translation-local-runner.ts";
 import { libraryRootPresent, mkdirStaging } from "../../library/library-root.ts";
+import { factsOf } from "./translation-service.ts";
 
 export const MAX_OUTSTANDING = 2;
 const WORKING: readonly string[] = WORKING_STATES;
@@ -64,15 +62,6 @@ export interface WorkerTuning {
   /** Multiplies retryDelayMs (tests shrink the back-off; production keeps 1). */
   retryScale: number;
 }
-
-const facts = (row: TranslationJob): JobFacts => ({
-  state: row.state as TranslationState,
-  attempt: row.attempt,
-  targetLanguage: row.targetLanguage,
-  pausedFrom: (row.pausedFrom as TranslationState | null) ?? null,
-  pausedReason: (row.pausedReason as PausedReason | null) ?? null,
-  cancelPending: row.cancelPending,
-});
 
 export function translationWorker(ctx: AppContext, deps: { publication: Pick<Publication, "publish"> }) {
   const repo = translationRepo(ctx.db);
@@ -119,7 +108,7 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
     event: TranslationEvent,
     extra: Partial<TranslationJob> = {},
   ): Promise<TranslationJob | null> {
-    const r = transition(facts(row), event);
+    const r = transition(factsOf(row), event);
     if ("refused" in r) return null;
     const data: Partial<TranslationJob> = {
       state: r.next.state,
@@ -156,14 +145,13 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
 
   /** A connection failure (same id, back-off), or a refusal that no event of the machine covers. */
   async function failed(row: TranslationJob, e: unknown): Promise<void> {
-    // The library folder gone (an unmounted disk) is retried like a lost connection, not the processor's refusal.
-    if ((e instanceof ProcessorError && e.transient) || (isAppError(e) && e.code === "library_root_missing")) {
-      const n = row.transientFailures + 1;
-      await apply(row, { type: "connection_failed", failures: n, attempt: row.attempt }, { transientFailures: n });
-      return;
-    }
-    if (row.state === "cancelling") {
-      // A refused DELETE (e.g. a wrong token) is retried like a lost one: the cancellation is durable.
+    // Retried like a lost connection: a refused DELETE too (e.g. a wrong token; the cancellation is
+    // durable), and the library folder gone (an unmounted disk), which is no refusal of the processor.
+    if (
+      (e instanceof ProcessorError && e.transient) ||
+      row.state === "cancelling" ||
+      (isAppError(e) && e.code === "library_root_missing")
+    ) {
       const n = row.transientFailures + 1;
       await apply(row, { type: "connection_failed", failures: n, attempt: row.attempt }, { transientFailures: n });
       return;
@@ -229,7 +217,7 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
       error: st.error,
       attempt: row.attempt,
     };
-    const r = transition(facts(row), ev);
+    const r = transition(factsOf(row), ev);
     if ("refused" in r) return row;
     return apply(row, ev, okAgain(row));
   }
@@ -364,7 +352,7 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
 
   const selectedEngine = (s: WorkerSettings) => (s.processor ? "external" : "local");
   const switchOf = (row: TranslationJob, s: WorkerSettings) =>
-    engineSwitch(facts(row), row.engine === "local" ? "local" : "external", selectedEngine(s));
+    engineSwitch(factsOf(row), row.engine === "local" ? "local" : "external", selectedEngine(s));
 
   /**
    * A job never submitted anywhere follows the settings' engine (a processor URL set or cleared
@@ -390,8 +378,7 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
     for (const id of finished) epochs.delete(id);
     await ctx.cluster.release(finished.map(claimKey));
     if (rows.length === 0) return false;
-    // The staged sources and results are in the library folder: while it is missing (an unmounted
-    // disk) nothing is worked, and the jobs wait for it (library/library-root.ts).
+    // Sources and results are staged in the library folder: while it is missing, the jobs wait.
     if (!(await libraryRootPresent(ctx.config.libraryRoot))) return true;
     const s = await readSettings();
     const now = Date.now();
