@@ -167,6 +167,26 @@ export function downloadPipeline(
     return out;
   }
 
+  /**
+   * Nothing starts while the library folder is missing (an unmounted disk): the queued downloads
+   * wait for it, looked for again every DOWNLOAD_POLL_MS (library/library-root.ts).
+   */
+  async function rootPresent(): Promise<boolean> {
+    if (await libraryRootPresent(ctx.config.libraryRoot)) {
+      if (rootMissing) ctx.log("downloads: the library folder is back");
+      rootMissing = false;
+      return true;
+    }
+    if (!rootMissing) ctx.log(`downloads: waiting: the library folder ${ctx.config.libraryRoot} is missing`);
+    rootMissing = true;
+    if (started) {
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(kick, ctx.config.downloads.pollMs);
+      timer.unref();
+    }
+    return false;
+  }
+
   /** Wakes at the earliest back-off end (no timer, and no query, while nothing waits). */
   async function scheduleWake(): Promise<void> {
     const at = await queue.nextWake();
@@ -182,23 +202,12 @@ export function downloadPipeline(
     await queue.releaseDue(new Date());
     await scheduleWake();
     if (running.size >= cfg.total) return;
-    // Nothing starts while the library folder is missing (an unmounted disk): the queued downloads
-    // wait for it, looked for again every DOWNLOAD_POLL_MS (library/library-root.ts).
-    if (!(await libraryRootPresent(ctx.config.libraryRoot))) {
-      if (!rootMissing) ctx.log(`downloads: waiting: the library folder ${ctx.config.libraryRoot} is missing`);
-      rootMissing = true;
-      if (!started) return;
-      if (timer) clearTimeout(timer);
-      timer = setTimeout(kick, cfg.pollMs);
-      timer.unref();
-      return;
-    }
-    if (rootMissing) ctx.log("downloads: the library folder is back");
-    rootMissing = false;
     const perProvider = new Map<number, number>();
     for (const r of running.values())
       if (r.fetching) perProvider.set(r.providerId, (perProvider.get(r.providerId) ?? 0) + 1);
-    for (const row of await queue.claimable(200)) {
+    const claimable = await queue.claimable(200);
+    if (claimable.length > 0 && !(await rootPresent())) return;
+    for (const row of claimable) {
       if (!started || running.size >= cfg.total) break;
       const providerId = row.sourceMapping?.providerId ?? 0;
       if ((perProvider.get(providerId) ?? 0) >= cfg.perProvider || running.has(row.id)) continue;
