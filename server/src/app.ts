@@ -20,6 +20,7 @@ import { createRepos, type AppContext } from "./services/context.ts";
 import { createServices, type Services } from "./services/index.ts";
 import { seedDemoLibraryIfEmpty } from "./services/series/demo-service.ts";
 import { startBackground } from "./services/background.ts";
+import { libraryRootPresent } from "./library/library-root.ts";
 
 export interface App {
   ctx: AppContext;
@@ -36,7 +37,6 @@ const DRAIN_MS = 3000;
 /** Wires configuration, database, services and transports into one HTTP server. */
 export async function createApp(config: Config, options: { migrate?: boolean; seedDemo?: boolean } = {}): Promise<App> {
   await mkdir(config.dataDir, { recursive: true });
-  await mkdir(config.libraryRoot, { recursive: true });
   if (options.migrate !== false) await migrateDatabase(config.databaseUrl);
   const { db, queries } = createDb(config.databaseUrl);
   const log =
@@ -67,6 +67,13 @@ export async function createApp(config: Config, options: { migrate?: boolean; se
       const events = createEventBus(transport?.target);
       const ctx: AppContext = { config, db, queries, repos: createRepos(db), secrets, events, cluster, activity, log };
       const services = createServices(ctx);
+      // LIBRARY_ROOT is made on a first start only (no series recorded yet). Later a missing one is
+      // an unmounted disk or share, and making it would fill the bare mount point (library-root.ts).
+      if (!(await libraryRootPresent(config.libraryRoot))) {
+        if ((await ctx.repos.series.count()) === 0) await mkdir(config.libraryRoot, { recursive: true });
+        else
+          log(`the library folder ${config.libraryRoot} is missing (is its disk mounted?): nothing is written to it`);
+      }
       // Alone on its database, whatever the journal holds was left by the previous process; with
       // several instances the workers' recovery sweep takes only entries whose claim ran out.
       if (cluster.exclusive) await services.publication.recover();

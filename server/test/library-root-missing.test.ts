@@ -1,8 +1,9 @@
 /**
  * A library folder that went away (an unmounted disk or share) is never made again by a write: the
  * queued downloads wait for it, a new series is refused with `library_root_missing`, the health
- * says so, and once the folder is back the downloads go on into it. From an empty service, through
- * the public API and a Suwayomi-compatible server on 127.0.0.1.
+ * says so, and once the folder is back the downloads go on into it. A first start makes the folder;
+ * a later start without it (the disk mounted after the service started) does not. From an empty
+ * service, through the public API and a Suwayomi-compatible server on 127.0.0.1.
  */
 import { existsSync } from "node:fs";
 import { readdir, rename } from "node:fs/promises";
@@ -11,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAST_ENV, until } from "./downloads-fixtures.ts";
 import { createSeries, expectJson, expectProblem, linkSources, useSuwayomi, type RestUnits } from "./fixtures.ts";
 import { drawnChapter, fakeChapter, fakeWork, startFakeSuwayomi, type FakeSuwayomi } from "./fakes/suwayomi-server.ts";
-import { createTestApp, type TestApp } from "./utils.ts";
+import { createApp } from "../src/app.ts";
+import { createTestApp, TEST_API_KEY, type TestApp } from "./utils.ts";
 
 const SOURCE = { id: "5151", name: "Harbor Scans", lang: "en" };
 
@@ -37,6 +39,10 @@ describe("a library folder that went away", () => {
   afterAll(async () => {
     await app?.dispose();
     await fake?.close();
+  });
+
+  it("a first start makes it (nothing recorded yet)", () => {
+    expect(existsSync(app.config.libraryRoot)).toBe(true);
   });
 
   it("is not made again: downloads wait for it, a new series is refused, and both go on once it is back", async () => {
@@ -79,5 +85,29 @@ describe("a library folder that went away", () => {
     expect(units.units.filter((u) => u.kind === "chapter" && u.owned).map((u) => u.number)).toEqual(["1", "2", "3"]);
     expect((await readdir(path.join(root, "Lantern Row"))).filter((f) => f.endsWith(".cbz"))).toHaveLength(3);
     await expectJson(await app.api("/api/manga", { method: "POST", json: { title: "Paper Moon" } }), 201);
+  });
+
+  it("is not made again by a later start (a disk mounted after the service started)", async () => {
+    const root = app.config.libraryRoot;
+    const aside = `${root}-unmounted`;
+    await app.close();
+    await rename(root, aside);
+    try {
+      const again = await createApp(app.config, { migrate: false, seedDemo: false });
+      try {
+        expect(existsSync(root)).toBe(false);
+        const port = await again.listen();
+        const res = await fetch(`http://127.0.0.1:${port}/api/system/health`, {
+          headers: { "x-api-key": TEST_API_KEY },
+        });
+        const health = await expectJson<{ checks: { code: string }[] }>(res, 200);
+        expect(health.checks.map((c) => c.code)).toContain("library_root_missing");
+      } finally {
+        await again.close();
+      }
+      expect(existsSync(root)).toBe(false);
+    } finally {
+      await rename(aside, root);
+    }
   });
 });
