@@ -45,6 +45,7 @@ export const POSTGRES_SUITES = [
   "test/series-removal.test.ts",
   "test/scheduled-runs.test.ts",
   "test/system-health.test.ts",
+  "test/system-status.test.ts",
 ];
 
 export default defineConfig({

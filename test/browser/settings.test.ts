@@ -292,6 +292,47 @@ describe("settings", () => {
     await ctx.close();
   });
 
+  it("says what the service runs on and where it keeps things, as the API does", async () => {
+    const ctx = await loggedInContext(browser, service);
+    const page = await ctx.newPage();
+    const errors = watchErrors(page);
+    await openSettings(page);
+    const about = page.getByRole("region", { name: "About" }).getByTestId("about");
+    await about.waitFor();
+    const rows = new Map(
+      await about
+        .locator(":scope > div")
+        .evaluateAll((els) =>
+          els.map((e) => [e.querySelector("dt")!.textContent!, e.querySelector("dd")!.textContent!]),
+        ),
+    );
+    const api = (await (await service.api("GET", "/api/system/status")).json()) as {
+      database: { version: string };
+      library: { series: number; files: number };
+      node_version: string;
+    };
+    expect([...rows.keys()]).toEqual([
+      "Running since",
+      "Library",
+      "Library folder",
+      "Data folder",
+      "Database",
+      "Events",
+      "This instance",
+      "Node.js",
+    ]);
+    // The demo library, as the API counts it.
+    expect(api.library.series).toBeGreaterThan(0);
+    expect(rows.get("Library")).toMatch(new RegExp(`^${api.library.series} series, ${api.library.files} files, `));
+    expect(rows.get("Library folder")).toBe(service.libraryRoot);
+    expect(rows.get("Database")).toBe(`SQLite ${api.database.version}`);
+    expect(rows.get("Events")).toBe("In this process (one instance)");
+    expect(rows.get("Node.js")).toBe(api.node_version);
+    expect(rows.get("Running since")).toMatch(/\((just now|\d+ (seconds?|minutes?) ago)\)$/);
+    expect(errors).toEqual([]);
+    await ctx.close();
+  });
+
   it("lists the scheduled tasks and runs one now", async () => {
     const ctx = await loggedInContext(browser, service);
     const page = await ctx.newPage();
@@ -397,6 +438,7 @@ describe("settings", () => {
     });
     await openSettings(page);
     await page.getByTestId("scheduled-tasks").waitFor();
+    await page.getByTestId("about").waitFor();
     await page.locator('li[data-code="SUWAYOMI_UNREACHABLE"]').waitFor();
     expect(await seriousViolations(page)).toEqual([]);
     const overflow = await page.evaluate(

@@ -34,6 +34,7 @@ import "./types/blocklist.ts";
 import "./types/rules.ts";
 import "./types/scheduled-tasks.ts";
 import "./types/system-health.ts";
+import "./types/system-status.ts";
 
 /** The schema: every type file registers itself on the builder; this only assembles them. */
 export const schema = readIdsAsRest(builder.toSchema({ sortSchema: true }));

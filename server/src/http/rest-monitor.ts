@@ -1,12 +1,13 @@
 /**
  * REST routes of the scheduled passes (each monitor's status and a run now, and the list of them
- * all) and of the service's health.
+ * all), of the service's health and of its About.
  */
 import type { Hono } from "hono";
 import type { WantedMonitorStatus } from "../services/acquisition/download-pipeline-wiring.ts";
 import type { MonitorOutcome, MonitorStatus } from "../services/assembly/assembly-monitor.ts";
 import type { Services } from "../services/index.ts";
 import type { ScheduledTaskStatus } from "../services/scheduled-tasks.ts";
+import type { SystemStatus } from "../services/system-status.ts";
 
 export const restOutcome = (o: MonitorOutcome) => ({
   attempted: o.attempted,
@@ -42,10 +43,24 @@ const restTask = (t: ScheduledTaskStatus) => ({
   running: t.running,
 });
 
+const restSystemStatus = (s: SystemStatus) => ({
+  started_at: s.startedAt,
+  uptime_seconds: s.uptimeSeconds,
+  node_version: s.nodeVersion,
+  database: s.database,
+  events: s.events,
+  instance_role: s.instanceRole,
+  library_root: s.libraryRoot,
+  data_dir: s.dataDir,
+  library: s.library,
+});
+
 export function monitorRoutes(app: Hono, services: Services): void {
   // What keeps the service from its work (the *arr apps' System → Status → Health); the checks'
   // fields are already the API's words.
   app.get("/api/system/health", async (c) => c.json(await services.systemHealth.get()));
+  // Since when the service runs, on what, where it keeps things (the *arr apps' System → Status → About).
+  app.get("/api/system/status", async (c) => c.json(restSystemStatus(await services.systemStatus.get())));
   // Every scheduled pass in one list, with a run now (the *arr apps' System → Tasks).
   app.get("/api/system/tasks", async (c) => c.json({ tasks: (await services.scheduledTasks.list()).map(restTask) }));
   app.post("/api/system/tasks/:name/run", async (c) =>

@@ -48,6 +48,7 @@ import { slotSearchService } from "./acquisition/slot-search-service.ts";
 import { blocklistService } from "./acquisition/blocklist-service.ts";
 import { scheduledTasks } from "./scheduled-tasks.ts";
 import { systemHealthService } from "./system-health.ts";
+import { systemStatusService } from "./system-status.ts";
 
 /** The use cases. REST routes and GraphQL resolvers both call these and nothing else. */
 export function createServices(ctx: AppContext) {
@@ -133,6 +134,7 @@ export function createServices(ctx: AppContext) {
       recycle_bin_purge: publication.purgeSchedule,
     }),
     systemHealth: systemHealthService(ctx, { providers, sourceSettings, sources }),
+    systemStatus: systemStatusService(ctx),
     sourceSettings,
     translationSettings,
     providers,
