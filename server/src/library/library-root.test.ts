@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isAppError } from "../errors.ts";
-import { libraryRootPresent, mkdirStaging, requireLibraryRoot } from "./library-root.ts";
+import { isLibraryRootMissing, libraryRootPresent, mkdirStaging, requireLibraryRoot } from "./library-root.ts";
 
 describe("the library folder is never made by a write", () => {
   let base: string;
@@ -35,10 +35,12 @@ describe("the library folder is never made by a write", () => {
     expect(await refusal(requireLibraryRoot(root))).toBe("library_root_missing");
     expect(await refusal(mkdirStaging(path.join(root, ".staging", "assembly")))).toBe("library_root_missing");
     expect(existsSync(root)).toBe(false);
+    expect(await requireLibraryRoot(root).catch(isLibraryRootMissing)).toBe(true);
+    expect(isLibraryRootMissing(new Error("library_root_missing"))).toBe(false);
   });
 
   it("takes a file where the root should be for a missing root", async () => {
-    await import("node:fs/promises").then((fs) => fs.writeFile(root, "not a folder"));
+    await writeFile(root, "not a folder");
     expect(await refusal(requireLibraryRoot(root))).toBe("library_root_missing");
   });
 

@@ -8,7 +8,7 @@
 import { mkdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { STAGING_FOLDER } from "../config.ts";
-import { AppError } from "../errors.ts";
+import { AppError, isAppError } from "../errors.ts";
 
 export async function libraryRootPresent(root: string): Promise<boolean> {
   return stat(root).then(
@@ -24,6 +24,9 @@ export async function requireLibraryRoot(root: string): Promise<void> {
       `the library folder ${root} is missing (is its disk mounted?): nothing is written until it is back`,
     );
 }
+
+/** The refusal above: work that meets it waits for the folder (retried), it is nobody's failure. */
+export const isLibraryRootMissing = (e: unknown): boolean => isAppError(e) && e.code === "library_root_missing";
 
 /** mkdir -p for a folder of the staging area (LIBRARY_ROOT/.staging/…), never creating LIBRARY_ROOT. */
 export async function mkdirStaging(dir: string): Promise<void> {

@@ -1,6 +1,6 @@
 /**
- * What the service's About (GET /api/system/status) reads of the database: the server's version
- * and the library's totals (series, active files and their bytes), one statement each.
+ * What the service's About (GET /api/system/status) reads of the database: its kind and version
+ * (one statement) and the library's totals (series, active files and their bytes: two).
  */
 import { dialectOf, type Db } from "../db/client.ts";
 

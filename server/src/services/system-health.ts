@@ -5,9 +5,10 @@
  * decide what to report. Read on request only: nothing is polled in the background.
  */
 import { constants } from "node:fs";
-import { access, stat, statfs } from "node:fs/promises";
+import { access, statfs } from "node:fs/promises";
 import { healthChecks, healthStatus, type HealthCheck, type HealthFacts, type HealthStatus } from "../domain/health.ts";
 import { isAppError } from "../errors.ts";
+import { libraryRootPresent } from "../library/library-root.ts";
 import type { ProviderRegistry } from "../providers/registry.ts";
 import type { AppContext } from "./context.ts";
 import { unscannedSeriesFolders } from "./series/demo-service.ts";
@@ -30,11 +31,7 @@ export function systemHealthService(
 ) {
   async function library(): Promise<HealthFacts["library"]> {
     const root = ctx.config.libraryRoot;
-    const isFolder = await stat(root).then(
-      (s) => s.isDirectory(),
-      () => false,
-    );
-    if (!isFolder) return { path: root, state: "missing", freeBytes: null };
+    if (!(await libraryRootPresent(root))) return { path: root, state: "missing", freeBytes: null };
     const writable = await access(root, constants.W_OK).then(
       () => true,
       () => false,

@@ -28,6 +28,7 @@ import {
   type PageMeta,
 } from "./download-packaging.ts";
 import type { DownloadService } from "./download-service.ts";
+import { isLibraryRootMissing } from "../../library/library-root.ts";
 
 export interface ProviderMapping {
   id: number;
@@ -341,7 +342,7 @@ export async function runJob(deps: JobDeps, claimed: Download, signal: AbortSign
       ctx.log(`download ${claimed.id}: ${(e as Error).stack ?? String(e)}`);
     // The library folder gone meanwhile (an unmounted disk) is not the source's failure: retried.
     const event: JobEvent =
-      (e instanceof ProviderError && e.transient) || (isAppError(e) && e.code === "library_root_missing")
+      (e instanceof ProviderError && e.transient) || isLibraryRootMissing(e)
         ? { type: "transient", attempts: claimed.attempts, error: text }
         : { type: "permanent", error: text };
     await applyEvent(deps, claimed, current, event);
