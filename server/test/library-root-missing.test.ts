@@ -6,12 +6,20 @@
  * service, through the public API and a Suwayomi-compatible server on 127.0.0.1.
  */
 import { existsSync } from "node:fs";
-import { readdir, rename } from "node:fs/promises";
+import { mkdir, readdir, rename } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAST_ENV, until } from "./downloads-fixtures.ts";
 import { createSeries, expectJson, expectProblem, linkSources, useSuwayomi, type RestUnits } from "./fixtures.ts";
-import { drawnChapter, fakeChapter, fakeWork, startFakeSuwayomi, type FakeSuwayomi } from "./fakes/suwayomi-server.ts";
+import {
+  drawnChapter,
+  fakeChapter,
+  fakeWork,
+  startFakeSuwayomi,
+  type FakePage,
+  type FakeSuwayomi,
+  type FakeWork,
+} from "./fakes/suwayomi-server.ts";
 import { createApp } from "../src/app.ts";
 import { createTestApp, TEST_API_KEY, type TestApp } from "./utils.ts";
 
@@ -109,5 +117,61 @@ describe("a library folder that went away", () => {
     } finally {
       await rename(aside, root);
     }
+  });
+});
+
+describe("a library folder that is an empty mount point", () => {
+  let app: TestApp;
+  let fake: FakeSuwayomi;
+  let work: FakeWork;
+  let pages: FakePage[];
+  beforeAll(async () => {
+    pages = await drawnChapter(6, 21);
+    work = fakeWork({
+      id: 72,
+      title: "Tide Clock",
+      source: SOURCE,
+      chapters: [1, 2].map((n) => fakeChapter({ chapterNumber: n, pages })),
+    });
+    fake = await startFakeSuwayomi({ sources: [SOURCE], works: [work] });
+    app = await createTestApp({ env: FAST_ENV });
+    await useSuwayomi(app, fake.url);
+  });
+  afterAll(async () => {
+    await app?.dispose();
+    await fake?.close();
+  });
+
+  it("holds the downloads while it has no series folder and files are recorded; they go on once the folders are back", async () => {
+    const root = app.config.libraryRoot;
+    const id = await createSeries(app, "Tide Clock");
+    await linkSources(app, id, [[SOURCE.id, 72, 0, "en"]]);
+    const downloads = async () =>
+      expectJson<{ chapter: string; state: string }[]>(await app.api(`/api/manga/${id}/downloads`), 200);
+    await until("two chapters published", downloads, (d) => d.length === 2 && d.every((x) => x.state === "published"));
+
+    // The disk goes away under a mount point that stays: the folder is there, empty of series.
+    const aside = `${root}-elsewhere`;
+    await mkdir(aside);
+    await rename(path.join(root, "Tide Clock"), path.join(aside, "Tide Clock"));
+    work.chapters.push(fakeChapter({ chapterNumber: 3, pages }));
+    // A refresh of the series' sources runs its Wanted pass (an operator's refresh).
+    await expectJson(await app.api(`/api/manga/${id}/sources/refresh`, { method: "POST" }), 200);
+    await until("chapter 3 queued", downloads, (d) => d.some((x) => x.chapter === "3"));
+    await new Promise((r) => setTimeout(r, 600));
+    expect((await downloads()).find((x) => x.chapter === "3")?.state).toBe("queued");
+    expect((await readdir(root)).filter((n) => !n.startsWith("."))).toEqual([]);
+    const health = await expectJson<{ checks: { code: string; message: string }[] }>(
+      await app.api("/api/system/health"),
+      200,
+    );
+    expect(health.checks.map((c) => c.code)).toContain("library_root_empty");
+
+    // The disk is back.
+    await rename(path.join(aside, "Tide Clock"), path.join(root, "Tide Clock"));
+    await until("chapter 3 published", downloads, (d) => d.every((x) => x.state === "published"), 30_000);
+    expect((await readdir(path.join(root, "Tide Clock"))).filter((f) => f.endsWith(".cbz"))).toHaveLength(3);
+    const after = await expectJson<{ checks: { code: string }[] }>(await app.api("/api/system/health"), 200);
+    expect(after.checks.map((c) => c.code)).not.toContain("library_root_empty");
   });
 });

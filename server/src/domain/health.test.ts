@@ -37,6 +37,15 @@ describe("healthChecks", () => {
       [["library_root_missing", "error"]],
     ],
     ["not writable", withLibrary({ state: "not_writable" }), [["library_root_not_writable", "error"]]],
+    ["an empty mount point", withLibrary({ state: "empty" }), [["library_root_empty", "error"]]],
+    [
+      "an empty mount point with little space",
+      withLibrary({ state: "empty", freeBytes: DISK_ERROR_BYTES - 1 }),
+      [
+        ["library_root_empty", "error"],
+        ["disk_space_low", "error"],
+      ],
+    ],
     [
       "a byte under the warning limit",
       withLibrary({ freeBytes: DISK_WARNING_BYTES - 1 }),
@@ -93,6 +102,9 @@ describe("healthChecks", () => {
     expect(healthChecks({ ...fine, unscannedFolders: 4 })[0]?.message).toMatch(/^4 series folders have not/);
     expect(healthChecks(withLibrary({ freeBytes: 300 * 1024 ** 2 }))[0]?.message).toMatch(/^Only 300 MB free/);
     expect(healthChecks(withLibrary({ state: "missing" }))[0]?.message).toContain("/srv/manga");
+    expect(healthChecks(withLibrary({ state: "empty" }))[0]?.message).toMatch(
+      /^The library folder \/srv\/manga holds no series folder while the library records files in it: is its disk mounted\? /,
+    );
     expect(healthChecks({ ...fine, failingSources: failing(1) })[0]?.message).toMatch(
       /^A linked source fails most of its downloads: Source 1 \(en\) for Series 1\. /,
     );
@@ -108,7 +120,7 @@ describe("healthChecks", () => {
     const facts = fc.record({
       library: fc.record({
         path: fc.constant("/srv/manga"),
-        state: fc.constantFrom("ok" as const, "missing" as const, "not_writable" as const),
+        state: fc.constantFrom("ok" as const, "missing" as const, "empty" as const, "not_writable" as const),
         freeBytes: fc.option(fc.integer({ min: 0, max: 4 * GIB })),
       }),
       unscannedFolders: fc.nat(5),

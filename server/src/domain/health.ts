@@ -5,6 +5,8 @@
  * and this decides.
  *
  * - `library_root_missing` (error): LIBRARY_ROOT is not a folder; nothing can be scanned or stored.
+ * - `library_root_empty` (error): LIBRARY_ROOT holds no series folder while active files are
+ *   recorded in it (the empty mount point of an unmounted disk); the background work waits.
  * - `library_root_not_writable` (error): downloads, assemblies and retirements cannot write there.
  * - `disk_space_low`: the library's file system has less than DISK_WARNING_BYTES free (warning),
  *   or less than DISK_ERROR_BYTES (error): a download or an assembly may not fit.
@@ -21,6 +23,7 @@ export type HealthStatus = "ok" | HealthLevel;
 
 export const HEALTH_CODES = [
   "library_root_missing",
+  "library_root_empty",
   "library_root_not_writable",
   "disk_space_low",
   "library_not_scanned",
@@ -43,8 +46,11 @@ export const DISK_ERROR_BYTES = 100 * 1024 ** 2;
 export interface HealthFacts {
   library: {
     path: string;
-    /** `missing` also covers a path that is not a folder. */
-    state: "ok" | "missing" | "not_writable";
+    /**
+     * `missing` also covers a path that is not a folder; `empty`: no series folder while active
+     * files are recorded (library/library-root.ts), whether or not it is writable.
+     */
+    state: "ok" | "missing" | "empty" | "not_writable";
     /** Free bytes for the service on the library's file system; null when unknown. */
     freeBytes: number | null;
   };
@@ -77,6 +83,13 @@ export function healthChecks(f: HealthFacts): HealthCheck[] {
       message: `The library folder ${library.path} does not exist or is not a folder: create it (or mount its disk), or set LIBRARY_ROOT to the folder that holds your series. Downloads and translations wait for it meanwhile.`,
     });
   } else {
+    if (library.state === "empty") {
+      checks.push({
+        code: "library_root_empty",
+        level: "error",
+        message: `The library folder ${library.path} holds no series folder while the library records files in it: is its disk mounted? Downloads, translations and the scheduled scan wait until the folders are back. If you emptied it on purpose, press "Scan library" on the Library page to record that.`,
+      });
+    }
     if (library.state === "not_writable") {
       checks.push({
         code: "library_root_not_writable",

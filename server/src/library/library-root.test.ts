@@ -4,7 +4,13 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isAppError } from "../errors.ts";
-import { isLibraryRootMissing, libraryRootPresent, mkdirStaging, requireLibraryRoot } from "./library-root.ts";
+import {
+  isLibraryRootMissing,
+  libraryRootPresent,
+  libraryRootState,
+  mkdirStaging,
+  requireLibraryRoot,
+} from "./library-root.ts";
 
 describe("the library folder is never made by a write", () => {
   let base: string;
@@ -47,5 +53,23 @@ describe("the library folder is never made by a write", () => {
   it("is only for the staging area", async () => {
     await mkdir(root);
     expect(await refusal(mkdirStaging(path.join(root, "Some Series")))).toMatch(/not in the staging area/);
+  });
+
+  it("tells an empty mount point from a fresh library by the files recorded, asking only when it must", async () => {
+    let asked = 0;
+    const recorded = (answer: boolean) => async () => {
+      asked += 1;
+      return answer;
+    };
+    expect(await libraryRootState(root, recorded(true))).toBe("missing");
+    await mkdir(path.join(root, ".staging"), { recursive: true });
+    await writeFile(path.join(root, "stray.cbz"), "");
+    // No series folder (the staging area and loose files are none).
+    expect(await libraryRootState(root, recorded(true))).toBe("empty");
+    expect(await libraryRootState(root, recorded(false))).toBe("present");
+    expect(asked).toBe(2);
+    await mkdir(path.join(root, "Some Series"));
+    expect(await libraryRootState(root, recorded(true))).toBe("present");
+    expect(asked).toBe(2);
   });
 });

@@ -5,7 +5,7 @@
  * folder a write needs below the root is made only while the root is there; otherwise the write
  * stops with `library_root_missing` and nothing is written until the root is back.
  */
-import { mkdir, stat } from "node:fs/promises";
+import { mkdir, opendir, stat } from "node:fs/promises";
 import path from "node:path";
 import { STAGING_FOLDER } from "../config.ts";
 import { AppError, isAppError } from "../errors.ts";
@@ -15,6 +15,27 @@ export async function libraryRootPresent(root: string): Promise<boolean> {
     (s) => s.isDirectory(),
     () => false,
   );
+}
+
+/**
+ * The library folder as the background work sees it: `missing`; `empty` when it holds no series
+ * folder while active files are recorded (the empty mount point of an unmounted disk, or one that
+ * cannot be listed), where downloads, translations and the scheduled scan wait as for a missing
+ * one; otherwise `present`. A library emptied on purpose is recorded by an operator's scan: its
+ * files are then missing, no longer active. `filesRecorded` is asked only for a folder without one.
+ */
+export async function libraryRootState(
+  root: string,
+  filesRecorded: () => Promise<boolean>,
+): Promise<"present" | "missing" | "empty"> {
+  if (!(await libraryRootPresent(root))) return "missing";
+  try {
+    // The first series folder settles it: a large library is not listed whole.
+    for await (const e of await opendir(root)) if (e.isDirectory() && !e.name.startsWith(".")) return "present";
+  } catch {
+    // Cannot be listed (a share that went away under its mount point): as one without folders.
+  }
+  return (await filesRecorded()) ? "empty" : "present";
 }
 
 export async function requireLibraryRoot(root: string): Promise<void> {

@@ -135,6 +135,9 @@ export function fileRepo(db: Db) {
         });
     },
     countActive: (seriesId: number) => db.libraryFile.count({ where: { seriesId, state: "active" } }),
+    /** Whether the library records any active file (library-root.ts: an empty mount point). */
+    anyActive: async () =>
+      (await db.libraryFile.findFirst({ where: { state: "active" }, select: { id: true } })) !== null,
     /** The file when it is active (its id only). */
     activeId: (id: number) => db.libraryFile.findFirst({ where: { id, state: "active" }, select: { id: true } }),
     /** Which of these files are active. */

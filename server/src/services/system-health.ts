@@ -8,7 +8,7 @@ import { constants } from "node:fs";
 import { access, statfs } from "node:fs/promises";
 import { healthChecks, healthStatus, type HealthCheck, type HealthFacts, type HealthStatus } from "../domain/health.ts";
 import { isAppError } from "../errors.ts";
-import { libraryRootPresent } from "../library/library-root.ts";
+import { libraryRootState } from "../library/library-root.ts";
 import type { ProviderRegistry } from "../providers/registry.ts";
 import type { AppContext } from "./context.ts";
 import { unscannedSeriesFolders } from "./series/demo-service.ts";
@@ -31,7 +31,8 @@ export function systemHealthService(
 ) {
   async function library(): Promise<HealthFacts["library"]> {
     const root = ctx.config.libraryRoot;
-    if (!(await libraryRootPresent(root))) return { path: root, state: "missing", freeBytes: null };
+    const state = await libraryRootState(root, () => ctx.repos.files.anyActive());
+    if (state === "missing") return { path: root, state, freeBytes: null };
     const writable = await access(root, constants.W_OK).then(
       () => true,
       () => false,
@@ -40,7 +41,7 @@ export function systemHealthService(
       (s) => s.bavail * s.bsize,
       () => null,
     );
-    return { path: root, state: writable ? "ok" : "not_writable", freeBytes };
+    return { path: root, state: state === "empty" ? "empty" : writable ? "ok" : "not_writable", freeBytes };
   }
 
   async function suwayomi(): Promise<HealthFacts["suwayomi"]> {

@@ -22,6 +22,10 @@ const HealthCodeEnum = builder.enumType("HealthCode", {
   description: "A health check; REST spells it in lower case.",
   values: {
     LIBRARY_ROOT_MISSING: { value: "library_root_missing", description: "LIBRARY_ROOT is not a folder." },
+    LIBRARY_ROOT_EMPTY: {
+      value: "library_root_empty",
+      description: "LIBRARY_ROOT holds no series folder while files are recorded in it (an unmounted disk?).",
+    },
     LIBRARY_ROOT_NOT_WRITABLE: {
       value: "library_root_not_writable",
       description: "The service cannot write in the library folder.",

@@ -28,7 +28,7 @@ import { LIVE_JOB_STATES, type JobState } from "../../domain/download-jobs.ts";
 import { AppError } from "../../errors.ts";
 import type { DownloadRow as Download } from "../../repositories/download-repo.ts";
 import type { Publication } from "../../library/publication.ts";
-import { libraryRootPresent } from "../../library/library-root.ts";
+import { libraryRootState } from "../../library/library-root.ts";
 import { downloadQueueRepo } from "../../repositories/download-queue-repo.ts";
 import type { AppContext } from "../context.ts";
 import {
@@ -168,16 +168,20 @@ export function downloadPipeline(
   }
 
   /**
-   * Nothing starts while the library folder is missing (an unmounted disk): the queued downloads
-   * wait for it, looked for again every DOWNLOAD_POLL_MS (library/library-root.ts).
+   * Nothing starts while the library folder is missing or an empty mount point (an unmounted disk):
+   * the queued downloads wait for it, looked for again every DOWNLOAD_POLL_MS (library-root.ts).
    */
   async function rootPresent(): Promise<boolean> {
-    if (await libraryRootPresent(ctx.config.libraryRoot)) {
+    const state = await libraryRootState(ctx.config.libraryRoot, () => ctx.repos.files.anyActive());
+    if (state === "present") {
       if (rootMissing) ctx.log("downloads: the library folder is back");
       rootMissing = false;
       return true;
     }
-    if (!rootMissing) ctx.log(`downloads: waiting: the library folder ${ctx.config.libraryRoot} is missing`);
+    if (!rootMissing)
+      ctx.log(
+        `downloads: waiting: the library folder ${ctx.config.libraryRoot} ${state === "missing" ? "is missing" : "holds no series folder (is its disk mounted?)"}`,
+      );
     rootMissing = true;
     if (started) {
       if (timer) clearTimeout(timer);

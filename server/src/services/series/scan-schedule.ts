@@ -4,27 +4,27 @@
  * A scan already under way (a request's, or another instance's) is not waited for: the next cycle
  * comes soon enough, and a request is never refused because of a scheduled one it could have run.
  *
- * A library root with no series folder while series are recorded is skipped, not scanned: an
- * unmounted disk or share would otherwise mark every file missing, and the Wanted pass would then
- * fetch the whole library again. Only an operator's scan records a library emptied on purpose.
+ * A library root that is missing, or holds no series folder while active files are recorded, is
+ * skipped, not scanned (library/library-root.ts): an unmounted disk or share would otherwise mark
+ * every file missing, and the Wanted pass would then fetch the whole library again. Only an
+ * operator's scan records a library emptied on purpose.
  */
 import { isAppError } from "../../errors.ts";
 import { scheduledLoop } from "../../scheduled-loop.ts";
 import type { AppContext } from "../context.ts";
-import { seriesFolders } from "./demo-service.ts";
+import { libraryRootState } from "../../library/library-root.ts";
 import type { ScanResult } from "./scan-service.ts";
 
 export function scanSchedule<S extends { scan(): Promise<ScanResult> }>(ctx: AppContext, scan: S) {
-  // An unreadable root counts as empty: a share that went away may fail to list at all.
   const looksUnmounted = async () =>
-    (await seriesFolders(ctx).catch(() => 0)) === 0 && (await ctx.repos.series.count()) > 0;
+    (await libraryRootState(ctx.config.libraryRoot, () => ctx.repos.files.anyActive())) !== "present";
 
   const loop = scheduledLoop<ScanResult | null>(
     "library scan",
     async () => {
       if (await looksUnmounted()) {
         ctx.log(
-          `library scan: skipped: ${ctx.config.libraryRoot} holds no series folder while series are recorded (is its disk mounted?)`,
+          `library scan: skipped: ${ctx.config.libraryRoot} is missing or holds no series folder while files are recorded (is its disk mounted?)`,
         );
         return null;
       }

@@ -47,7 +47,7 @@ import { importTranslation, ImportRefused } from "./translation-import.ts";
 import { translationStagingDir } from "./translation-upload.ts";
 import { readWorkerSettings, type WorkerSettings } from "./translation-worker-settings.ts";
 import { localCheckpointDir, localRunner } from "./translation-local-runner.ts";
-import { isLibraryRootMissing, libraryRootPresent, mkdirStaging } from "../../library/library-root.ts";
+import { isLibraryRootMissing, libraryRootState, mkdirStaging } from "../../library/library-root.ts";
 import { factsOf } from "./translation-service.ts";
 
 export const MAX_OUTSTANDING = 2;
@@ -374,8 +374,9 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
     for (const id of finished) epochs.delete(id);
     await ctx.cluster.release(finished.map(claimKey));
     if (rows.length === 0) return false;
-    // Sources and results are staged in the library folder: while it is missing, the jobs wait.
-    if (!(await libraryRootPresent(ctx.config.libraryRoot))) return true;
+    // Sources and results are staged in the library folder: while it is missing (or an empty mount
+    // point), the jobs wait.
+    if ((await libraryRootState(ctx.config.libraryRoot, () => ctx.repos.files.anyActive())) !== "present") return true;
     const s = await readSettings();
     const now = Date.now();
     let outstanding = rows
