@@ -340,9 +340,10 @@ export async function runJob(deps: JobDeps, claimed: Download, signal: AbortSign
           : `internal: ${(e as Error).message}`;
     if (!isAppError(e) && !(e instanceof ProviderError))
       ctx.log(`download ${claimed.id}: ${(e as Error).stack ?? String(e)}`);
-    // The library folder gone meanwhile (an unmounted disk) is not the source's failure: retried.
+    // The library folder gone meanwhile (an unmounted disk) is not the source's failure: retried
+    // while fetching (the machine retries from there only; later it fails as before).
     const event: JobEvent =
-      (e instanceof ProviderError && e.transient) || isLibraryRootMissing(e)
+      (e instanceof ProviderError && e.transient) || (isLibraryRootMissing(e) && current === "fetching")
         ? { type: "transient", attempts: claimed.attempts, error: text }
         : { type: "permanent", error: text };
     await applyEvent(deps, claimed, current, event);
