@@ -82,6 +82,11 @@ describe("a library folder that went away", () => {
     expect(existsSync(root)).toBe(false);
     const list = await expectJson<{ title: string }[]>(await app.api("/api/manga"), 200);
     expect(list.map((s) => s.title)).toEqual(["Lantern Row"]);
+    // A scan asked for is refused too: it would read the library as emptied.
+    await expectProblem(await app.api("/api/library/scan", { method: "POST" }), 503, "library_root_missing");
+    const scan = await app.gql<unknown>(`mutation { scanLibrary { added } }`);
+    expect(scan.errors?.[0]?.extensions?.code).toBe("library_root_missing");
+    expect(existsSync(root)).toBe(false);
 
     const health = await expectJson<{ checks: { code: string }[] }>(await app.api("/api/system/health"), 200);
     expect(health.checks.map((c) => c.code)).toContain("library_root_missing");

@@ -17,6 +17,10 @@ export async function libraryRootPresent(root: string): Promise<boolean> {
   );
 }
 
+/** A series folder: a folder directly under LIBRARY_ROOT; dot-folders are the service's own state and other tools'. */
+export const isSeriesFolder = (e: { name: string; isDirectory(): boolean }): boolean =>
+  e.isDirectory() && !e.name.startsWith(".");
+
 /**
  * The library folder as the background work sees it: `missing`; `empty` when it holds no series
  * folder while active files are recorded (the empty mount point of an unmounted disk, or one that
@@ -31,7 +35,7 @@ export async function libraryRootState(
   if (!(await libraryRootPresent(root))) return "missing";
   try {
     // The first series folder settles it: a large library is not listed whole.
-    for await (const e of await opendir(root)) if (e.isDirectory() && !e.name.startsWith(".")) return "present";
+    for await (const e of await opendir(root)) if (isSeriesFolder(e)) return "present";
   } catch {
     // Cannot be listed (a share that went away under its mount point): as one without folders.
   }

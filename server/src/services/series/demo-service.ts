@@ -1,12 +1,12 @@
 import { readdir } from "node:fs/promises";
 import { generateDemoLibrary } from "../../library/demo.ts";
+import { isSeriesFolder } from "../../library/library-root.ts";
 import type { AppContext } from "../context.ts";
 import type { Services } from "../index.ts";
 
-/** The series folders under the library root (its hidden folders are the service's own). */
-export async function seriesFolders(ctx: AppContext): Promise<number> {
-  const entries = await readdir(ctx.config.libraryRoot, { withFileTypes: true });
-  return entries.filter((e) => e.isDirectory() && !e.name.startsWith(".")).length;
+/** The series folders under the library root. */
+async function seriesFolders(ctx: AppContext): Promise<number> {
+  return (await readdir(ctx.config.libraryRoot, { withFileTypes: true })).filter(isSeriesFolder).length;
 }
 
 /** True when the library root has no series folder and the database no series. */

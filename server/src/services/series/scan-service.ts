@@ -10,6 +10,7 @@ import { readArchiveIndex, sha256File } from "../../library/archive-index.ts";
 import type { ScannedFile } from "../../repositories/file-repo.ts";
 import { stateDirs } from "../../config.ts";
 import type { AppContext } from "../context.ts";
+import { isSeriesFolder, requireLibraryRoot } from "../../library/library-root.ts";
 
 export interface ScanResult {
   added: number;
@@ -68,8 +69,7 @@ async function walk(root: string): Promise<{ folders: string[]; files: Stat[] }>
   const folders: string[] = [];
   const candidates: string[] = [];
   for (const entry of await readdir(root, { withFileTypes: true })) {
-    // Dot-folders hold the service's own state (staging, recycle bin) and other tools' metadata.
-    if (!entry.isDirectory() || entry.name.startsWith(".")) continue;
+    if (!isSeriesFolder(entry)) continue;
     folders.push(entry.name);
     const stack = [entry.name];
     while (stack.length > 0) {
@@ -162,6 +162,8 @@ export function scanService(ctx: AppContext) {
       seriesCreated: 0,
       errors: [],
     };
+    // A missing library folder (an unmounted disk) is refused, not read as a library emptied.
+    await requireLibraryRoot(config.libraryRoot);
     const { folders, files } = await walk(config.libraryRoot);
 
     const seriesByFolder = new Map<string, { id: number; monitored: boolean }>();
