@@ -8,7 +8,7 @@ import { constants } from "node:fs";
 import { access, statfs } from "node:fs/promises";
 import { healthChecks, healthStatus, type HealthCheck, type HealthFacts, type HealthStatus } from "../domain/health.ts";
 import { isAppError } from "../errors.ts";
-import { libraryRootState } from "../library/library-root.ts";
+import { libraryFolderState } from "./library-folder.ts";
 import type { ProviderRegistry } from "../providers/registry.ts";
 import type { AppContext } from "./context.ts";
 import { unscannedSeriesFolders } from "./series/demo-service.ts";
@@ -31,7 +31,7 @@ export function systemHealthService(
 ) {
   async function library(): Promise<HealthFacts["library"]> {
     const root = ctx.config.libraryRoot;
-    const state = await libraryRootState(root, () => ctx.repos.files.anyActive());
+    const state = await libraryFolderState(ctx);
     if (state === "missing") return { path: root, state, freeBytes: null };
     const writable = await access(root, constants.W_OK).then(
       () => true,

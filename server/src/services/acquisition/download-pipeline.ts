@@ -28,7 +28,7 @@ import { LIVE_JOB_STATES, type JobState } from "../../domain/download-jobs.ts";
 import { AppError } from "../../errors.ts";
 import type { DownloadRow as Download } from "../../repositories/download-repo.ts";
 import type { Publication } from "../../library/publication.ts";
-import { libraryRootState } from "../../library/library-root.ts";
+import { libraryFolderState } from "../library-folder.ts";
 import { downloadQueueRepo } from "../../repositories/download-queue-repo.ts";
 import type { AppContext } from "../context.ts";
 import {
@@ -172,7 +172,7 @@ export function downloadPipeline(
    * the queued downloads wait for it, looked for again every DOWNLOAD_POLL_MS (library-root.ts).
    */
   async function rootPresent(): Promise<boolean> {
-    const state = await libraryRootState(ctx.config.libraryRoot, () => ctx.repos.files.anyActive());
+    const state = await libraryFolderState(ctx);
     if (state === "present") {
       if (rootMissing) ctx.log("downloads: the library folder is back");
       rootMissing = false;

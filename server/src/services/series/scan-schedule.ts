@@ -12,12 +12,11 @@
 import { isAppError } from "../../errors.ts";
 import { scheduledLoop } from "../../scheduled-loop.ts";
 import type { AppContext } from "../context.ts";
-import { libraryRootState } from "../../library/library-root.ts";
+import { libraryFolderState } from "../library-folder.ts";
 import type { ScanResult } from "./scan-service.ts";
 
 export function scanSchedule<S extends { scan(): Promise<ScanResult> }>(ctx: AppContext, scan: S) {
-  const looksUnmounted = async () =>
-    (await libraryRootState(ctx.config.libraryRoot, () => ctx.repos.files.anyActive())) !== "present";
+  const looksUnmounted = async () => (await libraryFolderState(ctx)) !== "present";
 
   const loop = scheduledLoop<ScanResult | null>(
     "library scan",

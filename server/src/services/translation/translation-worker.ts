@@ -47,7 +47,8 @@ import { importTranslation, ImportRefused } from "./translation-import.ts";
 import { translationStagingDir } from "./translation-upload.ts";
 import { readWorkerSettings, type WorkerSettings } from "./translation-worker-settings.ts";
 import { localCheckpointDir, localRunner } from "./translation-local-runner.ts";
-import { isLibraryRootMissing, libraryRootState, mkdirStaging } from "../../library/library-root.ts";
+import { isLibraryRootMissing, mkdirStaging } from "../../library/library-root.ts";
+import { libraryFolderState } from "../library-folder.ts";
 import { factsOf } from "./translation-service.ts";
 
 export const MAX_OUTSTANDING = 2;
@@ -376,7 +377,7 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
     if (rows.length === 0) return false;
     // Sources and results are staged in the library folder: while it is missing (or an empty mount
     // point), the jobs wait.
-    if ((await libraryRootState(ctx.config.libraryRoot, () => ctx.repos.files.anyActive())) !== "present") return true;
+    if ((await libraryFolderState(ctx)) !== "present") return true;
     const s = await readSettings();
     const now = Date.now();
     let outstanding = rows
