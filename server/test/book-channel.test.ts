@@ -3,7 +3,7 @@
  * qBittorrent-compatible server on 127.0.0.1: wanted books → search → torrent added → the client
  * "completes" it with real CBZ files → only the requested books enter the library → retention.
  */
-import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCountingServer, startFakeProwlarr, type FakeProwlarr } from "./fakes/prowlarr-server.ts";
@@ -307,6 +307,41 @@ describe("book channel end to end", () => {
     byHash = new Map((await jobs(id)).map((j) => [j.info_hash, j]));
     expect(byHash.get(moving.infoHash)?.state).toBe("removed");
     expect(unitOf(await units(id), "book", "1").owned).toBe(true);
+  });
+
+  it("a finished torrent waits while the library folder is missing or an empty mount point: nothing made or failed; imported once it is back", async () => {
+    const salt = makeTorrent("Salt Bay v01-02", books("Salt Bay", 1, 2));
+    await swapCatalogue([salt], [{ title: "Salt Bay v01-02", size: MB, torrent: salt.bytes }]);
+    const id = await series("Salt Bay");
+    await app.services.bookChannel.fetchBooks(id, ["1", "2"]);
+    await qbt.completed(salt.infoHash);
+    const root = app.config.libraryRoot;
+    const away = `${root}.away`;
+    const before = await app.ctx.db.libraryFile.count();
+    expect(before).toBeGreaterThan(0);
+
+    // The disk unmounted: the folder gone, then its empty mount point (files are recorded in it).
+    renameSync(root, away);
+    await app.services.bookChannel.poll();
+    expect((await jobs(id))[0]).toMatchObject({ state: "completed", imported_file_ids: [], error: null });
+    expect(existsSync(root)).toBe(false);
+    mkdirSync(root);
+    await app.services.bookChannel.poll();
+    expect((await jobs(id))[0]).toMatchObject({ state: "completed", imported_file_ids: [], error: null });
+    expect(readdirSync(root)).toEqual([]);
+    expect(await app.ctx.db.libraryFile.count()).toBe(before);
+    expect(qbt.deleted.flatMap((d) => d.hashes)).not.toContain(salt.infoHash);
+    expect(logs.some((l) => l.includes("waits for the library folder"))).toBe(true);
+
+    // Mounted again: the next poll imports both books into it.
+    rmdirSync(root);
+    renameSync(away, root);
+    await app.services.bookChannel.poll();
+    const [done] = await jobs(id);
+    expect(done).toMatchObject({ state: "removed", error: null });
+    expect(done?.imported_file_ids).toHaveLength(2);
+    const owned = await units(id);
+    expect(["1", "2"].map((n) => unitOf(owned, "book", n).owned)).toEqual([true, true]);
   });
 
   it("never lets the key or the password reach a log line, an API answer or the database", async () => {

@@ -80,14 +80,14 @@ export function healthChecks(f: HealthFacts): HealthCheck[] {
     checks.push({
       code: "library_root_missing",
       level: "error",
-      message: `The library folder ${library.path} does not exist or is not a folder: create it (or mount its disk), or set LIBRARY_ROOT to the folder that holds your series. Downloads and translations wait for it meanwhile.`,
+      message: `The library folder ${library.path} does not exist or is not a folder: create it (or mount its disk), or set LIBRARY_ROOT to the folder that holds your series. Downloads, translations and torrent imports wait for it meanwhile.`,
     });
   } else {
     if (library.state === "empty") {
       checks.push({
         code: "library_root_empty",
         level: "error",
-        message: `The library folder ${library.path} holds no series folder while the library records files in it: is its disk mounted? Downloads, translations and the scheduled scan wait until the folders are back. If you emptied it on purpose, press "Scan library" on the Library page to record that.`,
+        message: `The library folder ${library.path} holds no series folder while the library records files in it: is its disk mounted? Downloads, translations, torrent imports and the scheduled scan wait until the folders are back. If you emptied it on purpose, press "Scan library" on the Library page to record that.`,
       });
     }
     if (library.state === "not_writable") {

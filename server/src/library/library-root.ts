@@ -24,7 +24,7 @@ export const isSeriesFolder = (e: { name: string; isDirectory(): boolean }): boo
 /**
  * The library folder as the background work sees it: `missing`; `empty` when it holds no series
  * folder while active files are recorded (the empty mount point of an unmounted disk, or one that
- * cannot be listed), where downloads, translations and the scheduled scan wait as for a missing
+ * cannot be listed), where downloads, translations, torrent imports and the scheduled scan wait as for a missing
  * one; otherwise `present`. A library emptied on purpose is recorded by an operator's scan: its
  * files are then missing, no longer active. `filesRecorded` is asked only for a folder without one.
  */

@@ -25,6 +25,7 @@ import {
   checkLocal,
   copyIntoStaging,
   localFileOf,
+  noteBookFailure,
   placeOf,
   type ImportOutcome,
   type TorrentPlace,
@@ -191,8 +192,7 @@ export async function stageForeignBooks(
       if ("pending" in staged) out.pending.push(staged.pending);
       else out.imported.push(staged.id);
     } catch (e) {
-      const code = e instanceof AppError ? e.code : ((e as { code?: string }).code ?? "error");
-      out.failed.push(`v${book}: ${code}: ${(e as Error).message}`);
+      if (!noteBookFailure(out, book, e)) break;
     }
   }
   return out;

@@ -24,7 +24,7 @@ import type { QbtFile, QbtTorrent } from "../../providers/qbittorrent.ts";
 import { torrentRepo, type TorrentJobRow } from "../../repositories/torrent-repo.ts";
 import type { MountMapping } from "./book-channel-settings.ts";
 import type { AppContext } from "../context.ts";
-import { mkdirStaging } from "../../library/library-root.ts";
+import { isLibraryRootMissing, mkdirStaging } from "../../library/library-root.ts";
 
 const outside = (what: string): never => {
   throw new AppError("torrent_path_outside_mount", what);
@@ -94,6 +94,22 @@ export interface ImportOutcome {
   failed: string[];
   /** Books waiting for an operator to assign them a file of the torrent. */
   pending: PendingBook[];
+  /** The library folder went away during the import: the rest waits for it (the job is taken up again). */
+  waitingForLibrary?: boolean;
+}
+
+/**
+ * A book that could not be imported, noted in the outcome; false when the import stops there: the
+ * library folder is gone (library-root.ts), which is no fault of the torrent, so the rest waits.
+ */
+export function noteBookFailure(out: ImportOutcome, book: Label, e: unknown): boolean {
+  if (isLibraryRootMissing(e)) {
+    out.waitingForLibrary = true;
+    return false;
+  }
+  const code = e instanceof AppError ? e.code : ((e as { code?: string }).code ?? "error");
+  out.failed.push(`v${book}: ${code}: ${(e as Error).message}`);
+  return true;
 }
 
 /** Where the torrent's content is, on this side of the mount, checked. */
@@ -202,8 +218,7 @@ export async function importTorrentBooks(
     try {
       out.imported.push(await importBookFile(ctx, publication, job, series, book, locals.get(name)!, place));
     } catch (e) {
-      const code = e instanceof AppError ? e.code : ((e as { code?: string }).code ?? "error");
-      out.failed.push(`v${book}: ${code}: ${(e as Error).message}`);
+      if (!noteBookFailure(out, book, e)) break;
     }
   }
   return out;

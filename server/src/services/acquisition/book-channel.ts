@@ -44,6 +44,7 @@ import {
   type IndexerSettingsInput,
 } from "./book-channel-settings.ts";
 import type { AppContext } from "../context.ts";
+import { libraryFolderState } from "../library-folder.ts";
 import { bookGrabber, messageOf, type BookResult } from "./book-channel-grab.ts";
 
 export type { TorrentJobRow } from "../../repositories/torrent-repo.ts";
@@ -181,6 +182,9 @@ export function bookChannelService(
       if (!(await jobs.transition(job.id, state, "completed", { contentPath: t.contentPath }))) return;
       state = "completed";
     }
+    // The books are copied into the library: while its folder is missing or an empty mount point (an
+    // unmounted disk), the finished torrent waits, as queued downloads do (library-root.ts).
+    if ((await libraryFolderState(ctx)) !== "present") return waitForLibrary(job, state);
     // "importing" found here was interrupted (a restart): import again, owned books are skipped.
     if (!(await jobs.transition(job.id, state, "importing"))) return;
     const mount = c.qbittorrent.mount;
@@ -201,6 +205,7 @@ export function bookChannelService(
       }
       return fail(job, "importing", e);
     }
+    if (outcome.waitingForLibrary) return waitForLibrary(job, "importing", outcome.imported);
     if (outcome.failed.length > 0)
       return fail(job, "importing", new Error(outcome.failed.join("; ")), outcome.imported);
     if (outcome.pending.length > 0) {
@@ -221,6 +226,13 @@ export function bookChannelService(
     if (!(await jobs.transition(job.id, "importing", "imported", { imported: outcome.imported, error: null }))) return;
     ctx.log(`book channel: torrent job ${job.id}: imported ${outcome.imported.length} file(s)`);
     await retain({ ...job, state: "imported" }, t, client, c);
+  }
+
+  /** A finished torrent stays `completed` until the library folder is back; the next poll imports it. */
+  async function waitForLibrary(job: TorrentJobRow, from: TorrentState, imported?: number[]): Promise<void> {
+    if (from !== "completed" && !(await jobs.transition(job.id, from, "completed", imported ? { imported } : {})))
+      return;
+    ctx.log(`book channel: torrent job ${job.id}: waits for the library folder ${ctx.config.libraryRoot} to import`);
   }
 
   /** The books still waiting in this job: those owned meanwhile (another source) wait for nothing. */
