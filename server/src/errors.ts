@@ -18,6 +18,10 @@ export const ERRORS = {
   series_folder_taken: { status: 409, title: "A series already uses that folder" },
   scan_in_progress: { status: 409, title: "A library scan is already running" },
   library_root_missing: { status: 503, title: "The library folder is missing (is its disk mounted?)" },
+  library_root_empty: {
+    status: 503,
+    title: "The library folder holds no series folder while files are recorded in it (is its disk mounted?)",
+  },
   series_has_files: {
     status: 409,
     title: "The library still holds files of the series: only a series whose files are all gone can be removed",

@@ -171,6 +171,19 @@ describe("a library folder that is an empty mount point", () => {
       200,
     );
     expect(health.checks.map((c) => c.code)).toContain("library_root_empty");
+    // A new series is refused too: its folder on the bare mount point would make the library look
+    // mounted again, and the scheduled scan would then mark every recorded file missing.
+    const problem = await expectProblem(
+      await app.api("/api/manga", { method: "POST", json: { title: "Paper Moon" } }),
+      503,
+      "library_root_empty",
+    );
+    expect(problem.detail).toContain(root);
+    const gql = await app.gql<unknown>(`mutation { createSeries(input: { title: "Paper Moon" }) { id } }`);
+    expect(gql.errors?.[0]?.extensions?.code).toBe("library_root_empty");
+    expect((await readdir(root)).filter((n) => !n.startsWith("."))).toEqual([]);
+    const list = await expectJson<{ title: string }[]>(await app.api("/api/manga"), 200);
+    expect(list.map((s) => s.title)).toEqual(["Tide Clock"]);
 
     // The disk is back.
     await rename(path.join(aside, "Tide Clock"), path.join(root, "Tide Clock"));
@@ -178,5 +191,6 @@ describe("a library folder that is an empty mount point", () => {
     expect((await readdir(path.join(root, "Tide Clock"))).filter((f) => f.endsWith(".cbz"))).toHaveLength(3);
     const after = await expectJson<{ checks: { code: string }[] }>(await app.api("/api/system/health"), 200);
     expect(after.checks.map((c) => c.code)).not.toContain("library_root_empty");
+    await expectJson(await app.api("/api/manga", { method: "POST", json: { title: "Paper Moon" } }), 201);
   });
 });

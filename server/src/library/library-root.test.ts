@@ -9,6 +9,7 @@ import {
   libraryRootPresent,
   libraryRootState,
   mkdirStaging,
+  requireLibraryFolder,
   requireLibraryRoot,
 } from "./library-root.ts";
 
@@ -71,5 +72,17 @@ describe("the library folder is never made by a write", () => {
     await mkdir(path.join(root, "Some Series"));
     expect(await libraryRootState(root, recorded(true))).toBe("present");
     expect(asked).toBe(2);
+  });
+
+  it("refuses a write into an empty mount point too, and lets one through a fresh or mounted library", async () => {
+    const recorded = (answer: boolean) => () => Promise.resolve(answer);
+    expect(await refusal(requireLibraryFolder(root, recorded(true)))).toBe("library_root_missing");
+    await mkdir(root);
+    expect(await refusal(requireLibraryFolder(root, recorded(true)))).toBe("library_root_empty");
+    expect(await requireLibraryFolder(root, recorded(true)).catch(isLibraryRootMissing)).toBe(true);
+    // Nothing recorded: a fresh library, whose first series folder this write may make.
+    expect(await refusal(requireLibraryFolder(root, recorded(false)))).toBe(null);
+    await mkdir(path.join(root, "Some Series"));
+    expect(await refusal(requireLibraryFolder(root, recorded(true)))).toBe(null);
   });
 });

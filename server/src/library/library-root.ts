@@ -42,16 +42,35 @@ export async function libraryRootState(
   return (await filesRecorded()) ? "empty" : "present";
 }
 
+const missingError = (root: string) =>
+  new AppError(
+    "library_root_missing",
+    `the library folder ${root} is missing (is its disk mounted?): nothing is written until it is back`,
+  );
+
 export async function requireLibraryRoot(root: string): Promise<void> {
-  if (!(await libraryRootPresent(root)))
+  if (!(await libraryRootPresent(root))) throw missingError(root);
+}
+
+/**
+ * Before a new series folder or a published file: the folder there and, unlike requireLibraryRoot,
+ * not an empty mount point either. A series folder made on the bare mount point would make the
+ * library look mounted again: the scheduled scan would then mark every recorded file missing and
+ * the Wanted pass fetch them all again, into the wrong place.
+ */
+export async function requireLibraryFolder(root: string, filesRecorded: () => Promise<boolean>): Promise<void> {
+  const state = await libraryRootState(root, filesRecorded);
+  if (state === "missing") throw missingError(root);
+  if (state === "empty")
     throw new AppError(
-      "library_root_missing",
-      `the library folder ${root} is missing (is its disk mounted?): nothing is written until it is back`,
+      "library_root_empty",
+      `the library folder ${root} holds no series folder while files are recorded in it (is its disk mounted?): nothing is written until the folders are back; if you emptied it on purpose, scan the library to record that`,
     );
 }
 
-/** The refusal above: work that meets it waits for the folder (retried), it is nobody's failure. */
-export const isLibraryRootMissing = (e: unknown): boolean => isAppError(e) && e.code === "library_root_missing";
+/** The refusals above: work that meets one waits for the folder (retried), it is nobody's failure. */
+export const isLibraryRootMissing = (e: unknown): boolean =>
+  isAppError(e) && (e.code === "library_root_missing" || e.code === "library_root_empty");
 
 /** mkdir -p for a folder of the staging area (LIBRARY_ROOT/.staging/…), never creating LIBRARY_ROOT. */
 export async function mkdirStaging(dir: string): Promise<void> {

@@ -11,6 +11,7 @@
  */
 import type { AppContext } from "../services/context.ts";
 import { createEngine, type RecycleListEntry, type RetiredFile } from "./publication-core.ts";
+import { requireLibraryFolder } from "./library-root.ts";
 import { publish, type PublishInput, type PublishResult } from "./publish.ts";
 import { listBin, purgeEntry, purgeExpired, restore } from "./recycle-bin.ts";
 import { recover, recoverExpired } from "./recovery.ts";
@@ -61,7 +62,11 @@ export interface Publication {
 export function createPublication(ctx: AppContext): Publication {
   const engine = createEngine(ctx);
   return {
-    publish: (input) => publish(engine, input),
+    publish: async (input) => {
+      // Not onto an empty mount point either (library-root.ts); a missing folder is refused anyway.
+      await requireLibraryFolder(ctx.config.libraryRoot, () => ctx.repos.files.anyActive());
+      return publish(engine, input);
+    },
     retire: (fileIds, reason) => retire(engine, fileIds, reason),
     restore: (id) => restore(engine, id),
     recover: () => recover(engine),

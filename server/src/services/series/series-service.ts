@@ -9,7 +9,7 @@ import { parseJsonArray, seriesFacts } from "../../repositories/mappers.ts";
 import type { SeriesRow } from "../../repositories/series-repo.ts";
 import type { AppContext } from "../context.ts";
 import { checkBoolean, checkCount, checkEnum, checkLanguage, checkLanguageList, checkString } from "../input.ts";
-import { requireLibraryRoot } from "../../library/library-root.ts";
+import { requireLibraryFolderOf } from "../library-folder.ts";
 
 export const SERIES_STATUSES = ["running", "finished", "paused"] as const satisfies readonly SeriesStatus[];
 export const SERIES_FORMS = ["books", "chapters"] as const satisfies readonly SeriesForm[];
@@ -144,8 +144,8 @@ export function seriesService(ctx: AppContext) {
       if (await repos.series.byFolder(folder))
         throw new AppError("series_folder_taken", `the folder "${folder}" already holds a series`);
       const patch = parsePatch({ ...input, title });
-      // The series folder is made, never LIBRARY_ROOT itself (library-root.ts).
-      await requireLibraryRoot(ctx.config.libraryRoot);
+      // The series folder is made, never LIBRARY_ROOT itself, nor on an empty mount point (library-root.ts).
+      await requireLibraryFolderOf(ctx);
       await mkdir(path.join(ctx.config.libraryRoot, folder), { recursive: true });
       const row = await repos.series.create({ ...patch, title, folder });
       await ensureBookSlots(row);
