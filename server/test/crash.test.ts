@@ -10,7 +10,18 @@
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync } from "node:fs";
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, inject, it, type ExpectStatic } from "vitest";
@@ -234,15 +245,17 @@ function runChild(
 const templates = new Map<Kind, Promise<{ dir: string; prepared: Prepared }>>();
 const templateDirs: string[] = [];
 
+const configEnv = (dir: string) => ({
+  DATA_DIR: path.join(dir, "data"),
+  LIBRARY_ROOT: path.join(dir, "library"),
+  PORT: "0",
+  DEMO_LIBRARY: "0",
+  WEB_BUILD_DIR: "",
+  LOG_LEVEL: "silent",
+});
+
 function configFor(dir: string): Config {
-  return loadConfig({
-    DATA_DIR: path.join(dir, "data"),
-    LIBRARY_ROOT: path.join(dir, "library"),
-    PORT: "0",
-    DEMO_LIBRARY: "0",
-    WEB_BUILD_DIR: "",
-    LOG_LEVEL: "silent",
-  });
+  return loadConfig(configEnv(dir));
 }
 
 function seeded(kind: Kind): Promise<{ dir: string; prepared: Prepared }> {
@@ -387,5 +400,63 @@ const cases: Case[] = [
 describe.concurrent("crash at every step, restart, check the library", () => {
   it.for(cases)("$kind killed at $step", async ({ kind, step, done }, { expect }) => {
     await crashAndRecover(expect, kind, step, done);
+  });
+});
+
+/**
+ * The library's disk not yet mounted when the service starts again after the crash: recovery
+ * decides nothing from the missing files (before, it gave the publication up and recorded the
+ * retired files missing), makes no folder, and finishes the operation once the folder is back.
+ */
+describe.concurrent("crash, restart with the library folder away, the folder back", () => {
+  const away: Case[] = [
+    { kind: "publish", step: "publish:linked", done: true },
+    { kind: "retire", step: "retire:linked", done: true },
+    { kind: "publish-retire", step: "retire:moved", done: true },
+  ];
+  it.for(away)("$kind killed at $step", async ({ kind, step }, { expect }) => {
+    const template = await seeded(kind);
+    const dir = mkdtempSync(path.join(os.tmpdir(), "mls-crash-away-"));
+    try {
+      cpSync(template.dir, dir, { recursive: true });
+      keepModificationTimes(template.dir, dir);
+      const config = loadConfig({ ...configEnv(dir), DOWNLOAD_POLL_MS: "50" });
+      const prepared: Prepared = JSON.parse(
+        JSON.stringify(template.prepared).replaceAll(template.dir, dir),
+      ) as Prepared;
+      const exit = await runChild(config, prepared.op, step);
+      expect(exit, exit.stderr).toMatchObject({ signal: "SIGKILL" });
+
+      const unmounted = `${config.libraryRoot}-unmounted`;
+      renameSync(config.libraryRoot, unmounted);
+      const app = await createApp(config, { migrate: false });
+      try {
+        const journal = () => app.ctx.db.publicationJournal.count();
+        expect(await journal()).toBeGreaterThan(0);
+        await new Promise((r) => setTimeout(r, 300));
+        expect(await journal(), "nothing decided while the folder is away").toBeGreaterThan(0);
+        expect(existsSync(config.libraryRoot)).toBe(false);
+        const rows = await app.ctx.db.libraryFile.findMany({ where: { id: { in: prepared.fileIds } } });
+        expect(rows.map((r) => r.state)).toEqual(prepared.fileIds.map(() => "active"));
+
+        renameSync(unmounted, config.libraryRoot);
+        for (let i = 0; i < 200 && (await journal()) > 0; i++) await new Promise((r) => setTimeout(r, 50));
+        expect(await violations(app.ctx.db, config)).toEqual([]);
+        const state = await readLibraryState(config);
+        const where = (sha256: string) =>
+          state.library.some((f) => f.sha256 === sha256)
+            ? "library"
+            : state.bin.some((f) => f.sha256 === sha256)
+              ? "bin"
+              : "elsewhere";
+        expect(prepared.contents.map((c) => where(c.sha256))).toEqual(prepared.contents.map((c) => c.done));
+        const after = await app.ctx.db.libraryFile.findMany({ where: { id: { in: prepared.fileIds } } });
+        expect(after.map((r) => r.state)).toEqual(prepared.fileIds.map(() => "recycled"));
+      } finally {
+        await app.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -14,7 +14,7 @@ import { createEngine, type RecycleListEntry, type RetiredFile } from "./publica
 import { requireLibraryFolder } from "./library-root.ts";
 import { publish, type PublishInput, type PublishResult } from "./publish.ts";
 import { listBin, purgeEntry, purgeExpired, restore } from "./recycle-bin.ts";
-import { recover, recoverExpired } from "./recovery.ts";
+import { recover, recoverExpired, recoverWaiting } from "./recovery.ts";
 import { retire } from "./retirement.ts";
 import { scheduledLoop, type ScheduledLoop } from "../scheduled-loop.ts";
 
@@ -41,8 +41,18 @@ export interface Publication {
   retire(fileIds: number[], reason: string): Promise<RetiredFile[]>;
   /** Moves a recycled file back to its original path (409 `restore_target_taken` when occupied). */
   restore(recycleEntryId: number): Promise<{ fileId: number | null; path: string }>;
-  /** Finishes or undoes what a crash interrupted; run at start-up before serving. */
+  /**
+   * Finishes or undoes what a crash interrupted; run at start-up before serving. While the library
+   * folder is away (an unmounted disk) nothing is decided: the entries wait (`recoverWaiting`).
+   */
   recover(): Promise<{ replayed: number; rolledBack: number }>;
+  /**
+   * The entries `recover` left waiting, once the library folder is back (null while it is still
+   * away, or nothing waits).
+   */
+  recoverWaiting(): Promise<{ replayed: number; rolledBack: number } | null>;
+  /** Whether entries of the start-up recovery still wait for the library folder. */
+  waitingForLibrary(): boolean;
   /** With several instances: finishes or undoes the entries of instances that died (library/recovery.ts). */
   recoverExpired(): Promise<{ replayed: number; rolledBack: number }>;
   /** Removes the bin copies recycled more than RECYCLE_RETENTION_DAYS before `now`; entries become `purged`. */
@@ -61,6 +71,7 @@ export interface Publication {
 
 export function createPublication(ctx: AppContext): Publication {
   const engine = createEngine(ctx);
+  let waiting: number[] = [];
   return {
     publish: async (input) => {
       // Not onto an empty mount point either (library-root.ts); a missing folder is refused anyway.
@@ -69,7 +80,18 @@ export function createPublication(ctx: AppContext): Publication {
     },
     retire: (fileIds, reason) => retire(engine, fileIds, reason),
     restore: (id) => restore(engine, id),
-    recover: () => recover(engine),
+    async recover() {
+      const { replayed, rolledBack, waiting: left } = await recover(engine);
+      waiting = left;
+      return { replayed, rolledBack };
+    },
+    async recoverWaiting() {
+      if (waiting.length === 0) return null;
+      const out = await recoverWaiting(engine, waiting);
+      if (out) waiting = [];
+      return out;
+    },
+    waitingForLibrary: () => waiting.length > 0,
     recoverExpired: () => recoverExpired(engine),
     purgeExpired: (now) => purgeExpired(engine, now),
     purge: (id) => purgeEntry(engine, id),

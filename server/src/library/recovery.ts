@@ -10,6 +10,7 @@ import type { Engine } from "./publication-core.ts";
 import { recoverPublish } from "./publish.ts";
 import { recoverPurge, recoverRestore } from "./recycle-bin.ts";
 import { recoverRetire } from "./retirement.ts";
+import { libraryRootState } from "./library-root.ts";
 import { sweepStaging } from "./staging-sweep.ts";
 
 function recoverOne(engine: Engine, entry: JournalEntry): Promise<"replayed" | "rolledBack"> {
@@ -30,9 +31,25 @@ function recoverOne(engine: Engine, entry: JournalEntry): Promise<"replayed" | "
  * the workers' sweep runs `recoverExpired` instead) each entry is claimed first: one that a live
  * instance holds is left to it.
  */
-export async function recover(engine: Engine): Promise<{ replayed: number; rolledBack: number }> {
+/**
+ * Whether the library folder is away (missing, or an empty mount point: library-root.ts). Recovery
+ * then decides nothing: it would read the absence of every file as a crash's doing, give up each
+ * publication and record the files of each retirement missing. Its entries wait for the folder.
+ */
+async function libraryAway(engine: Engine): Promise<boolean> {
+  return (await libraryRootState(engine.root, () => engine.ctx.repos.files.anyActive())) !== "present";
+}
+
+export async function recover(engine: Engine): Promise<{ replayed: number; rolledBack: number; waiting: number[] }> {
   const { cluster } = engine.ctx;
   const counts = { replayed: 0, rolledBack: 0 };
+  const pending = await engine.store.pendingJournalIds();
+  if (pending.length > 0 && (await libraryAway(engine))) {
+    engine.ctx.log(
+      `recovery: the library folder ${engine.root} is missing or holds no series folder (is its disk mounted?): ${pending.length} unfinished operation(s) wait for it`,
+    );
+    return { ...counts, waiting: pending };
+  }
   let failed = 0;
   // Walks by id so that entries created on the way (a retirement chained to a publication) are seen too.
   for (let lastId = 0; ;) {
@@ -58,7 +75,7 @@ export async function recover(engine: Engine): Promise<{ replayed: number; rolle
   }
   // What no unfinished entry names is a leftover of an interrupted operation.
   await sweepStaging(engine);
-  return counts;
+  return { ...counts, waiting: [] };
 }
 
 /** The lock keys the operation of an entry held (publish.ts, retirement.ts, recycle-bin.ts). */
@@ -90,12 +107,36 @@ const STAGED_GRACE_MS = 24 * 60 * 60 * 1000;
  * With several instances: finishes or undoes the entries whose instance died — those whose claim
  * (lease `journal:<id>`) ran out and that this instance could claim — under the locks their
  * operation held; an entry a live instance is working on is never touched. Run by every worker's
- * recovery sweep, so a surviving instance completes what a dead one left half-done.
+ * recovery sweep, so a surviving instance completes what a dead one left half-done. Nothing while
+ * the library folder is away: the next sweep after it is back does it.
  */
 export async function recoverExpired(engine: Engine): Promise<{ replayed: number; rolledBack: number }> {
+  const ids = await engine.store.pendingJournalIds();
+  if (ids.length > 0 && (await libraryAway(engine))) return { replayed: 0, rolledBack: 0 };
+  return recoverEntries(engine, ids, "left by another instance");
+}
+
+/**
+ * The entries `recover` left waiting for the library folder, once it is back: finished or undone
+ * while the service runs, so under the locks their operations held, as the sweep does. Null while
+ * the folder is still away.
+ */
+export async function recoverWaiting(
+  engine: Engine,
+  ids: number[],
+): Promise<{ replayed: number; rolledBack: number } | null> {
+  if (await libraryAway(engine)) return null;
+  return recoverEntries(engine, ids, "left while the library folder was away");
+}
+
+async function recoverEntries(
+  engine: Engine,
+  ids: number[],
+  why: string,
+): Promise<{ replayed: number; rolledBack: number }> {
   const { cluster } = engine.ctx;
   const counts = { replayed: 0, rolledBack: 0 };
-  for (const id of await engine.store.pendingJournalIds()) {
+  for (const id of ids) {
     const key = journalLeaseKey(id);
     if (!(await cluster.claim(key))) continue;
     try {
@@ -108,13 +149,13 @@ export async function recoverExpired(engine: Engine): Promise<{ replayed: number
         counts[await recoverOne(engine, now)] += 1;
       });
     } catch (e) {
-      engine.ctx.log(`recovery: ${id} failed: ${(e as Error).message} (tried again at the next sweep)`);
+      engine.ctx.log(`recovery: ${id} failed: ${(e as Error).message} (left for the next sweep or start)`);
     } finally {
       await cluster.release([key]);
     }
   }
   if (counts.replayed + counts.rolledBack > 0)
-    engine.ctx.log(`recovery: ${counts.replayed} finished, ${counts.rolledBack} undone (left by another instance)`);
+    engine.ctx.log(`recovery: ${counts.replayed} finished, ${counts.rolledBack} undone (${why})`);
   // Leftovers of operations that died before their journal entry; young files may be in the making.
   await sweepStaging(engine, STAGED_GRACE_MS);
   return counts;

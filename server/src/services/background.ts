@@ -30,6 +30,7 @@ export async function startBackground(ctx: AppContext, services: Services): Prom
     }
   })().catch((e: unknown) => ctx.log(`work events: ${(e as Error).message}`));
 
+  const stopWaiting = cluster.exclusive ? recoverOnceLibraryIsBack(ctx, services) : async () => {};
   if (!cluster.exclusive) {
     cluster.onSweep(async () => {
       // The journal first: a download whose publication a dead instance left is published, not fetched again.
@@ -41,6 +42,7 @@ export async function startBackground(ctx: AppContext, services: Services): Prom
   }
 
   return async () => {
+    await stopWaiting();
     await work.return();
     await listening;
     const stopped = await Promise.allSettled([
@@ -52,5 +54,38 @@ export async function startBackground(ctx: AppContext, services: Services): Prom
       services.scanSchedule.stop(),
     ]);
     for (const r of stopped) if (r.status === "rejected") ctx.log(`shutdown: ${String(r.reason)}`);
+  };
+}
+
+/**
+ * Alone on its database, an instance whose start-up recovery found the library folder away (an
+ * unmounted disk) finishes those operations once it is back, looking every DOWNLOAD_POLL_MS, then
+ * lets the download workers take up the rows those publications held. Returns the stop.
+ */
+function recoverOnceLibraryIsBack(ctx: AppContext, services: Services): () => Promise<void> {
+  if (!services.publication.waitingForLibrary()) return async () => {};
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> = Promise.resolve();
+  let stopped = false;
+  const look = async () => {
+    try {
+      if (await services.publication.recoverWaiting()) {
+        await services.downloadPipeline.resume();
+        services.downloadPipeline.kick();
+        services.translationWorker.kick();
+      }
+    } catch (e) {
+      ctx.log(`recovery: ${(e as Error).message}`);
+    }
+    if (!stopped && services.publication.waitingForLibrary()) timer = setTimeout(tick, ctx.config.downloads.pollMs);
+  };
+  const tick = () => {
+    running = look();
+  };
+  timer = setTimeout(tick, ctx.config.downloads.pollMs);
+  return async () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+    await running;
   };
 }
