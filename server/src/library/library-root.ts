@@ -9,6 +9,7 @@ import { mkdir, opendir, stat } from "node:fs/promises";
 import path from "node:path";
 import { STAGING_FOLDER } from "../config.ts";
 import { AppError, isAppError } from "../errors.ts";
+import type { AppContext } from "../services/context.ts";
 
 export async function libraryRootPresent(root: string): Promise<boolean> {
   return stat(root).then(
@@ -24,8 +25,8 @@ export const isSeriesFolder = (e: { name: string; isDirectory(): boolean }): boo
 /**
  * The library folder as the background work sees it: `missing`; `empty` when it holds no series
  * folder while active files are recorded (the empty mount point of an unmounted disk, or one that
- * cannot be listed), where downloads, translations, torrent imports and the scheduled scan wait as for a missing
- * one; otherwise `present`. A library emptied on purpose is recorded by an operator's scan: its
+ * cannot be listed), where downloads, translations, torrent imports and the scheduled scan wait as
+ * for a missing one; otherwise `present`. A library emptied on purpose is recorded by an operator's scan: its
  * files are then missing, no longer active. `filesRecorded` is asked only for a folder without one.
  */
 export async function libraryRootState(
@@ -67,6 +68,16 @@ export async function requireLibraryFolder(root: string, filesRecorded: () => Pr
       `the library folder ${root} holds no series folder while files are recorded in it (is its disk mounted?): nothing is written until the folders are back; if you emptied it on purpose, scan the library to record that`,
     );
 }
+
+type LibraryOf = Pick<AppContext, "config" | "repos">;
+
+/** libraryRootState of the service's own library and recorded files. */
+export const libraryFolderState = (ctx: LibraryOf) =>
+  libraryRootState(ctx.config.libraryRoot, () => ctx.repos.files.anyActive());
+
+/** requireLibraryFolder of the service's own library and recorded files (503 while it is away). */
+export const requireLibraryFolderOf = (ctx: LibraryOf) =>
+  requireLibraryFolder(ctx.config.libraryRoot, () => ctx.repos.files.anyActive());
 
 /** The refusals above: work that meets one waits for the folder (retried), it is nobody's failure. */
 export const isLibraryRootMissing = (e: unknown): boolean =>

@@ -11,7 +11,7 @@
  */
 import type { AppContext } from "../services/context.ts";
 import { createEngine, type RecycleListEntry, type RetiredFile } from "./publication-core.ts";
-import { requireLibraryFolder } from "./library-root.ts";
+import { requireLibraryFolderOf } from "./library-root.ts";
 import { publish, type PublishInput, type PublishResult } from "./publish.ts";
 import { listBin, purgeEntry, purgeExpired, restore } from "./recycle-bin.ts";
 import { recover, recoverExpired, recoverWaiting } from "./recovery.ts";
@@ -75,7 +75,7 @@ export function createPublication(ctx: AppContext): Publication {
   return {
     publish: async (input) => {
       // Not onto an empty mount point either (library-root.ts); a missing folder is refused anyway.
-      await requireLibraryFolder(ctx.config.libraryRoot, () => ctx.repos.files.anyActive());
+      await requireLibraryFolderOf(ctx);
       return publish(engine, input);
     },
     retire: (fileIds, reason) => retire(engine, fileIds, reason),

@@ -10,7 +10,7 @@ import type { Engine } from "./publication-core.ts";
 import { recoverPublish } from "./publish.ts";
 import { recoverPurge, recoverRestore } from "./recycle-bin.ts";
 import { recoverRetire } from "./retirement.ts";
-import { libraryRootState } from "./library-root.ts";
+import { libraryFolderState } from "./library-root.ts";
 import { sweepStaging } from "./staging-sweep.ts";
 
 function recoverOne(engine: Engine, entry: JournalEntry): Promise<"replayed" | "rolledBack"> {
@@ -27,19 +27,20 @@ function recoverOne(engine: Engine, entry: JournalEntry): Promise<"replayed" | "
 }
 
 /**
- * Meant for start-up, before anything else writes to the library. With several instances (where
- * the workers' sweep runs `recoverExpired` instead) each entry is claimed first: one that a live
- * instance holds is left to it.
- */
-/**
  * Whether the library folder is away (missing, or an empty mount point: library-root.ts). Recovery
  * then decides nothing: it would read the absence of every file as a crash's doing, give up each
  * publication and record the files of each retirement missing. Its entries wait for the folder.
  */
 async function libraryAway(engine: Engine): Promise<boolean> {
-  return (await libraryRootState(engine.root, () => engine.ctx.repos.files.anyActive())) !== "present";
+  return (await libraryFolderState(engine.ctx)) !== "present";
 }
 
+/**
+ * Meant for start-up, before anything else writes to the library. With several instances (where
+ * the workers' sweep runs `recoverExpired` instead) each entry is claimed first: one that a live
+ * instance holds is left to it. While the library folder is away, the entries are left as they are
+ * and answered as `waiting` (recoverWaiting takes them once it is back).
+ */
 export async function recover(engine: Engine): Promise<{ replayed: number; rolledBack: number; waiting: number[] }> {
   const { cluster } = engine.ctx;
   const counts = { replayed: 0, rolledBack: 0 };

@@ -8,7 +8,7 @@ import { constants } from "node:fs";
 import { access, statfs } from "node:fs/promises";
 import { healthChecks, healthStatus, type HealthCheck, type HealthFacts, type HealthStatus } from "../domain/health.ts";
 import { isAppError } from "../errors.ts";
-import { libraryFolderState } from "./library-folder.ts";
+import { libraryFolderState } from "../library/library-root.ts";
 import type { ProviderRegistry } from "../providers/registry.ts";
 import type { AppContext } from "./context.ts";
 import { unscannedSeriesFolders } from "./series/demo-service.ts";

@@ -44,7 +44,7 @@ import {
   type IndexerSettingsInput,
 } from "./book-channel-settings.ts";
 import type { AppContext } from "../context.ts";
-import { libraryFolderState } from "../library-folder.ts";
+import { libraryFolderState } from "../../library/library-root.ts";
 import { bookGrabber, messageOf, type BookResult } from "./book-channel-grab.ts";
 
 export type { TorrentJobRow } from "../../repositories/torrent-repo.ts";

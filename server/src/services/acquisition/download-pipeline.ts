@@ -28,7 +28,7 @@ import { LIVE_JOB_STATES, type JobState } from "../../domain/download-jobs.ts";
 import { AppError } from "../../errors.ts";
 import type { DownloadRow as Download } from "../../repositories/download-repo.ts";
 import type { Publication } from "../../library/publication.ts";
-import { libraryFolderState } from "../library-folder.ts";
+import { libraryFolderState } from "../../library/library-root.ts";
 import { downloadQueueRepo } from "../../repositories/download-queue-repo.ts";
 import type { AppContext } from "../context.ts";
 import {

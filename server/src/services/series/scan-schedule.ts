@@ -12,7 +12,7 @@
 import { isAppError } from "../../errors.ts";
 import { scheduledLoop } from "../../scheduled-loop.ts";
 import type { AppContext } from "../context.ts";
-import { libraryFolderState } from "../library-folder.ts";
+import { libraryFolderState } from "../../library/library-root.ts";
 import type { ScanResult } from "./scan-service.ts";
 
 export function scanSchedule<S extends { scan(): Promise<ScanResult> }>(ctx: AppContext, scan: S) {

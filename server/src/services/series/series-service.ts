@@ -9,7 +9,7 @@ import { parseJsonArray, seriesFacts } from "../../repositories/mappers.ts";
 import type { SeriesRow } from "../../repositories/series-repo.ts";
 import type { AppContext } from "../context.ts";
 import { checkBoolean, checkCount, checkEnum, checkLanguage, checkLanguageList, checkString } from "../input.ts";
-import { requireLibraryFolderOf } from "../library-folder.ts";
+import { requireLibraryFolderOf } from "../../library/library-root.ts";
 
 export const SERIES_STATUSES = ["running", "finished", "paused"] as const satisfies readonly SeriesStatus[];
 export const SERIES_FORMS = ["books", "chapters"] as const satisfies readonly SeriesForm[];

@@ -47,8 +47,7 @@ import { importTranslation, ImportRefused } from "./translation-import.ts";
 import { translationStagingDir } from "./translation-upload.ts";
 import { readWorkerSettings, type WorkerSettings } from "./translation-worker-settings.ts";
 import { localCheckpointDir, localRunner } from "./translation-local-runner.ts";
-import { isLibraryRootMissing, mkdirStaging } from "../../library/library-root.ts";
-import { libraryFolderState } from "../library-folder.ts";
+import { isLibraryRootMissing, libraryFolderState, mkdirStaging } from "../../library/library-root.ts";
 import { factsOf } from "./translation-service.ts";
 
 export const MAX_OUTSTANDING = 2;
