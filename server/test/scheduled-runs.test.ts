@@ -6,6 +6,8 @@
  * Tasks). From an empty service, through REST and GraphQL; the restarts start the service again on
  * the same data folder.
  */
+import { existsSync, renameSync } from "node:fs";
+import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createApp, type App } from "../src/app.ts";
 import type { Config } from "../src/config.ts";
@@ -289,6 +291,39 @@ describe("the recycle bin's purge as a task", () => {
     expect(gql.data?.runScheduledTask.name).toBe("RECYCLE_BIN_PURGE");
     expect(gql.data!.runScheduledTask.lastRun >= ran.last_run!).toBe(true);
     expect((await bin()).map((e) => e.id)).toEqual([recent!.id]);
+  });
+
+  it("leaves the bin alone while the library folder is away: nothing marked purged, purged once it is back", async () => {
+    await createSeriesWithFiles(app, "Beta", { books: [], chapters: [1] });
+    await scanLibrary(app);
+    const file = await app.ctx.db.libraryFile.findFirstOrThrow({ where: { path: { startsWith: "Beta/" } } });
+    // Prepared state: the file retired through the service three days ago.
+    await app.services.publication.retire([file.id], "test");
+    const entry = (await bin()).find((e) => e.original_path === file.path)!;
+    await app.ctx.db.recycleEntry.update({
+      where: { id: entry.id },
+      data: { recycledAt: new Date(Date.now() - 3 * 24 * HOUR_MS) },
+    });
+    const root = app.config.libraryRoot;
+    const copy = (at: string) => path.join(at, ".recycle-bin", ...entry.bin_path.split("/"));
+    const away = `${root}-unmounted`;
+    renameSync(root, away);
+    try {
+      await expectJson(await app.api("/api/system/tasks/recycle_bin_purge/run", { method: "POST" }), 200);
+      expect((await bin()).map((e) => e.id)).toContain(entry.id);
+      await expectProblem(
+        await app.api(`/api/recycle-bin/${entry.id}`, { method: "DELETE" }),
+        503,
+        "library_root_missing",
+      );
+      expect((await bin()).map((e) => e.id)).toContain(entry.id);
+      expect(existsSync(copy(away))).toBe(true);
+    } finally {
+      renameSync(away, root);
+    }
+    await expectJson(await app.api("/api/system/tasks/recycle_bin_purge/run", { method: "POST" }), 200);
+    expect((await bin()).map((e) => e.id)).not.toContain(entry.id);
+    expect(existsSync(copy(root))).toBe(false);
   });
 
   const tasks = async () => (await expectJson<{ tasks: Task[] }>(await app.api("/api/system/tasks"), 200)).tasks;

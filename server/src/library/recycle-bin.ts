@@ -21,6 +21,7 @@ import type { JournalEntry, RestorePayload } from "./journal.ts";
 import { libraryAbs } from "./library-paths.ts";
 import { __crashAt, DAY_MS, type Engine, type RecycleListEntry } from "./publication-core.ts";
 import { binAbs } from "./retirement.ts";
+import { libraryFolderState, requireLibraryFolderOf } from "./library-root.ts";
 
 export async function listBin(engine: Engine): Promise<RecycleListEntry[]> {
   const rows = await engine.store.recycledEntries();
@@ -166,6 +167,12 @@ export async function purgeExpired(engine: Engine, now = new Date()): Promise<nu
   const cutoff = new Date(now.getTime() - engine.ctx.config.recycleRetentionDays * DAY_MS);
   const ids = await engine.store.expiredEntryIds(cutoff);
   if (ids.length === 0) return 0;
+  // The bin is in the library folder: with it away (an unmounted disk) the copies are not there to
+  // remove, and marking them purged would leave them in the bin for good once it is back.
+  if ((await libraryFolderState(engine.ctx)) !== "present") {
+    engine.ctx.log(`recycle bin: ${ids.length} expired file(s) wait for the library folder ${engine.root}`);
+    return 0;
+  }
   return engine.lock.run(
     ids.map((id) => `entry:${id}`),
     async () => {
@@ -188,6 +195,7 @@ export async function purgeExpired(engine: Engine, now = new Date()): Promise<nu
 export async function purgeEntry(engine: Engine, entryId: number): Promise<void> {
   const first = await engine.store.recycleEntry(entryId);
   if (!first) throw new AppError("recycle_entry_not_found", `recycle-bin entry ${entryId} does not exist`);
+  await requireLibraryFolderOf(engine.ctx);
   const keys = [`entry:${entryId}`, ...(first.fileId === null ? [] : [`file:${first.fileId}`])];
   await engine.lock.run(keys, async () => {
     const e = await engine.store.recycleEntry(entryId);
