@@ -254,6 +254,7 @@ describe("the recycle bin's purge as a task", () => {
   interface BinEntry {
     id: number;
     original_path: string;
+    bin_path: string;
   }
   const bin = async () => expectJson<BinEntry[]>(await app.api("/api/recycle-bin"), 200);
 
@@ -294,9 +295,13 @@ describe("the recycle bin's purge as a task", () => {
   });
 
   it("leaves the bin alone while the library folder is away: nothing marked purged, purged once it is back", async () => {
-    await createSeriesWithFiles(app, "Beta", { books: [], chapters: [1] });
+    await createSeriesWithFiles(app, "Beta", { books: [], chapters: [1, 2] });
     await scanLibrary(app);
-    const file = await app.ctx.db.libraryFile.findFirstOrThrow({ where: { path: { startsWith: "Beta/" } } });
+    const [file, other] = await app.ctx.db.libraryFile.findMany({
+      where: { path: { startsWith: "Beta/" } },
+      orderBy: { path: "asc" },
+    });
+    if (!file || !other) throw new Error("two chapter files expected");
     // Prepared state: the file retired through the service three days ago.
     await app.services.publication.retire([file.id], "test");
     const entry = (await bin()).find((e) => e.original_path === file.path)!;
@@ -316,6 +321,15 @@ describe("the recycle bin's purge as a task", () => {
         503,
         "library_root_missing",
       );
+      // Restoring or retiring meanwhile is refused as clearly, not taken for files gone.
+      await expectProblem(
+        await app.api(`/api/recycle-bin/${entry.id}/restore`, { method: "POST" }),
+        503,
+        "library_root_missing",
+      );
+      await expect(app.services.publication.retire([other.id], "test")).rejects.toMatchObject({
+        code: "library_root_missing",
+      });
       expect((await bin()).map((e) => e.id)).toContain(entry.id);
       expect(existsSync(copy(away))).toBe(true);
     } finally {

@@ -72,14 +72,17 @@ export interface Publication {
 export function createPublication(ctx: AppContext): Publication {
   const engine = createEngine(ctx);
   let waiting: number[] = [];
+  const whileHere = async <T>(op: () => Promise<T>): Promise<T> => {
+    await requireLibraryFolderOf(ctx);
+    return op();
+  };
   return {
-    publish: async (input) => {
-      // Not onto an empty mount point either (library-root.ts); a missing folder is refused anyway.
-      await requireLibraryFolderOf(ctx);
-      return publish(engine, input);
-    },
-    retire: (fileIds, reason) => retire(engine, fileIds, reason),
-    restore: (id) => restore(engine, id),
+    // An operation on the library's files waits for its folder (503 while it is missing or an empty
+    // mount point, library-root.ts): a publication there would make the library look mounted again,
+    // and the others would take the absent files for gone.
+    publish: (input) => whileHere(() => publish(engine, input)),
+    retire: (fileIds, reason) => whileHere(() => retire(engine, fileIds, reason)),
+    restore: (id) => whileHere(() => restore(engine, id)),
     async recover() {
       const { replayed, rolledBack, waiting: left } = await recover(engine);
       waiting = left;
@@ -94,7 +97,7 @@ export function createPublication(ctx: AppContext): Publication {
     waitingForLibrary: () => waiting.length > 0,
     recoverExpired: () => recoverExpired(engine),
     purgeExpired: (now) => purgeExpired(engine, now),
-    purge: (id) => purgeEntry(engine, id),
+    purge: (id) => whileHere(() => purgeEntry(engine, id)),
     list: () => listBin(engine),
     purgeSchedule: scheduledLoop(
       "recycle bin purge",

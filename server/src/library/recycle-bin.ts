@@ -21,7 +21,7 @@ import type { JournalEntry, RestorePayload } from "./journal.ts";
 import { libraryAbs } from "./library-paths.ts";
 import { __crashAt, DAY_MS, type Engine, type RecycleListEntry } from "./publication-core.ts";
 import { binAbs } from "./retirement.ts";
-import { libraryFolderState, requireLibraryFolderOf } from "./library-root.ts";
+import { libraryFolderState } from "./library-root.ts";
 
 export async function listBin(engine: Engine): Promise<RecycleListEntry[]> {
   const rows = await engine.store.recycledEntries();
@@ -195,7 +195,6 @@ export async function purgeExpired(engine: Engine, now = new Date()): Promise<nu
 export async function purgeEntry(engine: Engine, entryId: number): Promise<void> {
   const first = await engine.store.recycleEntry(entryId);
   if (!first) throw new AppError("recycle_entry_not_found", `recycle-bin entry ${entryId} does not exist`);
-  await requireLibraryFolderOf(engine.ctx);
   const keys = [`entry:${entryId}`, ...(first.fileId === null ? [] : [`file:${first.fileId}`])];
   await engine.lock.run(keys, async () => {
     const e = await engine.store.recycleEntry(entryId);
