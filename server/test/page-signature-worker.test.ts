@@ -2,7 +2,7 @@
  * The page checks step aside for requests (services/audit/page-signature-worker.ts): before each
  * archive the worker waits for a quiet moment from the request activity the HTTP server records.
  */
-import { mkdir, writeFile, stat } from "node:fs/promises";
+import { mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -98,5 +98,38 @@ describe("the page signature worker", () => {
     const t = performance.now();
     await app.ctx.activity.quiet(300, 5000);
     expect(performance.now() - t).toBeGreaterThan(100);
+  });
+
+  it("remembers a file gone from disk, but not the files of a library folder that is away", async () => {
+    const read: string[] = [];
+    const worker = pageSignatureWorker(app.ctx, {
+      compute: async (abs) => {
+        read.push(path.basename(abs));
+        return { pageCount: 1, signatures: [], unreadable: [1] };
+      },
+    });
+    const gone = await libraryFile("gone.cbz");
+    await rm(path.join(app.ctx.config.libraryRoot, ...gone.path.split("/")));
+    worker.request([gone]);
+    await worker.idle();
+    await writeFile(path.join(app.ctx.config.libraryRoot, ...gone.path.split("/")), "bytes of gone.cbz");
+    worker.request([gone]);
+    await worker.idle();
+    // Remembered with its fingerprint: not tried again until the file changes.
+    expect(read).toEqual([]);
+
+    const later = await libraryFile("later.cbz");
+    const root = app.ctx.config.libraryRoot;
+    await rename(root, `${root}-unmounted`);
+    try {
+      worker.request([later]);
+      await worker.idle();
+    } finally {
+      await rename(`${root}-unmounted`, root);
+    }
+    worker.request([later]);
+    await worker.idle();
+    expect(read).toEqual(["later.cbz"]);
+    await worker.stop();
   });
 });

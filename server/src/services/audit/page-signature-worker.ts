@@ -12,13 +12,15 @@
  *   bytes read were the recorded ones (size and mtime on disk equal the record before and after
  *   the read), so a file changed since the last scan never stores signatures under the old hash.
  * - A content that cannot be read now (gone from disk, changed since the scan) is remembered for
- *   this process with its fingerprint and not tried again until the file changes; an archive the
+ *   this process with its fingerprint and not tried again until the file changes (not while the
+ *   whole library folder is away: then it is tried again on the next request); an archive the
  *   hardened reader refuses is stored as failed (it has no evidence).
  * - Idle, it holds no timer: the next request starts it.
  */
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { isAppError } from "../../errors.ts";
+import { libraryFolderState } from "../../library/library-root.ts";
 import { archiveSignatures, type ArchiveSignatures } from "../../library/page-signatures.ts";
 import type { ArchiveLimitsConfig } from "../../config.ts";
 import { pageSignatureRepo } from "../../repositories/page-signature-repo.ts";
@@ -65,11 +67,16 @@ export function pageSignatureWorker(ctx: AppContext, options: { compute?: Signat
     }
   }
 
+  /**
+   * A content not readable now is remembered only while the library folder is there: with the
+   * folder away (an unmounted disk) every file is absent, and each is read once it is back.
+   */
+  async function markUnavailable(r: SignatureRequest): Promise<void> {
+    if ((await libraryFolderState(ctx)) === "present") unavailable.set(r.sha256, fingerprint(r));
+  }
+
   async function run(r: SignatureRequest): Promise<void> {
-    if (!(await onDisk(r))) {
-      unavailable.set(r.sha256, fingerprint(r));
-      return;
-    }
+    if (!(await onDisk(r))) return markUnavailable(r);
     let result: ArchiveSignatures;
     read += 1;
     try {
@@ -78,13 +85,10 @@ export function pageSignatureWorker(ctx: AppContext, options: { compute?: Signat
       // The hardened reader refused the archive (its bytes are the recorded ones): no evidence in it.
       const message = isAppError(e) ? `${e.code}: ${e.message}` : (e as Error).message;
       if (await onDisk(r)) await repo.save(r.sha256, { error: message.slice(0, 500) });
-      else unavailable.set(r.sha256, fingerprint(r));
+      else await markUnavailable(r);
       return;
     }
-    if (!(await onDisk(r))) {
-      unavailable.set(r.sha256, fingerprint(r));
-      return;
-    }
+    if (!(await onDisk(r))) return markUnavailable(r);
     await repo.save(r.sha256, result);
     computed += 1;
   }
