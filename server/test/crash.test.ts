@@ -296,6 +296,17 @@ afterAll(() => {
   for (const dir of templateDirs) rmSync(dir, { recursive: true, force: true });
 });
 
+/** Where a content is once the library has recovered. */
+function whereIs(state: Awaited<ReturnType<typeof readLibraryState>>, sha256: string) {
+  return state.library.some((f) => f.sha256 === sha256)
+    ? "library"
+    : state.bin.some((f) => f.sha256 === sha256)
+      ? "bin"
+      : state.staging.some((f) => f.sha256 === sha256)
+        ? "staging"
+        : "gone";
+}
+
 /** Runs the operation in a child killed at `step` (or not killed: null), restarts and checks. */
 async function crashAndRecover(expect: ExpectStatic, kind: Kind, step: CrashStep | null, done: boolean): Promise<void> {
   const template = await seeded(kind);
@@ -323,14 +334,7 @@ async function crashAndRecover(expect: ExpectStatic, kind: Kind, step: CrashStep
     try {
       expect(await violations(app.ctx.db, config)).toEqual([]);
       const state = await readLibraryState(config);
-      const where = (sha256: string) =>
-        state.library.some((f) => f.sha256 === sha256)
-          ? "library"
-          : state.bin.some((f) => f.sha256 === sha256)
-            ? "bin"
-            : state.staging.some((f) => f.sha256 === sha256)
-              ? "staging"
-              : "gone";
+      const where = (sha256: string) => whereIs(state, sha256);
       expect(prepared.contents.map((c) => where(c.sha256))).toEqual(
         prepared.contents.map((c) => (done ? c.done : c.undone)),
       );
@@ -443,12 +447,7 @@ describe.concurrent("crash, restart with the library folder away, the folder bac
         for (let i = 0; i < 200 && (await journal()) > 0; i++) await new Promise((r) => setTimeout(r, 50));
         expect(await violations(app.ctx.db, config)).toEqual([]);
         const state = await readLibraryState(config);
-        const where = (sha256: string) =>
-          state.library.some((f) => f.sha256 === sha256)
-            ? "library"
-            : state.bin.some((f) => f.sha256 === sha256)
-              ? "bin"
-              : "elsewhere";
+        const where = (sha256: string) => whereIs(state, sha256);
         expect(prepared.contents.map((c) => where(c.sha256))).toEqual(prepared.contents.map((c) => c.done));
         const after = await app.ctx.db.libraryFile.findMany({ where: { id: { in: prepared.fileIds } } });
         expect(after.map((r) => r.state)).toEqual(prepared.fileIds.map(() => "recycled"));
