@@ -458,4 +458,39 @@ describe.concurrent("crash, restart with the library folder away, the folder bac
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("an operation after the folder is back finishes the waiting entries before its own work", async ({ expect }) => {
+    const template = await seeded("retire");
+    const dir = mkdtempSync(path.join(os.tmpdir(), "mls-crash-away-"));
+    try {
+      cpSync(template.dir, dir, { recursive: true });
+      keepModificationTimes(template.dir, dir);
+      // The instance would look again only after a minute: the operation comes first.
+      const config = loadConfig({ ...configEnv(dir), DOWNLOAD_POLL_MS: "60000" });
+      const prepared: Prepared = JSON.parse(
+        JSON.stringify(template.prepared).replaceAll(template.dir, dir),
+      ) as Prepared;
+      const exit = await runChild(config, prepared.op, "retire:linked");
+      expect(exit, exit.stderr).toMatchObject({ signal: "SIGKILL" });
+      const unmounted = `${config.libraryRoot}-unmounted`;
+      renameSync(config.libraryRoot, unmounted);
+      const app = await createApp(config, { migrate: false });
+      try {
+        renameSync(unmounted, config.libraryRoot);
+        // The operator retires the same files again: the interrupted retirement is finished first,
+        // so there is nothing left to retire, and nothing is moved twice.
+        await expect(app.services.publication.retire(prepared.fileIds, "again")).rejects.toMatchObject({
+          code: "nothing_to_retire",
+        });
+        expect(await violations(app.ctx.db, config)).toEqual([]);
+        const state = await readLibraryState(config);
+        expect(prepared.contents.map((c) => whereIs(state, c.sha256))).toEqual(prepared.contents.map(() => "bin"));
+        expect(state.bin).toHaveLength(prepared.contents.length);
+      } finally {
+        await app.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

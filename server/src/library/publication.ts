@@ -72,8 +72,24 @@ export interface Publication {
 export function createPublication(ctx: AppContext): Publication {
   const engine = createEngine(ctx);
   let waiting: number[] = [];
+  let recovering: Promise<{ replayed: number; rolledBack: number } | null> | null = null;
+  /** The waiting entries finished once the folder is back (one run at a time; null: still away). */
+  const recoverWaitingNow = () =>
+    (recovering ??= (async () => {
+      try {
+        if (waiting.length === 0) return null;
+        const out = await recoverWaiting(engine, waiting);
+        if (out) waiting = [];
+        return out;
+      } finally {
+        recovering = null;
+      }
+    })());
   const whileHere = async <T>(op: () => Promise<T>): Promise<T> => {
     await requireLibraryFolderOf(ctx);
+    // What the start-up recovery left for the folder is finished first, so no operation on the
+    // same files comes between.
+    if (waiting.length > 0) await recoverWaitingNow();
     return op();
   };
   return {
@@ -88,12 +104,7 @@ export function createPublication(ctx: AppContext): Publication {
       waiting = left;
       return { replayed, rolledBack };
     },
-    async recoverWaiting() {
-      if (waiting.length === 0) return null;
-      const out = await recoverWaiting(engine, waiting);
-      if (out) waiting = [];
-      return out;
-    },
+    recoverWaiting: recoverWaitingNow,
     waitingForLibrary: () => waiting.length > 0,
     recoverExpired: () => recoverExpired(engine),
     purgeExpired: (now) => purgeExpired(engine, now),

@@ -69,7 +69,9 @@ function recoverOnceLibraryIsBack(ctx: AppContext, services: Services): () => Pr
   let stopped = false;
   const look = async () => {
     try {
-      if (await services.publication.recoverWaiting()) {
+      // Finished here, or by an operation that came first (it finishes them before its own work).
+      await services.publication.recoverWaiting();
+      if (!services.publication.waitingForLibrary()) {
         await services.downloadPipeline.resume();
         services.downloadPipeline.kick();
         services.translationWorker.kick();
