@@ -3,6 +3,8 @@
  * monitoring): the REST units payload back as the rule core's UnitsView, GraphQL enum names, and a
  * large series written straight into the database.
  */
+import { mkdirSync } from "node:fs";
+import path from "node:path";
 import type { Label } from "../src/domain/labels.ts";
 import type { Coverage, Plan, Unit, UnitsView } from "../src/domain/types.ts";
 import { expectJson, type RestUnit, type RestUnits } from "./fixtures.ts";
@@ -100,6 +102,9 @@ export async function writeBigSeries(
 ) {
   const db = app.ctx.db;
   const series = await db.series.create({ data: { title, folder: title, status: "finished", knownBookCount: books } });
+  // Its folder is there (empty): a library folder without any, while files are recorded, is an
+  // unmounted disk's empty mount point, where nothing is written (library-root.ts).
+  mkdirSync(path.join(app.config.libraryRoot, title), { recursive: true });
   const seriesId = series.id;
   const chaptersOf = (b: number) => {
     const first = Math.floor(((b - 1) * chapters) / books) + 1;

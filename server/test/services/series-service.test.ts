@@ -3,7 +3,7 @@
  * fails the test when called without being set up, and each test states exactly which repository
  * calls happen. No database: ctx.db is an empty frozen object.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -156,6 +156,8 @@ describe("create", () => {
       seriesRow({ id: 12, title: "What?! Part 1/2", folder: "What! Part 1 2", status: "finished", knownBookCount: 3 }),
     );
     repos.slots.ensureVolumes.mockResolvedValue(3);
+    // The library folder holds no series folder yet: asked whether files are recorded (a fresh library).
+    repos.files.anyActive.mockResolvedValue(false);
 
     const view = await rest.create({ title: "  What?! Part 1/2  ", status: "finished", known_book_count: 3 });
 
@@ -166,7 +168,7 @@ describe("create", () => {
       knownBookCount: 3,
     });
     expect(repos.slots.ensureVolumes).toHaveBeenCalledWith(12, ["1", "2", "3"], true);
-    expect(callLog(repos)).toEqual(["series.byFolder", "series.create", "slots.ensureVolumes"]);
+    expect(callLog(repos)).toEqual(["series.byFolder", "files.anyActive", "series.create", "slots.ensureVolumes"]);
     expect(existsSync(path.join(libraryRoot, "What! Part 1 2"))).toBe(true);
     expect(view).toMatchObject({
       id: 12,
@@ -183,6 +185,7 @@ describe("create", () => {
     repos.series.create.mockResolvedValue(
       seriesRow({ id: 13, title: "Beta", folder: "beta-folder", monitored: false, webtoon: true }),
     );
+    repos.files.anyActive.mockResolvedValue(false);
 
     const view = await rest.create({ title: "Beta", folder: "beta-folder", monitored: false, webtoon: true });
 
@@ -193,7 +196,7 @@ describe("create", () => {
       monitored: false,
       webtoon: true,
     });
-    expect(callLog(repos)).toEqual(["series.byFolder", "series.create"]);
+    expect(callLog(repos)).toEqual(["series.byFolder", "files.anyActive", "series.create"]);
     expect(readdirSync(libraryRoot)).toEqual(["beta-folder"]);
     expect(view).toMatchObject({ id: 13, folder: "beta-folder", monitored: false, webtoon: true, form: "chapters" });
   });
@@ -204,8 +207,25 @@ describe("create", () => {
       seriesRow({ id: 14, title: "Gamma", folder: "Gamma", knownBookCount: 2, monitored: false }),
     );
     repos.slots.ensureVolumes.mockResolvedValue(2);
+    repos.files.anyActive.mockResolvedValue(false);
     await rest.create({ title: "Gamma", known_book_count: 2, monitored: false });
     expect(repos.slots.ensureVolumes).toHaveBeenCalledWith(14, ["1", "2"], false);
+  });
+
+  it("refuses on an empty mount point (files recorded, no series folder) and makes nothing", async () => {
+    repos.series.byFolder.mockResolvedValue(null);
+    repos.files.anyActive.mockResolvedValue(true);
+    await expect(rest.create({ title: "Delta" })).rejects.toMatchObject({ code: "library_root_empty" });
+    expect(callLog(repos)).toEqual(["series.byFolder", "files.anyActive"]);
+    expect(readdirSync(libraryRoot)).toEqual([]);
+  });
+
+  it("does not ask for recorded files when the library folder holds a series folder", async () => {
+    mkdirSync(path.join(libraryRoot, "Existing"));
+    repos.series.byFolder.mockResolvedValue(null);
+    repos.series.create.mockResolvedValue(seriesRow({ id: 15, title: "Epsilon", folder: "Epsilon" }));
+    await rest.create({ title: "Epsilon" });
+    expect(callLog(repos)).toEqual(["series.byFolder", "series.create"]);
   });
 });
 
