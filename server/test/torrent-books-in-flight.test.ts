@@ -5,8 +5,8 @@
  * operator's pick); the torrent's copy becomes the book. Once a torrent job fails its books are
  * wanted again, and the source's copy is fetched.
  */
-import { mkdirSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { existsSync, mkdirSync } from "node:fs";
+import { mkdir, readdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAST_ENV, until } from "./downloads-fixtures.ts";
@@ -22,6 +22,7 @@ const books = (title: string, n: number) =>
   Array.from({ length: n }, (_, i) => ({ path: `${title} v${String(i + 1).padStart(2, "0")}.cbz`, pages: 2 }));
 const gull = makeTorrent("Gull Point v01-03 (Digital)", books("Gull Point", 3));
 const reed = makeTorrent("Reed Lantern v01-02 (Digital)", books("Reed Lantern", 2));
+const tern = makeTorrent("Tern Harbor v01-02 (Digital)", books("Tern Harbor", 2));
 
 interface Job {
   id: number;
@@ -56,6 +57,7 @@ describe("a book a torrent is bringing in", () => {
       releases: [
         { title: "Gull Point v01-03 (Digital)", size: 90e6, torrent: gull.bytes, infoHash: gull.infoHash },
         { title: "Reed Lantern v01-02 (Digital)", size: 60e6, torrent: reed.bytes, infoHash: reed.infoHash },
+        { title: "Tern Harbor v01-02 (Digital)", size: 60e6, torrent: tern.bytes, infoHash: tern.infoHash },
       ],
     });
     qbt = await startFakeQbittorrent({
@@ -63,7 +65,7 @@ describe("a book a torrent is bringing in", () => {
       password: PASSWORD,
       clientRoot: "/downloads",
       diskRoot,
-      catalogue: [gull, reed],
+      catalogue: [gull, reed, tern],
       manualCompletion: true,
     });
     await useIndexer(app, {
@@ -187,5 +189,35 @@ describe("a book a torrent is bringing in", () => {
       ["drop-folder", "published"],
     ]);
     expect(unitOf(await api.units(id), "book", "2").owned).toBe(true);
+  });
+
+  it("waits, completed, while the library folder is away (an unmounted disk), and is imported once it is back", async () => {
+    const { id, job } = await seriesWithTorrent("Tern Harbor", 2);
+    const root = app.config.libraryRoot;
+    const unmounted = `${root}-unmounted`;
+    await rename(root, unmounted);
+    try {
+      qbt.finish(tern.infoHash);
+      await until(
+        "the finished torrent seen by the scheduled pass",
+        () => api.jobs(id),
+        (j) => j[0]?.state === "completed",
+      );
+      // Several passes later (one a second): still waiting, nothing failed, no folder made.
+      await new Promise((r) => setTimeout(r, 2500));
+      expect((await api.jobs(id))[0]).toMatchObject({ id: job.id, state: "completed" });
+      expect(existsSync(root)).toBe(false);
+      const health = await expectJson<{ checks: { code: string }[] }>(await app.api("/api/system/health"), 200);
+      expect(health.checks.map((c) => c.code)).toContain("library_root_missing");
+    } finally {
+      await rename(unmounted, root);
+    }
+    const units = await until(
+      "the torrent's books imported",
+      () => api.units(id),
+      (u) => ["1", "2"].every((n) => unitOf(u, "book", n).owned),
+    );
+    expect(unitOf(units, "book", "2").owned).toBe(true);
+    expect((await readdir(path.join(root, "Tern Harbor"))).filter((f) => f.endsWith(".cbz"))).toHaveLength(2);
   });
 });
