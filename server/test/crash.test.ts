@@ -419,63 +419,34 @@ describe.concurrent("crash, restart with the library folder away, the folder bac
     { kind: "publish-retire", step: "retire:moved", done: true },
   ];
   it.for(away)("$kind killed at $step", async ({ kind, step }, { expect }) => {
-    const template = await seeded(kind);
-    const dir = mkdtempSync(path.join(os.tmpdir(), "mls-crash-away-"));
-    try {
-      cpSync(template.dir, dir, { recursive: true });
-      keepModificationTimes(template.dir, dir);
-      const config = loadConfig({ ...configEnv(dir), DOWNLOAD_POLL_MS: "50" });
-      const prepared: Prepared = JSON.parse(
-        JSON.stringify(template.prepared).replaceAll(template.dir, dir),
-      ) as Prepared;
-      const exit = await runChild(config, prepared.op, step);
-      expect(exit, exit.stderr).toMatchObject({ signal: "SIGKILL" });
+    await killedThenStartedAway(expect, kind, step!, "50", async ({ config, prepared, app, unmounted }) => {
+      const journal = () => app.ctx.db.publicationJournal.count();
+      expect(await journal()).toBeGreaterThan(0);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await journal(), "nothing decided while the folder is away").toBeGreaterThan(0);
+      expect(existsSync(config.libraryRoot)).toBe(false);
+      const rows = await app.ctx.db.libraryFile.findMany({ where: { id: { in: prepared.fileIds } } });
+      expect(rows.map((r) => r.state)).toEqual(prepared.fileIds.map(() => "active"));
 
-      const unmounted = `${config.libraryRoot}-unmounted`;
-      renameSync(config.libraryRoot, unmounted);
-      const app = await createApp(config, { migrate: false });
-      try {
-        const journal = () => app.ctx.db.publicationJournal.count();
-        expect(await journal()).toBeGreaterThan(0);
-        await new Promise((r) => setTimeout(r, 300));
-        expect(await journal(), "nothing decided while the folder is away").toBeGreaterThan(0);
-        expect(existsSync(config.libraryRoot)).toBe(false);
-        const rows = await app.ctx.db.libraryFile.findMany({ where: { id: { in: prepared.fileIds } } });
-        expect(rows.map((r) => r.state)).toEqual(prepared.fileIds.map(() => "active"));
-
-        renameSync(unmounted, config.libraryRoot);
-        for (let i = 0; i < 200 && (await journal()) > 0; i++) await new Promise((r) => setTimeout(r, 50));
-        expect(await violations(app.ctx.db, config)).toEqual([]);
-        const state = await readLibraryState(config);
-        const where = (sha256: string) => whereIs(state, sha256);
-        expect(prepared.contents.map((c) => where(c.sha256))).toEqual(prepared.contents.map((c) => c.done));
-        const after = await app.ctx.db.libraryFile.findMany({ where: { id: { in: prepared.fileIds } } });
-        expect(after.map((r) => r.state)).toEqual(prepared.fileIds.map(() => "recycled"));
-      } finally {
-        await app.close();
-      }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+      renameSync(unmounted, config.libraryRoot);
+      for (let i = 0; i < 200 && (await journal()) > 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(await violations(app.ctx.db, config)).toEqual([]);
+      const state = await readLibraryState(config);
+      const where = (sha256: string) => whereIs(state, sha256);
+      expect(prepared.contents.map((c) => where(c.sha256))).toEqual(prepared.contents.map((c) => c.done));
+      const after = await app.ctx.db.libraryFile.findMany({ where: { id: { in: prepared.fileIds } } });
+      expect(after.map((r) => r.state)).toEqual(prepared.fileIds.map(() => "recycled"));
+    });
   });
 
   it("an operation after the folder is back finishes the waiting entries before its own work", async ({ expect }) => {
-    const template = await seeded("retire");
-    const dir = mkdtempSync(path.join(os.tmpdir(), "mls-crash-away-"));
-    try {
-      cpSync(template.dir, dir, { recursive: true });
-      keepModificationTimes(template.dir, dir);
-      // The instance would look again only after a minute: the operation comes first.
-      const config = loadConfig({ ...configEnv(dir), DOWNLOAD_POLL_MS: "60000" });
-      const prepared: Prepared = JSON.parse(
-        JSON.stringify(template.prepared).replaceAll(template.dir, dir),
-      ) as Prepared;
-      const exit = await runChild(config, prepared.op, "retire:linked");
-      expect(exit, exit.stderr).toMatchObject({ signal: "SIGKILL" });
-      const unmounted = `${config.libraryRoot}-unmounted`;
-      renameSync(config.libraryRoot, unmounted);
-      const app = await createApp(config, { migrate: false });
-      try {
+    // The instance would look again only after a minute: the operation comes first.
+    await killedThenStartedAway(
+      expect,
+      "retire",
+      "retire:linked",
+      "60000",
+      async ({ config, prepared, app, unmounted }) => {
         renameSync(unmounted, config.libraryRoot);
         // The operator retires the same files again: the interrupted retirement is finished first,
         // so there is nothing left to retire, and nothing is moved twice.
@@ -486,11 +457,40 @@ describe.concurrent("crash, restart with the library folder away, the folder bac
         const state = await readLibraryState(config);
         expect(prepared.contents.map((c) => whereIs(state, c.sha256))).toEqual(prepared.contents.map(() => "bin"));
         expect(state.bin).toHaveLength(prepared.contents.length);
-      } finally {
-        await app.close();
-      }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+      },
+    );
   });
 });
+
+/**
+ * The operation of `kind` in a child killed at `step`; the library folder then moved away and the
+ * service started (its look for the folder every `pollMs`); `check` runs on it, the folder still away.
+ */
+async function killedThenStartedAway(
+  expect: ExpectStatic,
+  kind: Kind,
+  step: CrashStep,
+  pollMs: string,
+  check: (run: { config: Config; prepared: Prepared; app: App; unmounted: string }) => Promise<void>,
+): Promise<void> {
+  const template = await seeded(kind);
+  const dir = mkdtempSync(path.join(os.tmpdir(), "mls-crash-away-"));
+  try {
+    cpSync(template.dir, dir, { recursive: true });
+    keepModificationTimes(template.dir, dir);
+    const config = loadConfig({ ...configEnv(dir), DOWNLOAD_POLL_MS: pollMs });
+    const prepared: Prepared = JSON.parse(JSON.stringify(template.prepared).replaceAll(template.dir, dir)) as Prepared;
+    const exit = await runChild(config, prepared.op, step);
+    expect(exit, exit.stderr).toMatchObject({ signal: "SIGKILL" });
+    const unmounted = `${config.libraryRoot}-unmounted`;
+    renameSync(config.libraryRoot, unmounted);
+    const app = await createApp(config, { migrate: false });
+    try {
+      await check({ config, prepared, app, unmounted });
+    } finally {
+      await app.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

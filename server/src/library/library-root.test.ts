@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isAppError } from "../errors.ts";
 import {
-  isLibraryRootMissing,
+  isLibraryFolderAway,
   libraryRootPresent,
   libraryRootState,
   mkdirStaging,
@@ -42,8 +42,8 @@ describe("the library folder is never made by a write", () => {
     expect(await refusal(requireLibraryRoot(root))).toBe("library_root_missing");
     expect(await refusal(mkdirStaging(path.join(root, ".staging", "assembly")))).toBe("library_root_missing");
     expect(existsSync(root)).toBe(false);
-    expect(await requireLibraryRoot(root).catch(isLibraryRootMissing)).toBe(true);
-    expect(isLibraryRootMissing(new Error("library_root_missing"))).toBe(false);
+    expect(await requireLibraryRoot(root).catch(isLibraryFolderAway)).toBe(true);
+    expect(isLibraryFolderAway(new Error("library_root_missing"))).toBe(false);
   });
 
   it("takes a file where the root should be for a missing root", async () => {
@@ -79,7 +79,7 @@ describe("the library folder is never made by a write", () => {
     expect(await refusal(requireLibraryFolder(root, recorded(true)))).toBe("library_root_missing");
     await mkdir(root);
     expect(await refusal(requireLibraryFolder(root, recorded(true)))).toBe("library_root_empty");
-    expect(await requireLibraryFolder(root, recorded(true)).catch(isLibraryRootMissing)).toBe(true);
+    expect(await requireLibraryFolder(root, recorded(true)).catch(isLibraryFolderAway)).toBe(true);
     // Nothing recorded: a fresh library, whose first series folder this write may make.
     expect(await refusal(requireLibraryFolder(root, recorded(false)))).toBe(null);
     await mkdir(path.join(root, "Some Series"));

@@ -26,8 +26,9 @@ export const isSeriesFolder = (e: { name: string; isDirectory(): boolean }): boo
  * The library folder as the background work sees it: `missing`; `empty` when it holds no series
  * folder while active files are recorded (the empty mount point of an unmounted disk, or one that
  * cannot be listed), where downloads, translations, torrent imports and the scheduled scan wait as
- * for a missing one; otherwise `present`. A library emptied on purpose is recorded by an operator's scan: its
- * files are then missing, no longer active. `filesRecorded` is asked only for a folder without one.
+ * for a missing one; otherwise `present`. A library emptied on purpose is recorded by an operator's
+ * scan: its files are then missing, no longer active. `filesRecorded` is asked only for a folder
+ * without one.
  */
 export async function libraryRootState(
   root: string,
@@ -80,7 +81,7 @@ export const requireLibraryFolderOf = (ctx: LibraryOf) =>
   requireLibraryFolder(ctx.config.libraryRoot, () => ctx.repos.files.anyActive());
 
 /** The refusals above: work that meets one waits for the folder (retried), it is nobody's failure. */
-export const isLibraryRootMissing = (e: unknown): boolean =>
+export const isLibraryFolderAway = (e: unknown): boolean =>
   isAppError(e) && (e.code === "library_root_missing" || e.code === "library_root_empty");
 
 /** mkdir -p for a folder of the staging area (LIBRARY_ROOT/.staging/…), never creating LIBRARY_ROOT. */

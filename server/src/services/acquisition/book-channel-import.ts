@@ -24,7 +24,7 @@ import type { QbtFile, QbtTorrent } from "../../providers/qbittorrent.ts";
 import { torrentRepo, type TorrentJobRow } from "../../repositories/torrent-repo.ts";
 import type { MountMapping } from "./book-channel-settings.ts";
 import type { AppContext } from "../context.ts";
-import { isLibraryRootMissing, mkdirStaging } from "../../library/library-root.ts";
+import { isLibraryFolderAway, mkdirStaging } from "../../library/library-root.ts";
 
 const outside = (what: string): never => {
   throw new AppError("torrent_path_outside_mount", what);
@@ -103,7 +103,7 @@ export interface ImportOutcome {
  * library folder is gone (library-root.ts), which is no fault of the torrent, so the rest waits.
  */
 export function noteBookFailure(out: ImportOutcome, book: Label, e: unknown): boolean {
-  if (isLibraryRootMissing(e)) {
+  if (isLibraryFolderAway(e)) {
     out.waitingForLibrary = true;
     return false;
   }

@@ -28,7 +28,7 @@ import {
   type PageMeta,
 } from "./download-packaging.ts";
 import type { DownloadService } from "./download-service.ts";
-import { isLibraryRootMissing } from "../../library/library-root.ts";
+import { isLibraryFolderAway } from "../../library/library-root.ts";
 
 export interface ProviderMapping {
   id: number;
@@ -343,7 +343,7 @@ export async function runJob(deps: JobDeps, claimed: Download, signal: AbortSign
     // The library folder gone meanwhile (an unmounted disk) is not the source's failure: retried
     // while fetching (the machine retries from there only; later it fails as before).
     const event: JobEvent =
-      (e instanceof ProviderError && e.transient) || (isLibraryRootMissing(e) && current === "fetching")
+      (e instanceof ProviderError && e.transient) || (isLibraryFolderAway(e) && current === "fetching")
         ? { type: "transient", attempts: claimed.attempts, error: text }
         : { type: "permanent", error: text };
     await applyEvent(deps, claimed, current, event);

@@ -47,7 +47,7 @@ import { importTranslation, ImportRefused } from "./translation-import.ts";
 import { translationStagingDir } from "./translation-upload.ts";
 import { readWorkerSettings, type WorkerSettings } from "./translation-worker-settings.ts";
 import { localCheckpointDir, localRunner } from "./translation-local-runner.ts";
-import { isLibraryRootMissing, libraryFolderState, mkdirStaging } from "../../library/library-root.ts";
+import { isLibraryFolderAway, libraryFolderState, mkdirStaging } from "../../library/library-root.ts";
 import { factsOf } from "./translation-service.ts";
 
 export const MAX_OUTSTANDING = 2;
@@ -147,7 +147,7 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
   async function failed(row: TranslationJob, e: unknown): Promise<void> {
     // Retried like a lost connection: a refused DELETE too (e.g. a wrong token; the cancellation is
     // durable), and the library folder gone (an unmounted disk), which is no refusal of the processor.
-    if ((e instanceof ProcessorError && e.transient) || row.state === "cancelling" || isLibraryRootMissing(e)) {
+    if ((e instanceof ProcessorError && e.transient) || row.state === "cancelling" || isLibraryFolderAway(e)) {
       const n = row.transientFailures + 1;
       await apply(row, { type: "connection_failed", failures: n, attempt: row.attempt }, { transientFailures: n });
       return;
