@@ -135,12 +135,20 @@ describe("scheduled passes across restarts", () => {
       const wantedTask = tasks.find((t) => t.name === "wanted");
       expect(wantedTask?.last_run).not.toBeNull();
       expect(wantedTask!.last_run! > wanted.last_run!).toBe(true);
-      expect(wantedTask?.next_run).toBeNull();
-      expect(tasks.find((t) => t.name === "assembly")).toMatchObject({ last_run: assembly.last_run, next_run: null });
+      // ... and when the workers run it next: one interval after the kept last run (this instance
+      // has no loop of its own to ask).
+      expect(wantedTask?.next_run).toBe(plus(wantedTask!.last_run!, HOUR_MS));
+      expect(tasks.find((t) => t.name === "assembly")).toMatchObject({
+        last_run: assembly.last_run,
+        next_run: plus(assembly.last_run!, HOUR_MS),
+      });
+      const scanTask = tasks.find((t) => t.name === "library_scan")!;
+      expect(scanTask.next_run).toBe(plus(scanTask.last_run!, 6 * HOUR_MS));
       expect(await apiOnly.get("/api/monitor/wanted")).toMatchObject({ last_run: null, next_run: null });
-      // An api instance does not purge at start; the list says when a worker last did.
-      expect(tasks.find((t) => t.name === "recycle_bin_purge")).toMatchObject({ next_run: null });
-      expect(tasks.find((t) => t.name === "recycle_bin_purge")!.last_run! > firstPurge.last_run!).toBe(true);
+      // An api instance does not purge at start; the list says when a worker last did, and next will.
+      const purgeTask = tasks.find((t) => t.name === "recycle_bin_purge")!;
+      expect(purgeTask.next_run).toBe(plus(purgeTask.last_run!, 6 * HOUR_MS));
+      expect(purgeTask.last_run! > firstPurge.last_run!).toBe(true);
     } finally {
       await apiOnly.app.close();
     }

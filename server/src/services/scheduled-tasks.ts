@@ -4,7 +4,7 @@
  * and a run on request (joining a cycle under way). The passes themselves are the services' own
  * loops (scheduled-loop.ts); this only names them. The last run is also read from the kept times,
  * so an instance that runs no schedules (INSTANCE_ROLE `api`) still says when a worker last ran
- * each pass.
+ * each pass, and when it runs next.
  */
 import { AppError } from "../errors.ts";
 import { PURGE_INTERVAL_MS } from "../library/publication.ts";
@@ -50,7 +50,14 @@ export function scheduledTasks(ctx: AppContext, passes: Record<ScheduledTaskName
     // The later of this instance's last cycle and the kept one (another instance's, or before a restart).
     const stored = kept.get(passes[name].name)?.toISOString() ?? null;
     const lastRun = s.lastRun && stored ? (s.lastRun > stored ? s.lastRun : stored) : (s.lastRun ?? stored);
-    return { name, intervalSeconds: intervals[name], lastRun, nextRun: s.nextRun, running: s.running };
+    // An instance that runs no schedules has no loop to ask: the workers' next cycle is their kept
+    // last one plus the interval (as the *arr apps' task list computes it).
+    const nextRun =
+      s.nextRun ??
+      (config.instanceRole === "api" && lastRun && intervals[name] > 0
+        ? new Date(Date.parse(lastRun) + intervals[name] * 1000).toISOString()
+        : null);
+    return { name, intervalSeconds: intervals[name], lastRun, nextRun, running: s.running };
   };
   const isName = (name: string): name is ScheduledTaskName =>
     (SCHEDULED_TASK_NAMES as readonly string[]).includes(name);

@@ -38,7 +38,11 @@ const ScheduledTaskRef = builder.objectRef<ScheduledTaskStatus>("ScheduledTask")
       description: "Seconds between cycles; 0 when the pass runs only on request.",
     }),
     lastRun: t.exposeString("lastRun", { nullable: true, description: "ISO 8601." }),
-    nextRun: t.exposeString("nextRun", { nullable: true, description: "ISO 8601; null when none is scheduled." }),
+    nextRun: t.exposeString("nextRun", {
+      nullable: true,
+      description:
+        "ISO 8601; null when none is scheduled. On an instance that runs no schedules: the kept last run plus the interval.",
+    }),
     running: t.exposeBoolean("running"),
   }),
 });
