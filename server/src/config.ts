@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { positiveInt } from "./env-numbers.ts";
 import { loadDownloadsConfig, type DownloadsConfig } from "./services/acquisition/download-pipeline-config.ts";
@@ -118,6 +119,16 @@ function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
 }
 
 const repoRoot = path.resolve(import.meta.dirname, "..", "..");
+
+/** The product's version: the repository's package.json (one place, read once). */
+export const PRODUCT_VERSION: string = (() => {
+  try {
+    const { version } = JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version?: unknown };
+    return typeof version === "string" && version !== "" ? version : "unknown";
+  } catch {
+    return "unknown";
+  }
+})();
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
   const resolve = (p: string) => path.resolve(cwd, p);

@@ -5,13 +5,14 @@
  * library and its data, and the library's totals once a series folder is scanned. REST and GraphQL
  * agree, and no connection string is ever shown.
  */
-import { stat } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chapterFileName, expectJson, writeCbz } from "./fixtures.ts";
 import { createTestApp, type TestApp } from "./utils.ts";
 
 interface Status {
+  version: string;
   started_at: string;
   uptime_seconds: number;
   node_version: string;
@@ -40,10 +41,11 @@ describe("system status (About)", () => {
     if (app.config.databaseUrl.includes("://")) expect(text).not.toContain(app.config.databaseUrl);
     const rest = await expectJson<Status>(res, 200);
     const gql = await app.gql<{ systemStatus: Record<string, unknown> }>(
-      `{ systemStatus { startedAt uptimeSeconds nodeVersion database { kind version } events instanceRole libraryRoot dataDir library { series files bytes } } }`,
+      `{ systemStatus { version startedAt uptimeSeconds nodeVersion database { kind version } events instanceRole libraryRoot dataDir library { series files bytes } } }`,
     );
     expect(gql.errors).toBeUndefined();
     expect(gql.data?.systemStatus).toEqual({
+      version: rest.version,
       startedAt: rest.started_at,
       uptimeSeconds: expect.any(Number),
       nodeVersion: rest.node_version,
@@ -57,8 +59,14 @@ describe("system status (About)", () => {
     return rest;
   }
 
-  it("says since when it runs, on what, and where it keeps things", async () => {
+  it("says which version it is, since when it runs, on what, and where it keeps things", async () => {
     const s = await status();
+    // The product's version, as the repository's package.json states it.
+    const repoPackage = JSON.parse(
+      await readFile(path.resolve(import.meta.dirname, "..", "..", "package.json"), "utf8"),
+    ) as { version: string };
+    expect(s.version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(s.version).toBe(repoPackage.version);
     const started = Date.parse(s.started_at);
     expect(started).toBeLessThanOrEqual(Date.now());
     expect(Date.now() - started).toBeLessThan(10 * 60_000);

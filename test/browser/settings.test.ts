@@ -292,7 +292,7 @@ describe("settings", () => {
     await ctx.close();
   });
 
-  it("says what the service runs on and where it keeps things, as the API does", async () => {
+  it("says which version it is, what it runs on and where it keeps things, as the API does", async () => {
     const ctx = await loggedInContext(browser, service);
     const page = await ctx.newPage();
     const errors = watchErrors(page);
@@ -310,8 +310,10 @@ describe("settings", () => {
       database: { version: string };
       library: { series: number; files: number };
       node_version: string;
+      version: string;
     };
     expect([...rows.keys()]).toEqual([
+      "Version",
       "Running since",
       "Library",
       "Library folder",
@@ -328,6 +330,8 @@ describe("settings", () => {
     expect(rows.get("Database")).toBe(`SQLite ${api.database.version}`);
     expect(rows.get("Events")).toBe("In this process (one instance)");
     expect(rows.get("Node.js")).toBe(api.node_version);
+    expect(rows.get("Version")).toBe(api.version);
+    expect(api.version).toMatch(/^\d+\.\d+\.\d+/);
     expect(rows.get("Running since")).toMatch(/\((just now|\d+ (seconds?|minutes?) ago)\)$/);
     expect(errors).toEqual([]);
     await ctx.close();

@@ -44,6 +44,7 @@ const restTask = (t: ScheduledTaskStatus) => ({
 });
 
 const restSystemStatus = (s: SystemStatus) => ({
+  version: s.version,
   started_at: s.startedAt,
   uptime_seconds: s.uptimeSeconds,
   node_version: s.nodeVersion,

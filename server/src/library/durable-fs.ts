@@ -21,7 +21,6 @@ export async function statOrNull(p: string): Promise<Stats | null> {
   }
 }
 
-/** Lowercase hex SHA-256 of a file, streamed. */
 /** Lowercase hex SHA-256 of a file: 1 MiB reads into one reused buffer (twice the throughput of a default stream). */
 export async function sha256File(p: string, buf: Buffer = Buffer.allocUnsafe(1024 * 1024)): Promise<string> {
   const hash = createHash("sha256");

@@ -1,14 +1,16 @@
 /**
  * The service's About (GET /api/system/status, GraphQL `systemStatus`, the Settings page), as the
- * *arr apps' System → Status → About and Komga's server page: since when it runs, what it runs on
+ * *arr apps' System → Status → About and Komga's server page: which version, since when it runs, what it runs on
  * (Node, the database and its version, how events travel, the instance's role), where it keeps the
  * library and its data, and the library's totals. Never a connection string or a secret.
  */
-import type { InstanceRole } from "../config.ts";
+import { PRODUCT_VERSION, type InstanceRole } from "../config.ts";
 import { systemRepo } from "../repositories/system-repo.ts";
 import type { AppContext } from "./context.ts";
 
 export interface SystemStatus {
+  /** The product's version (the repository's package.json). */
+  version: string;
   startedAt: string;
   uptimeSeconds: number;
   nodeVersion: string;
@@ -28,6 +30,7 @@ export function systemStatusService(ctx: AppContext) {
     async get(): Promise<SystemStatus> {
       const [database, library] = await Promise.all([repo.database(), repo.libraryTotals()]);
       return {
+        version: PRODUCT_VERSION,
         startedAt: startedAt.toISOString(),
         uptimeSeconds: Math.floor((Date.now() - startedAt.getTime()) / 1000),
         nodeVersion: process.versions.node,

@@ -43,6 +43,7 @@ const SystemStatusRef = builder.objectRef<SystemStatus>("SystemStatus").implemen
   description:
     "Since when the service runs, on what, and where it keeps things (the *arr apps' System → Status → About).",
   fields: (t) => ({
+    version: t.exposeString("version", { description: "The product's version." }),
     startedAt: t.exposeString("startedAt", { description: "ISO 8601." }),
     uptimeSeconds: t.exposeInt("uptimeSeconds"),
     nodeVersion: t.exposeString("nodeVersion"),

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { aboutRows, type SystemStatus } from "./about";
 
 const status: SystemStatus = {
+  version: "0.1.0",
   startedAt: "2026-03-12T14:05:00.000Z",
   uptimeSeconds: 7200,
   nodeVersion: "20.19.2",
@@ -16,6 +17,7 @@ const status: SystemStatus = {
 describe("about words", () => {
   it("lists what the service runs on, in order", () => {
     expect(aboutRows(status, new Date("2026-03-12T16:05:00.000Z"), "UTC")).toEqual([
+      ["Version", "0.1.0"],
       ["Running since", "12 Mar 2026, 14:05 (2 hours ago)"],
       ["Library", "1 series, 12 files, 1.3 GB"],
       ["Library folder", "/srv/manga"],

@@ -9,6 +9,7 @@ import { formatDateTime, relativeTime } from "$lib/recycle/time";
 export const SYSTEM_STATUS_QUERY = graphql(`
   query SystemStatus {
     systemStatus {
+      version
       startedAt
       uptimeSeconds
       nodeVersion
@@ -46,6 +47,7 @@ const ROLES: Record<SystemStatus["instanceRole"], string> = {
 export function aboutRows(s: SystemStatus, now: Date = new Date(), timeZone?: string): [string, string][] {
   const db = DATABASES[s.database.kind];
   return [
+    ["Version", s.version],
     ["Running since", `${formatDateTime(s.startedAt, "en-GB", timeZone)} (${relativeTime(s.startedAt, now)})`],
     [
       "Library",
