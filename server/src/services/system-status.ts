@@ -1,8 +1,9 @@
 /**
  * The service's About (GET /api/system/status, GraphQL `systemStatus`, the Settings page), as the
- * *arr apps' System → Status → About and Komga's server page: which version, since when it runs, what it runs on
- * (Node, the database and its version, how events travel, the instance's role), where it keeps the
- * library and its data, and the library's totals. Never a connection string or a secret.
+ * *arr apps' System → Status → About and Komga's server page: which version, since when it runs,
+ * what it runs on (Node, the database and its version, how events travel, the instance's role),
+ * where it keeps the library and its data, and the library's totals. Never a connection string or
+ * a secret.
  */
 import { PRODUCT_VERSION, type InstanceRole } from "../config.ts";
 import { systemRepo } from "../repositories/system-repo.ts";
