@@ -257,12 +257,15 @@ describe("search, link, refresh, accept, unlink (one series from an empty servic
 
     const sent = [md, mu, al].flatMap((f, i) => f.requests.slice(seen[i]));
     expect(sent).toHaveLength(3);
+    // The User-Agent names the product's version, as the About states it.
+    const { version } = await expectJson<{ version: string }>(await app.api("/api/system/status"), 200);
     for (const r of sent) {
       expect(r.headers["x-api-key"]).toBeUndefined();
       expect(r.headers.cookie).toBeUndefined();
       expect(r.headers.authorization).toBeUndefined();
       expect(r.headers.referer).toBeUndefined();
       expect(r.headers["user-agent"]).toMatch(/^manga-library\//);
+      expect(r.headers["user-agent"]).toBe(`manga-library/${version} (self-hosted library service)`);
     }
     const [mdReq, muReq, alReq] = sent;
     expect(mdReq?.query.get("title")).toBe("tide atlas");

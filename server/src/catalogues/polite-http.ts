@@ -8,14 +8,15 @@
  * host is not asked again before the time it named.
  *
  * Nothing but what the caller puts in the URL or body leaves the service: no cookies, no keys,
- * no Referer; a fixed User-Agent (MangaDex asks every client to send one).
+ * no Referer; a fixed User-Agent with the product's version (MangaDex asks every client to send one).
  *
  * Written here rather than taken from a library: the whole of it is a slot counter, a loop and a
  * Map, and the limiter must also honour Retry-After across callers, which the small limiter
  * packages do not.
  */
+import { PRODUCT_VERSION } from "../config.ts";
 
-export const USER_AGENT = "manga-library/1.0 (self-hosted library service)";
+export const USER_AGENT = `manga-library/${PRODUCT_VERSION} (self-hosted library service)`;
 
 /** Why a catalogue call failed: `not_found` is the catalogue saying the id does not exist. */
 export type CatalogueFailure = "failed" | "not_found";
