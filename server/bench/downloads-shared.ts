@@ -1,6 +1,7 @@
 /** The page server and provider the downloads benchmark and its child share. */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { readIntoPooled, type PooledBytes } from "../src/providers/page-buffers.ts";
 import { ProviderError, type SourceProvider } from "../src/providers/provider.ts";
 
 export const PAGES = Number(process.env.BENCH_DL_PAGES) > 0 ? Number(process.env.BENCH_DL_PAGES) : 24;
@@ -20,10 +21,15 @@ export function pageServer(pages: readonly Buffer[]): Promise<{ url: string; clo
   );
 }
 
-export async function getPage(url: string, signal?: AbortSignal): Promise<Buffer> {
+/** A page read as the Suwayomi client reads one: into a reused buffer, given back once written. */
+export async function getPage(url: string, signal?: AbortSignal): Promise<PooledBytes> {
   const res = await fetch(url, { signal });
-  if (!res.ok) throw new ProviderError(`HTTP ${res.status}`, res.status >= 500);
-  return Buffer.from(await res.arrayBuffer());
+  if (!res.ok || !res.body) throw new ProviderError(`HTTP ${res.status}`, res.status >= 500);
+  return readIntoPooled(res.body as unknown as AsyncIterable<Uint8Array>, {
+    max: 64 * 1024 * 1024,
+    declared: Number(res.headers.get("content-length") ?? "NaN"),
+    tooLarge: () => new ProviderError("page too large", false),
+  });
 }
 
 /** A provider whose chapter c serves pages c*PAGES … from the page server. */
@@ -39,7 +45,7 @@ export function benchProvider(base: string): SourceProvider {
         count: PAGES,
         fetch: async (i, signal) => ({
           index: i,
-          bytes: await getPage(`${base}/page/${c * PAGES + i - 1}`, signal),
+          ...(await getPage(`${base}/page/${c * PAGES + i - 1}`, signal)),
           contentType: "image/jpeg",
         }),
       };

@@ -67,8 +67,15 @@ export async function linkWork(
 
 export interface Counting {
   lookup: ProviderLookup;
-  /** Most page fetches in flight at once, per download and overall; most downloads fetching at once. */
-  peak: { perDownload: number; overall: number; downloads: number };
+  /**
+   * Most page fetches in flight at once, per download and overall; most downloads fetching at once;
+   * most fetched pages whose buffer was not given back yet (`release`), all downloads together.
+   */
+  peak: { perDownload: number; overall: number; downloads: number; held: number };
+  /** Pages fetched so far, all downloads together. */
+  fetched(): number;
+  /** Fetched pages not given back now (a failed download's pages are never given back: they are collected). */
+  held(): number;
 }
 
 /** Every mapping served by one SuwayomiProvider on the fake; page fetches counted. */
@@ -79,9 +86,11 @@ export function fakeLookup(app: TestApp, fake: FakeSuwayomi): Counting {
     lang: "en",
   });
   /** Most pages in flight in one download and overall; most downloads with a page in flight at once. */
-  const peak = { perDownload: 0, overall: 0, downloads: 0 };
+  const peak = { perDownload: 0, overall: 0, downloads: 0, held: 0 };
   let overall = 0;
   let downloads = 0;
+  let held = 0;
+  let fetched = 0;
   const counted: SourceProvider = {
     kind: provider.kind,
     name: provider.name,
@@ -100,7 +109,19 @@ export function fakeLookup(app: TestApp, fake: FakeSuwayomi): Counting {
           peak.overall = Math.max(peak.overall, overall);
           peak.downloads = Math.max(peak.downloads, downloads);
           try {
-            return await inner.fetch(index, signal);
+            const page = await inner.fetch(index, signal);
+            fetched += 1;
+            held += 1;
+            peak.held = Math.max(peak.held, held);
+            let given = false;
+            return {
+              ...page,
+              release() {
+                if (!given) held -= 1;
+                given = true;
+                page.release?.();
+              },
+            };
           } finally {
             mine -= 1;
             overall -= 1;
@@ -112,6 +133,8 @@ export function fakeLookup(app: TestApp, fake: FakeSuwayomi): Counting {
   };
   return {
     peak,
+    fetched: () => fetched,
+    held: () => held,
     lookup: {
       async forMapping(id) {
         const m = await app.ctx.db.sourceMapping.findUnique({ where: { id } });

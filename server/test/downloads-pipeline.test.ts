@@ -15,6 +15,7 @@ import {
   fakeChapter,
   fakeWork,
   flakyPage,
+  heldPage,
   slowPage,
   startFakeSuwayomi,
   stripFragmentChapter,
@@ -246,6 +247,46 @@ describe("judged downloads", () => {
     expect(maxRunning).toBeLessThanOrEqual(4);
     expect(counting.peak.overall).toBeLessThanOrEqual(8);
     expect((await libraryFiles(seriesId)).length).toBe(3);
+  });
+
+  it("a first page that is late: the pages after it wait (at most 8 held), and each published page is the served one byte for byte", async () => {
+    // The pages are read into reused buffers, given back once written; a page written only after
+    // the late one must keep its own bytes until then.
+    let letGo!: () => void;
+    const late = new Promise<void>((r) => (letGo = r));
+    const served = await drawnChapter(20, 77);
+    const work = fakeWork({
+      id: 63,
+      title: "Late First Page",
+      chapters: [fakeChapter({ chapterNumber: 1, pages: [heldPage(served[0]!, late), ...served.slice(1)] })],
+    });
+    fake.works.push(work);
+    const seriesId = await seriesWithSlots(app, "Late First Page", ["1"]);
+    await linkWork(app, seriesId, work, { providerName: "suwayomi:LF" });
+    const heldBefore = counting.held();
+    counting.peak.held = heldBefore;
+    const before = counting.fetched();
+    await app.services.wanted.runPass(seriesId, { force: true });
+    // Page 1 holds one of the 8 places; 7 later pages are fetched and wait for it.
+    await until(
+      "7 pages fetched",
+      async () => counting.fetched() - before,
+      (n) => n >= 7,
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    expect(counting.fetched() - before).toBe(7);
+    letGo();
+    await until("published", () => downloadsOf(app, seriesId), settled);
+    expect(counting.peak.held - heldBefore).toBeLessThanOrEqual(8);
+    expect(counting.held()).toBe(heldBefore);
+    const [file] = await libraryFiles(seriesId);
+    expect(file).toMatchObject({ chapter: "1", pageCount: 20 });
+    const archive = await openArchive(path.join(app.config.libraryRoot, file!.path));
+    try {
+      for (const [i, page] of served.entries()) expect((await archive.readPage(i)).equals(page.bytes)).toBe(true);
+    } finally {
+      await archive.close();
+    }
   });
 });
 

@@ -64,6 +64,11 @@ export interface FetchedPage {
   bytes: Buffer;
   /** As the provider answered it; the pipeline trusts the bytes' magic, not this. */
   contentType: string | null;
+  /**
+   * When the bytes are in a reused buffer: gives it back. Called once nothing reads `bytes` any
+   * more (the page is written); a page never released is simply collected.
+   */
+  release?(): void;
 }
 
 export interface ChapterPages {

@@ -14,6 +14,7 @@
  * is refused with a non-transient ProviderError. Transient: connection errors, timeouts, 5xx, 429, and
  * a GraphQL error telling that the source's own site failed in passing (SuwayomiGraphQLError).
  */
+import { readIntoPooled } from "./page-buffers.ts";
 import { ProviderError } from "./provider.ts";
 
 export type SuwayomiAuth =
@@ -357,8 +358,11 @@ export class SuwayomiClient {
     return data.sources.nodes.map((s) => ({ id: String(s.id), name: s.name, lang: s.lang }));
   }
 
-  /** One page's bytes; the path must resolve on the Suwayomi origin. */
-  async page(p: string, signal?: AbortSignal): Promise<{ bytes: Buffer; contentType: string | null }> {
+  /**
+   * One page's bytes, in a reused buffer (`release` gives it back once the page is written); the
+   * path must resolve on the Suwayomi origin.
+   */
+  async page(p: string, signal?: AbortSignal): Promise<{ bytes: Buffer; release(): void; contentType: string | null }> {
     let url: URL;
     try {
       url = this.resolve(p);
@@ -371,33 +375,32 @@ export class SuwayomiClient {
       await res.body?.cancel();
       throw new ProviderError(`page larger than ${this.maxPageBytes} bytes`, false);
     }
-    const bytes = await this.readCapped(res, signal);
-    if (Number.isFinite(declared) && bytes.length !== declared)
-      throw new ProviderError(`page truncated: ${bytes.length} of ${declared} bytes`, true);
-    return { bytes, contentType: res.headers.get("content-type") };
+    const page = await this.readCapped(res, Number.isFinite(declared) ? declared : undefined, signal);
+    if (Number.isFinite(declared) && page.bytes.length !== declared) {
+      page.release();
+      throw new ProviderError(`page truncated: ${page.bytes.length} of ${declared} bytes`, true);
+    }
+    return { ...page, contentType: res.headers.get("content-type") };
   }
 
   /** The body, refused as soon as it passes maxPageBytes (a server without Content-Length cannot exhaust memory). */
-  private async readCapped(res: Response, signal: AbortSignal | undefined): Promise<Buffer> {
-    const chunks: Uint8Array[] = [];
-    let total = 0;
+  private async readCapped(res: Response, declared: number | undefined, signal: AbortSignal | undefined) {
+    const tooLarge = () => new ProviderError(`page larger than ${this.maxPageBytes} bytes`, false);
     try {
-      if (res.body) {
-        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-          total += chunk.length;
-          if (total > this.maxPageBytes) {
-            await res.body.cancel().catch(() => undefined);
-            throw new ProviderError(`page larger than ${this.maxPageBytes} bytes`, false);
-          }
-          chunks.push(chunk);
-        }
-      }
+      if (!res.body) return { bytes: Buffer.alloc(0), release: () => undefined };
+      return await readIntoPooled(res.body as unknown as AsyncIterable<Uint8Array>, {
+        max: this.maxPageBytes,
+        declared,
+        tooLarge,
+      });
     } catch (e) {
-      if (e instanceof ProviderError) throw e;
+      if (e instanceof ProviderError) {
+        await res.body?.cancel().catch(() => undefined);
+        throw e;
+      }
       if (signal?.aborted) throw signal.reason;
       throw new ProviderError(`page transfer cut: ${(e as Error).message}`, true);
     }
-    return Buffer.concat(chunks, total);
   }
 }
 

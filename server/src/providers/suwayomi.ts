@@ -215,8 +215,8 @@ export class SuwayomiProvider implements SourceProvider {
       fetch: async (index: number, signal?: AbortSignal): Promise<FetchedPage> => {
         const p = paths[index - 1];
         if (p === undefined) throw new ProviderError(`page ${index} out of range 1..${paths.length}`, false);
-        const { bytes, contentType } = await this.client.page(p, signal);
-        return { index, bytes, contentType };
+        const { bytes, release, contentType } = await this.client.page(p, signal);
+        return { index, bytes, contentType, release };
       },
     };
   }

@@ -86,8 +86,12 @@ export function chapterComicInfo(
  */
 export class StreamingCbz {
   private next = 1;
-  private readonly waiting = new Map<number, { bytes: Buffer; type: PageImageType }>();
+  private readonly waiting = new Map<
+    number,
+    { bytes: Buffer; type: PageImageType; written(): void; failed(e: unknown): void }
+  >();
   private chain: Promise<void> = Promise.resolve();
+  private failure: { error: unknown } | null = null;
   private closed = false;
 
   private constructor(
@@ -102,17 +106,40 @@ export class StreamingCbz {
     return new StreamingCbz(file, new StoredZipWriter(file, { mtime: ENTRY_MTIME }), count);
   }
 
-  /** Hands page `index` over; resolves once it (and every page before it that arrived) is written. */
+  /**
+   * Hands page `index` over; resolves once this page is written (after every page before it), so
+   * the caller may reuse `bytes` then, and not before. A failed write rejects it and every page
+   * still waiting.
+   */
   put(index: number, bytes: Buffer, type: PageImageType): Promise<void> {
-    this.waiting.set(index, { bytes, type });
-    this.chain = this.chain.then(async () => {
-      for (let p = this.waiting.get(this.next); p; p = this.waiting.get(this.next)) {
-        this.waiting.delete(this.next);
+    if (this.failure) return Promise.reject(this.failure.error);
+    const written = new Promise<void>((resolve, reject) =>
+      this.waiting.set(index, { bytes, type, written: resolve, failed: reject }),
+    );
+    this.chain = this.chain
+      .then(() => this.writeReady())
+      .catch((error: unknown) => {
+        this.failure ??= { error };
+        for (const p of this.waiting.values()) p.failed(error);
+        this.waiting.clear();
+      });
+    return written;
+  }
+
+  /** Writes the pages that follow the last one written, in order, as far as they arrived. */
+  private async writeReady(): Promise<void> {
+    if (this.failure) throw this.failure.error;
+    for (let p = this.waiting.get(this.next); p; p = this.waiting.get(this.next)) {
+      this.waiting.delete(this.next);
+      try {
         await this.zip.addBuffer(pageName(this.next, this.count, p.type), p.bytes);
-        this.next += 1;
+      } catch (e) {
+        p.failed(e);
+        throw e;
       }
-    });
-    return this.chain;
+      this.next += 1;
+      p.written();
+    }
   }
 
   /** Every page written? */
@@ -123,6 +150,7 @@ export class StreamingCbz {
   /** Adds ComicInfo.xml, ends the archive and closes the file. */
   async finish(comicInfo: string): Promise<void> {
     await this.chain;
+    if (this.failure) throw this.failure.error;
     if (!this.complete) throw new Error(`only ${this.next - 1} of ${this.count} pages were written`);
     await this.zip.addBuffer("ComicInfo.xml", Buffer.from(comicInfo, "utf8"));
     await this.zip.finish();
@@ -133,7 +161,11 @@ export class StreamingCbz {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.chain.catch(() => undefined);
+    await this.chain;
+    // A page that waited for one that never came is not written: its caller may have the bytes back.
+    const closed = new Error("the archive was closed before this page was written");
+    for (const p of this.waiting.values()) p.failed(closed);
+    this.waiting.clear();
     await this.file.close();
   }
 }

@@ -253,6 +253,8 @@ export async function runJob(deps: JobDeps, claimed: Download, signal: AbortSign
         });
         metas[index - 1] = pageMeta(page.bytes);
         await cbz.put(index, page.bytes, type);
+        // Written: nothing reads the bytes any more, so their buffer goes to the next page.
+        page.release?.();
         progress.pagesDone += 1;
         await progressWrites.poke(progress.pagesDone === chapter.count);
         publishEvent(ctx, progress);

@@ -47,7 +47,9 @@ async function stageForeignRelease(
   for (let i = 1; i <= chapter.count; i++) {
     const page = await chapter.fetch(i);
     checkPage(page.bytes, i);
-    pages.push(page.bytes);
+    // The whole chapter is held until it is packaged: a copy the page's size, the reused buffer back.
+    pages.push(page.release ? Buffer.from(page.bytes) : page.bytes);
+    page.release?.();
   }
   if (pages.length === 0) throw new Error("the provider lists no page");
   const file = path.join(stateDirs(ctx.config).staging, "translations", "incoming", `${randomUUID()}.cbz`);
