@@ -10,6 +10,7 @@ import { performance } from "node:perf_hooks";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { migrateDatabase } from "../src/db/migrate.ts";
+import { applyRuntimeSettings } from "../src/runtime-settings.ts";
 import { benchProvider, PAGES } from "./downloads-shared.ts";
 
 export interface ChildResult {
@@ -31,6 +32,8 @@ const [pagesUrl, workDir, chaptersText] = process.argv.slice(2);
 if (!pagesUrl || !workDir || !chaptersText)
   throw new Error("usage: downloads-child.ts <page server URL> <work dir> <chapters>");
 const CHAPTERS = Number(chaptersText);
+// As the service's main does.
+applyRuntimeSettings();
 const config = loadConfig({
   DATA_DIR: path.join(workDir, "data"),
   LIBRARY_ROOT: path.join(workDir, "library"),

@@ -20,6 +20,7 @@ import * as esbuild from "esbuild";
 import type { ChildResult } from "./downloads-child.ts";
 import { getPage, PAGES } from "./downloads-shared.ts";
 import { mapConcurrent, statsOfPages } from "../src/library/page-stats.ts";
+import { HEAP_GROWING_PERCENT } from "../src/runtime-settings.ts";
 import { fail, intEnv, machineLine, printTable, runBench, serviceStart, type Goal } from "./harness.ts";
 import { makePages, pageSizeReport } from "./pages.ts";
 
@@ -79,7 +80,8 @@ function runChild(script: string, pagesUrl: string, workDir: string): Promise<Ch
   console.log(
     `pipeline process: ${Object.entries(start.env)
       .map(([k, v]) => `${k}=${v} `)
-      .join("")}node ${start.nodeArgs.join(" ")} (as npm start runs the service)`,
+      .join("")}node ${start.nodeArgs.join(" ")} (as npm start runs the service), ` +
+      `--heap-growing-percent=${HEAP_GROWING_PERCENT} set in the process as the service's main sets it`,
   );
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, [...start.nodeArgs, script, pagesUrl, workDir, String(CHAPTERS)], {
@@ -119,7 +121,11 @@ async function main(): Promise<Goal[]> {
         await mapConcurrent(
           Array.from({ length: PAGES }, (_, i) => i),
           4,
-          async (i) => writeFile(path.join(out, `${c}-${i}.jpg`), await getPage(`${server.url}/page/${c * PAGES + i}`)),
+          async (i) => {
+            const page = await getPage(`${server.url}/page/${c * PAGES + i}`);
+            await writeFile(path.join(out, `${c}-${i}.jpg`), page.bytes);
+            page.release();
+          },
         );
       },
     );

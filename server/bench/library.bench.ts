@@ -28,6 +28,7 @@ import { performance } from "node:perf_hooks";
 import { writeHeapSnapshot } from "node:v8";
 import type { App } from "../src/app.ts";
 import { archiveOpenCount } from "../src/library/archive-reader.ts";
+import { applyRuntimeSettings } from "../src/runtime-settings.ts";
 import { API_KEY, get, postGraphql, startBenchApp } from "./app.ts";
 import { LONG_TITLE, TOTAL_FILES, bigLibrary, materialize, rewriteLibraryFile } from "./big-library.ts";
 import {
@@ -98,6 +99,8 @@ async function waitHealthy(port: number, agent: http.Agent): Promise<void> {
 }
 
 async function main(): Promise<Goal[]> {
+  // The in-process service runs as the service's main sets itself up.
+  applyRuntimeSettings();
   const lib = await bigLibrary();
   const dir = mkdtempSync(path.join(process.env.BENCH_TMP ?? os.tmpdir(), "mls-bench-library-"));
   const libraryRoot = path.join(dir, "library");

@@ -1,5 +1,6 @@
 import { loadConfig } from "./config.ts";
 import { createApp, type App } from "./app.ts";
+import { applyRuntimeSettings } from "./runtime-settings.ts";
 import { unscannedSeriesFolders } from "./services/series/demo-service.ts";
 
 /**
@@ -39,6 +40,7 @@ async function closeAndExit(a: App): Promise<never> {
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);
 
+applyRuntimeSettings();
 const config = loadConfig();
 app = await createApp(config);
 if (stopping) await closeAndExit(app);
