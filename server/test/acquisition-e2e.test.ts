@@ -194,6 +194,23 @@ describe("acquisition from the first link (REST)", () => {
     for (const n of ["0", "1", "2", "5.5"]) expect(outcome(n)).toEqual([]);
     expect(rows.find((r) => r.chapter === "3" && r.state === "degraded")?.verdict?.reasons).toEqual(["black_cards"]);
     expect(rows.find((r) => r.chapter === "6" && r.state === "degraded")?.verdict?.reasons).toEqual(["strip_slices"]);
+
+    // Read back through the page endpoint, every page of the chapters fetched is the source's page
+    // byte for byte (pages are fetched into reused buffers, several chapters at once).
+    for (const [n, work] of [
+      ["4", workA],
+      ["5", workA],
+      ["7", workA],
+      ["3", workB],
+    ] as const) {
+      const fileId = done.units.find((u) => u.kind === "chapter" && u.number === n)!.file_ids[0]!;
+      const served = work.chapters.find((c) => c.chapterNumber === Number(n))!.pages;
+      for (const [i, page] of served.entries()) {
+        const res = await app.api(`/api/files/${fileId}/pages/${i + 1}`);
+        expect(res.status).toBe(200);
+        expect(Buffer.from(await res.arrayBuffer()).equals(page.bytes), `chapter ${n}, page ${i + 1}`).toBe(true);
+      }
+    }
   });
 
   it("a chapter that appears at a source later arrives through the scheduled pass, with no request", async () => {
