@@ -14,7 +14,7 @@ const ROUND = 64 * 1024;
  * server that declares a huge page and sends little gets a buffer as large as what it sent.
  */
 const MAX_KEPT = 8 * 1024 * 1024;
-/** Free buffers kept while pages are being fetched; all of them go once nothing was taken for this long. */
+/** How often the free buffers are looked at: all of them go at a look with nothing taken since the last (30–60 s idle). */
 const IDLE_MS = 30_000;
 
 /** Bytes in a reused buffer: `release` gives the buffer back once nothing reads `bytes` any more. */
