@@ -14,7 +14,10 @@ const ROUND = 64 * 1024;
  * server that declares a huge page and sends little gets a buffer as large as what it sent.
  */
 const MAX_KEPT = 8 * 1024 * 1024;
-/** How often the free buffers are looked at: all of them go at a look with nothing taken since the last (30–60 s idle). */
+/**
+ * How often the free buffers are looked at: all of them go at a look with nothing taken since the
+ * last one (after 30–60 s without downloads).
+ */
 const IDLE_MS = 30_000;
 
 /** Bytes in a reused buffer: `release` gives the buffer back once nothing reads `bytes` any more. */
