@@ -1,12 +1,15 @@
 /**
  * Public catalogues end to end, from an empty service through the public API only, against fakes of
  * MangaDex, MangaUpdates and AniList on 127.0.0.1 (fakes/catalogue-servers.ts): search, link,
- * refresh, unlink, create-linked; the MangaDex aggregate as a suggestion (a chapter under two
- * volumes in neither, `none` in no book); counts that only the operator accepts; an operator map
+ * refresh, unlink, create-linked, remove a linked series (its cover goes unless another link names
+ * it); the MangaDex aggregate as a suggestion (a chapter under two volumes in neither, `none` in no
+ * book); counts that only the operator accepts; an operator map
  * that survives every refresh; failures (500, 429, unreachable) that change nothing; REST and
  * GraphQL agreeing; the polite rate limit measured on the fakes.
  */
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -680,6 +683,50 @@ describe("create a series already linked", () => {
     );
     expect(await expectJson<unknown[]>(await app.api("/api/manga"), 200)).toEqual(list);
     expect(existsSync(path.join(app.config.libraryRoot, "Harbor Lights (MangaUpdates)"))).toBe(false);
+  });
+});
+
+describe("removing linked series", () => {
+  let app: TestApp;
+  beforeAll(async () => (app = await emptyService()));
+  afterAll(() => app.dispose());
+
+  /** The stored covers, by the sha256 their content-addressed names start with. */
+  const stored = async () =>
+    (await readdir(path.join(app.config.dataDir, "covers"))).map((f) => f.split(".")[0]).sort();
+  const sha = (b: Buffer) => createHash("sha256").update(b).digest("hex");
+  const remove = async (id: number) =>
+    expectJson<{ removed: boolean }>(await app.api(`/api/manga/${id}`, { method: "DELETE" }), 200);
+  const coverOf = async (id: number) => {
+    const res = await app.api(`/api/manga/${id}/cover`);
+    expect(res.status).toBe(200);
+    return Buffer.from(await res.arrayBuffer());
+  };
+
+  it("takes its cover along unless another series' link names the same image", async () => {
+    const harbor = await expectJson<SeriesFull>(
+      await app.api("/api/manga", { method: "POST", json: { catalogue: "mangadex", catalogue_id: mangadexId(3) } }),
+      201,
+    );
+    const again = await createSeries(app, "Harbor Lights Again");
+    await link(app, again.id, "mangadex", mangadexId(3));
+    const tideSeries = await expectJson<SeriesFull>(
+      await app.api("/api/manga", { method: "POST", json: { catalogue: "anilist", catalogue_id: "101" } }),
+      201,
+    );
+    const harborCover = await coverOf(harbor.id);
+    expect((await coverOf(again.id)).equals(harborCover)).toBe(true);
+    expect(await stored()).toEqual([sha(harborCover), sha(tide.al.cover as Buffer)].sort());
+
+    // The other series' link still names the image: it stays, and that series still shows it.
+    expect((await remove(harbor.id)).removed).toBe(true);
+    expect(await stored()).toEqual([sha(harborCover), sha(tide.al.cover as Buffer)].sort());
+    expect((await coverOf(again.id)).equals(harborCover)).toBe(true);
+
+    // No link names it any more: it goes with the last series; the unrelated cover stays.
+    expect((await remove(again.id)).removed).toBe(true);
+    expect(await stored()).toEqual([sha(tide.al.cover as Buffer)]);
+    expect((await coverOf(tideSeries.id)).equals(tide.al.cover as Buffer)).toBe(true);
   });
 });
 

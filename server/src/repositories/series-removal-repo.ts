@@ -63,13 +63,13 @@ export function seriesRemovalRepo(db: Db) {
     remove<D extends { ok: boolean }>(
       seriesId: number,
       decide: (facts: SeriesRemovalFacts) => D,
-    ): Promise<{ decision: D; removed: SeriesRemoved | null } | null> {
+    ): Promise<{ decision: D; removed: SeriesRemoved | null; coverFiles: string[] } | null> {
       return db.$transaction(async (tx) => {
         const series = await tx.series.findUnique({ where: { id: seriesId }, select: { title: true, folder: true } });
         if (!series) return null;
         const facts = await loadFacts(tx, seriesId);
         const decision = decide(facts);
-        if (!decision.ok) return { decision, removed: null };
+        if (!decision.ok) return { decision, removed: null, coverFiles: [] };
 
         const kept = await tx.recycleEntry.count({ where: { seriesId, state: "recycled" } });
         await tx.recycleEntry.updateMany({ where: { seriesId }, data: { seriesId: null, fileId: null } });
@@ -94,11 +94,20 @@ export function seriesRemovalRepo(db: Db) {
         await tx.wantedState.deleteMany(bySeries);
         await tx.torrentJob.deleteMany(bySeries);
         await tx.translationJob.deleteMany(bySeries);
+        // The covers its links named: the caller drops those no other link names once this commits.
+        const covers = await tx.catalogueLink.findMany({
+          where: { seriesId, coverFile: { not: null } },
+          select: { coverFile: true },
+        });
         await tx.catalogueLink.deleteMany(bySeries);
         await tx.sourceRejection.deleteMany(bySeries);
         await tx.sourceMapping.deleteMany(bySeries);
         await tx.series.delete({ where: { id: seriesId } });
-        return { decision, removed: { ...series, recycleEntriesKept: kept } };
+        return {
+          decision,
+          removed: { ...series, recycleEntriesKept: kept },
+          coverFiles: covers.map((c) => c.coverFile as string),
+        };
       });
     },
   };

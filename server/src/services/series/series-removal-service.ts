@@ -1,7 +1,8 @@
 /**
  * Removing a series whose files are gone from the library (docs/rules.md, "Removing a series"):
  * only the service's records of it go — its slots, map, links, offers, downloads, reading progress
- * and the rest — and nothing on disk is touched. The rule (domain/series-removal.ts) decides on the
+ * and the rest — and nothing in the library is touched (its catalogue covers, the service's own
+ * copies in DATA_DIR, go unless another series' link names them). The rule (domain/series-removal.ts) decides on the
  * facts read in the transaction that deletes the rows; the removal runs while no scan does (a scan
  * records files under the series it listed) and after an assembly of the series under way ended.
  */
@@ -12,6 +13,7 @@ import { AppError } from "../../errors.ts";
 import { seriesRemovalRepo, type SeriesRemoved } from "../../repositories/series-removal-repo.ts";
 import type { AppContext } from "../context.ts";
 import { boundariesLock } from "./boundaries-lock.ts";
+import { dropCoverIfUnused } from "./series-cover.ts";
 
 /** Whether the series can be removed now, and why not (GraphQL `Series.removal`). */
 export interface SeriesRemovalView {
@@ -84,6 +86,9 @@ export function seriesRemovalService(ctx: AppContext, scan: { whileNotScanning<T
         throw new AppError("series_busy", `under way for series ${seriesId}: ${what.join(", ")}`, { busy });
       }
       const removed = outcome.removed as SeriesRemoved;
+      // The catalogue covers are the service's own copies, not library files: one no other series'
+      // link names goes with the series (as when a link is removed).
+      for (const file of new Set(outcome.coverFiles)) await dropCoverIfUnused(ctx, file);
       ctx.log(
         `series ${seriesId} (${removed.folder}) removed from the library records; ${removed.recycleEntriesKept} recycle-bin entries kept`,
       );
