@@ -3,9 +3,9 @@
  * MangaDex, MangaUpdates and AniList on 127.0.0.1 (fakes/catalogue-servers.ts): search, link,
  * refresh, unlink, create-linked, remove a linked series (its cover goes unless another link names
  * it); the MangaDex aggregate as a suggestion (a chapter under two volumes in neither, `none` in no
- * book); counts that only the operator accepts; an operator map
- * that survives every refresh; failures (500, 429, unreachable) that change nothing; REST and
- * GraphQL agreeing; the polite rate limit measured on the fakes.
+ * book); counts that only the operator accepts; an operator map that survives every refresh;
+ * failures (500, 429, unreachable) that change nothing; REST and GraphQL agreeing; the polite rate
+ * limit measured on the fakes.
  */
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
