@@ -2,7 +2,8 @@
  * The service's runtime settings (`runtime-settings.ts`): the main applies them before the app is
  * created, and they make V8 collect its old generation sooner, so promoted garbage does not pile up
  * before the first full collection (docs/benchmarks.md, downloads). Counted, not timed: full
- * collections of the same run of garbage in a child process, with the settings and without.
+ * collections of the same run of garbage in a child process, with the settings and without. And
+ * the start script's environment: a process started with it has libuv's larger thread pool.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -20,7 +21,44 @@ function fullCollections(mode: "on" | "off"): number {
   return Number(r.stdout.trim());
 }
 
+/** The environment the start script (`npm start`) gives the service. */
+function startScriptEnv(): Record<string, string> {
+  const pkg = JSON.parse(readFileSync(path.join(import.meta.dirname, "..", "..", "package.json"), "utf8")) as {
+    scripts: { start: string };
+  };
+  const m = /exec env ((?:\w+=\S+ )*)node /.exec(pkg.scripts.start);
+  expect(m, pkg.scripts.start).not.toBeNull();
+  return Object.fromEntries(
+    m![1]!
+      .trim()
+      .split(" ")
+      .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
+  );
+}
+
+/** Threads of a process that has used libuv's thread pool (more requests than any pool has threads). */
+function threadsAfterPoolUse(env: Record<string, string>): number {
+  const probe = `
+    const fs = require("node:fs");
+    Promise.all(Array.from({ length: 64 }, () => fs.promises.stat("/"))).then(() =>
+      console.log(fs.readdirSync("/proc/self/task").length));`;
+  const r = spawnSync(process.execPath, ["-e", probe], {
+    encoding: "utf8",
+    env: { PATH: process.env.PATH ?? "", ...env },
+  });
+  expect(r.status, r.stderr).toBe(0);
+  return Number(r.stdout.trim());
+}
+
 describe("runtime settings", () => {
+  it("the start script gives the service libuv's thread pool of 8 (4 without it)", () => {
+    const env = startScriptEnv();
+    expect(env.UV_THREADPOOL_SIZE).toBe("8");
+    const { UV_THREADPOOL_SIZE: _size, ...without } = env;
+    // The pool's threads are the only difference between the two processes.
+    expect(threadsAfterPoolUse(env) - threadsAfterPoolUse(without)).toBe(8 - 4);
+  });
+
   it("V8 collects the old generation at least twice as often with them", () => {
     const off = fullCollections("off");
     const on = fullCollections("on");
