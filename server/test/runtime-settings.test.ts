@@ -9,6 +9,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { serviceStart } from "../bench/harness.ts";
 
 const PROBE = path.join(import.meta.dirname, "runtime-settings", "gc-probe.ts");
 
@@ -19,21 +20,6 @@ function fullCollections(mode: "on" | "off"): number {
   });
   expect(r.status, r.stderr).toBe(0);
   return Number(r.stdout.trim());
-}
-
-/** The environment the start script (`npm start`) gives the service. */
-function startScriptEnv(): Record<string, string> {
-  const pkg = JSON.parse(readFileSync(path.join(import.meta.dirname, "..", "..", "package.json"), "utf8")) as {
-    scripts: { start: string };
-  };
-  const m = /exec env ((?:\w+=\S+ )*)node /.exec(pkg.scripts.start);
-  expect(m, pkg.scripts.start).not.toBeNull();
-  return Object.fromEntries(
-    m![1]!
-      .trim()
-      .split(" ")
-      .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
-  );
 }
 
 /** Threads of a process that has used libuv's thread pool (more requests than any pool has threads). */
@@ -52,7 +38,8 @@ function threadsAfterPoolUse(env: Record<string, string>): number {
 
 describe("runtime settings", () => {
   it("the start script gives the service libuv's thread pool of 8 (4 without it)", () => {
-    const env = startScriptEnv();
+    // The start script's environment, as the benchmarks read it to start the service.
+    const { env } = serviceStart();
     expect(env.UV_THREADPOOL_SIZE).toBe("8");
     const { UV_THREADPOOL_SIZE: _size, ...without } = env;
     // The pool's threads are the only difference between the two processes.

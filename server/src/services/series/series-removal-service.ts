@@ -2,9 +2,10 @@
  * Removing a series whose files are gone from the library (docs/rules.md, "Removing a series"):
  * only the service's records of it go — its slots, map, links, offers, downloads, reading progress
  * and the rest — and nothing in the library is touched (its catalogue covers, the service's own
- * copies in DATA_DIR, go unless another series' link names them). The rule (domain/series-removal.ts) decides on the
- * facts read in the transaction that deletes the rows; the removal runs while no scan does (a scan
- * records files under the series it listed) and after an assembly of the series under way ended.
+ * copies in DATA_DIR, go unless another series' link names them). The rule
+ * (domain/series-removal.ts) decides on the facts read in the transaction that deletes the rows;
+ * the removal runs while no scan does (a scan records files under the series it listed) and after
+ * an assembly of the series under way ended.
  */
 import { stat } from "node:fs/promises";
 import path from "node:path";
