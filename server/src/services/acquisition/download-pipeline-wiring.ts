@@ -15,6 +15,7 @@ import { settingsRepo } from "../../repositories/settings-repo.ts";
 import { sourceRepo } from "../../repositories/source-repo.ts";
 import { wantedRepo } from "../../repositories/wanted-repo.ts";
 import { sourceSettingsService } from "./source-settings.ts";
+import { parseLedgerDetail } from "./wanted-ledger-views.ts";
 import { wantedService, type WantedService } from "./wanted-service.ts";
 import { scheduledLoop, type LoopStatus } from "../../scheduled-loop.ts";
 
@@ -107,12 +108,22 @@ export function downloadServices(ctx: AppContext, publication: Publication) {
   });
   // A degraded download: the next candidate from another source, at once (the back-off does not apply).
   pipeline.onDegraded(async (row) => void (await wanted.runPass(row.seriesId, { force: true })));
-  // A pass that reached its download limit left slots for the next pass: that pass runs once the
-  // series' queue is empty, not at the next scheduled interval (a long series arrives in one go).
+  // The next pass runs once the series' queue is empty, not at the next scheduled interval, when the
+  // last pass reached its download limit (a long series arrives in one go), or when a download it
+  // queued or found under way has failed for good since, as the *arr apps' "redownload failed" does:
+  // another source's release of that slot is queued then (the failed one ranks last). Waiting for
+  // the empty queue keeps a failing source's passes from following one another: a pass that can
+  // only retry releases that failed lately backs the series off, and the pass after those retries
+  // fail queues nothing. The ledger names its downloads, so no clock decides what "since" means.
   const ledger = wantedRepo(ctx.db);
+  const failedSinceLastPass = async (seriesId: number) => {
+    const named = (await ledger.entries(seriesId)).flatMap((e) => parseLedgerDetail(e.detail).downloadIds ?? []);
+    return [...(await ctx.repos.downloads.statesOf(named)).values()].includes("failed");
+  };
   pipeline.onJobEnded(async (row) => {
-    if (!(await ledger.heldBack(row.seriesId)) || (await activeDownloads(ctx.db, row.seriesId)) > 0) return;
-    if (pipeline.isStarted()) await wanted.runPass(row.seriesId);
+    if (!pipeline.isStarted() || (await activeDownloads(ctx.db, row.seriesId)) > 0) return;
+    if (!(await ledger.heldBack(row.seriesId)) && !(await failedSinceLastPass(row.seriesId))) return;
+    await wanted.runPass(row.seriesId);
   });
   return { downloads, downloadPipeline: pipeline, wanted, wantedMonitor: wantedMonitor(ctx, wanted) };
 }

@@ -43,6 +43,15 @@ export interface WantedOfLibrary {
 /** At most this many entries answer the library's Wanted list (the default, and the bound of `limit`). */
 export const WANTED_LIST_LIMIT = { default: 500, max: 5000 } as const;
 
+/** A stored ledger entry's detail (an unreadable one reads as empty). */
+export function parseLedgerDetail(text: string): WantedEntryView["detail"] {
+  try {
+    return JSON.parse(text) as WantedEntryView["detail"];
+  } catch {
+    return { offers: 0, usable: 0, blocked: 0, languages: [] };
+  }
+}
+
 export function wantedLedgerViews(ctx: AppContext) {
   const repo = wantedRepo(ctx.db);
 
@@ -50,14 +59,7 @@ export function wantedLedgerViews(ctx: AppContext) {
   async function entryViews<
     R extends { kind: string; number: string; reason: string; detail: string; updatedAt: Date },
   >(rows: readonly R[]): Promise<{ row: R; entry: WantedEntryView }[]> {
-    const parse = (text: string) => {
-      try {
-        return JSON.parse(text) as WantedEntryView["detail"];
-      } catch {
-        return { offers: 0, usable: 0, blocked: 0, languages: [] };
-      }
-    };
-    const parsed = rows.map((r) => ({ row: r, detail: parse(r.detail) }));
+    const parsed = rows.map((r) => ({ row: r, detail: parseLedgerDetail(r.detail) }));
     const states = await ctx.repos.downloads.statesOf(parsed.flatMap((p) => p.detail.downloadIds ?? []));
     return parsed.map(({ row: r, detail }) => ({
       row: r,
