@@ -102,5 +102,8 @@ describe("split chapter recovery through the pipeline", () => {
     ]);
     const state = new Map(files.map((f) => [f.id, f.state]));
     expect(old.map((id) => state.get(id))).toEqual(["active", "active"]);
+    // The failure brings no pass forward: it could only fetch part 1 again beside the failed part 2.
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await downloadsOf(app, all[0]!.seriesId)).length).toBe(4);
   });
 });

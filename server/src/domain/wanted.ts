@@ -39,6 +39,7 @@ import {
   type LedgerDetail,
   type LedgerEntry,
   type PlanActive,
+  type PlanBlocked,
   type PlanInput,
   type PlanMapping,
   type PlannedDownload,
@@ -348,4 +349,21 @@ export function planWanted(input: PlanInput): PlanOutput {
           };
   }
   return { downloads, ledger, backoff };
+}
+
+/**
+ * Whether a plan queues a release that has not failed lately for some slot: a pick (every part of a
+ * split chapter, or a replacement group) none of whose releases is in `failed`. After a download
+ * fails for good, the pass is brought forward only when it would try another release; a plan that
+ * could only try the failed ones again waits for the scheduled pass, so a failing source is never
+ * asked at once, and the parts a split replacement already has are not fetched again and again.
+ */
+export function queuesUntried(plan: Pick<PlanOutput, "downloads">, failed: readonly PlanBlocked[]): boolean {
+  const failedKeys = new Set(failed.map((d) => `${d.mappingId}\u0000${d.externalId}`));
+  const picks = new Map<string, PlannedDownload[]>();
+  for (const d of plan.downloads) {
+    const key = d.replacementGroup ?? `${d.slot.kind}:${d.slot.number}`;
+    picks.set(key, [...(picks.get(key) ?? []), d]);
+  }
+  return [...picks.values()].some((pick) => pick.every((d) => !failedKeys.has(`${d.mappingId}\u0000${d.externalId}`)));
 }

@@ -110,11 +110,11 @@ export function downloadServices(ctx: AppContext, publication: Publication) {
   pipeline.onDegraded(async (row) => void (await wanted.runPass(row.seriesId, { force: true })));
   // The next pass runs once the series' queue is empty, not at the next scheduled interval, when the
   // last pass reached its download limit (a long series arrives in one go), or when a download it
-  // queued or found under way has failed for good since, as the *arr apps' "redownload failed" does:
-  // another source's release of that slot is queued then (the failed one ranks last). Waiting for
-  // the empty queue keeps a failing source's passes from following one another: a pass that can
-  // only retry releases that failed lately backs the series off, and the pass after those retries
-  // fail queues nothing. The ledger names its downloads, so no clock decides what "since" means.
+  // queued or found under way has failed for good since and the pass would try another release, as
+  // the *arr apps' "redownload failed" does: another source's release of that slot (the failed one
+  // ranks last). A pass that could only try the failed releases again waits for the schedule, so a
+  // failing source is not asked again at once, nor the parts a split replacement already has fetched
+  // again with its failed part. The ledger names its downloads, so no clock decides what "since" means.
   const ledger = wantedRepo(ctx.db);
   const failedSinceLastPass = async (seriesId: number) => {
     const named = (await ledger.entries(seriesId)).flatMap((e) => parseLedgerDetail(e.detail).downloadIds ?? []);
@@ -122,8 +122,10 @@ export function downloadServices(ctx: AppContext, publication: Publication) {
   };
   pipeline.onJobEnded(async (row) => {
     if (!pipeline.isStarted() || (await activeDownloads(ctx.db, row.seriesId)) > 0) return;
-    if (!(await ledger.heldBack(row.seriesId)) && !(await failedSinceLastPass(row.seriesId))) return;
-    await wanted.runPass(row.seriesId);
+    const due =
+      (await ledger.heldBack(row.seriesId)) ||
+      ((await failedSinceLastPass(row.seriesId)) && (await wanted.triesAnotherRelease(row.seriesId)));
+    if (due) await wanted.runPass(row.seriesId);
   });
   return { downloads, downloadPipeline: pipeline, wanted, wantedMonitor: wantedMonitor(ctx, wanted) };
 }

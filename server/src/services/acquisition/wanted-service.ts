@@ -13,6 +13,7 @@ import { seriesForm } from "../../domain/series-form.ts";
 import {
   activeOf,
   planWanted,
+  queuesUntried,
   type DegradedFile,
   type LedgerDetail,
   type LedgerEntry,
@@ -398,6 +399,14 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
     },
     ledger: views.ledgerOf,
     ofLibrary: views.ofLibrary,
+    /**
+     * Whether a pass now would try a release that has not failed lately (`queuesUntried`): after a
+     * download fails for good, the pass is brought forward only then.
+     */
+    async triesAnotherRelease(seriesId: number): Promise<boolean> {
+      const input = await planInput(seriesId, false);
+      return queuesUntried(planWanted(input), input.failed ?? []);
+    },
     /** The facts a pass plans from (the operator's view of one slot's offers reads them). */
     planFacts: (seriesId: number) => planInput(seriesId, true),
     /** Queues downloads the operator chose by hand, and wakes the workers. */
