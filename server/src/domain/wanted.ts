@@ -62,6 +62,15 @@ export function backoffDelay(emptyPasses: number): number {
 
 const sameLabel = (a: Label | null, b: Label): boolean => a !== null && labelEquals(a, b);
 
+/** A release as a key: its source mapping and the source's id of it. */
+const releaseKey = (r: { mappingId: number; externalId: string }) => `${r.mappingId}\u0000${r.externalId}`;
+
+/** Whether a release's download failed lately (`PlanInput.failed`). */
+function failedLately(failed: readonly PlanBlocked[] = []): (r: { mappingId: number; externalId: string }) => boolean {
+  const keys = new Set(failed.map(releaseKey));
+  return (r) => keys.has(releaseKey(r));
+}
+
 function offersOf(slot: WantedSlot, offers: readonly PlanOffer[]): PlanOffer[] {
   return slot.kind === "chapter"
     ? offers.filter((o) => o.kind === "chapter" && sameLabel(o.chapter, slot.number))
@@ -164,9 +173,7 @@ export function chooseForSlot(
 ): SlotChoice {
   const all = offersOf(slot, input.offers);
   const usable = all.filter((o) => input.languages.includes(o.language));
-  const blockedKeys = new Set(
-    [...input.degraded, ...(input.blocked ?? [])].map((d) => `${d.mappingId}\u0000${d.externalId}`),
-  );
+  const blockedKeys = new Set([...input.degraded, ...(input.blocked ?? [])].map(releaseKey));
   const degradedHere = new Set(excludeMappings);
   for (const d of input.degraded) {
     if (
@@ -176,8 +183,7 @@ export function chooseForSlot(
     )
       degradedHere.add(d.mappingId);
   }
-  const isBlocked = (o: PlanOffer) =>
-    blockedKeys.has(`${o.mappingId}\u0000${o.externalId}`) || degradedHere.has(o.mappingId);
+  const isBlocked = (o: PlanOffer) => blockedKeys.has(releaseKey(o)) || degradedHere.has(o.mappingId);
   const detail: LedgerDetail = {
     offers: all.length,
     usable: usable.length,
@@ -187,8 +193,8 @@ export function chooseForSlot(
   if (all.length === 0) return { pick: null, reason: slot.unlisted ? "no_longer_listed" : "no_offer", detail };
   if (usable.length === 0) return { pick: null, reason: "only_other_languages", detail };
   const mappings = new Map(input.mappings.map((m) => [m.id, m]));
-  const failedKeys = new Set((input.failed ?? []).map((d) => `${d.mappingId}\u0000${d.externalId}`));
-  const failed = (c: Candidate) => c.queue.some((o) => failedKeys.has(`${o.mappingId}\u0000${o.externalId}`));
+  const failedRelease = failedLately(input.failed);
+  const failed = (c: Candidate) => c.queue.some(failedRelease);
   const candidates = candidatesOf(slot, usable).sort(rank(input.languages, mappings, failed));
   // A candidate with any blocked release is out as a whole: a split chapter comes from one source.
   const open = candidates.filter((c) => !c.queue.some(isBlocked) && !degradedHere.has(c.mappingId));
@@ -245,9 +251,8 @@ export function planWanted(input: PlanInput): PlanOutput {
   // parts): queued, but the pass counts as empty for the back-off, so a series whose only source
   // keeps failing is not asked every pass. Under the download limit they come after the picks that
   // were never tried, so chapters that keep failing never hold back the rest of the series.
-  const failedKeys = new Set((input.failed ?? []).map((d) => `${d.mappingId}\u0000${d.externalId}`));
-  const isRetry = (pick: readonly PlanOffer[]) =>
-    pick.some((o) => failedKeys.has(`${o.mappingId}\u0000${o.externalId}`));
+  const failedRelease = failedLately(input.failed);
+  const isRetry = (pick: readonly PlanOffer[]) => pick.some(failedRelease);
   let retries = 0;
   /** The main entries by slot, in reading order once every slot is decided. */
   const entries = new Map<WantedSlot, LedgerEntry>();
@@ -359,11 +364,11 @@ export function planWanted(input: PlanInput): PlanOutput {
  * asked at once, and the parts a split replacement already has are not fetched again and again.
  */
 export function queuesUntried(plan: Pick<PlanOutput, "downloads">, failed: readonly PlanBlocked[]): boolean {
-  const failedKeys = new Set(failed.map((d) => `${d.mappingId}\u0000${d.externalId}`));
+  const failedRelease = failedLately(failed);
   const picks = new Map<string, PlannedDownload[]>();
   for (const d of plan.downloads) {
     const key = d.replacementGroup ?? `${d.slot.kind}:${d.slot.number}`;
     picks.set(key, [...(picks.get(key) ?? []), d]);
   }
-  return [...picks.values()].some((pick) => pick.every((d) => !failedKeys.has(`${d.mappingId}\u0000${d.externalId}`)));
+  return [...picks.values()].some((pick) => !pick.some(failedRelease));
 }
