@@ -72,7 +72,7 @@ async function scenario(id: number, title: string, failB2: number) {
     (r) => r.length === 4 && settled(r),
   );
   const files = await app.ctx.db.libraryFile.findMany({ where: { seriesId }, orderBy: { id: "asc" } });
-  return { old: first.map((r) => r.fileId!), all, files };
+  return { old: first.map((r) => r.fileId!), all, files, workB };
 }
 
 describe("split chapter recovery through the pipeline", () => {
@@ -105,5 +105,35 @@ describe("split chapter recovery through the pipeline", () => {
     // The failure brings no pass forward: it could only fetch part 1 again beside the failed part 2.
     await new Promise((r) => setTimeout(r, 500));
     expect((await downloadsOf(app, all[0]!.seriesId)).length).toBe(4);
+  });
+
+  it("the part that failed comes alone with a later pass; the part already published stays, then the old parts retire", async () => {
+    const { old, all, workB } = await scenario(801, "Pleat", 1e6);
+    expect(all.slice(2).map((r) => [r.part, r.state])).toEqual([
+      [1, "published"],
+      [2, "failed"],
+    ]);
+    const [newPart1, failedPart2] = [all[2]!, all[3]!];
+    // B answers again; the next pass (the operator's run here) fetches only part 2, into the same group.
+    for (const page of workB.chapters[1]!.pages) page.failTimes = 0;
+    const pass = await app.services.wanted.runPass(newPart1.seriesId, { force: true });
+    expect(pass.entries.map((e) => [e.number, e.reason])).toEqual([["10", "replacing"]]);
+    const rows = await until(
+      "part 2 published",
+      () => downloadsOf(app, newPart1.seriesId),
+      (r) => r.length === 5 && settled(r),
+    );
+    expect([rows[4]!.part, rows[4]!.state, rows[4]!.replacementGroup]).toEqual([
+      2,
+      "published",
+      failedPart2.replacementGroup,
+    ]);
+    const files = await until(
+      "old parts retired",
+      () => app.ctx.db.libraryFile.findMany({ where: { seriesId: newPart1.seriesId }, orderBy: { id: "asc" } }),
+      (f) => old.every((id) => f.find((x) => x.id === id)?.state === "recycled"),
+    );
+    // The chapter is B's two parts: the part 1 published first, and the part 2 just fetched.
+    expect(files.filter((f) => f.state === "active").map((f) => f.id)).toEqual([newPart1.fileId, rows[4]!.fileId]);
   });
 });

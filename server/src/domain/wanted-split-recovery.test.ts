@@ -100,4 +100,36 @@ describe("split chapter recovery", () => {
     const out = planWanted(input({ offers: parts(2, 1, 2, 3), degradedFiles: [degradedPart()], maxDownloads: 2 }));
     expect([out.downloads.length, out.ledger[0]?.reason]).toEqual([0, "limit_reached"]);
   });
+
+  it("an unfinished replacement's source fills in only its missing parts, into the same group", () => {
+    // Source 2 published parts 1 and 3 (files 31, 33) of group "chapter:10#21,22,23"; part 2 failed.
+    // Siblings now hold the new part files too.
+    const resume = {
+      group: "chapter:10#21,22,23",
+      replacesFileIds: [21, 22, 23],
+      mappingId: 2,
+      scanlator: null,
+      parts: [1, 3],
+    };
+    const file = degradedPart({ siblingFileIds: [21, 22, 23, 31, 33], resume });
+    const out = planWanted(input({ offers: [...parts(1, 1, 2, 3), ...parts(2, 1, 2, 3)], degradedFiles: [file] }));
+    expect(out.downloads.map((d) => [d.mappingId, d.part, d.replacementGroup, d.replacesFileIds])).toEqual([
+      [2, 2, "chapter:10#21,22,23", [21, 22, 23]],
+    ]);
+    expect(out.ledger.map((e) => e.reason)).toEqual(["replacing"]);
+    // Another source (ranked first) brings every part, and replaces the new part files too.
+    const other = planWanted(
+      input({
+        offers: [...parts(2, 1, 2, 3), ...parts(3, 1, 2, 3)],
+        mappings: [1, 2, 3].map((id) => ({ id, priority: id === 3 ? 5 : 0, degraded: 0, failed: 0 })),
+        degradedFiles: [file],
+      }),
+    );
+    expect(other.downloads.map((d) => [d.mappingId, d.part, d.replacesFileIds])).toEqual([
+      [3, 1, [21, 22, 23, 31, 33]],
+      [3, 2, [21, 22, 23, 31, 33]],
+      [3, 3, [21, 22, 23, 31, 33]],
+    ]);
+    expect(new Set(other.downloads.map((d) => d.replacementGroup))).toEqual(new Set(["chapter:10#21,22,23,31,33"]));
+  });
 });

@@ -3,6 +3,7 @@
  * pass reads, the downloads it queues, its ledger and the back-off's figures.
  */
 import type { Label } from "./labels.ts";
+import type { ResumableReplacement } from "./replacement-groups.ts";
 import type { Coverage } from "./types.ts";
 
 export const WANTED_REASONS = [
@@ -105,6 +106,11 @@ export interface DegradedFile {
   mappingId: number | null;
   /** A replacement download is already live. */
   replacing: boolean;
+  /**
+   * An unfinished replacement of this chapter: when its source is picked again, only the parts it
+   * has not published are queued, into the same group (`replacement-groups.ts`).
+   */
+  resume?: ResumableReplacement | null;
 }
 
 /** A release the operator blocked: never chosen again; its source still may deliver the slot. */

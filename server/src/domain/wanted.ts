@@ -325,19 +325,31 @@ export function planWanted(input: PlanInput): PlanOutput {
       detail: { ...detail, replacesFileId: f.fileId },
     });
     const excluded = new Set(files.flatMap((x) => (x.mappingId === null ? [] : [x.mappingId])));
-    const choice = chooseForSlot({ ...f.slot, partsOnDisk: [] }, input, excluded);
+    // An unfinished replacement's source fills in only the parts it has not published; any other
+    // source brings every part and replaces those too.
+    const resume = files.find((x) => x.resume)?.resume ?? null;
+    const slot: WantedSlot = resume
+      ? {
+          ...f.slot,
+          partsOnDisk: resume.parts,
+          partsFrom: { mappingId: resume.mappingId, scanlator: resume.scanlator, fileIds: [] },
+        }
+      : { ...f.slot, partsOnDisk: [] };
+    const choice = chooseForSlot(slot, input, excluded);
     if (files.some((x) => x.replacing)) ledger.push(entry("replacing", choice.detail));
     else if (choice.pick === null) ledger.push(entry("no_other_source", choice.detail));
     else if (backingOff) ledger.push(entry("backing_off", choice.detail));
     else if (downloads.length + choice.pick.length > limit) ledger.push(entry("limit_reached", choice.detail));
     else {
+      const first = choice.pick[0]!;
+      const resumed = resume !== null && fillsIn(slot, first.mappingId, first.scanlator);
       const grouped = choice.pick.length > 1 || replaces.length > 1;
-      for (const o of choice.pick)
-        downloads.push({
-          ...toDownload(f.slot, o),
-          replacesFileId: f.fileId,
-          ...(grouped ? { replacementGroup: `${key}#${replaces.join(",")}`, replacesFileIds: replaces } : {}),
-        });
+      const group = resumed
+        ? { replacementGroup: resume.group, replacesFileIds: resume.replacesFileIds }
+        : grouped
+          ? { replacementGroup: `${key}#${replaces.join(",")}`, replacesFileIds: replaces }
+          : {};
+      for (const o of choice.pick) downloads.push({ ...toDownload(f.slot, o), replacesFileId: f.fileId, ...group });
       ledger.push(entry("replacing", choice.detail));
     }
   }

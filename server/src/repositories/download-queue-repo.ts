@@ -106,7 +106,7 @@ export function downloadQueueRepo(db: Db) {
     groupMembers: (seriesId: number, replacementGroup: string) =>
       db.download.findMany({
         where: { seriesId, replacementGroup },
-        select: { id: true, state: true, replacesFileIds: true },
+        select: { id: true, state: true, part: true, replacesFileIds: true },
         orderBy: { id: "asc" },
       }),
     /** Of these library files, the ones still active. */

@@ -43,6 +43,7 @@ export function downloadRepo(db: Db) {
           needsReplacement: true,
           replacesFileId: true,
           replacesFileIds: true,
+          replacementGroup: true,
           updatedAt: true,
           verdict: true,
         },

@@ -10,6 +10,7 @@ import path from "node:path";
 import { stateDirs } from "../../config.ts";
 import { transition, type JobEvent, type JobState } from "../../domain/download-jobs.ts";
 import { isWhole } from "../../domain/labels.ts";
+import { replacementGroupComplete } from "../../domain/replacement-groups.ts";
 import { safeName, safeNameWithTail } from "../../domain/safe-names.ts";
 import { AppError, isAppError } from "../../errors.ts";
 import type { DownloadRow as Download } from "../../repositories/download-repo.ts";
@@ -372,7 +373,7 @@ export async function finishReplacementGroup(
   if (!group) return;
   await groupLockOf(deps.ctx).run([`group:${row.seriesId}:${group}`], async () => {
     const members = await deps.queue.groupMembers(row.seriesId, group);
-    if (members.length === 0 || !members.every((m) => m.state === "published")) return;
+    if (!replacementGroupComplete(members)) return;
     const ids = (() => {
       try {
         return (JSON.parse(members[0]!.replacesFileIds ?? "[]") as unknown[]).filter(

@@ -9,6 +9,7 @@ import { parseStoredVerdict, verdictCondemns } from "../../domain/conformity.ts"
 import { buildCoverageIndex } from "../../domain/coverage.ts";
 import { LIVE_JOB_STATES } from "../../domain/download-jobs.ts";
 import { labelEquals, parseLabel, type Label } from "../../domain/labels.ts";
+import { resumableReplacement } from "../../domain/replacement-groups.ts";
 import { seriesForm } from "../../domain/series-form.ts";
 import {
   activeOf,
@@ -172,6 +173,7 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
     // Recovery: active files whose download was judged degraded (the audit's `degraded` flag) or flagged later.
     const bad = downloads.filter((d) => d.fileId !== null && (d.needsReplacement || degradedNow(d)));
     const activeFiles = await ctx.repos.files.activeAmong(bad.map((d) => d.fileId!));
+    const activeIds = new Set(snapshot.files.map((x) => x.id));
     const degradedFiles: DegradedFile[] = bad
       .filter((d) => activeFiles.has(d.fileId!))
       .map((d) => {
@@ -196,6 +198,7 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
             partsOnDisk: [],
           },
           siblingFileIds: siblings,
+          resume: split ? resumableReplacement(number, downloads, activeIds) : null,
           mappingId: d.sourceMappingId,
           replacing: live.some(
             (l) =>
