@@ -52,6 +52,7 @@ beforeAll(async () => {
       fakeWork({ id: 605, title: "Salt Lantern", source: FR, chapters: await chaptersOf(1, 500) }),
       fakeWork({ id: 604, title: "Moss Harbor", source: JA, chapters: await chaptersOf(2, 400) }),
       fakeWork({ id: 606, title: "Reed Quiet", source: JA, chapters: await chaptersOf(2, 600) }),
+      fakeWork({ id: 608, title: "Still Current", source: JA, chapters: await chaptersOf(2, 800) }),
       // Long chapters: their jobs are still at work when the test adds a native file.
       fakeWork({
         id: 607,
@@ -217,6 +218,29 @@ describe("translation fallback rules from an empty service", () => {
       paused_reason: "native_release",
     });
     expect(jobs.find((j) => j.target.number === "2")?.paused_reason).toBeNull();
+  });
+
+  it("a search while a pass is under way answers with the jobs that pass created", async () => {
+    const id = await series("Still Current", 2, [[JA, "ja"]]);
+    // The series' passes wait while the test holds their lock: one is under way when the search asks.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let acquired!: () => void;
+    const taken = new Promise<void>((r) => (acquired = r));
+    const holding = w.app.ctx.cluster.keyedLock("wanted").run([String(id)], async () => {
+      acquired();
+      await held;
+    });
+    await taken;
+    await w.patch(id, { translation_fallback_enabled: true });
+    const first = w.app.services.wanted.runPass(id, { force: true });
+    const search = w.search(id);
+    await new Promise((r) => setTimeout(r, 300));
+    release();
+    await holding;
+    await first;
+    expect((await search).created.map((j) => j.target.number)).toEqual(["1", "2"]);
+    expect((await w.jobs(id)).map((j) => j.target.number).sort()).toEqual(["1", "2"]);
   });
 
   it("the series' own source languages: its order wins, `original` is skipped while unknown, empty inherits", async () => {

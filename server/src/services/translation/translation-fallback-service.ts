@@ -30,6 +30,15 @@ type ForeignBooksFetch = (
 export function translationFallback(ctx: AppContext, translations: TranslationService) {
   /** Runs after every Wanted pass of the series (wanted-service.ts calls it with the pass's ledger). */
   const lastResult = new Map<number, TranslationSearchResult>();
+  /**
+   * The jobs created per series while a search waits: the pass it runs follows one under way (a
+   * link's, a toggle's), and the jobs that one creates are this search's outcome too.
+   */
+  const searching = new Map<number, Set<TranslationSearchResult["created"]>>();
+  const collect = (seriesId: number, out: TranslationSearchResult) => {
+    for (const c of searching.get(seriesId) ?? []) c.push(...out.created);
+    lastResult.set(seriesId, out);
+  };
   let foreignBooks: ForeignBooksFetch | undefined;
 
   /**
@@ -83,7 +92,7 @@ export function translationFallback(ctx: AppContext, translations: TranslationSe
         number: String(seriesId),
         reason: settings.enabled ? "series_fallback_off" : "fallback_off",
       });
-      lastResult.set(seriesId, out);
+      collect(seriesId, out);
       return out;
     }
     await translations.resumeAll(seriesId);
@@ -91,7 +100,7 @@ export function translationFallback(ctx: AppContext, translations: TranslationSe
     out.skipped.push(...planned.skipped);
     out.created.push(...planned.created.map(jobView));
     await searchIndexer(seriesId, planned, out);
-    lastResult.set(seriesId, out);
+    collect(seriesId, out);
     return out;
   }
 
@@ -104,9 +113,17 @@ export function translationFallback(ctx: AppContext, translations: TranslationSe
     async search(wanted: Pick<WantedService, "runPass">, seriesId: number): Promise<TranslationSearchResult> {
       // The pass runs the fallback itself (the hook below); its outcome is read back here.
       lastResult.delete(seriesId);
-      const pass = await wanted.runPass(seriesId, { force: true });
-      const r = lastResult.get(seriesId) ?? { created: [], skipped: [], queuedDownloads: 0 };
-      return { ...r, queuedDownloads: pass.queued };
+      const created: TranslationSearchResult["created"] = [];
+      const mine = searching.get(seriesId) ?? new Set();
+      searching.set(seriesId, mine.add(created));
+      try {
+        const pass = await wanted.runPass(seriesId, { force: true });
+        const r = lastResult.get(seriesId) ?? { created: [], skipped: [], queuedDownloads: 0 };
+        return { ...r, created, queuedDownloads: pass.queued };
+      } finally {
+        mine.delete(created);
+        if (mine.size === 0 && searching.get(seriesId) === mine) searching.delete(seriesId);
+      }
     },
   };
 }
