@@ -131,5 +131,10 @@ describe("split chapter recovery", () => {
       [3, 3, [21, 22, 23, 31, 33]],
     ]);
     expect(new Set(other.downloads.map((d) => d.replacementGroup))).toEqual(new Set(["chapter:10#21,22,23,31,33"]));
+    // That source now offers the chapter whole: it replaces its own new parts too.
+    const whole = planWanted(input({ offers: [offer("10", { mappingId: 2 })], degradedFiles: [file] }));
+    expect(whole.downloads.map((d) => [d.mappingId, d.part, d.replacesFileIds])).toEqual([
+      [2, null, [21, 22, 23, 31, 33]],
+    ]);
   });
 });

@@ -342,7 +342,9 @@ export function planWanted(input: PlanInput): PlanOutput {
     else if (downloads.length + choice.pick.length > limit) ledger.push(entry("limit_reached", choice.detail));
     else {
       const first = choice.pick[0]!;
-      const resumed = resume !== null && fillsIn(slot, first.mappingId, first.scanlator);
+      // A whole release from that source is not a part of the group: it replaces the new parts too.
+      const resumed =
+        resume !== null && fillsIn(slot, first.mappingId, first.scanlator) && choice.pick.every((o) => o.part !== null);
       const grouped = choice.pick.length > 1 || replaces.length > 1;
       const group = resumed
         ? { replacementGroup: resume.group, replacesFileIds: resume.replacesFileIds }
