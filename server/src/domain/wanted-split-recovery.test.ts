@@ -137,4 +137,53 @@ describe("split chapter recovery", () => {
       [2, null, [21, 22, 23, 31, 33]],
     ]);
   });
+
+  it("a replacement that only tries again a failed release is queued but backs off; the next pass waits", () => {
+    const H = 3_600_000;
+    // Part 2 of source 2's replacement failed; source 2 is the only other source.
+    const failed = [{ mappingId: 2, externalId: "2-10-2" }];
+    const first = planWanted(input({ offers: parts(2, 1, 2, 3), degradedFiles: [degradedPart()], failed }));
+    expect(first.downloads).toHaveLength(3);
+    expect(first.backoff).toEqual({ emptyPasses: 1, nextPassAt: NOW + H });
+    // The scheduled pass an hour later (no wanted slot) does not ask again before the back-off ends.
+    const early = planWanted(
+      input({
+        offers: parts(2, 1, 2, 3),
+        degradedFiles: [degradedPart()],
+        failed,
+        now: NOW + H - 1,
+        backoff: first.backoff,
+      }),
+    );
+    expect([early.downloads.length, early.ledger.map((e) => e.reason)]).toEqual([0, ["backing_off"]]);
+    const later = planWanted(
+      input({
+        offers: parts(2, 1, 2, 3),
+        degradedFiles: [degradedPart()],
+        failed,
+        now: NOW + H,
+        backoff: first.backoff,
+      }),
+    );
+    expect([later.downloads.length, later.backoff]).toEqual([3, { emptyPasses: 2, nextPassAt: NOW + 3 * H }]);
+    // A release never tried (another source) resets it; so does a series with nothing to replace.
+    const other = planWanted(
+      input({
+        offers: [...parts(2, 1, 2, 3), offer("10", { mappingId: 3 })],
+        mappings: [1, 2, 3].map((id) => ({ id, priority: id === 3 ? 5 : 0, degraded: 0, failed: 0 })),
+        degradedFiles: [degradedPart()],
+        failed,
+        backoff: later.backoff,
+        now: NOW + 3 * H,
+      }),
+    );
+    expect([other.downloads.map((d) => d.mappingId), other.backoff]).toEqual([
+      [3],
+      { emptyPasses: 0, nextPassAt: null },
+    ]);
+    expect(planWanted(input({ backoff: later.backoff, now: NOW + 3 * H })).backoff).toEqual({
+      emptyPasses: 0,
+      nextPassAt: null,
+    });
+  });
 });

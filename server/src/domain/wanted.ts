@@ -341,6 +341,9 @@ export function planWanted(input: PlanInput): PlanOutput {
     else if (backingOff) ledger.push(entry("backing_off", choice.detail));
     else if (downloads.length + choice.pick.length > limit) ledger.push(entry("limit_reached", choice.detail));
     else {
+      // A replacement that tries again a release whose download failed lately counts as a retry
+      // for the back-off too: a replacement that keeps failing is not asked for every pass.
+      if (isRetry(choice.pick)) retries += choice.pick.length;
       const first = choice.pick[0]!;
       // A whole release from that source is not a part of the group: it replaces the new parts too.
       const resumed =
@@ -359,8 +362,10 @@ export function planWanted(input: PlanInput): PlanOutput {
   let backoff = input.backoff;
   if (!backingOff) {
     const obtainable = downloads.length > retries || inFlight > 0 || heldBack > 0;
+    // Nothing sought: no wanted slot and no replacement tried again.
+    const nothingSought = wanted.length === 0 && retries === 0;
     backoff =
-      wanted.length === 0 || obtainable
+      nothingSought || obtainable
         ? { emptyPasses: 0, nextPassAt: null }
         : {
             emptyPasses: input.backoff.emptyPasses + 1,
