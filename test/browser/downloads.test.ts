@@ -213,6 +213,11 @@ describe("download queue", () => {
       .getByText("4 of 25 pages are black cards (16 %, more than the 15 % allowed).")
       .waitFor({ timeout: 15_000 });
     expect(await seriousViolations(page)).toEqual([]);
+    // The row leads to what the Wanted pass plans for the series.
+    await ch5.getByRole("link", { name: `What the Wanted pass plans for ${title}` }).click();
+    await page.waitForURL(`**/series/${id}/sources#wanted-heading`);
+    const wanted = page.getByRole("region", { name: "Wanted" });
+    await wanted.getByText("Chapter 5", { exact: false }).first().waitFor({ timeout: 15_000 });
     expect(errors).toEqual([]);
 
     // Leave nothing running behind the test.
