@@ -8,7 +8,7 @@ import server from "./vitest.config.ts";
  * suites that cover the repositories' reads and writes: the chapter map and units (bulk JSON
  * selects, revision triggers), downloads, sources, publication, assembly, duplicates, retirement
  * and the recycle bin, the blocklist, sessions, reading apps and progress, translation jobs, the
- * scheduled passes' kept times. POSTGRES_SUITES
+ * scheduled passes' kept times, the next pass after a full one. POSTGRES_SUITES
  * (comma-separated paths) runs others.
  */
 export const POSTGRES_SUITES = [
@@ -46,6 +46,7 @@ export const POSTGRES_SUITES = [
   "test/scheduled-runs.test.ts",
   "test/system-health.test.ts",
   "test/system-status.test.ts",
+  "test/wanted-next-pass.test.ts",
 ];
 
 export default defineConfig({

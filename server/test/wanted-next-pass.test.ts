@@ -26,6 +26,7 @@ interface Download {
   state: string;
 }
 interface Ledger {
+  last_pass_at: string | null;
   entries: { number: string; reason: string }[];
 }
 
@@ -59,9 +60,14 @@ describe("the next pass after a pass that reached its download limit", () => {
 
   it("runs once the series' queue is empty, until every chapter the source lists is fetched", async () => {
     const id = await createSeries(app, TITLE);
-    // Linking runs the first pass: three chapters queued, the other four left for the next pass.
+    // Linking runs the first pass (just after its answer): three chapters queued, the other four
+    // left for the next pass.
     await linkSources(app, id, [[SOURCE.id, 41, 0, "en"]]);
-    const first = await expectJson<Ledger>(await app.api(`/api/manga/${id}/wanted`), 200);
+    const first = await until(
+      "the first pass's ledger",
+      async () => expectJson<Ledger>(await app.api(`/api/manga/${id}/wanted`), 200),
+      (l) => l.last_pass_at !== null,
+    );
     expect(first.entries.filter((e) => e.reason === "limit_reached").map((e) => e.number)).toEqual([
       "4",
       "5",
