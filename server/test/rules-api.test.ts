@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { transition as downloadTransition } from "../src/domain/download-jobs.ts";
 import { DEFAULT_THRESHOLDS } from "../src/domain/conformity.ts";
 import { FEW_PAGES } from "../src/domain/audit.ts";
+import { MAX_INTERVAL_DAYS, MIN_INTERVAL_DAYS, MIN_RELEASES, OVERDUE_AFTER } from "../src/domain/calendar.ts";
 import { OVERSIZED_BOOK_PAGES } from "../src/domain/types.ts";
 import { MAX_ORDERED_LABELS, parseLabel, sortLabels } from "../src/domain/labels.ts";
 import { expectJson } from "./fixtures.ts";
@@ -28,7 +29,7 @@ describe("the rules' figures", () => {
   it("REST == GraphQL, and they are the deciding modules' constants", async () => {
     const rest = await expectJson<Record<string, number>>(await app.api("/api/rules"), 200);
     const g = await app.gql<{ rules: Record<string, number> }>(
-      `{ rules { maxBlackShare fewPages oversizedBookPages sourcePriorityMin sourcePriorityMax } }`,
+      `{ rules { maxBlackShare fewPages oversizedBookPages sourcePriorityMin sourcePriorityMax calendarMinReleases calendarMinIntervalDays calendarMaxIntervalDays calendarOverdueIntervals } }`,
     );
     expect(g.errors).toBeUndefined();
     expect(g.data?.rules).toEqual({
@@ -37,6 +38,10 @@ describe("the rules' figures", () => {
       oversizedBookPages: OVERSIZED_BOOK_PAGES,
       sourcePriorityMin: -1000,
       sourcePriorityMax: 1000,
+      calendarMinReleases: MIN_RELEASES,
+      calendarMinIntervalDays: MIN_INTERVAL_DAYS,
+      calendarMaxIntervalDays: MAX_INTERVAL_DAYS,
+      calendarOverdueIntervals: OVERDUE_AFTER,
     });
     expect(rest).toEqual({
       max_black_share: g.data?.rules.maxBlackShare,
@@ -44,6 +49,10 @@ describe("the rules' figures", () => {
       oversized_book_pages: g.data?.rules.oversizedBookPages,
       source_priority_min: g.data?.rules.sourcePriorityMin,
       source_priority_max: g.data?.rules.sourcePriorityMax,
+      calendar_min_releases: g.data?.rules.calendarMinReleases,
+      calendar_min_interval_days: g.data?.rules.calendarMinIntervalDays,
+      calendar_max_interval_days: g.data?.rules.calendarMaxIntervalDays,
+      calendar_overdue_intervals: g.data?.rules.calendarOverdueIntervals,
     });
   });
 });

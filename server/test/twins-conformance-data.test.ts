@@ -345,7 +345,10 @@ const ROWS: DataRow[] = [
   {
     name: "rules",
     rest: () => ({ path: "/api/rules" }),
-    gql: () => q(`{ rules { maxBlackShare fewPages oversizedBookPages sourcePriorityMin sourcePriorityMax } }`),
+    gql: () =>
+      q(
+        `{ rules { maxBlackShare fewPages oversizedBookPages sourcePriorityMin sourcePriorityMax calendarMinReleases calendarMinIntervalDays calendarMaxIntervalDays calendarOverdueIntervals } }`,
+      ),
   },
   {
     name: "labelOrder",

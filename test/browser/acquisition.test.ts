@@ -85,6 +85,8 @@ describe("acquisition screens", () => {
       const cell = page.locator("table.month td").filter({ hasText: "Calendar Wave · 7" });
       await cell.waitFor();
       expect(await cell.locator(".day").innerText()).toBe(String(expected.getUTCDate()));
+      // The rule is worded with the service's figures (GET /api/rules).
+      await page.getByText("(3 to 62 days apart, at least four dated releases)", { exact: false }).waitFor();
       const list = page.getByRole("region", { name: /Expected in/ });
       await expect.poll(() => list.innerText()).toContain("Chapter 7 expected (every 7 days");
       const overdue = page.getByRole("region", { name: /Overdue/ });

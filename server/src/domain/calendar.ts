@@ -13,6 +13,8 @@
  *   next chapter was expected.
  */
 
+/** Dated releases (distinct days) needed for a prediction. */
+export const MIN_RELEASES = 4;
 export const MIN_INTERVAL_DAYS = 3;
 export const MAX_INTERVAL_DAYS = 62;
 export const MIN_INTERVALS = 3;
@@ -50,7 +52,7 @@ export function predictNextRelease(releaseDates: readonly number[], now: number)
   for (let i = 1; i < days.length; i++) all.push(days[i]! - days[i - 1]!);
   const intervals = all.filter((d) => d >= MIN_INTERVAL_DAYS && d <= MAX_INTERVAL_DAYS).slice(-RECENT_INTERVALS);
   const base = { releases: days.length, intervals, lastReleaseAt };
-  if (days.length < 4 || intervals.length < MIN_INTERVALS)
+  if (days.length < MIN_RELEASES || intervals.length < MIN_INTERVALS)
     return { status: "unknown", reason: "too_few_dates", ...base, medianDays: null };
   const medianDays = median(intervals);
   const expectedAt = lastReleaseAt! + Math.round(medianDays * DAY_MS);

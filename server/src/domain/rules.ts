@@ -3,6 +3,7 @@
  * here instead of repeating them): each is the constant the deciding module itself uses.
  */
 import { FEW_PAGES } from "./audit.ts";
+import { MAX_INTERVAL_DAYS, MIN_INTERVAL_DAYS, MIN_RELEASES, OVERDUE_AFTER } from "./calendar.ts";
 import { DEFAULT_THRESHOLDS } from "./conformity.ts";
 import { OVERSIZED_BOOK_PAGES } from "./types.ts";
 
@@ -19,6 +20,13 @@ export interface ProductRules {
   oversizedBookPages: number;
   sourcePriorityMin: number;
   sourcePriorityMax: number;
+  /** The calendar predicts a series' next chapter from at least this many dated releases (calendar.ts). */
+  calendarMinReleases: number;
+  /** Only intervals between releases from … to this many days (inclusive) make the cadence. */
+  calendarMinIntervalDays: number;
+  calendarMaxIntervalDays: number;
+  /** After this many cadence intervals with nothing new, a series is overdue. */
+  calendarOverdueIntervals: number;
 }
 
 export const PRODUCT_RULES: ProductRules = Object.freeze({
@@ -27,4 +35,8 @@ export const PRODUCT_RULES: ProductRules = Object.freeze({
   oversizedBookPages: OVERSIZED_BOOK_PAGES,
   sourcePriorityMin: SOURCE_PRIORITY_MIN,
   sourcePriorityMax: SOURCE_PRIORITY_MAX,
+  calendarMinReleases: MIN_RELEASES,
+  calendarMinIntervalDays: MIN_INTERVAL_DAYS,
+  calendarMaxIntervalDays: MAX_INTERVAL_DAYS,
+  calendarOverdueIntervals: OVERDUE_AFTER,
 });

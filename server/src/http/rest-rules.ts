@@ -15,6 +15,10 @@ export function restRules() {
     oversized_book_pages: PRODUCT_RULES.oversizedBookPages,
     source_priority_min: PRODUCT_RULES.sourcePriorityMin,
     source_priority_max: PRODUCT_RULES.sourcePriorityMax,
+    calendar_min_releases: PRODUCT_RULES.calendarMinReleases,
+    calendar_min_interval_days: PRODUCT_RULES.calendarMinIntervalDays,
+    calendar_max_interval_days: PRODUCT_RULES.calendarMaxIntervalDays,
+    calendar_overdue_intervals: PRODUCT_RULES.calendarOverdueIntervals,
   };
 }
 

@@ -15,6 +15,18 @@ const RulesRef = builder.objectRef<ProductRules>("Rules").implement({
     }),
     sourcePriorityMin: t.exposeInt("sourcePriorityMin", { description: "Lowest source mapping priority." }),
     sourcePriorityMax: t.exposeInt("sourcePriorityMax", { description: "Highest source mapping priority." }),
+    calendarMinReleases: t.exposeInt("calendarMinReleases", {
+      description: "The calendar predicts a series' next chapter from at least this many dated releases.",
+    }),
+    calendarMinIntervalDays: t.exposeInt("calendarMinIntervalDays", {
+      description: "Shortest interval between releases (days) that counts toward the cadence.",
+    }),
+    calendarMaxIntervalDays: t.exposeInt("calendarMaxIntervalDays", {
+      description: "Longest interval between releases (days) that counts toward the cadence.",
+    }),
+    calendarOverdueIntervals: t.exposeInt("calendarOverdueIntervals", {
+      description: "After this many cadence intervals with nothing new, the series is overdue.",
+    }),
   }),
 });
 

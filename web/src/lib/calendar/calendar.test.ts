@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addMonths, byDay, entrySummary, monthGrid, monthRange, parseMonth } from "./calendar";
+import { addMonths, byDay, entrySummary, monthGrid, monthRange, parseMonth, ruleWords } from "./calendar";
 import type { CalendarEntry } from "./queries";
 
 const entry = (over: Partial<CalendarEntry> = {}): CalendarEntry => ({
@@ -42,5 +42,26 @@ describe("calendar helpers", () => {
       "was expected on Fri, Jan 2",
     );
     expect(byDay([entry(), entry({ seriesId: 2 })]).get("2026-03-06")).toHaveLength(2);
+  });
+
+  it("words the rule with the service's figures", () => {
+    const rules = {
+      calendarMinReleases: 4,
+      calendarMinIntervalDays: 3,
+      calendarMaxIntervalDays: 62,
+      calendarOverdueIntervals: 3,
+    };
+    expect(ruleWords(rules)).toEqual({
+      intro:
+        "When the next chapter of each monitored, running series is expected: the median interval between its " +
+        "recent releases (3 to 62 days apart, at least four dated releases) after the last one. A series with " +
+        "nothing new after three intervals is overdue.",
+      needs: "A series needs a linked source with at least four dated releases to be predicted.",
+    });
+    const other = ruleWords({ ...rules, calendarMinReleases: 20, calendarOverdueIntervals: 1 });
+    expect([other.intro.includes("at least 20 dated releases"), other.intro.includes("after one interval")]).toEqual([
+      true,
+      true,
+    ]);
   });
 });

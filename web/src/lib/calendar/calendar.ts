@@ -3,7 +3,7 @@
  * month the URL names, the days of its grid (weeks from Monday), and words for an entry. The
  * prediction itself is the server's.
  */
-import type { CalendarEntry } from "./queries";
+import type { CalendarEntry, CalendarRules } from "./queries";
 
 export interface Month {
   year: number;
@@ -96,4 +96,20 @@ export function byDay(entries: readonly CalendarEntry[]): Map<string, CalendarEn
   const out = new Map<string, CalendarEntry[]>();
   for (const e of entries) out.set(e.expectedOn, [...(out.get(e.expectedOn) ?? []), e]);
   return out;
+}
+
+const SMALL = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"];
+const counted = (n: number) => SMALL[n] ?? String(n);
+
+/** How the page explains the prediction, with the service's own figures. */
+export function ruleWords(r: CalendarRules): { intro: string; needs: string } {
+  const apart = `${r.calendarMinIntervalDays} to ${r.calendarMaxIntervalDays} days apart`;
+  const releases = `at least ${counted(r.calendarMinReleases)} dated releases`;
+  const after = r.calendarOverdueIntervals === 1 ? "one interval" : `${counted(r.calendarOverdueIntervals)} intervals`;
+  return {
+    intro:
+      "When the next chapter of each monitored, running series is expected: the median interval between its recent " +
+      `releases (${apart}, ${releases}) after the last one. A series with nothing new after ${after} is overdue.`,
+    needs: `A series needs a linked source with ${releases} to be predicted.`,
+  };
 }

@@ -5,6 +5,9 @@ export type CalendarEntry = ResultOf<typeof ENTRY>;
 
 export type CalendarData = ResultOf<typeof CALENDAR_QUERY>;
 
+/** The service's figures of the prediction rule (the page words them; it does not repeat them). */
+export type CalendarRules = CalendarData["rules"];
+
 export const ENTRY = graphql(`
   fragment CalendarEntryFields on CalendarEntry {
     seriesId
@@ -32,6 +35,12 @@ export const CALENDAR_QUERY = graphql(
         overdue {
           ...CalendarEntryFields
         }
+      }
+      rules {
+        calendarMinReleases
+        calendarMinIntervalDays
+        calendarMaxIntervalDays
+        calendarOverdueIntervals
       }
     }
   `,
