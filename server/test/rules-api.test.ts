@@ -18,7 +18,8 @@ let app: TestApp;
 let seriesId: number;
 
 beforeAll(async () => {
-  app = await createTestApp();
+  // A retention other than the default: the figure is the configured one.
+  app = await createTestApp({ env: { RECYCLE_RETENTION_DAYS: "9" } });
   seriesId = (
     await expectJson<{ id: number }>(await app.api("/api/manga", { method: "POST", json: { title: "Rules" } }), 201)
   ).id;
@@ -29,7 +30,7 @@ describe("the rules' figures", () => {
   it("REST == GraphQL, and they are the deciding modules' constants", async () => {
     const rest = await expectJson<Record<string, number>>(await app.api("/api/rules"), 200);
     const g = await app.gql<{ rules: Record<string, number> }>(
-      `{ rules { maxBlackShare fewPages oversizedBookPages sourcePriorityMin sourcePriorityMax calendarMinReleases calendarMinIntervalDays calendarMaxIntervalDays calendarOverdueIntervals } }`,
+      `{ rules { maxBlackShare fewPages oversizedBookPages sourcePriorityMin sourcePriorityMax calendarMinReleases calendarMinIntervalDays calendarMaxIntervalDays calendarOverdueIntervals recycleRetentionDays } }`,
     );
     expect(g.errors).toBeUndefined();
     expect(g.data?.rules).toEqual({
@@ -42,6 +43,7 @@ describe("the rules' figures", () => {
       calendarMinIntervalDays: MIN_INTERVAL_DAYS,
       calendarMaxIntervalDays: MAX_INTERVAL_DAYS,
       calendarOverdueIntervals: OVERDUE_AFTER,
+      recycleRetentionDays: 9,
     });
     expect(rest).toEqual({
       max_black_share: g.data?.rules.maxBlackShare,
@@ -53,6 +55,7 @@ describe("the rules' figures", () => {
       calendar_min_interval_days: g.data?.rules.calendarMinIntervalDays,
       calendar_max_interval_days: g.data?.rules.calendarMaxIntervalDays,
       calendar_overdue_intervals: g.data?.rules.calendarOverdueIntervals,
+      recycle_retention_days: 9,
     });
   });
 });

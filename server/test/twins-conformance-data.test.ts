@@ -347,7 +347,7 @@ const ROWS: DataRow[] = [
     rest: () => ({ path: "/api/rules" }),
     gql: () =>
       q(
-        `{ rules { maxBlackShare fewPages oversizedBookPages sourcePriorityMin sourcePriorityMax calendarMinReleases calendarMinIntervalDays calendarMaxIntervalDays calendarOverdueIntervals } }`,
+        `{ rules { maxBlackShare fewPages oversizedBookPages sourcePriorityMin sourcePriorityMax calendarMinReleases calendarMinIntervalDays calendarMaxIntervalDays calendarOverdueIntervals recycleRetentionDays } }`,
       ),
   },
   {

@@ -29,6 +29,12 @@ export interface ProductRules {
   calendarOverdueIntervals: number;
 }
 
+/** The rules' figures with those the operator configures (the service adds them from its configuration). */
+export interface ServiceRules extends ProductRules {
+  /** Days a retired file stays restorable in the recycle bin (RECYCLE_RETENTION_DAYS). */
+  recycleRetentionDays: number;
+}
+
 export const PRODUCT_RULES: ProductRules = Object.freeze({
   maxBlackShare: DEFAULT_THRESHOLDS.maxBlackShare,
   fewPages: FEW_PAGES,

@@ -6,24 +6,26 @@ import type { Hono } from "hono";
 import { AppError } from "../errors.ts";
 import { MAX_ORDERED_LABELS, orderLabels } from "../domain/labels.ts";
 import { jsonBody } from "./request.ts";
-import { PRODUCT_RULES } from "../domain/rules.ts";
+import type { ServiceRules } from "../domain/rules.ts";
+import type { Services } from "../services/index.ts";
 
-export function restRules() {
+export function restRules(rules: ServiceRules) {
   return {
-    max_black_share: PRODUCT_RULES.maxBlackShare,
-    few_pages: PRODUCT_RULES.fewPages,
-    oversized_book_pages: PRODUCT_RULES.oversizedBookPages,
-    source_priority_min: PRODUCT_RULES.sourcePriorityMin,
-    source_priority_max: PRODUCT_RULES.sourcePriorityMax,
-    calendar_min_releases: PRODUCT_RULES.calendarMinReleases,
-    calendar_min_interval_days: PRODUCT_RULES.calendarMinIntervalDays,
-    calendar_max_interval_days: PRODUCT_RULES.calendarMaxIntervalDays,
-    calendar_overdue_intervals: PRODUCT_RULES.calendarOverdueIntervals,
+    max_black_share: rules.maxBlackShare,
+    few_pages: rules.fewPages,
+    oversized_book_pages: rules.oversizedBookPages,
+    source_priority_min: rules.sourcePriorityMin,
+    source_priority_max: rules.sourcePriorityMax,
+    calendar_min_releases: rules.calendarMinReleases,
+    calendar_min_interval_days: rules.calendarMinIntervalDays,
+    calendar_max_interval_days: rules.calendarMaxIntervalDays,
+    calendar_overdue_intervals: rules.calendarOverdueIntervals,
+    recycle_retention_days: rules.recycleRetentionDays,
   };
 }
 
-export function rulesRoutes(app: Hono): void {
-  app.get("/api/rules", (c) => c.json(restRules()));
+export function rulesRoutes(app: Hono, services: Services): void {
+  app.get("/api/rules", (c) => c.json(restRules(services.rules())));
   app.post("/api/labels/order", async (c) => {
     const body = (await jsonBody(c)) as { labels?: unknown } | null;
     const labels = body?.labels;

@@ -109,7 +109,7 @@ export function restApp(
   app.post("/api/library/scan", async (c) => c.json(restScan(await services.scan.scan())));
   recycleRoutes(app, services);
   downloadRoutes(app, services);
-  rulesRoutes(app);
+  rulesRoutes(app, services);
   wantedRoutes(app, services);
   auditRoutes(app, services);
   verificationRoutes(app, services);

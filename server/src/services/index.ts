@@ -1,3 +1,4 @@
+import { PRODUCT_RULES, type ServiceRules } from "../domain/rules.ts";
 import type { AppContext } from "./context.ts";
 import { createPublication } from "../library/publication.ts";
 import { downloadServices } from "./acquisition/download-pipeline-wiring.ts";
@@ -106,6 +107,8 @@ export function createServices(ctx: AppContext) {
   const catalogue = catalogueServices(ctx, { series, maps });
   const assemblyPass = assemblyMonitor(ctx, { assembly, scanning: scan.running });
   return {
+    /** The rules' figures clients word, with the configured ones. */
+    rules: (): ServiceRules => ({ ...PRODUCT_RULES, recycleRetentionDays: ctx.config.recycleRetentionDays }),
     views,
     series,
     seriesRemoval: seriesRemovalService(ctx, scan),

@@ -1,9 +1,9 @@
 import { AppError } from "../../errors.ts";
 import { MAX_ORDERED_LABELS, orderLabels, type LabelOrder } from "../../domain/labels.ts";
-import { PRODUCT_RULES, type ProductRules } from "../../domain/rules.ts";
+import type { ServiceRules } from "../../domain/rules.ts";
 import { builder } from "../builder.ts";
 
-const RulesRef = builder.objectRef<ProductRules>("Rules").implement({
+const RulesRef = builder.objectRef<ServiceRules>("Rules").implement({
   description: "Figures of the service's rules, for clients to word them (REST: GET /api/rules).",
   fields: (t) => ({
     maxBlackShare: t.exposeFloat("maxBlackShare", {
@@ -27,10 +27,13 @@ const RulesRef = builder.objectRef<ProductRules>("Rules").implement({
     calendarOverdueIntervals: t.exposeInt("calendarOverdueIntervals", {
       description: "After this many cadence intervals with nothing new, the series is overdue.",
     }),
+    recycleRetentionDays: t.exposeInt("recycleRetentionDays", {
+      description: "Days a retired file stays restorable in the recycle bin (RECYCLE_RETENTION_DAYS).",
+    }),
   }),
 });
 
-builder.queryField("rules", (t) => t.field({ type: RulesRef, resolve: () => PRODUCT_RULES }));
+builder.queryField("rules", (t) => t.field({ type: RulesRef, resolve: (_root, _args, ctx) => ctx.services.rules() }));
 
 const LabelOrderRef = builder.objectRef<LabelOrder>("LabelOrder").implement({
   description:

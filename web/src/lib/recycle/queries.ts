@@ -23,6 +23,9 @@ export const RECYCLE_BIN_QUERY = graphql(`
       id
       title
     }
+    rules {
+      recycleRetentionDays
+    }
   }
 `);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatDateTime, isExpired, relativeTime, retentionDays } from "./time";
+import { formatDateTime, isExpired, relativeTime } from "./time";
 
 const now = new Date("2025-03-12T12:00:00Z");
 
@@ -23,11 +23,6 @@ describe("relative time", () => {
 });
 
 describe("retention", () => {
-  it("reads the retention from an entry", () => {
-    expect(retentionDays({ recycledAt: "2025-03-01T10:00:00Z", restorableUntil: "2025-03-31T10:00:00Z" })).toBe(30);
-    expect(retentionDays({ recycledAt: "x", restorableUntil: "2025-03-31T10:00:00Z" })).toBeNull();
-  });
-
   it("knows when an entry expired", () => {
     expect(isExpired("2025-03-12T11:00:00Z", now)).toBe(true);
     expect(isExpired("2025-03-13T11:00:00Z", now)).toBe(false);

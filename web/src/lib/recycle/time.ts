@@ -36,17 +36,6 @@ export function formatDateTime(iso: string, locale = "en-GB", timeZone?: string)
   }).format(at);
 }
 
-/** The service's default retention (README: RECYCLE_RETENTION_DAYS = 30). */
-export const DEFAULT_RETENTION_DAYS = 30;
-
-/** Whole days between recycling and the end of restorability: the service's retention setting. */
-export function retentionDays(entry: { recycledAt: string; restorableUntil: string }): number | null {
-  const from = Date.parse(entry.recycledAt);
-  const to = Date.parse(entry.restorableUntil);
-  if (!Number.isFinite(from) || !Number.isFinite(to) || to < from) return null;
-  return Math.round((to - from) / (24 * 3600 * 1000));
-}
-
 /** True once the bin copy may be purged by the service. */
 export function isExpired(restorableUntil: string, now: Date = new Date()): boolean {
   const to = Date.parse(restorableUntil);
