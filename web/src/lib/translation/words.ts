@@ -99,7 +99,7 @@ const SKIP: Record<string, string> = {
   fallback_off: "translation fallback is switched off in the settings",
   series_fallback_off: "translation fallback is off for this series",
   no_foreign_source: "no verified source in one of the source languages offers it",
-  limit: "at most ten translations are queued per series in one pass; the next pass takes it",
+  limit: "this pass queued as many translations for the series as one pass may; the next pass takes it",
   already_translating: "a translation is already under way",
   already_translated: "it was already translated",
   needs_retry: "its last translation failed: retry it in the list below",
