@@ -9,6 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCluster, type Cluster } from "../src/library/cluster.ts";
+import { WORKING_STATES } from "../src/domain/translation-jobs.ts";
 import { createPublication } from "../src/library/publication.ts";
 import { leaseRepo } from "../src/repositories/lease-repo.ts";
 import type { AppContext } from "../src/services/context.ts";
@@ -191,5 +192,35 @@ describe("a translation job whose instance stalled past its claim", () => {
     // B finds nothing left to do.
     await b.runOnce();
     expect(await app.ctx.db.libraryFile.count({ where: { seriesId, state: "active" } })).toBe(1);
+  });
+});
+
+describe("a worker's wake-up", () => {
+  it("a job queued while the worker's cycle reads is still worked: the kick is not lost", async () => {
+    // Nothing to work on when the cycle reads: without the job it goes to sleep after this cycle.
+    expect(await app.ctx.db.translationJob.count({ where: { state: { in: [...WORKING_STATES] } } })).toBe(0);
+    const seriesId = await translatedSeries(app, "Kicked While Reading");
+    let armed = true;
+    const read = gate();
+    const w = instance({
+      db: hookedDb(app.ctx.db, {
+        // The worker's read of its working rows has returned (nothing); it waits here before deciding.
+        "translationJob.findMany:after": async () => {
+          if (!armed) return;
+          armed = false;
+          await read.pass();
+        },
+      }),
+    });
+    w.start();
+    await read.reached;
+    // Another connection queues a job and kicks the worker while that cycle still decides.
+    const job = await queueJob(app, seriesId, "1");
+    w.kick();
+    read.open();
+    // No other kick: the worker looks again and takes the job (its claim counts the epoch up).
+    for (let i = 0; i < 100 && (await jobRow(app, job.row.id)).epoch === 0; i++) await sleep(50);
+    expect((await jobRow(app, job.row.id)).epoch).toBeGreaterThan(0);
+    await w.stop();
   });
 });

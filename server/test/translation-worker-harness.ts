@@ -116,7 +116,7 @@ export const stateIs = (app: TestApp, id: number, ...states: string[]) =>
     `job ${id} in ${states.join("|")}`,
     () => jobRow(app, id),
     (r) => states.includes(r.state),
-    120_000,
+    50_000,
   );
 
 export interface WorkerSuite {

@@ -420,11 +420,15 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
   // Idle (no job to work on), the worker does not poll the database: it sleeps until the jobs
   // service kicks it (a job created, retried, cancelled or resumed) or the service starts again.
   let idle = false;
+  // A kick that came while a cycle was reading: that cycle may have read before the change it
+  // announces (another connection's commit), so it does not leave the worker asleep.
+  let kickedDuringCycle = false;
 
   function cycle(): void {
+    kickedDuringCycle = false;
     ticking = tick()
       .then((work) => {
-        idle = !work && busy.size === 0;
+        idle = !work && busy.size === 0 && !kickedDuringCycle;
       })
       .catch((e: unknown) => ctx.log(`translations: ${(e as Error).message}`))
       .finally(() => {
@@ -449,7 +453,9 @@ export function translationWorker(ctx: AppContext, deps: { publication: Pick<Pub
     },
     /** Wakes a sleeping worker (a no-op while it cycles anyway). */
     kick(): void {
-      if (!started || !idle) return;
+      if (!started) return;
+      if (ticking) kickedDuringCycle = true;
+      if (!idle) return;
       idle = false;
       if (timer) clearTimeout(timer);
       timer = null;
