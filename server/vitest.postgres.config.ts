@@ -9,8 +9,7 @@ import server from "./vitest.config.ts";
  * selects, revision triggers), downloads, sources, publication, assembly, duplicates, retirement
  * and the recycle bin, the blocklist, sessions, reading apps and progress, translation jobs, the
  * scheduled passes' kept times, the next pass after a full one, the external processor's worker.
- * POSTGRES_SUITES
- * (comma-separated paths) runs others.
+ * POSTGRES_SUITES (comma-separated paths) runs others.
  */
 export const POSTGRES_SUITES = [
   "test/map-api.test.ts",
