@@ -120,12 +120,15 @@ export function downloadServices(ctx: AppContext, publication: Publication) {
     const named = (await ledger.entries(seriesId)).flatMap((e) => parseLedgerDetail(e.detail).downloadIds ?? []);
     return [...(await ctx.repos.downloads.statesOf(named)).values()].includes("failed");
   };
+  const passDue = async (seriesId: number) =>
+    (await activeDownloads(ctx.db, seriesId)) === 0 &&
+    ((await ledger.heldBack(seriesId)) ||
+      ((await failedSinceLastPass(seriesId)) && (await wanted.triesAnotherRelease(seriesId))));
   pipeline.onJobEnded(async (row) => {
-    if (!pipeline.isStarted() || (await activeDownloads(ctx.db, row.seriesId)) > 0) return;
-    const due =
-      (await ledger.heldBack(row.seriesId)) ||
-      ((await failedSinceLastPass(row.seriesId)) && (await wanted.triesAnotherRelease(row.seriesId)));
-    if (due) await wanted.runPass(row.seriesId);
+    if (!pipeline.isStarted() || !(await passDue(row.seriesId))) return;
+    // Checked again under the series' pass lock: another download of the series that ended at the
+    // same moment saw no download under way either, and may have run that pass meanwhile.
+    await wanted.runPass(row.seriesId, { when: () => passDue(row.seriesId) });
   });
   return { downloads, downloadPipeline: pipeline, wanted, wantedMonitor: wantedMonitor(ctx, wanted) };
 }

@@ -56,18 +56,35 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
         pass: { entries: LedgerEntry[]; slots: WantedSlot[]; offers: PlanInput["offers"]; nativeLanguages: string[] },
       ) => Promise<void>)
     | undefined;
+  /** A condition a pass runs on, checked under the series' pass lock (see runPass). */
+  type PassWhen = () => Promise<boolean>;
   /** The pass under way per series, and the one more pass asked for while it runs. */
   interface PassSlot {
     current: Promise<WantedPassResult>;
     follow: Promise<WantedPassResult> | null;
     followForce: boolean;
+    /** The follow-up's conditions; null once a request without one joined it (it runs then). */
+    followWhen: PassWhen[] | null;
   }
   const running = new Map<number, PassSlot>();
+  const anyHolds = async (when: readonly PassWhen[]) => {
+    for (const w of when) if (await w()) return true;
+    return false;
+  };
 
   /** Runs a pass in the series' slot; the slot is freed when it ends with no follow-up asked for. */
-  function startPass(seriesId: number, slot: PassSlot, force: boolean): Promise<WantedPassResult> {
+  function startPass(
+    seriesId: number,
+    slot: PassSlot,
+    force: boolean,
+    when: PassWhen[] | null,
+  ): Promise<WantedPassResult> {
     const p: Promise<WantedPassResult> = passLock
-      .run([String(seriesId)], () => pass(seriesId, force))
+      .run([String(seriesId)], async () => {
+        // Conditions are read under the lock: a pass that ran meanwhile may have settled them.
+        if (when !== null && !(await anyHolds(when))) return { ...(await views.ledgerOf(seriesId)), queued: 0 };
+        return pass(seriesId, force);
+      })
       .finally(() => {
         if (slot.current === p && slot.follow === null && running.get(seriesId) === slot) running.delete(seriesId);
       });
@@ -380,25 +397,39 @@ export function wantedService(ctx: AppContext, deps: { kick(): void }) {
      * pass after it (shared by every request made meanwhile), never by the pass under way: that
      * one may have read the series before the change that asked for a pass (a block, a link).
      * `force` (an operator's run, a replacement after a degraded download) ignores the back-off.
+     * `when`: the pass runs only if this holds once the series' pass lock is held (a download's end
+     * asks for a pass when none is under way for the series; two ending at once both see none,
+     * and the second one's check must come after the first one's pass). A pass without a
+     * condition shares the follow-up with those with one, and then runs whatever they say.
      */
-    runPass(seriesId: number, options: { force?: boolean } = {}): Promise<WantedPassResult> {
+    runPass(seriesId: number, options: { force?: boolean; when?: PassWhen } = {}): Promise<WantedPassResult> {
       const force = options.force ?? false;
+      const when = options.when ? [options.when] : null;
       const under = running.get(seriesId);
       if (under) {
         under.followForce ||= force;
+        if (under.follow === null) under.followWhen = when;
+        else under.followWhen = under.followWhen && when ? [...under.followWhen, ...when] : null;
         under.follow ??= under.current
           .catch(() => undefined)
           .then(() => {
             const followForce = under.followForce;
+            const followWhen = under.followWhen;
             under.follow = null;
             under.followForce = false;
-            return startPass(seriesId, under, followForce);
+            under.followWhen = null;
+            return startPass(seriesId, under, followForce, followWhen);
           });
         return under.follow;
       }
-      const slot: PassSlot = { current: Promise.resolve(null as never), follow: null, followForce: false };
+      const slot: PassSlot = {
+        current: Promise.resolve(null as never),
+        follow: null,
+        followForce: false,
+        followWhen: null,
+      };
       running.set(seriesId, slot);
-      return startPass(seriesId, slot, force);
+      return startPass(seriesId, slot, force, when);
     },
     ledger: views.ledgerOf,
     ofLibrary: views.ofLibrary,
