@@ -8,7 +8,7 @@ import server from "./vitest.config.ts";
  * suites that cover the repositories' reads and writes: the chapter map and units (bulk JSON
  * selects, revision triggers), downloads, sources, publication, assembly, duplicates, retirement
  * and the recycle bin, the blocklist, sessions, reading apps and progress, translation jobs, the
- * scheduled passes' kept times, the next pass after a full one, the external processor's worker.
+ * scheduled passes' kept times, the next pass after a full one and its condition, the external processor's worker.
  * POSTGRES_SUITES (comma-separated paths) runs others.
  */
 export const POSTGRES_SUITES = [
@@ -48,6 +48,7 @@ export const POSTGRES_SUITES = [
   "test/system-status.test.ts",
   "test/wanted-next-pass.test.ts",
   "test/translation-worker.test.ts",
+  "test/wanted-pass-conditions.test.ts",
 ];
 
 export default defineConfig({

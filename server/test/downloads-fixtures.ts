@@ -179,3 +179,17 @@ export const downloadsOf = (app: TestApp, seriesId: number) =>
   app.ctx.db.download.findMany({ where: { seriesId }, orderBy: { id: "asc" } });
 export const settled = (rows: { state: string }[]) =>
   rows.length > 0 && rows.every((r) => ["published", "degraded", "failed", "cancelled"].includes(r.state));
+
+/** A series' Wanted ledger as GET /api/manga/{id}/wanted answers it (the fields these suites read). */
+export interface RestWantedLedger {
+  last_pass_at: string | null;
+  entries: { number: string; reason: string }[];
+}
+
+/** The ledger once a pass has run: linking answers before the pass it starts. */
+export const firstPassLedger = (app: TestApp, seriesId: number) =>
+  until(
+    "the first pass's ledger",
+    async () => expectJson<RestWantedLedger>(await app.api(`/api/manga/${seriesId}/wanted`), 200),
+    (l) => l.last_pass_at !== null,
+  );

@@ -5,7 +5,7 @@
  * API and a Suwayomi-compatible server on 127.0.0.1; no scheduled pass runs during the test.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FAST_ENV, until } from "./downloads-fixtures.ts";
+import { FAST_ENV, firstPassLedger, until, type RestWantedLedger } from "./downloads-fixtures.ts";
 import { createSeries, expectJson, linkSources, useSuwayomi, type RestUnits } from "./fixtures.ts";
 import {
   drawnChapter,
@@ -24,10 +24,6 @@ const CHAPTERS = ["1", "2", "3", "4", "5", "6", "7"];
 interface Download {
   chapter: string | null;
   state: string;
-}
-interface Ledger {
-  last_pass_at: string | null;
-  entries: { number: string; reason: string }[];
 }
 
 describe("the next pass after a pass that reached its download limit", () => {
@@ -63,11 +59,7 @@ describe("the next pass after a pass that reached its download limit", () => {
     // Linking runs the first pass (just after its answer): three chapters queued, the other four
     // left for the next pass.
     await linkSources(app, id, [[SOURCE.id, 41, 0, "en"]]);
-    const first = await until(
-      "the first pass's ledger",
-      async () => expectJson<Ledger>(await app.api(`/api/manga/${id}/wanted`), 200),
-      (l) => l.last_pass_at !== null,
-    );
+    const first = await firstPassLedger(app, id);
     expect(first.entries.filter((e) => e.reason === "limit_reached").map((e) => e.number)).toEqual([
       "4",
       "5",
@@ -93,7 +85,7 @@ describe("the next pass after a pass that reached its download limit", () => {
     // The last pass saw nothing left to hold back.
     await until(
       "a ledger with nothing held back",
-      async () => expectJson<Ledger>(await app.api(`/api/manga/${id}/wanted`), 200),
+      async () => expectJson<RestWantedLedger>(await app.api(`/api/manga/${id}/wanted`), 200),
       (l) => l.entries.every((e) => e.reason !== "limit_reached"),
     );
   });
@@ -111,7 +103,7 @@ describe("the next pass after a pass that reached its download limit", () => {
     const id = await createSeries(app, "Broken Ledger");
     await linkSources(app, id, [[SOURCE.id, 43, 0, "en"]]);
     const downloads = async () => expectJson<Download[]>(await app.api(`/api/manga/${id}/downloads`), 200);
-    const ledger = async () => expectJson<Ledger>(await app.api(`/api/manga/${id}/wanted`), 200);
+    const ledger = async () => expectJson<RestWantedLedger>(await app.api(`/api/manga/${id}/wanted`), 200);
     // Passes follow one another while a chapter never tried is held back (the fourth, queued before
     // the retries of the others), until a pass queues only retries: then the back-off holds.
     const final = await until(
