@@ -183,6 +183,8 @@ export const settled = (rows: { state: string }[]) =>
 /** A series' Wanted ledger as GET /api/manga/{id}/wanted answers it (the fields these suites read). */
 export interface RestWantedLedger {
   last_pass_at: string | null;
+  next_pass_at: string | null;
+  empty_passes: number;
   entries: { number: string; reason: string }[];
 }
 

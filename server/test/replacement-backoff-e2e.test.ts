@@ -8,8 +8,8 @@
  * never arrived), and the chapter stays wanted.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FAST_ENV, until } from "./downloads-fixtures.ts";
-import { expectJson, useSuwayomi } from "./fixtures.ts";
+import { FAST_ENV, until, type RestWantedLedger } from "./downloads-fixtures.ts";
+import { expectJson, linkSources, useSuwayomi } from "./fixtures.ts";
 import {
   chapterWithBlackCards,
   drawnChapter,
@@ -33,12 +33,6 @@ interface Download {
   state: string;
   provider_name: string | null;
   file_id: number | null;
-}
-interface Ledger {
-  last_pass_at: string | null;
-  next_pass_at: string | null;
-  empty_passes: number;
-  entries: { kind: string; number: string; reason: string }[];
 }
 
 let fake: FakeSuwayomi;
@@ -87,19 +81,11 @@ describe("a replacement that keeps failing, from outside", () => {
     ).id;
     const downloads = async () =>
       (await expectJson<Download[]>(await app.api(`/api/manga/${id}/downloads`), 200)).sort((a, b) => a.id - b.id);
-    const ledger = async () => expectJson<Ledger>(await app.api(`/api/manga/${id}/wanted`), 200);
-    const link = async (src: FakeSource, work: number, priority: number) =>
-      expectJson(
-        await app.api(`/api/manga/${id}/sources`, {
-          method: "POST",
-          json: { provider: src.id, source_id: String(work), language: "en", priority },
-        }),
-        201,
-      );
+    const ledger = async () => expectJson<RestWantedLedger>(await app.api(`/api/manga/${id}/wanted`), 200);
     const rows = (r: Download[]) => r.map((d) => [d.provider_name, d.part, d.state]);
 
     // Only A at first: part 1 is published, part 2 judged degraded.
-    await link(A, 51, 10);
+    await linkSources(app, id, [[A.id, 51, 10, "en"]]);
     const first = await until(
       "A's parts settled",
       downloads,
@@ -113,7 +99,7 @@ describe("a replacement that keeps failing, from outside", () => {
 
     // B brings the replacement: its part 1 is published, its part 2 fails; the next scheduled pass
     // fetches part 2 once more (never part 1 again), then backs off.
-    await link(B, 52, 0);
+    await linkSources(app, id, [[B.id, 52, 0, "en"]]);
     const backing = await until("backing off", ledger, (l) => l.next_pass_at !== null, 30_000);
     expect(backing.empty_passes).toBe(1);
     const wait = Date.parse(backing.next_pass_at!) - Date.now();
