@@ -1,6 +1,7 @@
 /**
- * A split chapter with a degraded part whose only replacement keeps failing, from an empty service through the public
- * API against a Suwayomi-compatible server on 127.0.0.1, with the scheduled pass every second:
+ * A split chapter with a degraded part whose only replacement keeps failing, from an empty service
+ * through the public API against a Suwayomi-compatible server on 127.0.0.1, with the scheduled pass
+ * every second:
  * source A lists chapter 10 in two parts, the second with black cards; source B lists both parts,
  * but every page of its second part answers 404. The replacement is tried, tried once more by the
  * next scheduled pass, and then the series backs off an hour instead of asking B every second;
@@ -8,8 +9,8 @@
  * never arrived), and the chapter stays wanted.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FAST_ENV, until, type RestWantedLedger } from "./downloads-fixtures.ts";
-import { expectJson, linkSources, useSuwayomi } from "./fixtures.ts";
+import { FAST_ENV, settled, until, type RestWantedLedger } from "./downloads-fixtures.ts";
+import { createSeries, expectJson, linkSources, useSuwayomi, type RestUnits } from "./fixtures.ts";
 import {
   chapterWithBlackCards,
   drawnChapter,
@@ -28,7 +29,6 @@ const HOUR = 3_600_000;
 
 interface Download {
   id: number;
-  chapter: string | null;
   part: number | null;
   state: string;
   provider_name: string | null;
@@ -76,9 +76,7 @@ afterAll(async () => {
 
 describe("a replacement that keeps failing, from outside", () => {
   it("is tried again once, then the series backs off an hour; the degraded chapter's file stays", async () => {
-    const id = (
-      await expectJson<{ id: number }>(await app.api("/api/manga", { method: "POST", json: { title: "Shoal" } }), 201)
-    ).id;
+    const id = await createSeries(app, "Shoal");
     const downloads = async () =>
       (await expectJson<Download[]>(await app.api(`/api/manga/${id}/downloads`), 200)).sort((a, b) => a.id - b.id);
     const ledger = async () => expectJson<RestWantedLedger>(await app.api(`/api/manga/${id}/wanted`), 200);
@@ -86,11 +84,7 @@ describe("a replacement that keeps failing, from outside", () => {
 
     // Only A at first: part 1 is published, part 2 judged degraded.
     await linkSources(app, id, [[A.id, 51, 10, "en"]]);
-    const first = await until(
-      "A's parts settled",
-      downloads,
-      (r) => r.length === 2 && r.every((d) => ["published", "degraded"].includes(d.state)),
-    );
+    const first = await until("A's parts settled", downloads, (r) => r.length === 2 && settled(r));
     expect(rows(first)).toEqual([
       [`suwayomi:${A.id}`, 1, "published"],
       [`suwayomi:${A.id}`, 2, "degraded"],
@@ -105,11 +99,7 @@ describe("a replacement that keeps failing, from outside", () => {
     const wait = Date.parse(backing.next_pass_at!) - Date.now();
     expect(wait).toBeGreaterThan(HOUR - 60_000);
     expect(wait).toBeLessThanOrEqual(HOUR);
-    const settledB = await until(
-      "B's downloads ended",
-      downloads,
-      (r) => r.length === 5 && r.every((d) => ["published", "degraded", "failed"].includes(d.state)),
-    );
+    const settledB = await until("B's downloads ended", downloads, (r) => r.length === 5 && settled(r));
     expect(rows(settledB)).toEqual([
       [`suwayomi:${A.id}`, 1, "published"],
       [`suwayomi:${A.id}`, 2, "degraded"],
@@ -130,10 +120,7 @@ describe("a replacement that keeps failing, from outside", () => {
     // and the chapter, with no sound part 2 from anywhere, is still not owned.
     const bin = await expectJson<{ file_id: number }[]>(await app.api(`/api/recycle-bin`), 200);
     expect(bin.map((b) => b.file_id)).not.toContain(kept);
-    const units = await expectJson<{ units: { kind: string; number: string; owned: boolean }[] }>(
-      await app.api(`/api/manga/${id}/units`),
-      200,
-    );
+    const units = await expectJson<RestUnits>(await app.api(`/api/manga/${id}/units`), 200);
     expect(units.units.filter((u) => u.kind === "chapter").map((u) => [u.number, u.owned])).toEqual([["10", false]]);
   });
 });
