@@ -4,11 +4,13 @@ import {
   DEFAULT_THRESHOLDS,
   isBlackCard,
   judgeChapter,
+  needsFileAspects,
   rulesOutCard,
   median,
   pageAspect,
   parseStoredVerdict,
   seriesMedianAspect,
+  seriesShapeOf,
   verdictCondemns,
   verdictJson,
   type PageStats,
@@ -170,6 +172,59 @@ describe("judgeChapter: strip slices", () => {
 
   it("pages without a size do not count towards the median", () => {
     expect(judgeChapter([slice(), slice({ width: 0 }), slice({ height: 0 })], paged).figures.medianAspect).toBe(3);
+  });
+});
+
+describe("seriesShapeOf: where the series' median page aspect comes from", () => {
+  const cases: [string, boolean, (number | null)[], (number | null)[], SeriesShape][] = [
+    ["a webtoon reads in strips, whatever it measured", true, [1.45], [1.45], webtoon],
+    [
+      "downloads that passed decide, the files are not asked",
+      false,
+      [1.4, 1.5, 1.45],
+      [6, 6, 6],
+      { readsInPages: true, medianAspect: 1.45, aspectFrom: "series" },
+    ],
+    [
+      "no download passed: the files on disk",
+      false,
+      [],
+      [6.2, null, 5.8],
+      { readsInPages: true, medianAspect: 6, aspectFrom: "files" },
+    ],
+    [
+      "downloads without a usable figure count as none",
+      false,
+      [null, 0],
+      [1.42],
+      { readsInPages: true, medianAspect: 1.42, aspectFrom: "files" },
+    ],
+    ["nothing measured anywhere: unknown", false, [], [null], { readsInPages: true, medianAspect: null }],
+  ];
+  it.each(cases)("%s", (_name, isWebtoon, downloads, files, shape) => {
+    expect(seriesShapeOf(isWebtoon, downloads, files)).toEqual(shape);
+    // The files are needed exactly when the result would come from them or from nowhere.
+    expect(needsFileAspects(isWebtoon, downloads)).toBe(shape.readsInPages && shape.aspectFrom !== "series");
+  });
+
+  it("strips in a series whose files on disk are strips are its normal shape, and the verdict says why", () => {
+    const v = judgeChapter(chapter(12, 0, slice), seriesShapeOf(false, [], [3.1, 2.9, 3]));
+    expect(v.reasons).toEqual([]);
+    expect(v.figures).toMatchObject({ seriesMedianAspect: 3, seriesAspectSource: "files", stripsJudged: false });
+  });
+
+  it("strips in a series whose files on disk are pages are slices, judged against the files' median", () => {
+    const v = judgeChapter(chapter(12, 0, slice), seriesShapeOf(false, [], [1.6, 1.6, 1.7]));
+    expect(v.reasons).toEqual(["strip_slices"]);
+    expect(v.figures.seriesAspectSource).toBe("files");
+    expect(v.figures.stripThreshold).toBeCloseTo(2.24, 10);
+  });
+
+  it("the nominal aspect when nothing is known", () => {
+    expect(judgeChapter(chapter(4, 0), seriesShapeOf(false, [], [])).figures).toMatchObject({
+      seriesMedianAspect: DEFAULT_THRESHOLDS.nominalPageAspect,
+      seriesAspectSource: "nominal",
+    });
   });
 });
 

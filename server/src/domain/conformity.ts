@@ -58,11 +58,19 @@ export const DEFAULT_THRESHOLDS: ConformityThresholds = {
 export type ConformityReason = "black_cards" | "strip_slices";
 export const CONFORMITY_REASONS: readonly ConformityReason[] = ["black_cards", "strip_slices"];
 
+/**
+ * Where the series median the strip rule used comes from: the series' earlier downloads that passed,
+ * its files on disk, or neither (a printed page's proportions).
+ */
+export type SeriesAspectSource = "series" | "files" | "nominal";
+
 export interface SeriesShape {
   /** False for a webtoon: it reads as a vertical strip and tall pages are its normal shape. */
   readsInPages: boolean;
   /** Median page aspect of the series' earlier chapters; null when none is known. */
   medianAspect: number | null;
+  /** What a known medianAspect was measured on ("series" when absent). */
+  aspectFrom?: "series" | "files";
 }
 
 export interface ConformityFigures {
@@ -77,7 +85,7 @@ export interface ConformityFigures {
   readsInPages: boolean;
   /** The series median the strip rule used (the known one, or the nominal page aspect); null for a webtoon. */
   seriesMedianAspect: number | null;
-  seriesAspectSource: "series" | "nominal" | null;
+  seriesAspectSource: SeriesAspectSource | null;
   /** The chapter median from which its pages are strip slices; null when strips were not judged. */
   stripThreshold: number | null;
   stripsJudged: boolean;
@@ -134,6 +142,33 @@ export function seriesMedianAspect(chapterMedians: readonly (number | null | und
   return median(chapterMedians.filter((v): v is number => typeof v === "number" && Number.isFinite(v) && v > 0));
 }
 
+/**
+ * The shape of a series for the judgement of its next download. A webtoon reads in strips. Any other
+ * series reads in pages, and its median page aspect is the one its earlier downloads that passed
+ * measured; when there are none, the one of its files on disk (a collection scanned before any
+ * download: a webtoon not marked as one shows its strips there); else unknown. `fileMedians` is
+ * only consulted when the downloads give none, so a caller may leave it empty while they do
+ * (`needsFileAspects`).
+ */
+export function seriesShapeOf(
+  webtoon: boolean,
+  downloadMedians: readonly (number | null | undefined)[],
+  fileMedians: readonly (number | null | undefined)[],
+): SeriesShape {
+  if (webtoon) return { readsInPages: false, medianAspect: null };
+  const fromDownloads = seriesMedianAspect(downloadMedians);
+  if (fromDownloads !== null) return { readsInPages: true, medianAspect: fromDownloads, aspectFrom: "series" };
+  const fromFiles = seriesMedianAspect(fileMedians);
+  return fromFiles !== null
+    ? { readsInPages: true, medianAspect: fromFiles, aspectFrom: "files" }
+    : { readsInPages: true, medianAspect: null };
+}
+
+/** Whether seriesShapeOf would look at the files on disk: a paged series whose downloads tell nothing. */
+export function needsFileAspects(webtoon: boolean, downloadMedians: readonly (number | null | undefined)[]): boolean {
+  return !webtoon && seriesMedianAspect(downloadMedians) === null;
+}
+
 export function judgeChapter(
   pages: readonly PageStats[],
   series: SeriesShape,
@@ -168,7 +203,7 @@ export function judgeChapter(
       medianAspect,
       readsInPages: series.readsInPages,
       seriesMedianAspect: seriesAspect,
-      seriesAspectSource: seriesAspect === null ? null : known === null ? "nominal" : "series",
+      seriesAspectSource: seriesAspect === null ? null : known === null ? "nominal" : (series.aspectFrom ?? "series"),
       stripThreshold,
       stripsJudged,
     },

@@ -173,6 +173,17 @@ export function fileRepo(db: Db) {
           state: true,
         },
       }),
+    /**
+     * The newest `limit` active files of a series (highest id first) whose pages tell the series'
+     * page shape to the content check of downloads.
+     */
+    shapeSample: (seriesId: number, limit: number) =>
+      db.libraryFile.findMany({
+        where: { seriesId, state: "active" },
+        select: { id: true, path: true, sha256: true },
+        orderBy: { id: "desc" },
+        take: limit,
+      }),
     /** Page counts of a series' active books. */
     activeBookPageCounts: (seriesId: number) =>
       db.libraryFile.findMany({ where: { seriesId, kind: "book", state: "active" }, select: { pageCount: true } }),

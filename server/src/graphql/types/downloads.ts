@@ -37,6 +37,7 @@ const ConformityReasonEnum = builder.enumType("ConformityReason", {
 const SeriesAspectSourceEnum = builder.enumType("SeriesAspectSource", {
   values: {
     SERIES: { value: "series", description: "From the series' earlier downloads that passed." },
+    FILES: { value: "files", description: "From the series' files on disk: no earlier download passed." },
     NOMINAL: { value: "nominal", description: "None known: a printed page's proportions." },
   } as const,
 });

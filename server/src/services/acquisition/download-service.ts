@@ -4,21 +4,16 @@
  * out of the library — judging writes nothing to disk — and is marked as needing a replacement
  * from another source (the search for one comes later; the state is exposed now).
  *
- * The series' median page aspect is not stored anywhere: it is taken from the verdict figures of
- * the series' earlier downloads that passed (their `medianAspect`), newest 50, and when there are
- * none a series that reads in pages is assumed to have printed-page proportions (the rule core's
- * nominal aspect). That needs no schema change and no archive read; a webtoon is never judged for
- * strips. Earlier degraded downloads are left out so a bad source cannot shift the baseline.
+ * The series' shape the judgement uses (its median page aspect, or a webtoon never judged for
+ * strips) comes from series-page-shape.ts.
  */
 import {
   judgeChapter,
   parseStoredVerdict,
-  seriesMedianAspect,
   verdictJson,
   type ConformityFigures,
   type ConformityReason,
   type ConformityVerdict,
-  type SeriesShape,
 } from "../../domain/conformity.ts";
 import {
   isBlockable,
@@ -32,14 +27,12 @@ import { statsOfPages, type PageStats } from "../../library/page-stats.ts";
 import type { AppContext } from "../context.ts";
 import { activeDownloads, activeImports } from "../../repositories/audit-repo.ts";
 import { downloadClaimKey } from "./download-pipeline-job.ts";
+import { seriesPageShape } from "./series-page-shape.ts";
 
 /** The download states are the job machine's (domain/download-jobs.ts). */
 export { JOB_STATES as DOWNLOAD_STATES, type JobState as DownloadState } from "../../domain/download-jobs.ts";
 /** States before packaging: the pages may still be judged. */
 export const JUDGEABLE_STATES: readonly DownloadState[] = ["queued", "fetching", "judging"];
-/** Earlier downloads whose verdict tells how the series' pages are shaped (they passed the judgement). */
-const PASSED_STATES: readonly DownloadState[] = ["publishing", "published"];
-const ASPECT_HISTORY = 50;
 
 export interface DownloadView {
   id: number;
@@ -113,6 +106,7 @@ export function downloadView(row: DownloadRow): DownloadView {
 
 export function downloadService(ctx: AppContext) {
   const store = ctx.repos.downloads;
+  const shapes = seriesPageShape(ctx);
 
   /** Stores the verdict (judging → degraded | publishing) and says so. */
   async function record(row: Download, verdict: ConformityVerdict, attempt?: number): Promise<ConformityVerdict> {
@@ -145,19 +139,6 @@ export function downloadService(ctx: AppContext) {
     const row = await store.get(id);
     if (!row) throw new AppError("download_not_found", `download ${id} does not exist`);
     return row;
-  }
-
-  async function seriesShape(row: Download): Promise<SeriesShape> {
-    const series = await ctx.repos.series.get(row.seriesId);
-    if (!series) throw new AppError("series_not_found", `series ${row.seriesId} does not exist`);
-    // A webtoon reads as a vertical strip; every other series reads in pages.
-    if (series.webtoon) return { readsInPages: false, medianAspect: null };
-    const verdicts = await store.verdictsOf(row.seriesId, PASSED_STATES, row.id, ASPECT_HISTORY);
-    const aspects = verdicts.map((text) => {
-      const v = parseStoredVerdict(text);
-      return v && typeof v.figures.medianAspect === "number" ? v.figures.medianAspect : null;
-    });
-    return { readsInPages: true, medianAspect: seriesMedianAspect(aspects) };
   }
 
   return {
@@ -193,7 +174,7 @@ export function downloadService(ctx: AppContext) {
         if (!(await store.transition(row.id, row.state, { state: "judging" }))) {
           throw new AppError("download_not_judgeable", `download ${downloadId} changed state while it was read`);
         }
-        const shape = await seriesShape(row);
+        const shape = await shapes.of(row.seriesId, row.id);
 
         let stats: Awaited<ReturnType<typeof statsOfPages>>;
         try {
@@ -230,7 +211,7 @@ export function downloadService(ctx: AppContext) {
           !(await store.transition(row.id, row.state, { state: "judging" }, attempt))
         )
           throw new AppError("download_not_judgeable", `download ${downloadId} is ${row.state}`, { state: row.state });
-        return await record(row, judgeChapter([...stats], await seriesShape(row)), attempt);
+        return await record(row, judgeChapter([...stats], await shapes.of(row.seriesId, row.id)), attempt);
       } finally {
         judging.delete(downloadId);
       }

@@ -19,17 +19,12 @@
  */
 import { stat } from "node:fs/promises";
 import path from "node:path";
-import { constants, inflateRawSync } from "node:zlib";
 import { AppError } from "../../errors.ts";
-import { withArchive, type ArchiveHandle } from "../../library/archive-reader.ts";
+import { withArchive } from "../../library/archive-reader.ts";
 import { fingerprintOf, type FileFingerprint } from "../../library/thumbnails.ts";
 import type { AppContext } from "../context.ts";
-import {
-  IMAGE_HEADER_PREFIX_BYTES,
-  imageInfo,
-  sniffImageType,
-  type PageImageInfo,
-} from "../../library/image-header.ts";
+import { archivePageInfo } from "../../library/archive-page-info.ts";
+import { sniffImageType } from "../../library/image-header.ts";
 
 export interface FilePage {
   /** 1-based, in reading order (natural order of the entry names). */
@@ -56,7 +51,6 @@ export type PageBytes =
 
 /** Listings kept (a few books being read at once). */
 export const LISTING_CACHE = 16;
-const FIRST_PREFIX_BYTES = 8 * 1024;
 
 export const pageUrl = (fileId: number, index: number): string => `/api/files/${fileId}/pages/${index}`;
 
@@ -69,28 +63,6 @@ interface FileRecord {
   abs: string;
   fp: FileFingerprint;
   key: string;
-}
-
-/** The first `want` bytes of an entry (inflated when deflated); null when they cannot be had cheaply. */
-async function entryPrefix(archive: ArchiveHandle, name: string, want: number): Promise<Buffer | null> {
-  const span = await archive.entrySpan(name);
-  const raw = Buffer.alloc(Math.min(span.compressedSize, want));
-  await span.read(raw, 0, raw.length);
-  if (span.method === 0) return raw;
-  try {
-    // A deflate prefix: flush what it gives, bounded (a header never needs more).
-    return inflateRawSync(raw, { finishFlush: constants.Z_SYNC_FLUSH, maxOutputLength: 4 * want });
-  } catch {
-    return null;
-  }
-}
-
-async function pageInfo(archive: ArchiveHandle, page: { name: string; size: number }): Promise<PageImageInfo | null> {
-  const first = await entryPrefix(archive, page.name, FIRST_PREFIX_BYTES);
-  const info = first && imageInfo(first);
-  if (info?.width != null || page.size <= FIRST_PREFIX_BYTES) return info;
-  const more = await entryPrefix(archive, page.name, IMAGE_HEADER_PREFIX_BYTES);
-  return (more && imageInfo(more)) ?? info;
 }
 
 export function filePagesService(ctx: AppContext) {
@@ -131,7 +103,7 @@ export function filePagesService(ctx: AppContext) {
       const pages = await withArchive(f.abs, ctx.config.archiveLimits, async (archive) => {
         const out: FilePage[] = [];
         for (const [i, p] of archive.pages.entries()) {
-          const info = await pageInfo(archive, p);
+          const info = await archivePageInfo(archive, p);
           out.push({
             index: i + 1,
             name: p.name,
