@@ -22,13 +22,27 @@ describe("download words", () => {
       maxBlackShare: 0.15,
       medianAspect: 2.9,
       stripThreshold: 2.2,
+      seriesMedianAspect: 1.45,
+      seriesAspectSource: "NOMINAL" as const,
     };
     expect(verdictSentences({ reasons: ["BLACK_CARDS"], figures })).toEqual([
       "4 of 25 pages are black cards (16 %, more than the 15 % allowed).",
     ]);
     expect(verdictSentences({ reasons: ["STRIP_SLICES"], figures })).toEqual([
-      "The pages are slices of a long strip in a series that reads in pages (median height/width 2.90, strips from 2.20). If the series is a webtoon, mark it as one (Edit series… on its page): its strips are then fetched again.",
+      "The pages are slices of a long strip in a series that reads in pages (median height/width 2.90, strips from 2.20; nothing of the series is measured yet, so a printed page's 1.45 counts). If the series is a webtoon, mark it as one (Edit series… on its page): its strips are then fetched again.",
     ]);
+    const onFiles = { ...figures, seriesMedianAspect: 1.6, seriesAspectSource: "FILES" as const, stripThreshold: 2.24 };
+    expect(verdictSentences({ reasons: ["STRIP_SLICES"], figures: onFiles })[0]).toContain(
+      "(median height/width 2.90, strips from 2.24; the series' files on disk measure 1.60)",
+    );
+    const onDownloads = { ...figures, seriesAspectSource: "SERIES" as const };
+    expect(verdictSentences({ reasons: ["STRIP_SLICES"], figures: onDownloads })[0]).toContain(
+      "; the series' earlier downloads measure 1.45)",
+    );
+    const unmeasured = { ...figures, medianAspect: null, seriesMedianAspect: null, seriesAspectSource: null };
+    expect(verdictSentences({ reasons: ["STRIP_SLICES"], figures: unmeasured })[0]).toMatch(
+      /^The pages are slices of a long strip in a series that reads in pages\. If/,
+    );
     expect(verdictSentences({ reasons: ["OTHER_THING"], figures })[0]).toBe("Failed the content check (other thing).");
   });
 

@@ -37,6 +37,16 @@ export type VerdictFacts = Omit<NonNullable<Download["verdict"]>, "reasons"> & {
 
 const pct = (share: number) => `${Math.round(share * 1000) / 10} %`;
 
+/** What the series' own page shape was measured on, as the verdict says; null when it does not say. */
+function seriesBasis(source: string | null | undefined, aspect: number | null | undefined): string | null {
+  if (aspect === null || aspect === undefined) return null;
+  const a = aspect.toFixed(2);
+  if (source === "SERIES") return `the series' earlier downloads measure ${a}`;
+  if (source === "FILES") return `the series' files on disk measure ${a}`;
+  if (source === "NOMINAL") return `nothing of the series is measured yet, so a printed page's ${a} counts`;
+  return null;
+}
+
 /** Why the content check failed, one sentence per reason. */
 export function verdictSentences(v: VerdictFacts): string[] {
   return v.reasons.map((reason) => {
@@ -44,15 +54,14 @@ export function verdictSentences(v: VerdictFacts): string[] {
       return `${v.figures.blackCards} of ${v.figures.pages} pages are black cards (${pct(v.figures.blackShare)}, more than the ${pct(v.figures.maxBlackShare)} allowed).`;
     }
     if (reason === "STRIP_SLICES") {
-      const aspect =
-        v.figures.medianAspect !== null ? ` (median height/width ${v.figures.medianAspect.toFixed(2)}` : "";
-      const threshold =
-        aspect && v.figures.stripThreshold !== null
-          ? `, strips from ${v.figures.stripThreshold.toFixed(2)})`
-          : aspect
-            ? ")"
-            : "";
-      return `The pages are slices of a long strip in a series that reads in pages${aspect}${threshold}. If the series is a webtoon, mark it as one (Edit series… on its page): its strips are then fetched again.`;
+      const f = v.figures;
+      const figures: string[] = [];
+      if (f.medianAspect !== null) figures.push(`median height/width ${f.medianAspect.toFixed(2)}`);
+      if (f.medianAspect !== null && f.stripThreshold !== null)
+        figures.push(`strips from ${f.stripThreshold.toFixed(2)}`);
+      const basis = seriesBasis(f.seriesAspectSource, f.seriesMedianAspect);
+      const aside = figures.length > 0 ? ` (${figures.join(", ")}${basis ? `; ${basis}` : ""})` : "";
+      return `The pages are slices of a long strip in a series that reads in pages${aside}. If the series is a webtoon, mark it as one (Edit series… on its page): its strips are then fetched again.`;
     }
     return `Failed the content check (${reason.toLowerCase().replace(/_/g, " ")}).`;
   });

@@ -38,6 +38,8 @@ export const DOWNLOAD_FIELDS = graphql(`
         maxBlackShare
         medianAspect
         stripThreshold
+        seriesMedianAspect
+        seriesAspectSource
       }
     }
   }
