@@ -11,7 +11,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { drawnPages, stripSlices } from "../src/library/test-pages.ts";
 import { FAST_ENV, settled, until } from "./downloads-fixtures.ts";
-import { chapterFileName, expectJson, zipBuffer } from "./fixtures.ts";
+import { chapterFileName, expectJson, linkSources, useSuwayomi, zipBuffer } from "./fixtures.ts";
 import {
   fakeChapter,
   fakeWork,
@@ -57,13 +57,7 @@ beforeAll(async () => {
     sources: [A],
   });
   app = await createTestApp({ env: { ...FAST_ENV, WANTED_INTERVAL_SECONDS: "1" } });
-  await expectJson(
-    await app.api("/api/settings/sources", {
-      method: "PUT",
-      json: { suwayomi: { enabled: true, url: fake.url, auth: "none" } },
-    }),
-    200,
-  );
+  await useSuwayomi(app, fake.url);
 });
 afterAll(async () => {
   await app?.dispose();
@@ -80,21 +74,11 @@ async function seriesFolder(title: string, pages: (seed: number) => Promise<Buff
   }
 }
 
-async function linkTitle(title: string): Promise<number> {
+/** Links the scanned series to the source's work of the same title. */
+async function linkTitle(title: string, workId: number): Promise<number> {
   const list = await expectJson<{ id: number; title: string }[]>(await app.api("/api/manga"), 200);
   const id = list.find((s) => s.title === title)!.id;
-  const found = await expectJson<{ works: { source_id: string; title: string }[] }>(
-    await app.api(`/api/manga/${id}/sources/search`, { method: "POST", json: { provider: A.id } }),
-    200,
-  );
-  const work = found.works.find((w) => w.title === title)!;
-  await expectJson(
-    await app.api(`/api/manga/${id}/sources`, {
-      method: "POST",
-      json: { provider: A.id, source_id: work.source_id, language: "en", priority: 0 },
-    }),
-    201,
-  );
+  await linkSources(app, id, [[A.id, workId, 0, "en"]]);
   return id;
 }
 
@@ -134,7 +118,7 @@ describe("the strip rule measures the series on its files on disk when no downlo
     );
     expect(scan.series_created).toBe(2);
 
-    const tall = await linkTitle("Tall Tides");
+    const tall = await linkTitle("Tall Tides", 961);
     const tallRows = await bothJudged(tall);
     expect(tallRows.map((r) => [r.chapter, r.state]).sort()).toEqual([
       ["3", "published"],
@@ -153,7 +137,7 @@ describe("the strip rule measures the series on its files on disk when no downlo
     );
     expect(units.units.filter((u) => u.owned).map((u) => u.number)).toEqual(["1", "2", "3", "4"]);
 
-    const paper = await linkTitle("Paper Tides");
+    const paper = await linkTitle("Paper Tides", 962);
     const paperRows = await bothJudged(paper);
     expect(paperRows.map((r) => [r.chapter, r.state, r.verdict?.reasons]).sort()).toEqual([
       ["3", "degraded", ["strip_slices"]],
