@@ -114,6 +114,49 @@ describe("cluster leases", () => {
     expect(await app.ctx.db.lease.findUnique({ where: { key: "download:51" } })).toMatchObject({ owner: "stalled-b" });
   });
 
+  it("a key taken, or given up and taken again, while a renewal checks what it holds stays held and is released", async () => {
+    // The renewal's check answers as of before those takings: it is held back until they happened.
+    const real = leaseRepo(app.ctx.db);
+    let answered!: () => void;
+    const checked = new Promise<void>((r) => (answered = r));
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    const repo = {
+      ...real,
+      async owned(owner: string, keys: readonly string[]) {
+        const mine = await real.owned(owner, keys);
+        answered();
+        await gate;
+        return mine;
+      },
+    };
+    const lost: string[] = [];
+    const a = createCluster(repo, {
+      exclusive: false,
+      leaseMs: 60_000,
+      log: (m) => lost.push(m),
+      instanceId: "race-a",
+    });
+    members.push(a);
+    const b = member("race-b");
+    expect(await a.claim("download:60")).toBe(true);
+    expect(await a.claim("download:62")).toBe(true);
+    a.start({ sweep: false });
+    await checked;
+    // Meanwhile: a new claim, and a claim given up and taken again.
+    expect(await a.claim("download:61")).toBe(true);
+    await a.release(["download:62"]);
+    expect(await a.claim("download:62")).toBe(true);
+    open();
+    await sleep(50);
+    expect(lost).toEqual([]);
+    expect(["download:60", "download:61", "download:62"].map((k) => a.holds(k))).toEqual([true, true, true]);
+    // Released for real: another instance takes them at once.
+    await a.release(["download:61", "download:62"]);
+    expect(await b.claim("download:61")).toBe(true);
+    expect(await b.claim("download:62")).toBe(true);
+  });
+
   it("claimAlone gives a claim to one caller of the instance: not to a second one, nor to the holder again", async () => {
     for (const exclusive of [false, true]) {
       const c = exclusive

@@ -70,7 +70,9 @@ export function createCluster(
 ): Cluster {
   const instanceId = options.instanceId ?? newInstanceId();
   const { exclusive, leaseMs, log } = options;
-  const held = new Set<string>();
+  // Each key this instance holds, with the number of the taking that got it (see `beat`).
+  const held = new Map<string, number>();
+  let takings = 0;
   // Keys being taken by claimAlone (the database answer is awaited).
   const taking = new Set<string>();
   const sweeps: (() => Promise<void>)[] = [];
@@ -84,7 +86,7 @@ export function createCluster(
   async function take(key: string): Promise<boolean> {
     if (held.has(key)) return true;
     const ok = await repo.take(key, instanceId, until(), new Date());
-    if (ok) held.add(key);
+    if (ok) held.set(key, ++takings);
     return ok;
   }
 
@@ -111,8 +113,15 @@ export function createCluster(
       // A lease ran out before this renewal (the process stalled for longer than LEASE_SECONDS) and
       // another instance may have taken it: only the ones still ours are trusted from now on. The
       // renewal's count cannot tell: it also counts the journal entries' leases, which `held` does not name.
-      const mine = await repo.owned(instanceId, [...held]);
-      const lost = [...held].filter((k) => !mine.has(k));
+      // Only the holdings seen before the question are judged by its answer: a key taken while it
+      // was asked (or given up and taken again) is not in it, yet is ours. Forgetting such a key
+      // would leave its lease unreleased and renewed for good, and every other instance waiting.
+      const asked = [...held];
+      const mine = await repo.owned(
+        instanceId,
+        asked.map(([k]) => k),
+      );
+      const lost = asked.filter(([k, taking]) => !mine.has(k) && held.get(k) === taking).map(([k]) => k);
       for (const k of lost) held.delete(k);
       if (lost.length > 0)
         log(`cluster: lease(s) ${lost.join(", ")} of ${instanceId} ran out before they were renewed`);
@@ -175,7 +184,7 @@ export function createCluster(
     async claimAlone(key) {
       if (held.has(key) || taking.has(key)) return false;
       if (exclusive) {
-        held.add(key);
+        held.set(key, ++takings);
         return true;
       }
       taking.add(key);
