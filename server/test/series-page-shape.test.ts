@@ -75,5 +75,9 @@ describe("seriesPageShape", () => {
     );
     const shapes = seriesPageShape(app.ctx);
     expect(await shapes.of(id, 0)).toEqual({ readsInPages: true, medianAspect: 3, aspectFrom: "files" });
+    // An answer with a refused file is not kept: the next judgement reads the files again.
+    const before = archiveOpenCount();
+    await shapes.of(id, 0);
+    expect(archiveOpenCount() - before).toBe(2);
   });
 });

@@ -9,7 +9,8 @@
  * The files' medians are kept per series while its sampled files stay the same (ids and contents),
  * so a series whose downloads keep failing the judgement opens its files once, not per download.
  * A file the hardened reader refuses is left out of the sample (and logged): the shape of a series
- * never fails a download.
+ * never fails a download. Such an answer is not kept, so the file is read again next time (it may
+ * have been in the middle of a move).
  */
 import path from "node:path";
 import { parseStoredVerdict, needsFileAspects, seriesShapeOf, type SeriesShape } from "../../domain/conformity.ts";
@@ -20,9 +21,9 @@ import type { AppContext } from "../context.ts";
 /** States of earlier downloads whose verdict tells how the series' pages are shaped (they passed). */
 const PASSED_STATES = ["publishing", "published"] as const;
 /** Newest passed downloads whose figures count. */
-export const ASPECT_HISTORY = 50;
+const ASPECT_HISTORY = 50;
 /** Newest files on disk measured when no passed download tells the shape. */
-export const FILE_SAMPLE = 3;
+const FILE_SAMPLE = 3;
 /** Series whose files' medians are kept. */
 const CACHE_SIZE = 256;
 
@@ -35,6 +36,7 @@ export function seriesPageShape(ctx: AppContext) {
     const kept = filesCache.get(seriesId);
     if (kept?.key === key) return kept.medians;
     const medians: (number | null)[] = [];
+    let refused = false;
     for (const f of sample) {
       try {
         const abs = path.join(ctx.config.libraryRoot, ...f.path.split("/"));
@@ -44,9 +46,11 @@ export function seriesPageShape(ctx: AppContext) {
           `series ${seriesId}: page shape of file ${f.id} not read: ${e instanceof Error ? e.message : String(e)}`,
         );
         medians.push(null);
+        refused = true;
       }
     }
     filesCache.delete(seriesId);
+    if (refused) return medians;
     filesCache.set(seriesId, { key, medians });
     while (filesCache.size > CACHE_SIZE) filesCache.delete(filesCache.keys().next().value as number);
     return medians;
