@@ -60,6 +60,11 @@ async function open(ctx: BrowserContext, url: string): Promise<Page> {
   await page.goto(url);
   await page.getByRole("heading", { level: 1 }).waitFor();
   await page.locator('.content[aria-busy="false"]').waitFor();
+  // The panels above the list load on their own; the catalogue panel's text replacing its
+  // "Loading…" moves the list down. A click while that happens can land beside its target, so
+  // wait for the panels' answers first.
+  await page.getByTestId("catalogue-panel").getByText("Loading…").waitFor({ state: "detached" });
+  await page.waitForLoadState("networkidle");
   return page;
 }
 
