@@ -60,11 +60,6 @@ async function open(ctx: BrowserContext, url: string): Promise<Page> {
   await page.goto(url);
   await page.getByRole("heading", { level: 1 }).waitFor();
   await page.locator('.content[aria-busy="false"]').waitFor();
-  // The panels above the list load on their own; the catalogue panel's text replacing its
-  // "Loading…" moves the list down. A click while that happens can land beside its target, so
-  // wait for the panels' answers first.
-  await page.getByTestId("catalogue-panel").getByText("Loading…").waitFor({ state: "detached" });
-  await page.waitForLoadState("networkidle");
   return page;
 }
 
@@ -129,6 +124,35 @@ describe("series page, exact map (nested)", () => {
     await menu.waitFor({ state: "detached", timeout: 5_000 });
     expect(await menu.count()).toBe(0);
     expect(errors).toEqual([]);
+    await ctx.close();
+  });
+
+  it("shows the rows only once the catalogue panel above them has answered, so they do not move under the pointer", async () => {
+    const ctx = await loggedInContext(browser, service);
+    const page = await ctx.newPage();
+    // The catalogue panel answers two seconds after the page's own query.
+    let held = 0;
+    await page.route("**/graphql", async (route) => {
+      if (route.request().postData()?.includes("seriesCatalogue(")) {
+        held += 1;
+        await new Promise((r) => setTimeout(r, 2_000));
+      }
+      await route.continue();
+    });
+    await page.goto(`/series/${harbor}`);
+    await page.getByRole("heading", { level: 1 }).waitFor();
+    await page.getByText("Loading the books and chapters…").waitFor();
+    expect(await page.getByTestId("catalogue-panel").getByText("Loading…").isVisible()).toBe(true);
+    expect(await group(page, "1").count()).toBe(0);
+    expect(await page.locator(".content").getAttribute("aria-busy")).toBe("true");
+
+    await page.locator('.content[aria-busy="false"]').waitFor();
+    expect(held).toBeGreaterThan(0);
+    expect(await page.getByTestId("catalogue-panel").getByText("Loading…").count()).toBe(0);
+    const disclosure = group(page, "1").getByRole("button", { name: "Show 8 chapters of Book 1" });
+    const before = await disclosure.boundingBox();
+    await page.waitForLoadState("networkidle");
+    expect(await disclosure.boundingBox()).toEqual(before);
     await ctx.close();
   });
 
