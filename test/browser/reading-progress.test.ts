@@ -77,4 +77,38 @@ describe("reading progress in the web reader", () => {
     expect(errors).toEqual([]);
     await ctx.close();
   });
+
+  it("shows the library's cards only once Continue reading has answered, so they do not move", async () => {
+    const { fileId } = await bookFile("Lanterns of the Salt Road", "1");
+    expect((await service.api("PUT", `/api/files/${fileId}/progress`, { page: 3 })).status).toBe(200);
+    const ctx = await loggedInContext(browser, service);
+    const page = await ctx.newPage();
+    const errors = watchErrors(page);
+    const held = (body: string | null) => body?.includes("continueReading(") === true;
+    let answered = false;
+    page.on("requestfinished", (request) => {
+      if (held(request.postData())) answered = true;
+    });
+    // The shelf's answer comes two seconds after the library's.
+    await page.route("**/graphql", async (route) => {
+      if (held(route.request().postData())) await new Promise((r) => setTimeout(r, 2_000));
+      await route.continue();
+    });
+    await page.goto("/");
+    await page.getByRole("heading", { level: 1, name: "Library" }).waitFor();
+    await page.getByText("Loading the library…").waitFor();
+    const grid = page.locator("ul.grid > li");
+    expect(await grid.count()).toBe(0);
+
+    await grid.first().waitFor();
+    // The page saw the answer before the test hears of it (a grid shown without it would come
+    // more than a second too early).
+    await expect.poll(() => answered, { timeout: 1_000 }).toBe(true);
+    expect(await page.getByRole("region", { name: "Continue reading" }).isVisible()).toBe(true);
+    const before = await grid.first().boundingBox();
+    await page.waitForLoadState("networkidle");
+    expect(await grid.first().boundingBox()).toEqual(before);
+    expect(errors).toEqual([]);
+    await ctx.close();
+  });
 });
