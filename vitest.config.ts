@@ -10,6 +10,7 @@ export default defineConfig({
     maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       "server/vitest.config.ts",
+      "server/vitest.isolated.config.ts",
       "server/vitest.postgres.config.ts",
       "web/vitest.config.ts",
       "test/vitest.config.ts",

@@ -10,6 +10,7 @@
 //   node scripts/setup.mjs processor   before `pnpm processor` (server only)
 //   node scripts/setup.mjs test        before `npm test` (the server bundle for the instances test, the web client for the browser tests)
 //   node scripts/setup.mjs build       `pnpm build`: both builds, whatever changed
+//   node scripts/setup.mjs builds      before the end-to-end tests: the builds whose sources changed
 //
 // Exit code: 0 ready; otherwise the failing step's code, after saying what failed.
 import { spawnSync } from "node:child_process";
@@ -168,6 +169,9 @@ export function systemPackages(mode) {
 
 const PLANS = {
   build: { packages: null, builds: ["server", "web"], force: true },
+  // The end-to-end tests' global setup: they run the built service and web client, which must
+  // follow the sources even when a single test file is run after an edit.
+  builds: { packages: null, builds: ["server", "web"] },
   start: { packages: "start", builds: ["server", "web"] },
   processor: { packages: "start", builds: ["server"] },
   test: { packages: "test", builds: ["server", "web"] },
@@ -180,8 +184,10 @@ export function setup(mode) {
     process.exit(2);
   }
   if (plan.force) return buildIfChanged(plan.builds, { force: true });
-  systemPackages(plan.packages);
-  installIfChanged();
+  if (plan.packages) {
+    systemPackages(plan.packages);
+    installIfChanged();
+  }
   buildIfChanged(plan.builds);
 }
 

@@ -8,5 +8,6 @@ export default defineConfig({
     testTimeout: 180_000,
     hookTimeout: 300_000,
     fileParallelism: false,
+    globalSetup: ["global-setup.ts"],
   },
 });

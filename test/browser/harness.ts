@@ -1,6 +1,7 @@
 /**
- * Browser tests: the real service (entry point in a child process, demo library generated on first
- * start, web client built by the test command) and Debian's Chromium driven by playwright-core.
+ * Browser tests: the real service (the built entry point `server/dist/main.js` in a child process, as
+ * `npm start` runs it; demo library generated on first start; the builds follow the sources through
+ * the project's global setup) and Debian's Chromium driven by playwright-core.
  * Nothing is downloaded: Chromium must be installed (`apt-get install chromium`, done by .ci/run).
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -13,6 +14,7 @@ import { afterAll, beforeAll } from "vitest";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const SERVICE_ENTRY = path.join(root, "server", "dist", "main.js");
 export const PASSWORD = "browser-test-password";
 export const API_KEY = "b".repeat(48);
 
@@ -47,10 +49,12 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
       "web/build is missing: run the README's test command (it builds the web client) or `pnpm --filter web build`",
     );
   }
+  if (!existsSync(SERVICE_ENTRY)) throw new Error(`${SERVICE_ENTRY} is missing: run \`pnpm build\``);
   const dir = mkdtempSync(path.join(os.tmpdir(), "mls-browser-"));
   const libraryRoot = path.join(dir, "library");
   let output = "";
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  // The bundle starts in about a second; the sources under tsx took five (26 starts a run).
+  const child = spawn(process.execPath, ["--enable-source-maps", SERVICE_ENTRY], {
     cwd: path.join(root, "server"),
     env: {
       ...process.env,
