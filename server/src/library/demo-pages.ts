@@ -68,7 +68,8 @@ const fit = (s: string, width: number, max: number): number =>
 /**
  * A panel with a small scene (sun, hills, a figure), varied by seed; shapes only, no text. Night
  * panels and the horizon's height differ from page to page, as drawn pages do: that coarse
- * structure is what page signatures compare.
+ * structure is what page signatures compare. Translucent shapes use `fill-opacity`: an element's
+ * `opacity` makes librsvg draw it on a layer of its own, which doubled the time of a page.
  */
 function panel(x: number, y: number, w: number, h: number, p: DemoPalette, seed: number): string {
   const night = seed % 3 === 0;
@@ -79,9 +80,9 @@ function panel(x: number, y: number, w: number, h: number, p: DemoPalette, seed:
   const fx = x + w * (0.2 + ((seed >> 9) % 7) * 0.1);
   return [
     `<rect x="${x}" y="${y}" width="${w}" height="${h}" fill="${night ? p.ink : p.paper}" stroke="${p.ink}" stroke-width="4"/>`,
-    `<circle cx="${cx.toFixed(1)}" cy="${cy.toFixed(1)}" r="${r.toFixed(1)}" fill="${night ? p.paper : p.accent}" opacity="0.85"/>`,
+    `<circle cx="${cx.toFixed(1)}" cy="${cy.toFixed(1)}" r="${r.toFixed(1)}" fill="${night ? p.paper : p.accent}" fill-opacity="0.85"/>`,
     `<path d="M${x + 2} ${hy.toFixed(1)} Q${(x + w * (0.2 + ((seed >> 4) % 7) * 0.1)).toFixed(1)} ${(hy - h * 0.3).toFixed(1)} ${x + w - 2} ${hy.toFixed(1)}` +
-      ` L${x + w - 2} ${y + h - 2} L${x + 2} ${y + h - 2} Z" fill="${p.accent2}" opacity="0.8"/>`,
+      ` L${x + w - 2} ${y + h - 2} L${x + 2} ${y + h - 2} Z" fill="${p.accent2}" fill-opacity="0.8"/>`,
     `<rect x="${(fx - 6).toFixed(1)}" y="${(hy - h * 0.18).toFixed(1)}" width="12" height="${(h * 0.18).toFixed(1)}" rx="5" fill="${night ? p.bg : p.ink}"/>`,
     `<circle cx="${fx.toFixed(1)}" cy="${(hy - h * 0.2).toFixed(1)}" r="9" fill="${night ? p.bg : p.ink}"/>`,
   ].join("");
@@ -142,7 +143,7 @@ export function pageSvg(s: DemoPageSpec): string {
   }
   // Reading progress as a bar: the page position shows even when no font is installed.
   const barW = W - 60;
-  parts.push(`<rect x="30" y="${H - 36}" width="${barW}" height="10" fill="${p.ink}" opacity="0.25"/>`);
+  parts.push(`<rect x="30" y="${H - 36}" width="${barW}" height="10" fill="${p.ink}" fill-opacity="0.25"/>`);
   parts.push(
     `<rect x="30" y="${H - 36}" width="${((barW * s.page) / s.pages).toFixed(1)}" height="10" fill="${p.ink}"/>`,
   );
